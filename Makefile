@@ -1,0 +1,33 @@
+# Set-up is part of every target: a fresh machine needs only Python 3.10+.
+PYTHON ?= python3
+VENV ?= .venv
+STACK ?= aws-dev
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: preview preview-json test lint format clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $(STAMP)
+
+preview: $(STAMP)  ## offline preview of a stack: make preview STACK=aws-prod
+	$(BIN)/python -m components preview --stack $(STACK)
+
+preview-json: $(STAMP)
+	$(BIN)/python -m components preview --stack $(STACK) --json
+
+test: $(STAMP)  ## the whole suite
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) .pytest_cache

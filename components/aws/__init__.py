@@ -1,0 +1,1 @@
+"""AWS mapping of the cloud-neutral components (EKS managed node groups, IRSA)."""

@@ -1,0 +1,39 @@
+"""Cluster-autoscaler tags on Auto Scaling groups: the single source of their keys.
+
+Formats from kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md
+("Auto-Discovery Setup" and "Scaling a node group to 0").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from components.scheduling import Taint
+
+CA_TAG_PREFIX = "k8s.io/cluster-autoscaler"
+AUTO_DISCOVERY_ENABLED_KEY = f"{CA_TAG_PREFIX}/enabled"
+NODE_TEMPLATE_PREFIX = f"{CA_TAG_PREFIX}/node-template"
+
+
+def auto_discovery_cluster_key(cluster_name: str) -> str:
+    """`k8s.io/cluster-autoscaler/<cluster>`: EKS sets it to "owned" on managed groups' ASGs."""
+    return f"{CA_TAG_PREFIX}/{cluster_name}"
+
+
+def auto_discovery_tags(cluster_name: str) -> dict[str, str]:
+    return {AUTO_DISCOVERY_ENABLED_KEY: "true", auto_discovery_cluster_key(cluster_name): "owned"}
+
+
+def node_template_tags(
+    *, labels: Mapping[str, str], taints: list[Taint], resources: Mapping[str, str]
+) -> dict[str, str]:
+    """Tags that describe a node of an empty group, so the autoscaler can scale it from zero."""
+    tags = {f"{NODE_TEMPLATE_PREFIX}/label/{k}": v for k, v in sorted(labels.items())}
+    tags |= {f"{NODE_TEMPLATE_PREFIX}/taint/{t.key}": f"{t.value}:{t.effect}" for t in sorted(taints)}
+    tags |= {f"{NODE_TEMPLATE_PREFIX}/resources/{k}": v for k, v in sorted(resources.items())}
+    return tags
+
+
+def auto_discovery_flag(cluster_name: str) -> str:
+    """The autoscaler flag that finds exactly the groups tagged by `auto_discovery_tags`."""
+    return f"--node-group-auto-discovery=asg:tag={AUTO_DISCOVERY_ENABLED_KEY},{auto_discovery_cluster_key(cluster_name)}"

@@ -1,0 +1,67 @@
+"""IAM documents and roles for EKS: cluster role, node role, and IRSA roles."""
+
+from __future__ import annotations
+
+import json
+
+import pulumi
+import pulumi_aws as aws
+
+#: AWS managed policies, as listed in the EKS user guide ("Amazon EKS cluster IAM role",
+#: "Amazon EKS node IAM role"); SSM lets operators reach nodes without SSH.
+CLUSTER_POLICIES = ("arn:aws:iam::aws:policy/AmazonEKSClusterPolicy",)
+NODE_POLICIES = (
+    "arn:aws:iam::aws:policy/AmazonEKSWorkerNodePolicy",
+    "arn:aws:iam::aws:policy/AmazonEKS_CNI_Policy",
+    "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryReadOnly",
+    "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore",
+)
+
+
+def service_trust_policy(service: str) -> str:
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Principal": {"Service": service}, "Action": "sts:AssumeRole"}],
+        }
+    )
+
+
+def irsa_trust_policy(oidc_provider_arn: str, oidc_issuer_url: str, namespace: str, service_account: str) -> str:
+    """Trust one Kubernetes service account through the cluster's OIDC provider (IRSA)."""
+    issuer = oidc_issuer_url.removeprefix("https://")
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [
+                {
+                    "Effect": "Allow",
+                    "Principal": {"Federated": oidc_provider_arn},
+                    "Action": "sts:AssumeRoleWithWebIdentity",
+                    "Condition": {
+                        "StringEquals": {
+                            f"{issuer}:sub": f"system:serviceaccount:{namespace}:{service_account}",
+                            f"{issuer}:aud": "sts.amazonaws.com",
+                        }
+                    },
+                }
+            ],
+        }
+    )
+
+
+def role_with_policies(
+    name: str,
+    *,
+    assume_role_policy: pulumi.Input[str],
+    policy_arns: tuple[str, ...],
+    tags: dict[str, str],
+    parent: pulumi.Resource,
+) -> aws.iam.Role:
+    opts = pulumi.ResourceOptions(parent=parent)
+    role = aws.iam.Role(name, assume_role_policy=assume_role_policy, tags=tags, opts=opts)
+    for arn in policy_arns:
+        aws.iam.RolePolicyAttachment(
+            f"{name}-{arn.rsplit('/', 1)[-1]}", role=role.name, policy_arn=arn, opts=opts
+        )
+    return role

@@ -1,0 +1,113 @@
+"""AWS builders for GeneralPool and SpotGpuPool: which node groups, with what."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pulumi
+
+from components.aws.node_groups import (
+    AMI_FAMILIES_WITH_DEVICE_PLUGIN,
+    CAPACITY_ON_DEMAND,
+    CAPACITY_SPOT,
+    NodeGroupSpec,
+    build_node_group,
+    split,
+)
+from components.pool_types import BuiltPool, NodeGroupRef
+from components.scheduling import (
+    AWS_ACCELERATOR_LABEL,
+    GPU_RESOURCE,
+    GPU_TAINT,
+    NODE_CLASS_GENERAL,
+    NODE_CLASS_GPU,
+    node_labels,
+)
+
+if TYPE_CHECKING:
+    from components.eks_cluster import EksCluster
+    from components.general_pool import GeneralPoolArgs
+    from components.spot_gpu_pool import SpotGpuPoolArgs
+
+
+def _eks(cluster: object) -> EksCluster:
+    from components.eks_cluster import EksCluster  # noqa: PLC0415 - keeps this module importable alone
+
+    if not isinstance(cluster, EksCluster):
+        raise TypeError(f"an AWS pool needs an EksCluster, got {type(cluster).__name__}")
+    return cluster
+
+
+def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+    cluster = _eks(args.cluster)
+    labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
+    spec = NodeGroupSpec(
+        node_group_name=f"{cluster.args.cluster_name}-{name}",
+        capacity_type=CAPACITY_SPOT if args.spot else CAPACITY_ON_DEMAND,
+        instance_types=list(args.instance_types),
+        zones=cluster.zones,
+        min_size=args.min_size,
+        max_size=args.max_size,
+        labels=labels,
+        taints=[],
+        ami_family="al2023",
+        gpu=False,
+        disk_size_gib=args.disk_size_gib,
+        template_resources={},
+    )
+    group = build_node_group(f"{name}-ng", spec, cluster=cluster, tags=args.tags, parent=parent)
+    ref = NodeGroupRef(spec.node_group_name, "spot" if args.spot else "on-demand", spec.asg_name_regex)
+    return BuiltPool(node_groups=[ref], taints=[], labels=labels, resources=[group])
+
+
+def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+    cluster = _eks(args.cluster)
+    taints = sorted({GPU_TAINT, *args.extra_taints})
+    gpu_extra = {AWS_ACCELERATOR_LABEL: args.accelerator} | args.extra_labels
+    resources = {GPU_RESOURCE: str(args.advertised_gpus_per_node)}
+    prefix = f"{cluster.args.cluster_name}-{name}"
+
+    def spec(ng_name: str, capacity: str, zones: list[str], min_size: int, max_size: int) -> NodeGroupSpec:
+        labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=capacity == CAPACITY_SPOT) | gpu_extra
+        return NodeGroupSpec(
+            node_group_name=ng_name,
+            capacity_type=capacity,
+            instance_types=list(args.instance_types),
+            zones=zones,
+            min_size=min_size,
+            max_size=max_size,
+            labels=labels,
+            taints=taints,
+            ami_family=args.ami_family,
+            gpu=True,
+            disk_size_gib=args.disk_size_gib,
+            template_resources=resources,
+        )
+
+    zones = args.pool_zones
+    primary = CAPACITY_SPOT if args.spot else CAPACITY_ON_DEMAND
+    kind = "spot" if args.spot else "od"
+    specs: list[tuple[str, NodeGroupSpec]] = []
+    if args.per_zone:
+        mins, maxes = split(args.min_size, len(zones)), split(args.max_size, len(zones))
+        for zone, lo, hi in zip(zones, mins, maxes, strict=True):
+            specs.append((f"{name}-{kind}-{zone}", spec(f"{prefix}-{kind}-{zone}", primary, [zone], lo, hi)))
+    else:
+        specs.append((f"{name}-{kind}", spec(f"{prefix}-{kind}", primary, zones, args.min_size, args.max_size)))
+    if args.on_demand_fallback:
+        # One on-demand group across all zones, min 0: used only when spot cannot be had.
+        specs.append((f"{name}-fallback", spec(f"{prefix}-fallback", CAPACITY_ON_DEMAND, zones, 0, args.max_size)))
+
+    groups = [build_node_group(res_name, s, cluster=cluster, tags=args.tags, parent=parent) for res_name, s in specs]
+    refs = [
+        NodeGroupRef(s.node_group_name, "spot" if s.capacity_type == CAPACITY_SPOT else "on-demand", s.asg_name_regex)
+        for _, s in specs
+    ]
+    labels = specs[0][1].labels
+    return BuiltPool(
+        node_groups=refs,
+        taints=taints,
+        labels=labels,
+        resources=groups,
+        ships_device_plugin=args.ami_family in AMI_FAMILIES_WITH_DEVICE_PLUGIN,
+    )

@@ -1,0 +1,271 @@
+"""The stack config: one cloud-neutral shape, parsed once into typed models.
+
+A stack file (`stacks/Pulumi.<stack>.yaml`) holds, under the project's namespace,
+the keys `cloud`, `cluster`, `generalPool`, `gpuPools`, `autoscaler`,
+`devicePlugin` and `tags`. `load_stack_config` turns them into a `StackConfig`
+or raises one `ConfigError` that lists every problem (field path, value, what is
+allowed) before any resource is declared.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+from components.errors import ConfigError
+from components.gpu_catalog import GPU_MODELS, default_instance_types
+from components.validation import gpu_instance_type_problems, size_problems
+from components.versions import SUPPORTED_KUBERNETES_VERSIONS
+
+PROJECT = "elastic-gpu"
+
+Cloud = Literal["aws", "azure", "gcp"]
+Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
+#: A cluster-autoscaler duration such as "90s", "5m" or "1h".
+Duration = str
+DURATION_PATTERN = r"^[1-9][0-9]*(s|m|h)$"
+NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$"
+
+# Defaults, named once. Each is documented on the field that uses it.
+DEFAULT_GENERAL_MIN = 1
+DEFAULT_GPU_MIN = 0
+DEFAULT_GENERAL_DISK_GIB = 50
+DEFAULT_GPU_DISK_GIB = 100
+DEFAULT_SCALE_DOWN_UNNEEDED = "10m"
+DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD = "10m"
+#: Short enough that a spot request nobody can fill falls back to on-demand within
+#: minutes; the autoscaler's own default is 15m.
+DEFAULT_MAX_NODE_PROVISION_TIME = "5m"
+DEFAULT_EXPANDER: tuple[Expander, ...] = ("priority", "least-waste")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True, strict=True
+    )
+
+
+class ClusterConfig(_Model):
+    name: str = Field(pattern=NAME_PATTERN)
+    """Cluster name; also prefixes node-group names and the autoscaler's discovery tag."""
+    region: str
+    zones: list[str] = Field(min_length=1)
+    """Zones the node pools span; each must be in `region`."""
+    kubernetes_version: str = Field(pattern=r"^1\.[0-9]+$")
+    """Kubernetes minor, e.g. "1.33"; picks the matching cluster-autoscaler image."""
+    network_cidr: str = Field(default="10.0.0.0/16", pattern=r"^[0-9.]+/(1[6-9]|2[0-4])$")
+    """Address range of the network created for the cluster (default 10.0.0.0/16)."""
+    protect: bool = False
+    """Protect the cluster from `pulumi destroy` (production stacks set true)."""
+
+
+class GeneralPoolConfig(_Model):
+    instance_types: list[str] = Field(min_length=1)
+    """Diversified CPU instance types (several, so capacity is easier to find)."""
+    min_size: int = Field(default=DEFAULT_GENERAL_MIN, ge=0)
+    """Default 1: system pods and the autoscaler need a node; must stay >= 1."""
+    max_size: int = Field(ge=0)
+    spot: bool = False
+    """Default false (on-demand): the autoscaler runs here and must not be evicted."""
+    disk_size_gib: int = Field(default=DEFAULT_GENERAL_DISK_GIB, ge=20)
+
+
+class GpuPoolConfig(_Model):
+    name: str = Field(pattern=NAME_PATTERN)
+    gpu: str | None = None
+    """GPU model key (t4, a10g, l4, l40s, v100, a100, h100); picks instance types if none given."""
+    instance_types: list[str] | None = Field(default=None, min_length=1)
+    """GPU instance types; all must carry the same GPU count."""
+    gpus_per_node: int = Field(default=1, ge=1)
+    """GPUs per node when instance types are picked from `gpu` (default 1)."""
+    min_size: int = Field(default=DEFAULT_GPU_MIN, ge=0)
+    """Default 0: the pool scales to zero when no GPU pod is pending."""
+    max_size: int = Field(ge=0)
+    """Total nodes across all zones (split across zones when `perZone`)."""
+    spot: bool = True
+    """Default true: spot / low-priority capacity."""
+    on_demand_fallback: bool = False
+    """Add an on-demand pool (min 0) the autoscaler tries only after the spot ones."""
+    per_zone: bool = True
+    """Default true: one node group per zone, so spot reclaims and rebalancing stay zonal."""
+    disk_size_gib: int = Field(default=DEFAULT_GPU_DISK_GIB, ge=20)
+    ami_family: Literal["al2023", "bottlerocket"] = "al2023"
+    """AWS only: EKS-optimised AMI family (bottlerocket ships its own device plugin)."""
+
+
+class AutoscalerConfig(_Model):
+    scale_down_unneeded_time: Duration = Field(default=DEFAULT_SCALE_DOWN_UNNEEDED, pattern=DURATION_PATTERN)
+    scale_down_delay_after_add: Duration = Field(
+        default=DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD, pattern=DURATION_PATTERN
+    )
+    expander: list[Expander] = Field(default=list(DEFAULT_EXPANDER), min_length=1)
+    """Expander chain; `priority` first ranks spot pools above on-demand fallbacks."""
+    max_node_provision_time: Duration = Field(default=DEFAULT_MAX_NODE_PROVISION_TIME, pattern=DURATION_PATTERN)
+
+
+class DevicePluginConfig(_Model):
+    time_slicing_replicas: int | None = Field(default=None, ge=2)
+    """Share each GPU between this many pods (NVIDIA time-slicing); unset: no sharing."""
+
+
+class StackConfig(_Model):
+    cloud: Cloud
+    cluster: ClusterConfig
+    general_pool: GeneralPoolConfig
+    gpu_pools: list[GpuPoolConfig] = Field(min_length=1)
+    autoscaler: AutoscalerConfig = AutoscalerConfig()
+    device_plugin: DevicePluginConfig = DevicePluginConfig()
+    tags: dict[str, str] = Field(default_factory=dict)
+    """Cost-allocation tags (AWS tags, Azure tags, GCP labels) on every taggable resource."""
+
+    def instance_types(self, pool: GpuPoolConfig) -> list[str]:
+        """The pool's instance types: as configured, or every catalog type of its GPU."""
+        if pool.instance_types:
+            return list(pool.instance_types)
+        assert pool.gpu is not None
+        return default_instance_types(self.cloud, pool.gpu, pool.gpus_per_node)
+
+
+TOP_LEVEL_KEYS = tuple(StackConfig.model_fields[f].alias or f for f in StackConfig.model_fields)
+
+
+# --- parsing -----------------------------------------------------------------
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model class whose field `loc` points into (for listing allowed keys)."""
+    model: Any = StackConfig
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
+        if field is None:
+            return None
+        ann = field.annotation
+        for cand in (ann, *getattr(ann, "__args__", ())):
+            inner = getattr(cand, "__args__", (cand,))[0] if getattr(cand, "__origin__", None) is list else cand
+            if isinstance(inner, type) and issubclass(inner, BaseModel):
+                model = inner
+                break
+        else:
+            return None
+    return model
+
+
+def _describe(err: Mapping[str, Any]) -> str:
+    loc = tuple(err["loc"])
+    path = _path(loc)
+    if err["type"] == "extra_forbidden":
+        model = _model_at(loc)
+        allowed = ", ".join(f.alias or n for n, f in model.model_fields.items()) if model else "?"
+        return f"{path}: unknown key; allowed keys: {allowed}"
+    if err["type"] == "missing":
+        return f"{path}: required key is missing"
+    return f"{path}: {err['msg']} (got {err.get('input')!r})"
+
+
+def parse_stack_config(values: Mapping[str, Any]) -> StackConfig:
+    """Parse and validate the project's config values (keys without namespace)."""
+    problems = [
+        f"{key}: unknown key; allowed keys: {', '.join(TOP_LEVEL_KEYS)}" for key in values if key not in TOP_LEVEL_KEYS
+    ]
+    try:
+        cfg = StackConfig.model_validate({k: v for k, v in values.items() if k in TOP_LEVEL_KEYS})
+    except ValidationError as exc:
+        raise ConfigError(problems + [_describe(e) for e in exc.errors()]) from None
+    problems += validate_stack(cfg)
+    if problems:
+        raise ConfigError(problems)
+    return cfg
+
+
+def load_stack_config(config: Mapping[str, Any], project: str = PROJECT) -> StackConfig:
+    """Parse a stack file's `config:` map (`<project>:<key>` entries; other namespaces are ignored)."""
+    prefix = f"{project}:"
+    return parse_stack_config({k[len(prefix) :]: v for k, v in config.items() if k.startswith(prefix)})
+
+
+# --- semantic rules: pure functions over the parsed model --------------------
+
+_ZONE_RULES: dict[str, tuple[Callable[[str, str], bool], str]] = {
+    "aws": (lambda region, zone: re.fullmatch(re.escape(region) + r"[a-z]", zone) is not None, "<region><letter>"),
+}
+
+
+def validate_stack(cfg: StackConfig) -> list[str]:
+    """Every cross-field problem in `cfg`, one message each (empty when valid)."""
+    problems: list[str] = []
+    cloud = cfg.cloud
+
+    supported = SUPPORTED_KUBERNETES_VERSIONS.get(cloud, ())
+    if cfg.cluster.kubernetes_version not in supported:
+        problems.append(
+            f"cluster.kubernetesVersion: {cfg.cluster.kubernetes_version!r} is not supported on {cloud}; "
+            f"allowed: {', '.join(supported) or 'none yet'}"
+        )
+    rule = _ZONE_RULES.get(cloud)
+    if rule:
+        in_region, shape = rule
+        for i, zone in enumerate(cfg.cluster.zones):
+            if not in_region(cfg.cluster.region, zone):
+                problems.append(
+                    f"cluster.zones[{i}]: {zone!r} is not a zone of region {cfg.cluster.region!r}; allowed: {shape}"
+                )
+    if len(set(cfg.cluster.zones)) != len(cfg.cluster.zones):
+        problems.append(f"cluster.zones: zones must be distinct (got {cfg.cluster.zones})")
+
+    gp = cfg.general_pool
+    problems += size_problems("generalPool.", "minSize", gp.min_size, "maxSize", gp.max_size)
+    if gp.min_size < 1:
+        problems.append(
+            f"generalPool.minSize: must be >= 1 so system pods and the autoscaler have a node (got {gp.min_size})"
+        )
+    if gp.spot and cloud == "aws":
+        problems.append(
+            "generalPool.spot: the cluster-autoscaler runs on the general pool and must never run on spot nodes; "
+            "allowed: false (got true)"
+        )
+
+    names = [p.name for p in cfg.gpu_pools]
+    for i, pool in enumerate(cfg.gpu_pools):
+        where = f"gpuPools[{i}]"
+        if names.count(pool.name) > 1:
+            problems.append(f"{where}.name: {pool.name!r} is used by more than one GPU pool; names must be unique")
+        problems += size_problems(f"{where}.", "minSize", pool.min_size, "maxSize", pool.max_size)
+        if pool.max_size < 1:
+            problems.append(f"{where}.maxSize: a GPU pool needs a max of at least 1 (got {pool.max_size})")
+        zones = len(cfg.cluster.zones)
+        if pool.per_zone and cloud == "aws" and 1 <= pool.max_size < zones:
+            problems.append(
+                f"{where}.maxSize: with perZone the total max is split across {zones} zones, "
+                f"so it must be >= {zones} (got {pool.max_size})"
+            )
+        if pool.on_demand_fallback and not pool.spot:
+            problems.append(f"{where}.onDemandFallback: only a spot pool can fall back to on-demand (spot is false)")
+        if pool.ami_family != "al2023" and cloud != "aws":
+            problems.append(f"{where}.amiFamily: an AWS-only setting; remove it for cloud {cloud!r}")
+        problems += _gpu_type_problems(cfg, where, pool)
+    return problems
+
+
+def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> list[str]:
+    if pool.gpu is None and not pool.instance_types:
+        return [f"{where}: set `gpu` (one of {', '.join(GPU_MODELS)}) or `instanceTypes`"]
+    problems = gpu_instance_type_problems(f"{where}.", cfg.cloud, list(pool.instance_types or []), pool.gpu)
+    if not problems and not cfg.instance_types(pool):
+        problems.append(
+            f"{where}.gpusPerNode: no {cfg.cloud} instance type has {pool.gpus_per_node} x {pool.gpu}; "
+            "set instanceTypes or another gpusPerNode"
+        )
+    return problems

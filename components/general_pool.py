@@ -1,0 +1,68 @@
+"""GeneralPool: the small CPU pool for system pods, the autoscaler and everything else."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+
+from components.errors import ConfigError
+from components.pool_types import ClusterHandle, NodeGroupRef
+from components.scheduling import Taint
+from components.validation import size_problems
+
+TYPE_TOKEN = "elastic-gpu:index:GeneralPool"
+
+DEFAULT_MIN_SIZE = 1
+DEFAULT_DISK_SIZE_GIB = 50
+
+
+@dataclass
+class GeneralPoolArgs:
+    cluster: ClusterHandle
+    instance_types: list[str]
+    """CPU instance types; several of similar size so capacity is easier to find."""
+    max_size: int
+    min_size: int = DEFAULT_MIN_SIZE
+    """Default 1, and never less: system pods and the autoscaler need somewhere to run."""
+    spot: bool = False
+    """Default false: on-demand, so the autoscaler is never evicted."""
+    extra_labels: dict[str, str] = field(default_factory=dict)
+    disk_size_gib: int = DEFAULT_DISK_SIZE_GIB
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+def general_pool_problems(name: str, args: GeneralPoolArgs) -> list[str]:
+    where = f"GeneralPool '{name}': "
+    problems = size_problems(where, "min_size", args.min_size, "max_size", args.max_size)
+    if args.min_size < 1:
+        problems.append(f"{where}min_size: must be >= 1 so system pods have a node (got {args.min_size})")
+    if not args.instance_types:
+        problems.append(f"{where}instance_types: at least one instance type is required")
+    return problems
+
+
+class GeneralPool(pulumi.ComponentResource):
+    """One autoscaled node group across the cluster's zones, labelled as the general pool.
+
+    On AWS: an EKS managed node group with diversified instance types and a launch
+    template (encrypted gp3 disk, IMDSv2 required), plus the autoscaler's
+    discovery tags. The ClusterAutoscaler's pod selects this pool's labels.
+    """
+
+    def __init__(self, name: str, args: GeneralPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        if problems := general_pool_problems(name, args):
+            raise ConfigError(problems, source=f"GeneralPool '{name}'")
+        super().__init__(TYPE_TOKEN, name, None, opts)
+        if args.cluster.cloud != "aws":
+            raise ConfigError([f"GeneralPool: cloud {args.cluster.cloud!r} is not supported yet; allowed: aws"])
+        from components.aws.pools import build_general_pool  # noqa: PLC0415 - load one cloud's SDK only
+
+        built = build_general_pool(name, args, self)
+        self.args = args
+        self.pool_name = name
+        self.node_groups: list[NodeGroupRef] = built.node_groups
+        self.taints: list[Taint] = built.taints
+        self.labels: dict[str, str] = built.labels
+        self.node_group_names = pulumi.Output.from_input([g.name for g in built.node_groups])
+        self.register_outputs({"node_group_names": self.node_group_names})

@@ -1,0 +1,150 @@
+"""NvidiaDevicePlugin: NVIDIA's device plugin, only on GPU nodes, tolerating what they carry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_kubernetes as k8s
+import yaml
+
+from components.errors import ConfigError
+from components.scheduling import GPU_NODE_LABEL, GPU_NODE_LABEL_VALUE, GPU_RESOURCE, POOL_LABEL, tolerations_for
+from components.spot_gpu_pool import SpotGpuPool
+from components.versions import DEVICE_PLUGIN_IMAGE
+
+TYPE_TOKEN = "elastic-gpu:index:NvidiaDevicePlugin"
+
+#: Names and paths as in NVIDIA's static manifest (deployments/static/nvidia-device-plugin.yml).
+DAEMONSET_NAME = "nvidia-device-plugin-daemonset"
+SELECTOR_LABELS = {"name": "nvidia-device-plugin-ds"}
+DEVICE_PLUGIN_PATH = "/var/lib/kubelet/device-plugins"
+CONFIG_MAP_NAME = "nvidia-device-plugin-config"
+CONFIG_DIR = "/etc/nvidia-device-plugin"
+DEFAULT_NAMESPACE = "kube-system"
+
+
+@dataclass
+class NvidiaDevicePluginArgs:
+    provider: k8s.Provider
+    """The cluster's Kubernetes provider (never the ambient kubeconfig)."""
+    gpu_pools: list[SpotGpuPool]
+    """The stack's GPU pools: the plugin tolerates every taint they carry."""
+    namespace: str = DEFAULT_NAMESPACE
+    image: str = DEVICE_PLUGIN_IMAGE
+    """Default: the pinned NVIDIA image in components/versions.py."""
+    time_slicing_replicas: int | None = None
+    """Default None (no sharing); N lets N pods share each GPU (NVIDIA time-slicing)."""
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+def time_slicing_config(replicas: int) -> str:
+    """The plugin's config file (format `version: v1`, sharing.timeSlicing)."""
+    return yaml.safe_dump(
+        {"version": "v1", "sharing": {"timeSlicing": {"resources": [{"name": GPU_RESOURCE, "replicas": replicas}]}}},
+        sort_keys=False,
+    )
+
+
+class NvidiaDevicePlugin(pulumi.ComponentResource):
+    """NVIDIA's k8s-device-plugin as a DaemonSet on the stack's GPU nodes.
+
+    Follows NVIDIA's static manifest (kube-system, system-node-critical, no
+    privilege escalation, all capabilities dropped, the kubelet's device-plugins
+    hostPath), plus what the manifest leaves to the user: a node selector on our
+    GPU label and tolerations derived from the GPU pools' taints, so adding a
+    taint to a pool never strands the plugin. Pools whose node image ships its
+    own plugin (Bottlerocket NVIDIA) are left out; if every pool does, nothing is
+    declared. With `time_slicing_replicas`, a ConfigMap enables GPU sharing.
+    """
+
+    def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        if args.time_slicing_replicas is not None and args.time_slicing_replicas < 2:
+            raise ConfigError(
+                [f"NvidiaDevicePlugin '{name}': time_slicing_replicas must be >= 2 (got {args.time_slicing_replicas})"]
+            )
+        super().__init__(TYPE_TOKEN, name, None, opts)
+        self.served_pools = [p for p in args.gpu_pools if not p.ships_device_plugin]
+        self.daemonset: k8s.apps.v1.DaemonSet | None = None
+        if self.served_pools:
+            self.daemonset = self._declare(name, args)
+        self.tolerations = tolerations_for([t for p in self.served_pools for t in p.taints])
+        self.register_outputs({"daemonset_name": self.daemonset.metadata.name if self.daemonset else None})
+
+    def _declare(self, name: str, args: NvidiaDevicePluginArgs) -> k8s.apps.v1.DaemonSet:
+        opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
+        taints = [t for p in self.served_pools for t in p.taints]
+        volumes = [
+            k8s.core.v1.VolumeArgs(
+                name="device-plugin",
+                host_path=k8s.core.v1.HostPathVolumeSourceArgs(path=DEVICE_PLUGIN_PATH, type="Directory"),
+            )
+        ]
+        mounts = [k8s.core.v1.VolumeMountArgs(name="device-plugin", mount_path=DEVICE_PLUGIN_PATH)]
+        env = [k8s.core.v1.EnvVarArgs(name="FAIL_ON_INIT_ERROR", value="false")]
+        if args.time_slicing_replicas:
+            k8s.core.v1.ConfigMap(
+                f"{name}-config",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=CONFIG_MAP_NAME, namespace=args.namespace, labels=args.labels),
+                data={"config.yaml": time_slicing_config(args.time_slicing_replicas)},
+                opts=opts,
+            )
+            volumes.append(
+                k8s.core.v1.VolumeArgs(
+                    name="config", config_map=k8s.core.v1.ConfigMapVolumeSourceArgs(name=CONFIG_MAP_NAME)
+                )
+            )
+            mounts.append(k8s.core.v1.VolumeMountArgs(name="config", mount_path=CONFIG_DIR, read_only=True))
+            env.append(k8s.core.v1.EnvVarArgs(name="CONFIG_FILE", value=f"{CONFIG_DIR}/config.yaml"))
+
+        affinity = None
+        if len(self.served_pools) < len(args.gpu_pools):
+            # Some pools run their own plugin: stay off their nodes.
+            affinity = k8s.core.v1.AffinityArgs(
+                node_affinity=k8s.core.v1.NodeAffinityArgs(
+                    required_during_scheduling_ignored_during_execution=k8s.core.v1.NodeSelectorArgs(
+                        node_selector_terms=[
+                            k8s.core.v1.NodeSelectorTermArgs(
+                                match_expressions=[
+                                    k8s.core.v1.NodeSelectorRequirementArgs(
+                                        key=POOL_LABEL,
+                                        operator="In",
+                                        values=sorted(p.pool_name for p in self.served_pools),
+                                    )
+                                ]
+                            )
+                        ]
+                    )
+                )
+            )
+        return k8s.apps.v1.DaemonSet(
+            f"{name}-ds",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=DAEMONSET_NAME, namespace=args.namespace, labels=args.labels),
+            spec=k8s.apps.v1.DaemonSetSpecArgs(
+                selector=k8s.meta.v1.LabelSelectorArgs(match_labels=SELECTOR_LABELS),
+                update_strategy=k8s.apps.v1.DaemonSetUpdateStrategyArgs(type="RollingUpdate"),
+                template=k8s.core.v1.PodTemplateSpecArgs(
+                    metadata=k8s.meta.v1.ObjectMetaArgs(labels=SELECTOR_LABELS),
+                    spec=k8s.core.v1.PodSpecArgs(
+                        node_selector={GPU_NODE_LABEL: GPU_NODE_LABEL_VALUE},
+                        affinity=affinity,
+                        tolerations=[k8s.core.v1.TolerationArgs(**t) for t in tolerations_for(taints)],
+                        priority_class_name="system-node-critical",
+                        containers=[
+                            k8s.core.v1.ContainerArgs(
+                                name="nvidia-device-plugin-ctr",
+                                image=args.image,
+                                env=env,
+                                security_context=k8s.core.v1.SecurityContextArgs(
+                                    allow_privilege_escalation=False,
+                                    capabilities=k8s.core.v1.CapabilitiesArgs(drop=["ALL"]),
+                                ),
+                                volume_mounts=mounts,
+                            )
+                        ],
+                        volumes=volumes,
+                    ),
+                ),
+            ),
+            opts=opts,
+        )

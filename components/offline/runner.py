@@ -1,0 +1,212 @@
+"""Run a Pulumi Python program under the mock engine and capture what it would declare.
+
+The program is the real `__main__.py`, with the real stack config; only the
+engine is mocked. Every registration is captured: type, name, parent, inputs,
+and the options that matter (protect, ignore_changes, provider, depends_on).
+Tests, the offline preview and the offline policy run all use this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import runpy
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import yaml
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import rpc
+from pulumi.runtime.stack import run_pulumi_func
+
+from components.errors import ConfigError
+from components.offline.mocks import StackMocks
+
+SECRET_MASK = "[secret]"
+
+
+@dataclass
+class CapturedResource:
+    type: str
+    name: str
+    urn: str
+    id: str | None
+    parent: str | None
+    custom: bool
+    inputs: dict[str, Any]
+    protect: bool = False
+    ignore_changes: list[str] = field(default_factory=list)
+    provider: str | None = None
+    depends_on: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "name": self.name,
+            "urn": self.urn,
+            "parent": self.parent,
+            "custom": self.custom,
+            "inputs": self.inputs,
+            "options": {
+                "protect": self.protect,
+                "ignoreChanges": self.ignore_changes,
+                "provider": self.provider,
+                "dependsOn": self.depends_on,
+            },
+        }
+
+
+@dataclass
+class StackOutput:
+    value: Any
+    secret: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": SECRET_MASK if self.secret else self.value, "secret": self.secret}
+
+
+@dataclass
+class Preview:
+    project: str
+    stack: str
+    resources: list[CapturedResource]
+    outputs: dict[str, StackOutput]
+    config: dict[str, Any]
+
+    def of_type(self, type_: str) -> list[CapturedResource]:
+        return [r for r in self.resources if r.type == type_]
+
+    def one(self, type_: str, name: str) -> CapturedResource:
+        found = [r for r in self.resources if r.type == type_ and r.name == name]
+        if len(found) != 1:
+            raise KeyError(f"{len(found)} resources of type {type_} named {name}")
+        return found[0]
+
+    def by_id(self) -> dict[str, CapturedResource]:
+        return {r.id: r for r in self.resources if r.id}
+
+    def children(self, parent: CapturedResource) -> list[CapturedResource]:
+        return [r for r in self.resources if r.parent == parent.urn]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "stack": self.stack,
+            "resources": [r.to_json() for r in self.resources],
+            "outputs": {k: v.to_json() for k, v in sorted(self.outputs.items())},
+        }
+
+
+class _CapturingMonitor(pulumi_mocks.MockMonitor):
+    def __init__(self, mocks: pulumi.runtime.Mocks) -> None:
+        super().__init__(mocks)
+        self.captured: list[CapturedResource] = []
+
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
+        response = super().RegisterResource(request)
+        self.captured.append(
+            CapturedResource(
+                type=request.type,
+                name=request.name,
+                urn=response.urn,
+                id=response.id or None,
+                parent=request.parent or None,
+                custom=request.custom,
+                inputs=_plain(rpc.deserialize_properties(request.object)),
+                protect=bool(request.protect),
+                ignore_changes=list(request.ignoreChanges),
+                provider=request.provider or None,
+                depends_on=sorted(request.dependencies),
+            )
+        )
+        return response
+
+
+def _plain(value: Any) -> Any:
+    """Inputs as JSON-able data (resource references become their URN)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in sorted(value.items())}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, pulumi.Resource):
+        return f"<ref {value._name}>"
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # the wire format has only floats; sizes and ports are ints
+    return value
+
+
+@dataclass
+class Program:
+    """A Pulumi Python program directory: its project name and stack config files."""
+
+    directory: Path
+
+    @property
+    def project_file(self) -> dict[str, Any]:
+        path = self.directory / "Pulumi.yaml"
+        if not path.exists():
+            raise ConfigError([f"{path}: not found; --program must be a Pulumi project directory"], source="program")
+        return yaml.safe_load(path.read_text())
+
+    def stack_file(self, stack: str) -> Path:
+        config_dir = self.directory / self.project_file.get("stackConfigDir", ".")
+        path = config_dir / f"Pulumi.{stack}.yaml"
+        if not path.exists():
+            known = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
+            raise ConfigError([f"stack {stack!r}: no {path}; known stacks: {', '.join(known) or 'none'}"], source="stack")
+        return path
+
+    def stacks(self) -> list[str]:
+        config_dir = self.directory / self.project_file.get("stackConfigDir", ".")
+        return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
+
+
+def run_preview(stack: str, program_dir: Path | str = ".") -> Preview:
+    """Run `program_dir`'s `__main__.py` for `stack` under the mock engine.
+
+    Raises ConfigError (or the program's own error) exactly as a real run would.
+    """
+    program = Program(Path(program_dir).resolve())
+    project = program.project_file["name"]
+    stack_config = yaml.safe_load(program.stack_file(stack).read_text()) or {}
+    config = stack_config.get("config") or {}
+    # The engine hands structured values to the program as JSON strings.
+    engine_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
+    main = program.directory / "__main__.py"
+    # A fresh context: Pulumi keeps its settings and root stack in context variables.
+    return contextvars.Context().run(_run, project, stack, engine_config, main, config)
+
+
+def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, config: dict[str, Any]) -> Preview:
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    monitor = _CapturingMonitor(StackMocks())
+    sys.path.insert(0, str(main.parent))
+    try:
+        pulumi.runtime.set_all_config(engine_config)
+        pulumi.runtime.set_mocks(StackMocks(), project=project, stack=stack, preview=True, monitor=monitor)
+        loop.run_until_complete(run_pulumi_func(lambda: runpy.run_path(str(main), run_name="__main__")))
+        root = pulumi.runtime.get_root_resource()
+        outputs = loop.run_until_complete(_resolve_outputs(getattr(root, "outputs", {})))
+    except pulumi.RunError as exc:
+        if isinstance(exc.__cause__, ConfigError):
+            raise exc.__cause__ from None
+        raise
+    finally:
+        sys.path.remove(str(main.parent))
+        loop.close()
+        asyncio.set_event_loop(None)
+    resources = sorted(monitor.captured, key=lambda r: r.urn)  # registration order is async; URNs are stable
+    return Preview(project=project, stack=stack, resources=resources, outputs=outputs, config=config)
+
+
+async def _resolve_outputs(outputs: dict[str, Any]) -> dict[str, StackOutput]:
+    resolved: dict[str, StackOutput] = {}
+    for key, value in outputs.items():
+        out = pulumi.Output.from_input(value)
+        resolved[key] = StackOutput(value=_plain(await out.future()), secret=await out.is_secret())
+    return resolved

@@ -1,0 +1,40 @@
+"""The Pulumi program behind `__main__.py`: read the stack config, compose, export."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pulumi
+from pulumi.runtime import config as runtime_config
+
+from components.config import PROJECT, load_stack_config
+from components.errors import ConfigError
+
+
+def stack_config_values() -> dict[str, Any]:
+    """Every config value of the running stack, structured values decoded from JSON.
+
+    Read as a whole (not key by key) so that a misspelt key is reported, not ignored.
+    """
+    raw = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        try:
+            values[key] = json.loads(value) if isinstance(value, str) else value
+        except json.JSONDecodeError:
+            values[key] = value
+    # A bare string such as `cloud: aws` is not JSON; a quoted number stays a string.
+    return values
+
+
+def main() -> None:
+    from components.stacks import build_stack  # noqa: PLC0415 - after config is known good
+
+    try:
+        cfg = load_stack_config(stack_config_values(), project=PROJECT)
+    except ConfigError as exc:
+        # RunError: the CLI prints the message without a Python traceback.
+        raise pulumi.RunError(str(exc)) from exc
+    for key, value in build_stack(cfg).items():
+        pulumi.export(key, value)

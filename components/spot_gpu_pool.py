@@ -1,0 +1,123 @@
+"""SpotGpuPool: GPU nodes on spot capacity that scale from zero, with an on-demand fallback."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+
+from components.errors import ConfigError
+from components.gpu_catalog import gpu_instance_type
+from components.pool_types import BuiltPool, ClusterHandle, NodeGroupRef
+from components.scheduling import Taint
+from components.validation import gpu_instance_type_problems, size_problems
+
+TYPE_TOKEN = "elastic-gpu:index:SpotGpuPool"
+
+DEFAULT_MIN_SIZE = 0
+DEFAULT_DISK_SIZE_GIB = 100
+
+
+@dataclass
+class SpotGpuPoolArgs:
+    cluster: ClusterHandle
+    """The cluster component (EksCluster, ...) the pool joins."""
+    instance_types: list[str]
+    """GPU instance types (several diversify the spot request); all with one GPU count."""
+    max_size: int
+    """Total nodes across zones (split over the zones when `per_zone`)."""
+    min_size: int = DEFAULT_MIN_SIZE
+    """Default 0: scale to zero when no GPU pod is pending."""
+    spot: bool = True
+    """Default true: spot / low-priority capacity."""
+    on_demand_fallback: bool = False
+    """Default false: add an on-demand group (min 0) the autoscaler tries after the spot ones."""
+    per_zone: bool = True
+    """Default true: one node group per zone (seed 002: no cross-zone rebalancing of GPU nodes)."""
+    zones: list[str] | None = None
+    """Default: the cluster's zones."""
+    extra_taints: list[Taint] = field(default_factory=list)
+    """Taints on top of the GPU taint (which is always there); the device plugin tolerates them."""
+    extra_labels: dict[str, str] = field(default_factory=dict)
+    disk_size_gib: int = DEFAULT_DISK_SIZE_GIB
+    ami_family: str = "al2023"
+    """AWS only: "al2023" (default) or "bottlerocket" (ships its own device plugin)."""
+    gpu_sharing_replicas: int = 1
+    """Pods per physical GPU when the device plugin time-slices (scales the advertised GPU count)."""
+    tags: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def pool_zones(self) -> list[str]:
+        return list(self.zones or self.cluster.zones)
+
+    @property
+    def gpus_per_node(self) -> int:
+        row = gpu_instance_type(self.cluster.cloud, self.instance_types[0])
+        assert row is not None, "validated before use"
+        return row.gpus
+
+    @property
+    def advertised_gpus_per_node(self) -> int:
+        """What the device plugin advertises as nvidia.com/gpu per node."""
+        return self.gpus_per_node * self.gpu_sharing_replicas
+
+    @property
+    def accelerator(self) -> str:
+        row = gpu_instance_type(self.cluster.cloud, self.instance_types[0])
+        assert row is not None, "validated before use"
+        return row.model.accelerator_label
+
+
+def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
+    where = f"SpotGpuPool '{name}': "
+    problems = size_problems(where, "min_size", args.min_size, "max_size", args.max_size)
+    if not args.instance_types:
+        problems.append(f"{where}instance_types: at least one GPU instance type is required")
+    problems += gpu_instance_type_problems(where, args.cluster.cloud, args.instance_types, types_field="instance_types")
+    zones = args.pool_zones
+    if unknown := [z for z in zones if z not in args.cluster.zones]:
+        problems.append(f"{where}zones: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
+    if args.max_size < (len(zones) if args.per_zone else 1):
+        problems.append(
+            f"{where}max_size: each of the {len(zones) if args.per_zone else 1} node group(s) needs a max of "
+            f"at least 1 (got max_size={args.max_size})"
+        )
+    if args.on_demand_fallback and not args.spot:
+        problems.append(f"{where}on_demand_fallback: only a spot pool can fall back to on-demand (spot=False)")
+    return problems
+
+
+class SpotGpuPool(pulumi.ComponentResource):
+    """GPU node groups on spot capacity, scaling 0..max, tainted for GPU work only.
+
+    Per cloud it creates the cloud's node groups (per zone when `per_zone`) with
+    the GPU taint and labels, node-template hints so the autoscaler can scale
+    them up from zero, and the node count left to the autoscaler
+    (`ignore_changes`). With `on_demand_fallback`, an on-demand group that the
+    ClusterAutoscaler's priority expander ranks below the spot groups.
+    """
+
+    def __init__(self, name: str, args: SpotGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        if problems := spot_gpu_pool_problems(name, args):
+            raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
+        super().__init__(TYPE_TOKEN, name, None, opts)
+        built = _builder(args.cluster.cloud)(name, args, self)
+        self.args = args
+        self.pool_name = name
+        self.node_groups: list[NodeGroupRef] = built.node_groups
+        self.taints: list[Taint] = built.taints
+        self.labels: dict[str, str] = built.labels
+        self.ships_device_plugin = built.ships_device_plugin
+        self.node_group_names = pulumi.Output.from_input([g.name for g in built.node_groups])
+        self.register_outputs({"node_group_names": self.node_group_names})
+
+
+def _builder(cloud: str):  # noqa: ANN202 - returns a per-cloud builder function
+    if cloud == "aws":
+        from components.aws.pools import build_spot_gpu_pool  # noqa: PLC0415 - load one cloud's SDK only
+
+        return build_spot_gpu_pool
+    raise ConfigError([f"SpotGpuPool: cloud {cloud!r} is not supported yet; allowed: aws"])
+
+
+__all__ = ["BuiltPool", "SpotGpuPool", "SpotGpuPoolArgs"]

@@ -1,0 +1,36 @@
+"""Pinned images and the Kubernetes versions each cloud accepts: one table each."""
+
+from __future__ import annotations
+
+#: The cluster-autoscaler's minor must match the cluster's Kubernetes minor; use the
+#: latest patch of that minor. Tags from the kubernetes/autoscaler git tags
+#: `cluster-autoscaler-<ver>` (see ../shared/reference/facts.md §3, read 2026-07).
+CLUSTER_AUTOSCALER_IMAGE_REPO = "registry.k8s.io/autoscaling/cluster-autoscaler"
+CLUSTER_AUTOSCALER_TAGS: dict[str, str] = {
+    "1.30": "v1.30.7",
+    "1.31": "v1.31.5",
+    "1.32": "v1.32.7",
+    "1.33": "v1.33.6",
+    "1.34": "v1.34.5",
+    "1.35": "v1.35.2",
+}
+
+#: NVIDIA's device plugin, as in its static manifest
+#: (NVIDIA/k8s-device-plugin deployments/static/nvidia-device-plugin.yml, v0.20.0).
+DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.20.0"
+
+#: Kubernetes minors each managed service accepts for new clusters (standard or
+#: extended support) that we also have an autoscaler tag for.
+SUPPORTED_KUBERNETES_VERSIONS: dict[str, tuple[str, ...]] = {
+    "aws": ("1.32", "1.33", "1.34", "1.35"),
+}
+
+
+def cluster_autoscaler_image(kubernetes_version: str) -> str:
+    """The autoscaler image whose minor matches ``kubernetes_version`` ("1.33" or "1.33.2")."""
+    minor = ".".join(kubernetes_version.split(".")[:2])
+    try:
+        return f"{CLUSTER_AUTOSCALER_IMAGE_REPO}:{CLUSTER_AUTOSCALER_TAGS[minor]}"
+    except KeyError:
+        allowed = ", ".join(CLUSTER_AUTOSCALER_TAGS)
+        raise ValueError(f"no cluster-autoscaler release pinned for Kubernetes {minor}; pinned: {allowed}") from None
