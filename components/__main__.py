@@ -18,8 +18,8 @@ def main(argv: list[str] | None = None) -> int:
     preview.add_argument("--json", action="store_true", help="print every captured resource as JSON")
     args = parser.parse_args(argv)
 
-    from components.offline.report import render_text, to_json  # noqa: PLC0415 - keep --help fast
-    from components.offline.runner import run_preview  # noqa: PLC0415
+    from components.offline.report import render_text, to_json
+    from components.offline.runner import run_preview
 
     try:
         result = run_preview(args.stack, args.program)

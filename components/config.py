@@ -9,13 +9,13 @@ allowed) before any resource is declared.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from components.clouds import cloud_module
 from components.errors import ConfigError
 from components.gpu_catalog import GPU_MODELS, default_instance_types
 from components.validation import gpu_instance_type_problems, size_problems
@@ -44,9 +44,7 @@ DEFAULT_EXPANDER: tuple[Expander, ...] = ("priority", "least-waste")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True, strict=True
-    )
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True, strict=True)
 
 
 class ClusterConfig(_Model):
@@ -99,9 +97,7 @@ class GpuPoolConfig(_Model):
 
 class AutoscalerConfig(_Model):
     scale_down_unneeded_time: Duration = Field(default=DEFAULT_SCALE_DOWN_UNNEEDED, pattern=DURATION_PATTERN)
-    scale_down_delay_after_add: Duration = Field(
-        default=DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD, pattern=DURATION_PATTERN
-    )
+    scale_down_delay_after_add: Duration = Field(default=DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD, pattern=DURATION_PATTERN)
     expander: list[Expander] = Field(default=list(DEFAULT_EXPANDER), min_length=1)
     """Expander chain; `priority` first ranks spot pools above on-demand fallbacks."""
     max_node_provision_time: Duration = Field(default=DEFAULT_MAX_NODE_PROVISION_TIME, pattern=DURATION_PATTERN)
@@ -198,10 +194,6 @@ def load_stack_config(config: Mapping[str, Any], project: str = PROJECT) -> Stac
 
 # --- semantic rules: pure functions over the parsed model --------------------
 
-_ZONE_RULES: dict[str, tuple[Callable[[str, str], bool], str]] = {
-    "aws": (lambda region, zone: re.fullmatch(re.escape(region) + r"[a-z]", zone) is not None, "<region><letter>"),
-}
-
 
 def validate_stack(cfg: StackConfig) -> list[str]:
     """Every cross-field problem in `cfg`, one message each (empty when valid)."""
@@ -214,14 +206,6 @@ def validate_stack(cfg: StackConfig) -> list[str]:
             f"cluster.kubernetesVersion: {cfg.cluster.kubernetes_version!r} is not supported on {cloud}; "
             f"allowed: {', '.join(supported) or 'none yet'}"
         )
-    rule = _ZONE_RULES.get(cloud)
-    if rule:
-        in_region, shape = rule
-        for i, zone in enumerate(cfg.cluster.zones):
-            if not in_region(cfg.cluster.region, zone):
-                problems.append(
-                    f"cluster.zones[{i}]: {zone!r} is not a zone of region {cfg.cluster.region!r}; allowed: {shape}"
-                )
     if len(set(cfg.cluster.zones)) != len(cfg.cluster.zones):
         problems.append(f"cluster.zones: zones must be distinct (got {cfg.cluster.zones})")
 
@@ -230,11 +214,6 @@ def validate_stack(cfg: StackConfig) -> list[str]:
     if gp.min_size < 1:
         problems.append(
             f"generalPool.minSize: must be >= 1 so system pods and the autoscaler have a node (got {gp.min_size})"
-        )
-    if gp.spot and cloud == "aws":
-        problems.append(
-            "generalPool.spot: the cluster-autoscaler runs on the general pool and must never run on spot nodes; "
-            "allowed: false (got true)"
         )
 
     names = [p.name for p in cfg.gpu_pools]
@@ -256,6 +235,9 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         if pool.ami_family != "al2023" and cloud != "aws":
             problems.append(f"{where}.amiFamily: an AWS-only setting; remove it for cloud {cloud!r}")
         problems += _gpu_type_problems(cfg, where, pool)
+    # The cloud's own rules (zones, machine shapes, ...): components/<cloud>/rules.py.
+    if rules := cloud_module(cloud, "rules", optional=True):
+        problems += rules.validate(cfg)
     return problems
 
 

@@ -123,7 +123,9 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: str) -> 
         {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": cluster_name, "cluster": {"server": endpoint, "certificate-authority-data": ca_data}}],
+            "clusters": [
+                {"name": cluster_name, "cluster": {"server": endpoint, "certificate-authority-data": ca_data}}
+            ],
             "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
             "current-context": cluster_name,
             "users": [

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import pulumi
 
+from components.clouds import cloud_module
 from components.errors import ConfigError
 from components.pool_types import ClusterHandle, NodeGroupRef
 from components.scheduling import Taint
@@ -54,11 +55,7 @@ class GeneralPool(pulumi.ComponentResource):
         if problems := general_pool_problems(name, args):
             raise ConfigError(problems, source=f"GeneralPool '{name}'")
         super().__init__(TYPE_TOKEN, name, None, opts)
-        if args.cluster.cloud != "aws":
-            raise ConfigError([f"GeneralPool: cloud {args.cluster.cloud!r} is not supported yet; allowed: aws"])
-        from components.aws.pools import build_general_pool  # noqa: PLC0415 - load one cloud's SDK only
-
-        built = build_general_pool(name, args, self)
+        built = cloud_module(args.cluster.cloud, "pools").build_general_pool(name, args, self)
         self.args = args
         self.pool_name = name
         self.node_groups: list[NodeGroupRef] = built.node_groups

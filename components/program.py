@@ -29,7 +29,7 @@ def stack_config_values() -> dict[str, Any]:
 
 
 def main() -> None:
-    from components.stacks import build_stack  # noqa: PLC0415 - after config is known good
+    from components.compose import build_stack
 
     try:
         cfg = load_stack_config(stack_config_values(), project=PROJECT)

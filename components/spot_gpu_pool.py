@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import pulumi
 
+from components.clouds import cloud_module
 from components.errors import ConfigError
 from components.gpu_catalog import gpu_instance_type
 from components.pool_types import BuiltPool, ClusterHandle, NodeGroupRef
@@ -101,7 +102,7 @@ class SpotGpuPool(pulumi.ComponentResource):
         if problems := spot_gpu_pool_problems(name, args):
             raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
         super().__init__(TYPE_TOKEN, name, None, opts)
-        built = _builder(args.cluster.cloud)(name, args, self)
+        built = cloud_module(args.cluster.cloud, "pools").build_spot_gpu_pool(name, args, self)
         self.args = args
         self.pool_name = name
         self.node_groups: list[NodeGroupRef] = built.node_groups
@@ -110,14 +111,6 @@ class SpotGpuPool(pulumi.ComponentResource):
         self.ships_device_plugin = built.ships_device_plugin
         self.node_group_names = pulumi.Output.from_input([g.name for g in built.node_groups])
         self.register_outputs({"node_group_names": self.node_group_names})
-
-
-def _builder(cloud: str):  # noqa: ANN202 - returns a per-cloud builder function
-    if cloud == "aws":
-        from components.aws.pools import build_spot_gpu_pool  # noqa: PLC0415 - load one cloud's SDK only
-
-        return build_spot_gpu_pool
-    raise ConfigError([f"SpotGpuPool: cloud {cloud!r} is not supported yet; allowed: aws"])
 
 
 __all__ = ["BuiltPool", "SpotGpuPool", "SpotGpuPoolArgs"]

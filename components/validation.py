@@ -12,9 +12,7 @@ from components.gpu_catalog import GPU_MODELS, gpu_instance_type
 def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_size: int) -> list[str]:
     problems = [f"{where}{n}: must be >= 0 (got {v})" for n, v in ((min_name, min_size), (max_name, max_size)) if v < 0]
     if min_size > max_size:
-        problems.append(
-            f"{where}{max_name}: must be >= {min_name} (got {min_name}={min_size}, {max_name}={max_size})"
-        )
+        problems.append(f"{where}{max_name}: must be >= {min_name} (got {min_name}={min_size}, {max_name}={max_size})")
     return problems
 
 

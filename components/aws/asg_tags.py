@@ -36,4 +36,6 @@ def node_template_tags(
 
 def auto_discovery_flag(cluster_name: str) -> str:
     """The autoscaler flag that finds exactly the groups tagged by `auto_discovery_tags`."""
-    return f"--node-group-auto-discovery=asg:tag={AUTO_DISCOVERY_ENABLED_KEY},{auto_discovery_cluster_key(cluster_name)}"
+    return (
+        f"--node-group-auto-discovery=asg:tag={AUTO_DISCOVERY_ENABLED_KEY},{auto_discovery_cluster_key(cluster_name)}"
+    )

@@ -61,7 +61,5 @@ def role_with_policies(
     opts = pulumi.ResourceOptions(parent=parent)
     role = aws.iam.Role(name, assume_role_policy=assume_role_policy, tags=tags, opts=opts)
     for arn in policy_arns:
-        aws.iam.RolePolicyAttachment(
-            f"{name}-{arn.rsplit('/', 1)[-1]}", role=role.name, policy_arn=arn, opts=opts
-        )
+        aws.iam.RolePolicyAttachment(f"{name}-{arn.rsplit('/', 1)[-1]}", role=role.name, policy_arn=arn, opts=opts)
     return role

@@ -59,9 +59,7 @@ def build_network(
             tags={**tags, **cluster_tag, "Name": f"{cluster_name}-public-{zone}", "kubernetes.io/role/elb": "1"},
             opts=opts,
         )
-        aws.ec2.RouteTableAssociation(
-            f"{name}-public-{zone}", subnet_id=sub.id, route_table_id=public_rt.id, opts=opts
-        )
+        aws.ec2.RouteTableAssociation(f"{name}-public-{zone}", subnet_id=sub.id, route_table_id=public_rt.id, opts=opts)
         public[zone] = sub.id
 
     # One NAT gateway keeps a dev cluster cheap; nodes only need egress for images and the API.

@@ -116,8 +116,7 @@ def build_node_group(
         ),
         labels=spec.labels,
         taints=[
-            aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=EKS_TAINT_EFFECT[t.effect])
-            for t in spec.taints
+            aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=EKS_TAINT_EFFECT[t.effect]) for t in spec.taints
         ],
         launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
             id=launch_template.id, version=launch_template.latest_version.apply(str)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 
 def _eks(cluster: object) -> EksCluster:
-    from components.eks_cluster import EksCluster  # noqa: PLC0415 - keeps this module importable alone
+    from components.eks_cluster import EksCluster
 
     if not isinstance(cluster, EksCluster):
         raise TypeError(f"an AWS pool needs an EksCluster, got {type(cluster).__name__}")

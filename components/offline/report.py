@@ -24,7 +24,9 @@ class PoolSummary:
 
 def _eks_node_group(r: CapturedResource, preview: Preview) -> PoolSummary:
     subnets = preview.by_id()
-    zones = sorted(subnets[s].inputs.get("availabilityZone", "?") if s in subnets else "?" for s in r.inputs["subnetIds"])
+    zones = sorted(
+        subnets[s].inputs.get("availabilityZone", "?") if s in subnets else "?" for s in r.inputs["subnetIds"]
+    )
     scaling = r.inputs["scalingConfig"]
     return PoolSummary(
         pool=r.inputs.get("labels", {}).get(POOL_LABEL, r.name),
@@ -65,7 +67,14 @@ def render_text(preview: Preview) -> str:
         for i, r in enumerate(items):
             last = i == len(items) - 1
             branch = "" if parent is None else ("└─ " if last else "├─ ")
-            flags = [f for f, on in (("protected", r.protect), ("ignores " + ",".join(r.ignore_changes), bool(r.ignore_changes))) if on]
+            flags = [
+                f
+                for f, on in (
+                    ("protected", r.protect),
+                    ("ignores " + ",".join(r.ignore_changes), bool(r.ignore_changes)),
+                )
+                if on
+            ]
             suffix = f"  [{'; '.join(flags)}]" if flags else ""
             lines.append(f"  {indent}{branch}{r.type}  {r.name}{suffix}")
             walk(r.urn, indent + ("" if parent is None else ("   " if last else "│  ")))
@@ -74,8 +83,16 @@ def render_text(preview: Preview) -> str:
     lines += ["", "Pools:"]
     header = ("POOL", "NODE GROUP", "CAPACITY", "MIN", "MAX", "ZONES", "INSTANCE TYPES", "TAINTS")
     rows = [
-        (p.pool, p.node_group, p.capacity, str(p.min_size), str(p.max_size), ",".join(p.zones),
-         ",".join(p.instance_types), ",".join(p.taints) or "-")
+        (
+            p.pool,
+            p.node_group,
+            p.capacity,
+            str(p.min_size),
+            str(p.max_size),
+            ",".join(p.zones),
+            ",".join(p.instance_types),
+            ",".join(p.taints) or "-",
+        )
         for p in pool_summaries(preview)
     ]
     widths = [max(len(x) for x in col) for col in zip(header, *rows, strict=False)]

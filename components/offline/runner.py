@@ -106,7 +106,7 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         super().__init__(mocks)
         self.captured: list[CapturedResource] = []
 
-    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - gRPC method name
+    def RegisterResource(self, request: Any) -> Any:
         response = super().RegisterResource(request)
         self.captured.append(
             CapturedResource(
@@ -157,7 +157,9 @@ class Program:
         path = config_dir / f"Pulumi.{stack}.yaml"
         if not path.exists():
             known = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
-            raise ConfigError([f"stack {stack!r}: no {path}; known stacks: {', '.join(known) or 'none'}"], source="stack")
+            raise ConfigError(
+                [f"stack {stack!r}: no {path}; known stacks: {', '.join(known) or 'none'}"], source="stack"
+            )
         return path
 
     def stacks(self) -> list[str]:

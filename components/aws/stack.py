@@ -15,7 +15,7 @@ from components.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePlug
 from components.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
 
 
-def build_aws_stack(cfg: StackConfig) -> dict[str, Any]:
+def build_stack(cfg: StackConfig) -> dict[str, Any]:
     c = cfg.cluster
     # An explicit provider: the region comes from the stack config alone, never the environment.
     provider = aws.Provider("aws", region=c.region)

@@ -1,4 +1,4 @@
-"""The cluster-autoscaler's IAM role on EKS (IRSA) and its AWS flags."""
+"""ClusterAutoscaler on EKS: the upstream autoscaler with an IRSA role and ASG auto-discovery."""
 
 from __future__ import annotations
 
@@ -8,11 +8,18 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_aws as aws
 
+from components.autoscaler_workload import NAME as WORKLOAD_NAME
+from components.autoscaler_workload import Workload, build_workload
 from components.aws.asg_tags import auto_discovery_cluster_key, auto_discovery_flag
 from components.aws.iam import irsa_trust_policy
+from components.cluster_autoscaler import autoscaler_image, common_flags
+from components.eks_cluster import EksCluster
 
 if TYPE_CHECKING:
-    from components.eks_cluster import EksCluster
+    from components.cluster_autoscaler import ClusterAutoscalerArgs
+
+#: The AL2023 node's CA bundle, mounted as the official example does.
+AL2023_CA_BUNDLE = "/etc/ssl/certs/ca-bundle.crt"
 
 #: kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md#iam-policy
 #: ("full" policy): read-only actions on every resource ...
@@ -67,3 +74,28 @@ def build_autoscaler_role(
 
 def aws_flags(cluster: EksCluster) -> list[str]:
     return ["--cloud-provider=aws", auto_discovery_flag(cluster.args.cluster_name)]
+
+
+def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Resource) -> dict[str, object]:
+    """EKS: the upstream autoscaler as a Deployment, with an IRSA role."""
+    cluster = args.cluster
+    assert isinstance(cluster, EksCluster), "an EKS autoscaler needs an EksCluster"
+    image = args.image or autoscaler_image(name, cluster.kubernetes_version)
+    role = build_autoscaler_role(
+        name, cluster=cluster, namespace=args.namespace, service_account=WORKLOAD_NAME, parent=parent
+    )
+    build_workload(
+        name,
+        Workload(
+            namespace=args.namespace,
+            image=image,
+            flags=[*common_flags(args), *aws_flags(cluster)],
+            general_pool_name=args.general_pool.pool_name,
+            env={"AWS_REGION": cluster.args.region},
+            service_account_annotations={"eks.amazonaws.com/role-arn": role.arn},
+            host_ca_bundle=AL2023_CA_BUNDLE,
+        ),
+        pulumi.ResourceOptions(parent=parent, provider=args.provider),
+        after=[parent.priority_config] if getattr(parent, "priority_config", None) else [],
+    )
+    return {"image": image, "role_arn": role.arn}

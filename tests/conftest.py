@@ -1,0 +1,41 @@
+"""Shared fixtures: stack previews run once per session under the mock engine."""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from components.offline.runner import Preview, run_preview
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@cache
+def stack_preview(stack: str) -> Preview:
+    """The shipped stack's preview (cached: treat as read-only)."""
+    return run_preview(stack, ROOT)
+
+
+def stack_values(stack: str) -> dict[str, Any]:
+    """A shipped stack's `config:` map, as a fresh copy to modify."""
+    data = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())
+    return copy.deepcopy(data["config"])
+
+
+@pytest.fixture
+def program_dir(tmp_path: Path):
+    """Write a program dir (this repo's __main__.py and Pulumi.yaml) with a custom stack config."""
+
+    def make(config: dict[str, Any], stack: str = "test") -> Path:
+        (tmp_path / "stacks").mkdir(exist_ok=True)
+        (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+        (tmp_path / "__main__.py").write_text((ROOT / "__main__.py").read_text())
+        (tmp_path / "stacks" / f"Pulumi.{stack}.yaml").write_text(yaml.safe_dump({"config": config}))
+        return tmp_path
+
+    return make
