@@ -20,6 +20,7 @@ from typing import Any
 import pulumi
 import yaml
 from pulumi.runtime import mocks as pulumi_mocks
+from google.protobuf import json_format
 from pulumi.runtime import rpc
 from pulumi.runtime.stack import run_pulumi_func
 
@@ -116,7 +117,7 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
                 id=response.id or None,
                 parent=request.parent or None,
                 custom=request.custom,
-                inputs=_plain(rpc.deserialize_properties(request.object)),
+                inputs=_plain(_wire_to_data(json_format.MessageToDict(request.object))),
                 protect=bool(request.protect),
                 ignore_changes=list(request.ignoreChanges),
                 provider=request.provider or None,
@@ -124,6 +125,22 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
             )
         )
         return response
+
+
+def _wire_to_data(value: Any) -> Any:
+    """Pulumi's wire format as data: secrets masked (as `pulumi preview` shows them), refs by URN."""
+    if isinstance(value, dict):
+        sig = value.get(rpc._special_sig_key)
+        if sig == rpc._special_secret_sig:
+            return SECRET_MASK
+        if sig == rpc._special_resource_sig:
+            return f"<ref {value.get('urn')}>"
+        return {k: _wire_to_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_wire_to_data(v) for v in value]
+    if value == rpc.UNKNOWN:
+        return "[unknown]"
+    return value
 
 
 def _plain(value: Any) -> Any:

@@ -1,0 +1,155 @@
+"""Bad stack config fails with one ConfigError naming field, value and what is allowed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from components.config import load_stack_config, parse_stack_config
+from components.errors import ConfigError
+from tests.conftest import ROOT, stack_values
+
+P = "elastic-gpu:"
+
+
+def errors_for(mutate) -> str:  # noqa: ANN001
+    values = stack_values("aws-dev")
+    mutate(values)
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    return str(exc.value)
+
+
+def test_shipped_aws_stacks_parse() -> None:
+    for stack in ("aws-dev", "aws-prod"):
+        cfg = load_stack_config(stack_values(stack))
+        assert cfg.cloud == "aws"
+        assert any(p.on_demand_fallback for p in cfg.gpu_pools) or stack == "aws-dev"
+
+
+def test_unknown_top_level_key_is_named_with_allowed_keys() -> None:
+    msg = errors_for(lambda v: v.update({P + "gpuPool": []}))
+    assert "gpuPool: unknown key; allowed keys: cloud, cluster, generalPool, gpuPools" in msg
+
+
+def test_unknown_nested_key_lists_the_keys_of_that_section() -> None:
+    msg = errors_for(lambda v: v[P + "generalPool"].update({"instanceType": "m5.large"}))
+    assert "generalPool.instanceType: unknown key; allowed keys: instanceTypes, minSize, maxSize, spot" in msg
+
+
+def test_unknown_cloud() -> None:
+    msg = errors_for(lambda v: v.update({P + "cloud": "ibm"}))
+    assert "cloud: Input should be 'aws', 'azure' or 'gcp' (got 'ibm')" in msg
+
+
+def test_min_above_max_names_both_values() -> None:
+    msg = errors_for(lambda v: v[P + "gpuPools"][0].update({"minSize": 5, "maxSize": 4}))
+    assert "gpuPools[0].maxSize: must be >= minSize (got minSize=5, maxSize=4)" in msg
+
+
+def test_negative_size() -> None:
+    msg = errors_for(lambda v: v[P + "generalPool"].update({"maxSize": -1}))
+    assert "generalPool.maxSize: Input should be greater than or equal to 0 (got -1)" in msg
+
+
+def test_gpu_pool_with_cpu_instance_type() -> None:
+    msg = errors_for(lambda v: v[P + "gpuPools"][0].update({"gpu": None, "instanceTypes": ["m5.large"]}))
+    assert "gpuPools[0].instanceTypes[0]: 'm5.large' carries no GPU we know on aws" in msg
+
+
+def test_instance_type_of_another_gpu() -> None:
+    msg = errors_for(lambda v: v[P + "gpuPools"][0].update({"instanceTypes": ["g5.xlarge"]}))
+    assert "gpuPools[0].instanceTypes[0]: 'g5.xlarge' has NVIDIA A10G, not gpu 't4'" in msg
+
+
+def test_unknown_gpu_lists_known_ones() -> None:
+    msg = errors_for(lambda v: v[P + "gpuPools"][0].update({"gpu": "b200"}))
+    assert "gpuPools[0].gpu: unknown GPU 'b200'; allowed: t4, a10g, l4" in msg
+
+
+def test_mixed_gpu_counts_in_one_pool() -> None:
+    msg = errors_for(lambda v: v[P + "gpuPools"][0].update({"instanceTypes": ["g4dn.xlarge", "g4dn.12xlarge"]}))
+    assert "gpuPools[0].instanceTypes: all types in a pool must carry the same GPU count" in msg
+    assert "got counts [1, 4]" in msg
+
+
+def test_zone_outside_region() -> None:
+    msg = errors_for(lambda v: v[P + "cluster"].update({"zones": ["us-west-2a", "eu-west-1b"]}))
+    assert "cluster.zones[1]: 'eu-west-1b' is not a zone of region 'us-west-2'" in msg
+
+
+def test_unsupported_kubernetes_version() -> None:
+    msg = errors_for(lambda v: v[P + "cluster"].update({"kubernetesVersion": "1.27"}))
+    assert "cluster.kubernetesVersion: '1.27' is not supported on aws; allowed: 1.32, 1.33, 1.34, 1.35" in msg
+
+
+def test_unquoted_version_is_a_type_error_not_a_silent_float() -> None:
+    msg = errors_for(lambda v: v[P + "cluster"].update({"kubernetesVersion": 1.3}))
+    assert "cluster.kubernetesVersion: Input should be a valid string (got 1.3)" in msg
+
+
+def test_general_pool_on_spot_is_refused_on_eks() -> None:
+    msg = errors_for(lambda v: v[P + "generalPool"].update({"spot": True}))
+    assert "generalPool.spot: the cluster-autoscaler runs on the general pool and must never run on spot nodes" in msg
+
+
+def test_general_pool_min_zero() -> None:
+    msg = errors_for(lambda v: v[P + "generalPool"].update({"minSize": 0}))
+    assert "generalPool.minSize: must be >= 1" in msg
+
+
+def test_per_zone_max_below_zone_count() -> None:
+    msg = errors_for(lambda v: v[P + "gpuPools"][0].update({"maxSize": 1}))
+    assert "gpuPools[0].maxSize: with perZone the total max is split across 2 zones, so it must be >= 2" in msg
+
+
+def test_fallback_without_spot() -> None:
+    msg = errors_for(lambda v: v[P + "gpuPools"][0].update({"spot": False}))
+    assert "gpuPools[0].onDemandFallback: only a spot pool can fall back to on-demand" in msg
+
+
+def test_duplicate_pool_names() -> None:
+    msg = errors_for(lambda v: v[P + "gpuPools"].append(dict(v[P + "gpuPools"][0])))
+    assert "gpuPools[1].name: 't4' is used by more than one GPU pool" in msg
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    def mutate(v: dict) -> None:
+        v[P + "gpuPools"][0].update({"minSize": 9})
+        v[P + "cluster"].update({"kubernetesVersion": "1.20"})
+
+    exc_text = errors_for(mutate)
+    assert "(2 problem(s))" in exc_text
+    assert "gpuPools[0].maxSize" in exc_text and "cluster.kubernetesVersion" in exc_text
+
+
+def test_other_namespaces_are_ignored() -> None:
+    cfg = parse_stack_config({k.removeprefix(P): v for k, v in stack_values("aws-dev").items()})
+    values = stack_values("aws-dev") | {"aws:profile": "dev"}
+    assert load_stack_config(values) == cfg
+
+
+def test_cli_prints_the_error_without_traceback(program_dir) -> None:  # noqa: ANN001
+    values = stack_values("aws-dev")
+    values[P + "gpuPools"][0]["maxSize"] = -3
+    directory = program_dir(values)
+    run = subprocess.run(
+        [sys.executable, "-m", "components", "preview", "--stack", "test", "--program", str(directory)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert run.returncode == 2
+    assert "gpuPools[0].maxSize" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.stdout == ""
+
+
+def test_unknown_stack_lists_known_ones() -> None:
+    from components.offline.runner import run_preview
+
+    with pytest.raises(ConfigError, match="known stacks: .*aws-dev.*aws-prod"):
+        run_preview("aws-staging", ROOT)
