@@ -26,14 +26,14 @@ def prod():
     return stack_preview("aws-prod")
 
 
-def node_groups(preview, pool: str):  # noqa: ANN001
+def node_groups(preview, pool: str):
     return sorted(
         (r for r in preview.of_type(NG) if r.inputs["labels"].get(POOL_LABEL) == pool),
         key=lambda r: r.inputs["nodeGroupName"],
     )
 
 
-def asg_tags(preview, node_group) -> dict[str, str]:  # noqa: ANN001
+def asg_tags(preview, node_group) -> dict[str, str]:
     """Tags declared on this node group's ASG (the Tag resources named after it)."""
     tags = [r for r in preview.of_type(TAG) if r.name.startswith(node_group.name + "-")]
     asg = f"eks-{node_group.inputs['nodeGroupName']}-{MOCK_UUID}"
@@ -41,7 +41,7 @@ def asg_tags(preview, node_group) -> dict[str, str]:  # noqa: ANN001
     return {t.inputs["tag"]["key"]: t.inputs["tag"]["value"] for t in tags}
 
 
-def test_cluster_has_no_default_node_group_and_uses_access_entries(dev) -> None:  # noqa: ANN001
+def test_cluster_has_no_default_node_group_and_uses_access_entries(dev) -> None:
     cluster = dev.one("aws:eks/cluster:Cluster", "gpu-dev-eks")
     assert cluster.inputs["name"] == "gpu-dev"
     assert cluster.inputs["version"] == "1.33"
@@ -56,11 +56,11 @@ def test_cluster_has_no_default_node_group_and_uses_access_entries(dev) -> None:
     ]
 
 
-def test_prod_protects_the_cluster(prod) -> None:  # noqa: ANN001
+def test_prod_protects_the_cluster(prod) -> None:
     assert prod.one("aws:eks/cluster:Cluster", "gpu-prod-eks").protect
 
 
-def test_irsa_oidc_provider_and_secret_kubeconfig(dev) -> None:  # noqa: ANN001
+def test_irsa_oidc_provider_and_secret_kubeconfig(dev) -> None:
     oidc = dev.one("aws:iam/openIdConnectProvider:OpenIdConnectProvider", "gpu-dev-oidc")
     assert oidc.inputs["url"].startswith("https://oidc.eks.")
     assert oidc.inputs["clientIdLists"] == ["sts.amazonaws.com"]
@@ -73,7 +73,7 @@ def test_irsa_oidc_provider_and_secret_kubeconfig(dev) -> None:  # noqa: ANN001
     assert k8s_objects and all(r.provider.startswith(provider.urn) for r in k8s_objects)
 
 
-def test_spot_gpu_groups_one_per_zone(dev) -> None:  # noqa: ANN001
+def test_spot_gpu_groups_one_per_zone(dev) -> None:
     spot = [g for g in node_groups(dev, "t4") if g.inputs["capacityType"] == "SPOT"]
     assert [g.inputs["nodeGroupName"] for g in spot] == ["gpu-dev-t4-spot-us-west-2a", "gpu-dev-t4-spot-us-west-2b"]
     subnets = dev.by_id()
@@ -88,7 +88,7 @@ def test_spot_gpu_groups_one_per_zone(dev) -> None:  # noqa: ANN001
         assert g.ignore_changes == ["scalingConfig.desiredSize"]
 
 
-def test_on_demand_fallback_group(dev, prod) -> None:  # noqa: ANN001
+def test_on_demand_fallback_group(dev, prod) -> None:
     fallback = dev.one(NG, "t4-fallback")
     assert fallback.inputs["capacityType"] == "ON_DEMAND"
     assert fallback.inputs["scalingConfig"]["minSize"] == 0
@@ -97,7 +97,7 @@ def test_on_demand_fallback_group(dev, prod) -> None:  # noqa: ANN001
     assert [g.inputs["capacityType"] for g in node_groups(prod, "training")] == ["SPOT"] * 3  # opted out
 
 
-def test_scale_from_zero_tags_on_every_gpu_asg(dev, prod) -> None:  # noqa: ANN001
+def test_scale_from_zero_tags_on_every_gpu_asg(dev, prod) -> None:
     for preview, gpus in ((dev, "2"), (prod, "1")):  # dev time-slices each T4 two ways
         for g in [g for g in preview.of_type(NG) if g.inputs["amiType"].endswith("NVIDIA")]:
             tags = asg_tags(preview, g)
@@ -110,13 +110,13 @@ def test_scale_from_zero_tags_on_every_gpu_asg(dev, prod) -> None:  # noqa: ANN0
                 assert tags[f"{NODE_TEMPLATE_PREFIX}/label/{key}"] == value
 
 
-def test_prod_pools_split_max_over_three_zones(prod) -> None:  # noqa: ANN001
+def test_prod_pools_split_max_over_three_zones(prod) -> None:
     maxes = {g.inputs["nodeGroupName"]: g.inputs["scalingConfig"]["maxSize"] for g in prod.of_type(NG)}
     assert [maxes[f"gpu-prod-training-spot-us-east-1{z}"] for z in "abc"] == [2, 2, 2]
     assert [maxes[f"gpu-prod-inference-spot-us-east-1{z}"] for z in "abc"] == [3, 3, 3]
 
 
-def test_general_pool_launch_template_is_encrypted_gp3_with_imdsv2(dev) -> None:  # noqa: ANN001
+def test_general_pool_launch_template_is_encrypted_gp3_with_imdsv2(dev) -> None:
     general = dev.one(NG, "general-ng")
     assert general.inputs["capacityType"] == "ON_DEMAND"
     assert general.inputs["scalingConfig"]["minSize"] == 1
@@ -129,14 +129,14 @@ def test_general_pool_launch_template_is_encrypted_gp3_with_imdsv2(dev) -> None:
         assert lt.inputs["metadataOptions"]["httpTokens"] == "required"
 
 
-def test_nodes_live_in_private_subnets_without_public_ips(dev) -> None:  # noqa: ANN001
+def test_nodes_live_in_private_subnets_without_public_ips(dev) -> None:
     subnets = dev.by_id()
     for g in dev.of_type(NG):
         assert all("private" in subnets[s].name for s in g.inputs["subnetIds"])
     assert all(s.inputs["mapPublicIpOnLaunch"] is False for s in dev.of_type("aws:ec2/subnet:Subnet"))
 
 
-def test_cost_tags_on_taggable_resources(prod) -> None:  # noqa: ANN001
+def test_cost_tags_on_taggable_resources(prod) -> None:
     for r in prod.resources:
         if r.type.startswith("aws:") and "tags" in r.inputs:
             assert r.inputs["tags"]["cost-center"] == "ml-platform", r.name
@@ -145,7 +145,7 @@ def test_cost_tags_on_taggable_resources(prod) -> None:  # noqa: ANN001
 # --- NVIDIA device plugin --------------------------------------------------------
 
 
-def test_device_plugin_daemonset(dev) -> None:  # noqa: ANN001
+def test_device_plugin_daemonset(dev) -> None:
     ds = dev.one("kubernetes:apps/v1:DaemonSet", "nvidia-device-plugin-ds").inputs
     assert ds["metadata"] == {"labels": {}, "name": "nvidia-device-plugin-daemonset", "namespace": "kube-system"}
     pod = ds["spec"]["template"]["spec"]
@@ -161,7 +161,7 @@ def test_device_plugin_daemonset(dev) -> None:  # noqa: ANN001
     } in pod["volumes"]
 
 
-def test_time_slicing_only_where_configured(dev, prod) -> None:  # noqa: ANN001
+def test_time_slicing_only_where_configured(dev, prod) -> None:
     cm = dev.one("kubernetes:core/v1:ConfigMap", "nvidia-device-plugin-config").inputs
     assert "replicas: 2" in cm["data"]["config.yaml"]
     assert "sharing:" in cm["data"]["config.yaml"]
@@ -173,12 +173,12 @@ def test_time_slicing_only_where_configured(dev, prod) -> None:  # noqa: ANN001
 # --- cluster autoscaler -----------------------------------------------------------
 
 
-def ca_command(preview) -> list[str]:  # noqa: ANN001
+def ca_command(preview) -> list[str]:
     dep = preview.one("kubernetes:apps/v1:Deployment", "cluster-autoscaler-deployment").inputs
     return dep["spec"]["template"]["spec"]["containers"][0]["command"]
 
 
-def test_autoscaler_flags_follow_the_config(dev, prod) -> None:  # noqa: ANN001
+def test_autoscaler_flags_follow_the_config(dev, prod) -> None:
     cmd = ca_command(dev)
     assert cmd[0] == "./cluster-autoscaler"
     for flag in (
@@ -194,14 +194,14 @@ def test_autoscaler_flags_follow_the_config(dev, prod) -> None:  # noqa: ANN001
     assert "--scale-down-unneeded-time=10m" in ca_command(prod)
 
 
-def test_autoscaler_image_matches_kubernetes_minor(dev) -> None:  # noqa: ANN001
+def test_autoscaler_image_matches_kubernetes_minor(dev) -> None:
     dep = dev.one("kubernetes:apps/v1:Deployment", "cluster-autoscaler-deployment").inputs
     assert dep["spec"]["template"]["spec"]["containers"][0]["image"] == (
         "registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.6"
     )
 
 
-def test_autoscaler_pod_is_hardened_and_stays_on_general_on_demand_nodes(dev) -> None:  # noqa: ANN001
+def test_autoscaler_pod_is_hardened_and_stays_on_general_on_demand_nodes(dev) -> None:
     pod = dev.one("kubernetes:apps/v1:Deployment", "cluster-autoscaler-deployment").inputs["spec"]["template"]["spec"]
     assert pod["nodeSelector"] == {
         "elastic-gpu.io/node-class": "general",
@@ -218,7 +218,7 @@ def test_autoscaler_pod_is_hardened_and_stays_on_general_on_demand_nodes(dev) ->
     assert dev.one("kubernetes:policy/v1:PodDisruptionBudget", "cluster-autoscaler-pdb")
 
 
-def test_priority_expander_ranks_spot_above_on_demand(dev) -> None:  # noqa: ANN001
+def test_priority_expander_ranks_spot_above_on_demand(dev) -> None:
     import yaml
 
     cm = dev.one("kubernetes:core/v1:ConfigMap", "cluster-autoscaler-priorities").inputs
@@ -236,7 +236,7 @@ def test_priority_expander_ranks_spot_above_on_demand(dev) -> None:  # noqa: ANN
     assert rank("someone-elses-group") == 1
 
 
-def test_autoscaler_iam_scopes_mutations_to_this_cluster(dev) -> None:  # noqa: ANN001
+def test_autoscaler_iam_scopes_mutations_to_this_cluster(dev) -> None:
     policy = json.loads(dev.one("aws:iam/rolePolicy:RolePolicy", "cluster-autoscaler-policy").inputs["policy"])
     describe, scale = policy["Statement"]
     assert describe["Resource"] == "*"

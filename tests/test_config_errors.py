@@ -14,7 +14,7 @@ from tests.conftest import ROOT, stack_values
 P = "elastic-gpu:"
 
 
-def errors_for(mutate) -> str:  # noqa: ANN001
+def errors_for(mutate) -> str:
     values = stack_values("aws-dev")
     mutate(values)
     with pytest.raises(ConfigError) as exc:
@@ -131,7 +131,7 @@ def test_other_namespaces_are_ignored() -> None:
     assert load_stack_config(values) == cfg
 
 
-def test_cli_prints_the_error_without_traceback(program_dir) -> None:  # noqa: ANN001
+def test_cli_prints_the_error_without_traceback(program_dir) -> None:
     values = stack_values("aws-dev")
     values[P + "gpuPools"][0]["maxSize"] = -3
     directory = program_dir(values)
@@ -151,5 +151,5 @@ def test_cli_prints_the_error_without_traceback(program_dir) -> None:  # noqa: A
 def test_unknown_stack_lists_known_ones() -> None:
     from components.offline.runner import run_preview
 
-    with pytest.raises(ConfigError, match="known stacks: .*aws-dev.*aws-prod"):
+    with pytest.raises(ConfigError, match=r"known stacks: .*aws-dev.*aws-prod"):
         run_preview("aws-staging", ROOT)

@@ -19,8 +19,8 @@ from typing import Any
 
 import pulumi
 import yaml
-from pulumi.runtime import mocks as pulumi_mocks
 from google.protobuf import json_format
+from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc
 from pulumi.runtime.stack import run_pulumi_func
 
