@@ -39,3 +39,17 @@ def program_dir(tmp_path: Path):
         return tmp_path
 
     return make
+
+
+@pytest.fixture
+def run_program(tmp_path: Path):
+    """Run a small Pulumi program (source text) that imports the components, under the mock engine."""
+
+    def run(source: str) -> Preview:
+        (tmp_path / "stacks").mkdir(exist_ok=True)
+        (tmp_path / "Pulumi.yaml").write_text("name: consumer\nruntime: python\nstackConfigDir: stacks\n")
+        (tmp_path / "stacks" / "Pulumi.test.yaml").write_text("config: {}\n")
+        (tmp_path / "__main__.py").write_text(source)
+        return run_preview("test", tmp_path)
+
+    return run
