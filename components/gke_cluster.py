@@ -134,7 +134,10 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str) -> str:
             "apiVersion": "v1",
             "kind": "Config",
             "clusters": [
-                {"name": cluster_name, "cluster": {"server": f"https://{endpoint}", "certificate-authority-data": ca_data}}
+                {
+                    "name": cluster_name,
+                    "cluster": {"server": f"https://{endpoint}", "certificate-authority-data": ca_data},
+                }
             ],
             "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
             "current-context": cluster_name,

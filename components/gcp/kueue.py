@@ -111,9 +111,7 @@ class KueueDws(pulumi.ComponentResource):
                         "flavors": [
                             {
                                 "name": FLAVOR,
-                                "resources": [
-                                    {"name": r, "nominalQuota": UNLIMITED_QUOTA} for r in COVERED_RESOURCES
-                                ],
+                                "resources": [{"name": r, "nominalQuota": UNLIMITED_QUOTA} for r in COVERED_RESOURCES],
                             }
                         ],
                     }

@@ -32,8 +32,7 @@ def validate(cfg: StackConfig) -> list[str]:
     for i, zone in enumerate(c.zones):
         if not re.fullmatch(re.escape(region) + r"-[a-z]", zone):
             problems.append(
-                f"cluster.zones[{i}]: {zone!r} is not a zone of region {region!r}; "
-                f"allowed: {region}-a, {region}-b, ..."
+                f"cluster.zones[{i}]: {zone!r} is not a zone of region {region!r}; allowed: {region}-a, {region}-b, ..."
             )
     if not c.project:
         problems.append("cluster.project: required on gcp (the GCP project id that holds the cluster)")
