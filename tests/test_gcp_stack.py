@@ -153,3 +153,13 @@ def test_pool_report_rows() -> None:
 def test_two_runs_identical() -> None:
     first = stack_preview("gcp-prod").to_json()
     assert run_preview("gcp-prod", ROOT).to_json() == first
+
+
+def test_default_priority_expander_declares_no_configmap_on_gke(program_dir) -> None:
+    from tests.conftest import stack_values
+
+    values = stack_values("gcp-dev")
+    del values["elastic-gpu:autoscaler"]  # default expander list starts with "priority"
+    p = run_preview("test", program_dir(values))
+    assert not p.of_type("kubernetes:core/v1:ConfigMap")
+    assert p.one("elastic-gpu:index:ClusterAutoscaler", "cluster-autoscaler")
