@@ -78,14 +78,16 @@ class ClusterAutoscaler(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        if args.general_pool.args.spot:
+        cloud = cloud_module(args.cluster.cloud, "autoscaler")
+        # A cloud whose autoscaler is managed (GKE) runs no pod of ours and has no priority expander.
+        if args.general_pool.args.spot and getattr(cloud, "RUNS_ON_GENERAL_POOL", True):
             raise ConfigError(
                 [f"ClusterAutoscaler '{name}': general_pool must be on-demand; the autoscaler never runs on spot nodes"]
             )
         super().__init__(TYPE_TOKEN, name, None, opts)
         k8s_opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
         self.priority_config: k8s.core.v1.ConfigMap | None = None
-        if "priority" in args.expander:
+        if "priority" in args.expander and getattr(cloud, "SUPPORTS_PRIORITY_EXPANDER", True):
             node_groups = [g for p in [args.general_pool, *args.gpu_pools] for g in p.node_groups]
             self.priority_config = k8s.core.v1.ConfigMap(
                 f"{name}-priorities",
@@ -93,7 +95,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
                 data=priority_expander_data(node_groups),
                 opts=k8s_opts,
             )
-        built = cloud_module(args.cluster.cloud, "autoscaler").build_autoscaler(name, args, self)
+        built = cloud.build_autoscaler(name, args, self)
         self.image: str | None = built.get("image")
         self.role_arn: pulumi.Output[str] | None = built.get("role_arn")
         self.register_outputs({"image": self.image, "role_arn": self.role_arn})

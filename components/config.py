@@ -41,6 +41,17 @@ DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD = "10m"
 #: minutes; the autoscaler's own default is 15m.
 DEFAULT_MAX_NODE_PROVISION_TIME = "5m"
 DEFAULT_EXPANDER: tuple[Expander, ...] = ("priority", "least-waste")
+# GCP-only defaults (cloud: gcp).
+#: GKE's recommended release channel for production clusters.
+DEFAULT_RELEASE_CHANNEL = "REGULAR"
+#: Nodes with public IPs by default; private nodes get a Cloud NAT for image pulls.
+DEFAULT_PRIVATE_NODES = False
+#: Zonal control plane by default (the free tier covers one zonal cluster); regional for production.
+DEFAULT_REGIONAL = False
+#: GKE installs the "Default" NVIDIA driver of the node's GKE version ("LATEST" for the newest).
+DEFAULT_GPU_DRIVER_VERSION = "DEFAULT"
+ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
+GpuDriverVersion = Literal["DEFAULT", "LATEST"]
 
 
 class _Model(BaseModel):
@@ -59,6 +70,14 @@ class ClusterConfig(_Model):
     """Address range of the network created for the cluster (default 10.0.0.0/16)."""
     protect: bool = False
     """Protect the cluster from `pulumi destroy` (production stacks set true)."""
+    project: str | None = None
+    """GCP only, required there: the project that holds the cluster (and its Workload Identity pool)."""
+    release_channel: ReleaseChannel = DEFAULT_RELEASE_CHANNEL
+    """GCP only: GKE release channel (default REGULAR)."""
+    private_nodes: bool = DEFAULT_PRIVATE_NODES
+    """GCP only: nodes without public IPs, with a Cloud NAT (default false)."""
+    regional: bool = DEFAULT_REGIONAL
+    """GCP only: regional control plane across the region's zones (default false: zonal, in zones[0])."""
 
 
 class GeneralPoolConfig(_Model):
@@ -93,6 +112,11 @@ class GpuPoolConfig(_Model):
     disk_size_gib: int = Field(default=DEFAULT_GPU_DISK_GIB, ge=20)
     ami_family: Literal["al2023", "bottlerocket"] = "al2023"
     """AWS only: EKS-optimised AMI family (bottlerocket ships its own device plugin)."""
+    gpu_driver_version: GpuDriverVersion = DEFAULT_GPU_DRIVER_VERSION
+    """GCP only: the NVIDIA driver GKE installs on the nodes, DEFAULT or LATEST (default DEFAULT)."""
+    queued_provisioning: bool = False
+    """GCP only: Dynamic Workload Scheduler (flex-start capacity via ProvisioningRequests and Kueue);
+    needs spot false and minSize 0 (default false)."""
 
 
 class AutoscalerConfig(_Model):
@@ -235,10 +259,29 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         if pool.ami_family != "al2023" and cloud != "aws":
             problems.append(f"{where}.amiFamily: an AWS-only setting; remove it for cloud {cloud!r}")
         problems += _gpu_type_problems(cfg, where, pool)
+    problems += _gcp_only_problems(cfg)
     # The cloud's own rules (zones, machine shapes, ...): components/<cloud>/rules.py.
     if rules := cloud_module(cloud, "rules", optional=True):
         problems += rules.validate(cfg)
     return problems
+
+
+#: Keys that only mean something on GCP, per model.
+GCP_ONLY_CLUSTER_KEYS = ("project", "release_channel", "private_nodes", "regional")
+GCP_ONLY_GPU_POOL_KEYS = ("gpu_driver_version", "queued_provisioning")
+
+
+def _gcp_only_problems(cfg: StackConfig) -> list[str]:
+    if cfg.cloud == "gcp":
+        return []
+    sets = [("cluster", cfg.cluster, GCP_ONLY_CLUSTER_KEYS)]
+    sets += [(f"gpuPools[{i}]", p, GCP_ONLY_GPU_POOL_KEYS) for i, p in enumerate(cfg.gpu_pools)]
+    return [
+        f"{where}.{to_camel(key)}: a GCP-only setting; remove it for cloud {cfg.cloud!r} (got {getattr(model, key)!r})"
+        for where, model, keys in sets
+        for key in keys
+        if key in model.model_fields_set
+    ]
 
 
 def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> list[str]:

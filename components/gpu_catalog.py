@@ -42,6 +42,11 @@ class GpuInstanceType:
     gpus: int
     vcpus: int
     memory_gib: int
+    #: GCP: the GKE accelerator type attached to the machine (e.g. "nvidia-tesla-t4")
+    accelerator: str | None = None
+    #: GCP N1: the GPU counts this machine type can attach (chosen by `gpusPerNode`);
+    #: empty when the machine type fixes its count (G2, A2, A3 and every AWS/Azure type)
+    gpu_counts: tuple[int, ...] = ()
 
     @property
     def model(self) -> GpuModel:
@@ -50,6 +55,25 @@ class GpuInstanceType:
 
 def _aws(name: str, gpu: str, gpus: int, vcpus: int, memory_gib: int) -> GpuInstanceType:
     return GpuInstanceType("aws", name, gpu, gpus, vcpus, memory_gib)
+
+
+def _gcp(
+    name: str, gpu: str, gpus: int, vcpus: int, memory_gib: int, accelerator: str, gpu_counts: tuple[int, ...] = ()
+) -> GpuInstanceType:
+    return GpuInstanceType("gcp", name, gpu, gpus, vcpus, memory_gib, accelerator, gpu_counts)
+
+
+#: GCP accelerator types (GKE `guest_accelerators.type`) and the machine families
+#: they attach to (cloud.google.com/compute/docs/gpus): T4 and V100 on N1 (1, 2,
+#: 4 [or 8 for V100] GPUs, limited by vCPUs), L4 on G2, A100 on A2, H100 on A3.
+#: One N1 machine type takes either GPU, but a row has one GPU: T4 rows use
+#: n1-standard, V100 rows n1-highmem (the catalog's pairing, not the only one).
+GCP_T4 = "nvidia-tesla-t4"
+GCP_V100 = "nvidia-tesla-v100"
+GCP_L4 = "nvidia-l4"
+GCP_A100 = "nvidia-tesla-a100"
+GCP_A100_80GB = "nvidia-a100-80gb"
+GCP_H100 = "nvidia-h100-80gb"
 
 
 GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
@@ -77,6 +101,32 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _aws("p3.16xlarge", "v100", 8, 64, 488),
         _aws("p4d.24xlarge", "a100", 8, 96, 1152),
         _aws("p5.48xlarge", "h100", 8, 192, 2048),
+        # GCP: T4 on N1 takes 1, 2 or 4 GPUs on any of these (<= 48 vCPUs for 1-2 GPUs).
+        _gcp("n1-standard-4", "t4", 1, 4, 15, GCP_T4, (1, 2, 4)),
+        _gcp("n1-standard-8", "t4", 1, 8, 30, GCP_T4, (1, 2, 4)),
+        _gcp("n1-standard-16", "t4", 1, 16, 60, GCP_T4, (1, 2, 4)),
+        # V100 on N1: 1 GPU up to 12 vCPUs, 2 up to 24, 4 up to 48, 8 up to 96.
+        _gcp("n1-highmem-8", "v100", 1, 8, 52, GCP_V100, (1, 2, 4, 8)),
+        _gcp("n1-highmem-16", "v100", 2, 16, 104, GCP_V100, (2, 4, 8)),
+        _gcp("n1-highmem-32", "v100", 4, 32, 208, GCP_V100, (4, 8)),
+        _gcp("g2-standard-4", "l4", 1, 4, 16, GCP_L4),
+        _gcp("g2-standard-8", "l4", 1, 8, 32, GCP_L4),
+        _gcp("g2-standard-12", "l4", 1, 12, 48, GCP_L4),
+        _gcp("g2-standard-16", "l4", 1, 16, 64, GCP_L4),
+        _gcp("g2-standard-32", "l4", 1, 32, 128, GCP_L4),
+        _gcp("g2-standard-24", "l4", 2, 24, 96, GCP_L4),
+        _gcp("g2-standard-48", "l4", 4, 48, 192, GCP_L4),
+        _gcp("g2-standard-96", "l4", 8, 96, 384, GCP_L4),
+        _gcp("a2-highgpu-1g", "a100", 1, 12, 85, GCP_A100),
+        _gcp("a2-highgpu-2g", "a100", 2, 24, 170, GCP_A100),
+        _gcp("a2-highgpu-4g", "a100", 4, 48, 340, GCP_A100),
+        _gcp("a2-highgpu-8g", "a100", 8, 96, 680, GCP_A100),
+        _gcp("a2-megagpu-16g", "a100", 16, 96, 1360, GCP_A100),
+        _gcp("a2-ultragpu-1g", "a100-80gb", 1, 12, 170, GCP_A100_80GB),
+        _gcp("a2-ultragpu-2g", "a100-80gb", 2, 24, 340, GCP_A100_80GB),
+        _gcp("a2-ultragpu-4g", "a100-80gb", 4, 48, 680, GCP_A100_80GB),
+        _gcp("a2-ultragpu-8g", "a100-80gb", 8, 96, 1360, GCP_A100_80GB),
+        _gcp("a3-highgpu-8g", "h100", 8, 208, 1872, GCP_H100),
     )
 }
 

@@ -55,7 +55,10 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
     GPU label and tolerations derived from the GPU pools' taints, so adding a
     taint to a pool never strands the plugin. Pools whose node image ships its
     own plugin (Bottlerocket NVIDIA) are left out; if every pool does, nothing is
-    declared. With `time_slicing_replicas`, a ConfigMap enables GPU sharing.
+    declared. On GKE every GPU pool reports `ships_device_plugin`: GKE installs
+    and manages its own NVIDIA device plugin (and driver) on GPU nodes, so this
+    component declares nothing there (no second plugin fighting for the GPUs).
+    With `time_slicing_replicas`, a ConfigMap enables GPU sharing.
     """
 
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:

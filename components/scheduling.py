@@ -57,6 +57,14 @@ AKS_SPOT_LABEL = "kubernetes.azure.com/scalesetpriority"
 #: GCP: GKE taints GPU nodes with nvidia.com/gpu (value "present" by convention).
 GKE_GPU_TAINT = Taint(key=GPU_RESOURCE, value="present", effect="NoSchedule")
 
+#: GCP: a manually created node pool serves a GKE ComputeClass when it carries this
+#: label and a NoSchedule taint with the same key and the class name as value.
+GKE_COMPUTE_CLASS_KEY = "cloud.google.com/compute-class"
+
+
+def gke_compute_class_taint(compute_class: str) -> Taint:
+    return Taint(key=GKE_COMPUTE_CLASS_KEY, value=compute_class, effect="NoSchedule")
+
 
 def node_labels(*, pool: str, node_class: str, spot: bool) -> dict[str, str]:
     """The labels elastic-gpu puts on every node of a pool."""

@@ -43,6 +43,13 @@ class SpotGpuPoolArgs:
     disk_size_gib: int = DEFAULT_DISK_SIZE_GIB
     ami_family: str = "al2023"
     """AWS only: "al2023" (default) or "bottlerocket" (ships its own device plugin)."""
+    gpu_count: int | None = None
+    """GCP N1 only: GPUs attached per node (1, 2, 4 or 8 by the catalog's `gpu_counts`);
+    default None: the catalog's count for the machine type."""
+    gpu_driver_version: str = "DEFAULT"
+    """GCP only: NVIDIA driver GKE installs, "DEFAULT" (default) or "LATEST"."""
+    queued_provisioning: bool = False
+    """GCP only: Dynamic Workload Scheduler queued provisioning (flex-start, not spot; min 0)."""
     gpu_sharing_replicas: int = 1
     """Pods per physical GPU when the device plugin time-slices (scales the advertised GPU count)."""
     tags: dict[str, str] = field(default_factory=dict)
@@ -55,7 +62,7 @@ class SpotGpuPoolArgs:
     def gpus_per_node(self) -> int:
         row = gpu_instance_type(self.cluster.cloud, self.instance_types[0])
         assert row is not None, "validated before use"
-        return row.gpus
+        return self.gpu_count or row.gpus
 
     @property
     def advertised_gpus_per_node(self) -> int:

@@ -23,7 +23,14 @@ DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.20.0"
 #: extended support) that we also have an autoscaler tag for.
 SUPPORTED_KUBERNETES_VERSIONS: dict[str, tuple[str, ...]] = {
     "aws": ("1.32", "1.33", "1.34", "1.35"),
+    # GKE minors in the release channels (GKE release notes; min_master_version takes a minor).
+    "gcp": ("1.32", "1.33", "1.34", "1.35"),
 }
+
+#: Kueue, which routes GPU Jobs to GKE queued provisioning (Dynamic Workload Scheduler):
+#: its Helm chart, pinned (kubernetes-sigs/kueue releases; chart published to registry.k8s.io).
+KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
+KUEUE_VERSION = "0.13.4"
 
 
 def cluster_autoscaler_image(kubernetes_version: str) -> str:

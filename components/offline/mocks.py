@@ -31,10 +31,16 @@ def _eks_node_group(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     return {"resources": [{"autoscalingGroups": [{"name": f"eks-{ng}-{MOCK_UUID}"}]}]}
 
 
+def _gke_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    # 203.0.113.0/24 is TEST-NET-3 (RFC 5737): an endpoint shaped like GKE's public IP.
+    return {"endpoint": "203.0.113.10", "masterAuth": {"clusterCaCertificate": MOCK_CA}}
+
+
 COMPUTED: dict[str, Any] = {
     "aws:eks/cluster:Cluster": _eks_cluster,
     "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
     "aws:ec2/launchTemplate:LaunchTemplate": lambda name, inputs: {"latestVersion": 1},
+    "gcp:container/cluster:Cluster": _gke_cluster,
 }
 
 

@@ -40,9 +40,26 @@ def _eks_node_group(r: CapturedResource, preview: Preview) -> PoolSummary:
     )
 
 
+def _gke_node_pool(r: CapturedResource, preview: Preview) -> PoolSummary:
+    node_config = r.inputs.get("nodeConfig", {})
+    scaling = r.inputs.get("autoscaling", {})
+    accelerators = [f"{a['count']}x{a['type']}" for a in node_config.get("guestAccelerators", [])]
+    return PoolSummary(
+        pool=node_config.get("labels", {}).get(POOL_LABEL, r.name),
+        node_group=r.inputs.get("name", r.name),
+        capacity="spot" if node_config.get("spot") else "on-demand",
+        instance_types=[node_config.get("machineType", "?"), *accelerators],
+        min_size=scaling.get("totalMinNodeCount", 0),
+        max_size=scaling.get("totalMaxNodeCount", 0),
+        zones=sorted(r.inputs.get("nodeLocations", [])),
+        taints=[f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in node_config.get("taints", [])],
+    )
+
+
 #: Per provider type: how a captured node group reads as a pool row. Each cloud adds its own.
 POOL_EXTRACTORS: dict[str, Callable[[CapturedResource, Preview], PoolSummary]] = {
     "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
+    "gcp:container/nodePool:NodePool": _gke_node_pool,
 }
 
 

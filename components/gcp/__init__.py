@@ -1,0 +1,1 @@
+"""GCP (GKE) mapping of the cloud-neutral components: pools, autoscaler, rules, stack."""

@@ -1,0 +1,233 @@
+"""GCP builders for GeneralPool and SpotGpuPool: which GKE node pools, with what.
+
+On GKE one node pool spans the pool's zones: its autoscaling limits are totals
+(`total_min_node_count`/`total_max_node_count`) and location policy ANY lets
+GKE pick whichever zone has capacity, so `per_zone` needs no pool per zone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+from components.gpu_catalog import gpu_instance_type
+from components.pool_types import BuiltPool, Capacity, NodeGroupRef
+from components.scheduling import (
+    GKE_COMPUTE_CLASS_KEY,
+    GKE_GPU_TAINT,
+    NODE_CLASS_GENERAL,
+    NODE_CLASS_GPU,
+    Taint,
+    gke_compute_class_taint,
+    node_labels,
+)
+
+if TYPE_CHECKING:
+    from components.general_pool import GeneralPoolArgs
+    from components.gke_cluster import GkeCluster
+    from components.spot_gpu_pool import SpotGpuPoolArgs
+
+#: Kubernetes taint effects in the GCP API's enum spelling.
+GCP_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
+#: GKE picks the zone with capacity (and unused reservations): fewer spot stock-outs than BALANCED.
+LOCATION_POLICY = "ANY"
+#: Nodes call Google APIs with their service account; IAM (not scopes) limits what they may do.
+OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
+#: Pods see the GKE metadata server, which Workload Identity needs.
+WORKLOAD_METADATA_MODE = "GKE_METADATA"
+#: Queued provisioning (DWS) pools must not consume reservations (GKE DWS docs, seed 004).
+QUEUED_RESERVATION_AFFINITY = "NO_RESERVATION"
+#: The autoscaler owns the node count; `pulumi up` never resets it.
+IGNORED = ["nodeCount", "initialNodeCount"]
+
+COMPUTE_CLASS_API = "cloud.google.com/v1"
+#: With every ranked pool out of capacity, leave pods pending rather than use another pool.
+WHEN_UNSATISFIABLE = "DoNotScaleUp"
+
+
+def _gke(cluster: object) -> GkeCluster:
+    from components.gke_cluster import GkeCluster
+
+    if not isinstance(cluster, GkeCluster):
+        raise TypeError(f"a GCP pool needs a GkeCluster, got {type(cluster).__name__}")
+    return cluster
+
+
+def _taint_args(taints: list[Taint]) -> list[gcp.container.NodePoolNodeConfigTaintArgs]:
+    return [
+        gcp.container.NodePoolNodeConfigTaintArgs(key=t.key, value=t.value, effect=GCP_TAINT_EFFECTS[t.effect])
+        for t in taints
+    ]
+
+
+def _ref(cluster: GkeCluster, pool_name: str, capacity: Capacity) -> NodeGroupRef:
+    # GKE names a pool's instance groups gke-<cluster>-<pool>-<hash>-grp.
+    return NodeGroupRef(pool_name, capacity, f"^gke-{cluster.args.cluster_name}-{pool_name}-.*")
+
+
+@dataclass
+class _PoolSpec:
+    gke_name: str
+    machine_type: str
+    spot: bool
+    min_size: int
+    max_size: int
+    zones: list[str]
+    labels: dict[str, str]
+    taints: list[Taint]
+    disk_size_gib: int
+    accelerator: gcp.container.NodePoolNodeConfigGuestAcceleratorArgs | None = None
+    queued: bool = False
+
+
+def _node_pool(
+    res_name: str, spec: _PoolSpec, cluster: GkeCluster, tags: dict[str, str], parent: pulumi.Resource
+) -> gcp.container.NodePool:
+    return gcp.container.NodePool(
+        res_name,
+        name=spec.gke_name,
+        cluster=cluster.cluster.name,
+        location=cluster.cluster.location,
+        project=cluster.args.project,
+        node_locations=spec.zones,
+        # Scale from the total minimum; afterwards the autoscaler owns the count (ignored below).
+        initial_node_count=-(-spec.min_size // len(spec.zones)),
+        autoscaling=gcp.container.NodePoolAutoscalingArgs(
+            total_min_node_count=spec.min_size,
+            total_max_node_count=spec.max_size,
+            location_policy=LOCATION_POLICY,
+        ),
+        # Queued-provisioning nodes are removed, not repaired (GKE DWS docs: --no-enable-autorepair).
+        management=gcp.container.NodePoolManagementArgs(auto_repair=not spec.queued, auto_upgrade=True),
+        queued_provisioning=gcp.container.NodePoolQueuedProvisioningArgs(enabled=True) if spec.queued else None,
+        node_config=gcp.container.NodePoolNodeConfigArgs(
+            machine_type=spec.machine_type,
+            spot=spec.spot,
+            disk_size_gb=spec.disk_size_gib,
+            disk_type="pd-balanced",
+            oauth_scopes=OAUTH_SCOPES,
+            workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
+                mode=WORKLOAD_METADATA_MODE
+            ),
+            guest_accelerators=[spec.accelerator] if spec.accelerator else None,
+            reservation_affinity=gcp.container.NodePoolNodeConfigReservationAffinityArgs(
+                consume_reservation_type=QUEUED_RESERVATION_AFFINITY
+            )
+            if spec.queued
+            else None,
+            labels=spec.labels,
+            taints=_taint_args(spec.taints),
+            resource_labels=tags,
+        ),
+        opts=pulumi.ResourceOptions(parent=parent, ignore_changes=IGNORED),
+    )
+
+
+def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+    """One node pool (the first machine type) across the cluster's zones, spot if configured."""
+    cluster = _gke(args.cluster)
+    labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
+    spec = _PoolSpec(
+        gke_name=name,
+        machine_type=args.instance_types[0],
+        spot=args.spot,
+        min_size=args.min_size,
+        max_size=args.max_size,
+        zones=cluster.zones,
+        labels=labels,
+        taints=[],
+        disk_size_gib=args.disk_size_gib,
+    )
+    pool = _node_pool(f"{name}-np", spec, cluster, args.tags, parent)
+    ref = _ref(cluster, spec.gke_name, "spot" if args.spot else "on-demand")
+    return BuiltPool(node_groups=[ref], taints=[], labels=labels, resources=[pool])
+
+
+def compute_class_name(pool: str) -> str:
+    return f"{pool}-spot-first"
+
+
+def compute_class_spec(spot_pool: str, fallback_pool: str) -> dict[str, object]:
+    """A GKE ComputeClass: the spot pool first, then the on-demand one; no auto-created pools."""
+    return {
+        "priorities": [{"nodepools": [spot_pool]}, {"nodepools": [fallback_pool]}],
+        # Move pods back to spot nodes once spot capacity returns.
+        "activeMigration": {"optimizeRulePriority": True},
+        "nodePoolAutoCreation": {"enabled": False},
+        "whenUnsatisfiable": WHEN_UNSATISFIABLE,
+    }
+
+
+def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+    """A GPU node pool (spot, or queued provisioning), plus an on-demand fallback and its ComputeClass.
+
+    GKE installs the driver (`gpu_driver_version`) and runs its own device plugin,
+    so the pool reports `ships_device_plugin`. The GPU taint is declared as GKE
+    puts it, so the spec matches what the nodes carry.
+    """
+    cluster = _gke(args.cluster)
+    row = gpu_instance_type(cluster.cloud, args.instance_types[0])
+    assert row is not None, "validated before use"
+    accelerator = gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
+        type=row.accelerator or row.model.accelerator_label,
+        count=args.gpus_per_node,
+        gpu_driver_installation_config=gcp.container.NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs(
+            gpu_driver_version=args.gpu_driver_version
+        ),
+    )
+    compute_class = compute_class_name(name) if args.on_demand_fallback else None
+    taints = sorted({GKE_GPU_TAINT, *args.extra_taints})
+    extra = dict(args.extra_labels)
+    if compute_class:
+        # Manually created pools serve a ComputeClass through this label and taint.
+        taints = sorted({*taints, gke_compute_class_taint(compute_class)})
+        extra[GKE_COMPUTE_CLASS_KEY] = compute_class
+
+    def spec(gke_name: str, spot: bool, min_size: int, queued: bool = False) -> _PoolSpec:
+        return _PoolSpec(
+            gke_name=gke_name,
+            machine_type=args.instance_types[0],
+            spot=spot,
+            min_size=min_size,
+            max_size=args.max_size,
+            zones=args.pool_zones,
+            labels=node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | extra,
+            taints=taints,
+            disk_size_gib=args.disk_size_gib,
+            accelerator=accelerator,
+            queued=queued,
+        )
+
+    if args.queued_provisioning:
+        specs = [(f"{name}-dws", spec(f"{name}-dws", spot=False, min_size=0, queued=True))]
+    else:
+        kind = "spot" if args.spot else "od"
+        specs = [(f"{name}-{kind}", spec(f"{name}-{kind}", spot=args.spot, min_size=args.min_size))]
+    if args.on_demand_fallback:
+        specs.append((f"{name}-fallback", spec(f"{name}-fallback", spot=False, min_size=0)))
+    pools = [_node_pool(res_name, s, cluster, args.tags, parent) for res_name, s in specs]
+    resources: list[pulumi.Resource] = list(pools)
+    if compute_class:
+        resources.append(
+            k8s.apiextensions.CustomResource(
+                f"{name}-compute-class",
+                api_version=COMPUTE_CLASS_API,
+                kind="ComputeClass",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=compute_class),
+                spec=compute_class_spec(specs[0][1].gke_name, specs[1][1].gke_name),
+                opts=pulumi.ResourceOptions(parent=parent, provider=cluster.provider, depends_on=pools),
+            )
+        )
+    refs = [_ref(cluster, s.gke_name, "spot" if s.spot else "on-demand") for _, s in specs]
+    return BuiltPool(
+        node_groups=refs,
+        taints=taints,
+        labels=specs[0][1].labels,
+        resources=resources,
+        # GKE installs and manages the NVIDIA device plugin on GPU nodes.
+        ships_device_plugin=True,
+    )

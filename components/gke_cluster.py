@@ -1,0 +1,159 @@
+"""GkeCluster: a GKE Standard control plane ready for elastic GPU pools."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+TYPE_TOKEN = "elastic-gpu:index:GkeCluster"
+
+#: GKE release channel unless the stack says otherwise.
+DEFAULT_RELEASE_CHANNEL = "REGULAR"
+#: On GKE the cluster autoscaler is Google's: this profile scales down sooner and
+#: packs pods tighter than BALANCED, which suits GPU pools that should return to 0.
+AUTOSCALING_PROFILE = "OPTIMIZE_UTILIZATION"
+#: The default VPC network; the cluster is VPC-native (alias IPs) in it.
+DEFAULT_NETWORK = "default"
+
+
+@dataclass
+class GkeClusterArgs:
+    cluster_name: str
+    """GKE cluster name."""
+    project: str
+    """GCP project of the cluster; its Workload Identity pool is `<project>.svc.id.goog`."""
+    region: str
+    zones: list[str]
+    """Zones the node pools span (each `<region>-<letter>`)."""
+    kubernetes_version: str
+    """Kubernetes minor, e.g. "1.33" (the control plane's minimum version)."""
+    regional: bool = False
+    """Default false: a zonal control plane in zones[0]; true: regional (replicated across zones)."""
+    release_channel: str = DEFAULT_RELEASE_CHANNEL
+    """Default REGULAR: GKE upgrades the cluster within this channel."""
+    private_nodes: bool = False
+    """Default false; true: nodes get no public IP and reach the internet through a Cloud NAT."""
+    protect: bool = False
+    """Default false; true sets GKE's deletion protection and Pulumi's protect (production)."""
+    network: str = DEFAULT_NETWORK
+    """Default "default": the VPC network the cluster joins."""
+    tags: dict[str, str] = field(default_factory=dict)
+    """GCP resource labels on the cluster."""
+
+    @property
+    def location(self) -> str:
+        return self.region if self.regional else self.zones[0]
+
+
+class GkeCluster(pulumi.ComponentResource):
+    """A GKE Standard cluster with its default node pool removed.
+
+    Creates `gcp.container.Cluster` (regional or zonal, release channel,
+    Workload Identity, VPC-native, optional private nodes, cluster autoscaling
+    profile OPTIMIZE_UTILIZATION: on GKE the cluster autoscaler is managed, and
+    this profile plus each pool's autoscaling is all of it); with private nodes a
+    Cloud Router and NAT so nodes can pull images; a kubeconfig (secret) that
+    authenticates through `gke-gcloud-auth-plugin`; and a Kubernetes provider
+    built from it, which the Kubernetes-side components use.
+    """
+
+    cloud = "gcp"
+
+    def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__(TYPE_TOKEN, name, None, opts)
+        self.args = args
+        child = pulumi.ResourceOptions(parent=self)
+        private = (
+            gcp.container.ClusterPrivateClusterConfigArgs(enable_private_nodes=True, enable_private_endpoint=False)
+            if args.private_nodes
+            else None
+        )
+        self.cluster = gcp.container.Cluster(
+            f"{name}-gke",
+            name=args.cluster_name,
+            project=args.project,
+            location=args.location,
+            network=args.network,
+            # Pools are separate NodePool resources; GKE needs one node to create the cluster.
+            remove_default_node_pool=True,
+            initial_node_count=1,
+            min_master_version=args.kubernetes_version,
+            release_channel=gcp.container.ClusterReleaseChannelArgs(channel=args.release_channel),
+            workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(
+                workload_pool=f"{args.project}.svc.id.goog"
+            ),
+            ip_allocation_policy=gcp.container.ClusterIpAllocationPolicyArgs(),
+            private_cluster_config=private,
+            cluster_autoscaling=gcp.container.ClusterClusterAutoscalingArgs(autoscaling_profile=AUTOSCALING_PROFILE),
+            deletion_protection=args.protect,
+            resource_labels=args.tags,
+            opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
+        )
+        if args.private_nodes:
+            router = gcp.compute.Router(
+                f"{name}-router", project=args.project, region=args.region, network=args.network, opts=child
+            )
+            gcp.compute.RouterNat(
+                f"{name}-nat",
+                project=args.project,
+                region=args.region,
+                router=router.name,
+                nat_ip_allocate_option="AUTO_ONLY",
+                source_subnetwork_ip_ranges_to_nat="ALL_SUBNETWORKS_ALL_IP_RANGES",
+                opts=child,
+            )
+        self.cluster_name: pulumi.Output[str] = self.cluster.name
+        self.location: pulumi.Output[str] = self.cluster.location
+        self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(
+            pulumi.Output.all(
+                self.cluster.name, self.cluster.endpoint, self.cluster.master_auth.cluster_ca_certificate
+            ).apply(lambda a: _kubeconfig(a[0], a[1], a[2]))
+        )
+        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
+        self.register_outputs(
+            {"cluster_name": self.cluster_name, "location": self.location, "kubeconfig": self.kubeconfig}
+        )
+
+    @property
+    def zones(self) -> list[str]:
+        return list(self.args.zones)
+
+    @property
+    def kubernetes_version(self) -> str:
+        return self.args.kubernetes_version
+
+
+def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str) -> str:
+    """A kubeconfig that gets a token from `gke-gcloud-auth-plugin` (no long-lived credentials)."""
+    return json.dumps(
+        {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {
+                    "name": cluster_name,
+                    "cluster": {"server": f"https://{endpoint}", "certificate-authority-data": ca_data},
+                }
+            ],
+            "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
+            "current-context": cluster_name,
+            "users": [
+                {
+                    "name": cluster_name,
+                    "user": {
+                        "exec": {
+                            "apiVersion": "client.authentication.k8s.io/v1beta1",
+                            "command": "gke-gcloud-auth-plugin",
+                            "installHint": "gcloud components install gke-gcloud-auth-plugin",
+                            "provideClusterInfo": True,
+                        }
+                    },
+                }
+            ],
+        },
+        indent=2,
+    )
