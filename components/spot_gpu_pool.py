@@ -43,6 +43,8 @@ class SpotGpuPoolArgs:
     disk_size_gib: int = DEFAULT_DISK_SIZE_GIB
     ami_family: str = "al2023"
     """AWS only: "al2023" (default) or "bottlerocket" (ships its own device plugin)."""
+    spot_max_price: float | None = None
+    """Azure only: max USD/hour per spot VM; default None: -1 (capped at the on-demand price)."""
     gpu_sharing_replicas: int = 1
     """Pods per physical GPU when the device plugin time-slices (scales the advertised GPU count)."""
     tags: dict[str, str] = field(default_factory=dict)

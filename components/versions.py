@@ -23,6 +23,9 @@ DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.20.0"
 #: extended support) that we also have an autoscaler tag for.
 SUPPORTED_KUBERNETES_VERSIONS: dict[str, tuple[str, ...]] = {
     "aws": ("1.32", "1.33", "1.34", "1.35"),
+    # AKS: standard-support minors (learn.microsoft.com/azure/aks/supported-kubernetes-versions);
+    # not re-checked online for late 2026, so the conservative 1.32-1.34.
+    "azure": ("1.32", "1.33", "1.34"),
 }
 
 
