@@ -48,7 +48,10 @@ def _aks_user_credentials(args: dict[str, Any]) -> dict[str, Any]:
         "clusters": [
             {
                 "name": cluster,
-                "cluster": {"server": f"https://{cluster}-mock.hcp.example.azmk8s.io:443", "certificate-authority-data": MOCK_CA},
+                "cluster": {
+                    "server": f"https://{cluster}-mock.hcp.example.azmk8s.io:443",
+                    "certificate-authority-data": MOCK_CA,
+                },
             }
         ],
         "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": f"clusterUser_{cluster}"}}],
