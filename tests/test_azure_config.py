@@ -127,3 +127,30 @@ def test_agent_pool_names_and_vmss_regex() -> None:
     rx = vmss_name_regex("t4s01")
     assert re.fullmatch(rx, "aks-t4s01-30195312-vmss")
     assert not re.fullmatch(rx, "aks-t4s012-30195312-vmss")
+
+
+def test_aks_autoscaler_settings_must_match_the_cluster_profile() -> None:
+    """On AKS ClusterAutoscaler declares no workload; settings differing from the cluster's profile are an error."""
+    from types import SimpleNamespace
+
+    from components.aks_cluster import AksCluster, AksClusterArgs
+    from components.azure.autoscaler import build_autoscaler
+
+    cluster = AksCluster.__new__(AksCluster)  # only its args are read: no resources needed
+    cluster.args = AksClusterArgs(cluster_name="c", location="westeurope", zones=["1"], kubernetes_version="1.33")
+    args = SimpleNamespace(
+        cluster=cluster,
+        scale_down_unneeded_time=cluster.args.scale_down_unneeded_time,
+        scale_down_delay_after_add=cluster.args.scale_down_delay_after_add,
+        max_node_provision_time=cluster.args.max_node_provision_time,
+        expander=list(cluster.args.expander),
+        image=None,
+        namespace="kube-system",
+    )
+    assert build_autoscaler("ca", args, parent=None) == {"image": None, "role_arn": None}
+    args.scale_down_unneeded_time = "1h"
+    args.image = "registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.6"
+    with pytest.raises(ConfigError) as exc:
+        build_autoscaler("ca", args, parent=None)
+    assert "ClusterAutoscaler 'ca': scale_down_unneeded_time: on AKS the autoscaler's settings live" in str(exc.value)
+    assert "image: AKS runs its own managed autoscaler; leave image unset" in str(exc.value)
