@@ -171,6 +171,13 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
     if len(args.instance_types) > 9:
         raise ConfigError([f"SpotGpuPool '{name}': instance_types: at most 9 VM sizes on AKS"])
+    if args.spot_max_price is not None and args.spot_max_price != -1 and args.spot_max_price <= 0:
+        raise ConfigError(
+            [
+                f"SpotGpuPool '{name}': spot_max_price: {args.spot_max_price!r} is not allowed; "
+                "allowed: -1 (up to the on-demand price) or a positive USD/hour"
+            ]
+        )
     stem = agent_pool_stem(name)
     spot_max_price = DEFAULT_SPOT_MAX_PRICE if args.spot_max_price is None else args.spot_max_price
     # Spot nodes carry AKS's own taint and label: declared so the spec matches the nodes,
