@@ -75,6 +75,8 @@ class ClusterAutoscaler(pulumi.ComponentResource):
     pool's on-demand nodes only, and a PodDisruptionBudget. Wherever the
     priority expander is used, the `cluster-autoscaler-priority-expander`
     ConfigMap ranks spot groups above on-demand fallbacks.
+    On AKS the managed autoscaler is used: its settings are the AksCluster's
+    autoScalerProfile plus each agent pool's min/max, and it honours that ConfigMap.
     """
 
     def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: pulumi.ResourceOptions | None = None) -> None:

@@ -53,9 +53,41 @@ DEFAULT_GPU_DRIVER_VERSION = "DEFAULT"
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
 GpuDriverVersion = Literal["DEFAULT", "LATEST"]
 
+# Azure-only defaults (AKS).
+#: Azure CNI (in overlay mode): kubenet is being retired by Azure.
+DEFAULT_AKS_NETWORK_PLUGIN = "azure"
+#: System-pool VM size: the AKS docs want >= 4 vCPUs for system pools and no B-series.
+DEFAULT_AKS_SYSTEM_VM_SIZE = "Standard_D4s_v5"
+#: AKS's System pool never scales below 1 (its count range is 1..1000); docs recommend 3 in production.
+DEFAULT_AKS_SYSTEM_MIN = 1
+DEFAULT_AKS_SYSTEM_MAX = 3
+#: Spot max price -1: pay up to the on-demand price, never evicted for price (only for capacity).
+DEFAULT_AKS_SPOT_MAX_PRICE = -1.0
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True, strict=True)
+
+
+class ResourceGroupConfig(_Model):
+    """Azure only: the resource group the cluster lives in."""
+
+    name: str = Field(pattern=r"^[-\w.()]{0,89}[-\w()]$")
+    create: bool = True
+    """Default true: create the group; false: use an existing one (it is never deleted by us)."""
+
+
+class SystemPoolConfig(_Model):
+    """Azure only: the AKS System-mode pool (on-demand, >= 1 node) for kube-system pods."""
+
+    vm_size: str = DEFAULT_AKS_SYSTEM_VM_SIZE
+    min_size: int = Field(default=DEFAULT_AKS_SYSTEM_MIN, ge=0)
+    """Default 1; must stay >= 1 (AKS requires a node in a System pool)."""
+    max_size: int = Field(default=DEFAULT_AKS_SYSTEM_MAX, ge=0)
+    spot: bool = False
+    """Must stay false: AKS does not allow spot System pools."""
+    critical_addons_only: bool = False
+    """Default false; true taints it CriticalAddonsOnly=true:NoSchedule (system pods only)."""
 
 
 class ClusterConfig(_Model):
@@ -78,6 +110,12 @@ class ClusterConfig(_Model):
     """GCP only: nodes without public IPs, with a Cloud NAT (default false)."""
     regional: bool = DEFAULT_REGIONAL
     """GCP only: regional control plane across the region's zones (default false: zonal, in zones[0])."""
+    resource_group: ResourceGroupConfig | None = None
+    """Azure only: default: create `<name>-rg` in `region`."""
+    network_plugin: Literal["azure", "kubenet", "none"] | None = None
+    """Azure only: AKS network plugin (default DEFAULT_AKS_NETWORK_PLUGIN, Azure CNI overlay)."""
+    system_pool: SystemPoolConfig | None = None
+    """Azure only: the System-mode pool (default SystemPoolConfig())."""
 
 
 class GeneralPoolConfig(_Model):
@@ -117,6 +155,8 @@ class GpuPoolConfig(_Model):
     queued_provisioning: bool = False
     """GCP only: Dynamic Workload Scheduler (flex-start capacity via ProvisioningRequests and Kueue);
     needs spot false and minSize 0 (default false)."""
+    spot_max_price: float | None = None
+    """Azure only: max USD/hour per spot VM; default DEFAULT_AKS_SPOT_MAX_PRICE (-1, on-demand cap)."""
 
 
 class AutoscalerConfig(_Model):
@@ -258,8 +298,20 @@ def validate_stack(cfg: StackConfig) -> list[str]:
             problems.append(f"{where}.onDemandFallback: only a spot pool can fall back to on-demand (spot is false)")
         if pool.ami_family != "al2023" and cloud != "aws":
             problems.append(f"{where}.amiFamily: an AWS-only setting; remove it for cloud {cloud!r}")
+        if pool.spot_max_price is not None and cloud != "azure":
+            problems.append(f"{where}.spotMaxPrice: an Azure-only setting; remove it for cloud {cloud!r}")
         problems += _gpu_type_problems(cfg, where, pool)
     problems += _gcp_only_problems(cfg)
+    if cloud != "azure":
+        problems += [
+            f"cluster.{key}: an Azure-only setting; remove it for cloud {cloud!r}"
+            for key, value in (
+                ("resourceGroup", cfg.cluster.resource_group),
+                ("networkPlugin", cfg.cluster.network_plugin),
+                ("systemPool", cfg.cluster.system_pool),
+            )
+            if value is not None
+        ]
     # The cloud's own rules (zones, machine shapes, ...): components/<cloud>/rules.py.
     if rules := cloud_module(cloud, "rules", optional=True):
         problems += rules.validate(cfg)

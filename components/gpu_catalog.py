@@ -24,12 +24,14 @@ GPU_MODELS: dict[str, GpuModel] = {
     for m in (
         GpuModel("t4", "NVIDIA T4", 16, "nvidia-tesla-t4"),
         GpuModel("a10g", "NVIDIA A10G", 24, "nvidia-a10g"),
+        GpuModel("a10", "NVIDIA A10", 24, "nvidia-a10"),
         GpuModel("l4", "NVIDIA L4", 24, "nvidia-l4"),
         GpuModel("l40s", "NVIDIA L40S", 48, "nvidia-l40s"),
         GpuModel("v100", "NVIDIA V100", 16, "nvidia-tesla-v100"),
         GpuModel("a100", "NVIDIA A100 40GB", 40, "nvidia-tesla-a100"),
         GpuModel("a100-80gb", "NVIDIA A100 80GB", 80, "nvidia-a100-80gb"),
         GpuModel("h100", "NVIDIA H100 80GB", 80, "nvidia-h100-80gb"),
+        GpuModel("h100-nvl", "NVIDIA H100 NVL 94GB", 94, "nvidia-h100-nvl"),
     )
 }
 
@@ -47,6 +49,8 @@ class GpuInstanceType:
     #: GCP N1: the GPU counts this machine type can attach (chosen by `gpusPerNode`);
     #: empty when the machine type fixes its count (G2, A2, A3 and every AWS/Azure type)
     gpu_counts: tuple[int, ...] = ()
+    #: regions where the type is sold, where we know them; None: not checked
+    regions: tuple[str, ...] | None = None
 
     @property
     def model(self) -> GpuModel:
@@ -75,6 +79,34 @@ GCP_A100 = "nvidia-tesla-a100"
 GCP_A100_80GB = "nvidia-a100-80gb"
 GCP_H100 = "nvidia-h100-80gb"
 
+
+def _azure(
+    name: str, gpu: str, gpus: int, vcpus: int, memory_gib: int, regions: tuple[str, ...] | None = None
+) -> GpuInstanceType:
+    return GpuInstanceType("azure", name, gpu, gpus, vcpus, memory_gib, regions=regions)
+
+
+#: Azure regions offering the NCasT4_v3 series (Azure "products by region"; a
+#: snapshot, extend it when Azure adds a region: a region missing here is rejected).
+_AZURE_T4_REGIONS = (
+    "australiaeast",
+    "brazilsouth",
+    "canadacentral",
+    "centralindia",
+    "eastus",
+    "eastus2",
+    "francecentral",
+    "germanywestcentral",
+    "japaneast",
+    "koreacentral",
+    "northeurope",
+    "southcentralus",
+    "southeastasia",
+    "uksouth",
+    "westeurope",
+    "westus2",
+    "westus3",
+)
 
 GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
     (t.cloud, t.name): t
@@ -127,6 +159,22 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _gcp("a2-ultragpu-4g", "a100-80gb", 4, 48, 680, GCP_A100_80GB),
         _gcp("a2-ultragpu-8g", "a100-80gb", 8, 96, 1360, GCP_A100_80GB),
         _gcp("a3-highgpu-8g", "h100", 8, 208, 1872, GCP_H100),
+        # Azure: learn.microsoft.com/azure/virtual-machines/sizes (NCasT4_v3, NCv3, NC A100 v4,
+        # NCads H100 v5, NVadsA10 v5). An AKS agent pool has exactly one of these sizes.
+        _azure("Standard_NC4as_T4_v3", "t4", 1, 4, 28, _AZURE_T4_REGIONS),
+        _azure("Standard_NC8as_T4_v3", "t4", 1, 8, 56, _AZURE_T4_REGIONS),
+        _azure("Standard_NC16as_T4_v3", "t4", 1, 16, 110, _AZURE_T4_REGIONS),
+        _azure("Standard_NC64as_T4_v3", "t4", 4, 64, 440, _AZURE_T4_REGIONS),
+        # NCv3 (V100): Azure announced its retirement; kept for existing pools.
+        _azure("Standard_NC6s_v3", "v100", 1, 6, 112),
+        _azure("Standard_NC12s_v3", "v100", 2, 12, 224),
+        _azure("Standard_NC24s_v3", "v100", 4, 24, 448),
+        _azure("Standard_NC24ads_A100_v4", "a100-80gb", 1, 24, 220),
+        _azure("Standard_NC48ads_A100_v4", "a100-80gb", 2, 48, 440),
+        _azure("Standard_NC96ads_A100_v4", "a100-80gb", 4, 96, 880),
+        _azure("Standard_NC40ads_H100_v5", "h100-nvl", 1, 40, 320),
+        _azure("Standard_NC80adis_H100_v5", "h100-nvl", 2, 80, 640),
+        _azure("Standard_NV36ads_A10_v5", "a10", 1, 36, 440),
     )
 }
 

@@ -50,6 +50,8 @@ class SpotGpuPoolArgs:
     """GCP only: NVIDIA driver GKE installs, "DEFAULT" (default) or "LATEST"."""
     queued_provisioning: bool = False
     """GCP only: Dynamic Workload Scheduler queued provisioning (flex-start, not spot; min 0)."""
+    spot_max_price: float | None = None
+    """Azure only: max USD/hour per spot VM; default None: -1 (capped at the on-demand price)."""
     gpu_sharing_replicas: int = 1
     """Pods per physical GPU when the device plugin time-slices (scales the advertised GPU count)."""
     tags: dict[str, str] = field(default_factory=dict)

@@ -25,6 +25,9 @@ SUPPORTED_KUBERNETES_VERSIONS: dict[str, tuple[str, ...]] = {
     "aws": ("1.32", "1.33", "1.34", "1.35"),
     # GKE minors in the release channels (GKE release notes; min_master_version takes a minor).
     "gcp": ("1.32", "1.33", "1.34", "1.35"),
+    # AKS: standard-support minors (learn.microsoft.com/azure/aks/supported-kubernetes-versions);
+    # not re-checked online for late 2026, so the conservative 1.32-1.34.
+    "azure": ("1.32", "1.33", "1.34"),
 }
 
 #: Kueue, which routes GPU Jobs to GKE queued provisioning (Dynamic Workload Scheduler):

@@ -16,6 +16,8 @@ from components.offline.runner import run_preview
 from tests.conftest import ROOT, stack_preview, stack_values
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
+
+
 def is_builtin_kind(api_version: str) -> bool:
     """Kubernetes' own API groups; custom resources (Kueue, ComputeClass) have no schema to check."""
     group = api_version.rpartition("/")[0]

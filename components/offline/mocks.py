@@ -7,9 +7,12 @@ of the same stack give identical results.
 
 from __future__ import annotations
 
+import base64
+from collections.abc import Callable
 from typing import Any
 
 import pulumi
+import yaml
 
 ACCOUNT = "123456789012"
 MOCK_UUID = "00000000-0000-0000-0000-000000000000"
@@ -36,11 +39,47 @@ def _gke_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     return {"endpoint": "203.0.113.10", "masterAuth": {"clusterCaCertificate": MOCK_CA}}
 
 
+def _aks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    cluster = inputs.get("resourceName", name)
+    return {"name": cluster, "fqdn": f"{cluster}-mock.hcp.example.azmk8s.io"}
+
+
+def _aks_user_credentials(args: dict[str, Any]) -> dict[str, Any]:
+    """listManagedClusterUserCredentials: one base64 kubeconfig, as AKS returns it."""
+    cluster = args.get("resourceName", "cluster")
+    kubeconfig = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": cluster,
+                "cluster": {
+                    "server": f"https://{cluster}-mock.hcp.example.azmk8s.io:443",
+                    "certificate-authority-data": MOCK_CA,
+                },
+            }
+        ],
+        "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": f"clusterUser_{cluster}"}}],
+        "current-context": cluster,
+        "users": [{"name": f"clusterUser_{cluster}", "user": {"token": "mock-token"}}],
+    }
+    value = base64.b64encode(yaml.safe_dump(kubeconfig, sort_keys=False).encode()).decode()
+    return {"kubeconfigs": [{"name": "clusterUser", "value": value}]}
+
+
 COMPUTED: dict[str, Any] = {
     "aws:eks/cluster:Cluster": _eks_cluster,
     "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
     "aws:ec2/launchTemplate:LaunchTemplate": lambda name, inputs: {"latestVersion": 1},
     "gcp:container/cluster:Cluster": _gke_cluster,
+    "azure-native:containerservice:ManagedCluster": _aks_cluster,
+    "azure-native:containerservice:AgentPool": lambda name, inputs: {"name": inputs.get("agentPoolName", name)},
+    "azure-native:resources:ResourceGroup": lambda name, inputs: {"name": inputs.get("resourceGroupName", name)},
+}
+
+#: Invoke token -> the answer the cloud would give (derived only from the arguments).
+INVOKES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "azure-native:containerservice:listManagedClusterUserCredentials": _aks_user_credentials,
 }
 
 
@@ -58,4 +97,6 @@ class StackMocks(pulumi.runtime.Mocks):
         return f"{args.typ.split(':')[-1].lower()}-{args.name}", state
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+        if invoke := INVOKES.get(args.token):
+            return invoke(dict(args.args)), []
         raise NotImplementedError(f"the offline preview has no mock for the invoke {args.token!r}")

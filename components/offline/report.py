@@ -56,10 +56,24 @@ def _gke_node_pool(r: CapturedResource, preview: Preview) -> PoolSummary:
     )
 
 
+def _aks_agent_pool(r: CapturedResource, preview: Preview) -> PoolSummary:
+    return PoolSummary(
+        pool=r.inputs.get("nodeLabels", {}).get(POOL_LABEL, r.name),
+        node_group=r.inputs["agentPoolName"],
+        capacity="spot" if r.inputs.get("scaleSetPriority") == "Spot" else "on-demand",
+        instance_types=[r.inputs["vmSize"]],
+        min_size=r.inputs["minCount"],
+        max_size=r.inputs["maxCount"],
+        zones=sorted(r.inputs.get("availabilityZones", [])),
+        taints=list(r.inputs.get("nodeTaints", [])),
+    )
+
+
 #: Per provider type: how a captured node group reads as a pool row. Each cloud adds its own.
 POOL_EXTRACTORS: dict[str, Callable[[CapturedResource, Preview], PoolSummary]] = {
     "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
     "gcp:container/nodePool:NodePool": _gke_node_pool,
+    "azure-native:containerservice:AgentPool": _aks_agent_pool,
 }
 
 

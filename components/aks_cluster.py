@@ -1,0 +1,208 @@
+"""AksCluster: an AKS cluster ready for elastic GPU pools."""
+
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_azure_native as azure_native
+import pulumi_kubernetes as k8s
+from pulumi_azure_native import containerservice as cs
+
+from components.config import (
+    DEFAULT_AKS_NETWORK_PLUGIN,
+    DEFAULT_AKS_SYSTEM_MAX,
+    DEFAULT_AKS_SYSTEM_MIN,
+    DEFAULT_AKS_SYSTEM_VM_SIZE,
+    DEFAULT_EXPANDER,
+    DEFAULT_MAX_NODE_PROVISION_TIME,
+    DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
+    DEFAULT_SCALE_DOWN_UNNEEDED,
+)
+from components.errors import ConfigError
+from components.scheduling import NODE_CLASS_GENERAL, node_labels
+
+TYPE_TOKEN = "elastic-gpu:index:AksCluster"
+
+#: The System pool's agent-pool name (AKS: lowercase alphanumeric, <= 12 characters).
+SYSTEM_POOL_NAME = "system"
+#: Expanders the AKS autoScalerProfile accepts (one value, not a chain).
+AKS_EXPANDERS = ("least-waste", "most-pods", "priority", "random")
+NETWORK_PLUGINS = ("azure", "kubenet", "none")
+AZURE_ZONES = ("1", "2", "3")
+#: The taint the AKS docs recommend for a dedicated System pool (use-system-pools.md).
+CRITICAL_ADDONS_ONLY_TAINT = "CriticalAddonsOnly=true:NoSchedule"
+#: AKS cluster names: 1-63 letters, digits, '-' and '_', starting and ending alphanumeric.
+CLUSTER_NAME_PATTERN = r"^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$"
+
+
+@dataclass
+class AksClusterArgs:
+    cluster_name: str
+    """AKS cluster name (also the DNS prefix)."""
+    location: str
+    """Azure region, e.g. "westeurope"."""
+    zones: list[str]
+    """Availability zones ("1", "2", "3") the pools span."""
+    kubernetes_version: str
+    """Kubernetes minor, e.g. "1.33" (AKS picks the latest GA patch)."""
+    resource_group_name: str | None = None
+    """Default: f"{cluster_name}-rg"."""
+    create_resource_group: bool = True
+    """Default true: create the group; false: use an existing group of that name."""
+    network_plugin: str = DEFAULT_AKS_NETWORK_PLUGIN
+    """Default "azure" (Azure CNI in overlay mode); or "kubenet", "none" (bring your own CNI)."""
+    system_vm_size: str = DEFAULT_AKS_SYSTEM_VM_SIZE
+    system_min_size: int = DEFAULT_AKS_SYSTEM_MIN
+    """Default 1; AKS requires >= 1 in a System pool."""
+    system_max_size: int = DEFAULT_AKS_SYSTEM_MAX
+    system_critical_addons_only: bool = False
+    """Default false; true keeps application pods off the System pool (CriticalAddonsOnly taint)."""
+    scale_down_unneeded_time: str = DEFAULT_SCALE_DOWN_UNNEEDED
+    scale_down_delay_after_add: str = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
+    max_node_provision_time: str = DEFAULT_MAX_NODE_PROVISION_TIME
+    expander: list[str] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
+    """Our expander chain; AKS takes one value: the chain's first (priority by default)."""
+    protect: bool = False
+    """Protect the cluster (and a created resource group) from deletion (production)."""
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
+    where = f"AksCluster '{name}': "
+    problems: list[str] = []
+    if not re.fullmatch(CLUSTER_NAME_PATTERN, args.cluster_name):
+        problems.append(f"{where}cluster_name: {args.cluster_name!r} is not a valid AKS name ({CLUSTER_NAME_PATTERN})")
+    if bad := [z for z in args.zones if z not in AZURE_ZONES]:
+        problems.append(f"{where}zones: {bad} are not Azure zones; allowed: {', '.join(AZURE_ZONES)}")
+    if args.network_plugin not in NETWORK_PLUGINS:
+        problems.append(
+            f"{where}network_plugin: {args.network_plugin!r} is unknown; allowed: {', '.join(NETWORK_PLUGINS)}"
+        )
+    if args.system_min_size < 1:
+        problems.append(f"{where}system_min_size: a System pool needs >= 1 node (got {args.system_min_size})")
+    if args.system_max_size < args.system_min_size:
+        problems.append(
+            f"{where}system_max_size: must be >= system_min_size "
+            f"(got system_min_size={args.system_min_size}, system_max_size={args.system_max_size})"
+        )
+    if not args.expander or args.expander[0] not in AKS_EXPANDERS:
+        first = args.expander[0] if args.expander else None
+        problems.append(f"{where}expander: AKS takes one of {', '.join(AKS_EXPANDERS)} first (got {first!r})")
+    return problems
+
+
+def autoscaler_profile(args: AksClusterArgs) -> cs.ManagedClusterPropertiesAutoScalerProfileArgs:
+    """The managed autoscaler's settings: ours where we have one, the rest left to AKS's defaults."""
+    return cs.ManagedClusterPropertiesAutoScalerProfileArgs(
+        # AKS takes a single expander; `priority` reads the cluster-autoscaler-priority-expander
+        # ConfigMap in kube-system that ClusterAutoscaler declares.
+        expander=args.expander[0],
+        scale_down_unneeded_time=args.scale_down_unneeded_time,
+        scale_down_delay_after_add=args.scale_down_delay_after_add,
+        max_node_provision_time=args.max_node_provision_time,
+        # Per-zone GPU pools must not be balanced against each other (seed 002).
+        balance_similar_node_groups="false",
+        # GPU pods often use emptyDir scratch space; do not pin their nodes forever.
+        skip_nodes_with_local_storage="false",
+    )
+
+
+class AksCluster(pulumi.ComponentResource):
+    """An AKS cluster with a System-mode pool, managed identity, RBAC and the managed autoscaler's profile.
+
+    Creates (or uses) a resource group; `containerservice.ManagedCluster` with a
+    SystemAssigned identity, Kubernetes RBAC, the configured network plugin, one
+    on-demand System pool (autoscaled, min >= 1), and `autoScalerProfile` filled
+    from our autoscaler settings (on AKS the cluster autoscaler is this managed
+    one, enabled per pool); a kubeconfig (secret) from
+    `listManagedClusterUserCredentials`; and a Kubernetes provider built from it.
+    User pools (GeneralPool, SpotGpuPool) are separate AgentPool resources.
+    """
+
+    cloud = "azure"
+
+    def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        if problems := aks_cluster_problems(name, args):
+            raise ConfigError(problems, source=f"AksCluster '{name}'")
+        super().__init__(TYPE_TOKEN, name, None, opts)
+        self.args = args
+        child = pulumi.ResourceOptions(parent=self)
+        rg_name = args.resource_group_name or f"{args.cluster_name}-rg"
+        self.resource_group: azure_native.resources.ResourceGroup | None = None
+        if args.create_resource_group:
+            self.resource_group = azure_native.resources.ResourceGroup(
+                f"{name}-rg",
+                resource_group_name=rg_name,
+                location=args.location,
+                tags=args.tags,
+                opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
+            )
+            self.resource_group_name: pulumi.Output[str] = self.resource_group.name
+        else:
+            self.resource_group_name = pulumi.Output.from_input(rg_name)
+
+        system_pool = cs.ManagedClusterAgentPoolProfileArgs(
+            name=SYSTEM_POOL_NAME,
+            mode=cs.AgentPoolMode.SYSTEM,
+            type=cs.AgentPoolType.VIRTUAL_MACHINE_SCALE_SETS,
+            os_type=cs.OSType.LINUX,
+            vm_size=args.system_vm_size,
+            count=args.system_min_size,
+            enable_auto_scaling=True,
+            min_count=args.system_min_size,
+            max_count=args.system_max_size,
+            availability_zones=list(args.zones),
+            node_labels=node_labels(pool=SYSTEM_POOL_NAME, node_class=NODE_CLASS_GENERAL, spot=False),
+            node_taints=[CRITICAL_ADDONS_ONLY_TAINT] if args.system_critical_addons_only else None,
+            tags=args.tags,
+        )
+        self.cluster = cs.ManagedCluster(
+            f"{name}-aks",
+            resource_name_=args.cluster_name,
+            resource_group_name=self.resource_group_name,
+            location=args.location,
+            dns_prefix=args.cluster_name,
+            kubernetes_version=args.kubernetes_version,
+            enable_rbac=True,
+            identity=cs.ManagedClusterIdentityArgs(type=cs.ResourceIdentityType.SYSTEM_ASSIGNED),
+            agent_pool_profiles=[system_pool],
+            network_profile=cs.ContainerServiceNetworkProfileArgs(
+                network_plugin=args.network_plugin,
+                network_plugin_mode=cs.NetworkPluginMode.OVERLAY if args.network_plugin == "azure" else None,
+                load_balancer_sku=cs.LoadBalancerSku.STANDARD,
+            ),
+            auto_scaler_profile=autoscaler_profile(args),
+            tags=args.tags,
+            # The autoscaler owns the System pool's node count.
+            opts=pulumi.ResourceOptions(
+                parent=self, protect=args.protect, ignore_changes=["agentPoolProfiles[0].count"]
+            ),
+        )
+        self.cluster_name: pulumi.Output[str] = self.cluster.name
+        creds = cs.list_managed_cluster_user_credentials_output(
+            resource_group_name=self.resource_group_name,
+            resource_name=self.cluster.name,
+            opts=pulumi.InvokeOutputOptions(parent=self),
+        )
+        self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(
+            creds.kubeconfigs.apply(lambda kcs: base64.b64decode(kcs[0].value).decode())
+        )
+        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
+        self.register_outputs(
+            {
+                "cluster_name": self.cluster_name,
+                "resource_group_name": self.resource_group_name,
+                "kubeconfig": self.kubeconfig,
+            }
+        )
+
+    @property
+    def zones(self) -> list[str]:
+        return list(self.args.zones)
+
+    @property
+    def kubernetes_version(self) -> str:
+        return self.args.kubernetes_version

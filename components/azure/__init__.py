@@ -1,0 +1,1 @@
+"""Azure (AKS) implementations behind the cloud-neutral components."""

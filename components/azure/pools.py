@@ -1,0 +1,233 @@
+"""Azure builders for GeneralPool and SpotGpuPool: which AKS agent pools, with what.
+
+An AKS agent pool has exactly one VM size, so a SpotGpuPool becomes one agent
+pool per VM size (and per zone when `per_zone`), plus an optional on-demand
+fallback per VM size.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pulumi
+from pulumi_azure_native import containerservice as cs
+
+from components.errors import ConfigError
+from components.pool_types import BuiltPool, Capacity, NodeGroupRef
+from components.scheduling import (
+    AKS_SPOT_LABEL,
+    AKS_SPOT_TAINT,
+    GPU_TAINT,
+    NODE_CLASS_GENERAL,
+    NODE_CLASS_GPU,
+    Taint,
+    node_labels,
+)
+
+if TYPE_CHECKING:
+    from components.aks_cluster import AksCluster
+    from components.general_pool import GeneralPoolArgs
+    from components.spot_gpu_pool import SpotGpuPoolArgs
+
+#: AKS Linux agent-pool names: lowercase letters and digits, starting with a letter, 1-12 characters.
+AGENT_POOL_NAME_PATTERN = r"^[a-z][a-z0-9]{0,11}$"
+MAX_AGENT_POOL_NAME = 12
+#: Agent-pool name suffix: capacity ("s" spot, "o" on-demand fallback), VM-size index, zone.
+SUFFIX_LEN = 3
+#: Longest pool-name stem that still leaves room for the suffix.
+MAX_STEM = MAX_AGENT_POOL_NAME - SUFFIX_LEN
+#: Spot max price -1: pay up to the on-demand price; evicted for capacity only, never for price.
+DEFAULT_SPOT_MAX_PRICE = -1.0
+#: The AKS spot label's value on spot nodes (spot-node-pool.md).
+AKS_SPOT_LABEL_VALUE = "spot"
+
+
+def agent_pool_stem(pool_name: str) -> str:
+    """Our pool name as an agent-pool name stem: lowercase, letters and digits only ("t4-spot" -> "t4spot")."""
+    return re.sub(r"[^a-z0-9]", "", pool_name.lower())
+
+
+def agent_pool_name_problems(where: str, pool_name: str, *, suffix_len: int = SUFFIX_LEN) -> list[str]:
+    """A pool name must give valid AKS agent-pool names once the suffix is appended."""
+    stem = agent_pool_stem(pool_name)
+    limit = MAX_AGENT_POOL_NAME - suffix_len
+    if not stem or not stem[0].isalpha() or len(stem) > limit:
+        return [
+            f"{where}name: {pool_name!r} gives the AKS agent-pool name stem {stem!r}; on azure it must start "
+            f"with a letter and have at most {limit} letters/digits (hyphens are dropped), because AKS "
+            f"agent-pool names are lowercase alphanumeric, at most {MAX_AGENT_POOL_NAME} characters"
+        ]
+    return []
+
+
+def vmss_name_regex(agent_pool: str) -> str:
+    """Regex over the node-group name AKS's managed cluster-autoscaler shows the priority expander.
+
+    The Azure cloud provider of the cluster-autoscaler names a node group after its
+    VM scale set (kubernetes/autoscaler cluster-autoscaler/cloudprovider/azure,
+    ScaleSet.Id()), and AKS names an agent pool's scale set `aks-<pool>-<number>-vmss`
+    (the AKS blog "Scaling safely with spot on AKS", 2025-07-17, ranks pools in the
+    priority ConfigMap by such names). Anchored, so pool "t4s01" never matches "t4s011".
+    """
+    return f"^aks-{re.escape(agent_pool)}-[0-9]+-vmss$"
+
+
+def _aks(cluster: object) -> AksCluster:
+    from components.aks_cluster import AksCluster
+
+    if not isinstance(cluster, AksCluster):
+        raise TypeError(f"an Azure pool needs an AksCluster, got {type(cluster).__name__}")
+    return cluster
+
+
+def split(total: int, parts: int) -> list[int]:
+    """Split a pool-wide size over zones: 5 over 3 zones is [2, 2, 1]."""
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+@dataclass(frozen=True)
+class AgentPoolSpec:
+    """One AKS agent pool, as declared."""
+
+    agent_pool_name: str
+    capacity: Capacity
+    vm_size: str
+    zones: list[str]
+    min_count: int
+    max_count: int
+    labels: dict[str, str]
+    taints: list[Taint]
+    disk_size_gib: int
+    spot_max_price: float | None = None
+
+    def ref(self) -> NodeGroupRef:
+        return NodeGroupRef(self.agent_pool_name, self.capacity, vmss_name_regex(self.agent_pool_name))
+
+
+def build_agent_pool(
+    res_name: str, spec: AgentPoolSpec, *, cluster: AksCluster, tags: dict[str, str], parent: pulumi.Resource
+) -> cs.AgentPool:
+    spot = spec.capacity == "spot"
+    return cs.AgentPool(
+        res_name,
+        agent_pool_name=spec.agent_pool_name,
+        resource_group_name=cluster.resource_group_name,
+        resource_name_=cluster.cluster_name,
+        mode=cs.AgentPoolMode.USER,
+        type=cs.AgentPoolType.VIRTUAL_MACHINE_SCALE_SETS,
+        os_type=cs.OSType.LINUX,
+        vm_size=spec.vm_size,
+        availability_zones=list(spec.zones),
+        enable_auto_scaling=True,
+        count=spec.min_count,
+        min_count=spec.min_count,
+        max_count=spec.max_count,
+        scale_set_priority=cs.ScaleSetPriority.SPOT if spot else cs.ScaleSetPriority.REGULAR,
+        # Delete (not Deallocate): an evicted spot VM stops costing disk and frees quota.
+        scale_set_eviction_policy=cs.ScaleSetEvictionPolicy.DELETE if spot else None,
+        spot_max_price=spec.spot_max_price if spot else None,
+        node_labels=spec.labels,
+        node_taints=[str(t) for t in spec.taints] or None,
+        os_disk_size_gb=spec.disk_size_gib,
+        tags=tags,
+        # The autoscaler owns the node count; `pulumi up` must never fight it.
+        opts=pulumi.ResourceOptions(parent=parent, ignore_changes=["count"]),
+    )
+
+
+def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+    cluster = _aks(args.cluster)
+    problems = agent_pool_name_problems(f"GeneralPool '{name}': ", name, suffix_len=0)
+    if len(args.instance_types) != 1:
+        problems.append(
+            f"GeneralPool '{name}': instance_types: an AKS agent pool has one VM size; give exactly one "
+            f"(got {args.instance_types})"
+        )
+    if args.spot:
+        problems.append(f"GeneralPool '{name}': spot: the general pool must be on-demand on AKS (got True)")
+    if problems:
+        raise ConfigError(problems, source=f"GeneralPool '{name}'")
+    labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=False) | args.extra_labels
+    spec = AgentPoolSpec(
+        agent_pool_name=agent_pool_stem(name),
+        capacity="on-demand",
+        vm_size=args.instance_types[0],
+        zones=cluster.zones,
+        min_count=args.min_size,
+        max_count=args.max_size,
+        labels=labels,
+        taints=[],
+        disk_size_gib=args.disk_size_gib,
+    )
+    pool = build_agent_pool(f"{name}-pool", spec, cluster=cluster, tags=args.tags, parent=parent)
+    return BuiltPool(node_groups=[spec.ref()], taints=[], labels=labels, resources=[pool])
+
+
+def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+    cluster = _aks(args.cluster)
+    if problems := agent_pool_name_problems(f"SpotGpuPool '{name}': ", name):
+        raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
+    if len(args.instance_types) > 9:
+        raise ConfigError([f"SpotGpuPool '{name}': instance_types: at most 9 VM sizes on AKS"])
+    if args.spot_max_price is not None and args.spot_max_price != -1 and args.spot_max_price <= 0:
+        raise ConfigError(
+            [
+                f"SpotGpuPool '{name}': spot_max_price: {args.spot_max_price!r} is not allowed; "
+                "allowed: -1 (up to the on-demand price) or a positive USD/hour"
+            ]
+        )
+    stem = agent_pool_stem(name)
+    spot_max_price = DEFAULT_SPOT_MAX_PRICE if args.spot_max_price is None else args.spot_max_price
+    # Spot nodes carry AKS's own taint and label: declared so the spec matches the nodes,
+    # as the azurerm provider documents for spot pools (node_labels / node_taints).
+    gpu_taints = sorted({GPU_TAINT, *args.extra_taints})
+    spot_taints = sorted({*gpu_taints, AKS_SPOT_TAINT})
+
+    def labels_for(spot: bool) -> dict[str, str]:
+        labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | args.extra_labels
+        return labels | {AKS_SPOT_LABEL: AKS_SPOT_LABEL_VALUE} if spot else labels
+
+    zones = args.pool_zones
+    capacity: Capacity = "spot" if args.spot else "on-demand"
+    kind = "s" if args.spot else "o"
+    specs: list[tuple[str, AgentPoolSpec]] = []
+    for i, vm_size in enumerate(args.instance_types):
+
+        def spec(agent_pool: str, cap: Capacity, pool_zones: list[str], lo: int, hi: int, vm: str = vm_size):
+            spot = cap == "spot"
+            return AgentPoolSpec(
+                agent_pool_name=agent_pool,
+                capacity=cap,
+                vm_size=vm,
+                zones=pool_zones,
+                min_count=lo,
+                max_count=hi,
+                labels=labels_for(spot),
+                taints=spot_taints if spot else gpu_taints,
+                disk_size_gib=args.disk_size_gib,
+                spot_max_price=spot_max_price if spot else None,
+            )
+
+        if args.per_zone:
+            mins, maxes = split(args.min_size, len(zones)), split(args.max_size, len(zones))
+            for zone, lo, hi in zip(zones, mins, maxes, strict=True):
+                ap = f"{stem}{kind}{i}{zone}"
+                specs.append((f"{name}-{ap}", spec(ap, capacity, [zone], lo, hi)))
+        else:
+            ap = f"{stem}{kind}{i}"
+            specs.append((f"{name}-{ap}", spec(ap, capacity, zones, args.min_size, args.max_size)))
+        if args.on_demand_fallback:
+            # One on-demand pool per VM size across all zones, min 0: used only when spot cannot be had.
+            ap = f"{stem}o{i}"
+            specs.append((f"{name}-{ap}", spec(ap, "on-demand", zones, 0, args.max_size)))
+
+    pools = [build_agent_pool(res, s, cluster=cluster, tags=args.tags, parent=parent) for res, s in specs]
+    return BuiltPool(
+        node_groups=[s.ref() for _, s in specs],
+        # Every taint any of the pool's nodes carries: the device plugin tolerates them all.
+        taints=spot_taints if args.spot else gpu_taints,
+        labels=specs[0][1].labels,
+        resources=pools,
+    )

@@ -1,0 +1,198 @@
+"""The AKS stacks under the mock engine: exact resources, key inputs, Kubernetes objects."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from components.config import load_stack_config
+from components.offline.report import pool_summaries, to_json
+from components.offline.runner import Preview, run_preview
+from components.scheduling import AKS_SPOT_LABEL, CAPACITY_LABEL, GPU_NODE_LABEL, NODE_CLASS_LABEL, POOL_LABEL
+from tests.conftest import ROOT, stack_preview, stack_values
+
+P = "elastic-gpu:"
+AGENT_POOL = "azure-native:containerservice:AgentPool"
+CLUSTER = "azure-native:containerservice:ManagedCluster"
+RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
+SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+GPU_TAINT = "nvidia.com/gpu=true:NoSchedule"
+AZURE_STACKS = ("azure-dev", "azure-prod")
+
+
+@pytest.fixture(scope="module")
+def dev() -> Preview:
+    return stack_preview("azure-dev")
+
+
+@pytest.fixture(scope="module")
+def prod() -> Preview:
+    return stack_preview("azure-prod")
+
+
+def test_dev_declares_exactly_these_azure_resources(dev: Preview) -> None:
+    declared = sorted((r.type, r.name) for r in dev.resources if r.type.startswith("azure-native:"))
+    assert declared == [
+        (AGENT_POOL, "general-pool"),
+        (AGENT_POOL, "t4-t4o0"),
+        (AGENT_POOL, "t4-t4s01"),
+        (AGENT_POOL, "t4-t4s02"),
+        (CLUSTER, "gpu-dev-aks"),
+        (RESOURCE_GROUP, "gpu-dev-rg"),
+    ]
+    components = sorted((r.type, r.name) for r in dev.resources if r.type.startswith("elastic-gpu:"))
+    assert components == [
+        ("elastic-gpu:index:AksCluster", "gpu-dev"),
+        ("elastic-gpu:index:ClusterAutoscaler", "cluster-autoscaler"),
+        ("elastic-gpu:index:GeneralPool", "general"),
+        ("elastic-gpu:index:NvidiaDevicePlugin", "nvidia-device-plugin"),
+        ("elastic-gpu:index:SpotGpuPool", "t4"),
+    ]
+    # On AKS the autoscaler is the managed one: no Deployment, no identity of ours.
+    assert not dev.of_type("kubernetes:apps/v1:Deployment")
+
+
+def test_cluster_has_system_pool_identity_rbac_network_and_autoscaler_profile(dev: Preview) -> None:
+    c = dev.one(CLUSTER, "gpu-dev-aks")
+    i = c.inputs
+    assert i["resourceName"] == "gpu-dev"
+    assert i["resourceGroupName"] == "gpu-dev-rg"
+    assert i["location"] == "westeurope"
+    assert i["kubernetesVersion"] == "1.33"
+    assert i["enableRBAC"] is True
+    assert i["identity"] == {"type": "SystemAssigned"}
+    net = i["networkProfile"]
+    assert (net["networkPlugin"], net["networkPluginMode"], net["loadBalancerSku"]) == ("azure", "overlay", "standard")
+    [system] = i["agentPoolProfiles"]
+    assert system["mode"] == "System"
+    assert system.get("scaleSetPriority") in (None, "Regular")  # on-demand
+    assert (system["enableAutoScaling"], system["minCount"], system["maxCount"]) == (True, 1, 2)
+    assert system["vmSize"] == "Standard_D4s_v5"
+    assert system["availabilityZones"] == ["1", "2"]
+    assert i["autoScalerProfile"] == {
+        "expander": "priority",
+        "scaleDownUnneededTime": "5m",
+        "scaleDownDelayAfterAdd": "5m",
+        "maxNodeProvisionTime": "5m",
+        "balanceSimilarNodeGroups": "false",
+        "skipNodesWithLocalStorage": "false",
+    }
+    assert i["tags"] == {"project": "elastic-gpu", "environment": "dev", "cost-center": "ml-research"}
+    assert c.ignore_changes == ["agentPoolProfiles[0].count"]
+    assert not c.protect
+
+
+def test_spot_gpu_agent_pools(dev: Preview) -> None:
+    for zone in ("1", "2"):
+        r = dev.one(AGENT_POOL, f"t4-t4s0{zone}")
+        i = r.inputs
+        assert i["agentPoolName"] == f"t4s0{zone}"
+        assert (i["resourceName"], i["resourceGroupName"]) == ("gpu-dev", "gpu-dev-rg")
+        assert i["mode"] == "User"
+        assert i["vmSize"] == "Standard_NC4as_T4_v3"
+        assert i["scaleSetPriority"] == "Spot"
+        assert i["scaleSetEvictionPolicy"] == "Delete"
+        assert i["spotMaxPrice"] == -1
+        assert (i["enableAutoScaling"], i["minCount"], i["maxCount"]) == (True, 0, 2)
+        assert i["availabilityZones"] == [zone]
+        assert sorted(i["nodeTaints"]) == [SPOT_TAINT, GPU_TAINT]
+        assert i["nodeLabels"][AKS_SPOT_LABEL] == "spot"
+        assert i["nodeLabels"][POOL_LABEL] == "t4"
+        assert i["nodeLabels"][CAPACITY_LABEL] == "spot"
+        assert i["nodeLabels"][GPU_NODE_LABEL] == "true"
+        assert i["tags"]["cost-center"] == "ml-research"
+        assert r.ignore_changes == ["count"]
+
+
+def test_on_demand_fallback_and_general_pools(dev: Preview) -> None:
+    fb = dev.one(AGENT_POOL, "t4-t4o0").inputs
+    assert fb["scaleSetPriority"] == "Regular"
+    assert "scaleSetEvictionPolicy" not in fb and "spotMaxPrice" not in fb
+    assert (fb["minCount"], fb["maxCount"], fb["availabilityZones"]) == (0, 4, ["1", "2"])
+    assert fb["nodeTaints"] == [GPU_TAINT]
+    assert AKS_SPOT_LABEL not in fb["nodeLabels"] and fb["nodeLabels"][CAPACITY_LABEL] == "on-demand"
+    gp = dev.one(AGENT_POOL, "general-pool")
+    assert gp.inputs["mode"] == "User" and gp.inputs["scaleSetPriority"] == "Regular"
+    assert (gp.inputs["minCount"], gp.inputs["maxCount"], gp.inputs["vmSize"]) == (1, 3, "Standard_D4s_v5")
+    assert gp.inputs["nodeLabels"][NODE_CLASS_LABEL] == "general"
+    assert "nodeTaints" not in gp.inputs
+    assert gp.ignore_changes == ["count"]
+
+
+def test_priority_configmap_ranks_spot_pools_above_on_demand(dev: Preview) -> None:
+    cm = dev.one("kubernetes:core/v1:ConfigMap", "cluster-autoscaler-priorities").inputs
+    assert cm["metadata"] == {"name": "cluster-autoscaler-priority-expander", "namespace": "kube-system"}
+    ranks = yaml.safe_load(cm["data"]["priorities"])
+
+    def rank(vmss: str) -> int:
+        return max(p for p, regexes in ranks.items() if any(re.fullmatch(rx, vmss) for rx in regexes))
+
+    # AKS names each pool's scale set aks-<pool>-<number>-vmss.
+    assert rank("aks-t4s01-12345678-vmss") == rank("aks-t4s02-87654321-vmss") == 50
+    assert rank("aks-t4o0-12345678-vmss") == rank("aks-general-12345678-vmss") == 10
+    assert rank("aks-system-12345678-vmss") == 1
+    assert rank("aks-t4s011-12345678-vmss") == 1  # anchored: no prefix collisions
+
+
+def test_device_plugin_tolerates_the_aks_spot_taint(dev: Preview) -> None:
+    ds = dev.one("kubernetes:apps/v1:DaemonSet", "nvidia-device-plugin-ds").inputs
+    tolerations = ds["spec"]["template"]["spec"]["tolerations"]
+    assert {"key": "kubernetes.azure.com/scalesetpriority", "operator": "Exists", "effect": "NoSchedule"} in tolerations
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in tolerations
+    assert ds["spec"]["template"]["spec"]["nodeSelector"] == {GPU_NODE_LABEL: "true"}
+
+
+def test_kubeconfig_is_a_secret_output_and_feeds_the_kubernetes_provider(dev: Preview) -> None:
+    assert dev.outputs["kubeconfig"].secret
+    assert "azmk8s.io" in dev.outputs["kubeconfig"].value  # decoded from base64
+    k8s_resources = [r for r in dev.resources if r.custom and r.type.startswith("kubernetes:")]
+    providers = {r.provider for r in k8s_resources}
+    assert len(providers) == 1 and "gpu-dev-k8s" in providers.pop()
+
+
+def test_prod_protects_the_cluster_and_sets_its_spot_cap(prod: Preview) -> None:
+    assert prod.one(CLUSTER, "gpu-prod-aks").protect
+    assert prod.one(RESOURCE_GROUP, "gpu-prod-rg").protect
+    [system] = prod.one(CLUSTER, "gpu-prod-aks").inputs["agentPoolProfiles"]
+    assert system["minCount"] == 3 and system["nodeTaints"] == ["CriticalAddonsOnly=true:NoSchedule"]
+    training = prod.one(AGENT_POOL, "training-trainings0").inputs
+    assert training["spotMaxPrice"] == 2.5 and training["availabilityZones"] == ["1", "2", "3"]
+    names = {r.inputs["agentPoolName"] for r in prod.of_type(AGENT_POOL)}
+    assert {"inferenceo0", "inferenceo1", "inferences01", "inferences13"} <= names
+    assert all(len(n) <= 12 and n.isalnum() and n.islower() for n in names)
+
+
+def test_existing_resource_group_is_used_not_created(program_dir) -> None:
+    values = stack_values("azure-dev")
+    values[P + "cluster"]["resourceGroup"] = {"name": "shared-rg", "create": False}
+    preview = run_preview("test", program_dir(values))
+    assert not preview.of_type(RESOURCE_GROUP)
+    assert preview.one(CLUSTER, "gpu-dev-aks").inputs["resourceGroupName"] == "shared-rg"
+    assert {r.inputs["resourceGroupName"] for r in preview.of_type(AGENT_POOL)} == {"shared-rg"}
+
+
+def test_pool_table_shows_aks_pools(dev: Preview) -> None:
+    rows = {p.node_group: p for p in pool_summaries(dev)}
+    assert set(rows) == {"general", "t4o0", "t4s01", "t4s02"}
+    assert rows["t4s01"].capacity == "spot" and rows["t4s01"].zones == ["1"]
+    assert rows["t4o0"].capacity == "on-demand"
+
+
+@pytest.mark.parametrize("stack", AZURE_STACKS)
+def test_kubernetes_objects_pass_the_schema_check(stack: str) -> None:
+    version = load_stack_config(stack_values(stack)).cluster.kubernetes_version
+    objects = [r.inputs for r in stack_preview(stack).resources if r.custom and r.type.startswith("kubernetes:")]
+    objects = [o for o in objects if "apiVersion" in o]
+    assert objects
+    for obj in objects:
+        kubernetes_validate.validate(obj, version, strict=True)
+
+
+@pytest.mark.parametrize("stack", AZURE_STACKS)
+def test_two_runs_are_identical(stack: str) -> None:
+    first = json.dumps(to_json(run_preview(stack, ROOT)), sort_keys=True)
+    assert first == json.dumps(to_json(stack_preview(stack)), sort_keys=True)
