@@ -217,6 +217,9 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
         raise
     finally:
         sys.path.remove(str(main.parent))
+        # Pulumi's RPC threads each make an event loop; ending the threads now lets those
+        # loops close cleanly instead of failing noisily at interpreter exit.
+        loop.run_until_complete(loop.shutdown_default_executor())
         loop.close()
         asyncio.set_event_loop(None)
     resources = sorted(monitor.captured, key=lambda r: r.urn)  # registration order is async; URNs are stable
