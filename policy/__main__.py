@@ -10,8 +10,8 @@ from pathlib import Path
 # The rules live in the repository's `policy_rules` package and read `components`' single sources.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
+from pulumi_policy import EnforcementLevel, PolicyPack
 
-from policy_rules import ALL_POLICIES, PACK_NAME  # noqa: E402
+from policy_rules import ALL_POLICIES, PACK_NAME
 
 PolicyPack(PACK_NAME, policies=ALL_POLICIES, enforcement_level=EnforcementLevel.ADVISORY)

@@ -15,7 +15,7 @@ from components.offline.runner import Preview, run_preview
 
 PROJECT = "name: policy-test\nruntime: python\nstackConfigDir: stacks\n"
 
-AWS = '''
+AWS = """
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
@@ -109,9 +109,9 @@ def autoscaler(name, node_selector, tolerations=None):
 
 autoscaler("ok-ca", {"elastic-gpu.io/capacity": "on-demand", "elastic-gpu.io/node-class": "general"})
 autoscaler("bad-ca", None, [{"key": "nvidia.com/gpu", "operator": "Exists"}])
-'''
+"""
 
-AZURE = '''
+AZURE = """
 import pulumi
 import pulumi_azure_native.containerservice as cs
 import pulumi_kubernetes as k8s
@@ -172,9 +172,9 @@ for name, taints in (("ok-plugin", [GPU_TAINT]), ("bad-plugin", None)):
         "template": {"metadata": {"labels": {"app": name}}, "spec": {
             "containers": [{"name": "p", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.20.0"}],
             "tolerations": tols}}})
-'''
+"""
 
-GCP = '''
+GCP = """
 import pulumi
 import pulumi_gcp as gcp
 
@@ -217,7 +217,7 @@ pool("bad-unlabelled", labels={"project": "p"})
 pool("bad-unbounded", autoscaling=False)
 pool("bad-toobig", max_nodes=30)
 pool("bad-nofallback", pool="lonely")
-'''
+"""
 
 PROGRAMS = {"aws": AWS, "azure": AZURE, "gcp": GCP}
 _ROOT = Path(tempfile.mkdtemp(prefix="policy-programs-"))
