@@ -6,6 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from pulumi_policy import PolicyConfigSchema, PolicyResource, ResourceValidationArgs, StackValidationArgs
+from pulumi_policy.proxy import UnknownValueError
+
+from policy_rules.pools import PoolView, gpu_pools_of
 
 
 def schema(**properties: dict[str, Any]) -> PolicyConfigSchema:
@@ -34,5 +37,13 @@ def parent_urn(resource: PolicyResource) -> str | None:
     return getattr(resource.opts, "parent", None)
 
 
-def level_doc(name: str, what: str) -> str:
-    return f"{name}: {what}"
+def known_gpu_pools(resource: PolicyResource) -> list[PoolView]:
+    """A stack resource's GPU pools; none when a prop they need is unknown during a real preview.
+
+    In a stack policy one unknown value would otherwise abort the whole policy; the resource
+    policies still check that resource once its values are known.
+    """
+    try:
+        return gpu_pools_of(resource.resource_type, resource.name, props_of(resource))
+    except UnknownValueError:
+        return []

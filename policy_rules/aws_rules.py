@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, StackValidationArgs, StackValidationPolicy
+from pulumi_policy.proxy import UnknownValueError
 
 from components.aws.asg_tags import (
     AUTO_DISCOVERY_ENABLED_KEY,
@@ -27,12 +28,14 @@ def _tags_for(ng: PolicyResource, tags: list[PolicyResource]) -> dict[str, str]:
     found: dict[str, str] = {}
     for t in tags:
         p = props_of(t)
-        by_name = parent_urn(t) == parent_urn(ng) and t.name.startswith(f"{ng.name}-")
-        asg = p.get("autoscalingGroupName")
-        by_asg = isinstance(asg, str) and f"-{ng_name}-" in f"-{asg}-"
-        if by_name or by_asg:
-            tag = p.get("tag") or {}
-            found[tag.get("key", "")] = str(tag.get("value", ""))
+        try:
+            by_name = parent_urn(t) == parent_urn(ng) and t.name.startswith(f"{ng.name}-")
+            asg = None if by_name else p.get("autoscalingGroupName")  # unknown during a real preview
+            if by_name or (isinstance(asg, str) and f"-{ng_name}-" in f"-{asg}-"):
+                tag = p.get("tag") or {}
+                found[tag.get("key", "")] = str(tag.get("value", ""))
+        except UnknownValueError:
+            continue
     return found
 
 

@@ -15,8 +15,8 @@ from pulumi_policy import (
 )
 
 from components.prices import HOURS_PER_MONTH, price
-from policy_rules._base import config, props_of, schema
-from policy_rules.pools import GKE_CLUSTER, GKE_NODE_POOL, PoolView, gpu_pools_of
+from policy_rules._base import config, known_gpu_pools, schema
+from policy_rules.pools import GKE_CLUSTER, GKE_NODE_POOL, PoolView
 
 # --- 9. gpu-monthly-cost-ceiling -------------------------------------------------------------
 
@@ -65,7 +65,7 @@ def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) ->
     total = 0.0
     lines: list[str] = []
     for r in args.resources:
-        for pool in gpu_pools_of(r.resource_type, r.name, props_of(r)):
+        for pool in known_gpu_pools(r):
             hourly, item = _hourly(pool, cfg["pricePerHour"])
             if hourly is None:
                 what = ", ".join(pool.instance_types) or "?"

@@ -11,7 +11,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from policy_rules._base import config, props_of, schema
+from policy_rules._base import config, known_gpu_pools, schema
 from policy_rules.pools import PoolView, gpu_pools_of, pools_of
 
 # --- 2. spot-gpu-pool-scales-to-zero ---------------------------------------------------------
@@ -146,7 +146,7 @@ def validate_fallback(args: StackValidationArgs, report: ReportViolation) -> Non
     on_demand: set[str] = set()
     spot: list[tuple[PoolView, str]] = []
     for r in args.resources:
-        for pool in gpu_pools_of(r.resource_type, r.name, props_of(r)):
+        for pool in known_gpu_pools(r):
             if pool.spot:
                 spot.append((pool, r.urn))
             else:

@@ -23,7 +23,7 @@ from components.scheduling import (
     NODE_CLASS_LABEL,
     Taint,
 )
-from policy_rules._base import config, props_of, schema
+from policy_rules._base import config, known_gpu_pools, props_of, schema
 from policy_rules.pools import gpu_pools_of
 
 # --- 1. gpu-pool-noschedule-taint ------------------------------------------------------------
@@ -89,7 +89,7 @@ def tolerates(tolerations: list[Mapping[str, Any]], taint: Taint) -> bool:
 def validate_device_plugin_tolerations(args: StackValidationArgs, report: ReportViolation) -> None:
     taints: dict[Taint, list[str]] = {}
     for r in args.resources:
-        for pool in gpu_pools_of(r.resource_type, r.name, props_of(r)):
+        for pool in known_gpu_pools(r):
             for t in pool.all_taints:
                 if t.effect in ("NoSchedule", "NoExecute"):
                     taints.setdefault(t, []).append(pool.label)

@@ -24,6 +24,7 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
+from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from components.offline.runner import CapturedResource, Preview
 
@@ -95,7 +96,7 @@ def stack_resources(preview: Preview) -> list[PolicyResource]:
     for r in preview.resources:
         by_urn[r.urn] = PolicyResource(
             resource_type=r.type,
-            props=r.inputs,
+            props=unknown_checking_proxy(r.inputs),  # as the engine hands them: unknowns raise on access
             urn=r.urn,
             name=r.name,
             opts=_options(r),
@@ -166,12 +167,23 @@ def run_policies(
             kind, name = (target.resource_type, target.name) if target else (None, None)
             violations.append(Violation(_p, _level, message, urn, kind, name))
 
+        def cannot_run(exc: UnknownValueError, urn: str | None, _p: str = policy.name) -> None:
+            # What the Pulumi CLI reports for an unknown value: an advisory note, not a pass or a failure.
+            note = f"can't run policy '{_p}' during preview: {exc.message}"
+            record(note, urn, _level=EnforcementLevel.ADVISORY.value)
+
         if isinstance(policy, ResourceValidationPolicy):
             for r in resources:
                 args = ResourceValidationArgs(r.resource_type, r.props, r.urn, r.name, r.opts, r.provider, cfg)
-                _settle(policy.validate(args, lambda msg, _urn=None, _r=r: record(msg, _r.urn)))
+                try:
+                    _settle(policy.validate(args, lambda msg, _urn=None, _r=r: record(msg, _r.urn)))
+                except UnknownValueError as exc:
+                    cannot_run(exc, r.urn)
         else:
-            _settle(policy.validate(StackValidationArgs(resources, cfg), lambda msg, urn=None: record(msg, urn)))
+            try:
+                _settle(policy.validate(StackValidationArgs(resources, cfg), lambda msg, urn=None: record(msg, urn)))
+            except UnknownValueError as exc:
+                cannot_run(exc, None)
     return PolicyReport(pack=pack, violations=violations)
 
 
