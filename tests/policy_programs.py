@@ -6,6 +6,8 @@ rule named `bad-*`, so one mock-engine preview per cloud serves every rule's pai
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -221,6 +223,7 @@ pool("bad-nofallback", pool="lonely")
 
 PROGRAMS = {"aws": AWS, "azure": AZURE, "gcp": GCP}
 _ROOT = Path(tempfile.mkdtemp(prefix="policy-programs-"))
+atexit.register(shutil.rmtree, _ROOT, ignore_errors=True)
 
 
 def write_program(source: str, directory: Path, config: str = "config: {}\n") -> Path:
