@@ -5,7 +5,7 @@ STACK ?= aws-dev
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: preview preview-json test lint format clean
+.PHONY: preview preview-json test policy lint format clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,9 @@ preview-json: $(STAMP)
 
 test: $(STAMP)  ## the whole suite
 	$(BIN)/python -m pytest
+
+policy: $(STAMP)  ## offline policy gate for a stack: make policy STACK=aws-prod
+	$(BIN)/python -m components policy --stack $(STACK)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

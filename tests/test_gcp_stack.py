@@ -27,7 +27,7 @@ def test_dev_cluster_inputs() -> None:
     assert c["workloadIdentityConfig"] == {"workloadPool": "elastic-gpu-dev.svc.id.goog"}
     assert c["releaseChannel"] == {"channel": "REGULAR"}
     assert c["minMasterVersion"] == "1.33"
-    assert c["deletionProtection"] is False and "privateClusterConfig" not in c
+    assert c["deletionProtection"] is False and c["privateClusterConfig"]["enablePrivateNodes"] is True
 
 
 def test_prod_cluster_regional_private_protected() -> None:

@@ -1,0 +1,202 @@
+"""Run the policy pack offline over the resources the mock runner captured.
+
+Builds the same argument objects the Pulumi engine hands a CrossGuard pack
+(`ResourceValidationArgs` per resource, `StackValidationArgs` once) from the
+captured resources, with each policy's config (schema defaults overlaid with
+the user's policy config, in the shape of `pulumi preview --policy-pack-config`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyCustomTimeouts,
+    PolicyProviderResource,
+    PolicyResource,
+    PolicyResourceOptions,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
+
+from components.offline.runner import CapturedResource, Preview
+
+
+@dataclass
+class Violation:
+    policy: str
+    level: str  # "mandatory" | "advisory"
+    message: str
+    urn: str | None
+    type: str | None
+    name: str | None
+
+
+@dataclass
+class PolicyReport:
+    pack: str
+    violations: list[Violation]
+
+    @property
+    def mandatory(self) -> list[Violation]:
+        return [v for v in self.violations if v.level == EnforcementLevel.MANDATORY.value]
+
+    def of(self, policy: str) -> list[Violation]:
+        return [v for v in self.violations if v.policy == policy]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pack": self.pack,
+            "passed": not self.mandatory,
+            "violations": [asdict(v) for v in self.violations],
+        }
+
+
+def _options(r: CapturedResource) -> PolicyResourceOptions:
+    return PolicyResourceOptions(
+        protect=r.protect,
+        ignore_changes=list(r.ignore_changes),
+        delete_before_replace=None,
+        aliases=[],
+        custom_timeouts=PolicyCustomTimeouts(0, 0, 0),
+        additional_secret_outputs=[],
+        parent=r.parent,
+    )
+
+
+def _providers(preview: Preview) -> dict[str, PolicyProviderResource]:
+    """Provider references are `<provider urn>::<id>`; map both forms to the provider's inputs."""
+    out: dict[str, PolicyProviderResource] = {}
+    for r in preview.resources:
+        if r.type.startswith("pulumi:providers:"):
+            prov = PolicyProviderResource(r.type, r.inputs, r.urn, r.name)
+            out[r.urn] = prov
+            if r.id:
+                out[f"{r.urn}::{r.id}"] = prov
+    return out
+
+
+def _provider_of(r: CapturedResource, providers: dict[str, PolicyProviderResource]) -> PolicyProviderResource | None:
+    if not r.provider:
+        return None
+    return providers.get(r.provider) or providers.get(r.provider.rsplit("::", 1)[0])
+
+
+def stack_resources(preview: Preview) -> list[PolicyResource]:
+    """Every captured resource as a `PolicyResource`, with parents and dependencies linked."""
+    providers = _providers(preview)
+    by_urn: dict[str, PolicyResource] = {}
+    for r in preview.resources:
+        by_urn[r.urn] = PolicyResource(
+            resource_type=r.type,
+            props=unknown_checking_proxy(r.inputs),  # as the engine hands them: unknowns raise on access
+            urn=r.urn,
+            name=r.name,
+            opts=_options(r),
+            provider=_provider_of(r, providers),
+            parent=None,
+            dependencies=[],
+            property_dependencies={},
+        )
+    for r in preview.resources:
+        pr = by_urn[r.urn]
+        pr.parent = by_urn.get(r.parent) if r.parent else None
+        pr.dependencies = [by_urn[d] for d in r.depends_on if d in by_urn]
+    return list(by_urn.values())
+
+
+def policy_config(
+    policy: ResourceValidationPolicy | StackValidationPolicy, user: dict[str, Any] | None
+) -> tuple[dict[str, Any], str]:
+    """(config, enforcement level) for one policy: schema defaults, then the user's entry.
+
+    A user entry is either a level ("advisory") or an object whose optional `enforcementLevel`
+    key sets the level, as in Pulumi's policy-pack config files.
+    """
+    config = {}
+    if policy.config_schema:
+        config = {k: v["default"] for k, v in policy.config_schema.properties.items() if "default" in v}
+    level = (policy.enforcement_level or EnforcementLevel.ADVISORY).value
+    entry = (user or {}).get(policy.name)
+    if isinstance(entry, str):
+        level = entry
+    elif isinstance(entry, dict):
+        entry = dict(entry)
+        level = entry.pop("enforcementLevel", level)
+        config.update(entry)
+    return config, level
+
+
+def _settle(result: Any) -> None:
+    if inspect.isawaitable(result):
+        asyncio.run(_await(result))
+
+
+async def _await(result: Any) -> None:
+    await result
+
+
+def run_policies(
+    preview: Preview,
+    policies: list[ResourceValidationPolicy | StackValidationPolicy] | None = None,
+    config: dict[str, Any] | None = None,
+    pack: str | None = None,
+) -> PolicyReport:
+    """Validate every captured resource and the whole stack; collect the violations."""
+    if policies is None or pack is None:
+        import policy_rules
+
+        policies = policy_rules.ALL_POLICIES if policies is None else policies
+        pack = pack or policy_rules.PACK_NAME
+    resources = stack_resources(preview)
+    violations: list[Violation] = []
+    for policy in policies:
+        cfg, level = policy_config(policy, config)
+        if level == EnforcementLevel.DISABLED.value:
+            continue
+
+        def record(message: str, urn: str | None, _p: str = policy.name, _level: str = level) -> None:
+            target = next((r for r in resources if r.urn == urn), None) if urn else None
+            kind, name = (target.resource_type, target.name) if target else (None, None)
+            violations.append(Violation(_p, _level, message, urn, kind, name))
+
+        def cannot_run(exc: UnknownValueError, urn: str | None, _p: str = policy.name) -> None:
+            # What the Pulumi CLI reports for an unknown value: an advisory note, not a pass or a failure.
+            note = f"can't run policy '{_p}' during preview: {exc.message}"
+            record(note, urn, _level=EnforcementLevel.ADVISORY.value)
+
+        if isinstance(policy, ResourceValidationPolicy):
+            for r in resources:
+                args = ResourceValidationArgs(r.resource_type, r.props, r.urn, r.name, r.opts, r.provider, cfg)
+                try:
+                    _settle(policy.validate(args, lambda msg, _urn=None, _r=r: record(msg, _r.urn)))
+                except UnknownValueError as exc:
+                    cannot_run(exc, r.urn)
+        else:
+            try:
+                _settle(policy.validate(StackValidationArgs(resources, cfg), lambda msg, urn=None: record(msg, urn)))
+            except UnknownValueError as exc:
+                cannot_run(exc, None)
+    return PolicyReport(pack=pack, violations=violations)
+
+
+def render_report(report: PolicyReport) -> str:
+    """Like the Pulumi CLI's policy section: level, pack, policy, resource, then the message."""
+    if not report.violations:
+        return f"Policies:\n    ✅ {report.pack}: no violations"
+    lines = ["Policy Violations:"]
+    for v in report.violations:
+        where = f" ({v.type}: {v.name})" if v.urn else ""
+        lines.append(f"    [{v.level}]  {report.pack}  {v.policy}{where}")
+        lines.append(f"    {v.message}")
+    lines.append(
+        f"{len(report.mandatory)} mandatory, {len(report.violations) - len(report.mandatory)} advisory violation(s)"
+    )
+    return "\n".join(lines)

@@ -1,0 +1,49 @@
+"""The elastic-gpu CrossGuard rules, importable without starting a policy server.
+
+`policy/__main__.py` builds the `PolicyPack` from `ALL_POLICIES`; tests and the
+offline gate (`python -m components policy`) call the validators directly.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
+
+from policy_rules.aws_rules import eks_autoscaler_asg_tags
+from policy_rules.cost_rules import cost_allocation_tags, gpu_monthly_cost_ceiling
+from policy_rules.scaling_rules import (
+    autoscaler_owned_size_ignored,
+    gpu_pool_max_size_cap,
+    spot_gpu_pool_on_demand_fallback,
+    spot_gpu_pool_scales_to_zero,
+    spot_pool_is_spot,
+)
+from policy_rules.scheduling_rules import (
+    cluster_autoscaler_off_spot_and_gpu,
+    device_plugin_tolerates_gpu_taints,
+    gpu_pool_noschedule_taint,
+)
+from policy_rules.security_rules import eks_launch_template_imdsv2, no_public_node_ips, node_disks_encrypted
+
+PACK_NAME = "elastic-gpu"
+
+#: In the order of the policy issue's rule list (rule 7 is three policies).
+ALL_POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
+    gpu_pool_noschedule_taint,  # 1
+    spot_gpu_pool_scales_to_zero,  # 2
+    spot_pool_is_spot,  # 3
+    eks_autoscaler_asg_tags,  # 4
+    device_plugin_tolerates_gpu_taints,  # 5
+    autoscaler_owned_size_ignored,  # 6
+    node_disks_encrypted,  # 7
+    eks_launch_template_imdsv2,  # 7
+    no_public_node_ips,  # 7
+    cluster_autoscaler_off_spot_and_gpu,  # 8
+    gpu_monthly_cost_ceiling,  # 9
+    cost_allocation_tags,  # 10
+    spot_gpu_pool_on_demand_fallback,  # 11
+    gpu_pool_max_size_cap,  # 12
+]
+
+POLICIES_BY_NAME = {p.name: p for p in ALL_POLICIES}
+
+__all__ = ["ALL_POLICIES", "PACK_NAME", "POLICIES_BY_NAME"]

@@ -1,0 +1,176 @@
+"""Rules 9 and 10: the monthly GPU cost ceiling and cost-allocation tags."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from components.prices import HOURS_PER_MONTH, price
+from policy_rules._base import config, known_gpu_pools, schema
+from policy_rules.pools import GKE_CLUSTER, GKE_NODE_POOL, PoolView
+
+# --- 9. gpu-monthly-cost-ceiling -------------------------------------------------------------
+
+_COST_SCHEMA = schema(
+    monthlyBudgetUsd={
+        "type": "number",
+        "minimum": 0,
+        "default": 20000,
+        "description": "Ceiling for the stack's maximum monthly GPU spend (all GPU pools at max size, 730 h).",
+    },
+    pricePerHour={
+        "type": "object",
+        "default": {},
+        "description": "Per-hour USD price overrides by instance type / VM size / machine or accelerator type.",
+    },
+)
+
+
+def _hourly(pool: PoolView, overrides: Mapping[str, Any]) -> tuple[float | None, str]:
+    """The most expensive hourly price among a pool's instance types (plus GKE accelerators)."""
+
+    def one(item: str) -> float | None:
+        if item in overrides:
+            return float(overrides[item])
+        row = price(pool.cloud, item)
+        return row.hourly(pool.spot) if row else None
+
+    best: tuple[float | None, str] = (None, "")
+    for t in pool.instance_types:
+        p = one(t)
+        if p is None:
+            continue
+        for acc, count in pool.accelerators:
+            a = one(acc)
+            if a is None:
+                return None, acc
+            p += a * count
+        if best[0] is None or p > best[0]:
+            best = (p, t)
+    return best
+
+
+def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) -> None:
+    cfg = config(args, _COST_SCHEMA)
+    budget = float(cfg["monthlyBudgetUsd"])
+    total = 0.0
+    lines: list[str] = []
+    for r in args.resources:
+        for pool in known_gpu_pools(r):
+            hourly, item = _hourly(pool, cfg["pricePerHour"])
+            if hourly is None:
+                what = ", ".join(pool.instance_types) or "?"
+                report(
+                    f"No price for GPU pool '{pool.label}' ({what}{item and ' / ' + item}): "
+                    "its spend is not counted. Add a row to components/prices.py or set `pricePerHour` in this "
+                    "policy's config.",
+                    r.urn,
+                )
+                continue
+            if pool.max_size is None:
+                continue  # gpu-pool-max-size-cap reports an unbounded pool
+            monthly = pool.max_size * hourly * HOURS_PER_MONTH
+            total += monthly
+            lines.append(f"{pool.label}: {pool.max_size} x {item} at ${hourly:.3f}/h = ${monthly:,.0f}")
+    if total > budget:
+        report(
+            f"At max size the stack's GPU pools can cost ${total:,.0f}/month, over the budget of ${budget:,.0f} "
+            f"({'; '.join(lines)}). Lower the pools' max sizes or raise `monthlyBudgetUsd` in this policy's config.",
+            None,
+        )
+
+
+gpu_monthly_cost_ceiling = StackValidationPolicy(
+    name="gpu-monthly-cost-ceiling",
+    description=(
+        "The stack's maximum monthly GPU spend (each GPU pool's max nodes x the most expensive of its instance "
+        "types' hourly price x 730 h, spot price for spot pools) stays under `monthlyBudgetUsd`. Prices come from "
+        "components/prices.py. Fix: lower max sizes or raise the budget."
+    ),
+    enforcement_level=EnforcementLevel.ADVISORY,
+    config_schema=_COST_SCHEMA,
+    validate=validate_cost_ceiling,
+)
+
+# --- 10. cost-allocation-tags ----------------------------------------------------------------
+
+_TAGS_SCHEMA = schema(
+    requiredKeys={
+        "type": "array",
+        "items": {"type": "string"},
+        "default": ["project", "cost-center"],
+        "description": "Tag (AWS, Azure) or label (GCP) keys every taggable resource must carry.",
+    }
+)
+
+#: AWS resources the stacks declare that bill or hold cost and take `tags`, even when a program omits them.
+AWS_TAGGABLE = {
+    "aws:eks/cluster:Cluster",
+    "aws:eks/nodeGroup:NodeGroup",
+    "aws:ec2/launchTemplate:LaunchTemplate",
+    "aws:ec2/vpc:Vpc",
+    "aws:ec2/subnet:Subnet",
+    "aws:ec2/natGateway:NatGateway",
+    "aws:ec2/eip:Eip",
+    "aws:ec2/internetGateway:InternetGateway",
+    "aws:ec2/routeTable:RouteTable",
+    "aws:iam/role:Role",
+    "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
+}
+AZURE_TAGGABLE = {
+    "azure-native:containerservice:ManagedCluster",
+    "azure-native:containerservice:AgentPool",
+    "azure-native:resources:ResourceGroup",
+    "azure-native:network:VirtualNetwork",
+}
+
+
+def _tag_map(resource_type: str, props: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
+    """(property path, tags) for a taggable resource; None when the type takes no tags we check."""
+    if resource_type in AWS_TAGGABLE or resource_type in AZURE_TAGGABLE:
+        return "tags", props.get("tags") or {}
+    if resource_type == GKE_NODE_POOL:
+        node = props.get("nodeConfig") or {}
+        return "nodeConfig.resourceLabels", node.get("resourceLabels") or {}
+    if resource_type == GKE_CLUSTER:
+        return "resourceLabels", props.get("resourceLabels") or {}
+    return None
+
+
+def validate_cost_tags(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    found = _tag_map(args.resource_type, args.props)
+    if found is None:
+        return
+    path, tags = found
+    keys = set(tags)
+    if args.resource_type.startswith("aws:") and args.provider is not None:
+        default_tags = ((args.provider.props or {}).get("defaultTags") or {}).get("tags") or {}
+        keys |= set(default_tags)
+    missing = [k for k in config(args, _TAGS_SCHEMA)["requiredKeys"] if k not in keys]
+    if missing:
+        report(
+            f"Missing cost-allocation key(s) {', '.join(missing)} in {path}: its spend cannot be attributed. "
+            "Add them to the stack's `tags` config (or the AWS provider's defaultTags).",
+            None,
+        )
+
+
+cost_allocation_tags = ResourceValidationPolicy(
+    name="cost-allocation-tags",
+    description=(
+        "Every taggable resource (AWS/Azure tags, GKE resource labels) carries the cost-allocation keys in "
+        "`requiredKeys` (default project, cost-center). Fix: set them in the stack's `tags` config."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=_TAGS_SCHEMA,
+    validate=validate_cost_tags,
+)

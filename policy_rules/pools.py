@@ -1,0 +1,184 @@
+"""A cloud-neutral view of node pools, read from provider props (wire names, camelCase).
+
+Every rule about pools reads this view, so "what is a GPU pool", "is it spot",
+"what are its sizes and taints" are answered once for EKS, AKS and GKE.
+Props are what the engine hands the analyzer (the resource's inputs); a missing
+key means "not set by the program".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from components.gpu_catalog import gpu_instance_type
+from components.scheduling import AKS_SPOT_TAINT, CAPACITY_LABEL, CAPACITY_SPOT, GKE_GPU_TAINT, POOL_LABEL, Taint
+
+EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
+AKS_MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
+GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
+GKE_CLUSTER = "gcp:container/cluster:Cluster"
+POOL_TYPES = (EKS_NODE_GROUP, AKS_AGENT_POOL, AKS_MANAGED_CLUSTER, GKE_NODE_POOL)
+
+#: EKS AMI types that ship the NVIDIA driver (AL2_x86_64_GPU, AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA ...).
+_EKS_GPU_AMI = re.compile(r"(_GPU|_NVIDIA)$")
+#: EC2 accelerated families not (yet) in the catalog: g4dn, g5, g6, g6e, p3, p4d, p5 ...
+_EC2_GPU_FAMILY = re.compile(r"^(g\d|p\d)[a-z]*\.")
+#: Azure N-series (NC, ND, NV) are the GPU sizes.
+_AZURE_GPU_SIZE = re.compile(r"^Standard_N[CDV]", re.IGNORECASE)
+#: GCE machine families with built-in GPUs (A2, A3, A4, G2).
+_GCE_GPU_MACHINE = re.compile(r"^(a2|a3|a4|g2)-")
+
+_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
+
+
+@dataclass
+class PoolView:
+    """One node pool as the rules see it."""
+
+    cloud: str  # "aws" | "azure" | "gcp"
+    label: str  # a name for messages: the node group / agent pool / node pool name
+    pool: str  # our pool label when set, else the label
+    gpu: bool
+    spot: bool
+    #: the program says the pool is meant to be spot (our capacity label, or "spot" in its name)
+    intends_spot: bool
+    instance_types: list[str]
+    min_size: int | None
+    max_size: int | None
+    #: the desired/count property path, when the program sets one the autoscaler owns
+    pinned_size_path: str | None
+    autoscaled: bool
+    #: taints declared in the props, in Kubernetes spelling
+    taints: list[Taint] = field(default_factory=list)
+    #: taints the cloud adds by itself (AKS spot taint, GKE GPU taint)
+    implicit_taints: list[Taint] = field(default_factory=list)
+    eviction_policy: str | None = None
+    accelerators: list[tuple[str, int]] = field(default_factory=list)  # GKE (type, count)
+    labels: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def all_taints(self) -> list[Taint]:
+        return self.taints + self.implicit_taints
+
+
+def _taint(key: str, value: str | None, effect: str) -> Taint:
+    return Taint(key=key, value=value or "", effect=_EFFECTS.get(effect, effect))  # type: ignore[arg-type]
+
+
+def parse_taint_string(text: str) -> Taint:
+    """`key=value:Effect` (AKS nodeTaints) -> Taint."""
+    kv, _, effect = text.partition(":")
+    key, _, value = kv.partition("=")
+    return _taint(key, value, effect)
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) else None
+
+
+def _eks(name: str, p: Mapping[str, Any]) -> PoolView:
+    types = list(p.get("instanceTypes") or [])
+    gpu = bool(_EKS_GPU_AMI.search(p.get("amiType") or "")) or any(
+        gpu_instance_type("aws", t) or _EC2_GPU_FAMILY.match(t) for t in types
+    )
+    scaling = p.get("scalingConfig") or {}
+    labels = dict(p.get("labels") or {})
+    label = p.get("nodeGroupName") or name
+    return PoolView(
+        cloud="aws",
+        label=label,
+        pool=labels.get(POOL_LABEL, label),
+        gpu=gpu,
+        spot=p.get("capacityType") == "SPOT",
+        intends_spot=_intends_spot(labels, label),
+        instance_types=types,
+        min_size=_int(scaling.get("minSize")),
+        max_size=_int(scaling.get("maxSize")),
+        pinned_size_path="scalingConfig.desiredSize" if scaling.get("desiredSize") is not None else None,
+        autoscaled=True,
+        taints=[_taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in p.get("taints") or []],
+        labels=labels,
+    )
+
+
+def _aks(name: str, p: Mapping[str, Any], path: str = "") -> PoolView:
+    size = p.get("vmSize") or ""
+    spot = p.get("scaleSetPriority") == "Spot"
+    autoscaled = bool(p.get("enableAutoScaling"))
+    labels = dict(p.get("nodeLabels") or {})
+    label = p.get("agentPoolName") or p.get("name") or name
+    count = _int(p.get("count"))
+    return PoolView(
+        cloud="azure",
+        label=label,
+        pool=labels.get(POOL_LABEL, label),
+        gpu=bool(gpu_instance_type("azure", size) or _AZURE_GPU_SIZE.match(size)),
+        spot=spot,
+        intends_spot=_intends_spot(labels, label),
+        instance_types=[size] if size else [],
+        min_size=_int(p.get("minCount")) if autoscaled else count,
+        max_size=_int(p.get("maxCount")) if autoscaled else count,
+        pinned_size_path=f"{path}count" if autoscaled and count is not None else None,
+        autoscaled=autoscaled,
+        taints=[parse_taint_string(t) for t in p.get("nodeTaints") or []],
+        implicit_taints=[AKS_SPOT_TAINT] if spot else [],
+        eviction_policy=p.get("scaleSetEvictionPolicy"),
+        labels=labels,
+    )
+
+
+def _gke(name: str, p: Mapping[str, Any]) -> PoolView:
+    node = p.get("nodeConfig") or {}
+    machine = node.get("machineType") or ""
+    accelerators = [(a.get("type", ""), _int(a.get("count")) or 1) for a in node.get("guestAccelerators") or []]
+    gpu = bool(accelerators) or bool(_GCE_GPU_MACHINE.match(machine))
+    autoscaling = p.get("autoscaling")
+    labels = dict(node.get("labels") or {})
+    label = p.get("name") or name
+    if autoscaling:
+        lo = autoscaling.get("totalMinNodeCount", autoscaling.get("minNodeCount"))
+        hi = autoscaling.get("totalMaxNodeCount", autoscaling.get("maxNodeCount"))
+    else:
+        lo = hi = p.get("nodeCount", p.get("initialNodeCount"))
+    return PoolView(
+        cloud="gcp",
+        label=label,
+        pool=labels.get(POOL_LABEL, label),
+        gpu=gpu,
+        spot=bool(node.get("spot")),
+        intends_spot=_intends_spot(labels, label) or bool(node.get("preemptible")),
+        instance_types=[machine] if machine else [],
+        min_size=_int(lo),
+        max_size=_int(hi),
+        pinned_size_path="nodeCount" if autoscaling and p.get("nodeCount") is not None else None,
+        autoscaled=bool(autoscaling),
+        taints=[_taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in node.get("taints") or []],
+        implicit_taints=[GKE_GPU_TAINT] if gpu else [],
+        accelerators=accelerators,
+        labels=labels,
+    )
+
+
+def _intends_spot(labels: Mapping[str, str], label: str) -> bool:
+    return labels.get(CAPACITY_LABEL) == CAPACITY_SPOT or "spot" in re.split(r"[-_.]", label.lower())
+
+
+def pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> Iterator[PoolView]:
+    """The node pools a resource declares (a ManagedCluster may declare several inline)."""
+    if resource_type == EKS_NODE_GROUP:
+        yield _eks(name, props)
+    elif resource_type == AKS_AGENT_POOL:
+        yield _aks(name, props)
+    elif resource_type == AKS_MANAGED_CLUSTER:
+        for i, profile in enumerate(props.get("agentPoolProfiles") or []):
+            yield _aks(f"{name}[{i}]", profile, path=f"agentPoolProfiles[{i}].")
+    elif resource_type == GKE_NODE_POOL:
+        yield _gke(name, props)
+
+
+def gpu_pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> list[PoolView]:
+    return [p for p in pools_of(resource_type, name, props) if p.gpu]

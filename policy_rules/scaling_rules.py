@@ -1,0 +1,213 @@
+"""Rules 2, 3, 6, 11, 12: scale to zero, real spot, sizes the autoscaler owns, fallback, max-size cap."""
+
+from __future__ import annotations
+
+from pulumi_policy import (
+    EnforcementLevel,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from policy_rules._base import config, known_gpu_pools, schema
+from policy_rules.pools import PoolView, gpu_pools_of, pools_of
+
+# --- 2. spot-gpu-pool-scales-to-zero ---------------------------------------------------------
+
+_ZERO_SCHEMA = schema(
+    exceptions={
+        "type": "array",
+        "items": {"type": "string"},
+        "default": [],
+        "description": "Pools allowed to keep warm nodes (pool label, node group / pool name).",
+    }
+)
+
+
+def _excepted(pool: PoolView, names: list[str]) -> bool:
+    return pool.pool in names or pool.label in names
+
+
+def validate_scale_to_zero(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    exceptions = list(config(args, _ZERO_SCHEMA)["exceptions"])
+    for pool in gpu_pools_of(args.resource_type, args.name, args.props):
+        if not (pool.spot or pool.intends_spot) or _excepted(pool, exceptions):
+            continue
+        if not pool.autoscaled:
+            report(
+                f"Spot GPU pool '{pool.label}' has no autoscaling, so it can never scale to zero. Enable the "
+                "autoscaler on it with a minimum of 0.",
+                None,
+            )
+        elif pool.min_size != 0:
+            report(
+                f"Spot GPU pool '{pool.label}' has min size {pool.min_size}; idle GPUs keep billing. Set the minimum "
+                f"to 0, or list '{pool.pool}' in this policy's `exceptions` config if warm nodes are intended.",
+                None,
+            )
+
+
+spot_gpu_pool_scales_to_zero = ResourceValidationPolicy(
+    name="spot-gpu-pool-scales-to-zero",
+    description=(
+        "Every spot GPU pool is autoscaled with a minimum of 0 nodes. Fix: set minSize/minCount/min node count "
+        "to 0, or add the pool to the policy config's `exceptions`."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=_ZERO_SCHEMA,
+    validate=validate_scale_to_zero,
+)
+
+# --- 3. spot-pool-is-spot --------------------------------------------------------------------
+
+
+def validate_really_spot(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    for pool in pools_of(args.resource_type, args.name, args.props):
+        if pool.intends_spot and not pool.spot:
+            fix = {
+                "aws": "set capacityType: SPOT",
+                "azure": "set scaleSetPriority: Spot",
+                "gcp": "set nodeConfig.spot: true (preemptible is the legacy 24-hour kind)",
+            }[pool.cloud]
+            report(
+                f"Pool '{pool.label}' is labelled or named spot but is billed on-demand: {fix}.",
+                None,
+            )
+        if pool.cloud == "azure" and pool.spot and pool.eviction_policy not in (None, "Delete"):
+            report(
+                f"AKS spot pool '{pool.label}' has scaleSetEvictionPolicy {pool.eviction_policy}: deallocated nodes "
+                "keep their disks billed and count against quota, and the autoscaler cannot replace them. "
+                "Set scaleSetEvictionPolicy: Delete.",
+                None,
+            )
+
+
+spot_pool_is_spot = ResourceValidationPolicy(
+    name="spot-pool-is-spot",
+    description=(
+        "A pool meant to be spot (our capacity label or 'spot' in its name) really is: EKS capacityType SPOT, "
+        "AKS scaleSetPriority Spot with eviction policy Delete, GKE nodeConfig.spot true. Fix the provider "
+        "setting named in the message."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_really_spot,
+)
+
+# --- 6. autoscaler-owned-size-ignored --------------------------------------------------------
+
+
+def _ignored(path: str, ignore_changes: list[str]) -> bool:
+    norm = path.replace("[", ".").replace("]", "")
+    for ic in ignore_changes:
+        i = ic.replace("[", ".").replace("]", "").replace("*", "")
+        if norm == i or norm.startswith(i.rstrip(".") + "."):
+            return True
+    return False
+
+
+def validate_sizes_unpinned(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    ignore = list(getattr(args.opts, "ignore_changes", None) or [])
+    for pool in pools_of(args.resource_type, args.name, args.props):
+        if pool.pinned_size_path and not _ignored(pool.pinned_size_path, ignore):
+            report(
+                f"Pool '{pool.label}' sets {pool.pinned_size_path}, which the cluster autoscaler owns: every "
+                f"`pulumi up` would reset the node count. Add ignore_changes=['{pool.pinned_size_path}'] to the "
+                "resource options or leave the property unset.",
+                None,
+            )
+
+
+autoscaler_owned_size_ignored = ResourceValidationPolicy(
+    name="autoscaler-owned-size-ignored",
+    description=(
+        "Sizes the autoscaler owns (EKS scalingConfig.desiredSize, AKS count with autoscaling, GKE nodeCount with "
+        "autoscaling) are either unset or listed in ignore_changes, so `pulumi up` never fights the autoscaler."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_sizes_unpinned,
+)
+
+# --- 11. spot-gpu-pool-on-demand-fallback ----------------------------------------------------
+
+_FALLBACK_SCHEMA = schema(
+    optOut={
+        "type": "array",
+        "items": {"type": "string"},
+        "default": [],
+        "description": "Spot GPU pools (pool label or name) that need no on-demand fallback.",
+    }
+)
+
+
+def validate_fallback(args: StackValidationArgs, report: ReportViolation) -> None:
+    opt_out = list(config(args, _FALLBACK_SCHEMA)["optOut"])
+    on_demand: set[str] = set()
+    spot: list[tuple[PoolView, str]] = []
+    for r in args.resources:
+        for pool in known_gpu_pools(r):
+            if pool.spot:
+                spot.append((pool, r.urn))
+            else:
+                on_demand.add(pool.pool)
+    for pool, urn in spot:
+        if pool.pool not in on_demand and not _excepted(pool, opt_out):
+            report(
+                f"Spot GPU pool '{pool.label}' (pool '{pool.pool}') has no on-demand fallback: when spot capacity "
+                "runs out its pods stay pending. Add an on-demand GPU pool with the same pool label "
+                f"(onDemandFallback: true), or list '{pool.pool}' in this policy's `optOut` config.",
+                urn,
+            )
+
+
+spot_gpu_pool_on_demand_fallback = StackValidationPolicy(
+    name="spot-gpu-pool-on-demand-fallback",
+    description=(
+        "Every spot GPU pool has an on-demand GPU pool with the same pool label that the autoscaler falls back "
+        "to, or is listed in the config's `optOut`. Fix: set onDemandFallback: true on the pool."
+    ),
+    enforcement_level=EnforcementLevel.ADVISORY,
+    config_schema=_FALLBACK_SCHEMA,
+    validate=validate_fallback,
+)
+
+# --- 12. gpu-pool-max-size-cap ---------------------------------------------------------------
+
+_CAP_SCHEMA = schema(
+    maxNodesPerPool={
+        "type": "integer",
+        "minimum": 0,
+        "default": 20,
+        "description": "Largest max size allowed on one GPU node group / agent pool / node pool.",
+    }
+)
+
+
+def validate_max_cap(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    cap = int(config(args, _CAP_SCHEMA)["maxNodesPerPool"])
+    for pool in gpu_pools_of(args.resource_type, args.name, args.props):
+        if pool.max_size is None:
+            report(
+                f"GPU pool '{pool.label}' has no finite max size: a runaway scale-up is unbounded. Set a max of at "
+                f"most {cap}.",
+                None,
+            )
+        elif pool.max_size > cap:
+            report(
+                f"GPU pool '{pool.label}' may grow to {pool.max_size} nodes, above the cap of {cap}. Lower its max "
+                "size, or raise `maxNodesPerPool` in this policy's config.",
+                None,
+            )
+
+
+gpu_pool_max_size_cap = ResourceValidationPolicy(
+    name="gpu-pool-max-size-cap",
+    description=(
+        "Every GPU pool has a finite max size at or below `maxNodesPerPool` (default 20). Fix: lower maxSize / "
+        "maxCount / max node count, or raise the cap in the policy config."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=_CAP_SCHEMA,
+    validate=validate_max_cap,
+)

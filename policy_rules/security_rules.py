@@ -1,0 +1,142 @@
+"""Rule 7: node disks encrypted, EKS launch templates require IMDSv2, no public IPs on nodes."""
+
+from __future__ import annotations
+
+from pulumi_policy import (
+    EnforcementLevel,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+
+from policy_rules._base import props_of
+from policy_rules.pools import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER, EKS_NODE_GROUP, GKE_CLUSTER, GKE_NODE_POOL
+
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+
+
+def _true(value: object) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def validate_disks_encrypted(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    p = args.props
+    if args.resource_type == LAUNCH_TEMPLATE:
+        mappings = p.get("blockDeviceMappings") or []
+        if not mappings:
+            report(
+                "Launch template declares no blockDeviceMappings, so the root volume's encryption depends on the "
+                "AMI snapshot and the account default. Declare the root volume with ebs.encrypted: true.",
+                None,
+            )
+        for m in mappings:
+            ebs = m.get("ebs")
+            if ebs is not None and not _true(ebs.get("encrypted")):
+                report(
+                    f"EBS volume {m.get('deviceName', '?')} of this launch template is not encrypted. "
+                    "Set ebs.encrypted: true (and optionally a kmsKeyId).",
+                    None,
+                )
+    elif args.resource_type == EKS_NODE_GROUP and not p.get("launchTemplate"):
+        report(
+            f"Node group '{p.get('nodeGroupName') or args.name}' has no launch template, so its root volume is "
+            "encrypted only if the account's EBS default encryption is on. Use a launch template with an "
+            "encrypted root volume (GeneralPool and SpotGpuPool do).",
+            None,
+        )
+
+
+node_disks_encrypted = ResourceValidationPolicy(
+    name="node-disks-encrypted",
+    description=(
+        "Node root volumes are encrypted: EKS node groups use a launch template whose EBS volumes set "
+        "encrypted: true. (AKS and GKE disks are encrypted at rest by the platform.)"
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_disks_encrypted,
+)
+
+
+def validate_imdsv2(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type != LAUNCH_TEMPLATE:
+        return
+    meta = args.props.get("metadataOptions") or {}
+    if meta.get("httpTokens") != "required":
+        report(
+            "Launch template does not require IMDSv2 (metadataOptions.httpTokens is "
+            f"{meta.get('httpTokens', 'unset')!r}): any pod can read the node role's credentials with one GET. "
+            "Set metadataOptions.httpTokens: required and httpPutResponseHopLimit: 1.",
+            None,
+        )
+    hops = meta.get("httpPutResponseHopLimit")
+    if isinstance(hops, int | float) and hops > 2:
+        report(
+            f"Launch template's httpPutResponseHopLimit is {int(hops)}: pods can reach the instance metadata. "
+            "Use 1 (or 2 if a node agent needs it).",
+            None,
+        )
+
+
+eks_launch_template_imdsv2 = ResourceValidationPolicy(
+    name="eks-launch-template-imdsv2",
+    description=(
+        "EC2 launch templates for nodes require IMDSv2 (metadataOptions.httpTokens: required) with a hop limit "
+        "of at most 2. Fix: set metadataOptions on the launch template."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_imdsv2,
+)
+
+
+def validate_no_public_ips(args: StackValidationArgs, report: ReportViolation) -> None:
+    gke_private_cluster = any(
+        r.resource_type == GKE_CLUSTER
+        and _true((props_of(r).get("privateClusterConfig") or {}).get("enablePrivateNodes"))
+        for r in args.resources
+    )
+    for r in args.resources:
+        p = props_of(r)
+        if r.resource_type == LAUNCH_TEMPLATE:
+            for ni in p.get("networkInterfaces") or []:
+                if _true(ni.get("associatePublicIpAddress")):
+                    report(
+                        "Launch template gives nodes a public IP (networkInterfaces.associatePublicIpAddress). "
+                        "Remove it and run nodes in private subnets behind a NAT gateway.",
+                        r.urn,
+                    )
+        elif r.resource_type == AKS_AGENT_POOL and _true(p.get("enableNodePublicIP")):
+            report(
+                f"AKS agent pool '{r.name}' sets enableNodePublicIP: nodes get public IPs. Remove it.",
+                r.urn,
+            )
+        elif r.resource_type == AKS_MANAGED_CLUSTER:
+            for prof in p.get("agentPoolProfiles") or []:
+                if _true(prof.get("enableNodePublicIP")):
+                    report(
+                        f"AKS agent pool profile '{prof.get('name', '?')}' sets enableNodePublicIP: nodes get "
+                        "public IPs. Remove it.",
+                        r.urn,
+                    )
+        elif r.resource_type == GKE_NODE_POOL:
+            private = (p.get("networkConfig") or {}).get("enablePrivateNodes")
+            if private is False or (private is None and not gke_private_cluster):
+                report(
+                    f"GKE node pool '{p.get('name') or r.name}' has public node IPs: neither its "
+                    "networkConfig.enablePrivateNodes nor the cluster's privateClusterConfig.enablePrivateNodes "
+                    "is true. Enable private nodes (with Cloud NAT for egress).",
+                    r.urn,
+                )
+
+
+no_public_node_ips = StackValidationPolicy(
+    name="no-public-node-ips",
+    description=(
+        "Nodes get no public IPs: no associatePublicIpAddress on EKS launch templates, no enableNodePublicIP on AKS "
+        "pools, private nodes on GKE (node pool networkConfig or cluster privateClusterConfig). Fix: use private "
+        "subnets / private nodes with NAT for egress."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_no_public_ips,
+)

@@ -1,0 +1,93 @@
+"""Each rule: the `bad-*` resources of the test programs are flagged, and only them (the `ok-*` ones pass).
+
+The programs (tests/policy_programs.py) declare raw provider resources under the mock engine;
+the report comes from the same offline engine as `python -m components policy`.
+"""
+
+from __future__ import annotations
+
+import pytest
+from policy_programs import flagged, program_preview, program_report
+
+from policy_rules import ALL_POLICIES, POLICIES_BY_NAME
+
+EXPECTED: dict[str, dict[str, set[str]]] = {
+    "gpu-pool-noschedule-taint": {"aws": {"bad-notaint"}, "azure": {"bad-notaint"}, "gcp": {"bad-notaint"}},
+    "spot-gpu-pool-scales-to-zero": {
+        "aws": {"bad-minsize"},
+        "azure": {"bad-minsize"},
+        "gcp": {"bad-minsize", "bad-unbounded"},  # no autoscaling: can never reach zero
+    },
+    "spot-pool-is-spot": {
+        "aws": {"bad-notspot"},
+        "azure": {"bad-notspot", "bad-deallocate"},
+        "gcp": {"bad-preemptible"},
+    },
+    "eks-autoscaler-asg-tags": {"aws": {"bad-noasgtags"}, "azure": set(), "gcp": set()},
+    "device-plugin-tolerates-gpu-taints": {"aws": {"bad-plugin"}, "azure": {"bad-plugin"}, "gcp": set()},
+    "autoscaler-owned-size-ignored": {"aws": {"bad-pinned"}, "azure": {"bad-pinned"}, "gcp": {"bad-pinned"}},
+    "node-disks-encrypted": {"aws": {"bad-lt-unencrypted", "bad-nolt"}, "azure": set(), "gcp": set()},
+    "eks-launch-template-imdsv2": {"aws": {"bad-lt-imdsv1"}, "azure": set(), "gcp": set()},
+    "no-public-node-ips": {"aws": {"bad-lt-public"}, "azure": {"bad-public"}, "gcp": {"bad-public"}},
+    "cluster-autoscaler-off-spot-and-gpu": {"aws": {"bad-ca"}, "azure": set(), "gcp": set()},
+    "cost-allocation-tags": {
+        "aws": {"bad-untagged", "bad-vpc-untagged"},
+        "azure": {"bad-untagged"},
+        "gcp": {"bad-unlabelled"},
+    },
+    "spot-gpu-pool-on-demand-fallback": {
+        "aws": {"bad-nofallback"},
+        "azure": {"bad-nofallback"},
+        "gcp": {"bad-nofallback"},
+    },
+    "gpu-pool-max-size-cap": {
+        "aws": {"bad-toobig"},
+        "azure": {"bad-toobig"},
+        "gcp": {"bad-toobig", "bad-unbounded"},  # no max at all
+    },
+}
+
+CASES = [(policy, cloud) for policy, clouds in EXPECTED.items() for cloud in clouds]
+
+
+@pytest.mark.parametrize(("policy", "cloud"), CASES, ids=[f"{p}-{c}" for p, c in CASES])
+def test_rule_flags_exactly_the_bad_resources(policy: str, cloud: str) -> None:
+    assert flagged(cloud, policy) == EXPECTED[policy][cloud]
+
+
+@pytest.mark.parametrize("cloud", ["aws", "azure", "gcp"])
+def test_programs_declare_the_ok_and_bad_resources(cloud: str) -> None:
+    names = {r.name for r in program_preview(cloud).resources}
+    expected = set().union(*(e[cloud] for e in EXPECTED.values())) | {"ok-spot", "ok-fallback"}
+    assert expected <= names
+
+
+def test_every_rule_of_the_issue_has_cases() -> None:
+    assert set(EXPECTED) | {"gpu-monthly-cost-ceiling"} == set(POLICIES_BY_NAME)
+
+
+def test_violations_carry_level_resource_and_a_fix() -> None:
+    for cloud in ("aws", "azure", "gcp"):
+        for v in program_report(cloud).violations:
+            level = POLICIES_BY_NAME[v.policy].enforcement_level
+            assert level is not None and v.level == level.value
+            assert v.message.endswith(".") and len(v.message) > 40
+            if v.policy != "gpu-monthly-cost-ceiling":
+                assert v.urn and v.name, v
+
+
+def test_messages_say_what_to_do() -> None:
+    [taint] = program_report("aws").of("gpu-pool-noschedule-taint")
+    assert "c1-bad-notaint" in taint.message and "nvidia.com/gpu=true:NoSchedule" in taint.message
+    [tags] = program_report("aws").of("eks-autoscaler-asg-tags")
+    assert "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu" in tags.message
+    [aks_plugin] = program_report("azure").of("device-plugin-tolerates-gpu-taints")
+    assert "kubernetes.azure.com/scalesetpriority=spot:NoSchedule" in aks_plugin.message
+
+
+def test_levels_names_and_descriptions() -> None:
+    advisory = {p.name for p in ALL_POLICIES if p.enforcement_level.value == "advisory"}
+    assert advisory == {"gpu-monthly-cost-ceiling", "spot-gpu-pool-on-demand-fallback"}
+    for p in ALL_POLICIES:
+        assert p.name == p.name.lower() and " " not in p.name
+        assert len(p.description) > 60

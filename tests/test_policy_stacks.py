@@ -1,0 +1,74 @@
+"""Every shipped stack passes the pack with no mandatory violation; the gate CLI and the pack itself."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, stack_preview
+from policy_programs import AWS, write_program
+
+from components.__main__ import main
+from components.offline.policy_run import run_policies
+from components.offline.runner import run_preview
+
+STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_shipped_stack_has_no_mandatory_violation(stack: str) -> None:
+    report = run_policies(stack_preview(stack))
+    assert report.mandatory == [], "\n".join(f"{v.policy}: {v.message}" for v in report.mandatory)
+
+
+def test_aws_prod_training_pool_has_only_the_advisory_fallback_note() -> None:
+    report = run_policies(stack_preview("aws-prod"))
+    assert {v.policy for v in report.violations} == {"spot-gpu-pool-on-demand-fallback"}
+    assert {v.name for v in report.violations} == {f"training-spot-us-east-1{z}" for z in "abc"}
+
+
+def test_gate_exits_non_zero_on_a_mandatory_violation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    program = write_program(AWS, tmp_path)
+    assert main(["policy", "--program", str(program), "--stack", "test"]) == 1
+    out = capsys.readouterr().out
+    assert "[mandatory]  elastic-gpu  gpu-pool-noschedule-taint (aws:eks/nodeGroup:NodeGroup: bad-notaint)" in out
+
+
+def test_gate_passes_a_shipped_stack_and_reports_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["policy", "--stack", "aws-dev", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["aws-dev"]["passed"] is True
+
+
+def test_gate_config_file_can_downgrade(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every mandatory policy that the AWS test program violates, set to advisory: the gate passes."""
+    program = write_program(AWS, tmp_path / "prog")
+    mandatory = {v.policy for v in run_policies(run_preview("test", program)).mandatory}
+    cfg = tmp_path / "policy-config.json"
+    cfg.write_text(json.dumps(dict.fromkeys(sorted(mandatory - {"gpu-pool-noschedule-taint"}), "advisory")))
+    assert main(["policy", "--program", str(program), "--stack", "test", "--config", str(cfg)]) == 1
+    capsys.readouterr()
+    cfg.write_text(json.dumps(dict.fromkeys(sorted(mandatory), "advisory")))
+    assert main(["policy", "--program", str(program), "--stack", "test", "--config", str(cfg)]) == 0
+    assert "[mandatory]" not in capsys.readouterr().out
+
+
+def test_preview_shows_the_policy_report(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["preview", "--stack", "aws-dev", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["policy"] == {"pack": "elastic-gpu", "passed": True, "violations": []}
+    assert main(["preview", "--stack", "aws-dev"]) == 0
+    assert "elastic-gpu: no violations" in capsys.readouterr().out
+
+
+def test_policy_pack_starts() -> None:
+    """`policy/__main__.py` builds the PolicyPack: it prints its gRPC port and serves (so run it, never import it)."""
+    pack = str(ROOT / "policy" / "__main__.py")
+    proc = subprocess.Popen([sys.executable, pack], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = proc.stdout.readline().strip()  # type: ignore[union-attr]
+        assert port.isdigit(), proc.stderr.read() if proc.poll() is not None else port  # type: ignore[union-attr]
+    finally:
+        proc.kill()
+        proc.wait()
