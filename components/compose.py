@@ -1,13 +1,109 @@
-"""Composition: wires the components for one cloud from a parsed StackConfig (no resource logic)."""
+"""Composition: wires the components for one cloud from a parsed StackConfig (no resource logic).
+
+Each cloud's `components/<cloud>/stack.py` creates its provider and cluster, then
+calls `build_pools_and_addons` for the parts every cloud shares.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+import pulumi
+
 from components.clouds import cloud_module
-from components.config import StackConfig
+from components.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+from components.config import GpuPoolConfig, StackConfig
+from components.general_pool import GeneralPool, GeneralPoolArgs
+from components.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
+from components.pool_types import ClusterHandle
+from components.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
 
 
 def build_stack(cfg: StackConfig) -> dict[str, Any]:
     """Declare the stack's resources; returns the stack outputs to export."""
     return cloud_module(cfg.cloud, "stack").build_stack(cfg)
+
+
+@dataclass
+class Composed:
+    general: GeneralPool
+    gpu_pools: list[SpotGpuPool]
+    device_plugin: NvidiaDevicePlugin
+    autoscaler: ClusterAutoscaler
+    #: options for further Kubernetes objects: after the general pool has nodes
+    k8s_opts: pulumi.ResourceOptions
+
+
+def build_pools_and_addons(
+    cfg: StackConfig,
+    cluster: Any,
+    opts: pulumi.ResourceOptions,
+    cloud_pool_args: Callable[[GpuPoolConfig], dict[str, Any]] = lambda _: {},
+) -> Composed:
+    """General pool, GPU pools, device plugin and autoscaler, as the config says.
+
+    `cluster` has a `provider` (Kubernetes); `cloud_pool_args` adds a cloud's own
+    SpotGpuPoolArgs fields for a pool (e.g. Azure's spot max price).
+    """
+    handle: ClusterHandle = cluster
+    gp = cfg.general_pool
+    general = GeneralPool(
+        "general",
+        GeneralPoolArgs(
+            cluster=handle,
+            instance_types=list(gp.instance_types),
+            min_size=gp.min_size,
+            max_size=gp.max_size,
+            spot=gp.spot,
+            disk_size_gib=gp.disk_size_gib,
+            tags=cfg.tags,
+        ),
+        opts=opts,
+    )
+    sharing = cfg.device_plugin.time_slicing_replicas
+    gpu_pools = [
+        SpotGpuPool(
+            p.name,
+            SpotGpuPoolArgs(
+                **{
+                    "cluster": handle,
+                    "instance_types": cfg.instance_types(p),
+                    "min_size": p.min_size,
+                    "max_size": p.max_size,
+                    "spot": p.spot,
+                    "on_demand_fallback": p.on_demand_fallback,
+                    "per_zone": p.per_zone,
+                    "disk_size_gib": p.disk_size_gib,
+                    "gpu_sharing_replicas": sharing or 1,
+                    "tags": cfg.tags,
+                }
+                | cloud_pool_args(p)
+            ),
+            opts=opts,
+        )
+        for p in cfg.gpu_pools
+    ]
+    k8s_opts = pulumi.ResourceOptions(depends_on=[general])  # system pods need a node first
+    device_plugin = NvidiaDevicePlugin(
+        "nvidia-device-plugin",
+        NvidiaDevicePluginArgs(provider=cluster.provider, gpu_pools=gpu_pools, time_slicing_replicas=sharing),
+        opts=k8s_opts,
+    )
+    a = cfg.autoscaler
+    autoscaler = ClusterAutoscaler(
+        "cluster-autoscaler",
+        ClusterAutoscalerArgs(
+            cluster=handle,
+            provider=cluster.provider,
+            general_pool=general,
+            gpu_pools=gpu_pools,
+            scale_down_unneeded_time=a.scale_down_unneeded_time,
+            scale_down_delay_after_add=a.scale_down_delay_after_add,
+            expander=list(a.expander),
+            max_node_provision_time=a.max_node_provision_time,
+        ),
+        opts=pulumi.ResourceOptions.merge(opts, k8s_opts),
+    )
+    return Composed(general, gpu_pools, device_plugin, autoscaler, k8s_opts)
