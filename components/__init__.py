@@ -1,6 +1,7 @@
 """elastic-gpu: Pulumi components for spot GPU pools that scale from zero.
 
     from components import EksCluster, GeneralPool, SpotGpuPool, NvidiaDevicePlugin, ClusterAutoscaler
+    (or AksCluster / GkeCluster in place of EksCluster)
 
 Cloud SDKs are imported lazily, so importing this package does not load them all.
 """
@@ -16,6 +17,10 @@ from components.scheduling import GPU_TAINT, Taint
 _LAZY = {
     "EksCluster": "components.eks_cluster",
     "EksClusterArgs": "components.eks_cluster",
+    "AksCluster": "components.aks_cluster",
+    "AksClusterArgs": "components.aks_cluster",
+    "GkeCluster": "components.gke_cluster",
+    "GkeClusterArgs": "components.gke_cluster",
     "GeneralPool": "components.general_pool",
     "GeneralPoolArgs": "components.general_pool",
     "SpotGpuPool": "components.spot_gpu_pool",
