@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import pulumi
@@ -11,6 +10,7 @@ import pulumi_kubernetes as k8s
 
 from components.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from components.aws.network import build_network
+from components.kubeconfig import exec_kubeconfig
 
 TYPE_TOKEN = "elastic-gpu:index:EksCluster"
 
@@ -119,27 +119,5 @@ class EksCluster(pulumi.ComponentResource):
 
 def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: str) -> str:
     """A kubeconfig that gets a token from `aws eks get-token` (no long-lived credentials)."""
-    return json.dumps(
-        {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [
-                {"name": cluster_name, "cluster": {"server": endpoint, "certificate-authority-data": ca_data}}
-            ],
-            "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
-            "current-context": cluster_name,
-            "users": [
-                {
-                    "name": cluster_name,
-                    "user": {
-                        "exec": {
-                            "apiVersion": "client.authentication.k8s.io/v1beta1",
-                            "command": "aws",
-                            "args": ["eks", "get-token", "--cluster-name", cluster_name, "--region", region],
-                        }
-                    },
-                }
-            ],
-        },
-        indent=2,
-    )
+    plugin = {"command": "aws", "args": ["eks", "get-token", "--cluster-name", cluster_name, "--region", region]}
+    return exec_kubeconfig(cluster_name, endpoint, ca_data, plugin)

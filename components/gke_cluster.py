@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
+
+from components.kubeconfig import exec_kubeconfig
 
 TYPE_TOKEN = "elastic-gpu:index:GkeCluster"
 
@@ -129,31 +130,9 @@ class GkeCluster(pulumi.ComponentResource):
 
 def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str) -> str:
     """A kubeconfig that gets a token from `gke-gcloud-auth-plugin` (no long-lived credentials)."""
-    return json.dumps(
-        {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [
-                {
-                    "name": cluster_name,
-                    "cluster": {"server": f"https://{endpoint}", "certificate-authority-data": ca_data},
-                }
-            ],
-            "contexts": [{"name": cluster_name, "context": {"cluster": cluster_name, "user": cluster_name}}],
-            "current-context": cluster_name,
-            "users": [
-                {
-                    "name": cluster_name,
-                    "user": {
-                        "exec": {
-                            "apiVersion": "client.authentication.k8s.io/v1beta1",
-                            "command": "gke-gcloud-auth-plugin",
-                            "installHint": "gcloud components install gke-gcloud-auth-plugin",
-                            "provideClusterInfo": True,
-                        }
-                    },
-                }
-            ],
-        },
-        indent=2,
-    )
+    plugin = {
+        "command": "gke-gcloud-auth-plugin",
+        "installHint": "gcloud components install gke-gcloud-auth-plugin",
+        "provideClusterInfo": True,
+    }
+    return exec_kubeconfig(cluster_name, f"https://{endpoint}", ca_data, plugin)
