@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_kubernetes as k8s
 
+from components.cluster_autoscaler import PRIORITY_CONFIGMAP
 from components.scheduling import CAPACITY_LABEL, CAPACITY_ON_DEMAND, NODE_CLASS_GENERAL, NODE_CLASS_LABEL, POOL_LABEL
 
 NAME = "cluster-autoscaler"
@@ -112,7 +113,7 @@ def _rbac(name: str, namespace: str, opts: pulumi.ResourceOptions) -> None:
             rule(
                 api_groups=[""],
                 resources=["configmaps"],
-                resource_names=["cluster-autoscaler-status", "cluster-autoscaler-priority-expander"],
+                resource_names=["cluster-autoscaler-status", PRIORITY_CONFIGMAP],
                 verbs=["delete", "get", "update", "watch"],
             ),
         ],

@@ -66,6 +66,21 @@ def gke_compute_class_taint(compute_class: str) -> Taint:
     return Taint(key=GKE_COMPUTE_CLASS_KEY, value=compute_class, effect="NoSchedule")
 
 
+#: EKS and GKE spell taint effects as an API enum (botocore eks service-2.json; GKE
+#: NodeTaint.Effect); Azure and Kubernetes use the Kubernetes spelling.
+API_TAINT_EFFECT: dict[str, str] = {
+    "NoSchedule": "NO_SCHEDULE",
+    "PreferNoSchedule": "PREFER_NO_SCHEDULE",
+    "NoExecute": "NO_EXECUTE",
+}
+KUBERNETES_TAINT_EFFECT: dict[str, str] = {v: k for k, v in API_TAINT_EFFECT.items()}
+
+
+def split_total(total: int, parts: int) -> list[int]:
+    """Split a pool-wide size over zones: 5 over 3 zones is [2, 2, 1]."""
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
 def node_labels(*, pool: str, node_class: str, spot: bool) -> dict[str, str]:
     """The labels elastic-gpu puts on every node of a pool."""
     labels = {

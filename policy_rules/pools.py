@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from components.gpu_catalog import gpu_instance_type
-from components.scheduling import AKS_SPOT_TAINT, CAPACITY_LABEL, CAPACITY_SPOT, GKE_GPU_TAINT, POOL_LABEL, Taint
+from components.scheduling import (
+    AKS_SPOT_TAINT,
+    CAPACITY_LABEL,
+    CAPACITY_SPOT,
+    GKE_GPU_TAINT,
+    KUBERNETES_TAINT_EFFECT,
+    POOL_LABEL,
+    Taint,
+)
 
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
@@ -31,8 +39,6 @@ _EC2_GPU_FAMILY = re.compile(r"^(g\d|p\d)[a-z]*\.")
 _AZURE_GPU_SIZE = re.compile(r"^Standard_N[CDV]", re.IGNORECASE)
 #: GCE machine families with built-in GPUs (A2, A3, A4, G2).
 _GCE_GPU_MACHINE = re.compile(r"^(a2|a3|a4|g2)-")
-
-_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
 
 
 @dataclass
@@ -66,7 +72,7 @@ class PoolView:
 
 
 def _taint(key: str, value: str | None, effect: str) -> Taint:
-    return Taint(key=key, value=value or "", effect=_EFFECTS.get(effect, effect))  # type: ignore[arg-type]
+    return Taint(key=key, value=value or "", effect=KUBERNETES_TAINT_EFFECT.get(effect, effect))  # type: ignore[arg-type]
 
 
 def parse_taint_string(text: str) -> Taint:

@@ -14,13 +14,10 @@ import pulumi
 import pulumi_aws as aws
 
 from components.aws.asg_tags import auto_discovery_tags, node_template_tags
-from components.scheduling import Taint
+from components.scheduling import API_TAINT_EFFECT, Taint
 
 if TYPE_CHECKING:
     from components.eks_cluster import EksCluster
-
-#: EKS spells taint effects in its own enum (botocore eks/2017-11-01 service-2.json).
-EKS_TAINT_EFFECT = {"NoSchedule": "NO_SCHEDULE", "NoExecute": "NO_EXECUTE", "PreferNoSchedule": "PREFER_NO_SCHEDULE"}
 
 #: amiType per (AMI family, GPU?) from the EKS CreateNodegroup amiType enum.
 AMI_TYPES = {
@@ -116,7 +113,7 @@ def build_node_group(
         ),
         labels=spec.labels,
         taints=[
-            aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=EKS_TAINT_EFFECT[t.effect]) for t in spec.taints
+            aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=API_TAINT_EFFECT[t.effect]) for t in spec.taints
         ],
         launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
             id=launch_template.id, version=launch_template.latest_version.apply(str)
@@ -142,11 +139,6 @@ def build_node_group(
             opts=opts,
         )
     return node_group
-
-
-def split(total: int, parts: int) -> list[int]:
-    """Split a pool-wide size over zones: 5 over 3 zones is [2, 2, 1]."""
-    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
 def _slug(tag_key: str) -> str:

@@ -12,7 +12,6 @@ from components.aws.node_groups import (
     CAPACITY_SPOT,
     NodeGroupSpec,
     build_node_group,
-    split,
 )
 from components.pool_types import BuiltPool, NodeGroupRef
 from components.scheduling import (
@@ -22,6 +21,7 @@ from components.scheduling import (
     NODE_CLASS_GENERAL,
     NODE_CLASS_GPU,
     node_labels,
+    split_total,
 )
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     kind = "spot" if args.spot else "od"
     specs: list[tuple[str, NodeGroupSpec]] = []
     if args.per_zone:
-        mins, maxes = split(args.min_size, len(zones)), split(args.max_size, len(zones))
+        mins, maxes = split_total(args.min_size, len(zones)), split_total(args.max_size, len(zones))
         for zone, lo, hi in zip(zones, mins, maxes, strict=True):
             specs.append((f"{name}-{kind}-{zone}", spec(f"{prefix}-{kind}-{zone}", primary, [zone], lo, hi)))
     else:

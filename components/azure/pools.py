@@ -24,6 +24,7 @@ from components.scheduling import (
     NODE_CLASS_GPU,
     Taint,
     node_labels,
+    split_total,
 )
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ MAX_STEM = MAX_AGENT_POOL_NAME - SUFFIX_LEN
 #: Spot max price -1: pay up to the on-demand price; evicted for capacity only, never for price.
 DEFAULT_SPOT_MAX_PRICE = -1.0
 #: The AKS spot label's value on spot nodes (spot-node-pool.md).
-AKS_SPOT_LABEL_VALUE = "spot"
 
 
 def agent_pool_stem(pool_name: str) -> str:
@@ -80,11 +80,6 @@ def _aks(cluster: object) -> AksCluster:
     if not isinstance(cluster, AksCluster):
         raise TypeError(f"an Azure pool needs an AksCluster, got {type(cluster).__name__}")
     return cluster
-
-
-def split(total: int, parts: int) -> list[int]:
-    """Split a pool-wide size over zones: 5 over 3 zones is [2, 2, 1]."""
-    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
 @dataclass(frozen=True)
@@ -187,7 +182,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
 
     def labels_for(spot: bool) -> dict[str, str]:
         labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | args.extra_labels
-        return labels | {AKS_SPOT_LABEL: AKS_SPOT_LABEL_VALUE} if spot else labels
+        return labels | {AKS_SPOT_LABEL: AKS_SPOT_TAINT.value} if spot else labels
 
     zones = args.pool_zones
     capacity: Capacity = "spot" if args.spot else "on-demand"
@@ -211,7 +206,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
             )
 
         if args.per_zone:
-            mins, maxes = split(args.min_size, len(zones)), split(args.max_size, len(zones))
+            mins, maxes = split_total(args.min_size, len(zones)), split_total(args.max_size, len(zones))
             for zone, lo, hi in zip(zones, mins, maxes, strict=True):
                 ap = f"{stem}{kind}{i}{zone}"
                 specs.append((f"{name}-{ap}", spec(ap, capacity, [zone], lo, hi)))

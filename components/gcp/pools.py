@@ -17,6 +17,7 @@ import pulumi_kubernetes as k8s
 from components.gpu_catalog import gpu_instance_type
 from components.pool_types import BuiltPool, Capacity, NodeGroupRef
 from components.scheduling import (
+    API_TAINT_EFFECT,
     GKE_COMPUTE_CLASS_KEY,
     GKE_GPU_TAINT,
     NODE_CLASS_GENERAL,
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
     from components.gke_cluster import GkeCluster
     from components.spot_gpu_pool import SpotGpuPoolArgs
 
-#: Kubernetes taint effects in the GCP API's enum spelling.
-GCP_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE", "NoExecute": "NO_EXECUTE"}
 #: GKE picks the zone with capacity (and unused reservations): fewer spot stock-outs than BALANCED.
 LOCATION_POLICY = "ANY"
 #: Nodes call Google APIs with their service account; IAM (not scopes) limits what they may do.
@@ -59,7 +58,7 @@ def _gke(cluster: object) -> GkeCluster:
 
 def _taint_args(taints: list[Taint]) -> list[gcp.container.NodePoolNodeConfigTaintArgs]:
     return [
-        gcp.container.NodePoolNodeConfigTaintArgs(key=t.key, value=t.value, effect=GCP_TAINT_EFFECTS[t.effect])
+        gcp.container.NodePoolNodeConfigTaintArgs(key=t.key, value=t.value, effect=API_TAINT_EFFECT[t.effect])
         for t in taints
     ]
 
