@@ -8,7 +8,7 @@ from typing import Any
 from pulumi_policy import PolicyConfigSchema, PolicyResource, ResourceValidationArgs, StackValidationArgs
 from pulumi_policy.proxy import UnknownValueError
 
-from policy_rules.pools import PoolView, gpu_pools_of
+from components.pool_view import PoolView, gpu_pools_of
 
 
 def schema(**properties: dict[str, Any]) -> PolicyConfigSchema:

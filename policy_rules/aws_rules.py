@@ -10,9 +10,9 @@ from components.aws.asg_tags import (
     NODE_TEMPLATE_PREFIX,
     auto_discovery_cluster_key,
 )
+from components.pool_view import EKS_NODE_GROUP, pools_of
 from components.scheduling import GPU_NODE_LABEL, GPU_RESOURCE
 from policy_rules._base import parent_urn, props_of
-from policy_rules.pools import EKS_NODE_GROUP, pools_of
 
 ASG_TAG = "aws:autoscaling/tag:Tag"
 

@@ -14,9 +14,9 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from components.pool_view import GKE_CLUSTER, GKE_NODE_POOL, PoolView
 from components.prices import HOURS_PER_MONTH, price
 from policy_rules._base import config, known_gpu_pools, schema
-from policy_rules.pools import GKE_CLUSTER, GKE_NODE_POOL, PoolView
 
 # --- 9. gpu-monthly-cost-ceiling -------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from components.pool_view import gpu_pools_of
 from components.scheduling import (
     AKS_SPOT_TAINT,
     CAPACITY_LABEL,
@@ -24,7 +25,6 @@ from components.scheduling import (
     Taint,
 )
 from policy_rules._base import config, known_gpu_pools, props_of, schema
-from policy_rules.pools import gpu_pools_of
 
 # --- 1. gpu-pool-noschedule-taint ------------------------------------------------------------
 

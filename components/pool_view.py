@@ -1,17 +1,19 @@
 """A cloud-neutral view of node pools, read from provider props (wire names, camelCase).
 
-Every rule about pools reads this view, so "what is a GPU pool", "is it spot",
-"what are its sizes and taints" are answered once for EKS, AKS and GKE.
-Props are what the engine hands the analyzer (the resource's inputs); a missing
-key means "not set by the program".
+The policy rules, the preview's cost table and the `cost` command read pools through
+this view, so "what is a GPU pool", "is it spot", "what are its sizes, taints and
+region" are answered once for EKS, AKS and GKE. Props are what the engine hands the
+analyzer (the resource's inputs); a missing key means "not set by the program".
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
+
+from pulumi_policy.proxy import UnknownValueError
 
 from components.gpu_catalog import gpu_instance_type
 from components.scheduling import (
@@ -65,6 +67,8 @@ class PoolView:
     eviction_policy: str | None = None
     accelerators: list[tuple[str, int]] = field(default_factory=list)  # GKE (type, count)
     labels: dict[str, str] = field(default_factory=dict)
+    #: where the nodes bill (for prices); set by `stack_pools` / `region_of`, None when unknown
+    region: str | None = None
 
     @property
     def all_taints(self) -> list[Taint]:
@@ -188,3 +192,85 @@ def pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> Iterato
 
 def gpu_pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> list[PoolView]:
     return [p for p in pools_of(resource_type, name, props) if p.gpu]
+
+
+# --- region: where a pool bills, from the resources alone (a policy sees no stack config) ---
+
+
+class StackResource(Protocol):
+    """What stack_pools reads of a resource: pulumi_policy's PolicyResource has these."""
+
+    resource_type: str
+    name: str
+    props: Mapping[str, Any]
+    provider: Any  #: PolicyProviderResource (with `.props`) or None
+
+
+#: A GCE zone is its region plus "-<letter>" (us-central1-c); a regional location is the region.
+_GCE_ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+[0-9]+)-[a-z]$")
+
+
+def _known(props: Mapping[str, Any] | None, key: str) -> Any:
+    """props[key], or None when missing or not known yet (during a real preview)."""
+    try:
+        value = (props or {}).get(key)
+    except UnknownValueError:
+        return None
+    return value if isinstance(value, str) and value else None
+
+
+def _provider_prop(resource: StackResource, key: str) -> str | None:
+    provider = resource.provider
+    return _known(getattr(provider, "props", None), key) if provider is not None else None
+
+
+def gce_region(location: str) -> str:
+    """us-central1-c -> us-central1; a region stays as it is."""
+    match = _GCE_ZONE.match(location)
+    return match["region"] if match else location
+
+
+def region_of(resource: StackResource, stack: Iterable[StackResource]) -> str | None:
+    """The region a pool resource's nodes bill in; None when the resources do not say.
+
+    EKS: the AWS provider's `region`. AKS: the agent pool's cluster `location` (matched by
+    `resourceName` when several clusters are declared), else the provider's. GKE: the node
+    pool's `location` (a zone maps to its region), else the provider's `region`.
+    """
+    kind, props = resource.resource_type, resource.props
+    if kind == EKS_NODE_GROUP:
+        return _provider_prop(resource, "region")
+    if kind == AKS_MANAGED_CLUSTER:
+        return _known(props, "location") or _provider_prop(resource, "location")
+    if kind == AKS_AGENT_POOL:
+        clusters = [r for r in stack if r.resource_type == AKS_MANAGED_CLUSTER and _known(r.props, "location")]
+        name = _known(props, "resourceName")
+        named = [c for c in clusters if name and name in (_known(c.props, "resourceName"), _known(c.props, "name"))]
+        locations = {_known(c.props, "location") for c in named or clusters}
+        if len(locations) == 1:
+            return locations.pop()
+        return _known(props, "location") or _provider_prop(resource, "location")
+    if kind == GKE_NODE_POOL:
+        location = _known(props, "location") or _provider_prop(resource, "region")
+        return gce_region(location) if location else None
+    return None
+
+
+def stack_pools(stack: Iterable[StackResource], *, gpu_only: bool = False) -> list[PoolView]:
+    """Every pool the stack's resources declare, each with its region.
+
+    A resource whose pool props are not known yet (a real preview) is left out, as the stack
+    rules do; its resource policies check it once its values are known.
+    """
+    resources = list(stack)
+    out: list[PoolView] = []
+    for r in resources:
+        try:
+            pools = [p for p in pools_of(r.resource_type, r.name, r.props) if p.gpu or not gpu_only]
+        except UnknownValueError:
+            continue
+        region = region_of(r, resources) if pools else None
+        for pool in pools:
+            pool.region = region
+            out.append(pool)
+    return out
