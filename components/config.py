@@ -2,7 +2,7 @@
 
 A stack file (`stacks/Pulumi.<stack>.yaml`) holds, under the project's namespace,
 the keys `cloud`, `cluster`, `generalPool`, `gpuPools`, `autoscaler`,
-`devicePlugin` and `tags`. `load_stack_config` turns them into a `StackConfig`
+`devicePlugin`, `tags` and `prices`. `load_stack_config` turns them into a `StackConfig`
 or raises one `ConfigError` that lists every problem (field path, value, what is
 allowed) before any resource is declared.
 """
@@ -18,6 +18,7 @@ from pydantic.alias_generators import to_camel
 from components.clouds import cloud_module
 from components.errors import ConfigError
 from components.gpu_catalog import GPU_MODELS, default_instance_types
+from components.prices import TABLE_PATH, price_row
 from components.validation import gpu_instance_type_problems, size_problems
 from components.versions import SUPPORTED_KUBERNETES_VERSIONS
 
@@ -172,6 +173,19 @@ class DevicePluginConfig(_Model):
     """Share each GPU between this many pods (NVIDIA time-slicing); unset: no sharing."""
 
 
+class PriceOverride(_Model):
+    """One item's prices in USD per hour, over the table row (components/data/prices.csv) of the
+    stack's region: only the keys set replace the row's figures. Set at least one key; an item
+    with no row in the region needs `onDemand`."""
+
+    on_demand: float | None = Field(default=None, ge=0)
+    """USD per hour of one node (GCP accelerators: of one GPU) on on-demand capacity."""
+    spot: float | None = Field(default=None, ge=0)
+    """USD per hour on spot capacity; must be <= the on-demand price."""
+    eviction_rate: float | None = Field(default=None, ge=0, le=1)
+    """Fraction 0..1 of spot runs evicted and re-run (the `cost` command's re-run hours)."""
+
+
 class StackConfig(_Model):
     cloud: Cloud
     cluster: ClusterConfig
@@ -181,6 +195,9 @@ class StackConfig(_Model):
     device_plugin: DevicePluginConfig = DevicePluginConfig()
     tags: dict[str, str] = Field(default_factory=dict)
     """Cost-allocation tags (AWS tags, Azure tags, GCP labels) on every taggable resource."""
+    prices: dict[str, PriceOverride] = Field(default_factory=dict)
+    """Price overrides by item (instance type, VM size, GCE machine or accelerator type); default none:
+    the table's prices. Only the cost report, `cost` command and their figures change, no resource."""
 
     def instance_types(self, pool: GpuPoolConfig) -> list[str]:
         """The pool's instance types: as configured, or every catalog type of its GPU."""
@@ -206,15 +223,19 @@ def _path(loc: tuple[Any, ...]) -> str:
 def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
     """The model class whose field `loc` points into (for listing allowed keys)."""
     model: Any = StackConfig
+    skip_key = False
     for part in loc[:-1]:
-        if isinstance(part, int):
+        if isinstance(part, int) or skip_key:
+            skip_key = False  # a list index or a dict key (`prices.<item>`): same model below
             continue
         field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
         if field is None:
             return None
         ann = field.annotation
+        skip_key = getattr(ann, "__origin__", None) is dict
         for cand in (ann, *getattr(ann, "__args__", ())):
-            inner = getattr(cand, "__args__", (cand,))[0] if getattr(cand, "__origin__", None) is list else cand
+            origin = getattr(cand, "__origin__", None)
+            inner = cand.__args__[-1] if origin in (list, dict) else cand
             if isinstance(inner, type) and issubclass(inner, BaseModel):
                 model = inner
                 break
@@ -302,6 +323,7 @@ def validate_stack(cfg: StackConfig) -> list[str]:
             problems.append(f"{where}.spotMaxPrice: an Azure-only setting; remove it for cloud {cloud!r}")
         problems += _gpu_type_problems(cfg, where, pool)
     problems += _gcp_only_problems(cfg)
+    problems += price_override_problems(cfg)
     if cloud != "azure":
         problems += [
             f"cluster.{key}: an Azure-only setting; remove it for cloud {cloud!r}"
@@ -334,6 +356,38 @@ def _gcp_only_problems(cfg: StackConfig) -> list[str]:
         for key in keys
         if key in model.model_fields_set
     ]
+
+
+def price_override_problems(cfg: StackConfig) -> list[str]:
+    """Each override sets something, keeps spot <= on-demand (with the table row it overrides)
+    and, for an item the table has no row for in the stack's region, gives `onDemand`."""
+    problems: list[str] = []
+    region = cfg.cluster.region
+    for item, o in cfg.prices.items():
+        where = f"prices.{item}"
+        if o.on_demand is None and o.spot is None and o.eviction_rate is None:
+            problems.append(f"{where}: set at least one of onDemand, spot, evictionRate (got {{}})")
+            continue
+        row = price_row(cfg.cloud, region, item)
+        if row is None and o.on_demand is None:
+            problems.append(
+                f"{where}.onDemand: required: {TABLE_PATH} has no {cfg.cloud} row for {item!r} in region "
+                f"{region!r}, so the override must give the on-demand USD per hour"
+            )
+        on_demand = o.on_demand if o.on_demand is not None else (row.on_demand if row else None)
+        spot = o.spot if o.spot is not None else (row.spot if row else None)
+        if spot is None or on_demand is None or spot <= on_demand:
+            continue
+        table = f"{TABLE_PATH} ({region})"
+        if o.spot is not None and o.on_demand is not None:
+            problems.append(f"{where}.spot: must be <= onDemand (got spot={spot}, onDemand={on_demand})")
+        elif o.spot is not None:
+            problems.append(f"{where}.spot: must be <= the on-demand price {on_demand} of {table} (got {spot})")
+        else:
+            problems.append(
+                f"{where}.onDemand: must be >= the spot price {spot} of {table} (got {on_demand}); set spot too"
+            )
+    return problems
 
 
 def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> list[str]:

@@ -14,8 +14,10 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from components.pool_view import GKE_CLUSTER, GKE_NODE_POOL, PoolView
-from components.prices import HOURS_PER_MONTH, price
+from components.config import PriceOverride
+from components.cost import pool_cost
+from components.pool_view import GKE_CLUSTER, GKE_NODE_POOL, region_of
+from components.prices import TABLE_PATH
 from policy_rules._base import config, known_gpu_pools, schema
 
 # --- 9. gpu-monthly-cost-ceiling -------------------------------------------------------------
@@ -30,57 +32,50 @@ _COST_SCHEMA = schema(
     pricePerHour={
         "type": "object",
         "default": {},
-        "description": "Per-hour USD price overrides by instance type / VM size / machine or accelerator type.",
+        "description": "Per-hour USD price overrides by instance type / VM size / machine or accelerator type "
+        "(used for spot and on-demand pools alike).",
     },
 )
 
 
-def _hourly(pool: PoolView, overrides: Mapping[str, Any]) -> tuple[float | None, str]:
-    """The most expensive hourly price among a pool's instance types (plus GKE accelerators)."""
-
-    def one(item: str) -> float | None:
-        if item in overrides:
-            return float(overrides[item])
-        row = price(pool.cloud, item)
-        return row.hourly(pool.spot) if row else None
-
-    best: tuple[float | None, str] = (None, "")
-    for t in pool.instance_types:
-        p = one(t)
-        if p is None:
-            continue
-        for acc, count in pool.accelerators:
-            a = one(acc)
-            if a is None:
-                return None, acc
-            p += a * count
-        if best[0] is None or p > best[0]:
-            best = (p, t)
-    return best
+def _overrides(price_per_hour: Mapping[str, Any]) -> dict[str, PriceOverride]:
+    # One figure per item: the policy's override is the price whatever the capacity type.
+    return {item: PriceOverride(on_demand=float(v), spot=float(v)) for item, v in price_per_hour.items()}
 
 
 def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) -> None:
+    """Upper bound (components/cost.py): each GPU pool's max size x its most expensive type x 730 h.
+
+    A policy sees no stack config: the region comes from the resources (components/pool_view.py),
+    and the stack config's `prices` overrides do not apply here; `pricePerHour` does.
+    """
     cfg = config(args, _COST_SCHEMA)
     budget = float(cfg["monthlyBudgetUsd"])
+    overrides = _overrides(cfg["pricePerHour"])
     total = 0.0
     lines: list[str] = []
     for r in args.resources:
-        for pool in known_gpu_pools(r):
-            hourly, item = _hourly(pool, cfg["pricePerHour"])
-            if hourly is None:
-                what = ", ".join(pool.instance_types) or "?"
+        pools = known_gpu_pools(r)
+        region = region_of(r, args.resources) if pools else None
+        for pool in pools:
+            pool.region = region
+            cost = pool_cost(pool, overrides, upper_bound=True)
+            if cost.hourly is None:
+                what = " + ".join([", ".join(pool.instance_types) or "?", *(a for a, _ in pool.accelerators)])
                 report(
-                    f"No price for GPU pool '{pool.label}' ({what}{item and ' / ' + item}): "
-                    "its spend is not counted. Add a row to components/prices.py or set `pricePerHour` in this "
-                    "policy's config.",
+                    f"No price for GPU pool '{pool.label}' ({what}) in region {region or 'unknown'} "
+                    f"(missing: {', '.join(cost.price.missing)}): its spend is not counted. Add a row to "
+                    f"{TABLE_PATH} or set `pricePerHour` in this policy's config.",
                     r.urn,
                 )
                 continue
-            if pool.max_size is None:
-                continue  # gpu-pool-max-size-cap reports an unbounded pool
-            monthly = pool.max_size * hourly * HOURS_PER_MONTH
+            monthly = cost.monthly(pool.max_size)
+            if monthly is None:
+                continue  # no max size: gpu-pool-max-size-cap reports an unbounded pool
             total += monthly
-            lines.append(f"{pool.label}: {pool.max_size} x {item} at ${hourly:.3f}/h = ${monthly:,.0f}")
+            lines.append(
+                f"{pool.label}: {pool.max_size} x {cost.price.label} at ${cost.hourly:.3f}/h = ${monthly:,.0f}"
+            )
     if total > budget:
         report(
             f"At max size the stack's GPU pools can cost ${total:,.0f}/month, over the budget of ${budget:,.0f} "
@@ -94,7 +89,7 @@ gpu_monthly_cost_ceiling = StackValidationPolicy(
     description=(
         "The stack's maximum monthly GPU spend (each GPU pool's max nodes x the most expensive of its instance "
         "types' hourly price x 730 h, spot price for spot pools) stays under `monthlyBudgetUsd`. Prices come from "
-        "components/prices.py. Fix: lower max sizes or raise the budget."
+        f"{TABLE_PATH} for the pool's region (components/cost.py). Fix: lower max sizes or raise the budget."
     ),
     enforcement_level=EnforcementLevel.ADVISORY,
     config_schema=_COST_SCHEMA,

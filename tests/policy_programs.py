@@ -149,6 +149,7 @@ def pool(name, *, pool="ok", spot=True, priority=None, eviction="Delete", size="
 cs.ManagedCluster(
     "ok-aks",
     resource_group_name="rg",
+    location="eastus",  # the agent pools' region (for the cost ceiling)
     agent_pool_profiles=[{"name": "system", "mode": "System", "vm_size": "Standard_D4s_v3", "count": 2,
                           "enable_auto_scaling": True, "min_count": 2, "max_count": 3}],
     tags=TAGS,
@@ -192,6 +193,7 @@ def pool(name, *, pool="ok", spot=True, preemptible=None, taints=(TAINT,), autos
         name,
         name=name,
         cluster="c1",
+        location="us-central1-c",  # a zone: the cost ceiling prices the pool in its region, us-central1
         node_count=node_count,
         node_config={
             "machine_type": "n1-standard-4",
@@ -222,6 +224,8 @@ pool("bad-nofallback", pool="lonely")
 """
 
 PROGRAMS = {"aws": AWS, "azure": AZURE, "gcp": GCP}
+#: The AWS program uses the default provider: its region comes from the stack config, as under the engine.
+CONFIGS = {"aws": "config:\n  aws:region: us-east-1\n"}
 _ROOT = Path(tempfile.mkdtemp(prefix="policy-programs-"))
 atexit.register(shutil.rmtree, _ROOT, ignore_errors=True)
 
@@ -237,7 +241,7 @@ def write_program(source: str, directory: Path, config: str = "config: {}\n") ->
 @cache
 def program_preview(cloud: str) -> Preview:
     """The cloud's test program under the mock engine (cached: read-only)."""
-    return run_preview("test", write_program(PROGRAMS[cloud], _ROOT / cloud))
+    return run_preview("test", write_program(PROGRAMS[cloud], _ROOT / cloud, CONFIGS.get(cloud, "config: {}\n")))
 
 
 @cache

@@ -9,6 +9,7 @@ import pytest
 
 from components.config import load_stack_config, parse_stack_config
 from components.errors import ConfigError
+from components.prices import price_row
 from tests.conftest import ROOT, stack_values
 
 P = "elastic-gpu:"
@@ -153,3 +154,60 @@ def test_unknown_stack_lists_known_ones() -> None:
 
     with pytest.raises(ConfigError, match=r"known stacks: .*aws-dev.*aws-prod"):
         run_preview("aws-staging", ROOT)
+
+
+# --- elastic-gpu:prices: price overrides over the table (components/data/prices.csv) ----------
+
+
+def price_errors(prices: dict) -> str:
+    return errors_for(lambda v: v.update({P + "prices": prices}))
+
+
+def test_price_override_parses_over_the_table_row() -> None:
+    values = stack_values("aws-dev") | {P + "prices": {"g4dn.xlarge": {"spot": 0.1, "evictionRate": 0.08}}}
+    cfg = load_stack_config(values)
+    assert cfg.prices["g4dn.xlarge"].spot == 0.1 and cfg.prices["g4dn.xlarge"].on_demand is None
+    assert load_stack_config(stack_values("aws-dev")).prices == {}
+
+
+def test_price_override_spot_above_on_demand() -> None:
+    msg = price_errors({"g4dn.xlarge": {"onDemand": 0.5, "spot": 0.9}})
+    assert "prices.g4dn.xlarge.spot: must be <= onDemand (got spot=0.9, onDemand=0.5)" in msg
+
+
+def test_price_override_spot_above_the_tables_on_demand() -> None:
+    row = price_row("aws", "us-west-2", "g4dn.xlarge")
+    assert row is not None
+    msg = price_errors({"g4dn.xlarge": {"spot": row.on_demand + 1}})
+    assert (
+        f"prices.g4dn.xlarge.spot: must be <= the on-demand price {row.on_demand} of components/data/prices.csv "
+        f"(us-west-2) (got {row.on_demand + 1})"
+    ) in msg
+
+
+def test_price_override_of_an_item_without_a_row_needs_on_demand() -> None:
+    msg = price_errors({"x9.huge": {"spot": 0.1}})
+    assert (
+        "prices.x9.huge.onDemand: required: components/data/prices.csv has no aws row for 'x9.huge' in region "
+        "'us-west-2', so the override must give the on-demand USD per hour"
+    ) in msg
+
+
+def test_price_override_ranges_types_and_keys() -> None:
+    msg = price_errors(
+        {
+            "g4dn.xlarge": {"evictionRate": 1.5, "onDemand": -1},
+            "g6.xlarge": {"spotPrice": 0.2},
+            "p3.2xlarge": {"spot": "0.1"},
+        }
+    )
+    assert "prices.g4dn.xlarge.evictionRate: Input should be less than or equal to 1 (got 1.5)" in msg
+    assert "prices.g4dn.xlarge.onDemand: Input should be greater than or equal to 0 (got -1)" in msg
+    assert "prices.g6.xlarge.spotPrice: unknown key; allowed keys: onDemand, spot, evictionRate" in msg
+    assert "prices.p3.2xlarge.spot: Input should be a valid number (got '0.1')" in msg
+    assert "(4 problem(s))" in msg
+
+
+def test_price_override_must_set_something() -> None:
+    msg = price_errors({"g5.xlarge": {}})
+    assert "prices.g5.xlarge: set at least one of onDemand, spot, evictionRate (got {})" in msg

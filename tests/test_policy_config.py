@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+
 from policy_programs import program_preview, program_report
 
+from components.cost import node_price, pool_cost
 from components.offline.policy_run import run_policies
-from components.prices import HOURS_PER_MONTH, PRICES
+from components.pool_view import PoolView
+from components.prices import HOURS_PER_MONTH, price_row
 from policy_rules import POLICIES_BY_NAME
 
 
@@ -20,9 +24,39 @@ def test_cost_ceiling_under_and_over_budget() -> None:
     over = run_policies(preview, config={"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": 100}})
     [v] = over.of("gpu-monthly-cost-ceiling")
     assert v.level == "advisory" and v.urn is None
-    # bad-toobig alone: 50 spot g4dn.xlarge at the table's spot price, 730 h
-    cost = 50 * PRICES[("aws", "g4dn.xlarge")].spot * HOURS_PER_MONTH
-    assert f"${cost:,.0f}" in v.message
+    # bad-toobig alone: 50 spot g4dn.xlarge at the table's spot price in the program's region (aws:region), 730 h
+    row = price_row("aws", "us-east-1", "g4dn.xlarge")
+    assert row is not None and row.spot is not None
+    assert (
+        f"c1-bad-toobig: 50 x g4dn.xlarge at ${row.spot:.3f}/h = ${50 * row.spot * HOURS_PER_MONTH:,.0f}" in v.message
+    )
+
+
+def test_cost_ceiling_is_the_models_upper_bound_and_fires_only_over_budget() -> None:
+    """The GCP program: GPU pools of n1-standard-4 + 1 T4 in us-central1-c (region us-central1), at max size."""
+    preview = program_preview("gcp")
+    node = node_price("gcp", "us-central1", "n1-standard-4", [("nvidia-tesla-t4", 1)])
+    assert node.on_demand is not None and node.spot is not None
+    on_demand = {"ok-fallback", "bad-preemptible"}  # not spot: on-demand price
+    max_sizes = {"bad-toobig": 30}  # every other pool: 3; bad-unbounded has no max and is not counted
+    names = {r.name for r in preview.of_type("gcp:container/nodePool:NodePool")} - {"bad-unbounded"}
+    expected = sum(
+        max_sizes.get(n, 3) * (node.on_demand if n in on_demand else node.spot) * HOURS_PER_MONTH for n in names
+    )
+    just_over = {"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": expected * 0.999}}
+    [v] = run_policies(preview, config=just_over).of("gpu-monthly-cost-ceiling")
+    assert f"can cost ${expected:,.0f}/month" in v.message
+    just_under = {"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": expected * 1.001}}
+    assert not run_policies(preview, config=just_under).of("gpu-monthly-cost-ceiling")
+
+
+def test_cost_ceiling_prices_the_most_expensive_type() -> None:
+    pool = PoolView("aws", "ng", "p", True, True, True, ["g4dn.xlarge", "g5.xlarge"], 0, 4, None, True)
+    pool.region = "us-east-1"
+    assert pool_cost(pool).price.instance_type == "g4dn.xlarge"  # the report: the first type
+    rows = [price_row("aws", "us-east-1", t) for t in pool.instance_types]
+    assert pool_cost(pool, upper_bound=True).hourly == max(r.spot for r in rows if r and r.spot is not None)
+    assert "components/data/prices.csv" in POLICIES_BY_NAME["gpu-monthly-cost-ceiling"].description
 
 
 def test_cost_ceiling_price_overrides_and_unpriced_types() -> None:
@@ -31,6 +65,24 @@ def test_cost_ceiling_price_overrides_and_unpriced_types() -> None:
     assert report.of("gpu-monthly-cost-ceiling")
     unpriced = run_policies(preview, config={"gpu-monthly-cost-ceiling": {"pricePerHour": {}}})
     assert not unpriced.of("gpu-monthly-cost-ceiling")  # n1-standard-4 + T4 are both in the table
+
+
+def test_cost_ceiling_region_comes_from_the_aks_cluster_and_a_missing_price_points_at_the_table() -> None:
+    budget_zero = {"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": 0}}
+    # The Azure program's agent pools bill in their cluster's location (eastus): priced, so over a zero budget.
+    [over] = run_policies(program_preview("azure"), config=budget_zero).of("gpu-monthly-cost-ceiling")
+    assert over.urn is None and "okspot: 3 x Standard_NC4as_T4_v3" in over.message
+    moved = copy.deepcopy(program_preview("azure"))
+    for r in moved.of_type("azure-native:containerservice:ManagedCluster"):
+        r.inputs["location"] = "nowhere"
+    violations = run_policies(moved, config=budget_zero).of("gpu-monthly-cost-ceiling")
+    assert {v.name for v in violations} == {r.name for r in moved.of_type("azure-native:containerservice:AgentPool")}
+    [ok_spot] = [v for v in violations if v.name == "ok-spot"]
+    assert ok_spot.message == (
+        "No price for GPU pool 'okspot' (Standard_NC4as_T4_v3) in region nowhere (missing: Standard_NC4as_T4_v3): "
+        "its spend is not counted. Add a row to components/data/prices.csv or set `pricePerHour` in this policy's "
+        "config."
+    )
 
 
 def test_scale_to_zero_exception_and_fallback_opt_out() -> None:

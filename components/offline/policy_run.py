@@ -83,9 +83,22 @@ def _providers(preview: Preview) -> dict[str, PolicyProviderResource]:
     return out
 
 
-def _provider_of(r: CapturedResource, providers: dict[str, PolicyProviderResource]) -> PolicyProviderResource | None:
-    if not r.provider:
+def _default_provider(r: CapturedResource, preview: Preview) -> PolicyProviderResource | None:
+    """The engine's default provider of a resource declared without one: its inputs are the package's
+    config (`aws:region`, ...). The mock engine registers none, so build what the engine would pass."""
+    package = r.type.split(":", 1)[0]
+    if not r.custom or package == "pulumi":
         return None
+    props = {k.split(":", 1)[1]: v for k, v in preview.config.items() if k.startswith(f"{package}:")}
+    urn = f"urn:pulumi:{preview.stack}::{preview.project}::pulumi:providers:{package}::default"
+    return PolicyProviderResource(f"pulumi:providers:{package}", props, urn, "default")
+
+
+def _provider_of(
+    r: CapturedResource, providers: dict[str, PolicyProviderResource], preview: Preview
+) -> PolicyProviderResource | None:
+    if not r.provider:
+        return _default_provider(r, preview)
     return providers.get(r.provider) or providers.get(r.provider.rsplit("::", 1)[0])
 
 
@@ -100,7 +113,7 @@ def stack_resources(preview: Preview) -> list[PolicyResource]:
             urn=r.urn,
             name=r.name,
             opts=_options(r),
-            provider=_provider_of(r, providers),
+            provider=_provider_of(r, providers, preview),
             parent=None,
             dependencies=[],
             property_dependencies={},
