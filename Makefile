@@ -2,10 +2,11 @@
 PYTHON ?= python3
 VENV ?= .venv
 STACK ?= aws-dev
+GPU_HOURS ?= 1000
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: preview preview-json test policy lint format clean
+.PHONY: preview preview-json cost test policy lint format clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,6 +18,9 @@ preview: $(STAMP)  ## offline preview of a stack: make preview STACK=aws-prod
 
 preview-json: $(STAMP)
 	$(BIN)/python -m components preview --stack $(STACK) --json
+
+cost: $(STAMP)  ## cost of GPU work, spot vs on-demand: make cost STACK=azure-dev GPU_HOURS=3400
+	$(BIN)/python -m components cost --stack $(STACK) --gpu-hours $(GPU_HOURS)
 
 test: $(STAMP)  ## the whole suite
 	$(BIN)/python -m pytest

@@ -1,5 +1,7 @@
 """`python -m components preview --stack aws-dev [--json]`: the offline preview.
 
+`python -m components cost --stack aws-dev --gpu-hours 1000 [--eviction-rate R] [--json]`: N GPU-hours of
+work on each GPU pool, on spot (with re-runs) against all on-demand.
 `python -m components policy --stack aws-dev [--program DIR]`: the offline policy gate.
 """
 
@@ -12,6 +14,20 @@ import sys
 from components.errors import ConfigError
 
 
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a number > 0 (got {text})")
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a fraction between 0 and 1, e.g. 0.05 (got {text})")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m components", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -19,6 +35,16 @@ def main(argv: list[str] | None = None) -> int:
     preview.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
     preview.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     preview.add_argument("--json", action="store_true", help="print every captured resource as JSON")
+    cost = sub.add_parser("cost", help="the cost of N GPU-hours of work on a stack's GPU pools, spot vs on-demand")
+    cost.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
+    cost.add_argument("--gpu-hours", required=True, type=_positive, help="GPU-hours of work, e.g. 1000")
+    cost.add_argument(
+        "--eviction-rate",
+        type=_fraction,
+        help="spot eviction (re-run) rate 0..1 where the price table publishes none (default: assumed 0.05)",
+    )
+    cost.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
+    cost.add_argument("--json", action="store_true", help="print the figures as JSON")
     policy = sub.add_parser("policy", help="run the policy pack over a stack's captured resources (offline gate)")
     policy.add_argument("--stack", help="stack name; default: every stack of the program")
     policy.add_argument("--program", default=".", help="Pulumi Python program directory (default: .)")
@@ -30,14 +56,22 @@ def main(argv: list[str] | None = None) -> int:
 
         return gate(args.program, args.stack, args.config, as_json=args.json)
 
-    from components.offline.report import render_text, to_json
+    from components.offline.report import preview_work, render_text, render_work, to_json, work_json
     from components.offline.runner import run_preview
 
     try:
+        # The captured pools are what the program creates: the cost reads them, not the config.
         result = run_preview(args.stack, args.program)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.command == "cost":
+        works = preview_work(result, args.gpu_hours, args.eviction_rate)
+        if args.json:
+            print(json.dumps(work_json(args.stack, args.gpu_hours, works), indent=2, sort_keys=True))
+        else:
+            print(render_work(args.stack, args.gpu_hours, works))
+        return 0
     from components.offline.policy_run import render_report, run_policies
 
     policy_report = run_policies(result)

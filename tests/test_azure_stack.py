@@ -177,9 +177,14 @@ def test_existing_resource_group_is_used_not_created(program_dir) -> None:
 
 def test_pool_table_shows_aks_pools(dev: Preview) -> None:
     rows = {p.node_group: p for p in pool_summaries(dev)}
-    assert set(rows) == {"general", "t4o0", "t4s01", "t4s02"}
+    assert set(rows) == {"system", "general", "t4o0", "t4s01", "t4s02"}  # the System pool is inline in the cluster
     assert rows["t4s01"].capacity == "spot" and rows["t4s01"].zones == ["1"]
     assert rows["t4o0"].capacity == "on-demand"
+    assert (rows["system"].instance_types, rows["system"].min_size, rows["system"].max_size) == (
+        ["Standard_D4s_v5"],
+        1,
+        2,
+    )
 
 
 @pytest.mark.parametrize("stack", AZURE_STACKS)

@@ -1,4 +1,4 @@
-"""Human and machine reports of a captured preview: resource tree, pools, outputs."""
+"""Human and machine reports of a captured preview: resource tree, pools, cost, outputs."""
 
 from __future__ import annotations
 
@@ -6,7 +6,27 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from components.config import PROJECT, load_stack_config
+from components.cost import (
+    DEFAULT_EVICTION_RATE,
+    EVICTION_ASSUMED,
+    OVERRIDE_SOURCE,
+    NodePrice,
+    Overrides,
+    PoolCost,
+    PoolWork,
+    StackCost,
+    WorkCost,
+    pools_work,
+    price_hints,
+    stack_cost,
+    work_total,
+)
+from components.errors import ConfigError
+from components.offline.policy_run import stack_resources
 from components.offline.runner import SECRET_MASK, CapturedResource, Preview
+from components.pool_view import stack_pools
+from components.prices import HOURS_PER_MONTH, TABLE_PATH
 from components.scheduling import POOL_LABEL
 
 
@@ -56,34 +76,192 @@ def _gke_node_pool(r: CapturedResource, preview: Preview) -> PoolSummary:
     )
 
 
-def _aks_agent_pool(r: CapturedResource, preview: Preview) -> PoolSummary:
+def _aks_pool(inputs: dict[str, Any], name: str) -> PoolSummary:
+    count = inputs.get("count")
     return PoolSummary(
-        pool=r.inputs.get("nodeLabels", {}).get(POOL_LABEL, r.name),
-        node_group=r.inputs["agentPoolName"],
-        capacity="spot" if r.inputs.get("scaleSetPriority") == "Spot" else "on-demand",
-        instance_types=[r.inputs["vmSize"]],
-        min_size=r.inputs["minCount"],
-        max_size=r.inputs["maxCount"],
-        zones=sorted(r.inputs.get("availabilityZones", [])),
-        taints=list(r.inputs.get("nodeTaints", [])),
+        pool=inputs.get("nodeLabels", {}).get(POOL_LABEL, name),
+        node_group=inputs.get("agentPoolName", name),
+        capacity="spot" if inputs.get("scaleSetPriority") == "Spot" else "on-demand",
+        instance_types=[inputs["vmSize"]],
+        min_size=inputs.get("minCount", count),
+        max_size=inputs.get("maxCount", count),
+        zones=sorted(inputs.get("availabilityZones", [])),
+        taints=list(inputs.get("nodeTaints", [])),
     )
 
 
-#: Per provider type: how a captured node group reads as a pool row. Each cloud adds its own.
-POOL_EXTRACTORS: dict[str, Callable[[CapturedResource, Preview], PoolSummary]] = {
-    "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
-    "gcp:container/nodePool:NodePool": _gke_node_pool,
+def _aks_agent_pool(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
+    return [_aks_pool(r.inputs, r.name)]
+
+
+def _aks_cluster_pools(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
+    """The pools a ManagedCluster declares inline (the System pool)."""
+    return [_aks_pool(p, p.get("name", r.name)) for p in r.inputs.get("agentPoolProfiles", [])]
+
+
+#: Per provider type: how a captured resource reads as pool rows. Each cloud adds its own.
+POOL_EXTRACTORS: dict[str, Callable[[CapturedResource, Preview], list[PoolSummary]]] = {
+    "aws:eks/nodeGroup:NodeGroup": lambda r, p: [_eks_node_group(r, p)],
+    "gcp:container/nodePool:NodePool": lambda r, p: [_gke_node_pool(r, p)],
     "azure-native:containerservice:AgentPool": _aks_agent_pool,
+    "azure-native:containerservice:ManagedCluster": _aks_cluster_pools,
 }
 
 
 def pool_summaries(preview: Preview) -> list[PoolSummary]:
-    rows = [POOL_EXTRACTORS[r.type](r, preview) for r in preview.resources if r.type in POOL_EXTRACTORS]
+    rows = [row for r in preview.resources if r.type in POOL_EXTRACTORS for row in POOL_EXTRACTORS[r.type](r, preview)]
     return sorted(rows, key=lambda p: (p.pool, p.node_group))
 
 
+# --- cost --------------------------------------------------------------------------------------
+
+
+def price_overrides(preview: Preview) -> Overrides:
+    """The stack config's `prices` overrides; none for a program that is not an elastic-gpu stack.
+
+    The runner already failed on a bad elastic-gpu config, so a ConfigError here means the
+    program (any Pulumi program can be previewed) has no elastic-gpu stack config.
+    """
+    try:
+        return load_stack_config(preview.config, project=PROJECT).prices
+    except ConfigError:
+        return {}
+
+
+def preview_cost(preview: Preview) -> StackCost:
+    """Every captured pool priced: the pools read as the policies read them (components/pool_view.py)."""
+    pools = sorted(stack_pools(stack_resources(preview)), key=lambda p: (p.pool, p.label))
+    return stack_cost(pools, price_overrides(preview))
+
+
+def _regions(cost: StackCost) -> list[str]:
+    return sorted({c.pool.region or "unknown" for c in cost.pools})
+
+
+def _round(value: float | None, digits: int = 6) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _cost_row_json(c: PoolCost) -> dict[str, Any]:
+    return {
+        "pool": c.pool.pool,
+        "node_group": c.pool.label,
+        "capacity": c.capacity,
+        "region": c.pool.region,
+        "instance_types": list(c.pool.instance_types),
+        "priced_as": c.price.label,
+        "min_size": c.pool.min_size,
+        "max_size": c.pool.max_size,
+        "gpus_per_node": c.gpus_per_node,
+        "on_demand_hourly": _round(c.price.on_demand),
+        "spot_hourly": _round(c.price.spot),
+        "gpu_hourly": _round(c.gpu_hourly),
+        "idle_monthly": _round(c.idle_monthly, 2),
+        "max_monthly": _round(c.max_monthly, 2),
+        "saving_pct": _round(c.price.saving_pct, 2),
+        "eviction_rate": c.price.eviction_rate,
+        "source": c.price.source,
+        "date": c.price.date,
+        "missing": list(c.price.missing),
+        "gap": c.gap,
+    }
+
+
+def cost_json(cost: StackCost) -> dict[str, Any]:
+    return {
+        "currency": "USD",
+        "table": TABLE_PATH,
+        "hours_per_month": HOURS_PER_MONTH,
+        "regions": _regions(cost),
+        "pools": [_cost_row_json(c) for c in cost.pools],
+        "total": {
+            "idle_monthly": round(cost.idle_monthly, 2),
+            "max_monthly": round(cost.max_monthly, 2),
+            "idle_excludes": cost.idle_excludes,
+            "max_excludes": cost.max_excludes,
+        },
+        "hints": cost.hints,
+    }
+
+
 def to_json(preview: Preview) -> dict[str, Any]:
-    return preview.to_json() | {"pools": [asdict(p) for p in pool_summaries(preview)]}
+    return preview.to_json() | {
+        "pools": [asdict(p) for p in pool_summaries(preview)],
+        "cost": cost_json(preview_cost(preview)),
+    }
+
+
+def money(value: float | None, digits: int = 0) -> str:
+    return "n/a" if value is None else f"${value:,.{digits}f}"
+
+
+def hourly(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
+
+
+def percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0f}%"
+
+
+def table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: int = 0) -> list[str]:
+    """Aligned columns, two spaces apart; the last ``right`` columns right-aligned (numbers)."""
+    widths = [max(len(x) for x in col) for col in zip(header, *rows, strict=False)]
+    first_right = len(header) - right
+    return [
+        "  "
+        + "  ".join(
+            c.rjust(w) if i >= first_right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in (header, *rows)
+    ]
+
+
+def _priced_as(c: PoolCost) -> str:
+    n = len(c.pool.instance_types)
+    return c.price.label + (f" (1st of {n})" if n > 1 else "")
+
+
+def _prices_from(prices: list[NodePrice], regions: list[str]) -> str:
+    overridden = any(OVERRIDE_SOURCE in (p.source or "").split("+") for p in prices)
+    where = f"USD list prices from {TABLE_PATH}" + (" and the stack config's `prices`" if overridden else "")
+    return f"{where}, region {', '.join(regions)}"
+
+
+def render_cost(cost: StackCost) -> list[str]:
+    lines = [
+        f"Cost ({_prices_from([c.price for c in cost.pools], _regions(cost))}, {HOURS_PER_MONTH} h/month; "
+        "node pools only: no control plane, disks or network):"
+    ]
+    header = ("POOL", "NODE GROUP", "CAPACITY", "PRICED AS", "ON-DEMAND $/H", "SPOT $/H", "$/GPU-H", "IDLE $/MO")
+    header += ("MAX $/MO", "SAVING")
+    rows = [
+        (
+            c.pool.pool,
+            c.pool.label,
+            c.capacity,
+            _priced_as(c),
+            hourly(c.price.on_demand),
+            hourly(c.price.spot),
+            "-" if c.gpus_per_node is None else hourly(c.gpu_hourly),
+            money(c.idle_monthly),
+            money(c.max_monthly),
+            percent(c.price.saving_pct),
+        )
+        for c in cost.pools
+    ]
+    lines += table(header, rows, right=6)
+    total = f"  Total: idle {money(cost.idle_monthly)}/month, at max size {money(cost.max_monthly)}/month"
+    gaps = {c.pool.label: c.gap for c in cost.pools if c.pool.label in cost.idle_excludes + cost.max_excludes}
+    if gaps:
+        by_gap = {gap: [label for label, g in gaps.items() if g == gap] for gap in dict.fromkeys(gaps.values())}
+        total += " (excludes " + "; ".join(f"{', '.join(labels)}: {gap}" for gap, labels in by_gap.items()) + ")"
+    lines.append(total)
+    if any(len(c.pool.instance_types) > 1 for c in cost.pools):
+        lines.append(
+            "  A node group of several instance types is priced as its first (the autoscaler's node template)."
+        )
+    lines += [f"  n/a: {hint}" for hint in cost.hints]
+    return lines
 
 
 def render_text(preview: Preview) -> str:
@@ -126,10 +304,114 @@ def render_text(preview: Preview) -> str:
         )
         for p in pool_summaries(preview)
     ]
-    widths = [max(len(x) for x in col) for col in zip(header, *rows, strict=False)]
-    for row in (header, *rows):
-        lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    lines += table(header, rows)
+    lines += ["", *render_cost(preview_cost(preview))]
     lines += ["", "Outputs:"]
     for key, out in sorted(preview.outputs.items()):
         lines.append(f"  {key}: {SECRET_MASK if out.secret else out.value}")
+    return "\n".join(lines)
+
+
+# --- the `cost` command: N GPU-hours of work ---------------------------------------------------
+
+
+def preview_work(preview: Preview, gpu_hours: float, eviction_rate: float | None = None) -> list[PoolWork]:
+    pools = stack_pools(stack_resources(preview))
+    return pools_work(pools, gpu_hours, price_overrides(preview), eviction_rate)
+
+
+def _eviction(w: WorkCost) -> str:
+    return f"{w.eviction_rate:.0%} ({'assumed' if w.eviction_source == EVICTION_ASSUMED else w.eviction_source})"
+
+
+def work_json(stack: str, gpu_hours: float, works: list[PoolWork]) -> dict[str, Any]:
+    total = work_total(works)
+    rows = []
+    for p in works:
+        w = p.work
+        rows.append(
+            {
+                "pool": p.pool,
+                "node_groups": p.node_groups,
+                "region": p.region,
+                "capacity": "spot" if p.spot else "on-demand",
+                "priced_as": p.price.label,
+                "gpus_per_node": p.gpus_per_node,
+                "node_hours": _round(w.node_hours) if w else None,
+                "on_demand_hourly": _round(p.price.on_demand),
+                "spot_hourly": _round(w.spot_hourly) if w else None,
+                "on_demand_cost": _round(w.on_demand_cost, 2) if w else None,
+                "spot_run_hours": _round(w.spot_run_hours) if w and w.spot_hourly is not None else None,
+                "spot_cost": _round(w.spot_cost, 2) if w else None,
+                "eviction_rate": w.eviction_rate if w and p.spot else None,
+                "eviction_rate_source": w.eviction_source if w and p.spot else None,
+                "eviction_assumed": bool(w and p.spot and w.eviction_source == EVICTION_ASSUMED),
+                "saving_pct": _round(w.saving_pct, 2) if w else None,
+                "source": p.price.source,
+                "date": p.price.date,
+            }
+        )
+    return {
+        "stack": stack,
+        "gpu_hours": gpu_hours,
+        "currency": "USD",
+        "table": TABLE_PATH,
+        "pools": rows,
+        "total": {
+            "on_demand_cost": round(total.on_demand_cost, 2),
+            "own_cost": round(total.own_cost, 2),
+            "saving_pct": _round(total.saving_pct, 2),
+            "excludes": total.excludes,
+        },
+        "hints": price_hints([(p.price, p.region, p.spot) for p in works]),
+    }
+
+
+def render_work(stack: str, gpu_hours: float, works: list[PoolWork]) -> str:
+    if not works:
+        return f"elastic-gpu cost: stack {stack} declares no GPU pool"
+    regions = sorted({p.region or "unknown" for p in works})
+    lines = [
+        f"elastic-gpu cost: {gpu_hours:,g} GPU-hours of work on each GPU pool of stack {stack} "
+        f"({_prices_from([p.price for p in works], regions)})",
+        "",
+    ]
+    header = ("POOL", "CAPACITY", "PRICED AS", "GPUS/NODE", "NODE-H", "ON-DEMAND", "SPOT RUN-H", "EVICTION")
+    header += ("SPOT", "SAVING")
+    rows = []
+    for p in works:
+        w = p.work
+        on_spot = w is not None and p.spot and w.spot_hourly is not None
+        rows.append(
+            (
+                p.pool,
+                "spot" if p.spot else "on-demand",
+                p.price.label,
+                str(p.gpus_per_node or "n/a"),
+                f"{w.node_hours:,.1f}" if w else "n/a",
+                money(w.on_demand_cost if w else None, 2),
+                f"{w.spot_run_hours:,.1f}" if w and on_spot else ("-" if not p.spot else "n/a"),
+                _eviction(w) if w and p.spot else "-",
+                money(w.spot_cost, 2) if w and on_spot else ("-" if not p.spot else "n/a"),
+                percent(w.saving_pct) if w and on_spot else ("-" if not p.spot else "n/a"),
+            )
+        )
+    lines += table(header, rows, right=6)
+    total = work_total(works)
+    gaps = "; ".join(f"{pool}: {gap}" for pool, gap in total.excludes.items())
+    if len(total.excludes) == len(works):
+        line = f"  Total ({gpu_hours:,g} GPU-hours on each pool): n/a ({gaps})"
+    else:
+        line = (
+            f"  Total ({gpu_hours:,g} GPU-hours on each pool): all on-demand {money(total.on_demand_cost, 2)}, "
+            f"on the pools' own capacity (spot with re-runs) {money(total.own_cost, 2)}, "
+            f"saving {percent(total.saving_pct)}"
+        )
+        line += f" (excludes {gaps})" if gaps else ""
+    lines.append(line)
+    lines.append(
+        "  Spot run hours = node-hours x (1 + eviction rate): evicted work is re-run. Eviction rate: the price row's, "
+        f"else --eviction-rate, else assumed {DEFAULT_EVICTION_RATE:.0%}."
+    )
+    lines += [f"  n/a: {hint}" for hint in price_hints([(p.price, p.region, p.spot) for p in works])]
     return "\n".join(lines)
