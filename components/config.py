@@ -9,6 +9,7 @@ allowed) before any resource is declared.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -17,7 +18,7 @@ from pydantic.alias_generators import to_camel
 
 from components.clouds import cloud_module
 from components.errors import ConfigError
-from components.gpu_catalog import GPU_MODELS, default_instance_types
+from components.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type
 from components.prices import TABLE_PATH, price_row
 from components.validation import gpu_instance_type_problems, size_problems
 from components.versions import SUPPORTED_KUBERNETES_VERSIONS
@@ -358,13 +359,35 @@ def _gcp_only_problems(cfg: StackConfig) -> list[str]:
     ]
 
 
+def stack_items(cfg: StackConfig) -> list[str]:
+    """What the stack's pools are priced by: instance types / VM sizes / machine types, GKE accelerators."""
+    types = list(cfg.general_pool.instance_types)
+    if cfg.cloud == "azure":
+        types.append((cfg.cluster.system_pool or SystemPoolConfig()).vm_size)
+    for pool in cfg.gpu_pools:
+        if pool.gpu is None and not pool.instance_types:
+            continue  # reported by _gpu_type_problems
+        for name in cfg.instance_types(pool):
+            types.append(name)
+            row = gpu_instance_type(cfg.cloud, name)
+            if cfg.cloud == "gcp" and row is not None and row.accelerator:
+                types.append(row.accelerator)
+    return list(dict.fromkeys(types))
+
+
 def price_override_problems(cfg: StackConfig) -> list[str]:
     """Each override sets something, keeps spot <= on-demand (with the table row it overrides)
     and, for an item the table has no row for in the stack's region, gives `onDemand`."""
     problems: list[str] = []
     region = cfg.cluster.region
+    used = stack_items(cfg)
     for item, o in cfg.prices.items():
         where = f"prices.{item}"
+        if item not in used:
+            close = difflib.get_close_matches(item, used, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            problems.append(f"{where}: no pool of this stack uses {item!r}; {hint}allowed: {', '.join(used)}")
+            continue
         if o.on_demand is None and o.spot is None and o.eviction_rate is None:
             problems.append(f"{where}: set at least one of onDemand, spot, evictionRate (got {{}})")
             continue

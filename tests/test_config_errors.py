@@ -186,11 +186,27 @@ def test_price_override_spot_above_the_tables_on_demand() -> None:
 
 
 def test_price_override_of_an_item_without_a_row_needs_on_demand() -> None:
-    msg = price_errors({"x9.huge": {"spot": 0.1}})
+    def change(v: dict) -> None:
+        v[P + "generalPool"]["instanceTypes"] = ["m7i.large"]
+        v[P + "prices"] = {"m7i.large": {"spot": 0.1}}
+
+    assert price_row("aws", "us-west-2", "m7i.large") is None
     assert (
-        "prices.x9.huge.onDemand: required: components/data/prices.csv has no aws row for 'x9.huge' in region "
+        "prices.m7i.large.onDemand: required: components/data/prices.csv has no aws row for 'm7i.large' in region "
         "'us-west-2', so the override must give the on-demand USD per hour"
-    ) in msg
+    ) in errors_for(change)
+
+
+def test_price_override_of_an_item_no_pool_uses_is_a_typo() -> None:
+    msg = price_errors({"g4dn.xlarg": {"spot": 0.1}, "p5.48xlarge": {"onDemand": 90}})
+    assert "prices.g4dn.xlarg: no pool of this stack uses 'g4dn.xlarg'; did you mean 'g4dn.xlarge'? allowed: " in msg
+    assert "prices.p5.48xlarge: no pool of this stack uses 'p5.48xlarge'; " in msg
+    assert "allowed: m6i.large, m6a.large, m5.large, g4dn.xlarge, g4dn.2xlarge, g4dn.4xlarge, g4dn.8xlarge" in msg
+
+
+def test_gcp_price_overrides_may_name_the_pools_accelerators() -> None:
+    values = stack_values("gcp-dev") | {P + "prices": {"nvidia-tesla-t4": {"spot": 0.12}}}
+    assert load_stack_config(values).prices["nvidia-tesla-t4"].spot == 0.12
 
 
 def test_price_override_ranges_types_and_keys() -> None:
@@ -209,5 +225,5 @@ def test_price_override_ranges_types_and_keys() -> None:
 
 
 def test_price_override_must_set_something() -> None:
-    msg = price_errors({"g5.xlarge": {}})
-    assert "prices.g5.xlarge: set at least one of onDemand, spot, evictionRate (got {})" in msg
+    msg = price_errors({"g4dn.2xlarge": {}})
+    assert "prices.g4dn.2xlarge: set at least one of onDemand, spot, evictionRate (got {})" in msg
