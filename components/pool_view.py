@@ -67,7 +67,7 @@ class PoolView:
     eviction_policy: str | None = None
     accelerators: list[tuple[str, int]] = field(default_factory=list)  # GKE (type, count)
     labels: dict[str, str] = field(default_factory=dict)
-    #: where the nodes bill (for prices); set by `stack_pools` / `region_of`, None when unknown
+    #: where the nodes bill (for prices); set by `resource_pools` / `stack_pools`, None when unknown
     region: str | None = None
 
     @property
@@ -256,21 +256,28 @@ def region_of(resource: StackResource, stack: Iterable[StackResource]) -> str | 
     return None
 
 
-def stack_pools(stack: Iterable[StackResource], *, gpu_only: bool = False) -> list[PoolView]:
-    """Every pool the stack's resources declare, each with its region.
+def resource_pools(
+    resource: StackResource, stack: Iterable[StackResource] = (), *, gpu_only: bool = False
+) -> list[PoolView]:
+    """The pools ``resource`` declares, each with its region (read against ``stack``).
 
-    A resource whose pool props are not known yet (a real preview) is left out, as the stack
-    rules do; its resource policies check it once its values are known.
+    None when a prop they need is not known yet (a real preview): in a stack policy one
+    unknown value would otherwise abort the whole policy; the resource policies check the
+    resource once its values are known.
     """
+    try:
+        pools = [
+            p for p in pools_of(resource.resource_type, resource.name, resource.props or {}) if p.gpu or not gpu_only
+        ]
+    except UnknownValueError:
+        return []
+    region = region_of(resource, stack) if pools else None
+    for pool in pools:
+        pool.region = region
+    return pools
+
+
+def stack_pools(stack: Iterable[StackResource], *, gpu_only: bool = False) -> list[PoolView]:
+    """Every pool the stack's resources declare, each with its region."""
     resources = list(stack)
-    out: list[PoolView] = []
-    for r in resources:
-        try:
-            pools = [p for p in pools_of(r.resource_type, r.name, r.props) if p.gpu or not gpu_only]
-        except UnknownValueError:
-            continue
-        region = region_of(r, resources) if pools else None
-        for pool in pools:
-            pool.region = region
-            out.append(pool)
-    return out
+    return [pool for r in resources for pool in resource_pools(r, resources, gpu_only=gpu_only)]

@@ -24,12 +24,12 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from components.clouds import CLOUDS
 from components.errors import ConfigError
 
 #: Hours in an average month (8760 / 12), the usual cloud-billing convention.
 HOURS_PER_MONTH = 730
 
-CLOUDS = ("aws", "azure", "gcp")
 KIND_VM = "vm"
 KIND_GPU = "gpu"
 KINDS = (KIND_VM, KIND_GPU)

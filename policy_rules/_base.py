@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pulumi_policy import PolicyConfigSchema, PolicyResource, ResourceValidationArgs, StackValidationArgs
-from pulumi_policy.proxy import UnknownValueError
 
-from components.pool_view import PoolView, gpu_pools_of
+from components.pool_view import PoolView, resource_pools
 
 
 def schema(**properties: dict[str, Any]) -> PolicyConfigSchema:
@@ -37,13 +36,7 @@ def parent_urn(resource: PolicyResource) -> str | None:
     return getattr(resource.opts, "parent", None)
 
 
-def known_gpu_pools(resource: PolicyResource) -> list[PoolView]:
-    """A stack resource's GPU pools; none when a prop they need is unknown during a real preview.
-
-    In a stack policy one unknown value would otherwise abort the whole policy; the resource
-    policies still check that resource once its values are known.
-    """
-    try:
-        return gpu_pools_of(resource.resource_type, resource.name, props_of(resource))
-    except UnknownValueError:
-        return []
+def known_gpu_pools(resource: PolicyResource, stack: Iterable[PolicyResource] = ()) -> list[PoolView]:
+    """A stack resource's GPU pools, with their region read against ``stack``; none when a prop
+    they need is unknown during a real preview (components/pool_view.resource_pools)."""
+    return resource_pools(resource, stack, gpu_only=True)

@@ -16,7 +16,7 @@ from pulumi_policy import (
 
 from components.config import PriceOverride
 from components.cost import pool_cost
-from components.pool_view import GKE_CLUSTER, GKE_NODE_POOL, region_of
+from components.pool_view import GKE_CLUSTER, GKE_NODE_POOL
 from components.prices import TABLE_PATH
 from policy_rules._base import config, known_gpu_pools, schema
 
@@ -55,15 +55,12 @@ def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) ->
     total = 0.0
     lines: list[str] = []
     for r in args.resources:
-        pools = known_gpu_pools(r)
-        region = region_of(r, args.resources) if pools else None
-        for pool in pools:
-            pool.region = region
+        for pool in known_gpu_pools(r, args.resources):
             cost = pool_cost(pool, overrides, upper_bound=True)
             if cost.hourly is None:
                 what = " + ".join([", ".join(pool.instance_types) or "?", *(a for a, _ in pool.accelerators)])
                 report(
-                    f"No price for GPU pool '{pool.label}' ({what}) in region {region or 'unknown'} "
+                    f"No price for GPU pool '{pool.label}' ({what}) in region {pool.region or 'unknown'} "
                     f"(missing: {', '.join(cost.price.missing)}): its spend is not counted. Add a row to "
                     f"{TABLE_PATH} or set `pricePerHour` in this policy's config.",
                     r.urn,
