@@ -6,27 +6,31 @@ GPU_HOURS ?= 1000
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: preview preview-json cost test policy lint format clean
+.PHONY: install preview preview-json cost test policy lint format clean
 
-$(STAMP): requirements.txt requirements-dev.txt
+# The pins, then the repository itself in editable mode (import name `elastic_gpu`).
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $(STAMP)
 
+install: $(STAMP)
+
 preview: $(STAMP)  ## offline preview of a stack: make preview STACK=aws-prod
-	$(BIN)/python -m components preview --stack $(STACK)
+	$(BIN)/python -m elastic_gpu preview --stack $(STACK)
 
 preview-json: $(STAMP)
-	$(BIN)/python -m components preview --stack $(STACK) --json
+	$(BIN)/python -m elastic_gpu preview --stack $(STACK) --json
 
 cost: $(STAMP)  ## cost of GPU work, spot vs on-demand: make cost STACK=azure-dev GPU_HOURS=3400
-	$(BIN)/python -m components cost --stack $(STACK) --gpu-hours $(GPU_HOURS)
+	$(BIN)/python -m elastic_gpu cost --stack $(STACK) --gpu-hours $(GPU_HOURS)
 
 test: $(STAMP)  ## the whole suite
 	$(BIN)/python -m pytest
 
 policy: $(STAMP)  ## offline policy gate for a stack: make policy STACK=aws-prod
-	$(BIN)/python -m components policy --stack $(STACK)
+	$(BIN)/python -m elastic_gpu policy --stack $(STACK)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,5 +1,5 @@
 """elastic-gpu: one stack = one cluster with elastic spot GPU pools (config in stacks/)."""
 
-from components.program import main
+from elastic_gpu.program import main
 
 main()

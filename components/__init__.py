@@ -1,6 +1,6 @@
 """elastic-gpu: Pulumi components for spot GPU pools that scale from zero.
 
-    from components import EksCluster, GeneralPool, SpotGpuPool, NvidiaDevicePlugin, ClusterAutoscaler
+    from elastic_gpu import EksCluster, GeneralPool, SpotGpuPool, NvidiaDevicePlugin, ClusterAutoscaler
     (or AksCluster / GkeCluster in place of EksCluster)
 
 Cloud SDKs are imported lazily, so importing this package does not load them all.
@@ -9,34 +9,66 @@ Cloud SDKs are imported lazily, so importing this package does not load them all
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from components.errors import ConfigError
-from components.scheduling import GPU_TAINT, Taint
+from elastic_gpu._version import __version__
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.scheduling import GPU_TAINT, Taint
+
+if TYPE_CHECKING:  # real types for mypy/pyright; at run time the modules load on first use
+    from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs
+    from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+    from elastic_gpu.config import StackConfig, load_stack_config
+    from elastic_gpu.eks_cluster import EksCluster, EksClusterArgs
+    from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
+    from elastic_gpu.gke_cluster import GkeCluster, GkeClusterArgs
+    from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
+    from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
 
 _LAZY = {
-    "EksCluster": "components.eks_cluster",
-    "EksClusterArgs": "components.eks_cluster",
-    "AksCluster": "components.aks_cluster",
-    "AksClusterArgs": "components.aks_cluster",
-    "GkeCluster": "components.gke_cluster",
-    "GkeClusterArgs": "components.gke_cluster",
-    "GeneralPool": "components.general_pool",
-    "GeneralPoolArgs": "components.general_pool",
-    "SpotGpuPool": "components.spot_gpu_pool",
-    "SpotGpuPoolArgs": "components.spot_gpu_pool",
-    "NvidiaDevicePlugin": "components.nvidia_device_plugin",
-    "NvidiaDevicePluginArgs": "components.nvidia_device_plugin",
-    "ClusterAutoscaler": "components.cluster_autoscaler",
-    "ClusterAutoscalerArgs": "components.cluster_autoscaler",
-    "StackConfig": "components.config",
-    "load_stack_config": "components.config",
+    "EksCluster": "elastic_gpu.eks_cluster",
+    "EksClusterArgs": "elastic_gpu.eks_cluster",
+    "AksCluster": "elastic_gpu.aks_cluster",
+    "AksClusterArgs": "elastic_gpu.aks_cluster",
+    "GkeCluster": "elastic_gpu.gke_cluster",
+    "GkeClusterArgs": "elastic_gpu.gke_cluster",
+    "GeneralPool": "elastic_gpu.general_pool",
+    "GeneralPoolArgs": "elastic_gpu.general_pool",
+    "SpotGpuPool": "elastic_gpu.spot_gpu_pool",
+    "SpotGpuPoolArgs": "elastic_gpu.spot_gpu_pool",
+    "NvidiaDevicePlugin": "elastic_gpu.nvidia_device_plugin",
+    "NvidiaDevicePluginArgs": "elastic_gpu.nvidia_device_plugin",
+    "ClusterAutoscaler": "elastic_gpu.cluster_autoscaler",
+    "ClusterAutoscalerArgs": "elastic_gpu.cluster_autoscaler",
+    "StackConfig": "elastic_gpu.config",
+    "load_stack_config": "elastic_gpu.config",
 }
 
-__all__ = ["GPU_TAINT", "ConfigError", "Taint", *_LAZY]
+__all__ = [
+    "GPU_TAINT",
+    "AksCluster",
+    "AksClusterArgs",
+    "ClusterAutoscaler",
+    "ClusterAutoscalerArgs",
+    "ConfigError",
+    "EksCluster",
+    "EksClusterArgs",
+    "GeneralPool",
+    "GeneralPoolArgs",
+    "GkeCluster",
+    "GkeClusterArgs",
+    "NvidiaDevicePlugin",
+    "NvidiaDevicePluginArgs",
+    "SpotGpuPool",
+    "SpotGpuPoolArgs",
+    "StackConfig",
+    "Taint",
+    "__version__",
+    "load_stack_config",
+]
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'components' has no attribute {name!r}")
+    raise AttributeError(f"module 'elastic_gpu' has no attribute {name!r}")

@@ -1,8 +1,8 @@
-"""`python -m components preview --stack aws-dev [--json]`: the offline preview.
+"""`python -m elastic_gpu preview --stack aws-dev [--json]`: the offline preview.
 
-`python -m components cost --stack aws-dev --gpu-hours 1000 [--eviction-rate R] [--json]`: N GPU-hours of
+`python -m elastic_gpu cost --stack aws-dev --gpu-hours 1000 [--eviction-rate R] [--json]`: N GPU-hours of
 work on each GPU pool, on spot (with re-runs) against all on-demand.
-`python -m components policy --stack aws-dev [--program DIR]`: the offline policy gate.
+`python -m elastic_gpu policy --stack aws-dev [--program DIR]`: the offline policy gate.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from components.errors import ConfigError
+from elastic_gpu.errors import ConfigError
 
 
 def _positive(text: str) -> float:
@@ -29,7 +29,7 @@ def _fraction(text: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m components", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m elastic_gpu", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     preview = sub.add_parser("preview", help="run a stack's program under the mock engine and show what it declares")
     preview.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
@@ -52,12 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     policy.add_argument("--json", action="store_true", help="print the violations as JSON")
     args = parser.parse_args(argv)
     if args.command == "policy":
-        from components.offline.policy_gate import gate
+        from elastic_gpu.offline.policy_gate import gate
 
         return gate(args.program, args.stack, args.config, as_json=args.json)
 
-    from components.offline.report import preview_work, render_text, render_work, to_json, work_json
-    from components.offline.runner import run_preview
+    from elastic_gpu.offline.report import preview_work, render_text, render_work, to_json, work_json
+    from elastic_gpu.offline.runner import run_preview
 
     try:
         # The captured pools are what the program creates: the cost reads them, not the config.
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(render_work(args.stack, args.gpu_hours, works))
         return 0
-    from components.offline.policy_run import render_report, run_policies
+    from elastic_gpu.offline.policy_run import render_report, run_policies
 
     policy_report = run_policies(result)
     if args.json:

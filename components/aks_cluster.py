@@ -11,7 +11,7 @@ import pulumi_azure_native as azure_native
 import pulumi_kubernetes as k8s
 from pulumi_azure_native import containerservice as cs
 
-from components.config import (
+from elastic_gpu.config import (
     DEFAULT_AKS_NETWORK_PLUGIN,
     DEFAULT_AKS_SYSTEM_MAX,
     DEFAULT_AKS_SYSTEM_MIN,
@@ -21,8 +21,8 @@ from components.config import (
     DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
     DEFAULT_SCALE_DOWN_UNNEEDED,
 )
-from components.errors import ConfigError
-from components.scheduling import NODE_CLASS_GENERAL, node_labels
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.scheduling import NODE_CLASS_GENERAL, node_labels
 
 TYPE_TOKEN = "elastic-gpu:index:AksCluster"
 

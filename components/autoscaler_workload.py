@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.cluster_autoscaler import PRIORITY_CONFIGMAP
-from components.scheduling import CAPACITY_LABEL, CAPACITY_ON_DEMAND, NODE_CLASS_GENERAL, NODE_CLASS_LABEL, POOL_LABEL
+from elastic_gpu.cluster_autoscaler import PRIORITY_CONFIGMAP
+from elastic_gpu.scheduling import CAPACITY_LABEL, CAPACITY_ON_DEMAND, NODE_CLASS_GENERAL, NODE_CLASS_LABEL, POOL_LABEL
 
 NAME = "cluster-autoscaler"
 SA_LABELS = {"k8s-addon": "cluster-autoscaler.addons.k8s.io", "k8s-app": NAME}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from importlib import import_module
 from types import ModuleType
 
-from components.errors import ConfigError
+from elastic_gpu.errors import ConfigError
 
 CLOUDS = ("aws", "azure", "gcp")
 
@@ -20,9 +20,9 @@ def cloud_module(cloud: str, part: str, *, optional: bool = False) -> ModuleType
     if cloud not in CLOUDS:
         raise ConfigError([f"cloud: {cloud!r} is unknown; allowed: {', '.join(CLOUDS)}"])
     try:
-        return import_module(f"components.{cloud}.{part}")
+        return import_module(f"elastic_gpu.{cloud}.{part}")
     except ModuleNotFoundError as exc:
-        if exc.name != f"components.{cloud}.{part}" and exc.name != f"components.{cloud}":
+        if exc.name != f"elastic_gpu.{cloud}.{part}" and exc.name != f"elastic_gpu.{cloud}":
             raise
         if optional:
             return None

@@ -8,18 +8,18 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from components.clouds import cloud_module
-from components.config import (
+from elastic_gpu.clouds import cloud_module
+from elastic_gpu.config import (
     DEFAULT_EXPANDER,
     DEFAULT_MAX_NODE_PROVISION_TIME,
     DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
     DEFAULT_SCALE_DOWN_UNNEEDED,
 )
-from components.errors import ConfigError
-from components.general_pool import GeneralPool
-from components.pool_types import ClusterHandle, NodeGroupRef
-from components.spot_gpu_pool import SpotGpuPool
-from components.versions import cluster_autoscaler_image
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.general_pool import GeneralPool
+from elastic_gpu.pool_types import ClusterHandle, NodeGroupRef
+from elastic_gpu.spot_gpu_pool import SpotGpuPool
+from elastic_gpu.versions import cluster_autoscaler_image
 
 TYPE_TOKEN = "elastic-gpu:index:ClusterAutoscaler"
 

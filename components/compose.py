@@ -12,13 +12,13 @@ from typing import Any
 
 import pulumi
 
-from components.clouds import cloud_module
-from components.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
-from components.config import GpuPoolConfig, StackConfig
-from components.general_pool import GeneralPool, GeneralPoolArgs
-from components.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
-from components.pool_types import ClusterHandle
-from components.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
+from elastic_gpu.clouds import cloud_module
+from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+from elastic_gpu.config import GpuPoolConfig, StackConfig
+from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
+from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
+from elastic_gpu.pool_types import ClusterHandle
+from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
 
 
 def build_stack(cfg: StackConfig) -> dict[str, Any]:

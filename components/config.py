@@ -16,12 +16,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from components.clouds import cloud_module
-from components.errors import ConfigError
-from components.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type
-from components.prices import TABLE_PATH, price_row
-from components.validation import gpu_instance_type_problems, size_problems
-from components.versions import SUPPORTED_KUBERNETES_VERSIONS
+from elastic_gpu.clouds import cloud_module
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type
+from elastic_gpu.prices import TABLE_PATH, price_row
+from elastic_gpu.validation import gpu_instance_type_problems, size_problems
+from elastic_gpu.versions import SUPPORTED_KUBERNETES_VERSIONS
 
 PROJECT = "elastic-gpu"
 

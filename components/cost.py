@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from components.config import PriceOverride
-from components.gpu_catalog import gpu_instance_type
-from components.pool_view import PoolView
-from components.prices import HOURS_PER_MONTH, TABLE_PATH, price_row
+from elastic_gpu.config import PriceOverride
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.pool_view import PoolView
+from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH, price_row
 
 #: Spot eviction (re-run) rate when neither the price row, the stack config nor the command
 #: gives one: the 5% Azure showed for D4s_v3 in UK South in seed 003 (an assumption elsewhere).

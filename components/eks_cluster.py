@@ -8,9 +8,9 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
-from components.aws.network import build_network
-from components.kubeconfig import exec_kubeconfig
+from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
+from elastic_gpu.aws.network import build_network
+from elastic_gpu.kubeconfig import exec_kubeconfig
 
 TYPE_TOKEN = "elastic-gpu:index:EksCluster"
 

@@ -6,11 +6,11 @@ from dataclasses import dataclass, field
 
 import pulumi
 
-from components.clouds import cloud_module
-from components.errors import ConfigError
-from components.pool_types import ClusterHandle, NodeGroupRef
-from components.scheduling import Taint
-from components.validation import size_problems
+from elastic_gpu.clouds import cloud_module
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.pool_types import ClusterHandle, NodeGroupRef
+from elastic_gpu.scheduling import Taint
+from elastic_gpu.validation import size_problems
 
 TYPE_TOKEN = "elastic-gpu:index:GeneralPool"
 

@@ -8,7 +8,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from components.kubeconfig import exec_kubeconfig
+from elastic_gpu.kubeconfig import exec_kubeconfig
 
 TYPE_TOKEN = "elastic-gpu:index:GkeCluster"
 

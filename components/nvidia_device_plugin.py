@@ -8,10 +8,10 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from components.errors import ConfigError
-from components.scheduling import GPU_NODE_LABEL, GPU_NODE_LABEL_VALUE, GPU_RESOURCE, POOL_LABEL, tolerations_for
-from components.spot_gpu_pool import SpotGpuPool
-from components.versions import DEVICE_PLUGIN_IMAGE
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.scheduling import GPU_NODE_LABEL, GPU_NODE_LABEL_VALUE, GPU_RESOURCE, POOL_LABEL, tolerations_for
+from elastic_gpu.spot_gpu_pool import SpotGpuPool
+from elastic_gpu.versions import DEVICE_PLUGIN_IMAGE
 
 TYPE_TOKEN = "elastic-gpu:index:NvidiaDevicePlugin"
 

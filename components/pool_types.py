@@ -7,7 +7,7 @@ from typing import Literal, Protocol
 
 import pulumi
 
-from components.scheduling import Taint
+from elastic_gpu.scheduling import Taint
 
 Capacity = Literal["spot", "on-demand"]
 

@@ -15,8 +15,8 @@ from typing import Any, Protocol
 
 from pulumi_policy.proxy import UnknownValueError
 
-from components.gpu_catalog import gpu_instance_type
-from components.scheduling import (
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.scheduling import (
     AKS_SPOT_TAINT,
     CAPACITY_LABEL,
     CAPACITY_SPOT,

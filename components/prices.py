@@ -24,8 +24,8 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from components.clouds import CLOUDS
-from components.errors import ConfigError
+from elastic_gpu.clouds import CLOUDS
+from elastic_gpu.errors import ConfigError
 
 #: Hours in an average month (8760 / 12), the usual cloud-billing convention.
 HOURS_PER_MONTH = 730
@@ -219,7 +219,7 @@ def load_price_table(prices: Path | str, sources: Path | str) -> PriceTable:
 @cache
 def price_table() -> PriceTable:
     """The shipped table (package data), loaded and validated once per process."""
-    data = resources.files("components") / "data"
+    data = resources.files("elastic_gpu") / "data"
     return parse_price_table(
         (data / "prices.csv").read_text(encoding="utf-8"), (data / "price_sources.csv").read_text(encoding="utf-8")
     )

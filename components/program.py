@@ -8,8 +8,8 @@ from typing import Any
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from components.config import PROJECT, load_stack_config
-from components.errors import ConfigError
+from elastic_gpu.config import PROJECT, load_stack_config
+from elastic_gpu.errors import ConfigError
 
 
 def stack_config_values() -> dict[str, Any]:
@@ -29,7 +29,7 @@ def stack_config_values() -> dict[str, Any]:
 
 
 def main() -> None:
-    from components.compose import build_stack
+    from elastic_gpu.compose import build_stack
 
     try:
         cfg = load_stack_config(stack_config_values(), project=PROJECT)

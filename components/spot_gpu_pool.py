@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 
 import pulumi
 
-from components.clouds import cloud_module
-from components.errors import ConfigError
-from components.gpu_catalog import gpu_instance_type
-from components.pool_types import BuiltPool, ClusterHandle, NodeGroupRef
-from components.scheduling import Taint
-from components.validation import gpu_instance_type_problems, size_problems
+from elastic_gpu.clouds import cloud_module
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.pool_types import BuiltPool, ClusterHandle, NodeGroupRef
+from elastic_gpu.scheduling import Taint
+from elastic_gpu.validation import gpu_instance_type_problems, size_problems
 
 TYPE_TOKEN = "elastic-gpu:index:SpotGpuPool"
 

@@ -6,7 +6,7 @@ raise one ConfigError. `where` prefixes each message with the field path.
 
 from __future__ import annotations
 
-from components.gpu_catalog import GPU_MODELS, gpu_instance_type
+from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type
 
 
 def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_size: int) -> list[str]:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from components.offline.runner import Preview, run_preview
+from elastic_gpu.offline.runner import Preview, run_preview
 
 ROOT = Path(__file__).resolve().parent.parent
 

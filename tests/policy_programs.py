@@ -12,8 +12,8 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from components.offline.policy_run import PolicyReport, run_policies
-from components.offline.runner import Preview, run_preview
+from elastic_gpu.offline.policy_run import PolicyReport, run_policies
+from elastic_gpu.offline.runner import Preview, run_preview
 
 PROJECT = "name: policy-test\nruntime: python\nstackConfigDir: stacks\n"
 
@@ -22,8 +22,8 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from components.aws.asg_tags import auto_discovery_tags, node_template_tags
-from components.scheduling import GPU_TAINT, node_labels, tolerations_for
+from elastic_gpu.aws.asg_tags import auto_discovery_tags, node_template_tags
+from elastic_gpu.scheduling import GPU_TAINT, node_labels, tolerations_for
 
 TAGS = {"project": "p", "cost-center": "cc"}
 TAINT = {"key": GPU_TAINT.key, "value": GPU_TAINT.value, "effect": "NO_SCHEDULE"}
@@ -61,7 +61,7 @@ def ng(name, *, pool="ok", spot=True, capacity=None, types=("g4dn.xlarge",), ami
         opts=pulumi.ResourceOptions(ignore_changes=["scalingConfig.desiredSize"] if ignore else []),
     )
     if asg_tags:
-        from components.scheduling import Taint
+        from elastic_gpu.scheduling import Taint
         tags_ = auto_discovery_tags("c1") | node_template_tags(
             labels=labels, taints=[Taint(t["key"], t["value"]) for t in taints], resources={"nvidia.com/gpu": "1"}
         )
@@ -118,7 +118,7 @@ import pulumi
 import pulumi_azure_native.containerservice as cs
 import pulumi_kubernetes as k8s
 
-from components.scheduling import GPU_TAINT, node_labels, tolerations_for
+from elastic_gpu.scheduling import GPU_TAINT, node_labels, tolerations_for
 
 TAGS = {"project": "p", "cost-center": "cc"}
 
@@ -168,7 +168,7 @@ pool("bad-toobig", max_count=40)
 pool("bad-nofallback", pool="lonely")
 
 for name, taints in (("ok-plugin", [GPU_TAINT]), ("bad-plugin", None)):
-    from components.scheduling import AKS_SPOT_TAINT
+    from elastic_gpu.scheduling import AKS_SPOT_TAINT
     tols = tolerations_for(taints + [AKS_SPOT_TAINT]) if taints else tolerations_for([GPU_TAINT])
     k8s.apps.v1.DaemonSet(name, metadata={"name": "nvidia-device-plugin-" + name}, spec={
         "selector": {"match_labels": {"app": name}},
@@ -181,7 +181,7 @@ GCP = """
 import pulumi
 import pulumi_gcp as gcp
 
-from components.scheduling import node_labels
+from elastic_gpu.scheduling import node_labels
 
 LABELS = {"project": "p", "cost-center": "cc"}
 TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"}

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from components.azure.pools import agent_pool_name_problems, agent_pool_stem, vmss_name_regex
-from components.config import load_stack_config
-from components.errors import ConfigError
-from components.offline.runner import run_preview
+from elastic_gpu.azure.pools import agent_pool_name_problems, agent_pool_stem, vmss_name_regex
+from elastic_gpu.config import load_stack_config
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.runner import run_preview
 from tests.conftest import stack_values
 
 P = "elastic-gpu:"
@@ -133,8 +133,8 @@ def test_aks_autoscaler_settings_must_match_the_cluster_profile() -> None:
     """On AKS ClusterAutoscaler declares no workload; settings differing from the cluster's profile are an error."""
     from types import SimpleNamespace
 
-    from components.aks_cluster import AksCluster, AksClusterArgs
-    from components.azure.autoscaler import build_autoscaler
+    from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs
+    from elastic_gpu.azure.autoscaler import build_autoscaler
 
     cluster = AksCluster.__new__(AksCluster)  # only its args are read: no resources needed
     cluster.args = AksClusterArgs(cluster_name="c", location="westeurope", zones=["1"], kubernetes_version="1.33")

@@ -6,13 +6,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from components.errors import ConfigError
-from components.general_pool import GeneralPool, GeneralPoolArgs
-from components.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
+from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
 
 PROGRAM = """
 import pulumi
-from components import (ClusterAutoscaler, ClusterAutoscalerArgs, EksCluster, EksClusterArgs, GeneralPool,
+from elastic_gpu import (ClusterAutoscaler, ClusterAutoscalerArgs, EksCluster, EksClusterArgs, GeneralPool,
     GeneralPoolArgs, NvidiaDevicePlugin, NvidiaDevicePluginArgs, SpotGpuPool, SpotGpuPoolArgs, Taint)
 
 cluster = EksCluster("c", EksClusterArgs(cluster_name="lab", region="eu-west-1", zones=["eu-west-1a", "eu-west-1b"],

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from components.config import load_stack_config, parse_stack_config
-from components.errors import ConfigError
-from components.prices import price_row
+from elastic_gpu.config import load_stack_config, parse_stack_config
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.prices import price_row
 from tests.conftest import ROOT, stack_values
 
 P = "elastic-gpu:"
@@ -150,7 +150,7 @@ def test_cli_prints_the_error_without_traceback(program_dir) -> None:
 
 
 def test_unknown_stack_lists_known_ones() -> None:
-    from components.offline.runner import run_preview
+    from elastic_gpu.offline.runner import run_preview
 
     with pytest.raises(ConfigError, match=r"known stacks: .*aws-dev.*aws-prod"):
         run_preview("aws-staging", ROOT)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from components.__main__ import main
-from components.config import PriceOverride, load_stack_config
-from components.cost import (
+from elastic_gpu.__main__ import main
+from elastic_gpu.config import PriceOverride, load_stack_config
+from elastic_gpu.cost import (
     DEFAULT_EVICTION_RATE,
     EVICTION_ASSUMED,
     EVICTION_FROM_ARGUMENT,
@@ -24,12 +24,12 @@ from components.cost import (
     pool_cost,
     work_cost,
 )
-from components.gpu_catalog import gpu_instance_type
-from components.offline.policy_run import stack_resources
-from components.offline.report import pool_summaries, render_text, to_json
-from components.offline.runner import run_preview
-from components.pool_view import PoolView, gce_region, stack_pools
-from components.prices import (
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.offline.policy_run import stack_resources
+from elastic_gpu.offline.report import pool_summaries, render_text, to_json
+from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.pool_view import PoolView, gce_region, stack_pools
+from elastic_gpu.prices import (
     COLUMNS,
     HOURS_PER_MONTH,
     PriceTableError,
@@ -335,7 +335,7 @@ def test_stack_config_overrides_change_the_preview_and_the_cost_command(program_
 @pytest.fixture
 def cached_runs(monkeypatch):
     """The command runs the stack's preview; the session's cached previews keep the tests fast."""
-    monkeypatch.setattr("components.offline.runner.run_preview", lambda stack, program=".": stack_preview(stack))
+    monkeypatch.setattr("elastic_gpu.offline.runner.run_preview", lambda stack, program=".": stack_preview(stack))
 
 
 def test_cost_command_json_equals_the_table(cached_runs, capsys) -> None:

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from components.config import load_stack_config
-from components.errors import ConfigError
-from components.gpu_catalog import default_instance_types, gpu_instance_type
-from components.offline.runner import run_preview
+from elastic_gpu.config import load_stack_config
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.gpu_catalog import default_instance_types, gpu_instance_type
+from elastic_gpu.offline.runner import run_preview
 from tests.conftest import stack_values
 
 NS = "elastic-gpu:"

@@ -6,11 +6,11 @@ import copy
 
 from policy_programs import program_preview, program_report
 
-from components.cost import node_price, pool_cost
-from components.offline.policy_run import run_policies
-from components.pool_view import PoolView
-from components.prices import HOURS_PER_MONTH, price_row
-from policy_rules import POLICIES_BY_NAME
+from elastic_gpu.cost import node_price, pool_cost
+from elastic_gpu.offline.policy_run import run_policies
+from elastic_gpu.policy_rules import POLICIES_BY_NAME
+from elastic_gpu.pool_view import PoolView
+from elastic_gpu.prices import HOURS_PER_MONTH, price_row
 
 
 def _names(report, policy):

@@ -1,7 +1,7 @@
 """Each rule: the `bad-*` resources of the test programs are flagged, and only them (the `ok-*` ones pass).
 
 The programs (tests/policy_programs.py) declare raw provider resources under the mock engine;
-the report comes from the same offline engine as `python -m components policy`.
+the report comes from the same offline engine as `python -m elastic_gpu policy`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from policy_programs import flagged, program_preview, program_report
 
-from policy_rules import ALL_POLICIES, POLICIES_BY_NAME
+from elastic_gpu.policy_rules import ALL_POLICIES, POLICIES_BY_NAME
 
 EXPECTED: dict[str, dict[str, set[str]]] = {
     "gpu-pool-noschedule-taint": {"aws": {"bad-notaint"}, "azure": {"bad-notaint"}, "gcp": {"bad-notaint"}},

@@ -11,9 +11,9 @@ import pytest
 from conftest import ROOT, stack_preview
 from policy_programs import AWS, write_program
 
-from components.__main__ import main
-from components.offline.policy_run import run_policies
-from components.offline.runner import run_preview
+from elastic_gpu.__main__ import main
+from elastic_gpu.offline.policy_run import run_policies
+from elastic_gpu.offline.runner import run_preview
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 

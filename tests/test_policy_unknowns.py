@@ -7,7 +7,7 @@ import copy
 from policy_programs import flagged, program_preview
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
-from components.offline.policy_run import run_policies
+from elastic_gpu.offline.policy_run import run_policies
 
 
 def _with_unknown(type_: str, key: str, names: set[str] | None = None):

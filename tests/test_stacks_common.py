@@ -10,9 +10,9 @@ import kubernetes_validate
 import pytest
 from kubernetes_validate.utils import ValidationError as K8sValidationError
 
-from components.config import load_stack_config
-from components.offline.report import pool_summaries, to_json
-from components.offline.runner import run_preview
+from elastic_gpu.config import load_stack_config
+from elastic_gpu.offline.report import pool_summaries, to_json
+from elastic_gpu.offline.runner import run_preview
 from tests.conftest import ROOT, stack_preview, stack_values
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from components.scheduling import Taint
+from elastic_gpu.scheduling import Taint
 
 CA_TAG_PREFIX = "k8s.io/cluster-autoscaler"
 AUTO_DISCOVERY_ENABLED_KEY = f"{CA_TAG_PREFIX}/enabled"

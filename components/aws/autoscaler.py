@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_aws as aws
 
-from components.autoscaler_workload import NAME as WORKLOAD_NAME
-from components.autoscaler_workload import Workload, build_workload
-from components.aws.asg_tags import auto_discovery_cluster_key, auto_discovery_flag
-from components.aws.iam import irsa_trust_policy
-from components.cluster_autoscaler import autoscaler_image, common_flags
-from components.eks_cluster import EksCluster
+from elastic_gpu.autoscaler_workload import NAME as WORKLOAD_NAME
+from elastic_gpu.autoscaler_workload import Workload, build_workload
+from elastic_gpu.aws.asg_tags import auto_discovery_cluster_key, auto_discovery_flag
+from elastic_gpu.aws.iam import irsa_trust_policy
+from elastic_gpu.cluster_autoscaler import autoscaler_image, common_flags
+from elastic_gpu.eks_cluster import EksCluster
 
 if TYPE_CHECKING:
-    from components.cluster_autoscaler import ClusterAutoscalerArgs
+    from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
 
 #: The AL2023 node's CA bundle, mounted as the official example does.
 AL2023_CA_BUNDLE = "/etc/ssl/certs/ca-bundle.crt"

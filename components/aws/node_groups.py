@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_aws as aws
 
-from components.aws.asg_tags import auto_discovery_tags, node_template_tags
-from components.scheduling import API_TAINT_EFFECT, Taint
+from elastic_gpu.aws.asg_tags import auto_discovery_tags, node_template_tags
+from elastic_gpu.scheduling import API_TAINT_EFFECT, Taint
 
 if TYPE_CHECKING:
-    from components.eks_cluster import EksCluster
+    from elastic_gpu.eks_cluster import EksCluster
 
 #: amiType per (AMI family, GPU?) from the EKS CreateNodegroup amiType enum.
 AMI_TYPES = {

@@ -6,15 +6,15 @@ from typing import TYPE_CHECKING
 
 import pulumi
 
-from components.aws.node_groups import (
+from elastic_gpu.aws.node_groups import (
     AMI_FAMILIES_WITH_DEVICE_PLUGIN,
     CAPACITY_ON_DEMAND,
     CAPACITY_SPOT,
     NodeGroupSpec,
     build_node_group,
 )
-from components.pool_types import BuiltPool, NodeGroupRef
-from components.scheduling import (
+from elastic_gpu.pool_types import BuiltPool, NodeGroupRef
+from elastic_gpu.scheduling import (
     AWS_ACCELERATOR_LABEL,
     GPU_RESOURCE,
     GPU_TAINT,
@@ -25,13 +25,13 @@ from components.scheduling import (
 )
 
 if TYPE_CHECKING:
-    from components.eks_cluster import EksCluster
-    from components.general_pool import GeneralPoolArgs
-    from components.spot_gpu_pool import SpotGpuPoolArgs
+    from elastic_gpu.eks_cluster import EksCluster
+    from elastic_gpu.general_pool import GeneralPoolArgs
+    from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 
 def _eks(cluster: object) -> EksCluster:
-    from components.eks_cluster import EksCluster
+    from elastic_gpu.eks_cluster import EksCluster
 
     if not isinstance(cluster, EksCluster):
         raise TypeError(f"an AWS pool needs an EksCluster, got {type(cluster).__name__}")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from components.aws.network import MAX_ZONES
+from elastic_gpu.aws.network import MAX_ZONES
 
 if TYPE_CHECKING:
-    from components.config import StackConfig
+    from elastic_gpu.config import StackConfig
 
 
 def validate(cfg: StackConfig) -> list[str]:

@@ -7,9 +7,9 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 
-from components.compose import build_pools_and_addons
-from components.config import StackConfig
-from components.eks_cluster import EksCluster, EksClusterArgs
+from elastic_gpu.compose import build_pools_and_addons
+from elastic_gpu.config import StackConfig
+from elastic_gpu.eks_cluster import EksCluster, EksClusterArgs
 
 
 def build_stack(cfg: StackConfig) -> dict[str, Any]:

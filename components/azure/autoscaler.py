@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 import pulumi
 
-from components.aks_cluster import AksCluster
-from components.errors import ConfigError
+from elastic_gpu.aks_cluster import AksCluster
+from elastic_gpu.errors import ConfigError
 
 if TYPE_CHECKING:
-    from components.cluster_autoscaler import ClusterAutoscalerArgs
+    from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
 
 #: The managed autoscaler lives in kube-system; the priority ConfigMap must be there too.
 AKS_AUTOSCALER_NAMESPACE = "kube-system"

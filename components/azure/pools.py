@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 import pulumi
 from pulumi_azure_native import containerservice as cs
 
-from components.errors import ConfigError
-from components.pool_types import BuiltPool, Capacity, NodeGroupRef
-from components.scheduling import (
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
+from elastic_gpu.scheduling import (
     AKS_SPOT_LABEL,
     AKS_SPOT_TAINT,
     GPU_TAINT,
@@ -28,9 +28,9 @@ from components.scheduling import (
 )
 
 if TYPE_CHECKING:
-    from components.aks_cluster import AksCluster
-    from components.general_pool import GeneralPoolArgs
-    from components.spot_gpu_pool import SpotGpuPoolArgs
+    from elastic_gpu.aks_cluster import AksCluster
+    from elastic_gpu.general_pool import GeneralPoolArgs
+    from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 #: AKS Linux agent-pool names: lowercase letters and digits, starting with a letter, 1-12 characters.
 AGENT_POOL_NAME_PATTERN = r"^[a-z][a-z0-9]{0,11}$"
@@ -75,7 +75,7 @@ def vmss_name_regex(agent_pool: str) -> str:
 
 
 def _aks(cluster: object) -> AksCluster:
-    from components.aks_cluster import AksCluster
+    from elastic_gpu.aks_cluster import AksCluster
 
     if not isinstance(cluster, AksCluster):
         raise TypeError(f"an Azure pool needs an AksCluster, got {type(cluster).__name__}")

@@ -5,13 +5,13 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from components.aks_cluster import AKS_EXPANDERS, AZURE_ZONES
-from components.azure.pools import MAX_AGENT_POOL_NAME, agent_pool_name_problems, agent_pool_stem
-from components.config import SystemPoolConfig
-from components.gpu_catalog import gpu_instance_type
+from elastic_gpu.aks_cluster import AKS_EXPANDERS, AZURE_ZONES
+from elastic_gpu.azure.pools import MAX_AGENT_POOL_NAME, agent_pool_name_problems, agent_pool_stem
+from elastic_gpu.config import SystemPoolConfig
+from elastic_gpu.gpu_catalog import gpu_instance_type
 
 if TYPE_CHECKING:
-    from components.config import StackConfig
+    from elastic_gpu.config import StackConfig
 
 #: Azure spot max price: -1 or a positive USD/hour with at most 5 decimals (AgentPool spotMaxPrice).
 SPOT_PRICE_DECIMALS = 5

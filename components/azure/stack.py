@@ -7,9 +7,9 @@ from typing import Any
 import pulumi
 import pulumi_azure_native as azure_native
 
-from components.aks_cluster import AksCluster, AksClusterArgs
-from components.compose import build_pools_and_addons
-from components.config import DEFAULT_AKS_NETWORK_PLUGIN, StackConfig, SystemPoolConfig
+from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs
+from elastic_gpu.compose import build_pools_and_addons
+from elastic_gpu.config import DEFAULT_AKS_NETWORK_PLUGIN, StackConfig, SystemPoolConfig
 
 
 def build_stack(cfg: StackConfig) -> dict[str, Any]:

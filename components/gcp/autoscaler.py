@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pulumi
 
 if TYPE_CHECKING:
-    from components.cluster_autoscaler import ClusterAutoscalerArgs
+    from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
 
 #: Read by components.cluster_autoscaler: skip the priority-expander ConfigMap.
 SUPPORTS_PRIORITY_EXPANDER = False

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.scheduling import GPU_RESOURCE
-from components.versions import KUEUE_CHART, KUEUE_VERSION
+from elastic_gpu.scheduling import GPU_RESOURCE
+from elastic_gpu.versions import KUEUE_CHART, KUEUE_VERSION
 
 TYPE_TOKEN = "elastic-gpu:index:KueueDws"
 

@@ -14,9 +14,9 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from components.gpu_catalog import gpu_instance_type
-from components.pool_types import BuiltPool, Capacity, NodeGroupRef
-from components.scheduling import (
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
+from elastic_gpu.scheduling import (
     API_TAINT_EFFECT,
     GKE_COMPUTE_CLASS_KEY,
     GKE_GPU_TAINT,
@@ -28,9 +28,9 @@ from components.scheduling import (
 )
 
 if TYPE_CHECKING:
-    from components.general_pool import GeneralPoolArgs
-    from components.gke_cluster import GkeCluster
-    from components.spot_gpu_pool import SpotGpuPoolArgs
+    from elastic_gpu.general_pool import GeneralPoolArgs
+    from elastic_gpu.gke_cluster import GkeCluster
+    from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 #: GKE picks the zone with capacity (and unused reservations): fewer spot stock-outs than BALANCED.
 LOCATION_POLICY = "ANY"
@@ -49,7 +49,7 @@ WHEN_UNSATISFIABLE = "DoNotScaleUp"
 
 
 def _gke(cluster: object) -> GkeCluster:
-    from components.gke_cluster import GkeCluster
+    from elastic_gpu.gke_cluster import GkeCluster
 
     if not isinstance(cluster, GkeCluster):
         raise TypeError(f"a GCP pool needs a GkeCluster, got {type(cluster).__name__}")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from components.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
+from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
 
 if TYPE_CHECKING:
-    from components.config import GpuPoolConfig, StackConfig
+    from elastic_gpu.config import GpuPoolConfig, StackConfig
 
 #: Which machine family each GPU attaches to (cloud.google.com/compute/docs/gpus).
 GPU_FAMILIES: dict[str, str] = {

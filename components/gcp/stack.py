@@ -7,11 +7,11 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
-from components.compose import build_pools_and_addons
-from components.config import GpuPoolConfig, StackConfig
-from components.gcp.kueue import KueueDws, KueueDwsArgs
-from components.gke_cluster import GkeCluster, GkeClusterArgs
-from components.gpu_catalog import gpu_instance_type
+from elastic_gpu.compose import build_pools_and_addons
+from elastic_gpu.config import GpuPoolConfig, StackConfig
+from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs
+from elastic_gpu.gke_cluster import GkeCluster, GkeClusterArgs
+from elastic_gpu.gpu_catalog import gpu_instance_type
 
 
 def _gpu_count(cfg: StackConfig, pool: GpuPoolConfig) -> int | None:

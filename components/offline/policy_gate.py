@@ -9,9 +9,9 @@ from typing import Any
 
 import yaml
 
-from components.errors import ConfigError
-from components.offline.policy_run import render_report, run_policies
-from components.offline.runner import Program, run_preview
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.policy_run import render_report, run_policies
+from elastic_gpu.offline.runner import Program, run_preview
 
 EXIT_MANDATORY = 1
 EXIT_CONFIG = 2

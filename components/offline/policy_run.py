@@ -26,7 +26,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
-from components.offline.runner import CapturedResource, Preview
+from elastic_gpu.offline.runner import CapturedResource, Preview
 
 
 @dataclass
@@ -164,7 +164,7 @@ def run_policies(
 ) -> PolicyReport:
     """Validate every captured resource and the whole stack; collect the violations."""
     if policies is None or pack is None:
-        import policy_rules
+        from elastic_gpu import policy_rules
 
         policies = policy_rules.ALL_POLICIES if policies is None else policies
         pack = pack or policy_rules.PACK_NAME

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from components.config import PROJECT, load_stack_config
-from components.cost import (
+from elastic_gpu.config import PROJECT, load_stack_config
+from elastic_gpu.cost import (
     DEFAULT_EVICTION_RATE,
     EVICTION_ASSUMED,
     OVERRIDE_SOURCE,
@@ -22,12 +22,12 @@ from components.cost import (
     stack_cost,
     work_total,
 )
-from components.errors import ConfigError
-from components.offline.policy_run import stack_resources
-from components.offline.runner import SECRET_MASK, CapturedResource, Preview
-from components.pool_view import stack_pools
-from components.prices import HOURS_PER_MONTH, TABLE_PATH
-from components.scheduling import POOL_LABEL
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.policy_run import stack_resources
+from elastic_gpu.offline.runner import SECRET_MASK, CapturedResource, Preview
+from elastic_gpu.pool_view import stack_pools
+from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH
+from elastic_gpu.scheduling import POOL_LABEL
 
 
 @dataclass

@@ -24,8 +24,8 @@ from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc
 from pulumi.runtime.stack import run_pulumi_func
 
-from components.errors import ConfigError
-from components.offline.mocks import StackMocks
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.mocks import StackMocks
 
 SECRET_MASK = "[secret]"
 

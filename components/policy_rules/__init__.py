@@ -1,28 +1,28 @@
 """The elastic-gpu CrossGuard rules, importable without starting a policy server.
 
 `policy/__main__.py` builds the `PolicyPack` from `ALL_POLICIES`; tests and the
-offline gate (`python -m components policy`) call the validators directly.
+offline gate (`python -m elastic_gpu policy`) call the validators directly.
 """
 
 from __future__ import annotations
 
 from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
 
-from policy_rules.aws_rules import eks_autoscaler_asg_tags
-from policy_rules.cost_rules import cost_allocation_tags, gpu_monthly_cost_ceiling
-from policy_rules.scaling_rules import (
+from elastic_gpu.policy_rules.aws_rules import eks_autoscaler_asg_tags
+from elastic_gpu.policy_rules.cost_rules import cost_allocation_tags, gpu_monthly_cost_ceiling
+from elastic_gpu.policy_rules.scaling_rules import (
     autoscaler_owned_size_ignored,
     gpu_pool_max_size_cap,
     spot_gpu_pool_on_demand_fallback,
     spot_gpu_pool_scales_to_zero,
     spot_pool_is_spot,
 )
-from policy_rules.scheduling_rules import (
+from elastic_gpu.policy_rules.scheduling_rules import (
     cluster_autoscaler_off_spot_and_gpu,
     device_plugin_tolerates_gpu_taints,
     gpu_pool_noschedule_taint,
 )
-from policy_rules.security_rules import eks_launch_template_imdsv2, no_public_node_ips, node_disks_encrypted
+from elastic_gpu.policy_rules.security_rules import eks_launch_template_imdsv2, no_public_node_ips, node_disks_encrypted
 
 PACK_NAME = "elastic-gpu"
 

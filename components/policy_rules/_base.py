@@ -7,7 +7,7 @@ from typing import Any
 
 from pulumi_policy import PolicyConfigSchema, PolicyResource, ResourceValidationArgs, StackValidationArgs
 
-from components.pool_view import PoolView, resource_pools
+from elastic_gpu.pool_view import PoolView, resource_pools
 
 
 def schema(**properties: dict[str, Any]) -> PolicyConfigSchema:

@@ -11,8 +11,8 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from components.pool_view import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER, EKS_NODE_GROUP, GKE_CLUSTER, GKE_NODE_POOL
-from policy_rules._base import props_of
+from elastic_gpu.policy_rules._base import props_of
+from elastic_gpu.pool_view import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER, EKS_NODE_GROUP, GKE_CLUSTER, GKE_NODE_POOL
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 

@@ -14,11 +14,11 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from components.config import PriceOverride
-from components.cost import pool_cost
-from components.pool_view import GKE_CLUSTER, GKE_NODE_POOL
-from components.prices import TABLE_PATH
-from policy_rules._base import config, known_gpu_pools, schema
+from elastic_gpu.config import PriceOverride
+from elastic_gpu.cost import pool_cost
+from elastic_gpu.policy_rules._base import config, known_gpu_pools, schema
+from elastic_gpu.pool_view import GKE_CLUSTER, GKE_NODE_POOL
+from elastic_gpu.prices import TABLE_PATH
 
 # --- 9. gpu-monthly-cost-ceiling -------------------------------------------------------------
 

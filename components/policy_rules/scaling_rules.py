@@ -11,8 +11,8 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from components.pool_view import PoolView, gpu_pools_of, pools_of
-from policy_rules._base import config, known_gpu_pools, schema
+from elastic_gpu.policy_rules._base import config, known_gpu_pools, schema
+from elastic_gpu.pool_view import PoolView, gpu_pools_of, pools_of
 
 # --- 2. spot-gpu-pool-scales-to-zero ---------------------------------------------------------
 

@@ -14,8 +14,9 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from components.pool_view import gpu_pools_of
-from components.scheduling import (
+from elastic_gpu.policy_rules._base import config, known_gpu_pools, props_of, schema
+from elastic_gpu.pool_view import gpu_pools_of
+from elastic_gpu.scheduling import (
     AKS_SPOT_TAINT,
     CAPACITY_LABEL,
     CAPACITY_ON_DEMAND,
@@ -24,7 +25,6 @@ from components.scheduling import (
     NODE_CLASS_LABEL,
     Taint,
 )
-from policy_rules._base import config, known_gpu_pools, props_of, schema
 
 # --- 1. gpu-pool-noschedule-taint ------------------------------------------------------------
 

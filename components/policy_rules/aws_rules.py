@@ -5,14 +5,14 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, StackValidationArgs, StackValidationPolicy
 from pulumi_policy.proxy import UnknownValueError
 
-from components.aws.asg_tags import (
+from elastic_gpu.aws.asg_tags import (
     AUTO_DISCOVERY_ENABLED_KEY,
     NODE_TEMPLATE_PREFIX,
     auto_discovery_cluster_key,
 )
-from components.pool_view import EKS_NODE_GROUP, pools_of
-from components.scheduling import GPU_NODE_LABEL, GPU_RESOURCE
-from policy_rules._base import parent_urn, props_of
+from elastic_gpu.policy_rules._base import parent_urn, props_of
+from elastic_gpu.pool_view import EKS_NODE_GROUP, pools_of
+from elastic_gpu.scheduling import GPU_NODE_LABEL, GPU_RESOURCE
 
 ASG_TAG = "aws:autoscaling/tag:Tag"
 
