@@ -103,6 +103,12 @@ class ClusterAutoscaler(pulumi.ComponentResource):
         self.register_outputs({"image": self.image, "role_arn": self.role_arn})
 
 
+def nodes_first(args: ClusterAutoscalerArgs) -> list[pulumi.Resource]:
+    """The node groups the autoscaler's pod waits for: the general pool's (where it runs) and the GPU
+    pools' (so a Kubernetes upgrade moves every node group before the autoscaler image)."""
+    return [r for p in [args.general_pool, *args.gpu_pools] for r in p.nodes]
+
+
 def common_flags(args: ClusterAutoscalerArgs) -> list[str]:
     """Flags every self-run autoscaler gets from our settings."""
     return [

@@ -61,5 +61,7 @@ class GeneralPool(pulumi.ComponentResource):
         self.node_groups: list[NodeGroupRef] = built.node_groups
         self.taints: list[Taint] = built.taints
         self.labels: dict[str, str] = built.labels
+        #: the cloud node groups: Kubernetes objects that need these nodes depend on them
+        self.nodes: list[pulumi.Resource] = built.node_resources
         self.node_group_names = pulumi.Output.from_input([g.name for g in built.node_groups])
         self.register_outputs({"node_group_names": self.node_group_names})

@@ -32,6 +32,13 @@ class BuiltPool:
     resources: list[pulumi.Resource] = field(default_factory=list)
     #: the node image runs its own NVIDIA device plugin (e.g. Bottlerocket NVIDIA)
     ships_device_plugin: bool = False
+    #: the node groups alone, when `resources` holds more (a GKE ComputeClass); default: `resources`
+    nodes: list[pulumi.Resource] | None = None
+
+    @property
+    def node_resources(self) -> list[pulumi.Resource]:
+        """What a Kubernetes object that needs these nodes depends on."""
+        return list(self.resources if self.nodes is None else self.nodes)
 
 
 class ClusterHandle(Protocol):

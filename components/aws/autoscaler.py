@@ -12,7 +12,7 @@ from elastic_gpu.autoscaler_workload import NAME as WORKLOAD_NAME
 from elastic_gpu.autoscaler_workload import Workload, build_workload
 from elastic_gpu.aws.asg_tags import auto_discovery_cluster_key, auto_discovery_flag
 from elastic_gpu.aws.iam import irsa_trust_policy
-from elastic_gpu.cluster_autoscaler import autoscaler_image, common_flags
+from elastic_gpu.cluster_autoscaler import autoscaler_image, common_flags, nodes_first
 from elastic_gpu.eks_cluster import EksCluster
 
 if TYPE_CHECKING:
@@ -62,14 +62,16 @@ def autoscaler_policy(cluster_name: str) -> str:
 
 def build_autoscaler_role(
     name: str, *, cluster: EksCluster, namespace: str, service_account: str, parent: pulumi.Resource
-) -> aws.iam.Role:
+) -> tuple[aws.iam.Role, aws.iam.RolePolicy]:
     opts = pulumi.ResourceOptions(parent=parent)
     trust = pulumi.Output.all(cluster.oidc_provider.arn, cluster.oidc_issuer_url).apply(
         lambda a: irsa_trust_policy(a[0], a[1], namespace, service_account)
     )
     role = aws.iam.Role(f"{name}-role", assume_role_policy=trust, tags=cluster.args.tags, opts=opts)
-    aws.iam.RolePolicy(f"{name}-policy", role=role.id, policy=autoscaler_policy(cluster.args.cluster_name), opts=opts)
-    return role
+    policy = aws.iam.RolePolicy(
+        f"{name}-policy", role=role.id, policy=autoscaler_policy(cluster.args.cluster_name), opts=opts
+    )
+    return role, policy
 
 
 def aws_flags(cluster: EksCluster) -> list[str]:
@@ -81,7 +83,7 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
     cluster = args.cluster
     assert isinstance(cluster, EksCluster), "an EKS autoscaler needs an EksCluster"
     image = args.image or autoscaler_image(name, cluster.kubernetes_version)
-    role = build_autoscaler_role(
+    role, policy = build_autoscaler_role(
         name, cluster=cluster, namespace=args.namespace, service_account=WORKLOAD_NAME, parent=parent
     )
     build_workload(
@@ -96,6 +98,12 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
             host_ca_bundle=AL2023_CA_BUNDLE,
         ),
         pulumi.ResourceOptions(parent=parent, provider=args.provider),
-        after=[parent.priority_config] if getattr(parent, "priority_config", None) else [],
+        # Its priorities, its IAM policy (or its first calls are denied) and the general nodes it runs on;
+        # on an upgrade the image moves only after the node groups have.
+        after=[
+            *([parent.priority_config] if getattr(parent, "priority_config", None) else []),
+            policy,
+            *nodes_first(args),
+        ],
     )
     return {"image": image, "role_arn": role.arn}

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_aws as aws
 
-from elastic_gpu.aws.asg_tags import auto_discovery_tags, node_template_tags
+from elastic_gpu.aws.asg_tags import node_template_tags
+from elastic_gpu.replacement import pool_name
 from elastic_gpu.scheduling import API_TAINT_EFFECT, Taint
 
 if TYPE_CHECKING:
@@ -35,13 +36,33 @@ CAPACITY_SPOT = "SPOT"
 CAPACITY_ON_DEMAND = "ON_DEMAND"
 #: IMDSv2 only, one hop: pods (IRSA) cannot borrow the node role through the metadata service.
 IMDS_HOP_LIMIT = 1
+#: EKS node group names: at most 63 characters (CreateNodegroup; pulumi-aws eks.NodeGroup docs).
+MAX_NODE_GROUP_NAME = 63
+
+
+def eks_node_group_name(
+    base: str, *, cluster_name: str, capacity_type: str, instance_types: list[str], zones: list[str], ami_type: str
+) -> str:
+    """`<base>-<digest>`: the digest covers every field of ours that forces a replacement
+    (elastic_gpu.replacement.POOL_REPLACE_FIELDS), so such a change renames the group and EKS
+    creates the new group before the old one is deleted. The priority regex uses this name too."""
+    forcing = {
+        "clusterName": cluster_name,
+        "capacityType": capacity_type,
+        "instanceTypes": list(instance_types),
+        "zones": list(zones),  # the subnets, one per zone
+        "amiType": ami_type,
+    }
+    return pool_name(base, forcing, max_len=MAX_NODE_GROUP_NAME)
 
 
 @dataclass(frozen=True)
 class NodeGroupSpec:
     """Everything one managed node group needs, all of it known before deployment."""
 
-    node_group_name: str
+    #: readable stem of the EKS name (`<cluster>-<pool>-<kind>[-<zone>]`); the name adds a digest
+    base_name: str
+    cluster_name: str
     capacity_type: str
     instance_types: list[str]
     zones: list[str]
@@ -54,6 +75,21 @@ class NodeGroupSpec:
     disk_size_gib: int
     #: extra node-template resources for scale-from-zero, e.g. {"nvidia.com/gpu": "1"}
     template_resources: dict[str, str]
+
+    @property
+    def ami_type(self) -> str:
+        return AMI_TYPES[(self.ami_family, self.gpu)]
+
+    @property
+    def node_group_name(self) -> str:
+        return eks_node_group_name(
+            self.base_name,
+            cluster_name=self.cluster_name,
+            capacity_type=self.capacity_type,
+            instance_types=self.instance_types,
+            zones=self.zones,
+            ami_type=self.ami_type,
+        )
 
     @property
     def asg_name_regex(self) -> str:
@@ -69,7 +105,12 @@ def build_node_group(
     tags: dict[str, str],
     parent: pulumi.Resource,
 ) -> aws.eks.NodeGroup:
-    """A launch template, the managed node group, and the autoscaler tags on its ASG."""
+    """A launch template, the managed node group, and the autoscaler's node-template tags on its ASG.
+
+    EKS itself tags a managed group's ASG with the auto-discovery tags
+    (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster>`); declaring them
+    again would strip EKS's own tags when a pool is removed, so only the node-template tags are ours.
+    """
     opts = pulumi.ResourceOptions(parent=parent)
     instance_tags = {**tags, "Name": spec.node_group_name}
     launch_template = aws.ec2.LaunchTemplate(
@@ -103,11 +144,12 @@ def build_node_group(
         cluster_name=cluster.cluster_name,
         node_group_name=spec.node_group_name,
         node_role_arn=cluster.node_role.arn,
-        version=cluster.kubernetes_version,
+        # The cluster's version output: node groups move only after the control plane has.
+        version=cluster.cluster.version,
         subnet_ids=[cluster.network.private_subnet_ids[z] for z in spec.zones],
         instance_types=spec.instance_types,
         capacity_type=spec.capacity_type,
-        ami_type=AMI_TYPES[(spec.ami_family, spec.gpu)],
+        ami_type=spec.ami_type,
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(
             desired_size=spec.min_size, min_size=spec.min_size, max_size=spec.max_size
         ),
@@ -124,13 +166,15 @@ def build_node_group(
             parent=parent,
             # The autoscaler owns the current size; `pulumi up` must never reset it.
             ignore_changes=["scalingConfig.desiredSize"],
-            depends_on=cluster.network.egress,
+            # A change that forces a replacement also renames the group: create first, then delete.
+            delete_before_replace=False,
+            # The node role's policies before the group (and, on delete, after it: EKS needs them to
+            # remove the instances and ENIs), and a route out for image pulls.
+            depends_on=[*cluster.node_role_attachments, *cluster.network.egress],
         ),
     )
     asg_name = node_group.resources.apply(lambda rs: rs[0].autoscaling_groups[0].name)
-    asg_tags = auto_discovery_tags(cluster.args.cluster_name) | node_template_tags(
-        labels=spec.labels, taints=spec.taints, resources=spec.template_resources
-    )
+    asg_tags = node_template_tags(labels=spec.labels, taints=spec.taints, resources=spec.template_resources)
     for key, value in asg_tags.items():
         aws.autoscaling.Tag(
             f"{name}-{_slug(key)}",

@@ -42,7 +42,8 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
     cluster = _eks(args.cluster)
     labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
     spec = NodeGroupSpec(
-        node_group_name=f"{cluster.args.cluster_name}-{name}",
+        base_name=f"{cluster.args.cluster_name}-{name}",
+        cluster_name=cluster.args.cluster_name,
         capacity_type=CAPACITY_SPOT if args.spot else CAPACITY_ON_DEMAND,
         instance_types=list(args.instance_types),
         zones=cluster.zones,
@@ -70,7 +71,8 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     def spec(ng_name: str, capacity: str, zones: list[str], min_size: int, max_size: int) -> NodeGroupSpec:
         labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=capacity == CAPACITY_SPOT) | gpu_extra
         return NodeGroupSpec(
-            node_group_name=ng_name,
+            base_name=ng_name,
+            cluster_name=cluster.args.cluster_name,
             capacity_type=capacity,
             instance_types=list(args.instance_types),
             zones=zones,

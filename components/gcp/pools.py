@@ -16,6 +16,7 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
+from elastic_gpu.replacement import pool_name
 from elastic_gpu.scheduling import (
     API_TAINT_EFFECT,
     GKE_COMPUTE_CLASS_KEY,
@@ -43,6 +44,10 @@ QUEUED_RESERVATION_AFFINITY = "NO_RESERVATION"
 #: The autoscaler owns the node count; `pulumi up` never resets it.
 IGNORED = ["nodeCount", "initialNodeCount"]
 
+#: GKE node-pool names: at most 40 characters (terraform-provider-google resource_container_node_pool.go:
+#: "name is limited to 40").
+MAX_NODE_POOL_NAME = 40
+
 COMPUTE_CLASS_API = "cloud.google.com/v1"
 #: With every ranked pool out of capacity, leave pods pending rather than use another pool.
 WHEN_UNSATISFIABLE = "DoNotScaleUp"
@@ -63,14 +68,22 @@ def _taint_args(taints: list[Taint]) -> list[gcp.container.NodePoolNodeConfigTai
     ]
 
 
-def _ref(cluster: GkeCluster, pool_name: str, capacity: Capacity) -> NodeGroupRef:
+def _ref(cluster: GkeCluster, gke_name: str, capacity: Capacity) -> NodeGroupRef:
     # GKE names a pool's instance groups gke-<cluster>-<pool>-<hash>-grp.
-    return NodeGroupRef(pool_name, capacity, f"^gke-{cluster.args.cluster_name}-{pool_name}-.*")
+    return NodeGroupRef(gke_name, capacity, f"^gke-{cluster.args.cluster_name}-{gke_name}-.*")
+
+
+def gke_node_pool_name(base: str, forcing: dict[str, object]) -> str:
+    """`<base>-<digest>` (<= 40 characters): the digest covers every field of ours that forces a
+    replacement, so such a change renames the pool and GKE gets the new pool before the old one is
+    deleted. The ComputeClass and the node-group regex use this name too."""
+    return pool_name(base, forcing, max_len=MAX_NODE_POOL_NAME)
 
 
 @dataclass
 class _PoolSpec:
-    gke_name: str
+    #: readable stem (`<pool>-<kind>`); the GKE name adds a digest
+    base_name: str
     machine_type: str
     spot: bool
     min_size: int
@@ -81,6 +94,22 @@ class _PoolSpec:
     disk_size_gib: int
     accelerator: gcp.container.NodePoolNodeConfigGuestAcceleratorArgs | None = None
     queued: bool = False
+
+    @property
+    def gke_name(self) -> str:
+        acc = self.accelerator
+        return gke_node_pool_name(
+            self.base_name,
+            {
+                "spot": self.spot,
+                "queuedProvisioning": self.queued,
+                "guestAccelerators": [acc.type, acc.count, acc.gpu_driver_installation_config.gpu_driver_version]
+                if acc is not None and acc.gpu_driver_installation_config is not None
+                else None,
+                "oauthScopes": OAUTH_SCOPES,
+                "reservationAffinity": QUEUED_RESERVATION_AFFINITY if self.queued else None,
+            },
+        )
 
 
 def _node_pool(
@@ -122,7 +151,8 @@ def _node_pool(
             taints=_taint_args(spec.taints),
             resource_labels=tags,
         ),
-        opts=pulumi.ResourceOptions(parent=parent, ignore_changes=IGNORED),
+        # A change that forces a replacement also renames the pool: create first, then delete.
+        opts=pulumi.ResourceOptions(parent=parent, ignore_changes=IGNORED, delete_before_replace=False),
     )
 
 
@@ -131,7 +161,7 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
     cluster = _gke(args.cluster)
     labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
     spec = _PoolSpec(
-        gke_name=name,
+        base_name=name,
         machine_type=args.instance_types[0],
         spot=args.spot,
         min_size=args.min_size,
@@ -186,9 +216,9 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         taints = sorted({*taints, gke_compute_class_taint(compute_class)})
         extra[GKE_COMPUTE_CLASS_KEY] = compute_class
 
-    def spec(gke_name: str, spot: bool, min_size: int, queued: bool = False) -> _PoolSpec:
+    def spec(base_name: str, spot: bool, min_size: int, queued: bool = False) -> _PoolSpec:
         return _PoolSpec(
-            gke_name=gke_name,
+            base_name=base_name,
             machine_type=args.instance_types[0],
             spot=spot,
             min_size=min_size,
@@ -227,6 +257,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         taints=taints,
         labels=specs[0][1].labels,
         resources=resources,
+        nodes=list(pools),
         # GKE installs and manages the NVIDIA device plugin on GPU nodes.
         ships_device_plugin=True,
     )
