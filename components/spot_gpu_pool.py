@@ -11,7 +11,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_types import BuiltPool, ClusterHandle, NodeGroupRef
 from elastic_gpu.scheduling import Taint
-from elastic_gpu.validation import gpu_instance_type_problems, size_problems
+from elastic_gpu.validation import cloud_args_problems, gpu_instance_type_problems, size_problems
 
 TYPE_TOKEN = "elastic-gpu:index:SpotGpuPool"
 
@@ -87,11 +87,16 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     zones = args.pool_zones
     if unknown := [z for z in zones if z not in args.cluster.zones]:
         problems.append(f"{where}zones: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
-    if args.max_size < (len(zones) if args.per_zone else 1):
+    rules = cloud_module(args.cluster.cloud, "rules")
+    groups = len(zones) if args.per_zone and rules.SPLITS_PER_ZONE else 1
+    if args.max_size < groups:
         problems.append(
-            f"{where}max_size: each of the {len(zones) if args.per_zone else 1} node group(s) needs a max of "
-            f"at least 1 (got max_size={args.max_size})"
+            f"{where}max_size: each of the {groups} node group(s) needs a max of at least 1 "
+            f"(got max_size={args.max_size})"
         )
+    if len(set(args.instance_types)) != len(args.instance_types):
+        problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
+    problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
     if args.on_demand_fallback and not args.spot:
         problems.append(f"{where}on_demand_fallback: only a spot pool can fall back to on-demand (spot=False)")
     return problems
