@@ -14,6 +14,7 @@ import pulumi
 
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+from elastic_gpu.cluster_handle import CLOUD_ATTRIBUTES, COMMON_ATTRIBUTES
 from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs, general_pool_problems
@@ -36,12 +37,19 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class PlannedCluster:
-    """What the Args checks read of a cluster that is not declared yet (cloud, name, zones, version)."""
+    """The cluster handle as the Args checks see it before the cluster is declared: its plain values
+    (cloud, name, zones, version, tags); the Output-valued attributes (provider, ids) are None."""
 
     cloud: str
     cluster_name: str
     zones: list[str]
     kubernetes_version: str
+    tags: dict[str, str]
+
+    def __getattr__(self, name: str) -> None:
+        if name in CLOUD_ATTRIBUTES.get(self.cloud, ()) or name in COMMON_ATTRIBUTES:
+            return None
+        raise AttributeError(name)
 
 
 def general_pool_args(cfg: StackConfig, handle: Any) -> GeneralPoolArgs:
@@ -78,7 +86,7 @@ def gpu_pool_args(cfg: StackConfig, p: GpuPoolConfig, handle: Any, cloud_args: d
 def args_problems(cfg: StackConfig, cloud_pool_args: Callable[[GpuPoolConfig], dict[str, Any]]) -> list[str]:
     """The components' own Args checks over the config, each message led by the config path."""
     c = cfg.cluster
-    handle = PlannedCluster(cfg.cloud, c.name, list(c.zones), c.kubernetes_version)
+    handle = PlannedCluster(cfg.cloud, c.name, list(c.zones), c.kubernetes_version, dict(cfg.tags))
     problems = [f"generalPool ({p})" for p in general_pool_problems("general", general_pool_args(cfg, handle))]
     for i, pool in enumerate(cfg.gpu_pools):
         args = gpu_pool_args(cfg, pool, handle, cloud_pool_args(pool))

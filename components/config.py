@@ -23,7 +23,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
 from elastic_gpu.prices import TABLE_PATH, price_row
 from elastic_gpu.validation import gpu_instance_type_problems, size_problems
-from elastic_gpu.versions import SUPPORTED_KUBERNETES_VERSIONS
+from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS
 
 PROJECT = "elastic-gpu"
 
@@ -116,7 +116,7 @@ class ClusterConfig(_Model):
     """Cloud region; one of the cloud's table in components/<cloud>/rules.py."""
     zones: list[str] = Field(min_length=1)
     """Zones the node pools span; each must be in `region`."""
-    kubernetes_version: str = Field(pattern=r"^1\.[0-9]+$")
+    kubernetes_version: str = Field(pattern=KUBERNETES_MINOR_PATTERN)
     """Kubernetes minor, e.g. "1.33"; picks the matching cluster-autoscaler image."""
     network_cidr: str = "10.0.0.0/16"
     """AWS only: address range of the VPC created for the cluster (default 10.0.0.0/16), /16 to /24."""

@@ -80,7 +80,7 @@ class Preview:
     resources: list[CapturedResource]
     outputs: dict[str, StackOutput]
     config: dict[str, Any]
-    #: what the program logged as warnings (`pulumi.log.warn`), in order
+    #: what the program logged as warnings (pulumi.log.warn), as `pulumi preview` shows them
     warnings: list[str] = field(default_factory=list)
 
     def of_type(self, type_: str) -> list[CapturedResource]:
@@ -226,14 +226,23 @@ def run_preview(stack: str, program_dir: Path | str = ".") -> Preview:
     return contextvars.Context().run(_run, project, stack, engine_config, main, config)
 
 
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, config: dict[str, Any]) -> Preview:
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     monitor = _CapturingMonitor(StackMocks())
-    warnings: list[str] = []
-    logger = logging.getLogger(f"elastic_gpu.offline.run.{id(warnings)}")
+    logger = logging.getLogger(f"elastic_gpu.offline.program.{id(monitor)}")
     logger.propagate = False
-    logger.addHandler(_ListHandler(warnings))
+    collect = _Collect()
+    logger.addHandler(collect)
     sys.path.insert(0, str(main.parent))
     # The SDK walks and encodes the Python stack of every registration for the engine's source
     # positions (a quarter of a large preview's time); no engine reads them here.
@@ -242,7 +251,7 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
     try:
         pulumi.runtime.set_all_config(engine_config)
         pulumi.runtime.set_mocks(
-            StackMocks(), project=project, stack=stack, preview=True, logger=logger, monitor=monitor
+            StackMocks(), project=project, stack=stack, preview=True, monitor=monitor, logger=logger
         )
         loop.run_until_complete(run_pulumi_func(lambda: runpy.run_path(str(main), run_name="__main__")))
         root = pulumi.runtime.get_root_resource()
@@ -264,16 +273,9 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
         loop.close()
         asyncio.set_event_loop(None)
     resources = sorted(monitor.captured, key=lambda r: r.urn)  # registration order is async; URNs are stable
-    return Preview(project=project, stack=stack, resources=resources, outputs=outputs, config=config, warnings=warnings)
-
-
-class _ListHandler(logging.Handler):
-    def __init__(self, into: list[str]) -> None:
-        super().__init__(logging.WARNING)
-        self.into = into
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.into.append(record.getMessage())
+    return Preview(
+        project=project, stack=stack, resources=resources, outputs=outputs, config=config, warnings=collect.messages
+    )
 
 
 def _no_stack_trace() -> Any:
