@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 import pulumi
 
 from elastic_gpu.clouds import cloud_module
+from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.pool_types import ClusterHandle, NodeGroupRef
-from elastic_gpu.scheduling import Taint
-from elastic_gpu.validation import size_problems
+from elastic_gpu.pool_types import ClusterHandle, PoolComponent
+from elastic_gpu.validation import cloud_args_problems, instance_type_problems, size_problems
 
 TYPE_TOKEN = "elastic-gpu:index:GeneralPool"
 
@@ -35,15 +35,19 @@ class GeneralPoolArgs:
 
 def general_pool_problems(name: str, args: GeneralPoolArgs) -> list[str]:
     where = f"GeneralPool '{name}': "
+    if problems := handle_problems(where, args.cluster):
+        return problems
     problems = size_problems(where, "min_size", args.min_size, "max_size", args.max_size)
     if args.min_size < 1:
         problems.append(f"{where}min_size: must be >= 1 so system pods have a node (got {args.min_size})")
     if not args.instance_types:
         problems.append(f"{where}instance_types: at least one instance type is required")
+    problems += instance_type_problems(f"{where}instance_types", args.cluster.cloud, list(args.instance_types))
+    problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
     return problems
 
 
-class GeneralPool(pulumi.ComponentResource):
+class GeneralPool(PoolComponent):
     """One autoscaled node group across the cluster's zones, labelled as the general pool.
 
     On AWS: an EKS managed node group with diversified instance types and a launch
@@ -57,11 +61,4 @@ class GeneralPool(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, None, opts)
         built = cloud_module(args.cluster.cloud, "pools").build_general_pool(name, args, self)
         self.args = args
-        self.pool_name = name
-        self.node_groups: list[NodeGroupRef] = built.node_groups
-        self.taints: list[Taint] = built.taints
-        self.labels: dict[str, str] = built.labels
-        #: the cloud node groups: Kubernetes objects that need these nodes depend on them
-        self.nodes: list[pulumi.Resource] = built.node_resources
-        self.node_group_names = pulumi.Output.from_input([g.name for g in built.node_groups])
-        self.register_outputs({"node_group_names": self.node_group_names})
+        self._publish(name, built)

@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 import pulumi
 
 from elastic_gpu.clouds import cloud_module
+from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.pool_types import BuiltPool, ClusterHandle, NodeGroupRef
+from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent
 from elastic_gpu.scheduling import Taint
-from elastic_gpu.validation import gpu_instance_type_problems, size_problems
+from elastic_gpu.validation import cloud_args_problems, gpu_instance_type_problems, size_problems
 
 TYPE_TOKEN = "elastic-gpu:index:SpotGpuPool"
 
@@ -80,6 +81,8 @@ class SpotGpuPoolArgs:
 
 def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     where = f"SpotGpuPool '{name}': "
+    if problems := handle_problems(where, args.cluster):
+        return problems  # the rest reads the cluster
     problems = size_problems(where, "min_size", args.min_size, "max_size", args.max_size)
     if not args.instance_types:
         problems.append(f"{where}instance_types: at least one GPU instance type is required")
@@ -87,17 +90,22 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     zones = args.pool_zones
     if unknown := [z for z in zones if z not in args.cluster.zones]:
         problems.append(f"{where}zones: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
-    if args.max_size < (len(zones) if args.per_zone else 1):
+    rules = cloud_module(args.cluster.cloud, "rules")
+    groups = len(zones) if args.per_zone and rules.SPLITS_PER_ZONE else 1
+    if args.max_size < groups:
         problems.append(
-            f"{where}max_size: each of the {len(zones) if args.per_zone else 1} node group(s) needs a max of "
-            f"at least 1 (got max_size={args.max_size})"
+            f"{where}max_size: each of the {groups} node group(s) needs a max of at least 1 "
+            f"(got max_size={args.max_size})"
         )
+    if len(set(args.instance_types)) != len(args.instance_types):
+        problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
+    problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
     if args.on_demand_fallback and not args.spot:
         problems.append(f"{where}on_demand_fallback: only a spot pool can fall back to on-demand (spot=False)")
     return problems
 
 
-class SpotGpuPool(pulumi.ComponentResource):
+class SpotGpuPool(PoolComponent):
     """GPU node groups on spot capacity, scaling 0..max, tainted for GPU work only.
 
     Per cloud it creates the cloud's node groups (per zone when `per_zone`) with
@@ -113,15 +121,8 @@ class SpotGpuPool(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, None, opts)
         built = cloud_module(args.cluster.cloud, "pools").build_spot_gpu_pool(name, args, self)
         self.args = args
-        self.pool_name = name
-        self.node_groups: list[NodeGroupRef] = built.node_groups
-        self.taints: list[Taint] = built.taints
-        self.labels: dict[str, str] = built.labels
-        #: the cloud node groups: Kubernetes objects that need these nodes depend on them
-        self.nodes: list[pulumi.Resource] = built.node_resources
         self.ships_device_plugin = built.ships_device_plugin
-        self.node_group_names = pulumi.Output.from_input([g.name for g in built.node_groups])
-        self.register_outputs({"node_group_names": self.node_group_names})
+        self._publish(name, built)
 
 
 __all__ = ["BuiltPool", "SpotGpuPool", "SpotGpuPoolArgs"]

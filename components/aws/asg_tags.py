@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import pulumi
+
 from elastic_gpu.scheduling import Taint
 
 CA_TAG_PREFIX = "k8s.io/cluster-autoscaler"
@@ -22,8 +24,8 @@ def auto_discovery_cluster_key(cluster_name: str) -> str:
 
 def eks_owned_tags(cluster_name: str) -> dict[str, str]:
     """The auto-discovery tags EKS itself puts on every managed node group's ASG (EKS user guide,
-    "Managed node groups": "k8s.io/cluster-autoscaler/enabled=true" and
-    "k8s.io/cluster-autoscaler/<cluster>=owned"). Never declared by us: see node_groups.build_node_group."""
+    "Managed node groups": `k8s.io/cluster-autoscaler/enabled=true` and
+    `k8s.io/cluster-autoscaler/<cluster>=owned`). Never declared by us: see node_groups.build_node_group."""
     return {AUTO_DISCOVERY_ENABLED_KEY: "true", auto_discovery_cluster_key(cluster_name): "owned"}
 
 
@@ -37,8 +39,8 @@ def node_template_tags(
     return tags
 
 
-def auto_discovery_flag(cluster_name: str) -> str:
+def auto_discovery_flag(cluster_name: pulumi.Input[str]) -> pulumi.Output[str]:
     """The autoscaler flag that finds exactly the groups EKS tagged (`eks_owned_tags`)."""
-    return (
-        f"--node-group-auto-discovery=asg:tag={AUTO_DISCOVERY_ENABLED_KEY},{auto_discovery_cluster_key(cluster_name)}"
+    return pulumi.Output.from_input(cluster_name).apply(
+        lambda n: f"--node-group-auto-discovery=asg:tag={AUTO_DISCOVERY_ENABLED_KEY},{auto_discovery_cluster_key(n)}"
     )

@@ -18,7 +18,7 @@ from elastic_gpu.replacement import pool_name
 from elastic_gpu.scheduling import API_TAINT_EFFECT, Taint
 
 if TYPE_CHECKING:
-    from elastic_gpu.eks_cluster import EksCluster
+    from elastic_gpu.cluster_handle import EksClusterHandle
 
 #: amiType per (AMI family, GPU?) from the EKS CreateNodegroup amiType enum.
 AMI_TYPES = {
@@ -41,13 +41,12 @@ MAX_NODE_GROUP_NAME = 63
 
 
 def eks_node_group_name(
-    base: str, *, cluster_name: str, capacity_type: str, instance_types: list[str], zones: list[str], ami_type: str
+    base: str, *, capacity_type: str, instance_types: list[str], zones: list[str], ami_type: str
 ) -> str:
-    """`<base>-<digest>`: the digest covers every field of ours that forces a replacement
-    (elastic_gpu.replacement.POOL_REPLACE_FIELDS), so such a change renames the group and EKS
-    creates the new group before the old one is deleted. The priority regex uses this name too."""
+    """`<base>-<digest>`: the digest covers the base (`<cluster>-<pool>...`) and every field of ours that
+    forces a replacement (elastic_gpu.replacement.POOL_REPLACE_FIELDS), so such a change renames the
+    group and EKS creates the new group before the old one is deleted. The priority regex uses it too."""
     forcing = {
-        "clusterName": cluster_name,
         "capacityType": capacity_type,
         "instanceTypes": list(instance_types),
         "zones": list(zones),  # the subnets, one per zone
@@ -60,9 +59,9 @@ def eks_node_group_name(
 class NodeGroupSpec:
     """Everything one managed node group needs, all of it known before deployment."""
 
-    #: readable stem of the EKS name (`<cluster>-<pool>-<kind>[-<zone>]`); the name adds a digest
-    base_name: str
-    cluster_name: str
+    #: readable stem `<cluster>-<pool>-<kind>[-<zone>]` (an Output, as the cluster's name may be);
+    #: the EKS name adds a digest (`node_group_name`)
+    base_name: pulumi.Input[str]
     capacity_type: str
     instance_types: list[str]
     zones: list[str]
@@ -81,30 +80,39 @@ class NodeGroupSpec:
         return AMI_TYPES[(self.ami_family, self.gpu)]
 
     @property
-    def node_group_name(self) -> str:
-        return eks_node_group_name(
-            self.base_name,
-            cluster_name=self.cluster_name,
-            capacity_type=self.capacity_type,
-            instance_types=self.instance_types,
-            zones=self.zones,
-            ami_type=self.ami_type,
+    def node_group_name(self) -> pulumi.Output[str]:
+        return pulumi.Output.from_input(self.base_name).apply(
+            lambda base: eks_node_group_name(
+                base,
+                capacity_type=self.capacity_type,
+                instance_types=self.instance_types,
+                zones=self.zones,
+                ami_type=self.ami_type,
+            )
         )
 
     @property
-    def asg_name_regex(self) -> str:
+    def asg_name_regex(self) -> pulumi.Output[str]:
         """Matches the Auto Scaling group EKS creates for this group: `eks-<name>-<uuid>`."""
-        return f"^eks-{re.escape(self.node_group_name)}-[0-9a-f-]+$"
+        return pulumi.Output.from_input(self.node_group_name).apply(lambda n: f"^eks-{re.escape(n)}-[0-9a-f-]+$")
+
+
+@dataclass(frozen=True)
+class BuiltNodeGroup:
+    node_group: aws.eks.NodeGroup
+    launch_template: aws.ec2.LaunchTemplate
+    #: the Auto Scaling group EKS made for the node group
+    asg_name: pulumi.Output[str]
 
 
 def build_node_group(
     name: str,
     spec: NodeGroupSpec,
     *,
-    cluster: EksCluster,
+    cluster: EksClusterHandle,
     tags: dict[str, str],
     parent: pulumi.Resource,
-) -> aws.eks.NodeGroup:
+) -> BuiltNodeGroup:
     """A launch template, the managed node group, and the autoscaler's node-template tags on its ASG.
 
     EKS itself tags a managed group's ASG with the auto-discovery tags
@@ -112,10 +120,11 @@ def build_node_group(
     again would strip EKS's own tags when a pool is removed, so only the node-template tags are ours.
     """
     opts = pulumi.ResourceOptions(parent=parent)
-    instance_tags = {**tags, "Name": spec.node_group_name}
+    node_group_name = spec.node_group_name
+    instance_tags = {**tags, "Name": node_group_name}
     launch_template = aws.ec2.LaunchTemplate(
         f"{name}-lt",
-        description=f"elastic-gpu node group {spec.node_group_name}",
+        description=pulumi.Output.concat("elastic-gpu node group ", node_group_name),
         block_device_mappings=[
             aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
                 device_name=DATA_DEVICE[spec.ami_family],
@@ -142,11 +151,10 @@ def build_node_group(
     node_group = aws.eks.NodeGroup(
         name,
         cluster_name=cluster.cluster_name,
-        node_group_name=spec.node_group_name,
-        node_role_arn=cluster.node_role.arn,
-        # The cluster's version output: node groups move only after the control plane has.
-        version=cluster.cluster.version,
-        subnet_ids=[cluster.network.private_subnet_ids[z] for z in spec.zones],
+        node_group_name=node_group_name,
+        node_role_arn=cluster.node_role_arn,
+        version=cluster.kubernetes_version,
+        subnet_ids=[cluster.subnet_ids[z] for z in spec.zones],
         instance_types=spec.instance_types,
         capacity_type=spec.capacity_type,
         ami_type=spec.ami_type,
@@ -168,9 +176,9 @@ def build_node_group(
             ignore_changes=["scalingConfig.desiredSize"],
             # A change that forces a replacement also renames the group: create first, then delete.
             delete_before_replace=False,
-            # The node role's policies before the group (and, on delete, after it: EKS needs them to
-            # remove the instances and ENIs), and a route out for image pulls.
-            depends_on=[*cluster.node_role_attachments, *cluster.network.egress],
+            # The node role's policy attachments (before the group, and on delete after it: EKS needs them
+            # to remove instances and ENIs) and the route out for image pulls.
+            depends_on=cluster.node_dependencies,
         ),
     )
     asg_name = node_group.resources.apply(lambda rs: rs[0].autoscaling_groups[0].name)
@@ -182,7 +190,7 @@ def build_node_group(
             tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
             opts=opts,
         )
-    return node_group
+    return BuiltNodeGroup(node_group, launch_template, asg_name)
 
 
 def _slug(tag_key: str) -> str:

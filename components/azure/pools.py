@@ -30,7 +30,7 @@ from elastic_gpu.scheduling import (
 )
 
 if TYPE_CHECKING:
-    from elastic_gpu.aks_cluster import AksCluster
+    from elastic_gpu.cluster_handle import AksClusterHandle
     from elastic_gpu.general_pool import GeneralPoolArgs
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
@@ -82,14 +82,6 @@ def vmss_name_regex(agent_pool: str) -> str:
     return f"^aks-{re.escape(agent_pool)}-[0-9]+-vmss$"
 
 
-def _aks(cluster: object) -> AksCluster:
-    from elastic_gpu.aks_cluster import AksCluster
-
-    if not isinstance(cluster, AksCluster):
-        raise TypeError(f"an Azure pool needs an AksCluster, got {type(cluster).__name__}")
-    return cluster
-
-
 @dataclass(frozen=True)
 class AgentPoolSpec:
     """One AKS agent pool, as declared."""
@@ -131,7 +123,7 @@ _LAST_POOL: weakref.WeakKeyDictionary[object, cs.AgentPool] = weakref.WeakKeyDic
 
 
 def build_agent_pool(
-    res_name: str, spec: AgentPoolSpec, *, cluster: AksCluster, tags: dict[str, str], parent: pulumi.Resource
+    res_name: str, spec: AgentPoolSpec, *, cluster: AksClusterHandle, tags: dict[str, str], parent: pulumi.Resource
 ) -> cs.AgentPool:
     """One agent pool, created after the cluster's previous one: AKS runs one operation on a cluster at a
     time and answers concurrent pool creations with "Another operation is in progress"
@@ -176,7 +168,7 @@ def build_agent_pool(
 
 
 def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource) -> BuiltPool:
-    cluster = _aks(args.cluster)
+    cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
     problems = agent_pool_name_problems(f"GeneralPool '{name}': ", name)
     if len(args.instance_types) != 1:
         problems.append(
@@ -205,7 +197,7 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
 
 
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
-    cluster = _aks(args.cluster)
+    cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
     if problems := agent_pool_name_problems(f"SpotGpuPool '{name}': ", name):
         raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
     if len(args.instance_types) > 9:

@@ -11,20 +11,23 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
+import logging
 import runpy
 import sys
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pulumi
-import yaml
 from google.protobuf import json_format
 from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import resource as runtime_resource
 from pulumi.runtime import rpc
 from pulumi.runtime.stack import run_pulumi_func
 
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.files import read_project_file, read_stack_file
 from elastic_gpu.offline.mocks import StackMocks
 
 SECRET_MASK = "[secret]"
@@ -79,6 +82,8 @@ class Preview:
     resources: list[CapturedResource]
     outputs: dict[str, StackOutput]
     config: dict[str, Any]
+    #: what the program logged as warnings (pulumi.log.warn), as `pulumi preview` shows them
+    warnings: list[str] = field(default_factory=list)
 
     def of_type(self, type_: str) -> list[CapturedResource]:
         return [r for r in self.resources if r.type == type_]
@@ -167,58 +172,103 @@ class Program:
 
     @property
     def project_file(self) -> dict[str, Any]:
-        path = self.directory / "Pulumi.yaml"
-        if not path.exists():
-            raise ConfigError([f"{path}: not found; --program must be a Pulumi project directory"], source="program")
-        return yaml.safe_load(path.read_text())
+        if not self.directory.is_dir():
+            raise ConfigError(
+                [f"{self.directory}: not a directory; --program must be a Pulumi project directory"], source="program"
+            )
+        return read_project_file(self.directory / "Pulumi.yaml")
+
+    @property
+    def config_dir(self) -> Path:
+        return self.directory / self.project_file.get("stackConfigDir", ".")
 
     def stack_file(self, stack: str) -> Path:
-        config_dir = self.directory / self.project_file.get("stackConfigDir", ".")
-        path = config_dir / f"Pulumi.{stack}.yaml"
+        path = self.config_dir / f"Pulumi.{stack}.yaml"
         if not path.exists():
-            known = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
             raise ConfigError(
-                [f"stack {stack!r}: no {path}; known stacks: {', '.join(known) or 'none'}"], source="stack"
+                [f"stack {stack!r}: no {path}; known stacks: {', '.join(self.stacks()) or 'none'}"], source="stack"
             )
         return path
 
     def stacks(self) -> list[str]:
-        config_dir = self.directory / self.project_file.get("stackConfigDir", ".")
-        return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
+        return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in self.config_dir.glob("Pulumi.*.yaml"))
+
+    @property
+    def main(self) -> Path:
+        main = self.directory / "__main__.py"
+        if not main.is_file():
+            raise ConfigError(
+                [f"{main}: not found; the offline runner runs a Python program's __main__.py"], source="program"
+            )
+        return main
+
+
+class ProgramError(ConfigError):
+    """The program itself raised (not a config problem we found): its error, without our traceback."""
+
+    def __init__(self, main: Path, exc: BaseException) -> None:
+        tb = exc.__traceback__
+        frames = [f for f in traceback.extract_tb(tb) if f.filename.startswith(str(main.parent))] if tb else []
+        at = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+        super().__init__([f"{main}: the program raised {type(exc).__name__}{at}: {exc}"], source="program")
 
 
 def run_preview(stack: str, program_dir: Path | str = ".") -> Preview:
     """Run `program_dir`'s `__main__.py` for `stack` under the mock engine.
 
-    Raises ConfigError (or the program's own error) exactly as a real run would.
+    Raises ConfigError for every problem with the files or the config (the program's own
+    errors as ProgramError) exactly as a real run would fail.
     """
     program = Program(Path(program_dir).resolve())
     project = program.project_file["name"]
-    stack_config = yaml.safe_load(program.stack_file(stack).read_text()) or {}
-    config = stack_config.get("config") or {}
+    config = read_stack_file(program.stack_file(stack))
     # The engine hands structured values to the program as JSON strings.
     engine_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
-    main = program.directory / "__main__.py"
+    main = program.main
     # A fresh context: Pulumi keeps its settings and root stack in context variables.
     return contextvars.Context().run(_run, project, stack, engine_config, main, config)
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
 
 
 def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, config: dict[str, Any]) -> Preview:
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     monitor = _CapturingMonitor(StackMocks())
+    logger = logging.getLogger(f"elastic_gpu.offline.program.{id(monitor)}")
+    logger.propagate = False
+    collect = _Collect()
+    logger.addHandler(collect)
     sys.path.insert(0, str(main.parent))
+    # The SDK walks and encodes the Python stack of every registration for the engine's source
+    # positions (a quarter of a large preview's time); no engine reads them here.
+    get_stack_trace = runtime_resource._get_stack_trace
+    runtime_resource._get_stack_trace = _no_stack_trace
     try:
         pulumi.runtime.set_all_config(engine_config)
-        pulumi.runtime.set_mocks(StackMocks(), project=project, stack=stack, preview=True, monitor=monitor)
+        pulumi.runtime.set_mocks(
+            StackMocks(), project=project, stack=stack, preview=True, monitor=monitor, logger=logger
+        )
         loop.run_until_complete(run_pulumi_func(lambda: runpy.run_path(str(main), run_name="__main__")))
         root = pulumi.runtime.get_root_resource()
         outputs = loop.run_until_complete(_resolve_outputs(getattr(root, "outputs", {})))
     except pulumi.RunError as exc:
         if isinstance(exc.__cause__, ConfigError):
             raise exc.__cause__ from None
+        raise ProgramError(main, exc) from exc
+    except ConfigError:
         raise
+    except Exception as exc:  # the program's own failure, reported like the CLI does, not as our traceback
+        raise ProgramError(main, exc) from exc
     finally:
+        runtime_resource._get_stack_trace = get_stack_trace
         sys.path.remove(str(main.parent))
         # Pulumi's RPC threads each make an event loop; ending the threads now lets those
         # loops close cleanly instead of failing noisily at interpreter exit.
@@ -226,7 +276,13 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
         loop.close()
         asyncio.set_event_loop(None)
     resources = sorted(monitor.captured, key=lambda r: r.urn)  # registration order is async; URNs are stable
-    return Preview(project=project, stack=stack, resources=resources, outputs=outputs, config=config)
+    return Preview(
+        project=project, stack=stack, resources=resources, outputs=outputs, config=config, warnings=collect.messages
+    )
+
+
+def _no_stack_trace() -> Any:
+    return runtime_resource.source_pb2.StackTrace()
 
 
 async def _resolve_outputs(outputs: dict[str, Any]) -> dict[str, StackOutput]:
