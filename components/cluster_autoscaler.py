@@ -52,10 +52,13 @@ class ClusterAutoscalerArgs:
 
 
 def priorities(node_groups: list[NodeGroupRef]) -> dict[int, list[str]]:
-    """Priority-expander ranks: spot groups above on-demand ones, unknown groups last."""
+    """Priority-expander ranks: spot groups above on-demand ones, cheaper above dearer within each
+    (a group's `rank`), unknown groups last. Groups of one priority are drawn at random ("one group
+    ... is selected each time at random", priority expander readme), so only equals share one."""
     ranks: dict[int, list[str]] = {}
     for g in node_groups:
-        ranks.setdefault(SPOT_PRIORITY if g.capacity == "spot" else ON_DEMAND_PRIORITY, []).append(g.name_regex)
+        base = SPOT_PRIORITY if g.capacity == "spot" else ON_DEMAND_PRIORITY
+        ranks.setdefault(max(base - g.rank, CATCH_ALL_PRIORITY + 1), []).append(g.name_regex)
     ranks[CATCH_ALL_PRIORITY] = [".*"]
     return dict(sorted(ranks.items(), reverse=True))
 

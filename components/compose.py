@@ -74,6 +74,7 @@ def build_pools_and_addons(
                     "max_size": p.max_size,
                     "spot": p.spot,
                     "on_demand_fallback": p.on_demand_fallback,
+                    "fallback_max_size": p.fallback_max_size,
                     "per_zone": p.per_zone,
                     "disk_size_gib": p.disk_size_gib,
                     "gpu_sharing_replicas": sharing or 1,
