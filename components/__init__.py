@@ -16,16 +16,24 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import GPU_TAINT, Taint
 
 if TYPE_CHECKING:  # real types for mypy/pyright; at run time the modules load on first use
-    from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs
+    from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs, ExistingAksCluster
     from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+    from elastic_gpu.cluster_handle import AksClusterHandle, ClusterHandle, EksClusterHandle, GkeClusterHandle
     from elastic_gpu.config import StackConfig, load_stack_config
-    from elastic_gpu.eks_cluster import EksCluster, EksClusterArgs
+    from elastic_gpu.eks_cluster import EksCluster, EksClusterArgs, ExistingEksCluster
     from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
-    from elastic_gpu.gke_cluster import GkeCluster, GkeClusterArgs
+    from elastic_gpu.gke_cluster import ExistingGkeCluster, GkeCluster, GkeClusterArgs
     from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
     from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
 
 _LAZY = {
+    "ClusterHandle": "elastic_gpu.cluster_handle",
+    "EksClusterHandle": "elastic_gpu.cluster_handle",
+    "AksClusterHandle": "elastic_gpu.cluster_handle",
+    "GkeClusterHandle": "elastic_gpu.cluster_handle",
+    "ExistingEksCluster": "elastic_gpu.eks_cluster",
+    "ExistingAksCluster": "elastic_gpu.aks_cluster",
+    "ExistingGkeCluster": "elastic_gpu.gke_cluster",
     "EksCluster": "elastic_gpu.eks_cluster",
     "EksClusterArgs": "elastic_gpu.eks_cluster",
     "AksCluster": "elastic_gpu.aks_cluster",
@@ -48,15 +56,22 @@ __all__ = [
     "GPU_TAINT",
     "AksCluster",
     "AksClusterArgs",
+    "AksClusterHandle",
     "ClusterAutoscaler",
     "ClusterAutoscalerArgs",
+    "ClusterHandle",
     "ConfigError",
     "EksCluster",
     "EksClusterArgs",
+    "EksClusterHandle",
+    "ExistingAksCluster",
+    "ExistingEksCluster",
+    "ExistingGkeCluster",
     "GeneralPool",
     "GeneralPoolArgs",
     "GkeCluster",
     "GkeClusterArgs",
+    "GkeClusterHandle",
     "NvidiaDevicePlugin",
     "NvidiaDevicePluginArgs",
     "SpotGpuPool",

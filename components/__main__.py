@@ -79,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    for warning in result.warnings:  # as `pulumi preview` shows the program's warnings
+        print(f"warning: {warning}", file=sys.stderr)
     if args.command == "cost":
         works = preview_work(result, args.gpu_hours, args.eviction_rate)
         if args.json:

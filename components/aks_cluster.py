@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pulumi
@@ -11,6 +12,13 @@ import pulumi_azure_native as azure_native
 import pulumi_kubernetes as k8s
 from pulumi_azure_native import containerservice as cs
 
+from elastic_gpu.cluster_handle import (
+    ManagedAutoscalerProfile,
+    input_str_problems,
+    raise_if,
+    version_problems,
+    zones_problems,
+)
 from elastic_gpu.config import (
     DEFAULT_AKS_NETWORK_PLUGIN,
     DEFAULT_AKS_SYSTEM_MAX,
@@ -25,6 +33,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import NODE_CLASS_GENERAL, node_labels
 
 TYPE_TOKEN = "elastic-gpu:index:AksCluster"
+EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingAksCluster"
 
 #: The System pool's agent-pool name (AKS: lowercase alphanumeric, <= 12 characters).
 SYSTEM_POOL_NAME = "system"
@@ -133,6 +142,31 @@ class AksCluster(pulumi.ComponentResource):
 
     cloud = "azure"
 
+    @classmethod
+    def existing(
+        cls,
+        resource_name: str,
+        *,
+        cluster_name: pulumi.Input[str],
+        resource_group_name: pulumi.Input[str],
+        location: pulumi.Input[str],
+        zones: Sequence[str],
+        kubernetes_version: str,
+        k8s_provider: k8s.Provider | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> ExistingAksCluster:
+        """A handle on an AKS cluster this library did not create (see `ExistingAksCluster`)."""
+        return ExistingAksCluster(
+            resource_name,
+            cluster_name=cluster_name,
+            resource_group_name=resource_group_name,
+            location=location,
+            zones=zones,
+            kubernetes_version=kubernetes_version,
+            k8s_provider=k8s_provider,
+            opts=opts,
+        )
+
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := aks_cluster_problems(name, args):
             raise ConfigError(problems, source=f"AksCluster '{name}'")
@@ -191,15 +225,17 @@ class AksCluster(pulumi.ComponentResource):
             ),
         )
         self.cluster_name: pulumi.Output[str] = self.cluster.name
-        creds = cs.list_managed_cluster_user_credentials_output(
-            resource_group_name=self.resource_group_name,
-            resource_name=self.cluster.name,
-            opts=pulumi.InvokeOutputOptions(parent=self),
-        )
-        self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(
-            creds.kubeconfigs.apply(lambda kcs: base64.b64decode(kcs[0].value).decode())
-        )
+        self.kubeconfig: pulumi.Output[str] = user_kubeconfig(self.resource_group_name, self.cluster.name, self)
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
+        # The cluster handle (elastic_gpu.cluster_handle.AksClusterHandle).
+        self.location: pulumi.Output[str] = pulumi.Output.from_input(args.location)
+        self.autoscaler_profile: ManagedAutoscalerProfile | None = ManagedAutoscalerProfile(
+            expander=args.expander[0],
+            scale_down_unneeded_time=args.scale_down_unneeded_time,
+            scale_down_delay_after_add=args.scale_down_delay_after_add,
+            max_node_provision_time=args.max_node_provision_time,
+        )
+        self.tags: dict[str, str] = dict(args.tags)
         self.register_outputs(
             {
                 "cluster_name": self.cluster_name,
@@ -215,3 +251,78 @@ class AksCluster(pulumi.ComponentResource):
     @property
     def kubernetes_version(self) -> str:
         return self.args.kubernetes_version
+
+
+def user_kubeconfig(
+    resource_group_name: pulumi.Input[str], cluster_name: pulumi.Input[str], parent: pulumi.Resource
+) -> pulumi.Output[str]:
+    """The cluster-user kubeconfig (secret), as `az aks get-credentials` fetches it."""
+    creds = cs.list_managed_cluster_user_credentials_output(
+        resource_group_name=resource_group_name,
+        resource_name=cluster_name,
+        opts=pulumi.InvokeOutputOptions(parent=parent),
+    )
+    return pulumi.Output.secret(creds.kubeconfigs.apply(lambda kcs: base64.b64decode(kcs[0].value).decode()))
+
+
+class ExistingAksCluster(pulumi.ComponentResource):
+    """An AKS cluster this library did not create, as a cluster handle for pools and add-ons.
+
+    Made by `AksCluster.existing(...)`. Names may be Outputs; `zones` ("1", "2",
+    "3") and `kubernetes_version` (e.g. "1.33") must be plain. Declares no Azure
+    resource. Without `k8s_provider` it declares a Kubernetes provider from the
+    cluster-user credentials (`listManagedClusterUserCredentials`, as
+    `az aks get-credentials`). The managed autoscaler's profile is not ours to
+    read: with spot pools that fall back, ClusterAutoscaler warns that the
+    expander must be `priority` and prints the `az aks update` command.
+    """
+
+    cloud = "azure"
+
+    def __init__(
+        self,
+        resource_name: str,
+        *,
+        cluster_name: pulumi.Input[str],
+        resource_group_name: pulumi.Input[str],
+        location: pulumi.Input[str],
+        zones: Sequence[str],
+        kubernetes_version: str,
+        k8s_provider: k8s.Provider | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        where = f"AksCluster.existing '{resource_name}': "
+        problems = input_str_problems(
+            where, cluster_name=cluster_name, resource_group_name=resource_group_name, location=location
+        )
+        problems += zones_problems(where, zones, AZURE_ZONES)
+        problems += version_problems(where, kubernetes_version)
+        if k8s_provider is not None and not isinstance(k8s_provider, k8s.Provider):
+            problems.append(
+                f"{where}k8s_provider: must be a pulumi_kubernetes.Provider, got {type(k8s_provider).__name__}"
+            )
+        raise_if(problems, source=f"AksCluster.existing '{resource_name}'")
+        super().__init__(EXISTING_TYPE_TOKEN, resource_name, None, opts)
+        self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
+        self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(resource_group_name)
+        self.location: pulumi.Output[str] = pulumi.Output.from_input(location)
+        self.autoscaler_profile: ManagedAutoscalerProfile | None = None
+        self.tags: dict[str, str] = {}
+        self._zones = list(zones)
+        self._kubernetes_version = kubernetes_version
+        self.kubeconfig: pulumi.Output[str] | None = None
+        if k8s_provider is None:
+            self.kubeconfig = user_kubeconfig(self.resource_group_name, self.cluster_name, self)
+            k8s_provider = k8s.Provider(
+                f"{resource_name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self)
+            )
+        self.provider = k8s_provider
+        self.register_outputs({"cluster_name": self.cluster_name, "resource_group_name": self.resource_group_name})
+
+    @property
+    def zones(self) -> list[str]:
+        return list(self._zones)
+
+    @property
+    def kubernetes_version(self) -> str:
+        return self._kubernetes_version

@@ -16,8 +16,6 @@ from elastic_gpu.cluster_autoscaler import PRIORITY_CONFIGMAP
 from elastic_gpu.scheduling import CAPACITY_LABEL, CAPACITY_ON_DEMAND, NODE_CLASS_GENERAL, NODE_CLASS_LABEL, POOL_LABEL
 
 NAME = "cluster-autoscaler"
-SA_LABELS = {"k8s-addon": "cluster-autoscaler.addons.k8s.io", "k8s-app": NAME}
-APP_LABELS = {"app": NAME}
 RUN_AS_USER = 65534  # nobody
 RESOURCES = {"cpu": "100m", "memory": "600Mi"}
 METRICS_PORT = 8085
@@ -27,12 +25,34 @@ METRICS_PORT = 8085
 class Workload:
     namespace: str
     image: str
-    flags: list[str]
-    general_pool_name: str
-    env: dict[str, str] = field(default_factory=dict)
+    flags: list[pulumi.Input[str]]
+    #: where the pod runs: a node selector (the general pool's on-demand nodes, or the user's)
+    node_selector: dict[str, str]
+    tolerations: list[k8s.core.v1.TolerationArgs] = field(default_factory=list)
+    env: dict[str, pulumi.Input[str]] = field(default_factory=dict)
     service_account_annotations: dict[str, pulumi.Input[str]] = field(default_factory=dict)
     #: host CA bundle mounted as in the example (path on the node image)
     host_ca_bundle: str | None = None
+    #: the Deployment, ServiceAccount, RBAC objects and lease (the upstream name unless renamed)
+    name: str = NAME
+
+    @property
+    def sa_labels(self) -> dict[str, str]:
+        return {"k8s-addon": "cluster-autoscaler.addons.k8s.io", "k8s-app": self.name}
+
+    @property
+    def app_labels(self) -> dict[str, str]:
+        return {"app": self.name}
+
+    @property
+    def status_config_map(self) -> str:
+        return "cluster-autoscaler-status" if self.name == NAME else f"{self.name}-status"
+
+
+def general_pool_selector(pool_name: str) -> dict[str, str]:
+    """The general pool's on-demand nodes: never spot (evictions) and never GPU nodes (the GPU
+    taint keeps it off them, as no GPU toleration is given)."""
+    return {NODE_CLASS_LABEL: NODE_CLASS_GENERAL, POOL_LABEL: pool_name, CAPACITY_LABEL: CAPACITY_ON_DEMAND}
 
 
 def build_workload(
@@ -42,35 +62,36 @@ def build_workload(
     k8s.core.v1.ServiceAccount(
         f"{name}-sa",
         metadata=k8s.meta.v1.ObjectMetaArgs(
-            name=NAME, namespace=w.namespace, labels=SA_LABELS, annotations=w.service_account_annotations or None
+            name=w.name, namespace=w.namespace, labels=w.sa_labels, annotations=w.service_account_annotations or None
         ),
         opts=opts,
     )
-    _rbac(name, w.namespace, opts)
+    _rbac(name, w, opts)
     deployment = _deployment(name, w, pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=after)))
     k8s.policy.v1.PodDisruptionBudget(
         f"{name}-pdb",
-        metadata=k8s.meta.v1.ObjectMetaArgs(name=NAME, namespace=w.namespace, labels=APP_LABELS),
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=w.name, namespace=w.namespace, labels=w.app_labels),
         spec=k8s.policy.v1.PodDisruptionBudgetSpecArgs(
-            max_unavailable=1, selector=k8s.meta.v1.LabelSelectorArgs(match_labels=APP_LABELS)
+            max_unavailable=1, selector=k8s.meta.v1.LabelSelectorArgs(match_labels=w.app_labels)
         ),
         opts=opts,
     )
     return deployment
 
 
-def _rbac(name: str, namespace: str, opts: pulumi.ResourceOptions) -> None:
+def _rbac(name: str, w: Workload, opts: pulumi.ResourceOptions) -> None:
     """ClusterRole, Role and bindings exactly as in the official auto-discovery example."""
+    namespace = w.namespace
     rule = k8s.rbac.v1.PolicyRuleArgs
     read = ["watch", "list", "get"]
     k8s.rbac.v1.ClusterRole(
         f"{name}-clusterrole",
-        metadata=k8s.meta.v1.ObjectMetaArgs(name=NAME, labels=SA_LABELS),
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=w.name, labels=w.sa_labels),
         rules=[
             rule(api_groups=[""], resources=["events", "endpoints"], verbs=["create", "patch"]),
             rule(api_groups=[""], resources=["pods/eviction"], verbs=["create"]),
             rule(api_groups=[""], resources=["pods/status"], verbs=["update"]),
-            rule(api_groups=[""], resources=["endpoints"], resource_names=[NAME], verbs=["get", "update"]),
+            rule(api_groups=[""], resources=["endpoints"], resource_names=[w.name], verbs=["get", "update"]),
             rule(api_groups=[""], resources=["nodes"], verbs=["watch", "list", "get", "update"]),
             rule(
                 api_groups=[""],
@@ -100,50 +121,46 @@ def _rbac(name: str, namespace: str, opts: pulumi.ResourceOptions) -> None:
             rule(api_groups=["batch", "extensions"], resources=["jobs"], verbs=["get", "list", "watch", "patch"]),
             rule(api_groups=["coordination.k8s.io"], resources=["leases"], verbs=["create"]),
             rule(
-                api_groups=["coordination.k8s.io"], resources=["leases"], resource_names=[NAME], verbs=["get", "update"]
+                api_groups=["coordination.k8s.io"],
+                resources=["leases"],
+                resource_names=[w.name],
+                verbs=["get", "update"],
             ),
         ],
         opts=opts,
     )
     k8s.rbac.v1.Role(
         f"{name}-role",
-        metadata=k8s.meta.v1.ObjectMetaArgs(name=NAME, namespace=namespace, labels=SA_LABELS),
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=w.name, namespace=namespace, labels=w.sa_labels),
         rules=[
             rule(api_groups=[""], resources=["configmaps"], verbs=["create", "list", "watch"]),
             rule(
                 api_groups=[""],
                 resources=["configmaps"],
-                resource_names=["cluster-autoscaler-status", PRIORITY_CONFIGMAP],
+                resource_names=[w.status_config_map, PRIORITY_CONFIGMAP],
                 verbs=["delete", "get", "update", "watch"],
             ),
         ],
         opts=opts,
     )
-    subject = k8s.rbac.v1.SubjectArgs(kind="ServiceAccount", name=NAME, namespace=namespace)
+    subject = k8s.rbac.v1.SubjectArgs(kind="ServiceAccount", name=w.name, namespace=namespace)
     k8s.rbac.v1.ClusterRoleBinding(
         f"{name}-clusterrolebinding",
-        metadata=k8s.meta.v1.ObjectMetaArgs(name=NAME, labels=SA_LABELS),
-        role_ref=k8s.rbac.v1.RoleRefArgs(api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=NAME),
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=w.name, labels=w.sa_labels),
+        role_ref=k8s.rbac.v1.RoleRefArgs(api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=w.name),
         subjects=[subject],
         opts=opts,
     )
     k8s.rbac.v1.RoleBinding(
         f"{name}-rolebinding",
-        metadata=k8s.meta.v1.ObjectMetaArgs(name=NAME, namespace=namespace, labels=SA_LABELS),
-        role_ref=k8s.rbac.v1.RoleRefArgs(api_group="rbac.authorization.k8s.io", kind="Role", name=NAME),
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=w.name, namespace=namespace, labels=w.sa_labels),
+        role_ref=k8s.rbac.v1.RoleRefArgs(api_group="rbac.authorization.k8s.io", kind="Role", name=w.name),
         subjects=[subject],
         opts=opts,
     )
 
 
 def _deployment(name: str, w: Workload, opts: pulumi.ResourceOptions) -> k8s.apps.v1.Deployment:
-    # Only the general pool's on-demand nodes: never spot (evictions) and never GPU
-    # nodes (no GPU toleration is given, and the GPU taint keeps it off them).
-    node_selector = {
-        NODE_CLASS_LABEL: NODE_CLASS_GENERAL,
-        POOL_LABEL: w.general_pool_name,
-        CAPACITY_LABEL: CAPACITY_ON_DEMAND,
-    }
     mounts, volumes = [], []
     if w.host_ca_bundle:
         mounts = [
@@ -158,13 +175,13 @@ def _deployment(name: str, w: Workload, opts: pulumi.ResourceOptions) -> k8s.app
         ]
     return k8s.apps.v1.Deployment(
         f"{name}-deployment",
-        metadata=k8s.meta.v1.ObjectMetaArgs(name=NAME, namespace=w.namespace, labels=APP_LABELS),
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=w.name, namespace=w.namespace, labels=w.app_labels),
         spec=k8s.apps.v1.DeploymentSpecArgs(
             replicas=1,
-            selector=k8s.meta.v1.LabelSelectorArgs(match_labels=APP_LABELS),
+            selector=k8s.meta.v1.LabelSelectorArgs(match_labels=w.app_labels),
             template=k8s.core.v1.PodTemplateSpecArgs(
                 metadata=k8s.meta.v1.ObjectMetaArgs(
-                    labels=APP_LABELS,
+                    labels=w.app_labels,
                     annotations={
                         "prometheus.io/scrape": "true",
                         "prometheus.io/port": str(METRICS_PORT),
@@ -173,9 +190,10 @@ def _deployment(name: str, w: Workload, opts: pulumi.ResourceOptions) -> k8s.app
                     },
                 ),
                 spec=k8s.core.v1.PodSpecArgs(
-                    service_account_name=NAME,
+                    service_account_name=w.name,
                     priority_class_name="system-cluster-critical",
-                    node_selector=node_selector,
+                    node_selector=w.node_selector or None,
+                    tolerations=w.tolerations or None,
                     security_context=k8s.core.v1.PodSecurityContextArgs(
                         run_as_non_root=True,
                         run_as_user=RUN_AS_USER,
@@ -184,7 +202,7 @@ def _deployment(name: str, w: Workload, opts: pulumi.ResourceOptions) -> k8s.app
                     ),
                     containers=[
                         k8s.core.v1.ContainerArgs(
-                            name=NAME,
+                            name=w.name,
                             image=w.image,
                             image_pull_policy="IfNotPresent",
                             command=["./cluster-autoscaler", *w.flags],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import pulumi
@@ -9,6 +10,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from elastic_gpu.clouds import cloud_module
+from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.config import (
     DEFAULT_EXPANDER,
     DEFAULT_MAX_NODE_PROVISION_TIME,
@@ -24,6 +26,8 @@ from elastic_gpu.versions import cluster_autoscaler_image
 TYPE_TOKEN = "elastic-gpu:index:ClusterAutoscaler"
 
 DEFAULT_NAMESPACE = "kube-system"
+#: The upstream name of the Deployment, ServiceAccount, RBAC objects and leader-election lease.
+DEFAULT_WORKLOAD_NAME = "cluster-autoscaler"
 #: The priority expander reads exactly this ConfigMap, in the autoscaler's namespace.
 PRIORITY_CONFIGMAP = "cluster-autoscaler-priority-expander"
 #: Priority-expander ranks: the highest that can fit the pending pods wins.
@@ -34,21 +38,45 @@ CATCH_ALL_PRIORITY = 1  # groups we did not create still get considered, last
 
 @dataclass
 class ClusterAutoscalerArgs:
+    """Settings of the ClusterAutoscaler (`help(ClusterAutoscalerArgs)` lists them all).
+
+    Fields (default in brackets):
+
+    - ``cluster``: the cluster handle (EksCluster, EksCluster.existing(...), AksCluster, ...).
+    - ``gpu_pools``: the SpotGpuPools whose groups the priority expander ranks (spot above fallback).
+    - ``provider`` [the cluster's `provider`]: the Kubernetes provider the objects are declared with.
+    - ``general_pool`` [None]: a GeneralPool whose on-demand nodes run the autoscaler pod.
+    - ``node_selector`` [None]: where the pod runs when there is no general_pool, e.g. your own
+      on-demand system nodes' labels; `{}` means any node. One of the two is needed where the
+      autoscaler runs as a pod (EKS).
+    - ``tolerations`` [none]: tolerations for those nodes' taints (`k8s.core.v1.TolerationArgs`).
+    - ``scale_down_unneeded_time`` ["10m"], ``scale_down_delay_after_add`` ["10m"],
+      ``max_node_provision_time`` ["5m": a spot group without capacity is given up on this fast].
+    - ``expander`` [["priority", "least-waste"]]: spot groups first, then the cheapest fit.
+    - ``namespace`` ["kube-system"]: where its objects go (AKS: must stay kube-system).
+    - ``workload_name`` ["cluster-autoscaler"]: the name of the Deployment, ServiceAccount, RBAC
+      objects and leader-election lease; change it when the cluster already runs an autoscaler
+      under that name.
+    - ``image`` [the release matching the cluster's Kubernetes minor].
+    """
+
     cluster: ClusterHandle
-    """The cluster component (EksCluster, ...)."""
-    provider: k8s.Provider
-    general_pool: GeneralPool
-    """The autoscaler's pod runs here, on its on-demand nodes only."""
     gpu_pools: list[SpotGpuPool]
+    provider: k8s.Provider | None = None
+    general_pool: GeneralPool | None = None
+    node_selector: dict[str, str] | None = None
+    tolerations: list[k8s.core.v1.TolerationArgs] = field(default_factory=list)
     scale_down_unneeded_time: str = DEFAULT_SCALE_DOWN_UNNEEDED
     scale_down_delay_after_add: str = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
     expander: list[str] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
-    """Default priority,least-waste: spot groups first, then the cheapest fit."""
     max_node_provision_time: str = DEFAULT_MAX_NODE_PROVISION_TIME
-    """Default 5m: a spot group that cannot get capacity is given up on this fast."""
     namespace: str = DEFAULT_NAMESPACE
+    workload_name: str = DEFAULT_WORKLOAD_NAME
     image: str | None = None
-    """Default: the release whose minor matches the cluster's Kubernetes version."""
+
+    @property
+    def k8s_provider(self) -> k8s.Provider:
+        return self.provider or self.cluster.provider
 
 
 def priorities(node_groups: list[NodeGroupRef]) -> dict[int, list[str]]:
@@ -63,8 +91,43 @@ def priorities(node_groups: list[NodeGroupRef]) -> dict[int, list[str]]:
     return dict(sorted(ranks.items(), reverse=True))
 
 
-def priority_expander_data(node_groups: list[NodeGroupRef]) -> dict[str, str]:
-    return {"priorities": yaml.safe_dump(priorities(node_groups), sort_keys=False)}
+def priority_expander_data(node_groups: list[NodeGroupRef]) -> pulumi.Output[dict[str, str]]:
+    """The ConfigMap's data; an Output, as group names may follow an Output cluster name."""
+    regexes = pulumi.Output.all(*[g.name_regex for g in node_groups])
+
+    def render(names: list[str]) -> dict[str, str]:
+        known = [NodeGroupRef(g.name, g.capacity, n, g.rank) for g, n in zip(node_groups, names, strict=True)]
+        return {"priorities": yaml.safe_dump(priorities(known), sort_keys=False)}
+
+    return regexes.apply(render)
+
+
+def has_fallback(gpu_pools: list[SpotGpuPool]) -> bool:
+    """Some pool has spot groups and on-demand ones: only the priority expander ranks them right."""
+    return any({g.capacity for g in p.node_groups} == {"spot", "on-demand"} for p in gpu_pools)
+
+
+def autoscaler_problems(name: str, args: ClusterAutoscalerArgs, runs_pod: bool) -> list[str]:
+    where = f"ClusterAutoscaler '{name}': "
+    if problems := handle_problems(where, args.cluster):
+        return problems
+    problems = []
+    if runs_pod and args.general_pool is None and args.node_selector is None:
+        problems.append(
+            f"{where}general_pool / node_selector: the autoscaler pod needs a place to run; give a GeneralPool "
+            "or the node_selector (and tolerations) of on-demand nodes the cluster already has"
+        )
+    if runs_pod and args.general_pool is not None and args.general_pool.args.spot:
+        problems.append(f"{where}general_pool must be on-demand; the autoscaler never runs on spot nodes")
+    if args.general_pool is not None and args.node_selector is not None:
+        problems.append(f"{where}node_selector: give either general_pool or node_selector, not both")
+    if not args.workload_name or not re.fullmatch(DNS_LABEL, args.workload_name):
+        problems.append(f"{where}workload_name: {args.workload_name!r} is not a Kubernetes name ({DNS_LABEL})")
+    return problems
+
+
+#: RFC 1123 label: what Kubernetes accepts for the names we set.
+DNS_LABEL = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 
 
 class ClusterAutoscaler(pulumi.ComponentResource):
@@ -83,17 +146,18 @@ class ClusterAutoscaler(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        if problems := handle_problems(f"ClusterAutoscaler '{name}': ", args.cluster):
+            raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
         cloud = cloud_module(args.cluster.cloud, "autoscaler")
-        # A cloud whose autoscaler is managed (GKE) runs no pod of ours and has no priority expander.
-        if args.general_pool.args.spot and getattr(cloud, "RUNS_ON_GENERAL_POOL", True):
-            raise ConfigError(
-                [f"ClusterAutoscaler '{name}': general_pool must be on-demand; the autoscaler never runs on spot nodes"]
-            )
+        # A cloud whose autoscaler is managed (GKE, AKS) runs no pod of ours.
+        if problems := autoscaler_problems(name, args, getattr(cloud, "RUNS_POD", True)):
+            raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
         super().__init__(TYPE_TOKEN, name, None, opts)
-        k8s_opts = pulumi.ResourceOptions(parent=self, provider=args.provider)
+        k8s_opts = pulumi.ResourceOptions(parent=self, provider=args.k8s_provider)
         self.priority_config: k8s.core.v1.ConfigMap | None = None
         if "priority" in args.expander and getattr(cloud, "SUPPORTS_PRIORITY_EXPANDER", True):
-            node_groups = [g for p in [args.general_pool, *args.gpu_pools] for g in p.node_groups]
+            pools = [*([args.general_pool] if args.general_pool else []), *args.gpu_pools]
+            node_groups = [g for p in pools for g in p.node_groups]
             self.priority_config = k8s.core.v1.ConfigMap(
                 f"{name}-priorities",
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=PRIORITY_CONFIGMAP, namespace=args.namespace),
@@ -102,12 +166,25 @@ class ClusterAutoscaler(pulumi.ComponentResource):
             )
         built = cloud.build_autoscaler(name, args, self)
         self.image: str | None = built.get("image")
+        #: the IAM role (EKS, IRSA) the autoscaler acts as; None where the cloud runs it
         self.role_arn: pulumi.Output[str] | None = built.get("role_arn")
-        self.register_outputs({"image": self.image, "role_arn": self.role_arn})
+        #: the ServiceAccount the autoscaler runs as; None where the cloud runs it
+        self.service_account_name: str | None = built.get("service_account_name")
+        self.register_outputs(
+            {"image": self.image, "role_arn": self.role_arn, "service_account_name": self.service_account_name}
+        )
 
 
 def common_flags(args: ClusterAutoscalerArgs) -> list[str]:
     """Flags every self-run autoscaler gets from our settings."""
+    renamed = []
+    if args.workload_name != DEFAULT_WORKLOAD_NAME:
+        # The lease and status ConfigMap follow the name, so a second autoscaler never shares them
+        # (component-base leader-election flags bound in cluster-autoscaler's main.go; FAQ for the status map).
+        renamed = [
+            f"--leader-elect-resource-name={args.workload_name}",
+            f"--status-config-map-name={args.workload_name}-status",
+        ]
     return [
         "--v=4",
         "--stderrthreshold=info",
@@ -118,6 +195,7 @@ def common_flags(args: ClusterAutoscalerArgs) -> list[str]:
         f"--scale-down-unneeded-time={args.scale_down_unneeded_time}",
         f"--scale-down-delay-after-add={args.scale_down_delay_after_add}",
         f"--max-node-provision-time={args.max_node_provision_time}",
+        *renamed,
     ]
 
 

@@ -21,7 +21,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type
 from elastic_gpu.prices import TABLE_PATH, price_row
 from elastic_gpu.validation import gpu_instance_type_problems, size_problems
-from elastic_gpu.versions import SUPPORTED_KUBERNETES_VERSIONS
+from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS
 
 PROJECT = "elastic-gpu"
 
@@ -102,7 +102,7 @@ class ClusterConfig(_Model):
     region: str
     zones: list[str] = Field(min_length=1)
     """Zones the node pools span; each must be in `region`."""
-    kubernetes_version: str = Field(pattern=r"^1\.[0-9]+$")
+    kubernetes_version: str = Field(pattern=KUBERNETES_MINOR_PATTERN)
     """Kubernetes minor, e.g. "1.33"; picks the matching cluster-autoscaler image."""
     network_cidr: str = Field(default="10.0.0.0/16", pattern=r"^[0-9.]+/(1[6-9]|2[0-4])$")
     """Address range of the network created for the cluster (default 10.0.0.0/16)."""

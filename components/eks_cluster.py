@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 import pulumi_aws as aws
@@ -10,9 +12,14 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from elastic_gpu.aws.network import build_network
+from elastic_gpu.cluster_handle import input_str_problems, is_input_str, raise_if, version_problems
 from elastic_gpu.kubeconfig import exec_kubeconfig
 
+if TYPE_CHECKING:
+    import pulumi_eks
+
 TYPE_TOKEN = "elastic-gpu:index:EksCluster"
+EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingEksCluster"
 
 #: Control-plane logs worth paying for: who did what (audit), and why auth failed.
 DEFAULT_LOG_TYPES = ("api", "audit", "authenticator")
@@ -45,6 +52,71 @@ class EksCluster(pulumi.ComponentResource):
     """
 
     cloud = "aws"
+
+    @classmethod
+    def existing(
+        cls,
+        resource_name: str,
+        *,
+        cluster_name: pulumi.Input[str],
+        kubernetes_version: str,
+        node_role_arn: pulumi.Input[str],
+        subnet_ids: Mapping[str, pulumi.Input[str]],
+        oidc_provider_arn: pulumi.Input[str],
+        oidc_provider_url: pulumi.Input[str],
+        k8s_provider: k8s.Provider | None = None,
+        region: pulumi.Input[str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> ExistingEksCluster:
+        """A handle on an EKS cluster this library did not create (see `ExistingEksCluster`)."""
+        return ExistingEksCluster(
+            resource_name,
+            cluster_name=cluster_name,
+            kubernetes_version=kubernetes_version,
+            node_role_arn=node_role_arn,
+            subnet_ids=subnet_ids,
+            oidc_provider_arn=oidc_provider_arn,
+            oidc_provider_url=oidc_provider_url,
+            k8s_provider=k8s_provider,
+            region=region,
+            opts=opts,
+        )
+
+    @classmethod
+    def from_pulumi_eks(
+        cls,
+        resource_name: str,
+        cluster: pulumi_eks.Cluster,
+        *,
+        subnet_ids: Mapping[str, pulumi.Input[str]],
+        kubernetes_version: str,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> ExistingEksCluster:
+        """A handle on a `pulumi_eks.Cluster` (built with `create_oidc_provider=True` for IRSA).
+
+        Reads its EKS cluster's name, its first instance role (the node role), its OIDC
+        provider and its kubeconfig (which runs `aws eks get-token`). `subnet_ids` maps
+        each zone the pools may use to a private subnet of the cluster's VPC.
+        """
+        if type(cluster).__module__.split(".")[0] != "pulumi_eks" or not hasattr(cluster, "eks_cluster"):
+            raise_if(
+                [
+                    f"EksCluster.from_pulumi_eks '{resource_name}': cluster: must be a pulumi_eks.Cluster, "
+                    f"got {type(cluster).__name__}; for a plain aws.eks.Cluster use EksCluster.existing(...)"
+                ],
+                source=f"EksCluster.from_pulumi_eks '{resource_name}'",
+            )
+        return ExistingEksCluster(
+            resource_name,
+            cluster_name=cluster.eks_cluster.apply(lambda c: c.name),
+            kubernetes_version=kubernetes_version,
+            node_role_arn=cluster.instance_roles.apply(lambda roles: roles[0].arn),
+            subnet_ids=subnet_ids,
+            oidc_provider_arn=cluster.oidc_provider_arn,
+            oidc_provider_url=cluster.oidc_provider_url,
+            kubeconfig=pulumi.Output.secret(cluster.kubeconfig_json),
+            opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
+        )
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(TYPE_TOKEN, name, None, opts)
@@ -99,6 +171,13 @@ class EksCluster(pulumi.ComponentResource):
             )
         )
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
+        # The cluster handle (elastic_gpu.cluster_handle.EksClusterHandle).
+        self.region: pulumi.Output[str] = pulumi.Output.from_input(args.region)
+        self.node_role_arn: pulumi.Output[str] = self.node_role.arn
+        self.subnet_ids: Mapping[str, pulumi.Input[str]] = self.network.private_subnet_ids
+        self.oidc_provider_arn: pulumi.Output[str] = self.oidc_provider.arn
+        self.node_dependencies: list[pulumi.Resource] = list(self.network.egress)
+        self.tags: dict[str, str] = dict(args.tags)
         self.register_outputs(
             {
                 "cluster_name": self.cluster_name,
@@ -121,3 +200,107 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: str) -> 
     """A kubeconfig that gets a token from `aws eks get-token` (no long-lived credentials)."""
     plugin = {"command": "aws", "args": ["eks", "get-token", "--cluster-name", cluster_name, "--region", region]}
     return exec_kubeconfig(cluster_name, endpoint, ca_data, plugin)
+
+
+class ExistingEksCluster(pulumi.ComponentResource):
+    """An EKS cluster this library did not create, as a cluster handle for pools and add-ons.
+
+    Made by `EksCluster.existing(...)` or `EksCluster.from_pulumi_eks(...)`; every
+    name and ARN may be an Output (another resource's, or a StackReference's).
+    Declares no cloud resource. Without `k8s_provider` it declares a Kubernetes
+    provider whose kubeconfig (secret) is built as `aws eks update-kubeconfig`
+    does: endpoint and CA from `aws.eks.getCluster`, tokens from `aws eks get-token`.
+
+    Arguments: `cluster_name` (the EKS name); `kubernetes_version` (plain minor,
+    e.g. "1.33": picks the autoscaler image); `node_role_arn` (the IAM role the
+    new node groups use; it needs the EKS worker, CNI and ECR read policies and an
+    access entry of type EC2_LINUX); `subnet_ids` (zone -> private subnet id, the
+    zones pools may use); `oidc_provider_arn` / `oidc_provider_url` (the cluster's
+    IAM OIDC provider, for the autoscaler's IRSA role); `k8s_provider` (default:
+    built as above); `region` (default: the AWS provider's region).
+    """
+
+    cloud = "aws"
+
+    def __init__(
+        self,
+        resource_name: str,
+        *,
+        cluster_name: pulumi.Input[str],
+        kubernetes_version: str,
+        node_role_arn: pulumi.Input[str],
+        subnet_ids: Mapping[str, pulumi.Input[str]],
+        oidc_provider_arn: pulumi.Input[str],
+        oidc_provider_url: pulumi.Input[str],
+        k8s_provider: k8s.Provider | None = None,
+        region: pulumi.Input[str] | None = None,
+        kubeconfig: pulumi.Input[str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        where = f"EksCluster.existing '{resource_name}': "
+        problems = input_str_problems(
+            where,
+            cluster_name=cluster_name,
+            node_role_arn=node_role_arn,
+            oidc_provider_arn=oidc_provider_arn,
+            oidc_provider_url=oidc_provider_url,
+        )
+        problems += version_problems(where, kubernetes_version)
+        problems += subnet_ids_problems(where, subnet_ids)
+        if region is not None and not is_input_str(region):
+            problems.append(f"{where}region: must be a string or an Output, got {type(region).__name__} {region!r}")
+        if k8s_provider is not None and not isinstance(k8s_provider, k8s.Provider):
+            problems.append(
+                f"{where}k8s_provider: must be a pulumi_kubernetes.Provider, got {type(k8s_provider).__name__}"
+            )
+        raise_if(problems, source=f"EksCluster.existing '{resource_name}'")
+        super().__init__(EXISTING_TYPE_TOKEN, resource_name, None, opts)
+        invoke_opts = pulumi.InvokeOutputOptions(parent=self)
+        self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
+        self.region: pulumi.Output[str] = (
+            pulumi.Output.from_input(region) if region is not None else aws.get_region_output(opts=invoke_opts).region
+        )
+        self.node_role_arn: pulumi.Output[str] = pulumi.Output.from_input(node_role_arn)
+        self.subnet_ids: Mapping[str, pulumi.Input[str]] = dict(subnet_ids)
+        self.oidc_provider_arn: pulumi.Output[str] = pulumi.Output.from_input(oidc_provider_arn)
+        self.oidc_issuer_url: pulumi.Output[str] = pulumi.Output.from_input(oidc_provider_url)
+        self.node_dependencies: list[pulumi.Resource] = []
+        self.tags: dict[str, str] = {}
+        self._zones = list(subnet_ids)
+        self._kubernetes_version = kubernetes_version
+        self.kubeconfig: pulumi.Output[str] | None = None
+        if k8s_provider is None:
+            if kubeconfig is None:
+                found = aws.eks.get_cluster_output(name=self.cluster_name, opts=invoke_opts)
+                kubeconfig = pulumi.Output.all(
+                    self.cluster_name, found.endpoint, found.certificate_authorities[0].data, self.region
+                ).apply(lambda a: _kubeconfig(a[0], a[1], a[2], a[3]))
+            self.kubeconfig = pulumi.Output.secret(kubeconfig)
+            k8s_provider = k8s.Provider(
+                f"{resource_name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self)
+            )
+        self.provider = k8s_provider
+        self.register_outputs({"cluster_name": self.cluster_name, "node_role_arn": self.node_role_arn})
+
+    @property
+    def zones(self) -> list[str]:
+        return list(self._zones)
+
+    @property
+    def kubernetes_version(self) -> str:
+        return self._kubernetes_version
+
+
+def subnet_ids_problems(where: str, subnet_ids: Any) -> list[str]:
+    if not isinstance(subnet_ids, Mapping) or not subnet_ids:
+        return [
+            f"{where}subnet_ids: must map each zone to a private subnet id, e.g. "
+            f'{{"us-east-1a": "subnet-0abc..."}}, got {subnet_ids!r}'
+        ]
+    problems = [f"{where}subnet_ids: zone {z!r} must be a plain string" for z in subnet_ids if not isinstance(z, str)]
+    problems += [
+        f"{where}subnet_ids[{z!r}]: must be a subnet id (a string or an Output), got {type(v).__name__} {v!r}"
+        for z, v in subnet_ids.items()
+        if not is_input_str(v)
+    ]
+    return problems

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 import pulumi
 
 from elastic_gpu.clouds import cloud_module
+from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.pool_types import ClusterHandle, NodeGroupRef
-from elastic_gpu.scheduling import Taint
+from elastic_gpu.pool_types import ClusterHandle, PoolComponent
 from elastic_gpu.validation import size_problems
 
 TYPE_TOKEN = "elastic-gpu:index:GeneralPool"
@@ -35,6 +35,8 @@ class GeneralPoolArgs:
 
 def general_pool_problems(name: str, args: GeneralPoolArgs) -> list[str]:
     where = f"GeneralPool '{name}': "
+    if problems := handle_problems(where, args.cluster):
+        return problems
     problems = size_problems(where, "min_size", args.min_size, "max_size", args.max_size)
     if args.min_size < 1:
         problems.append(f"{where}min_size: must be >= 1 so system pods have a node (got {args.min_size})")
@@ -43,7 +45,7 @@ def general_pool_problems(name: str, args: GeneralPoolArgs) -> list[str]:
     return problems
 
 
-class GeneralPool(pulumi.ComponentResource):
+class GeneralPool(PoolComponent):
     """One autoscaled node group across the cluster's zones, labelled as the general pool.
 
     On AWS: an EKS managed node group with diversified instance types and a launch
@@ -57,9 +59,4 @@ class GeneralPool(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, None, opts)
         built = cloud_module(args.cluster.cloud, "pools").build_general_pool(name, args, self)
         self.args = args
-        self.pool_name = name
-        self.node_groups: list[NodeGroupRef] = built.node_groups
-        self.taints: list[Taint] = built.taints
-        self.labels: dict[str, str] = built.labels
-        self.node_group_names = pulumi.Output.from_input([g.name for g in built.node_groups])
-        self.register_outputs({"node_group_names": self.node_group_names})
+        self._publish(name, built)

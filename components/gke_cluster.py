@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.cluster_handle import input_str_problems, raise_if, version_problems, zones_problems
 from elastic_gpu.kubeconfig import exec_kubeconfig
 
 TYPE_TOKEN = "elastic-gpu:index:GkeCluster"
+EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingGkeCluster"
 
 #: GKE release channel unless the stack says otherwise.
 DEFAULT_RELEASE_CHANNEL = "REGULAR"
@@ -64,6 +67,31 @@ class GkeCluster(pulumi.ComponentResource):
 
     cloud = "gcp"
 
+    @classmethod
+    def existing(
+        cls,
+        resource_name: str,
+        *,
+        cluster_name: pulumi.Input[str],
+        project: pulumi.Input[str],
+        location: pulumi.Input[str],
+        zones: Sequence[str],
+        kubernetes_version: str,
+        k8s_provider: k8s.Provider | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> ExistingGkeCluster:
+        """A handle on a GKE Standard cluster this library did not create (see `ExistingGkeCluster`)."""
+        return ExistingGkeCluster(
+            resource_name,
+            cluster_name=cluster_name,
+            project=project,
+            location=location,
+            zones=zones,
+            kubernetes_version=kubernetes_version,
+            k8s_provider=k8s_provider,
+            opts=opts,
+        )
+
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(TYPE_TOKEN, name, None, opts)
         self.args = args
@@ -115,6 +143,9 @@ class GkeCluster(pulumi.ComponentResource):
             ).apply(lambda a: _kubeconfig(a[0], a[1], a[2]))
         )
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
+        # The cluster handle (elastic_gpu.cluster_handle.GkeClusterHandle).
+        self.project: pulumi.Output[str] = pulumi.Output.from_input(args.project)
+        self.tags: dict[str, str] = dict(args.tags)
         self.register_outputs(
             {"cluster_name": self.cluster_name, "location": self.location, "kubeconfig": self.kubeconfig}
         )
@@ -136,3 +167,73 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str) -> str:
         "provideClusterInfo": True,
     }
     return exec_kubeconfig(cluster_name, f"https://{endpoint}", ca_data, plugin)
+
+
+class ExistingGkeCluster(pulumi.ComponentResource):
+    """A GKE Standard cluster this library did not create, as a cluster handle for pools and add-ons.
+
+    Made by `GkeCluster.existing(...)`. Names may be Outputs; `zones` (where the
+    node pools go, each `<region>-<letter>`) and `kubernetes_version` must be
+    plain. Declares no GCP resource. Without `k8s_provider` it declares a
+    Kubernetes provider whose kubeconfig (secret) is built as `gcloud container
+    clusters get-credentials` does: endpoint and CA from `gcp.container.getCluster`,
+    tokens from `gke-gcloud-auth-plugin`. GKE's autoscaler is managed per node
+    pool, so nothing else about the cluster is needed.
+    """
+
+    cloud = "gcp"
+
+    def __init__(
+        self,
+        resource_name: str,
+        *,
+        cluster_name: pulumi.Input[str],
+        project: pulumi.Input[str],
+        location: pulumi.Input[str],
+        zones: Sequence[str],
+        kubernetes_version: str,
+        k8s_provider: k8s.Provider | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        where = f"GkeCluster.existing '{resource_name}': "
+        problems = input_str_problems(where, cluster_name=cluster_name, project=project, location=location)
+        problems += zones_problems(where, zones)
+        problems += version_problems(where, kubernetes_version)
+        if k8s_provider is not None and not isinstance(k8s_provider, k8s.Provider):
+            problems.append(
+                f"{where}k8s_provider: must be a pulumi_kubernetes.Provider, got {type(k8s_provider).__name__}"
+            )
+        raise_if(problems, source=f"GkeCluster.existing '{resource_name}'")
+        super().__init__(EXISTING_TYPE_TOKEN, resource_name, None, opts)
+        self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
+        self.project: pulumi.Output[str] = pulumi.Output.from_input(project)
+        self.location: pulumi.Output[str] = pulumi.Output.from_input(location)
+        self.tags: dict[str, str] = {}
+        self._zones = list(zones)
+        self._kubernetes_version = kubernetes_version
+        self.kubeconfig: pulumi.Output[str] | None = None
+        if k8s_provider is None:
+            found = gcp.container.get_cluster_output(
+                name=self.cluster_name,
+                location=self.location,
+                project=self.project,
+                opts=pulumi.InvokeOutputOptions(parent=self),
+            )
+            self.kubeconfig = pulumi.Output.secret(
+                pulumi.Output.all(
+                    self.cluster_name, found.endpoint, found.master_auths[0].cluster_ca_certificate
+                ).apply(lambda a: _kubeconfig(a[0], a[1], a[2]))
+            )
+            k8s_provider = k8s.Provider(
+                f"{resource_name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self)
+            )
+        self.provider = k8s_provider
+        self.register_outputs({"cluster_name": self.cluster_name, "location": self.location})
+
+    @property
+    def zones(self) -> list[str]:
+        return list(self._zones)
+
+    @property
+    def kubernetes_version(self) -> str:
+        return self._kubernetes_version

@@ -26,16 +26,29 @@ DEFAULT_NAMESPACE = "kube-system"
 
 @dataclass
 class NvidiaDevicePluginArgs:
+    """Settings of the NvidiaDevicePlugin (`help(NvidiaDevicePluginArgs)` lists them all).
+
+    Fields (default in brackets):
+
+    - ``provider``: the cluster's Kubernetes provider (`cluster.provider`; never the ambient kubeconfig).
+    - ``gpu_pools``: the GPU pools it serves; it tolerates every taint they carry.
+    - ``namespace`` ["kube-system"].
+    - ``image`` [the pinned NVIDIA image in components/versions.py].
+    - ``time_slicing_replicas`` [None: no sharing]: N lets N pods share each GPU (NVIDIA time-slicing).
+    - ``labels`` [{}]: extra labels on the DaemonSet and ConfigMap.
+    - ``daemonset_name`` ["nvidia-device-plugin-daemonset", as NVIDIA's manifest]: change it when the
+      cluster already runs a device plugin under that name (e.g. for other GPU nodes).
+    - ``config_map_name`` ["nvidia-device-plugin-config"]: the time-slicing ConfigMap's name.
+    """
+
     provider: k8s.Provider
-    """The cluster's Kubernetes provider (never the ambient kubeconfig)."""
     gpu_pools: list[SpotGpuPool]
-    """The stack's GPU pools: the plugin tolerates every taint they carry."""
     namespace: str = DEFAULT_NAMESPACE
     image: str = DEVICE_PLUGIN_IMAGE
-    """Default: the pinned NVIDIA image in components/versions.py."""
     time_slicing_replicas: int | None = None
-    """Default None (no sharing); N lets N pods share each GPU (NVIDIA time-slicing)."""
     labels: dict[str, str] = field(default_factory=dict)
+    daemonset_name: str = DAEMONSET_NAME
+    config_map_name: str = CONFIG_MAP_NAME
 
 
 def time_slicing_config(replicas: int) -> str:
@@ -88,13 +101,15 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         if args.time_slicing_replicas:
             k8s.core.v1.ConfigMap(
                 f"{name}-config",
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=CONFIG_MAP_NAME, namespace=args.namespace, labels=args.labels),
+                metadata=k8s.meta.v1.ObjectMetaArgs(
+                    name=args.config_map_name, namespace=args.namespace, labels=args.labels
+                ),
                 data={"config.yaml": time_slicing_config(args.time_slicing_replicas)},
                 opts=opts,
             )
             volumes.append(
                 k8s.core.v1.VolumeArgs(
-                    name="config", config_map=k8s.core.v1.ConfigMapVolumeSourceArgs(name=CONFIG_MAP_NAME)
+                    name="config", config_map=k8s.core.v1.ConfigMapVolumeSourceArgs(name=args.config_map_name)
                 )
             )
             mounts.append(k8s.core.v1.VolumeMountArgs(name="config", mount_path=CONFIG_DIR, read_only=True))
@@ -120,14 +135,16 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
                     )
                 )
             )
+        # A renamed plugin gets its own selector: two DaemonSets must never select each other's pods.
+        selector = SELECTOR_LABELS if args.daemonset_name == DAEMONSET_NAME else {"name": args.daemonset_name}
         return k8s.apps.v1.DaemonSet(
             f"{name}-ds",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=DAEMONSET_NAME, namespace=args.namespace, labels=args.labels),
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=args.daemonset_name, namespace=args.namespace, labels=args.labels),
             spec=k8s.apps.v1.DaemonSetSpecArgs(
-                selector=k8s.meta.v1.LabelSelectorArgs(match_labels=SELECTOR_LABELS),
+                selector=k8s.meta.v1.LabelSelectorArgs(match_labels=selector),
                 update_strategy=k8s.apps.v1.DaemonSetUpdateStrategyArgs(type="RollingUpdate"),
                 template=k8s.core.v1.PodTemplateSpecArgs(
-                    metadata=k8s.meta.v1.ObjectMetaArgs(labels=SELECTOR_LABELS),
+                    metadata=k8s.meta.v1.ObjectMetaArgs(labels=selector),
                     spec=k8s.core.v1.PodSpecArgs(
                         node_selector={GPU_NODE_LABEL: GPU_NODE_LABEL_VALUE},
                         affinity=affinity,

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal
 
 import pulumi
 
+from elastic_gpu.cluster_handle import ClusterHandle
 from elastic_gpu.scheduling import Taint
 
 Capacity = Literal["spot", "on-demand"]
@@ -16,10 +17,11 @@ Capacity = Literal["spot", "on-demand"]
 class NodeGroupRef:
     """One cloud node group (EKS node group, AKS agent pool, GKE node pool) of a pool."""
 
-    name: str
+    #: the cloud's name of the group; an Output where it derives from an Output cluster name
+    name: pulumi.Input[str]
     capacity: Capacity
     #: regex over the cloud's node-group name, as the priority expander matches it
-    name_regex: str
+    name_regex: pulumi.Input[str]
     #: rank among the pool's groups of the same capacity, cheapest 0: the priority expander
     #: ranks them so, instead of drawing between them at random
     rank: int = 0
@@ -32,18 +34,47 @@ class BuiltPool:
     node_groups: list[NodeGroupRef]
     taints: list[Taint]
     labels: dict[str, str]
+    #: the cloud's node-group resources (EKS node groups, AKS agent pools, GKE node pools)
     resources: list[pulumi.Resource] = field(default_factory=list)
+    #: their ids; default: the ids of `resources`
+    node_group_ids: list[pulumi.Output[str]] | None = None
+    #: cloud-specific outputs, e.g. AWS: asg_names, launch_template_ids, node_role_arn
+    cloud_outputs: dict[str, Any] = field(default_factory=dict)
     #: the node image runs its own NVIDIA device plugin (e.g. Bottlerocket NVIDIA)
     ships_device_plugin: bool = False
 
 
-class ClusterHandle(Protocol):
-    """What pools need from a cluster component: every cloud's cluster provides it."""
+class PoolComponent(pulumi.ComponentResource):
+    """What GeneralPool and SpotGpuPool share: the outputs a user wires on.
 
-    cloud: str
+    - ``node_group_names``: the cloud's node-group names (Output of a list; they follow
+      an Output cluster name).
+    - ``node_group_ids``: their provider ids.
+    - ``cloud_outputs``: per cloud; on AWS ``asg_names`` (the Auto Scaling groups EKS made),
+      ``launch_template_ids`` and ``node_role_arn`` (the IAM role of the nodes).
+    """
 
-    @property
-    def zones(self) -> list[str]: ...
+    node_groups: list[NodeGroupRef]
+    taints: list[Taint]
+    labels: dict[str, str]
+    node_group_resources: list[pulumi.Resource]
+    node_group_names: pulumi.Output[list[str]]
+    node_group_ids: pulumi.Output[list[str]]
+    cloud_outputs: dict[str, Any]
 
-    @property
-    def kubernetes_version(self) -> str: ...
+    def _publish(self, name: str, built: BuiltPool) -> None:
+        self.pool_name = name
+        self.node_groups = built.node_groups
+        self.taints = built.taints
+        self.labels = built.labels
+        self.node_group_resources = list(built.resources)
+        self.node_group_names = pulumi.Output.all(*[g.name for g in built.node_groups])
+        ids = built.node_group_ids if built.node_group_ids is not None else [r.id for r in built.resources]  # type: ignore[attr-defined]
+        self.node_group_ids = pulumi.Output.all(*ids)
+        self.cloud_outputs = dict(built.cloud_outputs)
+        self.register_outputs(
+            {"node_group_names": self.node_group_names, "node_group_ids": self.node_group_ids, **self.cloud_outputs}
+        )
+
+
+__all__ = ["BuiltPool", "Capacity", "ClusterHandle", "NodeGroupRef", "PoolComponent"]

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 import pulumi
 
 from elastic_gpu.clouds import cloud_module
+from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.pool_types import BuiltPool, ClusterHandle, NodeGroupRef
+from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.validation import gpu_instance_type_problems, size_problems
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
@@ -91,6 +92,8 @@ class SpotGpuPoolArgs:
 
 def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     where = f"SpotGpuPool '{name}': "
+    if problems := handle_problems(where, args.cluster):
+        return problems  # the rest reads the cluster
     problems = size_problems(where, "min_size", args.min_size, "max_size", args.max_size)
     if not args.instance_types:
         problems.append(f"{where}instance_types: at least one GPU instance type is required")
@@ -119,7 +122,7 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     return problems
 
 
-class SpotGpuPool(pulumi.ComponentResource):
+class SpotGpuPool(PoolComponent):
     """GPU node groups on spot capacity, scaling 0..max, tainted for GPU work only.
 
     Per cloud it creates the cloud's node groups (per zone when `per_zone`) with
@@ -139,13 +142,8 @@ class SpotGpuPool(pulumi.ComponentResource):
         super().__init__(TYPE_TOKEN, name, {CONTRACT_INPUT: self.workload.to_json()}, opts)
         built = pools.build_spot_gpu_pool(name, args, self)
         self.args = args
-        self.pool_name = name
-        self.node_groups: list[NodeGroupRef] = built.node_groups
-        self.taints: list[Taint] = built.taints
-        self.labels: dict[str, str] = built.labels
         self.ships_device_plugin = built.ships_device_plugin
-        self.node_group_names = pulumi.Output.from_input([g.name for g in built.node_groups])
-        self.register_outputs({"node_group_names": self.node_group_names})
+        self._publish(name, built)
 
 
 __all__ = ["BuiltPool", "SpotGpuPool", "SpotGpuPoolArgs", "WorkloadContract"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+#: A Kubernetes minor as every cloud and the autoscaler table take it, e.g. "1.33".
+KUBERNETES_MINOR_PATTERN = r"^1\.[0-9]+$"
+
 #: The cluster-autoscaler's minor must match the cluster's Kubernetes minor; use the
 #: latest patch of that minor. Tags from the kubernetes/autoscaler git tags
 #: `cluster-autoscaler-<ver>` (see ../shared/reference/facts.md §3, read 2026-07).

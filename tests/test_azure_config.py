@@ -133,21 +133,25 @@ def test_aks_autoscaler_settings_must_match_the_cluster_profile() -> None:
     """On AKS ClusterAutoscaler declares no workload; settings differing from the cluster's profile are an error."""
     from types import SimpleNamespace
 
-    from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs
+    from elastic_gpu.aks_cluster import AksClusterArgs
     from elastic_gpu.azure.autoscaler import build_autoscaler
+    from elastic_gpu.cluster_handle import ManagedAutoscalerProfile
 
-    cluster = AksCluster.__new__(AksCluster)  # only its args are read: no resources needed
-    cluster.args = AksClusterArgs(cluster_name="c", location="westeurope", zones=["1"], kubernetes_version="1.33")
+    c = AksClusterArgs(cluster_name="c", location="westeurope", zones=["1"], kubernetes_version="1.33")
+    profile = ManagedAutoscalerProfile(
+        c.expander[0], c.scale_down_unneeded_time, c.scale_down_delay_after_add, c.max_node_provision_time
+    )
     args = SimpleNamespace(
-        cluster=cluster,
-        scale_down_unneeded_time=cluster.args.scale_down_unneeded_time,
-        scale_down_delay_after_add=cluster.args.scale_down_delay_after_add,
-        max_node_provision_time=cluster.args.max_node_provision_time,
-        expander=list(cluster.args.expander),
+        cluster=SimpleNamespace(autoscaler_profile=profile),  # only the handle's profile is read
+        gpu_pools=[],
+        scale_down_unneeded_time=c.scale_down_unneeded_time,
+        scale_down_delay_after_add=c.scale_down_delay_after_add,
+        max_node_provision_time=c.max_node_provision_time,
+        expander=list(c.expander),
         image=None,
         namespace="kube-system",
     )
-    assert build_autoscaler("ca", args, parent=None) == {"image": None, "role_arn": None}
+    assert build_autoscaler("ca", args, parent=None) == {"image": None, "role_arn": None, "service_account_name": None}
     args.scale_down_unneeded_time = "1h"
     args.image = "registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.6"
     with pytest.raises(ConfigError) as exc:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -87,9 +87,20 @@ def test_no_plugin_at_all_when_every_pool_ships_one(run_program) -> None:
 
 @dataclass
 class FakeCluster:
+    """A program's own object with the EKS handle's attributes: validation needs no resource."""
+
     cloud: str = "aws"
     zones: tuple[str, ...] = ("eu-west-1a", "eu-west-1b")
     kubernetes_version: str = "1.33"
+    cluster_name: str = "c"
+    provider: object = None
+    tags: dict = field(default_factory=dict)
+    region: str = "eu-west-1"
+    node_role_arn: str = "arn:aws:iam::123456789012:role/nodes"
+    subnet_ids: dict = field(default_factory=lambda: {"eu-west-1a": "subnet-a", "eu-west-1b": "subnet-b"})
+    oidc_provider_arn: str = "arn"
+    oidc_issuer_url: str = "https://oidc"
+    node_dependencies: list = field(default_factory=list)
 
 
 def test_spot_gpu_pool_validates_before_declaring() -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import pulumi
+
 from elastic_gpu.scheduling import Taint
 
 CA_TAG_PREFIX = "k8s.io/cluster-autoscaler"
@@ -24,6 +26,13 @@ def auto_discovery_tags(cluster_name: str) -> dict[str, str]:
     return {AUTO_DISCOVERY_ENABLED_KEY: "true", auto_discovery_cluster_key(cluster_name): "owned"}
 
 
+def auto_discovery_tag_items(cluster_name: pulumi.Input[str]) -> list[tuple[str, pulumi.Input[str], str]]:
+    """(resource-name suffix, key, value) for `auto_discovery_tags`; the key follows an Output cluster name,
+    so the suffix is fixed."""
+    key = pulumi.Output.from_input(cluster_name).apply(auto_discovery_cluster_key)
+    return [("enabled", AUTO_DISCOVERY_ENABLED_KEY, "true"), ("cluster", key, "owned")]
+
+
 def node_template_tags(
     *, labels: Mapping[str, str], taints: list[Taint], resources: Mapping[str, str]
 ) -> dict[str, str]:
@@ -34,8 +43,8 @@ def node_template_tags(
     return tags
 
 
-def auto_discovery_flag(cluster_name: str) -> str:
+def auto_discovery_flag(cluster_name: pulumi.Input[str]) -> pulumi.Output[str]:
     """The autoscaler flag that finds exactly the groups tagged by `auto_discovery_tags`."""
-    return (
-        f"--node-group-auto-discovery=asg:tag={AUTO_DISCOVERY_ENABLED_KEY},{auto_discovery_cluster_key(cluster_name)}"
+    return pulumi.Output.from_input(cluster_name).apply(
+        lambda n: f"--node-group-auto-discovery=asg:tag={AUTO_DISCOVERY_ENABLED_KEY},{auto_discovery_cluster_key(n)}"
     )

@@ -8,15 +8,14 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_aws as aws
 
-from elastic_gpu.autoscaler_workload import NAME as WORKLOAD_NAME
-from elastic_gpu.autoscaler_workload import Workload, build_workload
+from elastic_gpu.autoscaler_workload import Workload, build_workload, general_pool_selector
 from elastic_gpu.aws.asg_tags import auto_discovery_cluster_key, auto_discovery_flag
 from elastic_gpu.aws.iam import irsa_trust_policy
 from elastic_gpu.cluster_autoscaler import autoscaler_image, common_flags
-from elastic_gpu.eks_cluster import EksCluster
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
+    from elastic_gpu.cluster_handle import EksClusterHandle
 
 #: The AL2023 node's CA bundle, mounted as the official example does.
 AL2023_CA_BUNDLE = "/etc/ssl/certs/ca-bundle.crt"
@@ -61,41 +60,44 @@ def autoscaler_policy(cluster_name: str) -> str:
 
 
 def build_autoscaler_role(
-    name: str, *, cluster: EksCluster, namespace: str, service_account: str, parent: pulumi.Resource
+    name: str, *, cluster: EksClusterHandle, namespace: str, service_account: str, parent: pulumi.Resource
 ) -> aws.iam.Role:
     opts = pulumi.ResourceOptions(parent=parent)
-    trust = pulumi.Output.all(cluster.oidc_provider.arn, cluster.oidc_issuer_url).apply(
+    trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_issuer_url).apply(
         lambda a: irsa_trust_policy(a[0], a[1], namespace, service_account)
     )
-    role = aws.iam.Role(f"{name}-role", assume_role_policy=trust, tags=cluster.args.tags, opts=opts)
-    aws.iam.RolePolicy(f"{name}-policy", role=role.id, policy=autoscaler_policy(cluster.args.cluster_name), opts=opts)
+    role = aws.iam.Role(f"{name}-role", assume_role_policy=trust, tags=cluster.tags, opts=opts)
+    policy = pulumi.Output.from_input(cluster.cluster_name).apply(autoscaler_policy)
+    aws.iam.RolePolicy(f"{name}-policy", role=role.id, policy=policy, opts=opts)
     return role
 
 
-def aws_flags(cluster: EksCluster) -> list[str]:
-    return ["--cloud-provider=aws", auto_discovery_flag(cluster.args.cluster_name)]
+def aws_flags(cluster: EksClusterHandle) -> list[pulumi.Input[str]]:
+    return ["--cloud-provider=aws", auto_discovery_flag(cluster.cluster_name)]
 
 
 def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Resource) -> dict[str, object]:
     """EKS: the upstream autoscaler as a Deployment, with an IRSA role."""
-    cluster = args.cluster
-    assert isinstance(cluster, EksCluster), "an EKS autoscaler needs an EksCluster"
+    cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
     image = args.image or autoscaler_image(name, cluster.kubernetes_version)
     role = build_autoscaler_role(
-        name, cluster=cluster, namespace=args.namespace, service_account=WORKLOAD_NAME, parent=parent
+        name, cluster=cluster, namespace=args.namespace, service_account=args.workload_name, parent=parent
     )
+    placement = general_pool_selector(args.general_pool.pool_name) if args.general_pool else args.node_selector
     build_workload(
         name,
         Workload(
             namespace=args.namespace,
             image=image,
             flags=[*common_flags(args), *aws_flags(cluster)],
-            general_pool_name=args.general_pool.pool_name,
-            env={"AWS_REGION": cluster.args.region},
+            node_selector=dict(placement or {}),
+            tolerations=list(args.tolerations),
+            env={"AWS_REGION": cluster.region},
             service_account_annotations={"eks.amazonaws.com/role-arn": role.arn},
             host_ca_bundle=AL2023_CA_BUNDLE,
+            name=args.workload_name,
         ),
-        pulumi.ResourceOptions(parent=parent, provider=args.provider),
+        pulumi.ResourceOptions(parent=parent, provider=args.k8s_provider),
         after=[parent.priority_config] if getattr(parent, "priority_config", None) else [],
     )
-    return {"image": image, "role_arn": role.arn}
+    return {"image": image, "role_arn": role.arn, "service_account_name": args.workload_name}

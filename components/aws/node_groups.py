@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_aws as aws
 
-from elastic_gpu.aws.asg_tags import auto_discovery_tags, node_template_tags
+from elastic_gpu.aws.asg_tags import auto_discovery_tag_items, node_template_tags
 from elastic_gpu.scheduling import API_TAINT_EFFECT, Taint
 
 if TYPE_CHECKING:
-    from elastic_gpu.eks_cluster import EksCluster
+    from elastic_gpu.cluster_handle import EksClusterHandle
 
 #: amiType per (AMI family, GPU?) from the EKS CreateNodegroup amiType enum.
 AMI_TYPES = {
@@ -41,7 +41,8 @@ IMDS_HOP_LIMIT = 1
 class NodeGroupSpec:
     """Everything one managed node group needs, all of it known before deployment."""
 
-    node_group_name: str
+    #: `<cluster>-<pool>...`: an Output, as the cluster's name may be
+    node_group_name: pulumi.Input[str]
     capacity_type: str
     instance_types: list[str]
     zones: list[str]
@@ -56,25 +57,33 @@ class NodeGroupSpec:
     template_resources: dict[str, str]
 
     @property
-    def asg_name_regex(self) -> str:
+    def asg_name_regex(self) -> pulumi.Output[str]:
         """Matches the Auto Scaling group EKS creates for this group: `eks-<name>-<uuid>`."""
-        return f"^eks-{re.escape(self.node_group_name)}-[0-9a-f-]+$"
+        return pulumi.Output.from_input(self.node_group_name).apply(lambda n: f"^eks-{re.escape(n)}-[0-9a-f-]+$")
+
+
+@dataclass(frozen=True)
+class BuiltNodeGroup:
+    node_group: aws.eks.NodeGroup
+    launch_template: aws.ec2.LaunchTemplate
+    #: the Auto Scaling group EKS made for the node group
+    asg_name: pulumi.Output[str]
 
 
 def build_node_group(
     name: str,
     spec: NodeGroupSpec,
     *,
-    cluster: EksCluster,
+    cluster: EksClusterHandle,
     tags: dict[str, str],
     parent: pulumi.Resource,
-) -> aws.eks.NodeGroup:
+) -> BuiltNodeGroup:
     """A launch template, the managed node group, and the autoscaler tags on its ASG."""
     opts = pulumi.ResourceOptions(parent=parent)
     instance_tags = {**tags, "Name": spec.node_group_name}
     launch_template = aws.ec2.LaunchTemplate(
         f"{name}-lt",
-        description=f"elastic-gpu node group {spec.node_group_name}",
+        description=pulumi.Output.concat("elastic-gpu node group ", spec.node_group_name),
         block_device_mappings=[
             aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
                 device_name=DATA_DEVICE[spec.ami_family],
@@ -102,9 +111,9 @@ def build_node_group(
         name,
         cluster_name=cluster.cluster_name,
         node_group_name=spec.node_group_name,
-        node_role_arn=cluster.node_role.arn,
+        node_role_arn=cluster.node_role_arn,
         version=cluster.kubernetes_version,
-        subnet_ids=[cluster.network.private_subnet_ids[z] for z in spec.zones],
+        subnet_ids=[cluster.subnet_ids[z] for z in spec.zones],
         instance_types=spec.instance_types,
         capacity_type=spec.capacity_type,
         ami_type=AMI_TYPES[(spec.ami_family, spec.gpu)],
@@ -124,21 +133,24 @@ def build_node_group(
             parent=parent,
             # The autoscaler owns the current size; `pulumi up` must never reset it.
             ignore_changes=["scalingConfig.desiredSize"],
-            depends_on=cluster.network.egress,
+            depends_on=cluster.node_dependencies,
         ),
     )
     asg_name = node_group.resources.apply(lambda rs: rs[0].autoscaling_groups[0].name)
-    asg_tags = auto_discovery_tags(cluster.args.cluster_name) | node_template_tags(
-        labels=spec.labels, taints=spec.taints, resources=spec.template_resources
-    )
-    for key, value in asg_tags.items():
+    asg_tags = auto_discovery_tag_items(cluster.cluster_name) + [
+        (_slug(key), key, value)
+        for key, value in node_template_tags(
+            labels=spec.labels, taints=spec.taints, resources=spec.template_resources
+        ).items()
+    ]
+    for suffix, key, value in asg_tags:
         aws.autoscaling.Tag(
-            f"{name}-{_slug(key)}",
+            f"{name}-{suffix}",
             autoscaling_group_name=asg_name,
             tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
             opts=opts,
         )
-    return node_group
+    return BuiltNodeGroup(node_group, launch_template, asg_name)
 
 
 def _slug(tag_key: str) -> str:

@@ -10,6 +10,7 @@ from elastic_gpu.aws.node_groups import (
     AMI_FAMILIES_WITH_DEVICE_PLUGIN,
     CAPACITY_ON_DEMAND,
     CAPACITY_SPOT,
+    BuiltNodeGroup,
     NodeGroupSpec,
     build_node_group,
 )
@@ -29,24 +30,43 @@ from elastic_gpu.scheduling import (
 from elastic_gpu.workload import WorkloadContract
 
 if TYPE_CHECKING:
-    from elastic_gpu.eks_cluster import EksCluster
+    from elastic_gpu.cluster_handle import EksClusterHandle
     from elastic_gpu.general_pool import GeneralPoolArgs
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 
-def _eks(cluster: object) -> EksCluster:
-    from elastic_gpu.eks_cluster import EksCluster
+def _group_name(cluster: EksClusterHandle, suffix: str) -> pulumi.Output[str]:
+    """`<cluster>-<suffix>`: the EKS node-group name, an Output like the cluster's name."""
+    return pulumi.Output.concat(cluster.cluster_name, "-", suffix)
 
-    if not isinstance(cluster, EksCluster):
-        raise TypeError(f"an AWS pool needs an EksCluster, got {type(cluster).__name__}")
-    return cluster
+
+def _built(
+    refs: list[NodeGroupRef], groups: list[BuiltNodeGroup], cluster: EksClusterHandle, **kw: object
+) -> BuiltPool:
+    return BuiltPool(
+        node_groups=refs,
+        resources=[g.node_group for g in groups],
+        node_group_ids=[g.node_group.id for g in groups],
+        cloud_outputs={
+            "asg_names": [g.asg_name for g in groups],
+            "launch_template_ids": [g.launch_template.id for g in groups],
+            "node_role_arn": cluster.node_role_arn,
+        },
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def _ref(spec: NodeGroupSpec) -> NodeGroupRef:
+    return NodeGroupRef(
+        spec.node_group_name, "spot" if spec.capacity_type == CAPACITY_SPOT else "on-demand", spec.asg_name_regex
+    )
 
 
 def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource) -> BuiltPool:
-    cluster = _eks(args.cluster)
+    cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
     labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
     spec = NodeGroupSpec(
-        node_group_name=f"{cluster.args.cluster_name}-{name}",
+        node_group_name=_group_name(cluster, name),
         capacity_type=CAPACITY_SPOT if args.spot else CAPACITY_ON_DEMAND,
         instance_types=list(args.instance_types),
         zones=cluster.zones,
@@ -60,8 +80,7 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
         template_resources={EPHEMERAL_STORAGE: f"{args.disk_size_gib}Gi"},
     )
     group = build_node_group(f"{name}-ng", spec, cluster=cluster, tags=args.tags, parent=parent)
-    ref = NodeGroupRef(spec.node_group_name, "spot" if args.spot else "on-demand", spec.asg_name_regex)
-    return BuiltPool(node_groups=[ref], taints=[], labels=labels, resources=[group])
+    return _built([_ref(spec)], [group], cluster, taints=[], labels=labels)
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
@@ -102,13 +121,14 @@ def template_resources(args: SpotGpuPoolArgs) -> dict[str, str]:
 
 
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
-    cluster = _eks(args.cluster)
+    cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
     taints = _taints(args)
     gpu_extra = {AWS_ACCELERATOR_LABEL: args.accelerator} | args.extra_labels
     resources = template_resources(args)
-    prefix = f"{cluster.args.cluster_name}-{name}"
 
-    def spec(ng_name: str, capacity: str, zones: list[str], min_size: int, max_size: int) -> NodeGroupSpec:
+    def spec(
+        ng_name: pulumi.Input[str], capacity: str, zones: list[str], min_size: int, max_size: int
+    ) -> NodeGroupSpec:
         labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=capacity == CAPACITY_SPOT) | gpu_extra
         return NodeGroupSpec(
             node_group_name=ng_name,
@@ -132,28 +152,32 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     if args.per_zone:
         mins, maxes = split_total(args.min_size, len(zones)), split_total(args.max_size, len(zones))
         for zone, lo, hi in zip(zones, mins, maxes, strict=True):
-            specs.append((f"{name}-{kind}-{zone}", spec(f"{prefix}-{kind}-{zone}", primary, [zone], lo, hi)))
+            specs.append(
+                (f"{name}-{kind}-{zone}", spec(_group_name(cluster, f"{name}-{kind}-{zone}"), primary, [zone], lo, hi))
+            )
     else:
-        specs.append((f"{name}-{kind}", spec(f"{prefix}-{kind}", primary, zones, args.min_size, args.max_size)))
+        specs.append(
+            (
+                f"{name}-{kind}",
+                spec(_group_name(cluster, f"{name}-{kind}"), primary, zones, args.min_size, args.max_size),
+            )
+        )
     if args.on_demand_fallback:
         # On-demand groups, min 0, used only when spot cannot be had: one per zone, because the
         # autoscaler assumes a multi-zone group's new node lands in its first zone (a zone-pinned
         # pod would never get the fallback) and AZRebalance could stop running GPU jobs.
         for zone, hi in zip(zones, split_total(args.fallback_total, len(zones)), strict=True):
-            specs.append(
-                (f"{name}-fallback-{zone}", spec(f"{prefix}-fallback-{zone}", CAPACITY_ON_DEMAND, [zone], 0, hi))
-            )
+            res = f"{name}-fallback-{zone}"
+            specs.append((res, spec(_group_name(cluster, res), CAPACITY_ON_DEMAND, [zone], 0, hi)))
 
     groups = [build_node_group(res_name, s, cluster=cluster, tags=args.tags, parent=parent) for res_name, s in specs]
-    refs = [
-        NodeGroupRef(s.node_group_name, "spot" if s.capacity_type == CAPACITY_SPOT else "on-demand", s.asg_name_regex)
-        for _, s in specs
-    ]
+    refs = [_ref(s) for _, s in specs]
     labels = specs[0][1].labels
-    return BuiltPool(
-        node_groups=refs,
+    return _built(
+        refs,
+        groups,
+        cluster,
         taints=taints,
         labels=labels,
-        resources=groups,
         ships_device_plugin=args.ami_family in AMI_FAMILIES_WITH_DEVICE_PLUGIN,
     )

@@ -14,34 +14,36 @@ from typing import TYPE_CHECKING
 
 import pulumi
 
-from elastic_gpu.aks_cluster import AksCluster
 from elastic_gpu.errors import ConfigError
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
+    from elastic_gpu.cluster_handle import AksClusterHandle
 
 #: The managed autoscaler lives in kube-system; the priority ConfigMap must be there too.
 AKS_AUTOSCALER_NAMESPACE = "kube-system"
+#: Read by components.cluster_autoscaler: AKS runs the autoscaler, no pod of ours.
+RUNS_POD = False
+
+
+def expander_command(cluster: AksClusterHandle) -> pulumi.Output[str]:
+    """The az command that sets the managed autoscaler's expander (az aks update --cluster-autoscaler-profile)."""
+    return pulumi.Output.concat(
+        "az aks update --resource-group ",
+        cluster.resource_group_name,
+        " --name ",
+        cluster.cluster_name,
+        " --cluster-autoscaler-profile expander=priority",
+    )
 
 
 def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Resource) -> dict[str, object]:
-    """AKS: no Deployment, no identity; returns {"image": None, "role_arn": None}."""
-    cluster = args.cluster
-    if not isinstance(cluster, AksCluster):
-        raise TypeError(f"an AKS autoscaler needs an AksCluster, got {type(cluster).__name__}")
+    """AKS: no Deployment, no identity; checks (or, on a cluster we did not create, warns about) the profile."""
+    from elastic_gpu.cluster_autoscaler import has_fallback
+
+    cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
     where = f"ClusterAutoscaler '{name}': "
-    c = cluster.args
-    problems = [
-        f"{where}{field}: on AKS the autoscaler's settings live on the AksCluster's autoScalerProfile "
-        f"({field}={theirs!r}); got {ours!r}: set the same value on both"
-        for field, ours, theirs in (
-            ("scale_down_unneeded_time", args.scale_down_unneeded_time, c.scale_down_unneeded_time),
-            ("scale_down_delay_after_add", args.scale_down_delay_after_add, c.scale_down_delay_after_add),
-            ("max_node_provision_time", args.max_node_provision_time, c.max_node_provision_time),
-            ("expander", args.expander[:1], c.expander[:1]),
-        )
-        if ours != theirs
-    ]
+    problems = []
     if args.image is not None:
         problems.append(f"{where}image: AKS runs its own managed autoscaler; leave image unset (got {args.image!r})")
     if args.namespace != AKS_AUTOSCALER_NAMESPACE:
@@ -49,6 +51,36 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
             f"{where}namespace: AKS's autoscaler reads its priority ConfigMap from "
             f"{AKS_AUTOSCALER_NAMESPACE} (got {args.namespace!r})"
         )
+    fallback = has_fallback(args.gpu_pools)
+    profile = cluster.autoscaler_profile
+    if profile is None:
+        # A cluster we did not create: its autoScalerProfile is not ours to read or set.
+        if fallback:
+            expander_command(cluster).apply(
+                lambda cmd: pulumi.log.warn(
+                    f"{where}spot pools with an on-demand fallback need the AKS autoscaler's expander to be "
+                    f"'priority' (otherwise AKS may scale the on-demand fallback first). Check with "
+                    f"`az aks show --query autoScalerProfile.expander`, and set it with: {cmd}",
+                    resource=parent,
+                )
+            )
+    else:
+        problems += [
+            f"{where}{field}: on AKS the autoscaler's settings live on the AksCluster's autoScalerProfile "
+            f"({field}={theirs!r}); got {ours!r}: set the same value on both"
+            for field, ours, theirs in (
+                ("scale_down_unneeded_time", args.scale_down_unneeded_time, profile.scale_down_unneeded_time),
+                ("scale_down_delay_after_add", args.scale_down_delay_after_add, profile.scale_down_delay_after_add),
+                ("max_node_provision_time", args.max_node_provision_time, profile.max_node_provision_time),
+                ("expander", args.expander[:1], [profile.expander]),
+            )
+            if ours != theirs
+        ]
+        if fallback and profile.expander != "priority":
+            problems.append(
+                f"{where}expander: spot pools with an on-demand fallback need the AKS autoscaler's expander "
+                f"'priority' (AksClusterArgs.expander first), got {profile.expander!r}"
+            )
     if problems:
         raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
-    return {"image": None, "role_arn": None}
+    return {"image": None, "role_arn": None, "service_account_name": None}

@@ -18,7 +18,7 @@ from pulumi_azure_native import containerservice as cs
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
-from elastic_gpu.prices import price_row
+from elastic_gpu.prices import price_rows
 from elastic_gpu.scheduling import (
     AKS_SPOT_LABEL,
     AKS_SPOT_TAINT,
@@ -33,7 +33,7 @@ from elastic_gpu.scheduling import (
 from elastic_gpu.workload import WorkloadContract
 
 if TYPE_CHECKING:
-    from elastic_gpu.aks_cluster import AksCluster
+    from elastic_gpu.cluster_handle import AksClusterHandle
     from elastic_gpu.general_pool import GeneralPoolArgs
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
@@ -81,14 +81,6 @@ def vmss_name_regex(agent_pool: str) -> str:
     return f"^aks-{re.escape(agent_pool)}-[0-9]+-vmss$"
 
 
-def _aks(cluster: object) -> AksCluster:
-    from elastic_gpu.aks_cluster import AksCluster
-
-    if not isinstance(cluster, AksCluster):
-        raise TypeError(f"an Azure pool needs an AksCluster, got {type(cluster).__name__}")
-    return cluster
-
-
 @dataclass(frozen=True)
 class AgentPoolSpec:
     """One AKS agent pool, as declared."""
@@ -111,7 +103,7 @@ class AgentPoolSpec:
 
 
 def build_agent_pool(
-    res_name: str, spec: AgentPoolSpec, *, cluster: AksCluster, tags: dict[str, str], parent: pulumi.Resource
+    res_name: str, spec: AgentPoolSpec, *, cluster: AksClusterHandle, tags: dict[str, str], parent: pulumi.Resource
 ) -> cs.AgentPool:
     spot = spec.capacity == "spot"
     return cs.AgentPool(
@@ -142,7 +134,7 @@ def build_agent_pool(
 
 
 def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource) -> BuiltPool:
-    cluster = _aks(args.cluster)
+    cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
     problems = agent_pool_name_problems(f"GeneralPool '{name}': ", name, suffix_len=0)
     if len(args.instance_types) != 1:
         problems.append(
@@ -208,24 +200,25 @@ def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
     return WorkloadContract(pool=name, taints=tuple(spot if args.spot else on_demand), node_selector={POOL_LABEL: name})
 
 
-def price_ranks(region: str, vm_sizes: list[str], spot: bool) -> list[int]:
+def price_ranks(vm_sizes: list[str], spot: bool) -> list[int]:
     """Each VM size's rank by its hourly price on that capacity (0 = cheapest), so the priority
     expander never draws between sizes at random. AKS's managed autoscaler takes a single expander,
-    so no least-waste breaks the tie after priority; a size with no price ranks after priced ones,
-    then by vCPUs."""
+    so no least-waste breaks the tie after priority. The cluster's location may be known only at
+    deploy time, so a size is priced as the mean of the price table's rows over its regions; a size
+    with no price ranks after priced ones, then by vCPUs."""
 
     def key(vm: str) -> tuple[float, int]:
-        row = price_row("azure", region, vm)
-        price = (row.spot if spot and row.spot is not None else row.on_demand) if row else math.inf
+        rows = [r for r in price_rows() if r.cloud == "azure" and r.item == vm]
+        prices = [r.spot if spot and r.spot is not None else r.on_demand for r in rows]
         catalog = gpu_instance_type("azure", vm)
-        return price, catalog.vcpus if catalog else 0
+        return (sum(prices) / len(prices) if prices else math.inf), catalog.vcpus if catalog else 0
 
     order = sorted(dict.fromkeys(vm_sizes), key=key)
     return [order.index(vm) for vm in vm_sizes]
 
 
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
-    cluster = _aks(args.cluster)
+    cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
     if problems := agent_pool_name_problems(f"SpotGpuPool '{name}': ", name):
         raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
     if args.spot_max_price is not None and args.spot_max_price != -1 and args.spot_max_price <= 0:
@@ -262,7 +255,6 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         )
 
     zones = args.pool_zones
-    region = cluster.args.location
     capacity: Capacity = "spot" if args.spot else "on-demand"
     kind = "s" if args.spot else "o"
     # maxSize (and fallbackMaxSize) are totals over all the agent pools they are split into,
@@ -274,14 +266,14 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     ]
     mins = split_total(args.min_size, len(placements))
     maxes = split_total(args.max_size, len(placements))
-    ranks = price_ranks(region, list(args.instance_types), spot=args.spot)
+    ranks = price_ranks(list(args.instance_types), spot=args.spot)
     specs: list[tuple[str, AgentPoolSpec]] = []
     for (i, vm, pool_zones, zone), lo, hi in zip(placements, mins, maxes, strict=True):
         ap = f"{stem}{kind}{i}{zone}"
         specs.append((f"{name}-{ap}", spec(ap, capacity, vm, pool_zones, lo, hi, ranks[i])))
     if args.on_demand_fallback:
         # One on-demand pool per VM size across all zones, min 0: used only when spot cannot be had.
-        fallback_ranks = price_ranks(region, list(args.instance_types), spot=False)
+        fallback_ranks = price_ranks(list(args.instance_types), spot=False)
         fallback_maxes = split_total(args.fallback_total, len(args.instance_types))
         for i, (vm, hi) in enumerate(zip(args.instance_types, fallback_maxes, strict=True)):
             ap = f"{stem}o{i}"

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 #: Read by components.cluster_autoscaler: skip the priority-expander ConfigMap.
 SUPPORTS_PRIORITY_EXPANDER = False
-#: Read by components.cluster_autoscaler: no autoscaler pod, so a spot general pool is fine.
-RUNS_ON_GENERAL_POOL = False
+#: Read by components.cluster_autoscaler: no autoscaler pod of ours, so no placement is needed.
+RUNS_POD = False
 
 
 def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Resource) -> dict[str, object]:

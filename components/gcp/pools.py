@@ -31,8 +31,8 @@ from elastic_gpu.scheduling import (
 from elastic_gpu.workload import WorkloadContract
 
 if TYPE_CHECKING:
+    from elastic_gpu.cluster_handle import GkeClusterHandle
     from elastic_gpu.general_pool import GeneralPoolArgs
-    from elastic_gpu.gke_cluster import GkeCluster
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 #: GKE picks the zone with capacity (and unused reservations): fewer spot stock-outs than BALANCED.
@@ -54,14 +54,6 @@ COMPUTE_CLASS_API = "cloud.google.com/v1"
 WHEN_UNSATISFIABLE = "DoNotScaleUp"
 
 
-def _gke(cluster: object) -> GkeCluster:
-    from elastic_gpu.gke_cluster import GkeCluster
-
-    if not isinstance(cluster, GkeCluster):
-        raise TypeError(f"a GCP pool needs a GkeCluster, got {type(cluster).__name__}")
-    return cluster
-
-
 def _taint_args(taints: list[Taint]) -> list[gcp.container.NodePoolNodeConfigTaintArgs]:
     return [
         gcp.container.NodePoolNodeConfigTaintArgs(key=t.key, value=t.value, effect=API_TAINT_EFFECT[t.effect])
@@ -69,9 +61,10 @@ def _taint_args(taints: list[Taint]) -> list[gcp.container.NodePoolNodeConfigTai
     ]
 
 
-def _ref(cluster: GkeCluster, pool_name: str, capacity: Capacity) -> NodeGroupRef:
+def _ref(cluster: GkeClusterHandle, pool_name: str, capacity: Capacity) -> NodeGroupRef:
     # GKE names a pool's instance groups gke-<cluster>-<pool>-<hash>-grp.
-    return NodeGroupRef(pool_name, capacity, f"^gke-{cluster.args.cluster_name}-{pool_name}-.*")
+    regex = pulumi.Output.from_input(cluster.cluster_name).apply(lambda c: f"^gke-{c}-{pool_name}-.*")
+    return NodeGroupRef(pool_name, capacity, regex)
 
 
 @dataclass
@@ -90,14 +83,14 @@ class _PoolSpec:
 
 
 def _node_pool(
-    res_name: str, spec: _PoolSpec, cluster: GkeCluster, tags: dict[str, str], parent: pulumi.Resource
+    res_name: str, spec: _PoolSpec, cluster: GkeClusterHandle, tags: dict[str, str], parent: pulumi.Resource
 ) -> gcp.container.NodePool:
     return gcp.container.NodePool(
         res_name,
         name=spec.gke_name,
-        cluster=cluster.cluster.name,
-        location=cluster.cluster.location,
-        project=cluster.args.project,
+        cluster=cluster.cluster_name,
+        location=cluster.location,
+        project=cluster.project,
         node_locations=spec.zones,
         # Scale from the total minimum; afterwards the autoscaler owns the count (ignored below).
         initial_node_count=-(-spec.min_size // len(spec.zones)),
@@ -137,7 +130,7 @@ def _node_pool(
 
 def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     """One node pool (the first machine type) across the cluster's zones, spot if configured."""
-    cluster = _gke(args.cluster)
+    cluster: GkeClusterHandle = args.cluster  # type: ignore[assignment]
     labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
     spec = _PoolSpec(
         gke_name=name,
@@ -218,7 +211,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     (gpuSharingConfig TIME_SHARING): its device plugin advertises GPUs x clients and
     its autoscaler plans with the same figure.
     """
-    cluster = _gke(args.cluster)
+    cluster: GkeClusterHandle = args.cluster  # type: ignore[assignment]
     row = gpu_instance_type(cluster.cloud, args.instance_types[0])
     assert row is not None, "validated before use"
     sharing = (
@@ -283,6 +276,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         taints=taints,
         labels=specs[0][1].labels,
         resources=resources,
+        node_group_ids=[p.id for p in pools],
         # GKE installs and manages the NVIDIA device plugin on GPU nodes.
         ships_device_plugin=True,
     )

@@ -77,9 +77,44 @@ COMPUTED: dict[str, Any] = {
     "azure-native:resources:ResourceGroup": lambda name, inputs: {"name": inputs.get("resourceGroupName", name)},
 }
 
+
+def _eks_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.eks.getCluster: the cluster as the EKS cluster mock describes it."""
+    described = _eks_cluster(args.get("name", "cluster"), args)
+    return described | {
+        "name": args.get("name"),
+        "id": args.get("name"),
+        "certificateAuthorities": [described["certificateAuthority"]],
+        "version": "1.33",
+    }
+
+
+def _gke_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
+    described = _gke_cluster(args.get("name", "cluster"), args)
+    return {
+        "name": args.get("name"),
+        "location": args.get("location"),
+        "project": args.get("project"),
+        "endpoint": described["endpoint"],
+        "masterAuths": [described["masterAuth"]],
+    }
+
+
+#: The region an invoke of aws.getRegion answers with when the program's config names none.
+MOCK_AWS_REGION = "us-east-1"
+
 #: Invoke token -> the answer the cloud would give (derived only from the arguments).
 INVOKES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "azure-native:containerservice:listManagedClusterUserCredentials": _aks_user_credentials,
+    "aws:eks/getCluster:getCluster": _eks_get_cluster,
+    "gcp:container/getCluster:getCluster": _gke_get_cluster,
+    "aws:index/getRegion:getRegion": lambda args: {
+        "name": args.get("region") or MOCK_AWS_REGION,
+        "region": args.get("region") or MOCK_AWS_REGION,
+        "id": args.get("region") or MOCK_AWS_REGION,
+        "description": "mock region",
+        "endpoint": "ec2.amazonaws.com",
+    },
 }
 
 

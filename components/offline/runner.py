@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
+import logging
 import runpy
 import sys
 from dataclasses import dataclass, field
@@ -77,6 +78,8 @@ class Preview:
     resources: list[CapturedResource]
     outputs: dict[str, StackOutput]
     config: dict[str, Any]
+    #: what the program logged as warnings (pulumi.log.warn), as `pulumi preview` shows them
+    warnings: list[str] = field(default_factory=list)
 
     def of_type(self, type_: str) -> list[CapturedResource]:
         return [r for r in self.resources if r.type == type_]
@@ -200,14 +203,29 @@ def run_preview(stack: str, program_dir: Path | str = ".") -> Preview:
     return contextvars.Context().run(_run, project, stack, engine_config, main, config)
 
 
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, config: dict[str, Any]) -> Preview:
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     monitor = _CapturingMonitor(StackMocks())
+    logger = logging.getLogger(f"elastic_gpu.offline.program.{id(monitor)}")
+    logger.propagate = False
+    collect = _Collect()
+    logger.addHandler(collect)
     sys.path.insert(0, str(main.parent))
     try:
         pulumi.runtime.set_all_config(engine_config)
-        pulumi.runtime.set_mocks(StackMocks(), project=project, stack=stack, preview=True, monitor=monitor)
+        pulumi.runtime.set_mocks(
+            StackMocks(), project=project, stack=stack, preview=True, monitor=monitor, logger=logger
+        )
         loop.run_until_complete(run_pulumi_func(lambda: runpy.run_path(str(main), run_name="__main__")))
         root = pulumi.runtime.get_root_resource()
         outputs = loop.run_until_complete(_resolve_outputs(getattr(root, "outputs", {})))
@@ -223,7 +241,9 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
         loop.close()
         asyncio.set_event_loop(None)
     resources = sorted(monitor.captured, key=lambda r: r.urn)  # registration order is async; URNs are stable
-    return Preview(project=project, stack=stack, resources=resources, outputs=outputs, config=config)
+    return Preview(
+        project=project, stack=stack, resources=resources, outputs=outputs, config=config, warnings=collect.messages
+    )
 
 
 async def _resolve_outputs(outputs: dict[str, Any]) -> dict[str, StackOutput]:

@@ -1,0 +1,175 @@
+"""The cluster handle: the one interface pools and add-ons use to reach a cluster.
+
+Every cluster a pool can join implements it, whether this library created it
+(`EksCluster`, `AksCluster`, `GkeCluster`) or wraps one that already exists
+(`EksCluster.existing`, `EksCluster.from_pulumi_eks`, `AksCluster.existing`,
+`GkeCluster.existing`). A program may also pass its own object with these
+attributes. Pools and add-ons read nothing else: no `isinstance` checks on the
+cluster classes, no private attributes.
+
+Names and ids may be `Output`s (from another resource or a `StackReference`); they
+stay `Output`s all the way into node-group names, tag keys and policies. Only
+`zones` and `kubernetes_version` must be plain values, because they decide how
+many node groups there are and which autoscaler image runs.
+
+Common to every cloud (`ClusterHandle`):
+
+- ``cloud``: "aws", "azure" or "gcp"; picks the per-cloud builders.
+- ``cluster_name``: the cloud's name of the cluster (`Output[str]`).
+- ``zones``: the zones pools may use (plain `list[str]`).
+- ``kubernetes_version``: the Kubernetes minor, e.g. "1.33" (plain `str`).
+- ``provider``: the `pulumi_kubernetes.Provider` for the cluster's API.
+- ``tags``: tags/labels for what the add-ons create (may be empty).
+
+EKS (`EksClusterHandle`) adds ``region``, ``node_role_arn`` (the role the node
+groups use), ``subnet_ids`` (zone -> private subnet id), ``oidc_provider_arn`` and
+``oidc_issuer_url`` (IRSA for the autoscaler), and ``node_dependencies``
+(resources a node group must wait for, e.g. the NAT route; empty for an existing cluster).
+
+AKS (`AksClusterHandle`) adds ``resource_group_name``, ``location`` and
+``autoscaler_profile``: the managed autoscaler's settings when this library sets
+them, None when it cannot know them (an existing cluster).
+
+GKE (`GkeClusterHandle`) adds ``project`` and ``location`` (the cluster's zone or region).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN
+
+
+@runtime_checkable
+class ClusterHandle(Protocol):
+    """What every pool and add-on needs from a cluster (see the module docstring)."""
+
+    cloud: str
+    cluster_name: pulumi.Output[str]
+    provider: k8s.Provider
+    tags: dict[str, str]
+
+    @property
+    def zones(self) -> list[str]: ...
+
+    @property
+    def kubernetes_version(self) -> str: ...
+
+
+@runtime_checkable
+class EksClusterHandle(ClusterHandle, Protocol):
+    region: pulumi.Output[str]
+    node_role_arn: pulumi.Output[str]
+    subnet_ids: Mapping[str, pulumi.Input[str]]
+    oidc_provider_arn: pulumi.Output[str]
+    oidc_issuer_url: pulumi.Output[str]
+    node_dependencies: list[pulumi.Resource]
+
+
+@dataclass(frozen=True)
+class ManagedAutoscalerProfile:
+    """The settings of a managed autoscaler this library configured (AKS's autoScalerProfile)."""
+
+    expander: str
+    scale_down_unneeded_time: str
+    scale_down_delay_after_add: str
+    max_node_provision_time: str
+
+
+@runtime_checkable
+class AksClusterHandle(ClusterHandle, Protocol):
+    resource_group_name: pulumi.Output[str]
+    location: pulumi.Output[str]
+    autoscaler_profile: ManagedAutoscalerProfile | None
+
+
+@runtime_checkable
+class GkeClusterHandle(ClusterHandle, Protocol):
+    project: pulumi.Output[str]
+    location: pulumi.Output[str]
+
+
+#: Per cloud: the attributes its handle must have (beyond the common ones).
+CLOUD_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "aws": ("region", "node_role_arn", "subnet_ids", "oidc_provider_arn", "oidc_issuer_url", "node_dependencies"),
+    "azure": ("resource_group_name", "location", "autoscaler_profile"),
+    "gcp": ("project", "location"),
+}
+COMMON_ATTRIBUTES = ("cloud", "cluster_name", "zones", "kubernetes_version", "provider", "tags")
+
+_EXISTING = {
+    "aws": "EksCluster.existing(...) or EksCluster.from_pulumi_eks(...)",
+    "azure": "AksCluster.existing(...)",
+    "gcp": "GkeCluster.existing(...)",
+}
+
+
+def handle_problems(where: str, cluster: object) -> list[str]:
+    """Why `cluster` is not a usable handle (empty when it is); never raises AttributeError."""
+    cloud = getattr(cluster, "cloud", None)
+    if cloud not in CLOUD_ATTRIBUTES:
+        return [
+            f"{where}cluster: {type(cluster).__name__} is not a cluster handle (no `cloud` of aws, azure, gcp); "
+            "pass an EksCluster/AksCluster/GkeCluster, or wrap a cluster you already have with "
+            + ", ".join(_EXISTING.values())
+        ]
+    missing = [a for a in (*COMMON_ATTRIBUTES, *CLOUD_ATTRIBUTES[cloud]) if not hasattr(cluster, a)]
+    if missing:
+        return [
+            f"{where}cluster: {type(cluster).__name__} lacks {', '.join(missing)} of the {cloud} cluster handle; "
+            f"wrap the cluster with {_EXISTING[cloud]}"
+        ]
+    return []
+
+
+# --- argument checks shared by the `existing()` constructors --------------------------------------
+
+
+def is_input_str(value: object) -> bool:
+    """A plain string or an Output (whose type we cannot see before deployment)."""
+    return isinstance(value, str | pulumi.Output)
+
+
+def input_str_problems(where: str, **values: Any) -> list[str]:
+    """Each named value must be a string or an Output (an Input[str]); None counts as missing."""
+    problems = []
+    for arg, value in values.items():
+        if value is None:
+            problems.append(f"{where}{arg}: required (a string or an Output)")
+        elif not is_input_str(value):
+            problems.append(f"{where}{arg}: must be a string or an Output, got {type(value).__name__} {value!r}")
+        elif isinstance(value, str) and not value:
+            problems.append(f"{where}{arg}: must not be empty")
+    return problems
+
+
+def version_problems(where: str, kubernetes_version: object) -> list[str]:
+    import re
+
+    if not isinstance(kubernetes_version, str) or not re.fullmatch(KUBERNETES_MINOR_PATTERN, kubernetes_version):
+        return [
+            f'{where}kubernetes_version: must be a plain Kubernetes minor such as "1.33" (it picks the '
+            f"autoscaler image before deployment), got {kubernetes_version!r}"
+        ]
+    return []
+
+
+def zones_problems(where: str, zones: object, allowed: tuple[str, ...] | None = None) -> list[str]:
+    if isinstance(zones, str) or not isinstance(zones, list | tuple) or not zones:
+        return [f"{where}zones: must be a non-empty list of zone names, got {zones!r}"]
+    if bad := [z for z in zones if not isinstance(z, str)]:
+        return [f"{where}zones: every zone must be a plain string, got {bad!r}"]
+    if allowed is not None and (unknown := [z for z in zones if z not in allowed]):
+        return [f"{where}zones: {unknown} are not allowed; allowed: {', '.join(allowed)}"]
+    return []
+
+
+def raise_if(problems: list[str], source: str) -> None:
+    if problems:
+        raise ConfigError(problems, source=source)
