@@ -11,21 +11,31 @@ GPU pod scales, in which order, how fast it falls back and goes back to zero, an
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import sys
 
 from elastic_gpu.errors import ConfigError
 
 
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number (got {text!r})") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number (got {text!r})")
+    return value
+
+
 def _positive(text: str) -> float:
-    value = float(text)
+    value = _number(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be a number > 0 (got {text})")
     return value
 
 
 def _fraction(text: str) -> float:
-    value = float(text)
+    value = _number(text)
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"must be a fraction between 0 and 1, e.g. 0.05 (got {text})")
     return value
@@ -70,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return gate(args.program, args.stack, args.config, as_json=args.json)
 
-    from elastic_gpu.offline.report import preview_work, render_text, render_work, to_json, work_json
+    from elastic_gpu.offline.report import dump_json, preview_work, render_text, render_work, to_json, work_json
     from elastic_gpu.offline.runner import run_preview
 
     try:
@@ -84,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "cost":
         works = preview_work(result, args.gpu_hours, args.eviction_rate)
         if args.json:
-            print(json.dumps(work_json(args.stack, args.gpu_hours, works), indent=2, sort_keys=True))
+            print(dump_json(work_json(args.stack, args.gpu_hours, works)))
         else:
             print(render_work(args.stack, args.gpu_hours, works))
         return 0
@@ -92,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
     policy_report = run_policies(result)
     if args.json:
-        print(json.dumps(to_json(result) | {"policy": policy_report.to_json()}, indent=2, sort_keys=True))
+        print(dump_json(to_json(result) | {"policy": policy_report.to_json()}))
     else:
         print(render_text(result))
         print()
@@ -101,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
+    import json
     from pathlib import Path
 
     import yaml

@@ -12,7 +12,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent
 from elastic_gpu.scheduling import Taint
-from elastic_gpu.validation import gpu_instance_type_problems, size_problems
+from elastic_gpu.validation import cloud_args_problems, gpu_instance_type_problems, size_problems
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
 
 TYPE_TOKEN = "elastic-gpu:index:SpotGpuPool"
@@ -101,6 +101,9 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     zones = args.pool_zones
     if unknown := [z for z in zones if z not in args.cluster.zones]:
         problems.append(f"{where}zones: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
+    if len(set(args.instance_types)) != len(args.instance_types):
+        problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
+    problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
     if args.on_demand_fallback and not args.spot:
         problems.append(f"{where}on_demand_fallback: only a spot pool can fall back to on-demand (spot=False)")
     if args.fallback_max_size is not None and not args.on_demand_fallback:

@@ -32,12 +32,15 @@ def test_shipped_aws_stacks_parse() -> None:
 
 def test_unknown_top_level_key_is_named_with_allowed_keys() -> None:
     msg = errors_for(lambda v: v.update({P + "gpuPool": []}))
-    assert "gpuPool: unknown key; allowed keys: cloud, cluster, generalPool, gpuPools" in msg
+    assert "gpuPool: unknown key; did you mean 'gpuPools'? allowed keys: cloud, cluster, generalPool, gpuPools" in msg
 
 
 def test_unknown_nested_key_lists_the_keys_of_that_section() -> None:
     msg = errors_for(lambda v: v[P + "generalPool"].update({"instanceType": "m5.large"}))
-    assert "generalPool.instanceType: unknown key; allowed keys: instanceTypes, minSize, maxSize, spot" in msg
+    assert (
+        "generalPool.instanceType: unknown key; did you mean 'instanceTypes'? allowed keys: instanceTypes, minSize"
+        in msg
+    )
 
 
 def test_unknown_cloud() -> None:
