@@ -67,7 +67,12 @@ def eks(tmp_path_factory) -> Preview:
 def test_existing_eks_names_carry_the_real_cluster_name(eks: Preview) -> None:
     _no_output_text(eks)
     groups = {stem(r.inputs["nodeGroupName"]): r for r in eks.of_type("aws:eks/nodeGroup:NodeGroup")}
-    assert set(groups) == {"prod-a-l4-spot-us-east-1a", "prod-a-l4-spot-us-east-1b", "prod-a-l4-fallback"}
+    assert set(groups) == {
+        "prod-a-l4-spot-us-east-1a",
+        "prod-a-l4-spot-us-east-1b",
+        "prod-a-l4-fallback-us-east-1a",
+        "prod-a-l4-fallback-us-east-1b",
+    }
     for g in groups.values():
         assert g.inputs["clusterName"] == "prod-a"
         assert g.inputs["nodeRoleArn"] == "arn:aws:iam::123456789012:role/prod-a-nodes"
@@ -84,7 +89,10 @@ def test_existing_eks_names_carry_the_real_cluster_name(eks: Preview) -> None:
     assert ranks[50] == [
         f"^eks-{re.escape(groups[f'prod-a-l4-spot-us-east-1{z}'].inputs['nodeGroupName'])}-[0-9a-f-]+$" for z in "ab"
     ]
-    assert ranks[10] == [f"^eks-{re.escape(groups['prod-a-l4-fallback'].inputs['nodeGroupName'])}-[0-9a-f-]+$"]
+    assert ranks[10] == [
+        f"^eks-{re.escape(groups[f'prod-a-l4-fallback-us-east-1{z}'].inputs['nodeGroupName'])}-[0-9a-f-]+$"
+        for z in "ab"
+    ]
 
 
 def test_existing_eks_autoscaler_runs_where_told_without_a_general_pool(eks: Preview) -> None:
@@ -118,11 +126,12 @@ def test_existing_eks_pool_and_addon_outputs(eks: Preview) -> None:
     assert [stem(n) for n in out["names"]] == [
         "prod-a-l4-spot-us-east-1a",
         "prod-a-l4-spot-us-east-1b",
-        "prod-a-l4-fallback",
+        "prod-a-l4-fallback-us-east-1a",
+        "prod-a-l4-fallback-us-east-1b",
     ]
-    assert len(out["ids"]) == 3 and all(out["ids"])
+    assert len(out["ids"]) == 4 and all(out["ids"])
     assert out["asgs"] == [f"eks-{n}-00000000-0000-0000-0000-000000000000" for n in out["names"]]
-    assert len(out["lts"]) == 3 and all(i.startswith("launchtemplate-") for i in out["lts"])
+    assert len(out["lts"]) == 4 and all(i.startswith("launchtemplate-") for i in out["lts"])
     assert out["role"].startswith("arn:aws:") and out["sa"] == "cluster-autoscaler"
 
 
