@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from elastic_gpu.cost import node_price
+from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.prices import HOURS_PER_MONTH
 from elastic_gpu.scheduling import GKE_COMPUTE_CLASS_KEY
@@ -154,7 +155,10 @@ def simulate_pod(
 def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[PoolOutcome]:
     """Each GPU pool's own workload (its contract's Job), or the given Pod/Job/Deployment."""
     templates = node_templates(preview)
-    settings = autoscaler_settings(preview)
+    try:
+        settings = autoscaler_settings(preview)
+    except ValueError as exc:
+        raise ConfigError([f"stack {preview.stack!r}: {exc}; nothing to simulate"], source="simulate") from None
     if manifest is not None:
         return [simulate_pod(preview, pod_shape(manifest), templates, settings)]
     return [

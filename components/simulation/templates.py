@@ -2,13 +2,15 @@
 that cloud's autoscaler builds it (never from the stack config).
 
 - EKS (cloudprovider/aws, aws_manager.go buildNodeFromTemplate): vCPU, memory and GPUs of the
-  group's FIRST instance type; the managed node group's labels and taints (read through
-  eks:DescribeNodegroup); then the ASG's `node-template/label|taint|resources` tags on top. No
-  tag, no ephemeral-storage (kubernetes/autoscaler#1650).
+  group's FIRST instance type (buildInstanceType: instanceTypesOverrides[0]), in its first zone;
+  the managed node group's labels and taints (read through eks:DescribeNodegroup); then the
+  ASG's `node-template/label|taint|resources` tags on top. No tag, no ephemeral-storage
+  (kubernetes/autoscaler#1650).
 - AKS (cloudprovider/azure, azure_template.go): the agent pool's VM size (its physical GPUs:
   there is no tag to describe time-slicing), its node labels and taints, plus what AKS puts on
   every node itself (agent-pool label; on spot pools the scalesetpriority label and taint);
-  ephemeral-storage from the OS disk.
+  ephemeral-storage from the OS disk, DiskSizeGB x 1024^3 (processVMSSTemplate). A multi-zone
+  pool's template takes a random one of its zones there, so no zone label is modelled.
 - GKE (cloudprovider/gce templates.go): the machine type, the accelerators (x shared clients with
   gpuSharingConfig), node labels and taints plus GKE's own (node-pool and accelerator labels,
   the GPU taint), ephemeral-storage from the boot disk.
