@@ -128,22 +128,23 @@ def stack_resources(preview: Preview) -> list[PolicyResource]:
 def policy_config(
     policy: ResourceValidationPolicy | StackValidationPolicy, user: dict[str, Any] | None
 ) -> tuple[dict[str, Any], str]:
-    """(config, enforcement level) for one policy: schema defaults, then the user's entry.
+    """(config, enforcement level) for one policy: schema defaults, then the user's `all` entry, then its own.
 
-    A user entry is either a level ("advisory") or an object whose optional `enforcementLevel`
-    key sets the level, as in Pulumi's policy-pack config files.
+    An entry is either a level ("advisory") or an object whose optional `enforcementLevel`
+    key sets the level, as in Pulumi's policy-pack config files; `all` applies to every policy
+    (e.g. `{"all": {"exemptResources": ["*legacy*"]}}`).
     """
     config = {}
     if policy.config_schema:
         config = {k: v["default"] for k, v in policy.config_schema.properties.items() if "default" in v}
     level = (policy.enforcement_level or EnforcementLevel.ADVISORY).value
-    entry = (user or {}).get(policy.name)
-    if isinstance(entry, str):
-        level = entry
-    elif isinstance(entry, dict):
-        entry = dict(entry)
-        level = entry.pop("enforcementLevel", level)
-        config.update(entry)
+    for entry in ((user or {}).get("all"), (user or {}).get(policy.name)):
+        if isinstance(entry, str):
+            level = entry
+        elif isinstance(entry, dict):
+            entry = dict(entry)
+            level = entry.pop("enforcementLevel", level)
+            config.update(entry)
     return config, level
 
 
