@@ -14,16 +14,85 @@ import pulumi
 
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+from elastic_gpu.cluster_handle import CLOUD_ATTRIBUTES, COMMON_ATTRIBUTES
 from elastic_gpu.config import GpuPoolConfig, StackConfig
-from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs, general_pool_problems
 from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from elastic_gpu.pool_types import ClusterHandle
-from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
+from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs, spot_gpu_pool_problems
 
 
 def build_stack(cfg: StackConfig) -> dict[str, Any]:
-    """Declare the stack's resources; returns the stack outputs to export."""
-    return cloud_module(cfg.cloud, "stack").build_stack(cfg)
+    """Declare the stack's resources; returns the stack outputs to export.
+
+    Every component's Args is checked first, so a problem only a component sees is reported
+    (with its config path) before the cluster or anything else is registered.
+    """
+    stack = cloud_module(cfg.cloud, "stack")
+    if problems := args_problems(cfg, lambda p: stack.pool_args(cfg, p)):
+        raise ConfigError(problems)
+    return stack.build_stack(cfg)
+
+
+@dataclass(frozen=True)
+class PlannedCluster:
+    """The cluster handle as the Args checks see it before the cluster is declared: its plain values
+    (cloud, name, zones, version, tags); the Output-valued attributes (provider, ids) are None."""
+
+    cloud: str
+    cluster_name: str
+    zones: list[str]
+    kubernetes_version: str
+    tags: dict[str, str]
+
+    def __getattr__(self, name: str) -> None:
+        if name in CLOUD_ATTRIBUTES.get(self.cloud, ()) or name in COMMON_ATTRIBUTES:
+            return None
+        raise AttributeError(name)
+
+
+def general_pool_args(cfg: StackConfig, handle: Any) -> GeneralPoolArgs:
+    gp = cfg.general_pool
+    return GeneralPoolArgs(
+        cluster=handle,
+        instance_types=list(gp.instance_types),
+        min_size=gp.min_size,
+        max_size=gp.max_size,
+        spot=gp.spot,
+        disk_size_gib=gp.disk_size_gib,
+        tags=cfg.tags,
+    )
+
+
+def gpu_pool_args(cfg: StackConfig, p: GpuPoolConfig, handle: Any, cloud_args: dict[str, Any]) -> SpotGpuPoolArgs:
+    return SpotGpuPoolArgs(
+        **{
+            "cluster": handle,
+            "instance_types": cfg.instance_types(p),
+            "min_size": p.min_size,
+            "max_size": p.max_size,
+            "spot": p.spot,
+            "on_demand_fallback": p.on_demand_fallback,
+            "fallback_max_size": p.fallback_max_size,
+            "per_zone": p.per_zone,
+            "disk_size_gib": p.disk_size_gib,
+            "gpu_sharing_replicas": cfg.device_plugin.time_slicing_replicas or 1,
+            "tags": cfg.tags,
+        }
+        | cloud_args
+    )
+
+
+def args_problems(cfg: StackConfig, cloud_pool_args: Callable[[GpuPoolConfig], dict[str, Any]]) -> list[str]:
+    """The components' own Args checks over the config, each message led by the config path."""
+    c = cfg.cluster
+    handle = PlannedCluster(cfg.cloud, c.name, list(c.zones), c.kubernetes_version, dict(cfg.tags))
+    problems = [f"generalPool ({p})" for p in general_pool_problems("general", general_pool_args(cfg, handle))]
+    for i, pool in enumerate(cfg.gpu_pools):
+        args = gpu_pool_args(cfg, pool, handle, cloud_pool_args(pool))
+        problems += [f"gpuPools[{i}] ({p})" for p in spot_gpu_pool_problems(pool.name, args)]
+    return problems
 
 
 @dataclass
@@ -48,42 +117,10 @@ def build_pools_and_addons(
     SpotGpuPoolArgs fields for a pool (e.g. Azure's spot max price).
     """
     handle: ClusterHandle = cluster
-    gp = cfg.general_pool
-    general = GeneralPool(
-        "general",
-        GeneralPoolArgs(
-            cluster=handle,
-            instance_types=list(gp.instance_types),
-            min_size=gp.min_size,
-            max_size=gp.max_size,
-            spot=gp.spot,
-            disk_size_gib=gp.disk_size_gib,
-            tags=cfg.tags,
-        ),
-        opts=opts,
-    )
+    general = GeneralPool("general", general_pool_args(cfg, handle), opts=opts)
     sharing = cfg.device_plugin.time_slicing_replicas
     gpu_pools = [
-        SpotGpuPool(
-            p.name,
-            SpotGpuPoolArgs(
-                **{
-                    "cluster": handle,
-                    "instance_types": cfg.instance_types(p),
-                    "min_size": p.min_size,
-                    "max_size": p.max_size,
-                    "spot": p.spot,
-                    "on_demand_fallback": p.on_demand_fallback,
-                    "per_zone": p.per_zone,
-                    "disk_size_gib": p.disk_size_gib,
-                    "gpu_sharing_replicas": sharing or 1,
-                    "tags": cfg.tags,
-                }
-                | cloud_pool_args(p)
-            ),
-            opts=opts,
-        )
-        for p in cfg.gpu_pools
+        SpotGpuPool(p.name, gpu_pool_args(cfg, p, handle, cloud_pool_args(p)), opts=opts) for p in cfg.gpu_pools
     ]
     k8s_opts = pulumi.ResourceOptions(depends_on=[general])  # system pods need a node first
     device_plugin = NvidiaDevicePlugin(

@@ -10,16 +10,18 @@ allowed) before any resource is declared.
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
-from pydantic.alias_generators import to_camel
+from pydantic.alias_generators import to_camel, to_snake
 
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type
+from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
 from elastic_gpu.prices import TABLE_PATH, price_row
 from elastic_gpu.validation import gpu_instance_type_problems, size_problems
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS
@@ -28,10 +30,18 @@ PROJECT = "elastic-gpu"
 
 Cloud = Literal["aws", "azure", "gcp"]
 Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
-#: A cluster-autoscaler duration such as "90s", "5m" or "1h".
+#: A cluster-autoscaler duration, a Go `time.Duration` in whole units: "90s", "5m", "1h30m".
 Duration = str
-DURATION_PATTERN = r"^[1-9][0-9]*(s|m|h)$"
+DURATION_PATTERN = r"^([0-9]+h([0-9]+m)?([0-9]+s)?|[0-9]+m([0-9]+s)?|[0-9]+s)$"
 NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$"
+#: What each pattern means, for the error message (pydantic would print the regex).
+PATTERN_HELP = {
+    DURATION_PATTERN: "a duration in whole hours, minutes and seconds such as 90s, 5m or 1h30m",
+    NAME_PATTERN: "lowercase letters, digits and '-', starting with a letter, at most 20 characters",
+    r"^1\.[0-9]+$": 'a Kubernetes minor such as "1.33" (quoted, so YAML keeps it a string)',
+}
+#: Address range sizes the network layout supports (components/aws/network.py carves subnets from it).
+CIDR_PREFIXES = range(16, 25)
 
 # Defaults, named once. Each is documented on the field that uses it.
 DEFAULT_GENERAL_MIN = 1
@@ -40,9 +50,13 @@ DEFAULT_GENERAL_DISK_GIB = 50
 DEFAULT_GPU_DISK_GIB = 100
 DEFAULT_SCALE_DOWN_UNNEEDED = "10m"
 DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD = "10m"
-#: Short enough that a spot request nobody can fill falls back to on-demand within
-#: minutes; the autoscaler's own default is 15m.
-DEFAULT_MAX_NODE_PROVISION_TIME = "5m"
+#: How long the autoscaler waits for a requested node to become Ready before it gives up on the
+#: group and tries the next one. A cold GPU node needs VM start plus driver install: 15m is the
+#: upstream default (cluster-autoscaler FAQ), AKS's default (autoScalerProfile), and what a
+#: maintainer measured in kubernetes/autoscaler#3464 ("15 minutes until the node is fully ready,
+#: this includes both VM creation and GPU driver installation"). Shorter gives up on spot nodes
+#: that were coming and pays for the fallback too.
+DEFAULT_MAX_NODE_PROVISION_TIME = "15m"
 DEFAULT_EXPANDER: tuple[Expander, ...] = ("priority", "least-waste")
 # GCP-only defaults (cloud: gcp).
 #: GKE's recommended release channel for production clusters.
@@ -69,7 +83,14 @@ DEFAULT_AKS_SPOT_MAX_PRICE = -1.0
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True, strict=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        strict=True,
+        allow_inf_nan=False,  # `.inf` / `.nan` are YAML floats; no cloud API takes them
+    )
 
 
 class ResourceGroupConfig(_Model):
@@ -96,13 +117,14 @@ class SystemPoolConfig(_Model):
 class ClusterConfig(_Model):
     name: str = Field(pattern=NAME_PATTERN)
     """Cluster name; also prefixes node-group names and the autoscaler's discovery tag."""
-    region: str
+    region: str = Field(min_length=1)
+    """Cloud region; one of the cloud's table in components/<cloud>/rules.py."""
     zones: list[str] = Field(min_length=1)
     """Zones the node pools span; each must be in `region`."""
     kubernetes_version: str = Field(pattern=KUBERNETES_MINOR_PATTERN)
     """Kubernetes minor, e.g. "1.33"; picks the matching cluster-autoscaler image."""
-    network_cidr: str = Field(default="10.0.0.0/16", pattern=r"^[0-9.]+/(1[6-9]|2[0-4])$")
-    """Address range of the network created for the cluster (default 10.0.0.0/16)."""
+    network_cidr: str = "10.0.0.0/16"
+    """AWS only: address range of the VPC created for the cluster (default 10.0.0.0/16), /16 to /24."""
     protect: bool = False
     """Protect the cluster from `pulumi destroy` (production stacks set true)."""
     project: str | None = None
@@ -143,7 +165,11 @@ class GpuPoolConfig(_Model):
     min_size: int = Field(default=DEFAULT_GPU_MIN, ge=0)
     """Default 0: the pool scales to zero when no GPU pod is pending."""
     max_size: int = Field(ge=0)
-    """Total nodes across all zones (split across zones when `perZone`)."""
+    """The most nodes of the pool's own capacity (spot, or on-demand when `spot` is false), in total
+    over all its node groups (zones, and VM sizes on AKS): split between them, never per group."""
+    fallback_max_size: int | None = Field(default=None, ge=1)
+    """With `onDemandFallback`: the most on-demand fallback nodes, in total over the fallback's groups
+    (default: maxSize). The pool's worst case is maxSize + fallbackMaxSize nodes."""
     spot: bool = True
     """Default true: spot / low-priority capacity."""
     on_demand_fallback: bool = False
@@ -251,17 +277,38 @@ def _describe(err: Mapping[str, Any]) -> str:
     path = _path(loc)
     if err["type"] == "extra_forbidden":
         model = _model_at(loc)
-        allowed = ", ".join(f.alias or n for n, f in model.model_fields.items()) if model else "?"
-        return f"{path}: unknown key; allowed keys: {allowed}"
+        keys = [f.alias or n for n, f in model.model_fields.items()] if model else []
+        return f"{path}: unknown key; {did_you_mean(str(loc[-1]), keys)}allowed keys: {', '.join(keys) or '?'}"
     if err["type"] == "missing":
         return f"{path}: required key is missing"
+    if err["type"] == "string_pattern_mismatch":
+        pattern = (err.get("ctx") or {}).get("pattern")
+        if pattern in PATTERN_HELP:
+            return f"{path}: {err.get('input')!r} is not allowed; allowed: {PATTERN_HELP[pattern]}"
+    if err["type"] == "finite_number":
+        return f"{path}: must be a finite number (got {err.get('input')!r}); .inf and .nan are not allowed"
     return f"{path}: {err['msg']} (got {err.get('input')!r})"
+
+
+def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    """`did you mean 'x'? ` for the closest choice (case and `-`/`_` ignored), or nothing."""
+
+    def norm(w: str) -> str:
+        return w.lower().replace("-", "").replace("_", "")
+
+    by_norm = {norm(c): c for c in choices}
+    if norm(word) in by_norm:
+        return f"did you mean {by_norm[norm(word)]!r}? "
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.75)
+    return f"did you mean {close[0]!r}? " if close else ""
 
 
 def parse_stack_config(values: Mapping[str, Any]) -> StackConfig:
     """Parse and validate the project's config values (keys without namespace)."""
     problems = [
-        f"{key}: unknown key; allowed keys: {', '.join(TOP_LEVEL_KEYS)}" for key in values if key not in TOP_LEVEL_KEYS
+        f"{key}: unknown key; {did_you_mean(key, TOP_LEVEL_KEYS)}allowed keys: {', '.join(TOP_LEVEL_KEYS)}"
+        for key in values
+        if key not in TOP_LEVEL_KEYS
     ]
     try:
         cfg = StackConfig.model_validate({k: v for k, v in values.items() if k in TOP_LEVEL_KEYS})
@@ -274,9 +321,34 @@ def parse_stack_config(values: Mapping[str, Any]) -> StackConfig:
 
 
 def load_stack_config(config: Mapping[str, Any], project: str = PROJECT) -> StackConfig:
-    """Parse a stack file's `config:` map (`<project>:<key>` entries; other namespaces are ignored)."""
+    """Parse a stack file's `config:` map (`<project>:<key>` entries; other namespaces, such as
+    `aws:region`, belong to providers). A namespace that looks like a typo of ours is an error,
+    so a section is never dropped without a word."""
     prefix = f"{project}:"
-    return parse_stack_config({k[len(prefix) :]: v for k, v in config.items() if k.startswith(prefix)})
+    problems = namespace_problems(config, project)
+    try:
+        cfg = parse_stack_config({k[len(prefix) :]: v for k, v in config.items() if k.startswith(prefix)})
+    except ConfigError as exc:
+        raise ConfigError(problems + exc.problems) from None
+    if problems:
+        raise ConfigError(problems)
+    return cfg
+
+
+def namespace_problems(config: Mapping[str, Any], project: str = PROJECT) -> list[str]:
+    problems = []
+    for key in config:
+        namespace, sep, name = str(key).partition(":")
+        if not sep:
+            problems.append(
+                f"{key}: a config key needs a namespace (`namespace:key`); did you mean {project + ':' + key!r}?"
+            )
+        elif namespace != project and did_you_mean(namespace, [project]):
+            problems.append(
+                f"{key}: unknown namespace {namespace!r}; did you mean {project + ':' + name!r}? "
+                f"(this project's keys are `{project}:<key>`)"
+            )
+    return problems
 
 
 def load_price_overrides(config: Mapping[str, Any]) -> dict[str, PriceOverride]:
@@ -314,6 +386,24 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         )
     if len(set(cfg.cluster.zones)) != len(cfg.cluster.zones):
         problems.append(f"cluster.zones: zones must be distinct (got {cfg.cluster.zones})")
+    problems += _cidr_problems(cfg)
+    problems += _ignored_setting_problems(cfg)
+    for key in ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time"):
+        if duration_seconds(getattr(cfg.autoscaler, key)) == 0:
+            problems.append(f"autoscaler.{to_camel(key)}: must be longer than 0 (got {getattr(cfg.autoscaler, key)!r})")
+    rules = cloud_module(cloud, "rules")
+    splits_per_zone = rules.SPLITS_PER_ZONE
+    if (
+        any(p.on_demand_fallback for p in cfg.gpu_pools)
+        and rules.PRIORITY_EXPANDER
+        and "priority" not in cfg.autoscaler.expander
+    ):
+        i = next(i for i, p in enumerate(cfg.gpu_pools) if p.on_demand_fallback)
+        problems.append(
+            f"autoscaler.expander: gpuPools[{i}].onDemandFallback needs `priority` in the expander chain, or the "
+            f"autoscaler may pick the on-demand group before the spot ones (got {list(cfg.autoscaler.expander)}); "
+            "put priority first, e.g. [priority, least-waste]"
+        )
 
     gp = cfg.general_pool
     problems += size_problems("generalPool.", "minSize", gp.min_size, "maxSize", gp.max_size)
@@ -331,10 +421,15 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         if pool.max_size < 1:
             problems.append(f"{where}.maxSize: a GPU pool needs a max of at least 1 (got {pool.max_size})")
         zones = len(cfg.cluster.zones)
-        if pool.per_zone and cloud == "aws" and 1 <= pool.max_size < zones:
+        if pool.per_zone and splits_per_zone and 1 <= pool.max_size < zones:
             problems.append(
                 f"{where}.maxSize: with perZone the total max is split across {zones} zones, "
                 f"so it must be >= {zones} (got {pool.max_size})"
+            )
+        if pool.fallback_max_size is not None and not pool.on_demand_fallback:
+            problems.append(
+                f"{where}.fallbackMaxSize: only a pool with onDemandFallback has a fallback "
+                f"(got fallbackMaxSize={pool.fallback_max_size}, onDemandFallback=false)"
             )
         if pool.on_demand_fallback and not pool.spot:
             problems.append(f"{where}.onDemandFallback: only a spot pool can fall back to on-demand (spot is false)")
@@ -342,6 +437,14 @@ def validate_stack(cfg: StackConfig) -> list[str]:
             problems.append(f"{where}.amiFamily: an AWS-only setting; remove it for cloud {cloud!r}")
         if pool.spot_max_price is not None and cloud != "azure":
             problems.append(f"{where}.spotMaxPrice: an Azure-only setting; remove it for cloud {cloud!r}")
+        if pool.instance_types and len(set(pool.instance_types)) != len(pool.instance_types):
+            dups = sorted({t for t in pool.instance_types if pool.instance_types.count(t) > 1})
+            problems.append(f"{where}.instanceTypes: each type may appear once (repeated: {', '.join(dups)})")
+        if "gpus_per_node" in pool.model_fields_set and pool.instance_types and not rules.gpus_per_node_selects(pool):
+            problems.append(
+                f"{where}.gpusPerNode: only picks instance types from `gpu`; the configured instanceTypes fix the "
+                f"GPU count (got gpusPerNode={pool.gpus_per_node} with {pool.instance_types}); remove one of them"
+            )
         problems += _gpu_type_problems(cfg, where, pool)
     problems += _gcp_only_problems(cfg)
     problems += price_override_problems(cfg)
@@ -355,9 +458,67 @@ def validate_stack(cfg: StackConfig) -> list[str]:
             )
             if value is not None
         ]
-    # The cloud's own rules (zones, machine shapes, ...): components/<cloud>/rules.py.
-    if rules := cloud_module(cloud, "rules", optional=True):
-        problems += rules.validate(cfg)
+    # The cloud's own rules (regions, zones, machine shapes, tags, API limits): components/<cloud>/rules.py.
+    problems += rules.validate(cfg)
+    return problems
+
+
+def stack_warnings(cfg: StackConfig) -> list[str]:
+    """What deploys only after a quota increase (the cloud's rules.warnings): printed, not fatal."""
+    return list(cloud_module(cfg.cloud, "rules").warnings(cfg))
+
+
+def duration_seconds(text: str) -> int:
+    """Seconds of a DURATION_PATTERN duration ("1h30m" -> 5400)."""
+    return sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", text))
+
+
+def _cidr_problems(cfg: StackConfig) -> list[str]:
+    text = cfg.cluster.network_cidr
+    try:
+        net = ipaddress.ip_network(text, strict=True)
+    except ValueError as exc:
+        hint = ""
+        if "host bits set" in str(exc):
+            hint = f"; did you mean {str(ipaddress.ip_network(text, strict=False))!r}?"
+        return [f"cluster.networkCidr: {text!r} is not a network address ({exc}){hint}"]
+    if net.version != 4 or net.prefixlen not in CIDR_PREFIXES:
+        return [
+            f"cluster.networkCidr: {text!r}: allowed: an IPv4 range from /{CIDR_PREFIXES[0]} to /{CIDR_PREFIXES[-1]}, "
+            "such as 10.0.0.0/16"
+        ]
+    return []
+
+
+#: Settings that do nothing on some clouds: (section, key or None for the whole section, clouds where it
+#: does something, what to do instead). The key is a model attribute name; set keys only are errors.
+IGNORED_SETTINGS: tuple[tuple[str, str | None, tuple[str, ...], str], ...] = (
+    (
+        "autoscaler",
+        None,
+        ("aws", "azure"),
+        "GKE runs its own cluster autoscaler (profile set by GkeCluster, limits per node pool); remove the section",
+    ),
+    (
+        "cluster",
+        "network_cidr",
+        ("aws",),
+        "only the AWS stack creates a network (a VPC); AKS uses Azure CNI overlay and GKE the project's "
+        "default network; remove it",
+    ),
+)
+
+
+def _ignored_setting_problems(cfg: StackConfig) -> list[str]:
+    problems = []
+    for section, key, clouds, instead in IGNORED_SETTINGS:
+        if cfg.cloud in clouds:
+            continue
+        attr = to_snake(section)
+        if key is None and attr in cfg.model_fields_set:
+            problems.append(f"{section}: does nothing on {cfg.cloud}: {instead}")
+        elif key is not None and key in getattr(cfg, attr).model_fields_set:
+            problems.append(f"{section}.{to_camel(key)}: does nothing on {cfg.cloud}: {instead}")
     return problems
 
 
@@ -436,6 +597,13 @@ def price_override_problems(cfg: StackConfig) -> list[str]:
 def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> list[str]:
     if pool.gpu is None and not pool.instance_types:
         return [f"{where}: set `gpu` (one of {', '.join(GPU_MODELS)}) or `instanceTypes`"]
+    if pool.gpu in GPU_MODELS and not pool.instance_types:
+        offered = sorted({t.gpu for t in gpu_instance_types(cfg.cloud)})
+        if pool.gpu not in offered:
+            return [
+                f"{where}.gpu: {pool.gpu!r} is not offered on {cfg.cloud} in the catalog "
+                f"(components/gpu_catalog.py); allowed on {cfg.cloud}: {', '.join(offered)}"
+            ]
     problems = gpu_instance_type_problems(f"{where}.", cfg.cloud, list(pool.instance_types or []), pool.gpu)
     if not problems and not cfg.instance_types(pool):
         problems.append(

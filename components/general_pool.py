@@ -10,7 +10,7 @@ from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.pool_types import ClusterHandle, PoolComponent
-from elastic_gpu.validation import size_problems
+from elastic_gpu.validation import cloud_args_problems, instance_type_problems, size_problems
 
 TYPE_TOKEN = "elastic-gpu:index:GeneralPool"
 
@@ -42,6 +42,8 @@ def general_pool_problems(name: str, args: GeneralPoolArgs) -> list[str]:
         problems.append(f"{where}min_size: must be >= 1 so system pods have a node (got {args.min_size})")
     if not args.instance_types:
         problems.append(f"{where}instance_types: at least one instance type is required")
+    problems += instance_type_problems(f"{where}instance_types", args.cluster.cloud, list(args.instance_types))
+    problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
     return problems
 
 

@@ -22,6 +22,9 @@ class NodeGroupRef:
     capacity: Capacity
     #: regex over the cloud's node-group name, as the priority expander matches it
     name_regex: pulumi.Input[str]
+    #: rank among the pool's groups of the same capacity, cheapest 0: the priority expander
+    #: ranks them so, instead of drawing between them at random
+    rank: int = 0
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import Any
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from elastic_gpu.config import PROJECT, load_stack_config
+from elastic_gpu.config import PROJECT, load_stack_config, stack_warnings
 from elastic_gpu.errors import ConfigError
 
 
@@ -36,5 +36,7 @@ def main() -> None:
     except ConfigError as exc:
         # RunError: the CLI prints the message without a Python traceback.
         raise pulumi.RunError(str(exc)) from exc
+    for warning in stack_warnings(cfg):
+        pulumi.log.warn(warning)
     for key, value in build_stack(cfg).items():
         pulumi.export(key, value)

@@ -6,7 +6,11 @@ raise one ConfigError. `where` prefixes each message with the field path.
 
 from __future__ import annotations
 
-from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from elastic_gpu.gpu_catalog import GPU_MODELS, ONE_GROUP_MANY_TYPES_CLOUDS, gpu_instance_type
 
 
 def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_size: int) -> list[str]:
@@ -24,6 +28,7 @@ def gpu_instance_type_problems(
         return [f"{where}gpu: unknown GPU {gpu!r}; allowed: {', '.join(GPU_MODELS)}"]
     problems: list[str] = []
     counts: set[int] = set()
+    shapes: dict[tuple[int, int], str] = {}
     for j, name in enumerate(instance_types):
         row = gpu_instance_type(cloud, name)
         if row is None:
@@ -35,9 +40,117 @@ def gpu_instance_type_problems(
             problems.append(f"{where}{types_field}[{j}]: {name!r} has {row.model.name}, not gpu {gpu!r}")
         else:
             counts.add(row.gpus)
+            shapes.setdefault((row.vcpus, row.memory_gib), name)
     if len(counts) > 1:
         problems.append(
             f"{where}{types_field}: all types in a pool must carry the same GPU count "
             f"(the autoscaler builds one node template per group); got counts {sorted(counts)}"
         )
+    if len(shapes) > 1 and cloud in ONE_GROUP_MANY_TYPES_CLOUDS:
+        # cluster-autoscaler's AWS provider builds an empty group's node template from the first
+        # type only (aws_wrapper.go, instanceTypesOverrides[0]); its README: the types of one group
+        # "should have the same amount of RAM and number of CPU cores".
+        listed = ", ".join(f"{n} ({c} vCPU, {m} GiB)" for (c, m), n in shapes.items())
+        problems.append(
+            f"{where}{types_field}: all types of one node group must have the same vCPUs and memory, because the "
+            f"autoscaler scales an empty group from the first type's shape; got {listed}. Keep one shape "
+            "(e.g. the first), or make one pool per shape"
+        )
     return problems
+
+
+@dataclass(frozen=True)
+class TagRules:
+    """One cloud's rules for the tags (labels) put on every resource; each cloud's rules.py holds its own."""
+
+    what: str  # "tag" or "label"
+    max_count: int
+    key_max: int
+    value_max: int
+    key_pattern: str | None = None  # full-match regex; None: any characters
+    value_pattern: str | None = None
+    pattern_help: str = ""
+    forbidden_key_chars: str = ""
+    reserved_key_prefixes: tuple[str, ...] = ()  # compared case-insensitively
+    reserved_value_prefixes: tuple[str, ...] = ()
+    reserved_keys: tuple[str, ...] = ()  # keys the components set themselves
+
+
+def tag_problems(where: str, tags: Mapping[str, str], rules: TagRules) -> list[str]:
+    """Every way `tags` breaks the cloud's tag rules, one message each."""
+    what = rules.what
+    problems = []
+    if len(tags) > rules.max_count:
+        problems.append(f"{where}: at most {rules.max_count} {what}s on {what}ged resources (got {len(tags)})")
+    for key, value in tags.items():
+        at = f"{where}.{key}" if key else f"{where}.''"
+        if not key:
+            problems.append(f"{at}: a {what} key may not be empty")
+            continue
+        if len(key) > rules.key_max:
+            problems.append(f"{at}: {what} key is {len(key)} characters; allowed: at most {rules.key_max}")
+        if len(value) > rules.value_max:
+            problems.append(f"{at}: {what} value is {len(value)} characters; allowed: at most {rules.value_max}")
+        if bad := sorted({c for c in key if c in rules.forbidden_key_chars}):
+            problems.append(
+                f"{at}: {what} key may not contain {' '.join(bad)} (forbidden: {rules.forbidden_key_chars})"
+            )
+        if rules.key_pattern and not re.fullmatch(rules.key_pattern, key):
+            problems.append(f"{at}: {what} key {key!r} is not allowed; allowed: {rules.pattern_help}")
+        if rules.value_pattern and not re.fullmatch(rules.value_pattern, value):
+            problems.append(f"{at}: {what} value {value!r} is not allowed; allowed: {rules.pattern_help}")
+        if prefix := next((p for p in rules.reserved_key_prefixes if key.lower().startswith(p)), None):
+            problems.append(f"{at}: the {what} key prefix {prefix!r} is reserved for the cloud provider")
+        if prefix := next((p for p in rules.reserved_value_prefixes if value.lower().startswith(p)), None):
+            problems.append(f"{at}: the {what} value prefix {prefix!r} is reserved for the cloud provider")
+        if key in rules.reserved_keys:
+            problems.append(f"{at}: the components set the {what} {key!r} themselves; use another key")
+    return problems
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """An API's inclusive bounds for one number, with where they come from."""
+
+    low: int
+    high: int
+    source: str
+
+
+def bounds_problems(where: str, value: int, bounds: Bounds, unit: str = "") -> list[str]:
+    if bounds.low <= value <= bounds.high:
+        return []
+    return [f"{where}: {value}{unit} is out of range; allowed: {bounds.low} to {bounds.high}{unit} ({bounds.source})"]
+
+
+def instance_type_cloud(name: str) -> str | None:
+    """Which cloud's naming an instance type follows (`m5.large`, `Standard_D4s_v5`, `e2-standard-4`)."""
+    if re.fullmatch(r"[a-z][a-z0-9-]*\.[a-z0-9]+", name):
+        return "aws"
+    if re.fullmatch(r"Standard_[A-Za-z0-9_]+", name):
+        return "azure"
+    if re.fullmatch(r"[a-z][a-z0-9]*-[a-z0-9-]+", name):
+        return "gcp"
+    return None
+
+
+def instance_type_problems(where: str, cloud: str, names: list[str]) -> list[str]:
+    """Types that are not named as the cloud names its types (a CPU type of another cloud, a typo)."""
+    problems = []
+    for j, name in enumerate(names):
+        owner = instance_type_cloud(name)
+        if owner != cloud:
+            looks = f"looks like a {owner} type" if owner else "is no instance type name we know"
+            example = {"aws": "m6i.xlarge", "azure": "Standard_D4s_v5", "gcp": "e2-standard-4"}[cloud]
+            problems.append(f"{where}[{j}]: {name!r} {looks}; allowed: a {cloud} type such as {example}")
+    return problems
+
+
+def cloud_args_problems(where: str, cloud: str, tags: Mapping[str, str], disk_size_gib: int) -> list[str]:
+    """A pool component's tags and disk against its cloud's rules (components/<cloud>/rules.py)."""
+    from elastic_gpu.clouds import cloud_module  # clouds -> errors only; import here keeps this module pure
+
+    rules = cloud_module(cloud, "rules")
+    return tag_problems(f"{where}tags", tags, rules.TAG_RULES) + bounds_problems(
+        f"{where}disk_size_gib", disk_size_gib, rules.DISK_GIB, " GiB"
+    )

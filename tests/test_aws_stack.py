@@ -47,10 +47,11 @@ def test_cluster_has_no_default_node_group_and_uses_access_entries(dev) -> None:
     assert cluster.inputs["version"] == "1.33"
     assert cluster.inputs["accessConfig"]["authenticationMode"] == "API"
     assert not cluster.protect
-    # every node group is one of ours: general + 2 spot zones + fallback
+    # every node group is one of ours: general + 2 spot zones + 2 fallback zones
     assert sorted(r.inputs["nodeGroupName"] for r in dev.of_type(NG)) == [
         "gpu-dev-general",
-        "gpu-dev-t4-fallback",
+        "gpu-dev-t4-fallback-us-west-2a",
+        "gpu-dev-t4-fallback-us-west-2b",
         "gpu-dev-t4-spot-us-west-2a",
         "gpu-dev-t4-spot-us-west-2b",
     ]
@@ -80,7 +81,7 @@ def test_spot_gpu_groups_one_per_zone(dev) -> None:
     for g, zone in zip(spot, ["us-west-2a", "us-west-2b"], strict=True):
         assert [subnets[s].inputs["availabilityZone"] for s in g.inputs["subnetIds"]] == [zone]
         assert g.inputs["amiType"] == "AL2023_x86_64_NVIDIA"
-        assert g.inputs["instanceTypes"] == ["g4dn.xlarge", "g4dn.2xlarge", "g4dn.4xlarge", "g4dn.8xlarge"]
+        assert g.inputs["instanceTypes"] == ["g4dn.xlarge"]  # the catalog's default: one shape
         assert g.inputs["scalingConfig"] == {"desiredSize": 0, "minSize": 0, "maxSize": 2}
         assert g.inputs["labels"][GPU_NODE_LABEL] == "true"
         assert g.inputs["labels"][AWS_ACCELERATOR_LABEL] == "nvidia-tesla-t4"
@@ -89,11 +90,14 @@ def test_spot_gpu_groups_one_per_zone(dev) -> None:
 
 
 def test_on_demand_fallback_group(dev, prod) -> None:
-    fallback = dev.one(NG, "t4-fallback")
-    assert fallback.inputs["capacityType"] == "ON_DEMAND"
-    assert fallback.inputs["scalingConfig"]["minSize"] == 0
-    assert fallback.inputs["scalingConfig"]["maxSize"] == 4
-    assert len(fallback.inputs["subnetIds"]) == 2
+    # One fallback group per zone, sharing the fallback's total (fallbackMaxSize, default maxSize 4).
+    subnets = dev.by_id()
+    for zone in ("us-west-2a", "us-west-2b"):
+        fallback = dev.one(NG, f"t4-fallback-{zone}")
+        assert fallback.inputs["capacityType"] == "ON_DEMAND"
+        assert fallback.inputs["scalingConfig"]["minSize"] == 0
+        assert fallback.inputs["scalingConfig"]["maxSize"] == 2
+        assert [subnets[s].inputs["availabilityZone"] for s in fallback.inputs["subnetIds"]] == [zone]
     assert [g.inputs["capacityType"] for g in node_groups(prod, "training")] == ["SPOT"] * 3  # opted out
 
 
@@ -185,12 +189,12 @@ def test_autoscaler_flags_follow_the_config(dev, prod) -> None:
         "--cloud-provider=aws",
         "--expander=priority,least-waste",
         "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/gpu-dev",
-        "--max-node-provision-time=5m",
+        "--max-node-provision-time=15m",  # the default: a cold GPU node's start-up
         "--scale-down-unneeded-time=5m",
         "--scale-down-delay-after-add=5m",
     ):
         assert flag in cmd
-    assert "--max-node-provision-time=4m" in ca_command(prod)
+    assert "--max-node-provision-time=15m" in ca_command(prod)
     assert "--scale-down-unneeded-time=10m" in ca_command(prod)
 
 
@@ -231,7 +235,7 @@ def test_priority_expander_ranks_spot_above_on_demand(dev) -> None:
         return max(p for p, regexes in ranks.items() if any(re.fullmatch(rx, asg) for rx in regexes))
 
     assert rank("gpu-dev-t4-spot-us-west-2a") == rank("gpu-dev-t4-spot-us-west-2b") == 50
-    assert rank("gpu-dev-t4-fallback") == 10
+    assert rank("gpu-dev-t4-fallback-us-west-2a") == rank("gpu-dev-t4-fallback-us-west-2b") == 10
     assert rank("gpu-dev-general") == 10
     assert rank("someone-elses-group") == 1
 

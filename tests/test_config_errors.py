@@ -32,12 +32,15 @@ def test_shipped_aws_stacks_parse() -> None:
 
 def test_unknown_top_level_key_is_named_with_allowed_keys() -> None:
     msg = errors_for(lambda v: v.update({P + "gpuPool": []}))
-    assert "gpuPool: unknown key; allowed keys: cloud, cluster, generalPool, gpuPools" in msg
+    assert "gpuPool: unknown key; did you mean 'gpuPools'? allowed keys: cloud, cluster, generalPool, gpuPools" in msg
 
 
 def test_unknown_nested_key_lists_the_keys_of_that_section() -> None:
     msg = errors_for(lambda v: v[P + "generalPool"].update({"instanceType": "m5.large"}))
-    assert "generalPool.instanceType: unknown key; allowed keys: instanceTypes, minSize, maxSize, spot" in msg
+    assert (
+        "generalPool.instanceType: unknown key; did you mean 'instanceTypes'? allowed keys: instanceTypes, minSize"
+        in msg
+    )
 
 
 def test_unknown_cloud() -> None:
@@ -201,7 +204,7 @@ def test_price_override_of_an_item_no_pool_uses_is_a_typo() -> None:
     msg = price_errors({"g4dn.xlarg": {"spot": 0.1}, "p5.48xlarge": {"onDemand": 90}})
     assert "prices.g4dn.xlarg: no pool of this stack uses 'g4dn.xlarg'; did you mean 'g4dn.xlarge'? allowed: " in msg
     assert "prices.p5.48xlarge: no pool of this stack uses 'p5.48xlarge'; " in msg
-    assert "allowed: m6i.large, m6a.large, m5.large, g4dn.xlarge, g4dn.2xlarge, g4dn.4xlarge, g4dn.8xlarge" in msg
+    assert "allowed: m6i.large, m6a.large, m5.large, g4dn.xlarge" in msg
 
 
 def test_gcp_price_overrides_may_name_the_pools_accelerators() -> None:
@@ -225,5 +228,5 @@ def test_price_override_ranges_types_and_keys() -> None:
 
 
 def test_price_override_must_set_something() -> None:
-    msg = price_errors({"g4dn.2xlarge": {}})
-    assert "prices.g4dn.2xlarge: set at least one of onDemand, spot, evictionRate (got {})" in msg
+    msg = price_errors({"g4dn.xlarge": {}})
+    assert "prices.g4dn.xlarge: set at least one of onDemand, spot, evictionRate (got {})" in msg

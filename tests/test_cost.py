@@ -290,7 +290,7 @@ def test_preview_text_has_the_cost_table_and_its_caveat() -> None:
         "node pools only: no control plane, disks or network):"
     ) in text
     assert re.search(r"POOL +NODE GROUP +CAPACITY +PRICED AS +ON-DEMAND \$/H +SPOT \$/H +\$/GPU-H", text)
-    assert "g4dn.xlarge (1st of 2)" in text  # several types: priced as the first, and it says so
+    assert "m6i.xlarge (1st of 4)" in text  # several types: priced as the first, and it says so
     assert f"Total: idle ${cost['total']['idle_monthly']:,.0f}/month" in text
     general = next(line for line in text.splitlines() if "gpu-prod-general " in line and "1st of" in line)
     assert general.split()[-4] == "-"  # a CPU pool has no $/GPU-hour

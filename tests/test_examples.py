@@ -54,9 +54,7 @@ def test_existing_eks_on_pulumi_eks() -> None:
     } <= children
     groups = _by_type(preview, "aws:eks/nodeGroup:NodeGroup")
     assert {g["nodeGroupName"] for g in groups.values()} == {
-        "ml-l4-spot-us-west-2a",
-        "ml-l4-spot-us-west-2b",
-        "ml-l4-fallback",
+        f"ml-l4-{kind}-us-west-2{z}" for kind in ("spot", "fallback") for z in "ab"
     }
     # The node role is pulumi-eks's instance role; the subnets the ones the program mapped.
     assert {g["nodeRoleArn"] for g in groups.values()} == {"arn:aws:mock::123456789012:role/ml-instanceRole-role"}
@@ -67,14 +65,14 @@ def test_existing_eks_on_pulumi_eks() -> None:
     trust = json.loads(_by_type(preview, "aws:iam/role:Role")["autoscaler-role"]["assumeRolePolicy"])
     assert trust["Statement"][0]["Principal"]["Federated"].endswith("oidc.eks.example.amazonaws.com/id/ML")
     [cm] = _by_type(preview, "kubernetes:core/v1:ConfigMap").values()
-    assert "ml\\-l4\\-fallback" in cm["data"]["priorities"]
+    assert "ml\\-l4\\-fallback\\-us\\-west\\-2a" in cm["data"]["priorities"]
 
 
 def test_existing_eks_plain_reads_the_stack_reference_and_its_own_node_group() -> None:
     preview = example("existing-eks-plain")
     groups = _by_type(preview, "aws:eks/nodeGroup:NodeGroup")
-    assert groups["a10-fallback"]["nodeGroupName"] == "prod-eu-a10-fallback"
-    assert groups["a10-fallback"]["clusterName"] == "prod-eu"
+    assert groups["a10-fallback-eu-west-1a"]["nodeGroupName"] == "prod-eu-a10-fallback-eu-west-1a"
+    assert groups["a10-fallback-eu-west-1a"]["clusterName"] == "prod-eu"
     assert "nodeGroupName" not in groups["system"]  # auto-named: the report still reads it
     pools = {row["node_group"]: row for row in to_json(preview)["pools"]}
     assert pools["system"]["instance_types"] == ["m6i.large"]
@@ -82,7 +80,7 @@ def test_existing_eks_plain_reads_the_stack_reference_and_its_own_node_group() -
     assert dep["metadata"]["name"] == "gpu-cluster-autoscaler"
     # The stack config's price override applies to this (non-elastic-gpu) program.
     cost = {row["node_group"]: row for row in to_json(preview)["cost"]["pools"]}
-    assert cost["prod-eu-a10-fallback"]["on_demand_hourly"] == 1.123
+    assert cost["prod-eu-a10-fallback-eu-west-1a"]["on_demand_hourly"] == 1.123
     assert cost["prod-eu-a10-spot-eu-west-1a"]["spot_hourly"] == 0.45
 
 

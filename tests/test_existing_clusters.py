@@ -65,7 +65,12 @@ def eks(tmp_path_factory) -> Preview:
 def test_existing_eks_names_carry_the_real_cluster_name(eks: Preview) -> None:
     _no_output_text(eks)
     groups = {r.inputs["nodeGroupName"]: r for r in eks.of_type("aws:eks/nodeGroup:NodeGroup")}
-    assert set(groups) == {"prod-a-l4-spot-us-east-1a", "prod-a-l4-spot-us-east-1b", "prod-a-l4-fallback"}
+    assert set(groups) == {
+        "prod-a-l4-spot-us-east-1a",
+        "prod-a-l4-spot-us-east-1b",
+        "prod-a-l4-fallback-us-east-1a",
+        "prod-a-l4-fallback-us-east-1b",
+    }
     for g in groups.values():
         assert g.inputs["clusterName"] == "prod-a"
         assert g.inputs["nodeRoleArn"] == "arn:aws:iam::123456789012:role/prod-a-nodes"
@@ -81,7 +86,10 @@ def test_existing_eks_names_carry_the_real_cluster_name(eks: Preview) -> None:
         r"^eks-prod\-a\-l4\-spot\-us\-east\-1a-[0-9a-f-]+$",
         r"^eks-prod\-a\-l4\-spot\-us\-east\-1b-[0-9a-f-]+$",
     ]
-    assert ranks[10] == [r"^eks-prod\-a\-l4\-fallback-[0-9a-f-]+$"]
+    assert ranks[10] == [
+        r"^eks-prod\-a\-l4\-fallback\-us\-east\-1a-[0-9a-f-]+$",
+        r"^eks-prod\-a\-l4\-fallback\-us\-east\-1b-[0-9a-f-]+$",
+    ]
 
 
 def test_existing_eks_autoscaler_runs_where_told_without_a_general_pool(eks: Preview) -> None:
@@ -112,10 +120,15 @@ def test_existing_eks_builds_a_secret_kubeconfig_from_get_cluster(eks: Preview) 
 
 def test_existing_eks_pool_and_addon_outputs(eks: Preview) -> None:
     out = {k: v.value for k, v in eks.outputs.items()}
-    assert out["names"] == ["prod-a-l4-spot-us-east-1a", "prod-a-l4-spot-us-east-1b", "prod-a-l4-fallback"]
-    assert len(out["ids"]) == 3 and all(out["ids"])
+    assert out["names"] == [
+        "prod-a-l4-spot-us-east-1a",
+        "prod-a-l4-spot-us-east-1b",
+        "prod-a-l4-fallback-us-east-1a",
+        "prod-a-l4-fallback-us-east-1b",
+    ]
+    assert len(out["ids"]) == 4 and all(out["ids"])
     assert out["asgs"] == [f"eks-{n}-00000000-0000-0000-0000-000000000000" for n in out["names"]]
-    assert len(out["lts"]) == 3 and all(i.startswith("launchtemplate-") for i in out["lts"])
+    assert len(out["lts"]) == 4 and all(i.startswith("launchtemplate-") for i in out["lts"])
     assert out["role"].startswith("arn:aws:") and out["sa"] == "cluster-autoscaler"
 
 
@@ -344,7 +357,7 @@ def test_unknown_names_stay_unknown_for_the_policies(run_program) -> None:
         "REGION", 'region="us-east-1",'
     )
     preview = run_program(source)
-    [group] = [r for r in preview.of_type("aws:eks/nodeGroup:NodeGroup") if r.name == "l4-fallback"]
+    [group] = [r for r in preview.of_type("aws:eks/nodeGroup:NodeGroup") if r.name == "l4-fallback-us-east-1a"]
     assert group.to_json()["inputs"]["nodeGroupName"] == "[unknown]"  # shown as unknown ...
     report = run_policies(preview)
     assert not [v for v in report.violations if "[unknown]" in v.message]  # ... never judged as that text

@@ -90,7 +90,7 @@ def test_json_preview_masks_secrets_and_lists_options() -> None:
     assert ng["options"]["ignoreChanges"] == ["scalingConfig.desiredSize"]
     assert ng["parent"].endswith("elastic-gpu:index:SpotGpuPool::t4")
     assert "pulumi:providers:aws::aws::" in ng["options"]["provider"]
-    assert {p["node_group"] for p in data["pools"]} >= {"gpu-dev-t4-spot-us-west-2a", "gpu-dev-t4-fallback"}
+    assert {p["node_group"] for p in data["pools"]} >= {"gpu-dev-t4-spot-us-west-2a", "gpu-dev-t4-fallback-us-west-2b"}
 
 
 def test_text_preview_shows_tree_and_pool_table() -> None:
@@ -103,5 +103,5 @@ def test_text_preview_shows_tree_and_pool_table() -> None:
     )
     assert "├─ elastic-gpu:index:EksCluster  gpu-prod" in run.stdout
     assert "aws:eks/cluster:Cluster  gpu-prod-eks  [protected]" in run.stdout
-    assert "gpu-prod-inference-fallback         on-demand  0    9" in run.stdout
+    assert "gpu-prod-inference-fallback-us-east-1a  on-demand  0    3    us-east-1a" in run.stdout
     assert "kubeconfig: [secret]" in run.stdout

@@ -1,4 +1,4 @@
-"""AWS-only config rules (called by components.config.validate_stack)."""
+"""AWS-only config rules (called by components.config.validate_stack), each with the limit's source."""
 
 from __future__ import annotations
 
@@ -6,14 +6,98 @@ import re
 from typing import TYPE_CHECKING
 
 from elastic_gpu.aws.network import MAX_ZONES
+from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, tag_problems
 
 if TYPE_CHECKING:
-    from elastic_gpu.config import StackConfig
+    from elastic_gpu.config import GpuPoolConfig, StackConfig
+
+#: A GPU pool's max is split over one node group per zone (components/aws/pools.py).
+SPLITS_PER_ZONE = True
+#: The self-run cluster-autoscaler has the priority expander that ranks spot above the fallback.
+PRIORITY_EXPANDER = True
+
+#: Commercial, GovCloud and China regions ("Regions and Availability Zones", AWS docs / `aws ec2
+#: describe-regions --all-regions`, 2025). A new region needs a row here.
+REGIONS = (
+    "us-east-1", "us-east-2", "us-west-1", "us-west-2", "ca-central-1", "ca-west-1", "mx-central-1",
+    "sa-east-1", "eu-west-1", "eu-west-2", "eu-west-3", "eu-central-1", "eu-central-2", "eu-north-1",
+    "eu-south-1", "eu-south-2", "il-central-1", "me-south-1", "me-central-1", "af-south-1",
+    "ap-east-1", "ap-east-2", "ap-south-1", "ap-south-2", "ap-northeast-1", "ap-northeast-2",
+    "ap-northeast-3", "ap-southeast-1", "ap-southeast-2", "ap-southeast-3", "ap-southeast-4",
+    "ap-southeast-5", "ap-southeast-7", "us-gov-east-1", "us-gov-west-1", "cn-north-1", "cn-northwest-1",
+)  # fmt: skip
+
+#: AWS tag restrictions (e.g. docs.aws.amazon.com/AmazonECS/latest/APIReference/API_Tag.html, the same
+#: in every service): 50 tags per resource, key 1..128 and value 0..256 characters, no `aws:` prefix.
+#: The subnets add up to 3 tags of their own (Name, kubernetes.io/cluster/<name>, kubernetes.io/role/*),
+#: so the stack's own tags may use 47; `Name` is set by the components.
+TAG_RULES = TagRules(
+    what="tag",
+    max_count=50 - 3,
+    key_max=128,
+    value_max=256,
+    reserved_key_prefixes=("aws:",),
+    reserved_value_prefixes=("aws:",),
+    reserved_keys=("Name",),
+)
+#: EKS quota "Managed node groups per cluster": 30 by default, adjustable (EKS User Guide, "Amazon EKS
+#: service quotas"). Over it the stack deploys only after a quota increase: a warning.
+MANAGED_NODE_GROUPS_QUOTA = 30
+#: EKS quota "Nodes per managed node group": 450 by default, adjustable (same page).
+NODES_PER_GROUP_QUOTA = 450
+#: gp3 root volume size (EC2 LaunchTemplateEbsBlockDeviceRequest.VolumeSize: gp2 and gp3 1 - 16,384 GiB).
+DISK_GIB = Bounds(1, 16384, "gp3 volume size, EC2 API")
+
+
+def gpus_per_node_selects(pool: GpuPoolConfig) -> bool:
+    """An EC2 instance type fixes its GPU count: gpusPerNode only picks types from `gpu`."""
+    return False
+
+
+def node_groups(cfg: StackConfig) -> list[tuple[str, int]]:
+    """(config path, max nodes) of every managed node group the stack declares (components/aws/pools.py)."""
+    zones = len(cfg.cluster.zones)
+    groups = [("generalPool.maxSize", cfg.general_pool.max_size)]
+    for i, p in enumerate(cfg.gpu_pools):
+        if p.per_zone:
+            groups += [(f"gpuPools[{i}].maxSize", -(-p.max_size // zones))] * zones
+        else:
+            groups.append((f"gpuPools[{i}].maxSize", p.max_size))
+        if p.on_demand_fallback:  # one fallback group per zone, sharing fallbackMaxSize (default maxSize)
+            total = p.max_size if p.fallback_max_size is None else p.fallback_max_size
+            groups += [(f"gpuPools[{i}].fallbackMaxSize", -(-total // zones))] * zones
+    return groups
+
+
+def warnings(cfg: StackConfig) -> list[str]:
+    """What deploys only after a quota increase."""
+    out = []
+    groups = node_groups(cfg)
+    if len(groups) > MANAGED_NODE_GROUPS_QUOTA:
+        out.append(
+            f"gpuPools: the stack declares {len(groups)} EKS managed node groups; the default quota is "
+            f"{MANAGED_NODE_GROUPS_QUOTA} per cluster (Service Quotas: 'Managed node groups per cluster'): "
+            "request an increase before `pulumi up`, or use fewer pools, perZone false or no fallback"
+        )
+    for where, biggest in sorted(set(groups)):
+        if biggest > NODES_PER_GROUP_QUOTA:
+            out.append(
+                f"{where}: a node group of up to {biggest} nodes; the default EKS quota is {NODES_PER_GROUP_QUOTA} "
+                "nodes per managed node group: request an increase before the autoscaler needs them"
+            )
+    return out
 
 
 def validate(cfg: StackConfig) -> list[str]:
     problems: list[str] = []
     region = cfg.cluster.region
+    if region not in REGIONS:
+        return [f"cluster.region: {region!r} is not an AWS region; allowed: {', '.join(REGIONS)}"]
+    problems += tag_problems("tags", cfg.tags, TAG_RULES)
+    problems += instance_type_problems("generalPool.instanceTypes", "aws", list(cfg.general_pool.instance_types))
+    problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
+    for i, pool in enumerate(cfg.gpu_pools):
+        problems += bounds_problems(f"gpuPools[{i}].diskSizeGib", pool.disk_size_gib, DISK_GIB, " GiB")
     for i, zone in enumerate(cfg.cluster.zones):
         if not re.fullmatch(re.escape(region) + r"[a-z]", zone):
             problems.append(

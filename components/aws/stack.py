@@ -8,8 +8,13 @@ import pulumi
 import pulumi_aws as aws
 
 from elastic_gpu.compose import build_pools_and_addons
-from elastic_gpu.config import StackConfig
+from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.eks_cluster import EksCluster, EksClusterArgs
+
+
+def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
+    """This cloud's own SpotGpuPoolArgs fields for a configured pool."""
+    return {"ami_family": p.ami_family}
 
 
 def build_stack(cfg: StackConfig) -> dict[str, Any]:
@@ -30,7 +35,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         ),
         opts=opts,
     )
-    parts = build_pools_and_addons(cfg, cluster, opts, lambda p: {"ami_family": p.ami_family})
+    parts = build_pools_and_addons(cfg, cluster, opts, lambda p: pool_args(cfg, p))
     return {
         "cloud": "aws",
         "clusterName": cluster.cluster_name,

@@ -7,6 +7,7 @@ fallback per VM size.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -15,17 +16,21 @@ import pulumi
 from pulumi_azure_native import containerservice as cs
 
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
+from elastic_gpu.prices import price_rows
 from elastic_gpu.scheduling import (
     AKS_SPOT_LABEL,
     AKS_SPOT_TAINT,
     GPU_TAINT,
     NODE_CLASS_GENERAL,
     NODE_CLASS_GPU,
+    POOL_LABEL,
     Taint,
     node_labels,
     split_total,
 )
+from elastic_gpu.workload import WorkloadContract
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import AksClusterHandle
@@ -39,6 +44,8 @@ MAX_AGENT_POOL_NAME = 12
 SUFFIX_LEN = 3
 #: Longest pool-name stem that still leaves room for the suffix.
 MAX_STEM = MAX_AGENT_POOL_NAME - SUFFIX_LEN
+#: VM sizes per GPU pool: the suffix has one digit for the size index.
+MAX_VM_SIZES = 9
 #: Spot max price -1: pay up to the on-demand price; evicted for capacity only, never for price.
 DEFAULT_SPOT_MAX_PRICE = -1.0
 #: The AKS spot label's value on spot nodes (spot-node-pool.md).
@@ -88,9 +95,11 @@ class AgentPoolSpec:
     taints: list[Taint]
     disk_size_gib: int
     spot_max_price: float | None = None
+    #: price rank among the pool's agent pools of this capacity (0 = cheapest)
+    rank: int = 0
 
     def ref(self) -> NodeGroupRef:
-        return NodeGroupRef(self.agent_pool_name, self.capacity, vmss_name_regex(self.agent_pool_name))
+        return NodeGroupRef(self.agent_pool_name, self.capacity, vmss_name_regex(self.agent_pool_name), self.rank)
 
 
 def build_agent_pool(
@@ -152,12 +161,66 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
     return BuiltPool(node_groups=[spec.ref()], taints=[], labels=labels, resources=[pool])
 
 
+def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
+    """AKS rules for a GPU pool beyond the cloud-neutral ones."""
+    problems = []
+    if args.gpu_sharing_replicas > 1:
+        # AKS's managed autoscaler builds an empty pool's node template from the VM size's
+        # physical GPU count; it cannot be told about time-slicing (no node-template tags), so
+        # it would plan replicas-times too many nodes for shared-GPU pods.
+        problems.append(
+            f"{where}gpu_sharing_replicas: GPU time-slicing ({args.gpu_sharing_replicas}) is not supported on AKS: "
+            "the managed autoscaler plans with the VM size's physical GPU count; remove devicePlugin."
+            "timeSlicingReplicas (allowed: unset)"
+        )
+    if len(args.instance_types) > MAX_VM_SIZES:
+        problems.append(
+            f"{where}instance_types: at most {MAX_VM_SIZES} VM sizes on AKS (got {len(args.instance_types)})"
+        )
+    return problems
+
+
+def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
+    """(primary agent pools, fallback agent pools): one per VM size (and zone when `per_zone`);
+    the fallback one per VM size across the zones."""
+    sizes = len(args.instance_types)
+    primary = sizes * (len(args.pool_zones) if args.per_zone else 1)
+    return primary, (sizes if args.on_demand_fallback else 0)
+
+
+def _taints(args: SpotGpuPoolArgs) -> tuple[list[Taint], list[Taint]]:
+    """(taints of on-demand nodes, taints of spot nodes): AKS adds its spot taint to every spot node."""
+    gpu_taints = sorted({GPU_TAINT, *args.extra_taints})
+    return gpu_taints, sorted({*gpu_taints, AKS_SPOT_TAINT})
+
+
+def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
+    """Tolerate the GPU taint and, for a spot pool, AKS's spot taint; select the pool's label."""
+    on_demand, spot = _taints(args)
+    return WorkloadContract(pool=name, taints=tuple(spot if args.spot else on_demand), node_selector={POOL_LABEL: name})
+
+
+def price_ranks(vm_sizes: list[str], spot: bool) -> list[int]:
+    """Each VM size's rank by its hourly price on that capacity (0 = cheapest), so the priority
+    expander never draws between sizes at random. AKS's managed autoscaler takes a single expander,
+    so no least-waste breaks the tie after priority. The cluster's location may be known only at
+    deploy time, so a size is priced as the mean of the price table's rows over its regions; a size
+    with no price ranks after priced ones, then by vCPUs."""
+
+    def key(vm: str) -> tuple[float, int]:
+        rows = [r for r in price_rows() if r.cloud == "azure" and r.item == vm]
+        prices = [r.spot if spot and r.spot is not None else r.on_demand for r in rows]
+        catalog = gpu_instance_type("azure", vm)
+        return (sum(prices) / len(prices) if prices else math.inf), catalog.vcpus if catalog else 0
+
+    order = sorted(dict.fromkeys(vm_sizes), key=key)
+    return [order.index(vm) for vm in vm_sizes]
+
+
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
     if problems := agent_pool_name_problems(f"SpotGpuPool '{name}': ", name):
         raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
-    if len(args.instance_types) > 9:
-        raise ConfigError([f"SpotGpuPool '{name}': instance_types: at most 9 VM sizes on AKS"])
     if args.spot_max_price is not None and args.spot_max_price != -1 and args.spot_max_price <= 0:
         raise ConfigError(
             [
@@ -169,46 +232,52 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     spot_max_price = DEFAULT_SPOT_MAX_PRICE if args.spot_max_price is None else args.spot_max_price
     # Spot nodes carry AKS's own taint and label: declared so the spec matches the nodes,
     # as the azurerm provider documents for spot pools (node_labels / node_taints).
-    gpu_taints = sorted({GPU_TAINT, *args.extra_taints})
-    spot_taints = sorted({*gpu_taints, AKS_SPOT_TAINT})
+    gpu_taints, spot_taints = _taints(args)
 
     def labels_for(spot: bool) -> dict[str, str]:
         labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | args.extra_labels
         return labels | {AKS_SPOT_LABEL: AKS_SPOT_TAINT.value} if spot else labels
 
+    def spec(agent_pool: str, cap: Capacity, vm: str, pool_zones: list[str], lo: int, hi: int, rank: int):
+        spot = cap == "spot"
+        return AgentPoolSpec(
+            agent_pool_name=agent_pool,
+            capacity=cap,
+            vm_size=vm,
+            zones=pool_zones,
+            min_count=lo,
+            max_count=hi,
+            labels=labels_for(spot),
+            taints=spot_taints if spot else gpu_taints,
+            disk_size_gib=args.disk_size_gib,
+            spot_max_price=spot_max_price if spot else None,
+            rank=rank,
+        )
+
     zones = args.pool_zones
     capacity: Capacity = "spot" if args.spot else "on-demand"
     kind = "s" if args.spot else "o"
+    # maxSize (and fallbackMaxSize) are totals over all the agent pools they are split into,
+    # so an AKS pool never reaches more nodes than its config says, whatever its VM sizes.
+    placements = [
+        (i, vm, [z] if args.per_zone else zones, z if args.per_zone else "")
+        for i, vm in enumerate(args.instance_types)
+        for z in (zones if args.per_zone else [""])
+    ]
+    mins = split_total(args.min_size, len(placements))
+    maxes = split_total(args.max_size, len(placements))
+    ranks = price_ranks(list(args.instance_types), spot=args.spot)
     specs: list[tuple[str, AgentPoolSpec]] = []
-    for i, vm_size in enumerate(args.instance_types):
-
-        def spec(agent_pool: str, cap: Capacity, pool_zones: list[str], lo: int, hi: int, vm: str = vm_size):
-            spot = cap == "spot"
-            return AgentPoolSpec(
-                agent_pool_name=agent_pool,
-                capacity=cap,
-                vm_size=vm,
-                zones=pool_zones,
-                min_count=lo,
-                max_count=hi,
-                labels=labels_for(spot),
-                taints=spot_taints if spot else gpu_taints,
-                disk_size_gib=args.disk_size_gib,
-                spot_max_price=spot_max_price if spot else None,
-            )
-
-        if args.per_zone:
-            mins, maxes = split_total(args.min_size, len(zones)), split_total(args.max_size, len(zones))
-            for zone, lo, hi in zip(zones, mins, maxes, strict=True):
-                ap = f"{stem}{kind}{i}{zone}"
-                specs.append((f"{name}-{ap}", spec(ap, capacity, [zone], lo, hi)))
-        else:
-            ap = f"{stem}{kind}{i}"
-            specs.append((f"{name}-{ap}", spec(ap, capacity, zones, args.min_size, args.max_size)))
-        if args.on_demand_fallback:
-            # One on-demand pool per VM size across all zones, min 0: used only when spot cannot be had.
+    for (i, vm, pool_zones, zone), lo, hi in zip(placements, mins, maxes, strict=True):
+        ap = f"{stem}{kind}{i}{zone}"
+        specs.append((f"{name}-{ap}", spec(ap, capacity, vm, pool_zones, lo, hi, ranks[i])))
+    if args.on_demand_fallback:
+        # One on-demand pool per VM size across all zones, min 0: used only when spot cannot be had.
+        fallback_ranks = price_ranks(list(args.instance_types), spot=False)
+        fallback_maxes = split_total(args.fallback_total, len(args.instance_types))
+        for i, (vm, hi) in enumerate(zip(args.instance_types, fallback_maxes, strict=True)):
             ap = f"{stem}o{i}"
-            specs.append((f"{name}-{ap}", spec(ap, "on-demand", zones, 0, args.max_size)))
+            specs.append((f"{name}-{ap}", spec(ap, "on-demand", vm, zones, 0, hi, fallback_ranks[i])))
 
     pools = [build_agent_pool(res, s, cluster=cluster, tags=args.tags, parent=parent) for res, s in specs]
     return BuiltPool(

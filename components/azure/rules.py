@@ -9,9 +9,53 @@ from elastic_gpu.aks_cluster import AKS_EXPANDERS, AZURE_ZONES
 from elastic_gpu.azure.pools import MAX_AGENT_POOL_NAME, agent_pool_name_problems, agent_pool_stem
 from elastic_gpu.config import SystemPoolConfig
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, tag_problems
 
 if TYPE_CHECKING:
-    from elastic_gpu.config import StackConfig
+    from elastic_gpu.config import GpuPoolConfig, StackConfig
+
+#: A GPU pool's max is split over one agent pool per zone (components/azure/pools.py).
+SPLITS_PER_ZONE = True
+#: AKS's managed autoscaler honours the priority expander's ConfigMap.
+PRIORITY_EXPANDER = True
+
+#: Azure regions with availability zones or AKS (`az account list-locations`, Azure "products by
+#: region", 2025). A new region needs a row here.
+REGIONS = (
+    "eastus", "eastus2", "westus", "westus2", "westus3", "centralus", "northcentralus", "southcentralus",
+    "westcentralus", "canadacentral", "canadaeast", "brazilsouth", "mexicocentral", "northeurope",
+    "westeurope", "uksouth", "ukwest", "francecentral", "germanywestcentral", "norwayeast", "swedencentral",
+    "switzerlandnorth", "polandcentral", "italynorth", "spaincentral", "austriaeast", "belgiumcentral",
+    "eastasia", "southeastasia", "japaneast", "japanwest", "koreacentral", "koreasouth", "centralindia",
+    "southindia", "westindia", "australiaeast", "australiasoutheast", "australiacentral", "newzealandnorth",
+    "indonesiacentral", "malaysiawest", "uaenorth", "qatarcentral", "israelcentral", "southafricanorth",
+)  # fmt: skip
+
+#: Azure tag limits (learn.microsoft.com/azure/azure-resource-manager/management/tag-resources,
+#: "Limitations"): 50 name/value pairs per resource, name 512 and value 256 characters, names without
+#: < > % & \ ? /; the prefixes microsoft, azure and windows are reserved.
+TAG_RULES = TagRules(
+    what="tag",
+    max_count=50,
+    key_max=512,
+    value_max=256,
+    forbidden_key_chars="<>%&\\?/",
+    reserved_key_prefixes=("microsoft", "azure", "windows"),
+)
+#: Agent pool `count`/`maxCount`: 0..1000 nodes for User pools (ManagedClusterAgentPoolProfile.count).
+NODES_PER_POOL = Bounds(0, 1000, "AKS agent pool count, ARM API")
+#: Agent pool `osDiskSizeGB`: at most 2048 (Microsoft.ContainerService agentPools template reference).
+DISK_GIB = Bounds(1, 2048, "AKS osDiskSizeGB, ARM API")
+
+
+def gpus_per_node_selects(pool: GpuPoolConfig) -> bool:
+    """An Azure VM size fixes its GPU count: gpusPerNode only picks sizes from `gpu`."""
+    return False
+
+
+def warnings(cfg: StackConfig) -> list[str]:
+    return []
+
 
 #: Azure spot max price: -1 or a positive USD/hour with at most 5 decimals (AgentPool spotMaxPrice).
 SPOT_PRICE_DECIMALS = 5
@@ -32,6 +76,21 @@ def _spot_price_problems(where: str, price: float) -> list[str]:
 def validate(cfg: StackConfig) -> list[str]:
     problems: list[str] = []
     c = cfg.cluster
+    if c.region not in REGIONS:
+        return [f"cluster.region: {c.region!r} is not an Azure region; allowed: {', '.join(REGIONS)}"]
+    problems += tag_problems("tags", cfg.tags, TAG_RULES)
+    problems += instance_type_problems("generalPool.instanceTypes", "azure", list(cfg.general_pool.instance_types))
+    problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
+    problems += bounds_problems("generalPool.maxSize", cfg.general_pool.max_size, NODES_PER_POOL)
+    zones = len(c.zones)
+    for i, pool in enumerate(cfg.gpu_pools):
+        problems += bounds_problems(f"gpuPools[{i}].diskSizeGib", pool.disk_size_gib, DISK_GIB, " GiB")
+        per_pool = -(-pool.max_size // zones) if pool.per_zone else pool.max_size
+        if per_pool > NODES_PER_POOL.high:
+            problems.append(
+                f"gpuPools[{i}].maxSize: {pool.max_size} gives agent pools of up to {per_pool} nodes; allowed: "
+                f"at most {NODES_PER_POOL.high} per agent pool ({NODES_PER_POOL.source})"
+            )
     for i, zone in enumerate(c.zones):
         if zone not in AZURE_ZONES:
             problems.append(f"cluster.zones[{i}]: {zone!r} is not an Azure zone; allowed: {', '.join(AZURE_ZONES)}")

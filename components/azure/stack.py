@@ -9,7 +9,12 @@ import pulumi_azure_native as azure_native
 
 from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs
 from elastic_gpu.compose import build_pools_and_addons
-from elastic_gpu.config import DEFAULT_AKS_NETWORK_PLUGIN, StackConfig, SystemPoolConfig
+from elastic_gpu.config import DEFAULT_AKS_NETWORK_PLUGIN, GpuPoolConfig, StackConfig, SystemPoolConfig
+
+
+def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
+    """This cloud's own SpotGpuPoolArgs fields for a configured pool."""
+    return {"spot_max_price": p.spot_max_price}
 
 
 def build_stack(cfg: StackConfig) -> dict[str, Any]:
@@ -43,7 +48,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         ),
         opts=opts,
     )
-    parts = build_pools_and_addons(cfg, cluster, opts, lambda p: {"spot_max_price": p.spot_max_price})
+    parts = build_pools_and_addons(cfg, cluster, opts, lambda p: pool_args(cfg, p))
     return {
         "cloud": "azure",
         "clusterName": cluster.cluster_name,

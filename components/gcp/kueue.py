@@ -32,6 +32,8 @@ PROVISIONING_CONFIG = "dws-config"
 ADMISSION_CHECK = "dws-prov"
 CLUSTER_QUEUE = "dws-cluster-queue"
 LOCAL_QUEUE = "dws-local-queue"
+#: The Job label that names its LocalQueue (Kueue docs, "Run a Kubernetes Job").
+QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 
 
 @dataclass

@@ -6,9 +6,58 @@ import re
 from typing import TYPE_CHECKING
 
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
+from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, tag_problems
 
 if TYPE_CHECKING:
     from elastic_gpu.config import GpuPoolConfig, StackConfig
+
+#: One GKE node pool spans the zones; its autoscaling limits are totals (components/gcp/pools.py).
+SPLITS_PER_ZONE = False
+#: GKE's managed autoscaler has no priority expander (a ComputeClass ranks spot above on-demand).
+PRIORITY_EXPANDER = False
+
+#: Compute Engine regions (cloud.google.com/compute/docs/regions-zones, 2025). A new region needs a row.
+REGIONS = (
+    "us-central1", "us-east1", "us-east4", "us-east5", "us-south1", "us-west1", "us-west2", "us-west3",
+    "us-west4", "northamerica-northeast1", "northamerica-northeast2", "northamerica-south1",
+    "southamerica-east1", "southamerica-west1", "europe-central2", "europe-north1", "europe-north2",
+    "europe-southwest1", "europe-west1", "europe-west2", "europe-west3", "europe-west4", "europe-west6",
+    "europe-west8", "europe-west9", "europe-west10", "europe-west12", "me-central1", "me-central2",
+    "me-west1", "africa-south1", "asia-east1", "asia-east2", "asia-northeast1", "asia-northeast2",
+    "asia-northeast3", "asia-south1", "asia-south2", "asia-southeast1", "asia-southeast2",
+    "australia-southeast1", "australia-southeast2",
+)  # fmt: skip
+
+#: GCP label requirements (cloud.google.com/resource-manager/docs/labels-overview): at most 64 labels,
+#: keys 1..63 and values 0..63 characters of lowercase letters, digits, `_` and `-`; keys start with a
+#: lowercase letter. (International characters are allowed too; we keep to ASCII.)
+TAG_RULES = TagRules(
+    what="label",
+    max_count=64,
+    key_max=63,
+    value_max=63,
+    key_pattern=r"[a-z][a-z0-9_-]*",
+    value_pattern=r"[a-z0-9_-]*",
+    pattern_help="lowercase letters, digits, '_' and '-'; keys start with a lowercase letter",
+)
+#: Project ids: 6 to 30 lowercase letters, digits or hyphens, starting with a letter, no trailing
+#: hyphen (Resource Manager API, projects resource: projectId).
+PROJECT_ID_PATTERN = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
+#: "Nodes per node pool zone: 1,000" (cloud.google.com/kubernetes-engine/quotas, a limit, not a quota).
+NODES_PER_POOL_ZONE = 1000
+#: Boot disk: GKE takes at least 10 GB; a pd-balanced disk is at most 65,536 GB (Compute Engine disks).
+DISK_GIB = Bounds(10, 65536, "GKE node boot disk")
+
+
+def gpus_per_node_selects(pool: GpuPoolConfig) -> bool:
+    """N1 machine types take 1, 2, 4 or 8 attached GPUs: there gpusPerNode is the count."""
+    row = gpu_instance_type("gcp", pool.instance_types[0]) if pool.instance_types else None
+    return row is not None and bool(row.gpu_counts)
+
+
+def warnings(cfg: StackConfig) -> list[str]:
+    return []
+
 
 #: Which machine family each GPU attaches to (cloud.google.com/compute/docs/gpus).
 GPU_FAMILIES: dict[str, str] = {
@@ -29,6 +78,27 @@ def validate(cfg: StackConfig) -> list[str]:
     problems: list[str] = []
     c = cfg.cluster
     region = c.region
+    if region not in REGIONS:
+        return [f"cluster.region: {region!r} is not a GCP region; allowed: {', '.join(REGIONS)}"]
+    if c.project is not None and not re.fullmatch(PROJECT_ID_PATTERN, c.project):
+        problems.append(
+            f"cluster.project: {c.project!r} cannot be a GCP project id; allowed: 6 to 30 lowercase letters, "
+            "digits and '-', starting with a letter and not ending with '-'"
+        )
+    problems += tag_problems("tags", cfg.tags, TAG_RULES)
+    problems += instance_type_problems("generalPool.instanceTypes", "gcp", list(cfg.general_pool.instance_types))
+    problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
+    limit = NODES_PER_POOL_ZONE * len(c.zones)
+    for where, size in [("generalPool", cfg.general_pool.max_size)] + [
+        (f"gpuPools[{i}]", p.max_size) for i, p in enumerate(cfg.gpu_pools)
+    ]:
+        if size > limit:
+            problems.append(
+                f"{where}.maxSize: {size} nodes; allowed: at most {NODES_PER_POOL_ZONE} per zone of the node "
+                f"pool, {limit} over {len(c.zones)} zone(s) (GKE limit 'Nodes per node pool zone')"
+            )
+    for i, pool in enumerate(cfg.gpu_pools):
+        problems += bounds_problems(f"gpuPools[{i}].diskSizeGib", pool.disk_size_gib, DISK_GIB, " GiB")
     for i, zone in enumerate(c.zones):
         if not re.fullmatch(re.escape(region) + r"-[a-z]", zone):
             problems.append(

@@ -22,6 +22,17 @@ def _gpu_count(cfg: StackConfig, pool: GpuPoolConfig) -> int | None:
     return None
 
 
+def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
+    """This cloud's own SpotGpuPoolArgs fields for a configured pool."""
+    return {
+        # A GKE node pool has one machine type: the configured one, or the catalog's smallest.
+        "instance_types": cfg.instance_types(p)[:1],
+        "gpu_count": _gpu_count(cfg, p),
+        "gpu_driver_version": p.gpu_driver_version,
+        "queued_provisioning": p.queued_provisioning,
+    }
+
+
 def build_stack(cfg: StackConfig) -> dict[str, Any]:
     c = cfg.cluster
     assert c.project, "validated by components/gcp/rules.py"
@@ -44,18 +55,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         ),
         opts=opts,
     )
-    parts = build_pools_and_addons(
-        cfg,
-        cluster,
-        opts,
-        lambda p: {
-            # A GKE node pool has one machine type: the configured one, or the catalog's smallest.
-            "instance_types": cfg.instance_types(p)[:1],
-            "gpu_count": _gpu_count(cfg, p),
-            "gpu_driver_version": p.gpu_driver_version,
-            "queued_provisioning": p.queued_provisioning,
-        },
-    )
+    parts = build_pools_and_addons(cfg, cluster, opts, lambda p: pool_args(cfg, p))
     outputs: dict[str, Any] = {
         "cloud": "gcp",
         "clusterName": cluster.cluster_name,

@@ -1,16 +1,19 @@
-"""The offline policy gate: preview each stack under the mock engine, run the pack, exit non-zero on mandatory."""
+"""The offline policy gate: preview each stack under the mock engine, run the pack, exit non-zero on mandatory.
+
+The gate cannot pass by accident: a policy config with an unknown policy, level or setting, a program
+with no stack, and a stack that declares no resource are all errors (exit 2), not a green run.
+"""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.policy_run import render_report, run_policies
+from elastic_gpu.files import read_mapping
+from elastic_gpu.offline.policy_run import policy_config_problems, render_report, run_policies
+from elastic_gpu.offline.report import dump_json
 from elastic_gpu.offline.runner import Program, run_preview
 
 EXIT_MANDATORY = 1
@@ -18,25 +21,40 @@ EXIT_CONFIG = 2
 
 
 def load_policy_config(path: str | None) -> dict[str, Any] | None:
-    """A policy-pack config file: `{policy-name: level | {enforcementLevel?, ...properties}}`."""
+    """A policy-pack config file: `{policy-name | all: level | {enforcementLevel?, ...properties}}`."""
     if not path:
         return None
-    data = yaml.safe_load(Path(path).read_text())  # YAML is a superset of JSON
-    if not isinstance(data, dict):
-        raise ConfigError([f"{path}: a policy config must be a mapping of policy name to settings"], source="policy")
+    data = read_mapping(path, what="policy config")  # YAML is a superset of JSON
+    if problems := policy_config_problems(data):
+        raise ConfigError([f"{path}: {p}" for p in problems], source="policy config")
     return data
 
 
 def gate(program: str, stack: str | None, config_path: str | None, *, as_json: bool = False) -> int:
     try:
         config = load_policy_config(config_path)
-        stacks = [stack] if stack else Program(Path(program).resolve()).stacks()
-        results = {s: run_policies(run_preview(s, program), config=config) for s in stacks}
+        prog = Program(Path(program).resolve())
+        stacks = [stack] if stack else prog.stacks()
+        if not stacks:
+            raise ConfigError(
+                [f"{prog.config_dir}: no stack file (Pulumi.<stack>.yaml); the gate has nothing to check"],
+                source="program",
+            )
+        results = {}
+        for s in stacks:
+            preview = run_preview(s, program)
+            if not [r for r in preview.resources if r.type != "pulumi:pulumi:Stack"]:
+                raise ConfigError(
+                    [f"stack {s!r}: the program declared no resource; the gate has nothing to check"], source="program"
+                )
+            for warning in preview.warnings:
+                print(f"warning: {s}: {warning}", file=sys.stderr)
+            results[s] = run_policies(preview, config=config)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     if as_json:
-        print(json.dumps({s: r.to_json() for s, r in results.items()}, indent=2, sort_keys=True))
+        print(dump_json({s: r.to_json() for s, r in results.items()}))
     else:
         for s, report in results.items():
             print(f"Stack {s}:")

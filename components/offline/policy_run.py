@@ -9,7 +9,9 @@ the user's policy config, in the shape of `pulumi preview --policy-pack-config`)
 from __future__ import annotations
 
 import asyncio
+import difflib
 import inspect
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -27,6 +29,7 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from elastic_gpu.offline.runner import CapturedResource, Preview
+from elastic_gpu.policy_rules.scope import SCOPE_PROPERTIES
 
 
 @dataclass
@@ -138,7 +141,8 @@ def policy_config(
     if policy.config_schema:
         config = {k: v["default"] for k, v in policy.config_schema.properties.items() if "default" in v}
     level = (policy.enforcement_level or EnforcementLevel.ADVISORY).value
-    for entry in ((user or {}).get("all"), (user or {}).get(policy.name)):
+    # `all` first (a level, or a level and the scope settings every policy takes), then the policy's own.
+    for entry in ((user or {}).get(ALL_ENTRY), (user or {}).get(policy.name)):
         if isinstance(entry, str):
             level = entry
         elif isinstance(entry, dict):
@@ -146,6 +150,96 @@ def policy_config(
             level = entry.pop("enforcementLevel", level)
             config.update(entry)
     return config, level
+
+
+#: Enforcement levels a policy-pack config may set (Pulumi's EnforcementLevel values).
+LEVELS = tuple(level.value for level in EnforcementLevel)
+#: The config entry that applies to every policy (as in `pulumi preview --policy-pack-config`).
+ALL_ENTRY = "all"
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "number": (int, float),
+    "integer": (int,),
+    "boolean": (bool,),
+    "string": (str,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def _level_problem(where: str, level: Any) -> list[str]:
+    if level in LEVELS:
+        return []
+    close = difflib.get_close_matches(str(level), LEVELS, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return [f"{where}: unknown enforcement level {level!r}; {hint}allowed: {', '.join(LEVELS)}"]
+
+
+def _value_problems(where: str, spec: dict[str, Any], value: Any) -> list[str]:
+    """The subset of JSON Schema the pack's config schemas use: type, items.type, minimum, maximum, enum."""
+    kind = spec.get("type")
+    types = _JSON_TYPES.get(kind, (object,)) if isinstance(kind, str) else (object,)
+    is_bool = isinstance(value, bool)
+    if not isinstance(value, types) or (is_bool and kind in ("number", "integer")):
+        return [f"{where}: must be {'an' if kind in ('integer', 'array', 'object') else 'a'} {kind} (got {value!r})"]
+    if isinstance(value, float) and not math.isfinite(value):
+        return [f"{where}: must be a finite number (got {value!r})"]
+    problems = []
+    if "enum" in spec and value not in spec["enum"]:
+        problems.append(f"{where}: {value!r} is not allowed; allowed: {', '.join(map(str, spec['enum']))}")
+    if isinstance(value, int | float) and not is_bool:
+        if "minimum" in spec and value < spec["minimum"]:
+            problems.append(f"{where}: must be >= {spec['minimum']} (got {value!r})")
+        if "maximum" in spec and value > spec["maximum"]:
+            problems.append(f"{where}: must be <= {spec['maximum']} (got {value!r})")
+    if isinstance(value, list) and isinstance(spec.get("items"), dict):
+        for i, item in enumerate(value):
+            problems += _value_problems(f"{where}[{i}]", spec["items"], item)
+    return problems
+
+
+def policy_config_problems(
+    user: dict[str, Any], policies: list[ResourceValidationPolicy | StackValidationPolicy] | None = None
+) -> list[str]:
+    """Every problem of a policy-pack config: unknown policy names, unknown levels, unknown settings and
+    values of the wrong type. A typo must never switch a policy off (or to advisory) silently."""
+    if policies is None:
+        from elastic_gpu import policy_rules
+
+        policies = policy_rules.ALL_POLICIES
+    by_name = {p.name: p for p in policies}
+    problems: list[str] = []
+    for name, entry in user.items():
+        policy = by_name.get(name)
+        if policy is None and name != ALL_ENTRY:
+            close = difflib.get_close_matches(name, by_name, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            problems.append(f"{name}: unknown policy; {hint}allowed: {ALL_ENTRY}, {', '.join(by_name)}")
+            continue
+        if isinstance(entry, str):
+            problems += _level_problem(name, entry)
+            continue
+        if not isinstance(entry, dict):
+            problems.append(f"{name}: must be a level or a mapping of enforcementLevel and settings (got {entry!r})")
+            continue
+        if "enforcementLevel" in entry:
+            problems += _level_problem(f"{name}.enforcementLevel", entry["enforcementLevel"])
+        # `all` takes the scope settings every policy has (policy_rules/scope.py).
+        properties = (
+            SCOPE_PROPERTIES
+            if policy is None
+            else (policy.config_schema.properties if policy.config_schema else None) or {}
+        )
+        for key, value in entry.items():
+            if key == "enforcementLevel":
+                continue
+            if key not in properties:
+                close = difflib.get_close_matches(key, properties, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                allowed = ", ".join(["enforcementLevel", *properties])
+                problems.append(f"{name}.{key}: unknown setting; {hint}allowed: {allowed}")
+                continue
+            problems += _value_problems(f"{name}.{key}", properties[key], value)
+    return problems
 
 
 def _settle(result: Any) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -27,6 +29,22 @@ from elastic_gpu.offline.runner import SECRET_MASK, UNKNOWN, CapturedResource, P
 from elastic_gpu.pool_view import stack_pools
 from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH
 from elastic_gpu.scheduling import POOL_LABEL
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no Infinity or NaN: a figure that is not finite has no value (null)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def dump_json(data: Any) -> str:
+    """What every --json prints: strict JSON (never `Infinity`/`NaN`), keys sorted."""
+    return json.dumps(_finite(data), indent=2, sort_keys=True, allow_nan=False)
 
 
 @dataclass

@@ -14,19 +14,21 @@ import json
 import logging
 import runpy
 import sys
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pulumi
-import yaml
 from google.protobuf import json_format
 from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import resource as runtime_resource
 from pulumi.runtime import rpc
 from pulumi.runtime import settings as pulumi_settings
 from pulumi.runtime.stack import run_pulumi_func
 
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.files import read_project_file, read_stack_file
 from elastic_gpu.offline.mocks import REMOTE_COMPONENTS, StackMocks, UserMocks
 
 SECRET_MASK = "[secret]"
@@ -214,38 +216,59 @@ class Program:
 
     @property
     def project_file(self) -> dict[str, Any]:
-        path = self.directory / "Pulumi.yaml"
-        if not path.exists():
-            raise ConfigError([f"{path}: not found; --program must be a Pulumi project directory"], source="program")
-        return yaml.safe_load(path.read_text())
+        if not self.directory.is_dir():
+            raise ConfigError(
+                [f"{self.directory}: not a directory; --program must be a Pulumi project directory"], source="program"
+            )
+        return read_project_file(self.directory / "Pulumi.yaml")
+
+    @property
+    def config_dir(self) -> Path:
+        return self.directory / self.project_file.get("stackConfigDir", ".")
 
     def stack_file(self, stack: str) -> Path:
-        config_dir = self.directory / self.project_file.get("stackConfigDir", ".")
-        path = config_dir / f"Pulumi.{stack}.yaml"
+        path = self.config_dir / f"Pulumi.{stack}.yaml"
         if not path.exists():
-            known = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
             raise ConfigError(
-                [f"stack {stack!r}: no {path}; known stacks: {', '.join(known) or 'none'}"], source="stack"
+                [f"stack {stack!r}: no {path}; known stacks: {', '.join(self.stacks()) or 'none'}"], source="stack"
             )
         return path
 
     def stacks(self) -> list[str]:
-        config_dir = self.directory / self.project_file.get("stackConfigDir", ".")
-        return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in config_dir.glob("Pulumi.*.yaml"))
+        return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in self.config_dir.glob("Pulumi.*.yaml"))
+
+    @property
+    def main(self) -> Path:
+        main = self.directory / "__main__.py"
+        if not main.is_file():
+            raise ConfigError(
+                [f"{main}: not found; the offline runner runs a Python program's __main__.py"], source="program"
+            )
+        return main
+
+
+class ProgramError(ConfigError):
+    """The program itself raised (not a config problem we found): its error, without our traceback."""
+
+    def __init__(self, main: Path, exc: BaseException) -> None:
+        tb = exc.__traceback__
+        frames = [f for f in traceback.extract_tb(tb) if f.filename.startswith(str(main.parent))] if tb else []
+        at = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+        super().__init__([f"{main}: the program raised {type(exc).__name__}{at}: {exc}"], source="program")
 
 
 def run_preview(stack: str, program_dir: Path | str = ".") -> Preview:
     """Run `program_dir`'s `__main__.py` for `stack` under the mock engine.
 
-    Raises ConfigError (or the program's own error) exactly as a real run would.
+    Raises ConfigError for every problem with the files or the config (the program's own
+    errors as ProgramError) exactly as a real run would fail.
     """
     program = Program(Path(program_dir).resolve())
     project = program.project_file["name"]
-    stack_config = yaml.safe_load(program.stack_file(stack).read_text()) or {}
-    config = stack_config.get("config") or {}
+    config = read_stack_file(program.stack_file(stack))
     # The engine hands structured values to the program as JSON strings.
     engine_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
-    main = program.directory / "__main__.py"
+    main = program.main
     # A fresh context: Pulumi keeps its settings and root stack in context variables.
     return contextvars.Context().run(_run, project, stack, engine_config, main, config)
 
@@ -275,6 +298,10 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
     logger.propagate = False
     collect = _Collect()
     logger.addHandler(collect)
+    # The SDK walks and encodes the Python stack of every registration for the engine's source
+    # positions (a quarter of a large preview's time); no engine reads them here.
+    get_stack_trace = runtime_resource._get_stack_trace
+    runtime_resource._get_stack_trace = _no_stack_trace
     try:
         pulumi.runtime.set_all_config(engine_config)
         pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor, logger=logger)
@@ -285,11 +312,14 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
         if isinstance(exc.__cause__, ConfigError):
             raise exc.__cause__ from None
         _missing_mocks(user, exc)
+        raise ProgramError(main, exc) from exc
+    except ConfigError:
         raise
-    except Exception as exc:
+    except Exception as exc:  # the program's own failure, reported like the CLI does, not as our traceback
         _missing_mocks(user, exc)
-        raise
+        raise ProgramError(main, exc) from exc
     finally:
+        runtime_resource._get_stack_trace = get_stack_trace
         sys.path.remove(str(main.parent))
         # Pulumi keeps the program's pending Output tasks in a process-wide list; a program that failed
         # leaves some, bound to this loop: drop them so the next run does not wait on a closed loop.
@@ -315,6 +345,10 @@ def _missing_mocks(user: UserMocks, exc: BaseException) -> None:
     """A program that fails offline because a mock was missing: say which, not only the program's error."""
     if user.missing and not isinstance(exc, ConfigError):
         raise ConfigError([*user.missing, f"the program then failed: {exc!r}"], source="offline preview") from exc
+
+
+def _no_stack_trace() -> Any:
+    return runtime_resource.source_pb2.StackTrace()
 
 
 async def _resolve_outputs(outputs: dict[str, Any]) -> dict[str, StackOutput]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, StackValidationArgs, StackValidationPolicy
 from pulumi_policy.proxy import UnknownValueError
 
@@ -17,35 +19,54 @@ from elastic_gpu.scheduling import GPU_NODE_LABEL, GPU_RESOURCE
 ASG_TAG = "aws:autoscaling/tag:Tag"
 
 
-def _tags_for(ng: PolicyResource, tags: list[PolicyResource]) -> dict[str, str]:
-    """The ASG tags aimed at a node group's Auto Scaling group.
+class _TagIndex:
+    """The stack's ASG tags, indexed once so each node group's lookup costs only its own tags.
 
-    A Tag resource is matched when it shares the node group's parent and its name starts with the node
-    group's resource name (how the components name them), or when its ASG name contains the node group's
-    name (EKS names the ASG `eks-<nodeGroupName>-<uuid>`; unknown during a real preview).
+    A Tag resource is matched to a node group when it shares the node group's parent and its name starts
+    with the node group's resource name (how the components name them), or when its ASG name contains the
+    node group's name as whole `-`-separated words (EKS names the ASG `eks-<nodeGroupName>-<uuid>`; the name
+    is unknown during a real preview).
     """
-    ng_name = props_of(ng).get("nodeGroupName") or ng.name
-    found: dict[str, str] = {}
-    for t in tags:
-        p = props_of(t)
-        try:
-            by_name = parent_urn(t) == parent_urn(ng) and t.name.startswith(f"{ng.name}-")
-            asg = None if by_name else p.get("autoscalingGroupName")  # unknown during a real preview
-            if by_name or (isinstance(asg, str) and f"-{ng_name}-" in f"-{asg}-"):
+
+    def __init__(self, tags: list[PolicyResource]) -> None:
+        self.by_parent: dict[str | None, list[tuple[str, str, str]]] = defaultdict(list)
+        self.by_asg_words: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for t in tags:
+            try:
+                p = props_of(t)
                 tag = p.get("tag") or {}
-                found[tag.get("key", "")] = str(tag.get("value", ""))
-        except UnknownValueError:
-            continue
-    return found
+                key, value = tag.get("key", ""), str(tag.get("value", ""))
+                self.by_parent[parent_urn(t)].append((t.name, key, value))
+                asg = p.get("autoscalingGroupName")
+            except UnknownValueError:
+                continue
+            if isinstance(asg, str):
+                words = asg.split("-")
+                # every run of whole words: `-ng-` in `-asg-` is exactly "ng is such a run"
+                runs = {"-".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)}
+                for run in runs:
+                    self.by_asg_words[run].append((key, value))
+
+    def tags_for(self, ng: PolicyResource) -> dict[str, str]:
+        ng_name = props_of(ng).get("nodeGroupName") or ng.name
+        found: dict[str, str] = {}
+        prefix = f"{ng.name}-"
+        for name, key, value in self.by_parent.get(parent_urn(ng), ()):
+            if name.startswith(prefix):
+                found[key] = value
+        if isinstance(ng_name, str):
+            for key, value in self.by_asg_words.get(ng_name, ()):
+                found.setdefault(key, value)
+        return found
 
 
 def validate_asg_tags(args: StackValidationArgs, report: ReportViolation) -> None:
-    tags = [r for r in args.resources if r.resource_type == ASG_TAG]
+    index = _TagIndex([r for r in args.resources if r.resource_type == ASG_TAG])
     for ng in args.resources:
         if ng.resource_type != EKS_NODE_GROUP:
             continue
         props = props_of(ng)
-        have = _tags_for(ng, tags)
+        have = index.tags_for(ng)
         cluster = props.get("clusterName")
         need = {AUTO_DISCOVERY_ENABLED_KEY: "true"}
         if isinstance(cluster, str):

@@ -39,9 +39,7 @@ cluster = eks.Cluster(
 handle = EksCluster.from_pulumi_eks("ml-gpu", cluster, subnet_ids=subnets, kubernetes_version="1.33", tags=TAGS)
 l4 = SpotGpuPool(
     "l4",
-    SpotGpuPoolArgs(
-        cluster=handle, instance_types=["g6.xlarge", "g6.2xlarge"], max_size=4, on_demand_fallback=True, tags=TAGS
-    ),
+    SpotGpuPoolArgs(cluster=handle, instance_types=["g6.xlarge"], max_size=4, on_demand_fallback=True, tags=TAGS),
 )
 plugin = NvidiaDevicePlugin("nvidia", NvidiaDevicePluginArgs(provider=handle.provider, gpu_pools=[l4]))
 autoscaler = ClusterAutoscaler(

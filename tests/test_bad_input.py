@@ -1,0 +1,369 @@
+"""Bad input of every kind: one ConfigError (exit 2) naming the file or field, never a traceback,
+never a resource registered first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from elastic_gpu.__main__ import main
+from elastic_gpu.config import load_stack_config
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.files import read_stack_file
+from elastic_gpu.offline.policy_run import policy_config_problems
+from elastic_gpu.offline.runner import run_preview
+from tests.conftest import ROOT, stack_values
+
+P = "elastic-gpu:"
+
+
+def config_errors(stack: str, mutate) -> str:
+    values = stack_values(stack)
+    mutate(values)
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    return str(exc.value)
+
+
+def write_program(tmp_path: Path, stack_text: str | bytes, stack: str = "t") -> Path:
+    (tmp_path / "stacks").mkdir(exist_ok=True)
+    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (tmp_path / "__main__.py").write_text((ROOT / "__main__.py").read_text())
+    target = tmp_path / "stacks" / f"Pulumi.{stack}.yaml"
+    target.write_bytes(stack_text if isinstance(stack_text, bytes) else stack_text.encode())
+    return tmp_path
+
+
+# --- the front door: files ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("config:\n\telastic-gpu:cloud: aws\n", ":2:1: found character '\\t' that cannot start any token (a tab"),
+        ("config:\n  elastic-gpu:cluster: {name: [a\n", ":3:1:"),
+        ("- a\n- b\n", "the stack file must be a mapping of keys to values (got a list)"),
+        ("config: [1, 2]\n", "`config:` must be a mapping of `namespace:key` to value (got a list)"),
+        ("config:\n  1: aws\n", ":2:3: key 1 is a int, not a string; quote it"),
+        (
+            "config:\n  elastic-gpu:cloud: aws\n  elastic-gpu:cloud: gcp\n",
+            ":3:3: duplicate key 'elastic-gpu:cloud' (first at line 2)",
+        ),
+        (b"config:\n  elastic-gpu:cloud: \xff\n", ":2:22: not UTF-8 text (byte 0xff)"),
+        ("config:\n  elastic-gpu:cloud: a\0ws\n", ":2:23: a NUL character"),
+    ],
+)
+def test_broken_stack_files_name_file_line_and_column(tmp_path, capsys, text, expected) -> None:
+    program = write_program(tmp_path, text)
+    for command in (["preview"], ["cost", "--gpu-hours", "10"], ["policy"]):
+        assert main([*command, "--stack", "t", "--program", str(program)]) == 2
+        err = capsys.readouterr().err
+        assert f"{program / 'stacks' / 'Pulumi.t.yaml'}" in err
+        assert expected in err
+        assert "Traceback" not in err
+
+
+def test_stack_file_that_is_a_directory(tmp_path) -> None:
+    program = write_program(tmp_path, "config: {}\n")
+    (program / "stacks" / "Pulumi.d.yaml").mkdir()
+    with pytest.raises(ConfigError, match=r"Pulumi\.d\.yaml: is a directory; expected the stack file"):
+        run_preview("d", program)
+
+
+def test_project_file_without_name_and_program_without_main(tmp_path) -> None:
+    program = write_program(tmp_path, "config: {}\n")
+    (program / "Pulumi.yaml").write_text("")
+    with pytest.raises(ConfigError, match="got an empty file"):
+        run_preview("t", program)
+    (program / "Pulumi.yaml").write_text("runtime: python\n")
+    with pytest.raises(ConfigError, match="`name:` must be the project's name"):
+        run_preview("t", program)
+    (program / "Pulumi.yaml").write_text("name: p\nstackConfigDir: stacks\n")
+    (program / "__main__.py").unlink()
+    with pytest.raises(ConfigError, match=r"__main__\.py: not found"):
+        run_preview("t", program)
+
+
+def test_a_program_that_raises_is_reported_with_its_line_not_a_traceback(tmp_path, capsys) -> None:
+    program = write_program(tmp_path, "config: {}\n")
+    (program / "__main__.py").write_text("import pulumi\n\nraise KeyError('boom')\n")
+    assert main(["policy", "--stack", "t", "--program", str(program)]) == 2
+    err = capsys.readouterr().err
+    assert "the program raised KeyError at" in err and "__main__.py:3" in err and "Traceback" not in err
+
+
+def test_merge_keys_still_work_and_duplicates_through_them_are_seen(tmp_path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("base: &b {x: 1}\nconfig:\n  a:b:\n    <<: *b\n    y: 2\n")
+    assert read_stack_file(path) == {"a:b": {"x": 1, "y": 2}}
+
+
+# --- the config layer -------------------------------------------------------------------------
+
+
+def test_misspelt_namespace_and_missing_namespace_say_did_you_mean() -> None:
+    def mutate(v):
+        v["elasticgpu:tags"] = v.pop(P + "tags")
+        v["elastic_gpu:autoscaler"] = v.pop(P + "autoscaler")
+        v["devicePlugin"] = v.pop(P + "devicePlugin")
+
+    msg = config_errors("aws-dev", mutate)
+    assert "elasticgpu:tags: unknown namespace 'elasticgpu'; did you mean 'elastic-gpu:tags'?" in msg
+    assert "elastic_gpu:autoscaler: unknown namespace 'elastic_gpu'; did you mean 'elastic-gpu:autoscaler'?" in msg
+    assert "devicePlugin: a config key needs a namespace" in msg
+    # provider namespaces are not ours and not typos
+    assert load_stack_config(stack_values("aws-dev") | {"aws:region": "us-east-1"}).cloud == "aws"
+
+
+@pytest.mark.parametrize(
+    ("cidr", "expected"),
+    [
+        (
+            "10.0.0.1/16",
+            "'10.0.0.1/16' is not a network address (10.0.0.1/16 has host bits set); did you mean '10.0.0.0/16'?",
+        ),
+        ("10.0.0.0/8", "allowed: an IPv4 range from /16 to /24"),
+        ("fd00::/64", "allowed: an IPv4 range from /16 to /24"),
+        ("banana", "'banana' is not a network address"),
+    ],
+)
+def test_network_cidr_is_strict(cidr, expected) -> None:
+    msg = config_errors("aws-prod", lambda v: v[P + "cluster"].update({"networkCidr": cidr}))
+    assert f"cluster.networkCidr: {expected}" in msg or f"cluster.networkCidr: {cidr!r}: {expected}" in msg
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), 10**400])
+def test_non_finite_and_huge_numbers_are_errors(value) -> None:
+    msg = config_errors("azure-prod", lambda v: v[P + "gpuPools"][1].update({"spotMaxPrice": value}))
+    assert "gpuPools[1].spotMaxPrice:" in msg
+
+
+@pytest.mark.parametrize(
+    ("stack", "mutate", "expected"),
+    [
+        (
+            "gcp-dev",
+            lambda v: v.update({P + "autoscaler": {"expander": ["least-waste"]}}),
+            "autoscaler: does nothing on gcp",
+        ),
+        (
+            "gcp-dev",
+            lambda v: v[P + "cluster"].update({"networkCidr": "10.1.0.0/16"}),
+            "cluster.networkCidr: does nothing on gcp",
+        ),
+        (
+            "azure-dev",
+            lambda v: v[P + "cluster"].update({"networkCidr": "10.1.0.0/16"}),
+            "cluster.networkCidr: does nothing on azure",
+        ),
+    ],
+)
+def test_settings_that_do_nothing_on_the_cloud_are_errors(stack, mutate, expected) -> None:
+    assert expected in config_errors(stack, mutate)
+
+
+def test_contradictions_are_errors() -> None:
+    msg = config_errors("aws-prod", lambda v: v[P + "autoscaler"].update({"expander": ["least-waste"]}))
+    assert "autoscaler.expander: gpuPools[0].onDemandFallback needs `priority` in the expander chain" in msg
+    msg = config_errors("aws-prod", lambda v: v[P + "gpuPools"][0].update({"gpusPerNode": 1}))
+    assert "gpuPools[0].gpusPerNode: only picks instance types from `gpu`" in msg
+    msg = config_errors("aws-prod", lambda v: v[P + "gpuPools"][0].update({"instanceTypes": ["g4dn.xlarge"] * 2}))
+    assert "gpuPools[0].instanceTypes: each type may appear once (repeated: g4dn.xlarge)" in msg
+
+
+def test_messages_blame_the_right_field() -> None:
+    msg = config_errors("azure-dev", lambda v: v[P + "gpuPools"][0].update({"gpu": "l4", "instanceTypes": None}))
+    assert "gpuPools[0].gpu: 'l4' is not offered on azure" in msg and "gpusPerNode" not in msg
+    msg = config_errors("aws-dev", lambda v: v[P + "cluster"].update({"region": ""}))
+    assert "cluster.region: String should have at least 1 character" in msg and "zones" not in msg
+    msg = config_errors("aws-dev", lambda v: v[P + "cluster"].update({"region": "us-central1"}))
+    assert "cluster.region: 'us-central1' is not an AWS region" in msg and "zones" not in msg
+
+
+def test_compound_durations_are_valid_and_zero_is_not() -> None:
+    values = stack_values("aws-dev")
+    values[P + "autoscaler"]["maxNodeProvisionTime"] = "1h30m"
+    assert load_stack_config(values).autoscaler.max_node_provision_time == "1h30m"
+    msg = config_errors("aws-dev", lambda v: v[P + "autoscaler"].update({"scaleDownUnneededTime": "0m"}))
+    assert "autoscaler.scaleDownUnneededTime: must be longer than 0" in msg
+    msg = config_errors("aws-dev", lambda v: v[P + "autoscaler"].update({"scaleDownUnneededTime": "5 min"}))
+    assert "'5 min' is not allowed; allowed: a duration in whole hours, minutes and seconds" in msg
+
+
+# --- what the clouds reject -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("stack", "tags", "expected"),
+    [
+        ("aws-dev", {f"k{i}": "v" for i in range(48)}, "tags: at most 47 tags"),
+        ("aws-dev", {"k" * 129: "v"}, "tag key is 129 characters; allowed: at most 128"),
+        ("aws-dev", {"": "v"}, "a tag key may not be empty"),
+        ("aws-dev", {"AWS:owner": "me"}, "the tag key prefix 'aws:' is reserved"),
+        ("aws-dev", {"Name": "x"}, "the components set the tag 'Name' themselves"),
+        ("azure-dev", {"cost%center": "v"}, "tag key may not contain %"),
+        ("azure-dev", {"a/b": "v"}, "tag key may not contain /"),
+        ("azure-dev", {f"k{i}": "v" for i in range(51)}, "tags: at most 50 tags"),
+        ("gcp-dev", {"Team": "ml"}, "label key 'Team' is not allowed"),
+        ("gcp-dev", {"team": "ML Platform"}, "label value 'ML Platform' is not allowed"),
+        ("gcp-dev", {"1team": "ml"}, "keys start with a lowercase letter"),
+    ],
+)
+def test_tags_and_labels_follow_the_clouds_rules(stack, tags, expected) -> None:
+    assert expected in config_errors(stack, lambda v: v.update({P + "tags": tags}))
+
+
+@pytest.mark.parametrize(
+    ("stack", "mutate", "expected"),
+    [
+        (
+            "aws-dev",
+            lambda v: v[P + "generalPool"].update({"diskSizeGib": 20000}),
+            "generalPool.diskSizeGib: 20000 GiB is out of range; allowed: 1 to 16384",
+        ),
+        (
+            "azure-dev",
+            lambda v: v[P + "gpuPools"][0].update({"diskSizeGib": 4096}),
+            "gpuPools[0].diskSizeGib: 4096 GiB is out of range; allowed: 1 to 2048",
+        ),
+        (
+            "azure-dev",
+            lambda v: v[P + "gpuPools"][0].update({"maxSize": 5000, "perZone": False}),
+            "at most 1000 per agent pool",
+        ),
+        ("gcp-dev", lambda v: v[P + "gpuPools"][0].update({"maxSize": 5000}), "at most 1000 per zone of the node pool"),
+        (
+            "aws-dev",
+            lambda v: v[P + "generalPool"].update({"instanceTypes": ["e2-standard-4"]}),
+            "generalPool.instanceTypes[0]: 'e2-standard-4' looks like a gcp type",
+        ),
+        (
+            "gcp-dev",
+            lambda v: v[P + "generalPool"].update({"instanceTypes": ["m5.large"]}),
+            "'m5.large' looks like a aws type",
+        ),
+        (
+            "gcp-dev",
+            lambda v: v[P + "cluster"].update({"project": "My Project"}),
+            "cluster.project: 'My Project' cannot be a GCP project id",
+        ),
+        (
+            "azure-dev",
+            lambda v: v[P + "cluster"].update({"region": "moon"}),
+            "cluster.region: 'moon' is not an Azure region",
+        ),
+    ],
+)
+def test_limits_of_the_cloud_apis(stack, mutate, expected) -> None:
+    assert expected in config_errors(stack, mutate)
+
+
+def test_gke_per_zone_limits_are_totals_and_aks_split_is_checked_in_config() -> None:
+    values = stack_values("gcp-dev")
+    values[P + "gpuPools"][0].update({"perZone": True, "maxSize": 1})
+    assert load_stack_config(values).gpu_pools[0].max_size == 1  # one GKE pool spans the zones
+    msg = config_errors("azure-prod", lambda v: v[P + "gpuPools"][0].update({"maxSize": 2, "perZone": True}))
+    assert "gpuPools[0].maxSize: with perZone the total max is split across 3 zones" in msg
+
+
+def test_eks_node_group_quota_is_a_warning(tmp_path, capsys) -> None:
+    values = stack_values("aws-prod")
+    values[P + "gpuPools"] = [
+        {"name": f"p{i}", "gpu": "t4", "instanceTypes": ["g4dn.xlarge"], "maxSize": 3} for i in range(10)
+    ]
+    program = write_program(tmp_path, yaml.safe_dump({"config": values}))
+    assert main(["preview", "--stack", "t", "--program", str(program)]) == 0
+    err = capsys.readouterr().err
+    assert "warning: gpuPools: the stack declares 31 EKS managed node groups; the default quota is 30" in err
+
+
+# --- component Args before registration -----------------------------------------------------
+
+
+def test_component_problems_are_found_before_anything_is_registered(tmp_path, monkeypatch) -> None:
+    from elastic_gpu import compose
+
+    registered = []
+    monkeypatch.setattr(compose, "args_problems", lambda cfg, _: ["gpuPools[0] (SpotGpuPool 'x': boom)"])
+    values = stack_values("aws-dev")
+    program = write_program(tmp_path, yaml.safe_dump({"config": values}))
+    import pulumi
+
+    real = pulumi.ComponentResource.__init__
+    monkeypatch.setattr(pulumi.ComponentResource, "__init__", lambda *a, **k: registered.append(a) or real(*a, **k))
+    with pytest.raises(ConfigError, match=r"gpuPools\[0\] \(SpotGpuPool 'x': boom\)"):
+        run_preview("t", program)
+    assert [a[1] for a in registered if a[1] != "pulumi:pulumi:Stack"] == []
+
+
+def test_args_checks_name_the_config_path() -> None:
+    from elastic_gpu.aws.stack import pool_args
+    from elastic_gpu.compose import args_problems
+
+    cfg = load_stack_config(stack_values("aws-prod"))
+    problems = args_problems(cfg.model_copy(update={"tags": {"aws:x": "y"}}), lambda p: pool_args(cfg, p))
+    assert "gpuPools[1] (SpotGpuPool 'training': tags.aws:x: the tag key prefix 'aws:' is reserved" in "\n".join(
+        problems
+    )
+
+
+# --- the policy gate -------------------------------------------------------------------------
+
+
+def test_policy_config_typos_are_errors() -> None:
+    problems = policy_config_problems(
+        {
+            "gpu-pool-noschedule-taint": "mandtory",
+            "gpu-pool-max-size-capp": "mandatory",
+            "gpu-pool-max-size-cap": {"maxNodesPerPool": "ten", "maxNodes": 3},
+            "gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": float("inf")},
+            "all": "advisory",
+        }
+    )
+    text = "\n".join(problems)
+    assert "gpu-pool-noschedule-taint: unknown enforcement level 'mandtory'; did you mean 'mandatory'?" in text
+    assert "gpu-pool-max-size-capp: unknown policy; did you mean 'gpu-pool-max-size-cap'?" in text
+    assert "gpu-pool-max-size-cap.maxNodesPerPool: must be an integer (got 'ten')" in text
+    assert "gpu-pool-max-size-cap.maxNodes: unknown setting; did you mean 'maxNodesPerPool'?" in text
+    assert "gpu-monthly-cost-ceiling.monthlyBudgetUsd: must be a finite number" in text
+    assert len(problems) == 5
+
+
+def test_policy_gate_fails_on_a_bad_config_file_no_stack_or_no_resource(tmp_path, capsys) -> None:
+    cfg = tmp_path / "policy.yaml"
+    cfg.write_text("gpu-pool-noschedule-taint: mandtory\n")
+    assert main(["policy", "--stack", "aws-dev", "--program", str(ROOT), "--config", str(cfg)]) == 2
+    assert "unknown enforcement level 'mandtory'" in capsys.readouterr().err
+    assert main(["policy", "--stack", "aws-dev", "--config", str(tmp_path / "missing.yaml")]) == 2
+    assert "missing.yaml: not found" in capsys.readouterr().err
+
+    empty = tmp_path / "empty"
+    (empty / "stacks").mkdir(parents=True)
+    (empty / "Pulumi.yaml").write_text("name: p\nruntime: python\nstackConfigDir: stacks\n")
+    (empty / "__main__.py").write_text("")
+    assert main(["policy", "--program", str(empty)]) == 2
+    assert "no stack file" in capsys.readouterr().err
+    (empty / "stacks" / "Pulumi.s.yaml").write_text("config: {}\n")
+    assert main(["policy", "--program", str(empty)]) == 2
+    assert "stack 's': the program declared no resource" in capsys.readouterr().err
+
+
+def test_all_entry_sets_every_level(tmp_path, capsys) -> None:
+    cfg = tmp_path / "policy.json"
+    cfg.write_text(json.dumps({"all": "disabled"}))
+    assert main(["policy", "--stack", "aws-dev", "--config", str(cfg), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["aws-dev"]["violations"] == []
+
+
+def test_cost_rejects_non_finite_numbers_and_json_is_strict(capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["cost", "--stack", "aws-dev", "--gpu-hours", "inf"])
+    assert exc.value.code == 2
+    assert "must be a finite number" in capsys.readouterr().err
+    assert main(["cost", "--stack", "aws-dev", "--gpu-hours", "1e300", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert "Infinity" not in out and "NaN" not in out
+    json.loads(out)
