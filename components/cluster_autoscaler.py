@@ -175,6 +175,13 @@ class ClusterAutoscaler(pulumi.ComponentResource):
         )
 
 
+def nodes_first(args: ClusterAutoscalerArgs) -> list[pulumi.Resource]:
+    """The node groups the autoscaler's pod waits for: the general pool's (where it runs) and the GPU
+    pools' (so a Kubernetes upgrade moves every node group before the autoscaler image)."""
+    pools = [args.general_pool, *args.gpu_pools] if args.general_pool is not None else list(args.gpu_pools)
+    return [r for p in pools for r in getattr(p, "nodes", [])]
+
+
 def common_flags(args: ClusterAutoscalerArgs) -> list[str]:
     """Flags every self-run autoscaler gets from our settings."""
     renamed = []

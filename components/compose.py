@@ -101,7 +101,7 @@ class Composed:
     gpu_pools: list[SpotGpuPool]
     device_plugin: NvidiaDevicePlugin
     autoscaler: ClusterAutoscaler
-    #: options for further Kubernetes objects: after the general pool has nodes
+    #: options for further Kubernetes objects: after the general pool's node groups
     k8s_opts: pulumi.ResourceOptions
 
 
@@ -122,7 +122,8 @@ def build_pools_and_addons(
     gpu_pools = [
         SpotGpuPool(p.name, gpu_pool_args(cfg, p, handle, cloud_pool_args(p)), opts=opts) for p in cfg.gpu_pools
     ]
-    k8s_opts = pulumi.ResourceOptions(depends_on=[general])  # system pods need a node first
+    # Workloads need a node first; on an upgrade they move after the node groups.
+    k8s_opts = pulumi.ResourceOptions(depends_on=general.nodes)
     device_plugin = NvidiaDevicePlugin(
         "nvidia-device-plugin",
         NvidiaDevicePluginArgs(provider=cluster.provider, gpu_pools=gpu_pools, time_slicing_replicas=sharing),

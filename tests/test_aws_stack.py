@@ -10,7 +10,7 @@ import pytest
 from elastic_gpu.aws.asg_tags import AUTO_DISCOVERY_ENABLED_KEY, NODE_TEMPLATE_PREFIX
 from elastic_gpu.offline.mocks import MOCK_UUID
 from elastic_gpu.scheduling import AWS_ACCELERATOR_LABEL, GPU_NODE_LABEL, POOL_LABEL
-from tests.conftest import stack_preview
+from tests.conftest import stack_preview, stem
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 TAG = "aws:autoscaling/tag:Tag"
@@ -48,7 +48,7 @@ def test_cluster_has_no_default_node_group_and_uses_access_entries(dev) -> None:
     assert cluster.inputs["accessConfig"]["authenticationMode"] == "API"
     assert not cluster.protect
     # every node group is one of ours: general + 2 spot zones + 2 fallback zones
-    assert sorted(r.inputs["nodeGroupName"] for r in dev.of_type(NG)) == [
+    assert sorted(stem(r.inputs["nodeGroupName"]) for r in dev.of_type(NG)) == [
         "gpu-dev-general",
         "gpu-dev-t4-fallback-us-west-2a",
         "gpu-dev-t4-fallback-us-west-2b",
@@ -76,7 +76,10 @@ def test_irsa_oidc_provider_and_secret_kubeconfig(dev) -> None:
 
 def test_spot_gpu_groups_one_per_zone(dev) -> None:
     spot = [g for g in node_groups(dev, "t4") if g.inputs["capacityType"] == "SPOT"]
-    assert [g.inputs["nodeGroupName"] for g in spot] == ["gpu-dev-t4-spot-us-west-2a", "gpu-dev-t4-spot-us-west-2b"]
+    assert [stem(g.inputs["nodeGroupName"]) for g in spot] == [
+        "gpu-dev-t4-spot-us-west-2a",
+        "gpu-dev-t4-spot-us-west-2b",
+    ]
     subnets = dev.by_id()
     for g, zone in zip(spot, ["us-west-2a", "us-west-2b"], strict=True):
         assert [subnets[s].inputs["availabilityZone"] for s in g.inputs["subnetIds"]] == [zone]
@@ -106,8 +109,8 @@ def test_scale_from_zero_tags_on_every_gpu_asg(dev, prod) -> None:
         for g in [g for g in preview.of_type(NG) if g.inputs["amiType"].endswith("NVIDIA")]:
             tags = asg_tags(preview, g)
             cluster = preview.config["elastic-gpu:cluster"]["name"]
-            assert tags[AUTO_DISCOVERY_ENABLED_KEY] == "true"
-            assert tags[f"k8s.io/cluster-autoscaler/{cluster}"] == "owned"
+            # EKS sets the auto-discovery tags itself; re-declaring them would strip them on removal.
+            assert AUTO_DISCOVERY_ENABLED_KEY not in tags and f"k8s.io/cluster-autoscaler/{cluster}" not in tags
             assert tags[f"{NODE_TEMPLATE_PREFIX}/resources/nvidia.com/gpu"] == gpus
             assert tags[f"{NODE_TEMPLATE_PREFIX}/taint/nvidia.com/gpu"] == "true:NoSchedule"
             for key, value in g.inputs["labels"].items():
@@ -115,7 +118,7 @@ def test_scale_from_zero_tags_on_every_gpu_asg(dev, prod) -> None:
 
 
 def test_prod_pools_split_max_over_three_zones(prod) -> None:
-    maxes = {g.inputs["nodeGroupName"]: g.inputs["scalingConfig"]["maxSize"] for g in prod.of_type(NG)}
+    maxes = {stem(g.inputs["nodeGroupName"]): g.inputs["scalingConfig"]["maxSize"] for g in prod.of_type(NG)}
     assert [maxes[f"gpu-prod-training-spot-us-east-1{z}"] for z in "abc"] == [2, 2, 2]
     assert [maxes[f"gpu-prod-inference-spot-us-east-1{z}"] for z in "abc"] == [3, 3, 3]
 
@@ -230,14 +233,18 @@ def test_priority_expander_ranks_spot_above_on_demand(dev) -> None:
     assert cm["metadata"]["namespace"] == "kube-system"
     ranks = yaml.safe_load(cm["data"]["priorities"])
 
+    names = {stem(g.inputs["nodeGroupName"]): g.inputs["nodeGroupName"] for g in dev.of_type(NG)}
+
     def rank(ng_name: str) -> int:
-        asg = f"eks-{ng_name}-{MOCK_UUID}"
+        asg = f"eks-{names.get(ng_name, ng_name)}-{MOCK_UUID}"
         return max(p for p, regexes in ranks.items() if any(re.fullmatch(rx, asg) for rx in regexes))
 
     assert rank("gpu-dev-t4-spot-us-west-2a") == rank("gpu-dev-t4-spot-us-west-2b") == 50
     assert rank("gpu-dev-t4-fallback-us-west-2a") == rank("gpu-dev-t4-fallback-us-west-2b") == 10
     assert rank("gpu-dev-general") == 10
     assert rank("someone-elses-group") == 1
+    # The regexes follow the generated names: the stem alone (an older group) is not ranked as ours.
+    assert rank("gpu-dev-t4-spot-us-west-2a-000000") == 1
 
 
 def test_autoscaler_iam_scopes_mutations_to_this_cluster(dev) -> None:

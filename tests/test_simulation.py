@@ -309,3 +309,14 @@ def test_readme_workload_examples_are_the_contracts():
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     section = readme[readme.index(README_BEGIN) : readme.index(README_END) + len(README_END)]
     assert section == readme_examples(examples), "regenerate README's workload examples from readme_examples()"
+
+
+def test_simulate_text_ends_with_one_row_per_pool(capsys):
+    assert main(["simulate", "--stack", "aws-prod"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines.index(next(line for line in lines if line.startswith("POOL ")))
+    rows = [line.split() for line in lines[header + 1 :]]
+    assert [r[:5] for r in rows] == [
+        ["inference", "inference-spot-us-east-1a", "inference-fallback-us-east-1a", "3", "min"],
+        ["training", "training-spot-us-east-1a", "-", "-", "10"],
+    ]

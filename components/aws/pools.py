@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 
 def _group_name(cluster: EksClusterHandle, suffix: str) -> pulumi.Output[str]:
-    """`<cluster>-<suffix>`: the EKS node-group name, an Output like the cluster's name."""
+    """`<cluster>-<suffix>`: the EKS node-group name's stem, an Output like the cluster's name."""
     return pulumi.Output.concat(cluster.cluster_name, "-", suffix)
 
 
@@ -66,7 +66,7 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
     cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
     labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
     spec = NodeGroupSpec(
-        node_group_name=_group_name(cluster, name),
+        base_name=_group_name(cluster, name),
         capacity_type=CAPACITY_SPOT if args.spot else CAPACITY_ON_DEMAND,
         instance_types=list(args.instance_types),
         zones=cluster.zones,
@@ -131,7 +131,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     ) -> NodeGroupSpec:
         labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=capacity == CAPACITY_SPOT) | gpu_extra
         return NodeGroupSpec(
-            node_group_name=ng_name,
+            base_name=ng_name,
             capacity_type=capacity,
             instance_types=list(args.instance_types),
             zones=zones,

@@ -17,6 +17,7 @@ import pulumi_kubernetes as k8s
 from elastic_gpu.gcp.kueue import LOCAL_QUEUE, QUEUE_NAME_LABEL
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
+from elastic_gpu.replacement import pool_name
 from elastic_gpu.scheduling import (
     API_TAINT_EFFECT,
     GKE_COMPUTE_CLASS_KEY,
@@ -46,6 +47,9 @@ QUEUED_RESERVATION_AFFINITY = "NO_RESERVATION"
 #: The autoscaler owns the node count; `pulumi up` never resets it.
 IGNORED = ["nodeCount", "initialNodeCount"]
 
+#: GKE node-pool names: at most 40 characters (terraform-provider-google resource_container_node_pool.go:
+#: "name is limited to 40").
+MAX_NODE_POOL_NAME = 40
 #: GKE GPUSharingConfig.GPUSharingStrategy (container/v1): time-sliced GPUs.
 GPU_SHARING_TIME_SHARING = "TIME_SHARING"
 
@@ -61,15 +65,37 @@ def _taint_args(taints: list[Taint]) -> list[gcp.container.NodePoolNodeConfigTai
     ]
 
 
-def _ref(cluster: GkeClusterHandle, pool_name: str, capacity: Capacity) -> NodeGroupRef:
+def _ref(cluster: GkeClusterHandle, gke_name: str, capacity: Capacity) -> NodeGroupRef:
     # GKE names a pool's instance groups gke-<cluster>-<pool>-<hash>-grp.
-    regex = pulumi.Output.from_input(cluster.cluster_name).apply(lambda c: f"^gke-{c}-{pool_name}-.*")
-    return NodeGroupRef(pool_name, capacity, regex)
+    regex = pulumi.Output.from_input(cluster.cluster_name).apply(lambda c: f"^gke-{c}-{gke_name}-.*")
+    return NodeGroupRef(gke_name, capacity, regex)
+
+
+def _accelerator_fields(acc: gcp.container.NodePoolNodeConfigGuestAcceleratorArgs | None) -> object:
+    """The guest accelerator as plain values (the whole block forces a replacement on GKE)."""
+    if acc is None:
+        return None
+    driver = acc.gpu_driver_installation_config
+    sharing = acc.gpu_sharing_config
+    return {
+        "type": acc.type,
+        "count": acc.count,
+        "gpuDriverVersion": driver.gpu_driver_version if driver is not None else None,
+        "gpuSharing": [sharing.gpu_sharing_strategy, sharing.max_shared_clients_per_gpu] if sharing else None,
+    }
+
+
+def gke_node_pool_name(base: str, forcing: dict[str, object]) -> str:
+    """`<base>-<digest>` (<= 40 characters): the digest covers every field of ours that forces a
+    replacement, so such a change renames the pool and GKE gets the new pool before the old one is
+    deleted. The ComputeClass and the node-group regex use this name too."""
+    return pool_name(base, forcing, max_len=MAX_NODE_POOL_NAME)
 
 
 @dataclass
 class _PoolSpec:
-    gke_name: str
+    #: readable stem (`<pool>-<kind>`); the GKE name adds a digest
+    base_name: str
     machine_type: str
     spot: bool
     min_size: int
@@ -80,6 +106,20 @@ class _PoolSpec:
     disk_size_gib: int
     accelerator: gcp.container.NodePoolNodeConfigGuestAcceleratorArgs | None = None
     queued: bool = False
+
+    @property
+    def gke_name(self) -> str:
+        acc = self.accelerator
+        return gke_node_pool_name(
+            self.base_name,
+            {
+                "spot": self.spot,
+                "queuedProvisioning": self.queued,
+                "guestAccelerators": _accelerator_fields(acc),
+                "oauthScopes": OAUTH_SCOPES,
+                "reservationAffinity": QUEUED_RESERVATION_AFFINITY if self.queued else None,
+            },
+        )
 
 
 def _network_config(cluster: GkeClusterHandle) -> gcp.container.NodePoolNetworkConfigArgs | None:
@@ -131,7 +171,8 @@ def _node_pool(
             taints=_taint_args(spec.taints),
             resource_labels=tags,
         ),
-        opts=pulumi.ResourceOptions(parent=parent, ignore_changes=IGNORED),
+        # A change that forces a replacement also renames the pool: create first, then delete.
+        opts=pulumi.ResourceOptions(parent=parent, ignore_changes=IGNORED, delete_before_replace=False),
     )
 
 
@@ -140,7 +181,7 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
     cluster: GkeClusterHandle = args.cluster  # type: ignore[assignment]
     labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
     spec = _PoolSpec(
-        gke_name=name,
+        base_name=name,
         machine_type=args.instance_types[0],
         spot=args.spot,
         min_size=args.min_size,
@@ -242,9 +283,9 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     if compute_class:
         extra[GKE_COMPUTE_CLASS_KEY] = compute_class
 
-    def spec(gke_name: str, spot: bool, min_size: int, max_size: int, queued: bool = False) -> _PoolSpec:
+    def spec(base_name: str, spot: bool, min_size: int, max_size: int, queued: bool = False) -> _PoolSpec:
         return _PoolSpec(
-            gke_name=gke_name,
+            base_name=base_name,
             machine_type=args.instance_types[0],
             spot=spot,
             min_size=min_size,
@@ -283,6 +324,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         taints=taints,
         labels=specs[0][1].labels,
         resources=resources,
+        nodes=list(pools),
         node_group_ids=[p.id for p in pools],
         # GKE installs and manages the NVIDIA device plugin on GPU nodes.
         ships_device_plugin=True,

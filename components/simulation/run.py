@@ -189,7 +189,26 @@ def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
         money = "n/a" if o.worst_case_monthly_usd is None else f"${o.worst_case_monthly_usd:,.0f}/month"
         lines.append(f"  worst case:        {o.worst_case_nodes} nodes, {money}")
         lines += [f"  note: {n}" for n in o.price_notes]
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *_summary(outcomes)])
+
+
+def _summary(outcomes: list[PoolOutcome]) -> list[str]:
+    """One row per pool: the figures a reviewer compares between stacks."""
+    rows = [("POOL", "FIRST CHOICE", "FALLBACK", "TO FALLBACK", "TO ZERO", "WORST CASE")]
+    for o in outcomes:
+        money = "n/a" if o.worst_case_monthly_usd is None else f"${o.worst_case_monthly_usd:,.0f}/mo"
+        rows.append(
+            (
+                o.pool or "-",
+                o.first_choice or "no group fits",
+                o.fallback or "-",
+                _minutes(o.minutes_to_fallback),
+                _minutes(o.minutes_to_zero),
+                f"{o.worst_case_nodes} nodes, {money}",
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
 def to_json(stack: str, settings: AutoscalerSettings, outcomes: list[PoolOutcome]) -> dict[str, Any]:
