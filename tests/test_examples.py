@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -39,6 +40,10 @@ def test_example_passes_the_gate_through_the_cli(name: str, capsys: pytest.Captu
         assert marker not in text
 
 
+def _unsuffixed(name: str) -> str:
+    return re.sub(r"-[0-9a-f]{6}$", "", name)
+
+
 def _by_type(preview: Preview, type_: str) -> dict[str, dict]:
     return {r.name: r.inputs for r in preview.of_type(type_)}
 
@@ -53,14 +58,19 @@ def test_existing_eks_on_pulumi_eks() -> None:
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
     } <= children
     groups = _by_type(preview, "aws:eks/nodeGroup:NodeGroup")
-    assert {g["nodeGroupName"] for g in groups.values()} == {
+    # <cluster>-<pool>-<kind>-<zone>, then the create-before-delete suffix (components/replacement.py)
+    assert {_unsuffixed(g["nodeGroupName"]) for g in groups.values()} == {
         f"ml-l4-{kind}-us-west-2{z}" for kind in ("spot", "fallback") for z in "ab"
     }
     # The node role is pulumi-eks's instance role; the subnets the ones the program mapped.
     assert {g["nodeRoleArn"] for g in groups.values()} == {"arn:aws:mock::123456789012:role/ml-instanceRole-role"}
     assert groups["l4-spot-us-west-2a"]["subnetIds"] == ["subnet-0aaaaaaaaaaaaaaa1"]
-    keys = {t["tag"]["key"] for t in _by_type(preview, "aws:autoscaling/tag:Tag").values()}
-    assert "k8s.io/cluster-autoscaler/ml" in keys
+    # The autoscaler finds and may scale only the groups EKS tags as this cluster's.
+    [policy] = _by_type(preview, "aws:iam/rolePolicy:RolePolicy").values()
+    assert '"aws:ResourceTag/k8s.io/cluster-autoscaler/ml": "owned"' in policy["policy"]
+    [dep] = _by_type(preview, "kubernetes:apps/v1:Deployment").values()
+    flags = dep["spec"]["template"]["spec"]["containers"][0]["command"]
+    assert any(f.endswith("k8s.io/cluster-autoscaler/ml") for f in flags if f.startswith("--node-group-auto"))
     # IRSA through pulumi-eks's OIDC provider.
     trust = json.loads(_by_type(preview, "aws:iam/role:Role")["autoscaler-role"]["assumeRolePolicy"])
     assert trust["Statement"][0]["Principal"]["Federated"].endswith("oidc.eks.example.amazonaws.com/id/ML")
@@ -71,7 +81,7 @@ def test_existing_eks_on_pulumi_eks() -> None:
 def test_existing_eks_plain_reads_the_stack_reference_and_its_own_node_group() -> None:
     preview = example("existing-eks-plain")
     groups = _by_type(preview, "aws:eks/nodeGroup:NodeGroup")
-    assert groups["a10-fallback-eu-west-1a"]["nodeGroupName"] == "prod-eu-a10-fallback-eu-west-1a"
+    assert _unsuffixed(groups["a10-fallback-eu-west-1a"]["nodeGroupName"]) == "prod-eu-a10-fallback-eu-west-1a"
     assert groups["a10-fallback-eu-west-1a"]["clusterName"] == "prod-eu"
     assert "nodeGroupName" not in groups["system"]  # auto-named: the report still reads it
     pools = {row["node_group"]: row for row in to_json(preview)["pools"]}
@@ -79,7 +89,7 @@ def test_existing_eks_plain_reads_the_stack_reference_and_its_own_node_group() -
     [dep] = _by_type(preview, "kubernetes:apps/v1:Deployment").values()
     assert dep["metadata"]["name"] == "gpu-cluster-autoscaler"
     # The stack config's price override applies to this (non-elastic-gpu) program.
-    cost = {row["node_group"]: row for row in to_json(preview)["cost"]["pools"]}
+    cost = {_unsuffixed(row["node_group"]): row for row in to_json(preview)["cost"]["pools"]}
     assert cost["prod-eu-a10-fallback-eu-west-1a"]["on_demand_hourly"] == 1.123
     assert cost["prod-eu-a10-spot-eu-west-1a"]["spot_hourly"] == 0.45
 
