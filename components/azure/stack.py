@@ -45,6 +45,8 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
             expander=list(a.expander),
             protect=c.protect,
             tags=cfg.tags,
+            public_access=c.api_access.public,
+            authorized_ip_ranges=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
         ),
         opts=opts,
     )
