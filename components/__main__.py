@@ -3,6 +3,9 @@
 `python -m elastic_gpu cost --stack aws-dev --gpu-hours 1000 [--eviction-rate R] [--json]`: N GPU-hours of
 work on each GPU pool, on spot (with re-runs) against all on-demand.
 `python -m elastic_gpu policy --stack aws-dev [--program DIR]`: the offline policy gate.
+`python -m elastic_gpu simulate --stack aws-dev [--pod FILE] [--json]`: which node groups a pending
+GPU pod scales, in which order, how fast it falls back and goes back to zero, and the worst case.
+`python -m elastic_gpu workload --stack aws-dev --pool t4`: a ready Job manifest for that pool.
 """
 
 from __future__ import annotations
@@ -60,7 +63,18 @@ def main(argv: list[str] | None = None) -> int:
     policy.add_argument("--program", default=".", help="Pulumi Python program directory (default: .)")
     policy.add_argument("--config", help="policy-pack config file (JSON or YAML, as for --policy-pack-config)")
     policy.add_argument("--json", action="store_true", help="print the violations as JSON")
+    simulate = sub.add_parser("simulate", help="which node groups a pending GPU pod scales, how fast, worst case")
+    simulate.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
+    simulate.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
+    simulate.add_argument("--pod", help="a Pod, Job or Deployment manifest (YAML); default: each GPU pool's own Job")
+    simulate.add_argument("--json", action="store_true", help="print the outcome per pool as JSON")
+    workload = sub.add_parser("workload", help="print a ready Job manifest for one GPU pool")
+    workload.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
+    workload.add_argument("--pool", required=True, help="the GPU pool's name, e.g. t4")
+    workload.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     args = parser.parse_args(argv)
+    if args.command in ("simulate", "workload"):
+        return _simulate(args) if args.command == "simulate" else _workload(args)
     if args.command == "policy":
         from elastic_gpu.offline.policy_gate import gate
 
@@ -93,6 +107,59 @@ def main(argv: list[str] | None = None) -> int:
         print(render_text(result))
         print()
         print(render_report(policy_report))
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    import yaml
+
+    from elastic_gpu.offline.runner import run_preview
+    from elastic_gpu.simulation import render_text, simulate, to_json
+    from elastic_gpu.simulation.timings import autoscaler_settings
+
+    try:
+        manifest = None
+        if args.pod:
+            docs = [d for d in yaml.safe_load_all(Path(args.pod).read_text()) if d]
+            if len(docs) != 1 or not isinstance(docs[0], dict):
+                raise ConfigError(
+                    [f"--pod {args.pod}: expected one Kubernetes manifest (got {len(docs)})"], source="pod"
+                )
+            manifest = docs[0]
+        result = run_preview(args.stack, args.program)
+        outcomes = simulate(result, manifest)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(to_json(args.stack, autoscaler_settings(result), outcomes), indent=2, sort_keys=True))
+    else:
+        print(render_text(args.stack, outcomes))
+    return 0
+
+
+def _workload(args: argparse.Namespace) -> int:
+    import yaml
+
+    from elastic_gpu.offline.runner import run_preview
+    from elastic_gpu.simulation.run import pool_contracts
+    from elastic_gpu.workload import job_manifest
+
+    try:
+        contracts = {c.pool: c for c in pool_contracts(run_preview(args.stack, args.program))}
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.pool not in contracts:
+        print(
+            f"error: --pool {args.pool!r}: no such GPU pool in {args.stack}; allowed: {', '.join(contracts)}",
+            file=sys.stderr,
+        )
+        return 2
+    print(yaml.safe_dump(job_manifest(contracts[args.pool]), sort_keys=False), end="")
     return 0
 
 

@@ -40,6 +40,8 @@ SYSTEM_POOL_NAME = "system"
 #: Expanders the AKS autoScalerProfile accepts (one value, not a chain).
 AKS_EXPANDERS = ("least-waste", "most-pods", "priority", "random")
 NETWORK_PLUGINS = ("azure", "kubenet", "none")
+#: AKS autoscaler durations: "Values must be an integer followed by an 'm'" (ManagedClusterAutoScalerProfile).
+AKS_DURATION_PATTERN = r"[1-9][0-9]*m"
 AZURE_ZONES = ("1", "2", "3")
 #: The taint the AKS docs recommend for a dedicated System pool (use-system-pools.md).
 CRITICAL_ADDONS_ONLY_TAINT = "CriticalAddonsOnly=true:NoSchedule"
@@ -97,6 +99,13 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
             f"{where}system_max_size: must be >= system_min_size "
             f"(got system_min_size={args.system_min_size}, system_max_size={args.system_max_size})"
         )
+    for field_name in ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time"):
+        value = getattr(args, field_name)
+        if not re.fullmatch(AKS_DURATION_PATTERN, value):
+            problems.append(
+                f"{where}{field_name}: AKS takes whole minutes, an integer followed by 'm' such as '10m' "
+                f"(ManagedClusterAutoScalerProfile); got {value!r}"
+            )
     if not args.expander or args.expander[0] not in AKS_EXPANDERS:
         first = args.expander[0] if args.expander else None
         problems.append(f"{where}expander: AKS takes one of {', '.join(AKS_EXPANDERS)} first (got {first!r})")

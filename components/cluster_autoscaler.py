@@ -80,10 +80,13 @@ class ClusterAutoscalerArgs:
 
 
 def priorities(node_groups: list[NodeGroupRef]) -> dict[int, list[str]]:
-    """Priority-expander ranks: spot groups above on-demand ones, unknown groups last."""
+    """Priority-expander ranks: spot groups above on-demand ones, cheaper above dearer within each
+    (a group's `rank`), unknown groups last. Groups of one priority are drawn at random ("one group
+    ... is selected each time at random", priority expander readme), so only equals share one."""
     ranks: dict[int, list[str]] = {}
     for g in node_groups:
-        ranks.setdefault(SPOT_PRIORITY if g.capacity == "spot" else ON_DEMAND_PRIORITY, []).append(g.name_regex)
+        base = SPOT_PRIORITY if g.capacity == "spot" else ON_DEMAND_PRIORITY
+        ranks.setdefault(max(base - g.rank, CATCH_ALL_PRIORITY + 1), []).append(g.name_regex)
     ranks[CATCH_ALL_PRIORITY] = [".*"]
     return dict(sorted(ranks.items(), reverse=True))
 
@@ -93,7 +96,7 @@ def priority_expander_data(node_groups: list[NodeGroupRef]) -> pulumi.Output[dic
     regexes = pulumi.Output.all(*[g.name_regex for g in node_groups])
 
     def render(names: list[str]) -> dict[str, str]:
-        known = [NodeGroupRef(g.name, g.capacity, n) for g, n in zip(node_groups, names, strict=True)]
+        known = [NodeGroupRef(g.name, g.capacity, n, g.rank) for g, n in zip(node_groups, names, strict=True)]
         return {"priorities": yaml.safe_dump(priorities(known), sort_keys=False)}
 
     return regexes.apply(render)
@@ -170,6 +173,13 @@ class ClusterAutoscaler(pulumi.ComponentResource):
         self.register_outputs(
             {"image": self.image, "role_arn": self.role_arn, "service_account_name": self.service_account_name}
         )
+
+
+def nodes_first(args: ClusterAutoscalerArgs) -> list[pulumi.Resource]:
+    """The node groups the autoscaler's pod waits for: the general pool's (where it runs) and the GPU
+    pools' (so a Kubernetes upgrade moves every node group before the autoscaler image)."""
+    pools = [args.general_pool, *args.gpu_pools] if args.general_pool is not None else list(args.gpu_pools)
+    return [r for p in pools for r in getattr(p, "nodes", [])]
 
 
 def common_flags(args: ClusterAutoscalerArgs) -> list[str]:

@@ -76,6 +76,7 @@ def gpu_pool_args(cfg: StackConfig, p: GpuPoolConfig, handle: Any, cloud_args: d
             "max_size": p.max_size,
             "spot": p.spot,
             "on_demand_fallback": p.on_demand_fallback,
+            "fallback_max_size": p.fallback_max_size,
             "per_zone": p.per_zone,
             "disk_size_gib": p.disk_size_gib,
             "gpu_sharing_replicas": cfg.device_plugin.time_slicing_replicas or 1,
@@ -102,7 +103,7 @@ class Composed:
     gpu_pools: list[SpotGpuPool]
     device_plugin: NvidiaDevicePlugin
     autoscaler: ClusterAutoscaler
-    #: options for further Kubernetes objects: after the general pool has nodes
+    #: options for further Kubernetes objects: after the general pool's node groups
     k8s_opts: pulumi.ResourceOptions
 
 
@@ -123,7 +124,8 @@ def build_pools_and_addons(
     gpu_pools = [
         SpotGpuPool(p.name, gpu_pool_args(cfg, p, handle, cloud_pool_args(p)), opts=opts) for p in cfg.gpu_pools
     ]
-    k8s_opts = pulumi.ResourceOptions(depends_on=[general])  # system pods need a node first
+    # Workloads need a node first; on an upgrade they move after the node groups.
+    k8s_opts = pulumi.ResourceOptions(depends_on=general.nodes)
     device_plugin = NvidiaDevicePlugin(
         "nvidia-device-plugin",
         NvidiaDevicePluginArgs(provider=cluster.provider, gpu_pools=gpu_pools, time_slicing_replicas=sharing),

@@ -126,14 +126,14 @@ class EksCluster(pulumi.ComponentResource):
         self.network = build_network(
             name, cluster_name=args.cluster_name, cidr=args.network_cidr, zones=args.zones, tags=args.tags, parent=self
         )
-        cluster_role = role_with_policies(
+        cluster_role, cluster_role_attachments = role_with_policies(
             f"{name}-cluster-role",
             assume_role_policy=service_trust_policy("eks.amazonaws.com"),
             policy_arns=CLUSTER_POLICIES,
             tags=args.tags,
             parent=self,
         )
-        self.node_role = role_with_policies(
+        self.node_role, self.node_role_attachments = role_with_policies(
             f"{name}-node-role",
             assume_role_policy=service_trust_policy("ec2.amazonaws.com"),
             policy_arns=NODE_POLICIES,
@@ -154,7 +154,8 @@ class EksCluster(pulumi.ComponentResource):
             ),
             enabled_cluster_log_types=list(args.log_types),
             tags=args.tags,
-            opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
+            # The cluster role's policy before the cluster, and (on delete) after it.
+            opts=pulumi.ResourceOptions(parent=self, protect=args.protect, depends_on=cluster_role_attachments),
         )
         self.oidc_issuer_url: pulumi.Output[str] = self.cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
         self.oidc_provider = aws.iam.OpenIdConnectProvider(
@@ -176,7 +177,9 @@ class EksCluster(pulumi.ComponentResource):
         self.node_role_arn: pulumi.Output[str] = self.node_role.arn
         self.subnet_ids: Mapping[str, pulumi.Input[str]] = self.network.private_subnet_ids
         self.oidc_provider_arn: pulumi.Output[str] = self.oidc_provider.arn
-        self.node_dependencies: list[pulumi.Resource] = list(self.network.egress)
+        # What node groups wait for: the node role's policy attachments (EKS needs them to join nodes, and
+        # on delete to remove instances and ENIs) and the private route out (image pulls).
+        self.node_dependencies: list[pulumi.Resource] = [*self.node_role_attachments, *self.network.egress]
         self.tags: dict[str, str] = dict(args.tags)
         self.register_outputs(
             {

@@ -22,6 +22,9 @@ class NodeGroupRef:
     capacity: Capacity
     #: regex over the cloud's node-group name, as the priority expander matches it
     name_regex: pulumi.Input[str]
+    #: rank among the pool's groups of the same capacity, cheapest 0: the priority expander
+    #: ranks them so, instead of drawing between them at random
+    rank: int = 0
 
 
 @dataclass
@@ -39,6 +42,13 @@ class BuiltPool:
     cloud_outputs: dict[str, Any] = field(default_factory=dict)
     #: the node image runs its own NVIDIA device plugin (e.g. Bottlerocket NVIDIA)
     ships_device_plugin: bool = False
+    #: the node groups alone, when `resources` holds more (a GKE ComputeClass); default: `resources`
+    nodes: list[pulumi.Resource] | None = None
+
+    @property
+    def node_resources(self) -> list[pulumi.Resource]:
+        """What a Kubernetes object that needs these nodes depends on."""
+        return list(self.resources if self.nodes is None else self.nodes)
 
 
 class PoolComponent(pulumi.ComponentResource):
@@ -65,6 +75,8 @@ class PoolComponent(pulumi.ComponentResource):
         self.taints = built.taints
         self.labels = built.labels
         self.node_group_resources = list(built.resources)
+        #: the cloud node groups alone: Kubernetes objects that need these nodes depend on them
+        self.nodes: list[pulumi.Resource] = built.node_resources
         self.node_group_names = pulumi.Output.all(*[g.name for g in built.node_groups])
         ids = built.node_group_ids if built.node_group_ids is not None else [r.id for r in built.resources]  # type: ignore[attr-defined]
         self.node_group_ids = pulumi.Output.all(*ids)

@@ -26,6 +26,8 @@ class Taint:
 
 #: The extended resource the NVIDIA device plugin advertises.
 GPU_RESOURCE = "nvidia.com/gpu"
+#: The node's scratch space (emptyDir, logs, image layers): what the pool's disk gives.
+EPHEMERAL_STORAGE = "ephemeral-storage"
 
 #: Keeps CPU pods off GPU nodes (seed 002; eksctl and the NVIDIA manifest tolerate this key).
 GPU_TAINT = Taint(key=GPU_RESOURCE, value="true", effect="NoSchedule")

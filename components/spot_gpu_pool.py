@@ -13,6 +13,7 @@ from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.validation import cloud_args_problems, gpu_instance_type_problems, size_problems
+from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
 
 TYPE_TOKEN = "elastic-gpu:index:SpotGpuPool"
 
@@ -27,13 +28,16 @@ class SpotGpuPoolArgs:
     instance_types: list[str]
     """GPU instance types (several diversify the spot request); all with one GPU count."""
     max_size: int
-    """Total nodes across zones (split over the zones when `per_zone`)."""
+    """The most nodes on the pool's own capacity, in total over its node groups (zones, and VM
+    sizes on AKS): split between the groups, never per group."""
     min_size: int = DEFAULT_MIN_SIZE
     """Default 0: scale to zero when no GPU pod is pending."""
     spot: bool = True
     """Default true: spot / low-priority capacity."""
     on_demand_fallback: bool = False
-    """Default false: add an on-demand group (min 0) the autoscaler tries after the spot ones."""
+    """Default false: add on-demand groups (min 0) the autoscaler tries after the spot ones."""
+    fallback_max_size: int | None = None
+    """The most on-demand fallback nodes, in total over the fallback's groups; default: max_size."""
     per_zone: bool = True
     """Default true: one node group per zone (seed 002: no cross-zone rebalancing of GPU nodes)."""
     zones: list[str] | None = None
@@ -60,6 +64,13 @@ class SpotGpuPoolArgs:
     @property
     def pool_zones(self) -> list[str]:
         return list(self.zones or self.cluster.zones)
+
+    @property
+    def fallback_total(self) -> int:
+        """The fallback's total max (0 without a fallback)."""
+        if not self.on_demand_fallback:
+            return 0
+        return self.max_size if self.fallback_max_size is None else self.fallback_max_size
 
     @property
     def gpus_per_node(self) -> int:
@@ -90,18 +101,27 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     zones = args.pool_zones
     if unknown := [z for z in zones if z not in args.cluster.zones]:
         problems.append(f"{where}zones: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
-    rules = cloud_module(args.cluster.cloud, "rules")
-    groups = len(zones) if args.per_zone and rules.SPLITS_PER_ZONE else 1
-    if args.max_size < groups:
-        problems.append(
-            f"{where}max_size: each of the {groups} node group(s) needs a max of at least 1 "
-            f"(got max_size={args.max_size})"
-        )
     if len(set(args.instance_types)) != len(args.instance_types):
         problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
     problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
     if args.on_demand_fallback and not args.spot:
         problems.append(f"{where}on_demand_fallback: only a spot pool can fall back to on-demand (spot=False)")
+    if args.fallback_max_size is not None and not args.on_demand_fallback:
+        problems.append(f"{where}fallback_max_size: set only with on_demand_fallback (got {args.fallback_max_size})")
+    if problems:
+        return problems  # the group counts below need valid types and zones
+    pools = cloud_module(args.cluster.cloud, "pools")
+    problems += pools.pool_problems(where, args)
+    primary, fallback = pools.node_group_counts(args)
+    for field_name, total, groups in (
+        ("max_size", args.max_size, primary),
+        ("fallback_max_size", args.fallback_total, fallback),
+    ):
+        if groups and total < groups:
+            problems.append(
+                f"{where}{field_name}: it is the total over the {groups} node groups it is split into, and each "
+                f"needs a max of at least 1, so it must be >= {groups} (got {total})"
+            )
     return problems
 
 
@@ -118,11 +138,15 @@ class SpotGpuPool(PoolComponent):
     def __init__(self, name: str, args: SpotGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := spot_gpu_pool_problems(name, args):
             raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
-        super().__init__(TYPE_TOKEN, name, None, opts)
-        built = cloud_module(args.cluster.cloud, "pools").build_spot_gpu_pool(name, args, self)
+        pools = cloud_module(args.cluster.cloud, "pools")
+        #: what a pod needs to land on this pool (tolerations, node selector, Job labels)
+        self.workload: WorkloadContract = pools.workload_contract(name, args)
+        # Recorded as an input, so the offline simulator reads the contract from the captured resources.
+        super().__init__(TYPE_TOKEN, name, {CONTRACT_INPUT: self.workload.to_json()}, opts)
+        built = pools.build_spot_gpu_pool(name, args, self)
         self.args = args
         self.ships_device_plugin = built.ships_device_plugin
         self._publish(name, built)
 
 
-__all__ = ["BuiltPool", "SpotGpuPool", "SpotGpuPoolArgs"]
+__all__ = ["BuiltPool", "SpotGpuPool", "SpotGpuPoolArgs", "WorkloadContract"]

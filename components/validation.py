@@ -10,7 +10,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type
+from elastic_gpu.gpu_catalog import GPU_MODELS, ONE_GROUP_MANY_TYPES_CLOUDS, gpu_instance_type
 
 
 def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_size: int) -> list[str]:
@@ -28,6 +28,7 @@ def gpu_instance_type_problems(
         return [f"{where}gpu: unknown GPU {gpu!r}; allowed: {', '.join(GPU_MODELS)}"]
     problems: list[str] = []
     counts: set[int] = set()
+    shapes: dict[tuple[int, int], str] = {}
     for j, name in enumerate(instance_types):
         row = gpu_instance_type(cloud, name)
         if row is None:
@@ -39,10 +40,21 @@ def gpu_instance_type_problems(
             problems.append(f"{where}{types_field}[{j}]: {name!r} has {row.model.name}, not gpu {gpu!r}")
         else:
             counts.add(row.gpus)
+            shapes.setdefault((row.vcpus, row.memory_gib), name)
     if len(counts) > 1:
         problems.append(
             f"{where}{types_field}: all types in a pool must carry the same GPU count "
             f"(the autoscaler builds one node template per group); got counts {sorted(counts)}"
+        )
+    if len(shapes) > 1 and cloud in ONE_GROUP_MANY_TYPES_CLOUDS:
+        # cluster-autoscaler's AWS provider builds an empty group's node template from the first
+        # type only (aws_wrapper.go, instanceTypesOverrides[0]); its README: the types of one group
+        # "should have the same amount of RAM and number of CPU cores".
+        listed = ", ".join(f"{n} ({c} vCPU, {m} GiB)" for (c, m), n in shapes.items())
+        problems.append(
+            f"{where}{types_field}: all types of one node group must have the same vCPUs and memory, because the "
+            f"autoscaler scales an empty group from the first type's shape; got {listed}. Keep one shape "
+            "(e.g. the first), or make one pool per shape"
         )
     return problems
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,14 @@ import yaml
 from elastic_gpu.offline.runner import Preview, run_preview
 
 ROOT = Path(__file__).resolve().parent.parent
+#: A node-pool name ends in "-" and the digest of its replacement-forcing fields (elastic_gpu.replacement).
+DIGEST_SUFFIX = re.compile(r"-[0-9a-f]{6}$")
+
+
+def stem(name: str) -> str:
+    """A node-pool name without its digest ("gpu-dev-general-3f9a1c" -> "gpu-dev-general")."""
+    assert DIGEST_SUFFIX.search(name), f"{name!r} has no digest suffix"
+    return DIGEST_SUFFIX.sub("", name)
 
 
 @cache

@@ -22,7 +22,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.aws.asg_tags import auto_discovery_tags, node_template_tags
+from elastic_gpu.aws.asg_tags import node_template_tags
 from elastic_gpu.scheduling import GPU_TAINT, node_labels, tolerations_for
 
 TAGS = {"project": "p", "cost-center": "cc"}
@@ -40,7 +40,8 @@ def lt(name, *, encrypted="true", tokens="required", public=None):
 
 
 def ng(name, *, pool="ok", spot=True, capacity=None, types=("g4dn.xlarge",), ami="AL2023_x86_64_NVIDIA",
-       min_size=0, max_size=4, desired=0, taints=(TAINT,), tags=TAGS, template=True, asg_tags=True, ignore=True):
+       min_size=0, max_size=4, desired=0, taints=(TAINT,), tags=TAGS, template=True, asg_tags=True, ignore=True,
+       owned_tags=False):
     labels = node_labels(pool=pool, node_class="gpu", spot=spot)
     if capacity:
         labels["elastic-gpu.io/capacity"] = capacity
@@ -62,9 +63,11 @@ def ng(name, *, pool="ok", spot=True, capacity=None, types=("g4dn.xlarge",), ami
     )
     if asg_tags:
         from elastic_gpu.scheduling import Taint
-        tags_ = auto_discovery_tags("c1") | node_template_tags(
+        tags_ = node_template_tags(
             labels=labels, taints=[Taint(t["key"], t["value"]) for t in taints], resources={"nvidia.com/gpu": "1"}
         )
+        if owned_tags:  # EKS sets these itself: declaring them is flagged
+            tags_ |= {"k8s.io/cluster-autoscaler/enabled": "true", "k8s.io/cluster-autoscaler/c1": "owned"}
         for i, (k, v) in enumerate(sorted(tags_.items())):
             aws.autoscaling.Tag(f"{name}-t{i}", autoscaling_group_name=f"eks-c1-{name}-uuid",
                                 tag={"key": k, "value": v, "propagate_at_launch": False})
@@ -77,6 +80,7 @@ ng("bad-notaint", taints=())
 ng("bad-minsize", min_size=1)
 ng("bad-notspot", spot=False, capacity="spot")
 ng("bad-noasgtags", asg_tags=False)
+ng("bad-ownedtags", owned_tags=True)
 ng("bad-pinned", ignore=False)
 ng("bad-nolt", template=False)
 ng("bad-untagged", tags={"project": "p"})

@@ -10,7 +10,7 @@ import pytest
 from elastic_gpu.aws.asg_tags import AUTO_DISCOVERY_ENABLED_KEY, NODE_TEMPLATE_PREFIX
 from elastic_gpu.offline.mocks import MOCK_UUID
 from elastic_gpu.scheduling import AWS_ACCELERATOR_LABEL, GPU_NODE_LABEL, POOL_LABEL
-from tests.conftest import stack_preview
+from tests.conftest import stack_preview, stem
 
 NG = "aws:eks/nodeGroup:NodeGroup"
 TAG = "aws:autoscaling/tag:Tag"
@@ -47,10 +47,11 @@ def test_cluster_has_no_default_node_group_and_uses_access_entries(dev) -> None:
     assert cluster.inputs["version"] == "1.33"
     assert cluster.inputs["accessConfig"]["authenticationMode"] == "API"
     assert not cluster.protect
-    # every node group is one of ours: general + 2 spot zones + fallback
-    assert sorted(r.inputs["nodeGroupName"] for r in dev.of_type(NG)) == [
+    # every node group is one of ours: general + 2 spot zones + 2 fallback zones
+    assert sorted(stem(r.inputs["nodeGroupName"]) for r in dev.of_type(NG)) == [
         "gpu-dev-general",
-        "gpu-dev-t4-fallback",
+        "gpu-dev-t4-fallback-us-west-2a",
+        "gpu-dev-t4-fallback-us-west-2b",
         "gpu-dev-t4-spot-us-west-2a",
         "gpu-dev-t4-spot-us-west-2b",
     ]
@@ -75,12 +76,15 @@ def test_irsa_oidc_provider_and_secret_kubeconfig(dev) -> None:
 
 def test_spot_gpu_groups_one_per_zone(dev) -> None:
     spot = [g for g in node_groups(dev, "t4") if g.inputs["capacityType"] == "SPOT"]
-    assert [g.inputs["nodeGroupName"] for g in spot] == ["gpu-dev-t4-spot-us-west-2a", "gpu-dev-t4-spot-us-west-2b"]
+    assert [stem(g.inputs["nodeGroupName"]) for g in spot] == [
+        "gpu-dev-t4-spot-us-west-2a",
+        "gpu-dev-t4-spot-us-west-2b",
+    ]
     subnets = dev.by_id()
     for g, zone in zip(spot, ["us-west-2a", "us-west-2b"], strict=True):
         assert [subnets[s].inputs["availabilityZone"] for s in g.inputs["subnetIds"]] == [zone]
         assert g.inputs["amiType"] == "AL2023_x86_64_NVIDIA"
-        assert g.inputs["instanceTypes"] == ["g4dn.xlarge", "g4dn.2xlarge", "g4dn.4xlarge", "g4dn.8xlarge"]
+        assert g.inputs["instanceTypes"] == ["g4dn.xlarge"]  # the catalog's default: one shape
         assert g.inputs["scalingConfig"] == {"desiredSize": 0, "minSize": 0, "maxSize": 2}
         assert g.inputs["labels"][GPU_NODE_LABEL] == "true"
         assert g.inputs["labels"][AWS_ACCELERATOR_LABEL] == "nvidia-tesla-t4"
@@ -89,11 +93,14 @@ def test_spot_gpu_groups_one_per_zone(dev) -> None:
 
 
 def test_on_demand_fallback_group(dev, prod) -> None:
-    fallback = dev.one(NG, "t4-fallback")
-    assert fallback.inputs["capacityType"] == "ON_DEMAND"
-    assert fallback.inputs["scalingConfig"]["minSize"] == 0
-    assert fallback.inputs["scalingConfig"]["maxSize"] == 4
-    assert len(fallback.inputs["subnetIds"]) == 2
+    # One fallback group per zone, sharing the fallback's total (fallbackMaxSize, default maxSize 4).
+    subnets = dev.by_id()
+    for zone in ("us-west-2a", "us-west-2b"):
+        fallback = dev.one(NG, f"t4-fallback-{zone}")
+        assert fallback.inputs["capacityType"] == "ON_DEMAND"
+        assert fallback.inputs["scalingConfig"]["minSize"] == 0
+        assert fallback.inputs["scalingConfig"]["maxSize"] == 2
+        assert [subnets[s].inputs["availabilityZone"] for s in fallback.inputs["subnetIds"]] == [zone]
     assert [g.inputs["capacityType"] for g in node_groups(prod, "training")] == ["SPOT"] * 3  # opted out
 
 
@@ -102,8 +109,8 @@ def test_scale_from_zero_tags_on_every_gpu_asg(dev, prod) -> None:
         for g in [g for g in preview.of_type(NG) if g.inputs["amiType"].endswith("NVIDIA")]:
             tags = asg_tags(preview, g)
             cluster = preview.config["elastic-gpu:cluster"]["name"]
-            assert tags[AUTO_DISCOVERY_ENABLED_KEY] == "true"
-            assert tags[f"k8s.io/cluster-autoscaler/{cluster}"] == "owned"
+            # EKS sets the auto-discovery tags itself; re-declaring them would strip them on removal.
+            assert AUTO_DISCOVERY_ENABLED_KEY not in tags and f"k8s.io/cluster-autoscaler/{cluster}" not in tags
             assert tags[f"{NODE_TEMPLATE_PREFIX}/resources/nvidia.com/gpu"] == gpus
             assert tags[f"{NODE_TEMPLATE_PREFIX}/taint/nvidia.com/gpu"] == "true:NoSchedule"
             for key, value in g.inputs["labels"].items():
@@ -111,7 +118,7 @@ def test_scale_from_zero_tags_on_every_gpu_asg(dev, prod) -> None:
 
 
 def test_prod_pools_split_max_over_three_zones(prod) -> None:
-    maxes = {g.inputs["nodeGroupName"]: g.inputs["scalingConfig"]["maxSize"] for g in prod.of_type(NG)}
+    maxes = {stem(g.inputs["nodeGroupName"]): g.inputs["scalingConfig"]["maxSize"] for g in prod.of_type(NG)}
     assert [maxes[f"gpu-prod-training-spot-us-east-1{z}"] for z in "abc"] == [2, 2, 2]
     assert [maxes[f"gpu-prod-inference-spot-us-east-1{z}"] for z in "abc"] == [3, 3, 3]
 
@@ -185,12 +192,12 @@ def test_autoscaler_flags_follow_the_config(dev, prod) -> None:
         "--cloud-provider=aws",
         "--expander=priority,least-waste",
         "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/gpu-dev",
-        "--max-node-provision-time=5m",
+        "--max-node-provision-time=15m",  # the default: a cold GPU node's start-up
         "--scale-down-unneeded-time=5m",
         "--scale-down-delay-after-add=5m",
     ):
         assert flag in cmd
-    assert "--max-node-provision-time=4m" in ca_command(prod)
+    assert "--max-node-provision-time=15m" in ca_command(prod)
     assert "--scale-down-unneeded-time=10m" in ca_command(prod)
 
 
@@ -226,14 +233,18 @@ def test_priority_expander_ranks_spot_above_on_demand(dev) -> None:
     assert cm["metadata"]["namespace"] == "kube-system"
     ranks = yaml.safe_load(cm["data"]["priorities"])
 
+    names = {stem(g.inputs["nodeGroupName"]): g.inputs["nodeGroupName"] for g in dev.of_type(NG)}
+
     def rank(ng_name: str) -> int:
-        asg = f"eks-{ng_name}-{MOCK_UUID}"
+        asg = f"eks-{names.get(ng_name, ng_name)}-{MOCK_UUID}"
         return max(p for p, regexes in ranks.items() if any(re.fullmatch(rx, asg) for rx in regexes))
 
     assert rank("gpu-dev-t4-spot-us-west-2a") == rank("gpu-dev-t4-spot-us-west-2b") == 50
-    assert rank("gpu-dev-t4-fallback") == 10
+    assert rank("gpu-dev-t4-fallback-us-west-2a") == rank("gpu-dev-t4-fallback-us-west-2b") == 10
     assert rank("gpu-dev-general") == 10
     assert rank("someone-elses-group") == 1
+    # The regexes follow the generated names: the stem alone (an older group) is not ranked as ours.
+    assert rank("gpu-dev-t4-spot-us-west-2a-000000") == 1
 
 
 def test_autoscaler_iam_scopes_mutations_to_this_cluster(dev) -> None:

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from elastic_gpu.azure.pools import agent_pool_name_problems, agent_pool_stem, vmss_name_regex
+from elastic_gpu.azure.pools import agent_pool_name_problems, agent_pool_stem, aks_agent_pool_name, vmss_name_regex
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.runner import run_preview
@@ -79,10 +79,15 @@ def test_general_pool_has_one_vm_size() -> None:
     assert "generalPool.instanceTypes: an AKS agent pool has exactly one VM size" in msg
 
 
-def test_pool_name_too_long_for_an_agent_pool() -> None:
-    msg = errors_for(lambda v: v[P + "gpuPools"][0].update({"name": "inference-large"}))
-    assert "gpuPools[0].name: 'inference-large' gives the AKS agent-pool name stem 'inferencelarge'" in msg
-    assert "at most 9 letters/digits" in msg
+def test_long_pool_names_are_cut_and_stay_distinct() -> None:
+    """Agent-pool names are <stem[:5]><kind><digest>: a long pool name is cut, the digest (over the whole
+    stem and the replacement-forcing fields) keeps pools apart and changes when such a field changes."""
+    forcing = {"vmSize": "Standard_NC4as_T4_v3", "availabilityZones": ["1"]}
+    a = aks_agent_pool_name("inferencelarge", "s", forcing)
+    b = aks_agent_pool_name("inferencesmall", "s", forcing)
+    assert a[:6] == b[:6] == "infers" and a != b and len(a) == len(b) == 12
+    assert aks_agent_pool_name("inferencelarge", "s", forcing | {"vmSize": "Standard_NC8as_T4_v3"}) != a
+    assert agent_pool_name_problems("gpuPools[0].", "inference-large") == []
 
 
 def test_expander_aks_does_not_have() -> None:

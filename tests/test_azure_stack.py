@@ -77,7 +77,7 @@ def test_cluster_has_system_pool_identity_rbac_network_and_autoscaler_profile(de
         "expander": "priority",
         "scaleDownUnneededTime": "5m",
         "scaleDownDelayAfterAdd": "5m",
-        "maxNodeProvisionTime": "5m",
+        "maxNodeProvisionTime": "15m",
         "balanceSimilarNodeGroups": "false",
         "skipNodesWithLocalStorage": "false",
     }
@@ -86,11 +86,18 @@ def test_cluster_has_system_pool_identity_rbac_network_and_autoscaler_profile(de
     assert not c.protect
 
 
+def ap_name(preview: Preview, resource_name: str) -> str:
+    return preview.one(AGENT_POOL, resource_name).inputs["agentPoolName"]
+
+
 def test_spot_gpu_agent_pools(dev: Preview) -> None:
+    names = set()
     for zone in ("1", "2"):
         r = dev.one(AGENT_POOL, f"t4-t4s0{zone}")
         i = r.inputs
-        assert i["agentPoolName"] == f"t4s0{zone}"
+        # <stem><kind><digest of the fields that force a replacement>, <= 12 characters
+        assert re.fullmatch(r"t4s[0-9a-f]{6}", i["agentPoolName"])
+        names.add(i["agentPoolName"])
         assert (i["resourceName"], i["resourceGroupName"]) == ("gpu-dev", "gpu-dev-rg")
         assert i["mode"] == "User"
         assert i["vmSize"] == "Standard_NC4as_T4_v3"
@@ -106,6 +113,7 @@ def test_spot_gpu_agent_pools(dev: Preview) -> None:
         assert i["nodeLabels"][GPU_NODE_LABEL] == "true"
         assert i["tags"]["cost-center"] == "ml-research"
         assert r.ignore_changes == ["count"]
+    assert len(names) == 2  # the zone is in the digest
 
 
 def test_on_demand_fallback_and_general_pools(dev: Preview) -> None:
@@ -131,11 +139,13 @@ def test_priority_configmap_ranks_spot_pools_above_on_demand(dev: Preview) -> No
     def rank(vmss: str) -> int:
         return max(p for p, regexes in ranks.items() if any(re.fullmatch(rx, vmss) for rx in regexes))
 
+    s1, s2, od, general = (ap_name(dev, n) for n in ("t4-t4s01", "t4-t4s02", "t4-t4o0", "general-pool"))
     # AKS names each pool's scale set aks-<pool>-<number>-vmss.
-    assert rank("aks-t4s01-12345678-vmss") == rank("aks-t4s02-87654321-vmss") == 50
-    assert rank("aks-t4o0-12345678-vmss") == rank("aks-general-12345678-vmss") == 10
+    assert rank(f"aks-{s1}-12345678-vmss") == rank(f"aks-{s2}-87654321-vmss") == 50
+    assert rank(f"aks-{od}-12345678-vmss") == rank(f"aks-{general}-12345678-vmss") == 10
     assert rank("aks-system-12345678-vmss") == 1
-    assert rank("aks-t4s011-12345678-vmss") == 1  # anchored: no prefix collisions
+    assert rank(f"aks-{s1}1-12345678-vmss") == 1  # anchored: no prefix collisions
+    assert rank("aks-t4s01-12345678-vmss") == 1  # the regexes follow the generated names
 
 
 def test_device_plugin_tolerates_the_aks_spot_taint(dev: Preview) -> None:
@@ -161,9 +171,11 @@ def test_prod_protects_the_cluster_and_sets_its_spot_cap(prod: Preview) -> None:
     assert system["minCount"] == 3 and system["nodeTaints"] == ["CriticalAddonsOnly=true:NoSchedule"]
     training = prod.one(AGENT_POOL, "training-trainings0").inputs
     assert training["spotMaxPrice"] == 2.5 and training["availabilityZones"] == ["1", "2", "3"]
-    names = {r.inputs["agentPoolName"] for r in prod.of_type(AGENT_POOL)}
-    assert {"inferenceo0", "inferenceo1", "inferences01", "inferences13"} <= names
-    assert all(len(n) <= 12 and n.isalnum() and n.islower() for n in names)
+    names = [r.inputs["agentPoolName"] for r in prod.of_type(AGENT_POOL)]
+    assert len(set(names)) == len(names)
+    assert all(re.fullmatch(r"[a-z][a-z0-9]{0,11}", n) for n in names)
+    # inference: perZone false, 2 VM sizes, spot and fallback
+    assert sorted(n[:6] for n in names if n.startswith("infer")) == ["infero"] * 2 + ["infers"] * 2
 
 
 def test_existing_resource_group_is_used_not_created(program_dir) -> None:
@@ -177,9 +189,10 @@ def test_existing_resource_group_is_used_not_created(program_dir) -> None:
 
 def test_pool_table_shows_aks_pools(dev: Preview) -> None:
     rows = {p.node_group: p for p in pool_summaries(dev)}
-    assert set(rows) == {"system", "general", "t4o0", "t4s01", "t4s02"}  # the System pool is inline in the cluster
-    assert rows["t4s01"].capacity == "spot" and rows["t4s01"].zones == ["1"]
-    assert rows["t4o0"].capacity == "on-demand"
+    s1, s2, od, general = (ap_name(dev, n) for n in ("t4-t4s01", "t4-t4s02", "t4-t4o0", "general-pool"))
+    assert set(rows) == {"system", general, od, s1, s2}  # the System pool is inline in the cluster
+    assert rows[s1].capacity == "spot" and rows[s1].zones == ["1"]
+    assert rows[od].capacity == "on-demand"
     assert (rows["system"].instance_types, rows["system"].min_size, rows["system"].max_size) == (
         ["Standard_D4s_v5"],
         1,

@@ -156,11 +156,6 @@ def test_non_finite_and_huge_numbers_are_errors(value) -> None:
         ),
         (
             "gcp-dev",
-            lambda v: v.update({P + "devicePlugin": {"timeSlicingReplicas": 2}}),
-            "devicePlugin: does nothing on gcp",
-        ),
-        (
-            "gcp-dev",
             lambda v: v[P + "cluster"].update({"networkCidr": "10.1.0.0/16"}),
             "cluster.networkCidr: does nothing on gcp",
         ),
@@ -275,7 +270,7 @@ def test_gke_per_zone_limits_are_totals_and_aks_split_is_checked_in_config() -> 
     values = stack_values("gcp-dev")
     values[P + "gpuPools"][0].update({"perZone": True, "maxSize": 1})
     assert load_stack_config(values).gpu_pools[0].max_size == 1  # one GKE pool spans the zones
-    msg = config_errors("azure-prod", lambda v: v[P + "gpuPools"][0].update({"maxSize": 2}))
+    msg = config_errors("azure-prod", lambda v: v[P + "gpuPools"][0].update({"maxSize": 2, "perZone": True}))
     assert "gpuPools[0].maxSize: with perZone the total max is split across 3 zones" in msg
 
 

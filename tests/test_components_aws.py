@@ -9,6 +9,7 @@ import pytest
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
+from tests.conftest import stem
 
 PROGRAM = """
 import pulumi
@@ -51,7 +52,7 @@ def test_device_plugin_tolerates_a_taint_added_to_one_pool(run_program) -> None:
 
 def test_names_derive_from_component_names_and_the_cluster(run_program) -> None:
     preview = run_program(program())
-    assert sorted(r.inputs["nodeGroupName"] for r in preview.of_type("aws:eks/nodeGroup:NodeGroup")) == [
+    assert sorted(stem(r.inputs["nodeGroupName"]) for r in preview.of_type("aws:eks/nodeGroup:NodeGroup")) == [
         "lab-a-spot-eu-west-1a",
         "lab-a-spot-eu-west-1b",
         "lab-b-spot",

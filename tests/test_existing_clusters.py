@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.runner import Preview
+from tests.conftest import stem
 
 OUTPUT_TEXT = ("Calling __str__", "Output[", "<pulumi.output")
 
@@ -64,24 +66,33 @@ def eks(tmp_path_factory) -> Preview:
 
 def test_existing_eks_names_carry_the_real_cluster_name(eks: Preview) -> None:
     _no_output_text(eks)
-    groups = {r.inputs["nodeGroupName"]: r for r in eks.of_type("aws:eks/nodeGroup:NodeGroup")}
-    assert set(groups) == {"prod-a-l4-spot-us-east-1a", "prod-a-l4-spot-us-east-1b", "prod-a-l4-fallback"}
+    groups = {stem(r.inputs["nodeGroupName"]): r for r in eks.of_type("aws:eks/nodeGroup:NodeGroup")}
+    assert set(groups) == {
+        "prod-a-l4-spot-us-east-1a",
+        "prod-a-l4-spot-us-east-1b",
+        "prod-a-l4-fallback-us-east-1a",
+        "prod-a-l4-fallback-us-east-1b",
+    }
     for g in groups.values():
         assert g.inputs["clusterName"] == "prod-a"
         assert g.inputs["nodeRoleArn"] == "arn:aws:iam::123456789012:role/prod-a-nodes"
     assert groups["prod-a-l4-spot-us-east-1a"].inputs["subnetIds"] == ["subnet-1"]
     keys = {r.inputs["tag"]["key"] for r in eks.of_type("aws:autoscaling/tag:Tag")}
-    assert "k8s.io/cluster-autoscaler/prod-a" in keys
+    # EKS sets the auto-discovery tags on managed groups itself: only node-template tags are declared
+    assert keys and all(k.startswith("k8s.io/cluster-autoscaler/node-template/") for k in keys)
     [policy] = eks.of_type("aws:iam/rolePolicy:RolePolicy")
     condition = json.loads(policy.inputs["policy"])["Statement"][1]["Condition"]["StringEquals"]
     assert condition == {"aws:ResourceTag/k8s.io/cluster-autoscaler/prod-a": "owned"}
     [cm] = eks.of_type("kubernetes:core/v1:ConfigMap")
     ranks = yaml.safe_load(cm.inputs["data"]["priorities"])
+    # the regexes name the generated node-group names (stem + digest)
     assert ranks[50] == [
-        r"^eks-prod\-a\-l4\-spot\-us\-east\-1a-[0-9a-f-]+$",
-        r"^eks-prod\-a\-l4\-spot\-us\-east\-1b-[0-9a-f-]+$",
+        f"^eks-{re.escape(groups[f'prod-a-l4-spot-us-east-1{z}'].inputs['nodeGroupName'])}-[0-9a-f-]+$" for z in "ab"
     ]
-    assert ranks[10] == [r"^eks-prod\-a\-l4\-fallback-[0-9a-f-]+$"]
+    assert ranks[10] == [
+        f"^eks-{re.escape(groups[f'prod-a-l4-fallback-us-east-1{z}'].inputs['nodeGroupName'])}-[0-9a-f-]+$"
+        for z in "ab"
+    ]
 
 
 def test_existing_eks_autoscaler_runs_where_told_without_a_general_pool(eks: Preview) -> None:
@@ -112,10 +123,15 @@ def test_existing_eks_builds_a_secret_kubeconfig_from_get_cluster(eks: Preview) 
 
 def test_existing_eks_pool_and_addon_outputs(eks: Preview) -> None:
     out = {k: v.value for k, v in eks.outputs.items()}
-    assert out["names"] == ["prod-a-l4-spot-us-east-1a", "prod-a-l4-spot-us-east-1b", "prod-a-l4-fallback"]
-    assert len(out["ids"]) == 3 and all(out["ids"])
+    assert [stem(n) for n in out["names"]] == [
+        "prod-a-l4-spot-us-east-1a",
+        "prod-a-l4-spot-us-east-1b",
+        "prod-a-l4-fallback-us-east-1a",
+        "prod-a-l4-fallback-us-east-1b",
+    ]
+    assert len(out["ids"]) == 4 and all(out["ids"])
     assert out["asgs"] == [f"eks-{n}-00000000-0000-0000-0000-000000000000" for n in out["names"]]
-    assert len(out["lts"]) == 3 and all(i.startswith("launchtemplate-") for i in out["lts"])
+    assert len(out["lts"]) == 4 and all(i.startswith("launchtemplate-") for i in out["lts"])
     assert out["role"].startswith("arn:aws:") and out["sa"] == "cluster-autoscaler"
 
 
@@ -154,7 +170,8 @@ def test_existing_aks_pools_join_the_named_cluster(run_program, caplog) -> None:
     preview = run_program(AKS_PROGRAM)
     _no_output_text(preview)
     pools = preview.of_type("azure-native:containerservice:AgentPool")
-    assert {p.inputs["agentPoolName"] for p in pools} == {"t4s01", "t4s02", "t4o0"}
+    names = {p.inputs["agentPoolName"] for p in pools}
+    assert len(names) == 3 and sorted(n[:3] for n in names) == ["t4o", "t4s", "t4s"]
     assert {(p.inputs["resourceName"], p.inputs["resourceGroupName"]) for p in pools} == {("prod-aks", "prod-rg")}
     assert not preview.of_type("azure-native:containerservice:ManagedCluster")
     [ds] = preview.of_type("kubernetes:apps/v1:DaemonSet")
@@ -205,7 +222,7 @@ def test_existing_gke_pools_join_the_named_cluster(run_program) -> None:
     preview = run_program(GKE_PROGRAM)
     _no_output_text(preview)
     pools = preview.of_type("gcp:container/nodePool:NodePool")
-    assert {p.inputs["name"] for p in pools} == {"l4-spot", "l4-fallback"}
+    assert {stem(p.inputs["name"]) for p in pools} == {"l4-spot", "l4-fallback"}
     assert {(p.inputs["cluster"], p.inputs["location"], p.inputs["project"]) for p in pools} == {
         ("ml", "us-central1", "acme-ml")
     }

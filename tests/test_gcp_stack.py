@@ -11,7 +11,7 @@ from elastic_gpu.gcp.kueue import ADMISSION_CHECK, CLUSTER_QUEUE, LOCAL_QUEUE, P
 from elastic_gpu.offline.report import pool_summaries
 from elastic_gpu.scheduling import GKE_GPU_TAINT, GPU_NODE_LABEL, POOL_LABEL
 from elastic_gpu.versions import KUEUE_CHART, KUEUE_VERSION
-from tests.conftest import ROOT, run_preview, stack_preview
+from tests.conftest import ROOT, run_preview, stack_preview, stem
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
 CLUSTER = "gcp:container/cluster:Cluster"
@@ -42,7 +42,8 @@ def test_prod_cluster_regional_private_protected() -> None:
 def test_dev_spot_gpu_pool() -> None:
     r = stack_preview("gcp-dev").one(NODE_POOL, "t4-spot")
     nc = r.inputs["nodeConfig"]
-    assert r.inputs["name"] == "t4-spot" and r.inputs["cluster"] == "gpu-dev"
+    assert stem(r.inputs["name"]) == "t4-spot" and r.inputs["cluster"] == "gpu-dev"
+    assert len(r.inputs["name"]) <= 40 and r.delete_before_replace is False
     assert nc["spot"] is True and nc["machineType"] == "n1-standard-4"
     assert nc["guestAccelerators"] == [
         {"type": "nvidia-tesla-t4", "count": 1, "gpuDriverInstallationConfig": {"gpuDriverVersion": "LATEST"}}
@@ -75,7 +76,10 @@ def test_compute_class_ranks_spot_before_on_demand() -> None:
     p = stack_preview("gcp-prod")
     cc = p.one(COMPUTE_CLASS, "inference-compute-class").inputs
     assert cc["metadata"]["name"] == "inference-spot-first"
-    assert cc["spec"]["priorities"] == [{"nodepools": ["inference-spot"]}, {"nodepools": ["inference-fallback"]}]
+    spot_name, fallback_name = (p.one(NODE_POOL, n).inputs["name"] for n in ("inference-spot", "inference-fallback"))
+    # The class names the generated pool names, so a replaced pool is ranked the same.
+    assert cc["spec"]["priorities"] == [{"nodepools": [spot_name]}, {"nodepools": [fallback_name]}]
+    assert (stem(spot_name), stem(fallback_name)) == ("inference-spot", "inference-fallback")
     assert cc["spec"]["nodePoolAutoCreation"] == {"enabled": False}
     assert cc["spec"]["whenUnsatisfiable"] == "DoNotScaleUp"
     spot, fallback = p.one(NODE_POOL, "inference-spot").inputs, p.one(NODE_POOL, "inference-fallback").inputs
@@ -145,7 +149,7 @@ def test_every_resource_under_a_component_and_builtin_objects_validate(stack: st
 
 
 def test_pool_report_rows() -> None:
-    rows = {p.node_group: p for p in pool_summaries(stack_preview("gcp-prod"))}
+    rows = {stem(p.node_group): p for p in pool_summaries(stack_preview("gcp-prod"))}
     assert rows["inference-spot"].capacity == "spot" and rows["inference-fallback"].capacity == "on-demand"
     assert rows["training-dws"].zones == ["us-central1-a", "us-central1-b", "us-central1-c"]
 

@@ -23,7 +23,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "azure": {"bad-notspot", "bad-deallocate"},
         "gcp": {"bad-preemptible"},
     },
-    "eks-autoscaler-asg-tags": {"aws": {"bad-noasgtags"}, "azure": set(), "gcp": set()},
+    "eks-autoscaler-asg-tags": {"aws": {"bad-noasgtags", "bad-ownedtags"}, "azure": set(), "gcp": set()},
     "device-plugin-tolerates-gpu-taints": {"aws": {"bad-plugin"}, "azure": {"bad-plugin"}, "gcp": set()},
     "autoscaler-owned-size-ignored": {"aws": {"bad-pinned"}, "azure": {"bad-pinned"}, "gcp": {"bad-pinned"}},
     "node-disks-encrypted": {"aws": {"bad-lt-unencrypted", "bad-nolt"}, "azure": set(), "gcp": set()},
@@ -79,8 +79,10 @@ def test_violations_carry_level_resource_and_a_fix() -> None:
 def test_messages_say_what_to_do() -> None:
     [taint] = program_report("aws").of("gpu-pool-noschedule-taint")
     assert "c1-bad-notaint" in taint.message and "nvidia.com/gpu=true:NoSchedule" in taint.message
-    [tags] = program_report("aws").of("eks-autoscaler-asg-tags")
-    assert "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu" in tags.message
+    tags = {v.name: v.message for v in program_report("aws").of("eks-autoscaler-asg-tags")}
+    assert "k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu" in tags["bad-noasgtags"]
+    owned = tags["bad-ownedtags"]
+    assert "k8s.io/cluster-autoscaler/c1, k8s.io/cluster-autoscaler/enabled" in owned and "EKS sets" in owned
     [aks_plugin] = program_report("azure").of("device-plugin-tolerates-gpu-taints")
     assert "kubernetes.azure.com/scalesetpriority=spot:NoSchedule" in aks_plugin.message
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -13,7 +14,7 @@ from kubernetes_validate.utils import ValidationError as K8sValidationError
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.offline.report import pool_summaries, to_json
 from elastic_gpu.offline.runner import run_preview
-from tests.conftest import ROOT, stack_preview, stack_values
+from tests.conftest import ROOT, stack_preview, stack_values, stem
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 
@@ -90,7 +91,11 @@ def test_json_preview_masks_secrets_and_lists_options() -> None:
     assert ng["options"]["ignoreChanges"] == ["scalingConfig.desiredSize"]
     assert ng["parent"].endswith("elastic-gpu:index:SpotGpuPool::t4")
     assert "pulumi:providers:aws::aws::" in ng["options"]["provider"]
-    assert {p["node_group"] for p in data["pools"]} >= {"gpu-dev-t4-spot-us-west-2a", "gpu-dev-t4-fallback"}
+    assert {stem(p["node_group"]) for p in data["pools"]} >= {
+        "gpu-dev-t4-spot-us-west-2a",
+        "gpu-dev-t4-fallback-us-west-2b",
+    }
+    assert ng["options"]["deleteBeforeReplace"] is False
 
 
 def test_text_preview_shows_tree_and_pool_table() -> None:
@@ -103,5 +108,5 @@ def test_text_preview_shows_tree_and_pool_table() -> None:
     )
     assert "├─ elastic-gpu:index:EksCluster  gpu-prod" in run.stdout
     assert "aws:eks/cluster:Cluster  gpu-prod-eks  [protected]" in run.stdout
-    assert "gpu-prod-inference-fallback         on-demand  0    9" in run.stdout
+    assert re.search(r"gpu-prod-inference-fallback-us-east-1a-[0-9a-f]{6} +on-demand +0 +3 +us-east-1a", run.stdout)
     assert "kubeconfig: [secret]" in run.stdout

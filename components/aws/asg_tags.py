@@ -22,15 +22,11 @@ def auto_discovery_cluster_key(cluster_name: str) -> str:
     return f"{CA_TAG_PREFIX}/{cluster_name}"
 
 
-def auto_discovery_tags(cluster_name: str) -> dict[str, str]:
+def eks_owned_tags(cluster_name: str) -> dict[str, str]:
+    """The auto-discovery tags EKS itself puts on every managed node group's ASG (EKS user guide,
+    "Managed node groups": `k8s.io/cluster-autoscaler/enabled=true` and
+    `k8s.io/cluster-autoscaler/<cluster>=owned`). Never declared by us: see node_groups.build_node_group."""
     return {AUTO_DISCOVERY_ENABLED_KEY: "true", auto_discovery_cluster_key(cluster_name): "owned"}
-
-
-def auto_discovery_tag_items(cluster_name: pulumi.Input[str]) -> list[tuple[str, pulumi.Input[str], str]]:
-    """(resource-name suffix, key, value) for `auto_discovery_tags`; the key follows an Output cluster name,
-    so the suffix is fixed."""
-    key = pulumi.Output.from_input(cluster_name).apply(auto_discovery_cluster_key)
-    return [("enabled", AUTO_DISCOVERY_ENABLED_KEY, "true"), ("cluster", key, "owned")]
 
 
 def node_template_tags(
@@ -44,7 +40,7 @@ def node_template_tags(
 
 
 def auto_discovery_flag(cluster_name: pulumi.Input[str]) -> pulumi.Output[str]:
-    """The autoscaler flag that finds exactly the groups tagged by `auto_discovery_tags`."""
+    """The autoscaler flag that finds exactly the groups EKS tagged (`eks_owned_tags`)."""
     return pulumi.Output.from_input(cluster_name).apply(
         lambda n: f"--node-group-auto-discovery=asg:tag={AUTO_DISCOVERY_ENABLED_KEY},{auto_discovery_cluster_key(n)}"
     )

@@ -11,7 +11,7 @@ import pulumi_aws as aws
 from elastic_gpu.autoscaler_workload import Workload, build_workload, general_pool_selector
 from elastic_gpu.aws.asg_tags import auto_discovery_cluster_key, auto_discovery_flag
 from elastic_gpu.aws.iam import irsa_trust_policy
-from elastic_gpu.cluster_autoscaler import autoscaler_image, common_flags
+from elastic_gpu.cluster_autoscaler import autoscaler_image, common_flags, nodes_first
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
@@ -61,15 +61,15 @@ def autoscaler_policy(cluster_name: str) -> str:
 
 def build_autoscaler_role(
     name: str, *, cluster: EksClusterHandle, namespace: str, service_account: str, parent: pulumi.Resource
-) -> aws.iam.Role:
+) -> tuple[aws.iam.Role, aws.iam.RolePolicy]:
     opts = pulumi.ResourceOptions(parent=parent)
     trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_issuer_url).apply(
         lambda a: irsa_trust_policy(a[0], a[1], namespace, service_account)
     )
     role = aws.iam.Role(f"{name}-role", assume_role_policy=trust, tags=cluster.tags, opts=opts)
     policy = pulumi.Output.from_input(cluster.cluster_name).apply(autoscaler_policy)
-    aws.iam.RolePolicy(f"{name}-policy", role=role.id, policy=policy, opts=opts)
-    return role
+    role_policy = aws.iam.RolePolicy(f"{name}-policy", role=role.id, policy=policy, opts=opts)
+    return role, role_policy
 
 
 def aws_flags(cluster: EksClusterHandle) -> list[pulumi.Input[str]]:
@@ -80,7 +80,7 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
     """EKS: the upstream autoscaler as a Deployment, with an IRSA role."""
     cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
     image = args.image or autoscaler_image(name, cluster.kubernetes_version)
-    role = build_autoscaler_role(
+    role, role_policy = build_autoscaler_role(
         name, cluster=cluster, namespace=args.namespace, service_account=args.workload_name, parent=parent
     )
     placement = general_pool_selector(args.general_pool.pool_name) if args.general_pool else args.node_selector
@@ -98,6 +98,12 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
             name=args.workload_name,
         ),
         pulumi.ResourceOptions(parent=parent, provider=args.k8s_provider),
-        after=[parent.priority_config] if getattr(parent, "priority_config", None) else [],
+        # Its priorities, its IAM policy (or its first calls are denied) and the node groups (where it
+        # runs; on an upgrade the image moves only after the node groups have).
+        after=[
+            *([parent.priority_config] if getattr(parent, "priority_config", None) else []),
+            role_policy,
+            *nodes_first(args),
+        ],
     )
     return {"image": image, "role_arn": role.arn, "service_account_name": args.workload_name}

@@ -57,9 +57,14 @@ def role_with_policies(
     policy_arns: tuple[str, ...],
     tags: dict[str, str],
     parent: pulumi.Resource,
-) -> aws.iam.Role:
+) -> tuple[aws.iam.Role, list[aws.iam.RolePolicyAttachment]]:
+    """The role and its policy attachments: whatever uses the role depends on the attachments, so it is
+    created after them and deleted before them (the pulumi-aws NodeGroup example and terraform-aws-eks
+    do the same: EKS needs the policies to delete instances and network interfaces)."""
     opts = pulumi.ResourceOptions(parent=parent)
     role = aws.iam.Role(name, assume_role_policy=assume_role_policy, tags=tags, opts=opts)
-    for arn in policy_arns:
+    attachments = [
         aws.iam.RolePolicyAttachment(f"{name}-{arn.rsplit('/', 1)[-1]}", role=role.name, policy_arn=arn, opts=opts)
-    return role
+        for arn in policy_arns
+    ]
+    return role, attachments

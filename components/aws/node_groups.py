@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_aws as aws
 
-from elastic_gpu.aws.asg_tags import auto_discovery_tag_items, node_template_tags
+from elastic_gpu.aws.asg_tags import node_template_tags
+from elastic_gpu.replacement import pool_name
 from elastic_gpu.scheduling import API_TAINT_EFFECT, Taint
 
 if TYPE_CHECKING:
@@ -35,14 +36,32 @@ CAPACITY_SPOT = "SPOT"
 CAPACITY_ON_DEMAND = "ON_DEMAND"
 #: IMDSv2 only, one hop: pods (IRSA) cannot borrow the node role through the metadata service.
 IMDS_HOP_LIMIT = 1
+#: EKS node group names: at most 63 characters (CreateNodegroup; pulumi-aws eks.NodeGroup docs).
+MAX_NODE_GROUP_NAME = 63
+
+
+def eks_node_group_name(
+    base: str, *, capacity_type: str, instance_types: list[str], zones: list[str], ami_type: str
+) -> str:
+    """`<base>-<digest>`: the digest covers the base (`<cluster>-<pool>...`) and every field of ours that
+    forces a replacement (elastic_gpu.replacement.POOL_REPLACE_FIELDS), so such a change renames the
+    group and EKS creates the new group before the old one is deleted. The priority regex uses it too."""
+    forcing = {
+        "capacityType": capacity_type,
+        "instanceTypes": list(instance_types),
+        "zones": list(zones),  # the subnets, one per zone
+        "amiType": ami_type,
+    }
+    return pool_name(base, forcing, max_len=MAX_NODE_GROUP_NAME)
 
 
 @dataclass(frozen=True)
 class NodeGroupSpec:
     """Everything one managed node group needs, all of it known before deployment."""
 
-    #: `<cluster>-<pool>...`: an Output, as the cluster's name may be
-    node_group_name: pulumi.Input[str]
+    #: readable stem `<cluster>-<pool>-<kind>[-<zone>]` (an Output, as the cluster's name may be);
+    #: the EKS name adds a digest (`node_group_name`)
+    base_name: pulumi.Input[str]
     capacity_type: str
     instance_types: list[str]
     zones: list[str]
@@ -55,6 +74,22 @@ class NodeGroupSpec:
     disk_size_gib: int
     #: extra node-template resources for scale-from-zero, e.g. {"nvidia.com/gpu": "1"}
     template_resources: dict[str, str]
+
+    @property
+    def ami_type(self) -> str:
+        return AMI_TYPES[(self.ami_family, self.gpu)]
+
+    @property
+    def node_group_name(self) -> pulumi.Output[str]:
+        return pulumi.Output.from_input(self.base_name).apply(
+            lambda base: eks_node_group_name(
+                base,
+                capacity_type=self.capacity_type,
+                instance_types=self.instance_types,
+                zones=self.zones,
+                ami_type=self.ami_type,
+            )
+        )
 
     @property
     def asg_name_regex(self) -> pulumi.Output[str]:
@@ -78,12 +113,18 @@ def build_node_group(
     tags: dict[str, str],
     parent: pulumi.Resource,
 ) -> BuiltNodeGroup:
-    """A launch template, the managed node group, and the autoscaler tags on its ASG."""
+    """A launch template, the managed node group, and the autoscaler's node-template tags on its ASG.
+
+    EKS itself tags a managed group's ASG with the auto-discovery tags
+    (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster>`); declaring them
+    again would strip EKS's own tags when a pool is removed, so only the node-template tags are ours.
+    """
     opts = pulumi.ResourceOptions(parent=parent)
-    instance_tags = {**tags, "Name": spec.node_group_name}
+    node_group_name = spec.node_group_name
+    instance_tags = {**tags, "Name": node_group_name}
     launch_template = aws.ec2.LaunchTemplate(
         f"{name}-lt",
-        description=pulumi.Output.concat("elastic-gpu node group ", spec.node_group_name),
+        description=pulumi.Output.concat("elastic-gpu node group ", node_group_name),
         block_device_mappings=[
             aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
                 device_name=DATA_DEVICE[spec.ami_family],
@@ -110,13 +151,13 @@ def build_node_group(
     node_group = aws.eks.NodeGroup(
         name,
         cluster_name=cluster.cluster_name,
-        node_group_name=spec.node_group_name,
+        node_group_name=node_group_name,
         node_role_arn=cluster.node_role_arn,
         version=cluster.kubernetes_version,
         subnet_ids=[cluster.subnet_ids[z] for z in spec.zones],
         instance_types=spec.instance_types,
         capacity_type=spec.capacity_type,
-        ami_type=AMI_TYPES[(spec.ami_family, spec.gpu)],
+        ami_type=spec.ami_type,
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(
             desired_size=spec.min_size, min_size=spec.min_size, max_size=spec.max_size
         ),
@@ -133,19 +174,18 @@ def build_node_group(
             parent=parent,
             # The autoscaler owns the current size; `pulumi up` must never reset it.
             ignore_changes=["scalingConfig.desiredSize"],
+            # A change that forces a replacement also renames the group: create first, then delete.
+            delete_before_replace=False,
+            # The node role's policy attachments (before the group, and on delete after it: EKS needs them
+            # to remove instances and ENIs) and the route out for image pulls.
             depends_on=cluster.node_dependencies,
         ),
     )
     asg_name = node_group.resources.apply(lambda rs: rs[0].autoscaling_groups[0].name)
-    asg_tags = auto_discovery_tag_items(cluster.cluster_name) + [
-        (_slug(key), key, value)
-        for key, value in node_template_tags(
-            labels=spec.labels, taints=spec.taints, resources=spec.template_resources
-        ).items()
-    ]
-    for suffix, key, value in asg_tags:
+    asg_tags = node_template_tags(labels=spec.labels, taints=spec.taints, resources=spec.template_resources)
+    for key, value in asg_tags.items():
         aws.autoscaling.Tag(
-            f"{name}-{suffix}",
+            f"{name}-{_slug(key)}",
             autoscaling_group_name=asg_name,
             tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
             opts=opts,

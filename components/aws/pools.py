@@ -17,13 +17,17 @@ from elastic_gpu.aws.node_groups import (
 from elastic_gpu.pool_types import BuiltPool, NodeGroupRef
 from elastic_gpu.scheduling import (
     AWS_ACCELERATOR_LABEL,
+    EPHEMERAL_STORAGE,
     GPU_RESOURCE,
     GPU_TAINT,
     NODE_CLASS_GENERAL,
     NODE_CLASS_GPU,
+    POOL_LABEL,
+    Taint,
     node_labels,
     split_total,
 )
+from elastic_gpu.workload import WorkloadContract
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import EksClusterHandle
@@ -32,7 +36,7 @@ if TYPE_CHECKING:
 
 
 def _group_name(cluster: EksClusterHandle, suffix: str) -> pulumi.Output[str]:
-    """`<cluster>-<suffix>`: the EKS node-group name, an Output like the cluster's name."""
+    """`<cluster>-<suffix>`: the EKS node-group name's stem, an Output like the cluster's name."""
     return pulumi.Output.concat(cluster.cluster_name, "-", suffix)
 
 
@@ -62,7 +66,7 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
     cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
     labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
     spec = NodeGroupSpec(
-        node_group_name=_group_name(cluster, name),
+        base_name=_group_name(cluster, name),
         capacity_type=CAPACITY_SPOT if args.spot else CAPACITY_ON_DEMAND,
         instance_types=list(args.instance_types),
         zones=cluster.zones,
@@ -73,24 +77,61 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
         ami_family="al2023",
         gpu=False,
         disk_size_gib=args.disk_size_gib,
-        template_resources={},
+        template_resources={EPHEMERAL_STORAGE: f"{args.disk_size_gib}Gi"},
     )
     group = build_node_group(f"{name}-ng", spec, cluster=cluster, tags=args.tags, parent=parent)
     return _built([_ref(spec)], [group], cluster, taints=[], labels=labels)
 
 
+def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
+    """EKS rules for a GPU pool beyond the cloud-neutral ones."""
+    problems = []
+    if args.gpu_sharing_replicas > 1 and args.ami_family in AMI_FAMILIES_WITH_DEVICE_PLUGIN:
+        # Bottlerocket runs its own device plugin, which our time-slicing ConfigMap does not
+        # configure: nodes would advertise the physical GPUs while the ASG tag (what the
+        # autoscaler plans with) says GPUs x replicas.
+        problems.append(
+            f"{where}gpu_sharing_replicas: time-slicing ({args.gpu_sharing_replicas}) is configured through the "
+            f"NVIDIA device plugin we deploy, which {args.ami_family!r} nodes do not run; use ami_family "
+            "'al2023' or no time-slicing"
+        )
+    return problems
+
+
+def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
+    """(primary groups, fallback groups): per zone when `per_zone`; the fallback always per zone."""
+    zones = len(args.pool_zones)
+    return (zones if args.per_zone else 1), (zones if args.on_demand_fallback else 0)
+
+
+def _taints(args: SpotGpuPoolArgs) -> list[Taint]:
+    return sorted({GPU_TAINT, *args.extra_taints})
+
+
+def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
+    """Tolerate the GPU taint (and any extra ones), select the pool's label."""
+    return WorkloadContract(pool=name, taints=tuple(_taints(args)), node_selector={POOL_LABEL: name})
+
+
+def template_resources(args: SpotGpuPoolArgs) -> dict[str, str]:
+    """What an empty group's node template needs beyond the first type's vCPU and memory: the GPUs
+    as the device plugin advertises them, and the disk, without which a pod that requests
+    ephemeral-storage never scales an empty group (kubernetes/autoscaler#1650)."""
+    return {GPU_RESOURCE: str(args.advertised_gpus_per_node), EPHEMERAL_STORAGE: f"{args.disk_size_gib}Gi"}
+
+
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
-    taints = sorted({GPU_TAINT, *args.extra_taints})
+    taints = _taints(args)
     gpu_extra = {AWS_ACCELERATOR_LABEL: args.accelerator} | args.extra_labels
-    resources = {GPU_RESOURCE: str(args.advertised_gpus_per_node)}
+    resources = template_resources(args)
 
     def spec(
         ng_name: pulumi.Input[str], capacity: str, zones: list[str], min_size: int, max_size: int
     ) -> NodeGroupSpec:
         labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=capacity == CAPACITY_SPOT) | gpu_extra
         return NodeGroupSpec(
-            node_group_name=ng_name,
+            base_name=ng_name,
             capacity_type=capacity,
             instance_types=list(args.instance_types),
             zones=zones,
@@ -122,13 +163,12 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
             )
         )
     if args.on_demand_fallback:
-        # One on-demand group across all zones, min 0: used only when spot cannot be had.
-        specs.append(
-            (
-                f"{name}-fallback",
-                spec(_group_name(cluster, f"{name}-fallback"), CAPACITY_ON_DEMAND, zones, 0, args.max_size),
-            )
-        )
+        # On-demand groups, min 0, used only when spot cannot be had: one per zone, because the
+        # autoscaler assumes a multi-zone group's new node lands in its first zone (a zone-pinned
+        # pod would never get the fallback) and AZRebalance could stop running GPU jobs.
+        for zone, hi in zip(zones, split_total(args.fallback_total, len(zones)), strict=True):
+            res = f"{name}-fallback-{zone}"
+            specs.append((res, spec(_group_name(cluster, res), CAPACITY_ON_DEMAND, [zone], 0, hi)))
 
     groups = [build_node_group(res_name, s, cluster=cluster, tags=args.tags, parent=parent) for res_name, s in specs]
     refs = [_ref(s) for _, s in specs]

@@ -7,7 +7,9 @@ fallback per VM size.
 
 from __future__ import annotations
 
+import math
 import re
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,17 +17,22 @@ import pulumi
 from pulumi_azure_native import containerservice as cs
 
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
+from elastic_gpu.prices import price_rows
+from elastic_gpu.replacement import DIGEST_LEN, short_digest
 from elastic_gpu.scheduling import (
     AKS_SPOT_LABEL,
     AKS_SPOT_TAINT,
     GPU_TAINT,
     NODE_CLASS_GENERAL,
     NODE_CLASS_GPU,
+    POOL_LABEL,
     Taint,
     node_labels,
     split_total,
 )
+from elastic_gpu.workload import WorkloadContract
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import AksClusterHandle
@@ -35,10 +42,13 @@ if TYPE_CHECKING:
 #: AKS Linux agent-pool names: lowercase letters and digits, starting with a letter, 1-12 characters.
 AGENT_POOL_NAME_PATTERN = r"^[a-z][a-z0-9]{0,11}$"
 MAX_AGENT_POOL_NAME = 12
-#: Agent-pool name suffix: capacity ("s" spot, "o" on-demand fallback), VM-size index, zone.
-SUFFIX_LEN = 3
-#: Longest pool-name stem that still leaves room for the suffix.
-MAX_STEM = MAX_AGENT_POOL_NAME - SUFFIX_LEN
+#: Agent-pool name: up to STEM_CHARS of the pool name, a kind letter, and a digest of the fields
+#: that force a replacement (elastic_gpu.replacement): 5 + 1 + 6 = 12.
+STEM_CHARS = MAX_AGENT_POOL_NAME - 1 - DIGEST_LEN
+#: Kind letters: general (on-demand), spot, on-demand (GPU).
+KIND_GENERAL, KIND_SPOT, KIND_ON_DEMAND = "g", "s", "o"
+#: VM sizes per GPU pool (the resource names keep a one-digit size index).
+MAX_VM_SIZES = 9
 #: Spot max price -1: pay up to the on-demand price; evicted for capacity only, never for price.
 DEFAULT_SPOT_MAX_PRICE = -1.0
 #: The AKS spot label's value on spot nodes (spot-node-pool.md).
@@ -49,17 +59,23 @@ def agent_pool_stem(pool_name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", pool_name.lower())
 
 
-def agent_pool_name_problems(where: str, pool_name: str, *, suffix_len: int = SUFFIX_LEN) -> list[str]:
-    """A pool name must give valid AKS agent-pool names once the suffix is appended."""
+def agent_pool_name_problems(where: str, pool_name: str) -> list[str]:
+    """A pool name must give valid AKS agent-pool names (its stem is cut to fit; the digest keeps them apart)."""
     stem = agent_pool_stem(pool_name)
-    limit = MAX_AGENT_POOL_NAME - suffix_len
-    if not stem or not stem[0].isalpha() or len(stem) > limit:
+    if not stem or not stem[0].isalpha():
         return [
             f"{where}name: {pool_name!r} gives the AKS agent-pool name stem {stem!r}; on azure it must start "
-            f"with a letter and have at most {limit} letters/digits (hyphens are dropped), because AKS "
-            f"agent-pool names are lowercase alphanumeric, at most {MAX_AGENT_POOL_NAME} characters"
+            f"with a letter (hyphens and other non-alphanumerics are dropped), because AKS agent-pool names are "
+            f"lowercase alphanumeric starting with a letter, at most {MAX_AGENT_POOL_NAME} characters"
         ]
     return []
+
+
+def aks_agent_pool_name(stem: str, kind: str, forcing: dict[str, object]) -> str:
+    """`<stem[:5]><kind><digest>` (<= 12 characters): the digest covers the whole stem and every field of
+    ours that forces a replacement, so such a change renames the pool and AKS gets the new pool before
+    the old one is deleted. The priority regex uses this name too."""
+    return f"{stem[:STEM_CHARS]}{kind}{short_digest({'stem': stem, 'kind': kind, **forcing})}"
 
 
 def vmss_name_regex(agent_pool: str) -> str:
@@ -78,7 +94,9 @@ def vmss_name_regex(agent_pool: str) -> str:
 class AgentPoolSpec:
     """One AKS agent pool, as declared."""
 
-    agent_pool_name: str
+    #: our pool's name stem (agent_pool_stem) and kind letter; the AKS name adds a digest
+    stem: str
+    kind: str
     capacity: Capacity
     vm_size: str
     zones: list[str]
@@ -88,16 +106,41 @@ class AgentPoolSpec:
     taints: list[Taint]
     disk_size_gib: int
     spot_max_price: float | None = None
+    #: price rank among the pool's agent pools of this capacity (0 = cheapest)
+    rank: int = 0
+
+    @property
+    def agent_pool_name(self) -> str:
+        spot = self.capacity == "spot"
+        return aks_agent_pool_name(
+            self.stem,
+            self.kind,
+            {
+                "vmSize": self.vm_size,
+                "availabilityZones": list(self.zones),
+                "osDiskSizeGB": self.disk_size_gib,
+                "scaleSetPriority": "Spot" if spot else "Regular",
+                "spotMaxPrice": self.spot_max_price if spot else None,
+            },
+        )
 
     def ref(self) -> NodeGroupRef:
-        return NodeGroupRef(self.agent_pool_name, self.capacity, vmss_name_regex(self.agent_pool_name))
+        return NodeGroupRef(self.agent_pool_name, self.capacity, vmss_name_regex(self.agent_pool_name), self.rank)
+
+
+#: The agent pool each cluster got last: the next one waits for it (see build_agent_pool).
+_LAST_POOL: weakref.WeakKeyDictionary[object, cs.AgentPool] = weakref.WeakKeyDictionary()
 
 
 def build_agent_pool(
     res_name: str, spec: AgentPoolSpec, *, cluster: AksClusterHandle, tags: dict[str, str], parent: pulumi.Resource
 ) -> cs.AgentPool:
+    """One agent pool, created after the cluster's previous one: AKS runs one operation on a cluster at a
+    time and answers concurrent pool creations with "Another operation is in progress"
+    (Azure/terraform-azurerm-avm-ptn-aks-production PR 25 chains its pools the same way)."""
     spot = spec.capacity == "spot"
-    return cs.AgentPool(
+    previous = _LAST_POOL.get(cluster)
+    pool = cs.AgentPool(
         res_name,
         agent_pool_name=spec.agent_pool_name,
         resource_group_name=cluster.resource_group_name,
@@ -107,6 +150,8 @@ def build_agent_pool(
         os_type=cs.OSType.LINUX,
         vm_size=spec.vm_size,
         availability_zones=list(spec.zones),
+        # Follows the control plane: on an upgrade the pools move after the cluster (they depend on it).
+        orchestrator_version=cluster.kubernetes_version,
         enable_auto_scaling=True,
         count=spec.min_count,
         min_count=spec.min_count,
@@ -119,14 +164,22 @@ def build_agent_pool(
         node_taints=[str(t) for t in spec.taints] or None,
         os_disk_size_gb=spec.disk_size_gib,
         tags=tags,
-        # The autoscaler owns the node count; `pulumi up` must never fight it.
-        opts=pulumi.ResourceOptions(parent=parent, ignore_changes=["count"]),
+        opts=pulumi.ResourceOptions(
+            parent=parent,
+            # The autoscaler owns the node count; `pulumi up` must never fight it.
+            ignore_changes=["count"],
+            # A change that forces a replacement also renames the pool: create first, then delete.
+            delete_before_replace=False,
+            depends_on=[previous] if previous is not None else [],
+        ),
     )
+    _LAST_POOL[cluster] = pool
+    return pool
 
 
 def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
-    problems = agent_pool_name_problems(f"GeneralPool '{name}': ", name, suffix_len=0)
+    problems = agent_pool_name_problems(f"GeneralPool '{name}': ", name)
     if len(args.instance_types) != 1:
         problems.append(
             f"GeneralPool '{name}': instance_types: an AKS agent pool has one VM size; give exactly one "
@@ -138,7 +191,8 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
         raise ConfigError(problems, source=f"GeneralPool '{name}'")
     labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=False) | args.extra_labels
     spec = AgentPoolSpec(
-        agent_pool_name=agent_pool_stem(name),
+        stem=agent_pool_stem(name),
+        kind=KIND_GENERAL,
         capacity="on-demand",
         vm_size=args.instance_types[0],
         zones=cluster.zones,
@@ -152,12 +206,66 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
     return BuiltPool(node_groups=[spec.ref()], taints=[], labels=labels, resources=[pool])
 
 
+def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
+    """AKS rules for a GPU pool beyond the cloud-neutral ones."""
+    problems = []
+    if args.gpu_sharing_replicas > 1:
+        # AKS's managed autoscaler builds an empty pool's node template from the VM size's
+        # physical GPU count; it cannot be told about time-slicing (no node-template tags), so
+        # it would plan replicas-times too many nodes for shared-GPU pods.
+        problems.append(
+            f"{where}gpu_sharing_replicas: GPU time-slicing ({args.gpu_sharing_replicas}) is not supported on AKS: "
+            "the managed autoscaler plans with the VM size's physical GPU count; remove devicePlugin."
+            "timeSlicingReplicas (allowed: unset)"
+        )
+    if len(args.instance_types) > MAX_VM_SIZES:
+        problems.append(
+            f"{where}instance_types: at most {MAX_VM_SIZES} VM sizes on AKS (got {len(args.instance_types)})"
+        )
+    return problems
+
+
+def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
+    """(primary agent pools, fallback agent pools): one per VM size (and zone when `per_zone`);
+    the fallback one per VM size across the zones."""
+    sizes = len(args.instance_types)
+    primary = sizes * (len(args.pool_zones) if args.per_zone else 1)
+    return primary, (sizes if args.on_demand_fallback else 0)
+
+
+def _taints(args: SpotGpuPoolArgs) -> tuple[list[Taint], list[Taint]]:
+    """(taints of on-demand nodes, taints of spot nodes): AKS adds its spot taint to every spot node."""
+    gpu_taints = sorted({GPU_TAINT, *args.extra_taints})
+    return gpu_taints, sorted({*gpu_taints, AKS_SPOT_TAINT})
+
+
+def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
+    """Tolerate the GPU taint and, for a spot pool, AKS's spot taint; select the pool's label."""
+    on_demand, spot = _taints(args)
+    return WorkloadContract(pool=name, taints=tuple(spot if args.spot else on_demand), node_selector={POOL_LABEL: name})
+
+
+def price_ranks(vm_sizes: list[str], spot: bool) -> list[int]:
+    """Each VM size's rank by its hourly price on that capacity (0 = cheapest), so the priority
+    expander never draws between sizes at random. AKS's managed autoscaler takes a single expander,
+    so no least-waste breaks the tie after priority. The cluster's location may be known only at
+    deploy time, so a size is priced as the mean of the price table's rows over its regions; a size
+    with no price ranks after priced ones, then by vCPUs."""
+
+    def key(vm: str) -> tuple[float, int]:
+        rows = [r for r in price_rows() if r.cloud == "azure" and r.item == vm]
+        prices = [r.spot if spot and r.spot is not None else r.on_demand for r in rows]
+        catalog = gpu_instance_type("azure", vm)
+        return (sum(prices) / len(prices) if prices else math.inf), catalog.vcpus if catalog else 0
+
+    order = sorted(dict.fromkeys(vm_sizes), key=key)
+    return [order.index(vm) for vm in vm_sizes]
+
+
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
     if problems := agent_pool_name_problems(f"SpotGpuPool '{name}': ", name):
         raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
-    if len(args.instance_types) > 9:
-        raise ConfigError([f"SpotGpuPool '{name}': instance_types: at most 9 VM sizes on AKS"])
     if args.spot_max_price is not None and args.spot_max_price != -1 and args.spot_max_price <= 0:
         raise ConfigError(
             [
@@ -169,46 +277,52 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     spot_max_price = DEFAULT_SPOT_MAX_PRICE if args.spot_max_price is None else args.spot_max_price
     # Spot nodes carry AKS's own taint and label: declared so the spec matches the nodes,
     # as the azurerm provider documents for spot pools (node_labels / node_taints).
-    gpu_taints = sorted({GPU_TAINT, *args.extra_taints})
-    spot_taints = sorted({*gpu_taints, AKS_SPOT_TAINT})
+    gpu_taints, spot_taints = _taints(args)
 
     def labels_for(spot: bool) -> dict[str, str]:
         labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | args.extra_labels
         return labels | {AKS_SPOT_LABEL: AKS_SPOT_TAINT.value} if spot else labels
 
+    def spec(cap: Capacity, vm: str, pool_zones: list[str], lo: int, hi: int, rank: int):
+        spot = cap == "spot"
+        return AgentPoolSpec(
+            stem=stem,
+            kind=KIND_SPOT if spot else KIND_ON_DEMAND,
+            capacity=cap,
+            vm_size=vm,
+            zones=pool_zones,
+            min_count=lo,
+            max_count=hi,
+            labels=labels_for(spot),
+            taints=spot_taints if spot else gpu_taints,
+            disk_size_gib=args.disk_size_gib,
+            spot_max_price=spot_max_price if spot else None,
+            rank=rank,
+        )
+
     zones = args.pool_zones
     capacity: Capacity = "spot" if args.spot else "on-demand"
     kind = "s" if args.spot else "o"
+    # maxSize (and fallbackMaxSize) are totals over all the agent pools they are split into,
+    # so an AKS pool never reaches more nodes than its config says, whatever its VM sizes.
+    placements = [
+        (i, vm, [z] if args.per_zone else zones, z if args.per_zone else "")
+        for i, vm in enumerate(args.instance_types)
+        for z in (zones if args.per_zone else [""])
+    ]
+    mins = split_total(args.min_size, len(placements))
+    maxes = split_total(args.max_size, len(placements))
+    ranks = price_ranks(list(args.instance_types), spot=args.spot)
     specs: list[tuple[str, AgentPoolSpec]] = []
-    for i, vm_size in enumerate(args.instance_types):
-
-        def spec(agent_pool: str, cap: Capacity, pool_zones: list[str], lo: int, hi: int, vm: str = vm_size):
-            spot = cap == "spot"
-            return AgentPoolSpec(
-                agent_pool_name=agent_pool,
-                capacity=cap,
-                vm_size=vm,
-                zones=pool_zones,
-                min_count=lo,
-                max_count=hi,
-                labels=labels_for(spot),
-                taints=spot_taints if spot else gpu_taints,
-                disk_size_gib=args.disk_size_gib,
-                spot_max_price=spot_max_price if spot else None,
-            )
-
-        if args.per_zone:
-            mins, maxes = split_total(args.min_size, len(zones)), split_total(args.max_size, len(zones))
-            for zone, lo, hi in zip(zones, mins, maxes, strict=True):
-                ap = f"{stem}{kind}{i}{zone}"
-                specs.append((f"{name}-{ap}", spec(ap, capacity, [zone], lo, hi)))
-        else:
-            ap = f"{stem}{kind}{i}"
-            specs.append((f"{name}-{ap}", spec(ap, capacity, zones, args.min_size, args.max_size)))
-        if args.on_demand_fallback:
-            # One on-demand pool per VM size across all zones, min 0: used only when spot cannot be had.
-            ap = f"{stem}o{i}"
-            specs.append((f"{name}-{ap}", spec(ap, "on-demand", zones, 0, args.max_size)))
+    for (i, vm, pool_zones, zone), lo, hi in zip(placements, mins, maxes, strict=True):
+        # Resource names keep the readable `<stem><kind><size index><zone>`; the AKS name carries the digest.
+        specs.append((f"{name}-{stem}{kind}{i}{zone}", spec(capacity, vm, pool_zones, lo, hi, ranks[i])))
+    if args.on_demand_fallback:
+        # One on-demand pool per VM size across all zones, min 0: used only when spot cannot be had.
+        fallback_ranks = price_ranks(list(args.instance_types), spot=False)
+        fallback_maxes = split_total(args.fallback_total, len(args.instance_types))
+        for i, (vm, hi) in enumerate(zip(args.instance_types, fallback_maxes, strict=True)):
+            specs.append((f"{name}-{stem}{KIND_ON_DEMAND}{i}", spec("on-demand", vm, zones, 0, hi, fallback_ranks[i])))
 
     pools = [build_agent_pool(res, s, cluster=cluster, tags=args.tags, parent=parent) for res, s in specs]
     return BuiltPool(

@@ -32,6 +32,8 @@ PROVISIONING_CONFIG = "dws-config"
 ADMISSION_CHECK = "dws-prov"
 CLUSTER_QUEUE = "dws-cluster-queue"
 LOCAL_QUEUE = "dws-local-queue"
+#: The Job label that names its LocalQueue (Kueue docs, "Run a Kubernetes Job").
+QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 
 
 @dataclass
@@ -44,6 +46,8 @@ class KueueDwsArgs:
     """Default ["default"]: namespaces that get a LocalQueue named dws-local-queue."""
     chart_version: str = KUEUE_VERSION
     """Default: the pinned Kueue release in components/versions.py."""
+    nodes: list[pulumi.Resource] = field(default_factory=list)
+    """Node groups the Kueue controller runs on (the general pool's): the release waits for them."""
 
 
 class KueueDws(pulumi.ComponentResource):
@@ -65,7 +69,7 @@ class KueueDws(pulumi.ComponentResource):
             version=args.chart_version,
             namespace=args.namespace,
             create_namespace=True,
-            opts=pulumi.ResourceOptions(parent=self, provider=args.provider),
+            opts=pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=args.nodes),
         )
         after = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release])
 

@@ -14,18 +14,22 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.gcp.kueue import LOCAL_QUEUE, QUEUE_NAME_LABEL
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
+from elastic_gpu.replacement import pool_name
 from elastic_gpu.scheduling import (
     API_TAINT_EFFECT,
     GKE_COMPUTE_CLASS_KEY,
     GKE_GPU_TAINT,
     NODE_CLASS_GENERAL,
     NODE_CLASS_GPU,
+    POOL_LABEL,
     Taint,
     gke_compute_class_taint,
     node_labels,
 )
+from elastic_gpu.workload import WorkloadContract
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import GkeClusterHandle
@@ -43,6 +47,12 @@ QUEUED_RESERVATION_AFFINITY = "NO_RESERVATION"
 #: The autoscaler owns the node count; `pulumi up` never resets it.
 IGNORED = ["nodeCount", "initialNodeCount"]
 
+#: GKE node-pool names: at most 40 characters (terraform-provider-google resource_container_node_pool.go:
+#: "name is limited to 40").
+MAX_NODE_POOL_NAME = 40
+#: GKE GPUSharingConfig.GPUSharingStrategy (container/v1): time-sliced GPUs.
+GPU_SHARING_TIME_SHARING = "TIME_SHARING"
+
 COMPUTE_CLASS_API = "cloud.google.com/v1"
 #: With every ranked pool out of capacity, leave pods pending rather than use another pool.
 WHEN_UNSATISFIABLE = "DoNotScaleUp"
@@ -55,15 +65,37 @@ def _taint_args(taints: list[Taint]) -> list[gcp.container.NodePoolNodeConfigTai
     ]
 
 
-def _ref(cluster: GkeClusterHandle, pool_name: str, capacity: Capacity) -> NodeGroupRef:
+def _ref(cluster: GkeClusterHandle, gke_name: str, capacity: Capacity) -> NodeGroupRef:
     # GKE names a pool's instance groups gke-<cluster>-<pool>-<hash>-grp.
-    regex = pulumi.Output.from_input(cluster.cluster_name).apply(lambda c: f"^gke-{c}-{pool_name}-.*")
-    return NodeGroupRef(pool_name, capacity, regex)
+    regex = pulumi.Output.from_input(cluster.cluster_name).apply(lambda c: f"^gke-{c}-{gke_name}-.*")
+    return NodeGroupRef(gke_name, capacity, regex)
+
+
+def _accelerator_fields(acc: gcp.container.NodePoolNodeConfigGuestAcceleratorArgs | None) -> object:
+    """The guest accelerator as plain values (the whole block forces a replacement on GKE)."""
+    if acc is None:
+        return None
+    driver = acc.gpu_driver_installation_config
+    sharing = acc.gpu_sharing_config
+    return {
+        "type": acc.type,
+        "count": acc.count,
+        "gpuDriverVersion": driver.gpu_driver_version if driver is not None else None,
+        "gpuSharing": [sharing.gpu_sharing_strategy, sharing.max_shared_clients_per_gpu] if sharing else None,
+    }
+
+
+def gke_node_pool_name(base: str, forcing: dict[str, object]) -> str:
+    """`<base>-<digest>` (<= 40 characters): the digest covers every field of ours that forces a
+    replacement, so such a change renames the pool and GKE gets the new pool before the old one is
+    deleted. The ComputeClass and the node-group regex use this name too."""
+    return pool_name(base, forcing, max_len=MAX_NODE_POOL_NAME)
 
 
 @dataclass
 class _PoolSpec:
-    gke_name: str
+    #: readable stem (`<pool>-<kind>`); the GKE name adds a digest
+    base_name: str
     machine_type: str
     spot: bool
     min_size: int
@@ -74,6 +106,20 @@ class _PoolSpec:
     disk_size_gib: int
     accelerator: gcp.container.NodePoolNodeConfigGuestAcceleratorArgs | None = None
     queued: bool = False
+
+    @property
+    def gke_name(self) -> str:
+        acc = self.accelerator
+        return gke_node_pool_name(
+            self.base_name,
+            {
+                "spot": self.spot,
+                "queuedProvisioning": self.queued,
+                "guestAccelerators": _accelerator_fields(acc),
+                "oauthScopes": OAUTH_SCOPES,
+                "reservationAffinity": QUEUED_RESERVATION_AFFINITY if self.queued else None,
+            },
+        )
 
 
 def _node_pool(
@@ -106,6 +152,9 @@ def _node_pool(
                 mode=WORKLOAD_METADATA_MODE
             ),
             guest_accelerators=[spec.accelerator] if spec.accelerator else None,
+            # Queued provisioning takes flex-start capacity: GKE's DWS docs set both
+            # --enable-queued-provisioning and --flex-start on such a pool.
+            flex_start=True if spec.queued else None,
             reservation_affinity=gcp.container.NodePoolNodeConfigReservationAffinityArgs(
                 consume_reservation_type=QUEUED_RESERVATION_AFFINITY
             )
@@ -115,7 +164,8 @@ def _node_pool(
             taints=_taint_args(spec.taints),
             resource_labels=tags,
         ),
-        opts=pulumi.ResourceOptions(parent=parent, ignore_changes=IGNORED),
+        # A change that forces a replacement also renames the pool: create first, then delete.
+        opts=pulumi.ResourceOptions(parent=parent, ignore_changes=IGNORED, delete_before_replace=False),
     )
 
 
@@ -124,7 +174,7 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
     cluster: GkeClusterHandle = args.cluster  # type: ignore[assignment]
     labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
     spec = _PoolSpec(
-        gke_name=name,
+        base_name=name,
         machine_type=args.instance_types[0],
         spot=args.spot,
         min_size=args.min_size,
@@ -154,38 +204,85 @@ def compute_class_spec(spot_pool: str, fallback_pool: str) -> dict[str, object]:
     }
 
 
+def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
+    """GKE has no further rules here: time-slicing is GKE's own gpuSharingConfig (see below)."""
+    return []
+
+
+def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
+    """(primary node pools, fallback node pools): one each; a GKE node pool spans its zones."""
+    return 1, (1 if args.on_demand_fallback else 0)
+
+
+def _compute_class(name: str, args: SpotGpuPoolArgs) -> str | None:
+    return compute_class_name(name) if args.on_demand_fallback else None
+
+
+def _taints(name: str, args: SpotGpuPoolArgs) -> list[Taint]:
+    taints = {GKE_GPU_TAINT, *args.extra_taints}
+    if compute_class := _compute_class(name, args):
+        # Manually created pools serve a ComputeClass through this label and taint.
+        taints.add(gke_compute_class_taint(compute_class))
+    return sorted(taints)
+
+
+def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
+    """Tolerate GKE's GPU taint (and the ComputeClass taint), select the pool's label, the
+    ComputeClass that ranks spot above the fallback, and on a queued-provisioning pool go through
+    Kueue's LocalQueue (created suspended; Kueue admits it once DWS has the capacity)."""
+    selector = {POOL_LABEL: name}
+    if compute_class := _compute_class(name, args):
+        selector[GKE_COMPUTE_CLASS_KEY] = compute_class
+    labels = {QUEUE_NAME_LABEL: LOCAL_QUEUE} if args.queued_provisioning else {}
+    return WorkloadContract(
+        pool=name,
+        taints=tuple(_taints(name, args)),
+        node_selector=selector,
+        job_labels=labels,
+        suspend=args.queued_provisioning,
+    )
+
+
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     """A GPU node pool (spot, or queued provisioning), plus an on-demand fallback and its ComputeClass.
 
     GKE installs the driver (`gpu_driver_version`) and runs its own device plugin,
     so the pool reports `ships_device_plugin`. The GPU taint is declared as GKE
-    puts it, so the spec matches what the nodes carry.
+    puts it, so the spec matches what the nodes carry. Time-slicing is GKE's own
+    (gpuSharingConfig TIME_SHARING): its device plugin advertises GPUs x clients and
+    its autoscaler plans with the same figure.
     """
     cluster: GkeClusterHandle = args.cluster  # type: ignore[assignment]
     row = gpu_instance_type(cluster.cloud, args.instance_types[0])
     assert row is not None, "validated before use"
+    sharing = (
+        gcp.container.NodePoolNodeConfigGuestAcceleratorGpuSharingConfigArgs(
+            gpu_sharing_strategy=GPU_SHARING_TIME_SHARING, max_shared_clients_per_gpu=args.gpu_sharing_replicas
+        )
+        if args.gpu_sharing_replicas > 1
+        else None
+    )
     accelerator = gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
         type=row.accelerator or row.model.accelerator_label,
         count=args.gpus_per_node,
         gpu_driver_installation_config=gcp.container.NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs(
             gpu_driver_version=args.gpu_driver_version
         ),
+        gpu_sharing_config=sharing,
     )
-    compute_class = compute_class_name(name) if args.on_demand_fallback else None
-    taints = sorted({GKE_GPU_TAINT, *args.extra_taints})
+    compute_class = _compute_class(name, args)
+    taints = _taints(name, args)
     extra = dict(args.extra_labels)
     if compute_class:
-        # Manually created pools serve a ComputeClass through this label and taint.
-        taints = sorted({*taints, gke_compute_class_taint(compute_class)})
         extra[GKE_COMPUTE_CLASS_KEY] = compute_class
 
-    def spec(gke_name: str, spot: bool, min_size: int, queued: bool = False) -> _PoolSpec:
+    def spec(base_name: str, spot: bool, min_size: int, max_size: int, queued: bool = False) -> _PoolSpec:
         return _PoolSpec(
-            gke_name=gke_name,
+            base_name=base_name,
             machine_type=args.instance_types[0],
             spot=spot,
             min_size=min_size,
-            max_size=args.max_size,
+            max_size=max_size,
             zones=args.pool_zones,
             labels=node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | extra,
             taints=taints,
@@ -195,12 +292,12 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         )
 
     if args.queued_provisioning:
-        specs = [(f"{name}-dws", spec(f"{name}-dws", spot=False, min_size=0, queued=True))]
+        specs = [(f"{name}-dws", spec(f"{name}-dws", spot=False, min_size=0, max_size=args.max_size, queued=True))]
     else:
         kind = "spot" if args.spot else "od"
-        specs = [(f"{name}-{kind}", spec(f"{name}-{kind}", spot=args.spot, min_size=args.min_size))]
+        specs = [(f"{name}-{kind}", spec(f"{name}-{kind}", args.spot, args.min_size, args.max_size))]
     if args.on_demand_fallback:
-        specs.append((f"{name}-fallback", spec(f"{name}-fallback", spot=False, min_size=0)))
+        specs.append((f"{name}-fallback", spec(f"{name}-fallback", False, 0, args.fallback_total)))
     pools = [_node_pool(res_name, s, cluster, args.tags, parent) for res_name, s in specs]
     resources: list[pulumi.Resource] = list(pools)
     if compute_class:
@@ -220,6 +317,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         taints=taints,
         labels=specs[0][1].labels,
         resources=resources,
+        nodes=list(pools),
         node_group_ids=[p.id for p in pools],
         # GKE installs and manages the NVIDIA device plugin on GPU nodes.
         ships_device_plugin=True,

@@ -66,6 +66,8 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         "gpuNodePools": {p.pool_name: p.node_group_names for p in parts.gpu_pools},
     }
     if any(p.queued_provisioning for p in cfg.gpu_pools):
-        kueue = KueueDws("kueue", KueueDwsArgs(provider=cluster.provider), opts=parts.k8s_opts)
+        kueue = KueueDws(
+            "kueue", KueueDwsArgs(provider=cluster.provider, nodes=parts.general.nodes), opts=parts.k8s_opts
+        )
         outputs["kueueLocalQueue"] = kueue.local_queue
     return outputs

@@ -46,6 +46,7 @@ class CapturedResource:
     ignore_changes: list[str] = field(default_factory=list)
     provider: str | None = None
     depends_on: list[str] = field(default_factory=list)
+    delete_before_replace: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +61,7 @@ class CapturedResource:
                 "ignoreChanges": self.ignore_changes,
                 "provider": self.provider,
                 "dependsOn": self.depends_on,
+                "deleteBeforeReplace": self.delete_before_replace,
             },
         }
 
@@ -127,6 +129,7 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
                 ignore_changes=list(request.ignoreChanges),
                 provider=request.provider or None,
                 depends_on=sorted(request.dependencies),
+                delete_before_replace=bool(request.deleteBeforeReplace),
             )
         )
         return response

@@ -1,4 +1,4 @@
-"""Rule 4: EKS node groups carry the cluster autoscaler's ASG tags (auto-discovery and node templates)."""
+"""Rule 4: EKS GPU node groups carry the autoscaler's node-template ASG tags, and nobody re-declares EKS's own."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.aws.asg_tags import (
     AUTO_DISCOVERY_ENABLED_KEY,
+    CA_TAG_PREFIX,
     NODE_TEMPLATE_PREFIX,
-    auto_discovery_cluster_key,
 )
 from elastic_gpu.policy_rules._base import parent_urn, props_of
 from elastic_gpu.pool_view import EKS_NODE_GROUP, pools_of
@@ -60,17 +60,31 @@ class _TagIndex:
         return found
 
 
+def _eks_owned(key: str) -> bool:
+    """EKS tags every managed node group's ASG with these auto-discovery keys itself."""
+    return key == AUTO_DISCOVERY_ENABLED_KEY or (
+        key.startswith(f"{CA_TAG_PREFIX}/") and not key.startswith(f"{NODE_TEMPLATE_PREFIX}/") and key.count("/") == 2
+    )
+
+
 def validate_asg_tags(args: StackValidationArgs, report: ReportViolation) -> None:
     index = _TagIndex([r for r in args.resources if r.resource_type == ASG_TAG])
     for ng in args.resources:
         if ng.resource_type != EKS_NODE_GROUP:
             continue
         props = props_of(ng)
+        label = props.get("nodeGroupName") or ng.name
         have = index.tags_for(ng)
-        cluster = props.get("clusterName")
-        need = {AUTO_DISCOVERY_ENABLED_KEY: "true"}
-        if isinstance(cluster, str):
-            need[auto_discovery_cluster_key(cluster)] = "owned"
+        if owned := sorted(k for k in have if _eks_owned(k)):
+            report(
+                f"Node group '{label}' re-declares ASG tags that EKS sets on every managed node group: "
+                + ", ".join(owned)
+                + ". Removing the pool (or the Tag resource) later deletes EKS's own tag, and the autoscaler's "
+                "auto-discovery and IAM condition rely on it. Declare only the node-template tags "
+                "(components/aws/asg_tags.py node_template_tags).",
+                ng.urn,
+            )
+        need: dict[str, str] = {}
         for pool in pools_of(ng.resource_type, ng.name, props):
             if pool.gpu:
                 need[f"{NODE_TEMPLATE_PREFIX}/label/{GPU_NODE_LABEL}"] = pool.labels.get(GPU_NODE_LABEL, "true")
@@ -80,11 +94,11 @@ def validate_asg_tags(args: StackValidationArgs, report: ReportViolation) -> Non
         missing = [k for k, v in need.items() if k not in have or (v and have[k] != v)]
         if missing:
             report(
-                f"Node group '{props.get('nodeGroupName') or ng.name}' lacks cluster-autoscaler ASG tags: "
+                f"Node group '{label}' lacks cluster-autoscaler node-template ASG tags: "
                 + ", ".join(f"{k}={need[k] or '<gpus per node>'}" for k in missing)
-                + ". Without auto-discovery tags the autoscaler never sees the group; without node-template "
-                "tags it cannot scale a GPU group up from zero. Add aws.autoscaling.Tag resources on the "
-                "group's ASG (SpotGpuPool does this; see components/aws/asg_tags.py).",
+                + ". Without them the autoscaler cannot scale a GPU group up from zero. Add "
+                "aws.autoscaling.Tag resources on the group's ASG (SpotGpuPool does this; see "
+                "components/aws/asg_tags.py).",
                 ng.urn,
             )
 
@@ -92,9 +106,10 @@ def validate_asg_tags(args: StackValidationArgs, report: ReportViolation) -> Non
 eks_autoscaler_asg_tags = StackValidationPolicy(
     name="eks-autoscaler-asg-tags",
     description=(
-        "Every EKS node group's Auto Scaling group carries the cluster-autoscaler auto-discovery tags, and every "
-        "GPU group also the node-template tags for its GPU label, each taint and resources/nvidia.com/gpu, so "
-        "scale-from-zero works. Fix: add aws.autoscaling.Tag resources (components/aws/asg_tags.py)."
+        "Every EKS GPU node group's Auto Scaling group carries the cluster-autoscaler node-template tags for its "
+        "GPU label, each taint and resources/nvidia.com/gpu, so scale-from-zero works; and no program re-declares "
+        "the auto-discovery tags EKS itself sets on managed node groups' ASGs (k8s.io/cluster-autoscaler/enabled, "
+        "k8s.io/cluster-autoscaler/<cluster>). Fix: components/aws/asg_tags.py node_template_tags."
     ),
     enforcement_level=EnforcementLevel.MANDATORY,
     validate=validate_asg_tags,

@@ -1,0 +1,64 @@
+"""Which node group the autoscaler picks among those a pod fits: ranked tiers, ties kept as ties.
+
+- priority (cluster-autoscaler expander/priority): a group takes the highest priority whose
+  regexes match its name (Go regexp MatchString: unanchored unless the regex anchors); only the
+  best-priority groups go on; groups that match nothing are dropped.
+- least-waste: the least unused CPU + memory share of one new node; equal waste is a tie.
+- random (and the end of every chain): what is still tied is drawn at random, reported as a tie.
+- GKE ComputeClass: a pod that selects a class may only use that class's node pools, in the
+  order of its `priorities`; GKE creates no other pool (nodePoolAutoCreation disabled).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from elastic_gpu.simulation.fit import NodeTemplate
+from elastic_gpu.simulation.pod import PodShape
+
+Tier = list[NodeTemplate]
+
+
+def _priority_of(group: NodeTemplate, priorities: dict[int, list[str]]) -> int | None:
+    matched = [p for p, regexes in priorities.items() if any(re.search(rx, group.autoscaler_name) for rx in regexes)]
+    return max(matched) if matched else None
+
+
+def _waste(pod: PodShape, group: NodeTemplate) -> float:
+    total = 0.0
+    for resource in ("cpu", "memory"):
+        have = group.allocatable.get(resource, 0.0)
+        if have and have != float("inf"):
+            total += (have - pod.requests.get(resource, 0.0)) / have
+    return total
+
+
+def _split(tier: Tier, key) -> list[Tier]:
+    values = sorted({key(g) for g in tier})
+    return [[g for g in tier if key(g) == v] for v in values]
+
+
+def rank(
+    pod: PodShape,
+    groups: Sequence[NodeTemplate],
+    expanders: Sequence[str],
+    priorities: dict[int, list[str]],
+    class_order: Sequence[str] = (),
+) -> list[Tier]:
+    """The groups in the order the autoscaler would try them, as tiers of equals."""
+    tiers: list[Tier] = [list(groups)]
+    if class_order:
+        position = {name: i for i, name in enumerate(class_order)}
+        tiers = _split([g for g in groups if g.group in position], lambda g: position[g.group])
+    for expander in expanders:
+        if expander == "priority":
+            out: list[Tier] = []
+            for tier in tiers:
+                known = [g for g in tier if _priority_of(g, priorities) is not None]
+                out += _split(known, lambda g: -(_priority_of(g, priorities) or 0))
+            tiers = out
+        elif expander == "least-waste":
+            tiers = [sub for tier in tiers for sub in _split(tier, lambda g: round(_waste(pod, g), 6))]
+        # random, most-pods, price: no further ordering modelled; ties stay ties.
+    return [t for t in tiers if t]
