@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pulumi
@@ -153,6 +153,7 @@ class AksCluster(pulumi.ComponentResource):
         zones: Sequence[str],
         kubernetes_version: str,
         k8s_provider: k8s.Provider | None = None,
+        tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingAksCluster:
         """A handle on an AKS cluster this library did not create (see `ExistingAksCluster`)."""
@@ -164,6 +165,7 @@ class AksCluster(pulumi.ComponentResource):
             zones=zones,
             kubernetes_version=kubernetes_version,
             k8s_provider=k8s_provider,
+            tags=tags,
             opts=opts,
         )
 
@@ -289,6 +291,7 @@ class ExistingAksCluster(pulumi.ComponentResource):
         zones: Sequence[str],
         kubernetes_version: str,
         k8s_provider: k8s.Provider | None = None,
+        tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         where = f"AksCluster.existing '{resource_name}': "
@@ -307,7 +310,7 @@ class ExistingAksCluster(pulumi.ComponentResource):
         self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(resource_group_name)
         self.location: pulumi.Output[str] = pulumi.Output.from_input(location)
         self.autoscaler_profile: ManagedAutoscalerProfile | None = None
-        self.tags: dict[str, str] = {}
+        self.tags: dict[str, str] = dict(tags or {})
         self._zones = list(zones)
         self._kubernetes_version = kubernetes_version
         self.kubeconfig: pulumi.Output[str] | None = None

@@ -30,7 +30,8 @@ AKS (`AksClusterHandle`) adds ``resource_group_name``, ``location`` and
 ``autoscaler_profile``: the managed autoscaler's settings when this library sets
 them, None when it cannot know them (an existing cluster).
 
-GKE (`GkeClusterHandle`) adds ``project`` and ``location`` (the cluster's zone or region).
+GKE (`GkeClusterHandle`) adds ``project`` and ``location`` (the cluster's zone or region),
+and may have ``private_nodes`` (True/False: the node pools' own setting; None or absent: the cluster's).
 """
 
 from __future__ import annotations

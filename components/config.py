@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import difflib
 import ipaddress
+import json
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
 from elastic_gpu.clouds import cloud_module
@@ -348,6 +349,25 @@ def namespace_problems(config: Mapping[str, Any], project: str = PROJECT) -> lis
                 f"(this project's keys are `{project}:<key>`)"
             )
     return problems
+
+
+def load_price_overrides(config: Mapping[str, Any]) -> dict[str, PriceOverride]:
+    """`<elastic-gpu>:prices` alone, from the stack config of any program that uses the components."""
+    raw = config.get(f"{PROJECT}:prices")
+    if raw is None:
+        return {}
+    if isinstance(raw, str):
+        raw = json.loads(raw)
+    try:
+        prices = TypeAdapter(dict[str, PriceOverride]).validate_python(raw)
+    except ValidationError as exc:
+        raise ConfigError([f"prices.{_describe(e)}" for e in exc.errors()]) from None
+    empty = [item for item, o in prices.items() if o.on_demand is None and o.spot is None and o.eviction_rate is None]
+    if empty:
+        raise ConfigError(
+            [f"prices.{item}: set at least one of onDemand, spot, evictionRate (got {{}})" for item in empty]
+        )
+    return prices
 
 
 # --- semantic rules: pure functions over the parsed model --------------------

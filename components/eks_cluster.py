@@ -66,6 +66,7 @@ class EksCluster(pulumi.ComponentResource):
         oidc_provider_url: pulumi.Input[str],
         k8s_provider: k8s.Provider | None = None,
         region: pulumi.Input[str] | None = None,
+        tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingEksCluster:
         """A handle on an EKS cluster this library did not create (see `ExistingEksCluster`)."""
@@ -79,6 +80,7 @@ class EksCluster(pulumi.ComponentResource):
             oidc_provider_url=oidc_provider_url,
             k8s_provider=k8s_provider,
             region=region,
+            tags=tags,
             opts=opts,
         )
 
@@ -90,6 +92,7 @@ class EksCluster(pulumi.ComponentResource):
         *,
         subnet_ids: Mapping[str, pulumi.Input[str]],
         kubernetes_version: str,
+        tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingEksCluster:
         """A handle on a `pulumi_eks.Cluster` (built with `create_oidc_provider=True` for IRSA).
@@ -115,6 +118,7 @@ class EksCluster(pulumi.ComponentResource):
             oidc_provider_arn=cluster.oidc_provider_arn,
             oidc_provider_url=cluster.oidc_provider_url,
             kubeconfig=pulumi.Output.secret(cluster.kubeconfig_json),
+            tags=tags,
             opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
         )
 
@@ -238,6 +242,7 @@ class ExistingEksCluster(pulumi.ComponentResource):
         k8s_provider: k8s.Provider | None = None,
         region: pulumi.Input[str] | None = None,
         kubeconfig: pulumi.Input[str] | None = None,
+        tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         where = f"EksCluster.existing '{resource_name}': "
@@ -268,7 +273,7 @@ class ExistingEksCluster(pulumi.ComponentResource):
         self.oidc_provider_arn: pulumi.Output[str] = pulumi.Output.from_input(oidc_provider_arn)
         self.oidc_issuer_url: pulumi.Output[str] = pulumi.Output.from_input(oidc_provider_url)
         self.node_dependencies: list[pulumi.Resource] = []
-        self.tags: dict[str, str] = {}
+        self.tags: dict[str, str] = dict(tags or {})
         self._zones = list(subnet_ids)
         self._kubernetes_version = kubernetes_version
         self.kubeconfig: pulumi.Output[str] | None = None

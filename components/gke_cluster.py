@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pulumi
@@ -78,6 +78,8 @@ class GkeCluster(pulumi.ComponentResource):
         zones: Sequence[str],
         kubernetes_version: str,
         k8s_provider: k8s.Provider | None = None,
+        tags: Mapping[str, str] | None = None,
+        private_nodes: bool | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingGkeCluster:
         """A handle on a GKE Standard cluster this library did not create (see `ExistingGkeCluster`)."""
@@ -89,6 +91,8 @@ class GkeCluster(pulumi.ComponentResource):
             zones=zones,
             kubernetes_version=kubernetes_version,
             k8s_provider=k8s_provider,
+            tags=tags,
+            private_nodes=private_nodes,
             opts=opts,
         )
 
@@ -145,6 +149,8 @@ class GkeCluster(pulumi.ComponentResource):
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
         # The cluster handle (elastic_gpu.cluster_handle.GkeClusterHandle).
         self.project: pulumi.Output[str] = pulumi.Output.from_input(args.project)
+        #: None: node pools inherit the cluster's privateClusterConfig
+        self.private_nodes: bool | None = None
         self.tags: dict[str, str] = dict(args.tags)
         self.register_outputs(
             {"cluster_name": self.cluster_name, "location": self.location, "kubeconfig": self.kubeconfig}
@@ -193,6 +199,8 @@ class ExistingGkeCluster(pulumi.ComponentResource):
         zones: Sequence[str],
         kubernetes_version: str,
         k8s_provider: k8s.Provider | None = None,
+        tags: Mapping[str, str] | None = None,
+        private_nodes: bool | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         where = f"GkeCluster.existing '{resource_name}': "
@@ -208,7 +216,8 @@ class ExistingGkeCluster(pulumi.ComponentResource):
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.project: pulumi.Output[str] = pulumi.Output.from_input(project)
         self.location: pulumi.Output[str] = pulumi.Output.from_input(location)
-        self.tags: dict[str, str] = {}
+        self.tags: dict[str, str] = dict(tags or {})
+        self.private_nodes: bool | None = private_nodes
         self._zones = list(zones)
         self._kubernetes_version = kubernetes_version
         self.kubeconfig: pulumi.Output[str] | None = None

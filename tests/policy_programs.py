@@ -11,6 +11,7 @@ import shutil
 import tempfile
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from elastic_gpu.offline.policy_run import PolicyReport, run_policies
 from elastic_gpu.offline.runner import Preview, run_preview
@@ -248,9 +249,19 @@ def program_preview(cloud: str) -> Preview:
     return run_preview("test", write_program(PROGRAMS[cloud], _ROOT / cloud, CONFIGS.get(cloud, "config: {}\n")))
 
 
+#: The test programs declare raw provider resources, not elastic-gpu components: they opt in, as a user
+#: opts in resources of their own (policy_rules/scope.py).
+OPT_IN: dict[str, Any] = {"all": {"includeResources": ["*"]}}
+
+
+def judge(preview: Preview, config: dict[str, Any] | None = None) -> PolicyReport:
+    """The pack over a test program's resources (opted in), with `config` on top."""
+    return run_policies(preview, config={**OPT_IN, **(config or {})})
+
+
 @cache
 def program_report(cloud: str) -> PolicyReport:
-    return run_policies(program_preview(cloud))
+    return judge(program_preview(cloud))
 
 
 def flagged(cloud: str, policy: str) -> set[str]:

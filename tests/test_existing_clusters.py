@@ -351,3 +351,20 @@ ClusterAutoscaler("ca", ClusterAutoscalerArgs(cluster=c, gpu_pools=[], node_sele
     [cr] = preview.of_type("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
     lease = [r for r in cr.inputs["rules"] if r.get("resourceNames") and "leases" in r["resources"]]
     assert lease[0]["resourceNames"] == ["gpu-autoscaler"]
+
+
+def test_unknown_names_stay_unknown_for_the_policies(run_program) -> None:
+    """A cluster name known only after deployment: the policies see an unknown, never the text "[unknown]"."""
+    from elastic_gpu.offline.policy_run import run_policies
+
+    source = EKS_PROGRAM.replace("cluster_name=theirs.name", "cluster_name=theirs.platform_version").replace(
+        "REGION", 'region="us-east-1",'
+    )
+    preview = run_program(source)
+    [group] = [r for r in preview.of_type("aws:eks/nodeGroup:NodeGroup") if r.name == "l4-fallback-us-east-1a"]
+    assert group.to_json()["inputs"]["nodeGroupName"] == "[unknown]"  # shown as unknown ...
+    report = run_policies(preview)
+    assert not [v for v in report.violations if "[unknown]" in v.message]  # ... never judged as that text
+    # The autoscaler tags' keys follow the unknown name: that rule cannot run, it does not fail.
+    assert [v.level for v in report.of("eks-autoscaler-asg-tags")] == ["advisory"]
+    assert "can't run policy" in report.of("eks-autoscaler-asg-tags")[0].message

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import copy
 
-from policy_programs import program_preview, program_report
+from policy_programs import judge, program_preview, program_report
 
 from elastic_gpu.cost import node_price, pool_cost
-from elastic_gpu.offline.policy_run import run_policies
 from elastic_gpu.policy_rules import POLICIES_BY_NAME
 from elastic_gpu.pool_view import PoolView
 from elastic_gpu.prices import HOURS_PER_MONTH, price_row
@@ -19,9 +18,9 @@ def _names(report, policy):
 
 def test_cost_ceiling_under_and_over_budget() -> None:
     preview = program_preview("aws")
-    under = run_policies(preview, config={"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": 1_000_000}})
+    under = judge(preview, config={"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": 1_000_000}})
     assert not under.of("gpu-monthly-cost-ceiling")
-    over = run_policies(preview, config={"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": 100}})
+    over = judge(preview, config={"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": 100}})
     [v] = over.of("gpu-monthly-cost-ceiling")
     assert v.level == "advisory" and v.urn is None
     # bad-toobig alone: 50 spot g4dn.xlarge at the table's spot price in the program's region (aws:region), 730 h
@@ -44,10 +43,10 @@ def test_cost_ceiling_is_the_models_upper_bound_and_fires_only_over_budget() -> 
         max_sizes.get(n, 3) * (node.on_demand if n in on_demand else node.spot) * HOURS_PER_MONTH for n in names
     )
     just_over = {"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": expected * 0.999}}
-    [v] = run_policies(preview, config=just_over).of("gpu-monthly-cost-ceiling")
+    [v] = judge(preview, config=just_over).of("gpu-monthly-cost-ceiling")
     assert f"can cost ${expected:,.0f}/month" in v.message
     just_under = {"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": expected * 1.001}}
-    assert not run_policies(preview, config=just_under).of("gpu-monthly-cost-ceiling")
+    assert not judge(preview, config=just_under).of("gpu-monthly-cost-ceiling")
 
 
 def test_cost_ceiling_prices_the_most_expensive_type() -> None:
@@ -61,21 +60,21 @@ def test_cost_ceiling_prices_the_most_expensive_type() -> None:
 
 def test_cost_ceiling_price_overrides_and_unpriced_types() -> None:
     preview = program_preview("gcp")
-    report = run_policies(preview, config={"gpu-monthly-cost-ceiling": {"pricePerHour": {"nvidia-tesla-t4": 1e6}}})
+    report = judge(preview, config={"gpu-monthly-cost-ceiling": {"pricePerHour": {"nvidia-tesla-t4": 1e6}}})
     assert report.of("gpu-monthly-cost-ceiling")
-    unpriced = run_policies(preview, config={"gpu-monthly-cost-ceiling": {"pricePerHour": {}}})
+    unpriced = judge(preview, config={"gpu-monthly-cost-ceiling": {"pricePerHour": {}}})
     assert not unpriced.of("gpu-monthly-cost-ceiling")  # n1-standard-4 + T4 are both in the table
 
 
 def test_cost_ceiling_region_comes_from_the_aks_cluster_and_a_missing_price_points_at_the_table() -> None:
     budget_zero = {"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": 0}}
     # The Azure program's agent pools bill in their cluster's location (eastus): priced, so over a zero budget.
-    [over] = run_policies(program_preview("azure"), config=budget_zero).of("gpu-monthly-cost-ceiling")
+    [over] = judge(program_preview("azure"), config=budget_zero).of("gpu-monthly-cost-ceiling")
     assert over.urn is None and "okspot: 3 x Standard_NC4as_T4_v3" in over.message
     moved = copy.deepcopy(program_preview("azure"))
     for r in moved.of_type("azure-native:containerservice:ManagedCluster"):
         r.inputs["location"] = "nowhere"
-    violations = run_policies(moved, config=budget_zero).of("gpu-monthly-cost-ceiling")
+    violations = judge(moved, config=budget_zero).of("gpu-monthly-cost-ceiling")
     assert {v.name for v in violations} == {r.name for r in moved.of_type("azure-native:containerservice:AgentPool")}
     [ok_spot] = [v for v in violations if v.name == "ok-spot"]
     assert ok_spot.message == (
@@ -87,7 +86,7 @@ def test_cost_ceiling_region_comes_from_the_aks_cluster_and_a_missing_price_poin
 
 def test_scale_to_zero_exception_and_fallback_opt_out() -> None:
     preview = program_preview("aws")
-    report = run_policies(
+    report = judge(
         preview,
         config={
             "spot-gpu-pool-scales-to-zero": {"exceptions": ["c1-bad-minsize"]},
@@ -100,7 +99,7 @@ def test_scale_to_zero_exception_and_fallback_opt_out() -> None:
 
 def test_max_size_cap_and_tag_keys_are_configurable() -> None:
     preview = program_preview("aws")
-    report = run_policies(
+    report = judge(
         preview,
         config={"gpu-pool-max-size-cap": {"maxNodesPerPool": 3}, "cost-allocation-tags": {"requiredKeys": ["owner"]}},
     )
@@ -111,7 +110,7 @@ def test_max_size_cap_and_tag_keys_are_configurable() -> None:
 def test_enforcement_level_override_and_disable() -> None:
     preview = program_preview("aws")
     levels = {"gpu-pool-noschedule-taint": "advisory", "eks-launch-template-imdsv2": "disabled"}
-    report = run_policies(preview, config=levels)
+    report = judge(preview, config=levels)
     assert {v.level for v in report.of("gpu-pool-noschedule-taint")} == {"advisory"}
     assert not report.of("eks-launch-template-imdsv2")
 

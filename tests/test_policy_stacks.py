@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, stack_preview
-from policy_programs import AWS, write_program
+from policy_programs import AWS, OPT_IN, judge, write_program
 
 from elastic_gpu.__main__ import main
 from elastic_gpu.offline.policy_run import run_policies
@@ -31,10 +31,20 @@ def test_aws_prod_training_pool_has_only_the_advisory_fallback_note() -> None:
 
 
 def test_gate_exits_non_zero_on_a_mandatory_violation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    program = write_program(AWS, tmp_path)
-    assert main(["policy", "--program", str(program), "--stack", "test"]) == 1
+    program = write_program(AWS, tmp_path / "prog")
+    # The program's own resources are not elastic-gpu's: the pack leaves them alone ...
+    assert main(["policy", "--program", str(program), "--stack", "test"]) == 0
+    assert "no violations" in capsys.readouterr().out
+    # ... unless the user opts them in.
+    cfg = tmp_path / "policy-config.json"
+    cfg.write_text(json.dumps(OPT_IN))
+    assert main(["policy", "--program", str(program), "--stack", "test", "--config", str(cfg)]) == 1
     out = capsys.readouterr().out
     assert "[mandatory]  elastic-gpu  gpu-pool-noschedule-taint (aws:eks/nodeGroup:NodeGroup: bad-notaint)" in out
+    # A per-resource exemption takes one of them out again.
+    cfg.write_text(json.dumps(OPT_IN | {"gpu-pool-noschedule-taint": {"exemptResources": ["bad-notaint"]}}))
+    main(["policy", "--program", str(program), "--stack", "test", "--config", str(cfg)])
+    assert "gpu-pool-noschedule-taint (aws:eks/nodeGroup:NodeGroup: bad-notaint)" not in capsys.readouterr().out
 
 
 def test_gate_passes_a_shipped_stack_and_reports_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -45,12 +55,12 @@ def test_gate_passes_a_shipped_stack_and_reports_json(capsys: pytest.CaptureFixt
 def test_gate_config_file_can_downgrade(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Every mandatory policy that the AWS test program violates, set to advisory: the gate passes."""
     program = write_program(AWS, tmp_path / "prog")
-    mandatory = {v.policy for v in run_policies(run_preview("test", program)).mandatory}
+    mandatory = {v.policy for v in judge(run_preview("test", program)).mandatory}
     cfg = tmp_path / "policy-config.json"
-    cfg.write_text(json.dumps(dict.fromkeys(sorted(mandatory - {"gpu-pool-noschedule-taint"}), "advisory")))
+    cfg.write_text(json.dumps(OPT_IN | dict.fromkeys(sorted(mandatory - {"gpu-pool-noschedule-taint"}), "advisory")))
     assert main(["policy", "--program", str(program), "--stack", "test", "--config", str(cfg)]) == 1
     capsys.readouterr()
-    cfg.write_text(json.dumps(dict.fromkeys(sorted(mandatory), "advisory")))
+    cfg.write_text(json.dumps(OPT_IN | dict.fromkeys(sorted(mandatory), "advisory")))
     assert main(["policy", "--program", str(program), "--stack", "test", "--config", str(cfg)]) == 0
     assert "[mandatory]" not in capsys.readouterr().out
 

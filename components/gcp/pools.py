@@ -122,6 +122,12 @@ class _PoolSpec:
         )
 
 
+def _network_config(cluster: GkeClusterHandle) -> gcp.container.NodePoolNetworkConfigArgs | None:
+    """Per-pool private nodes where the handle says so (an existing cluster); None: the cluster's setting."""
+    private = getattr(cluster, "private_nodes", None)  # optional handle attribute
+    return None if private is None else gcp.container.NodePoolNetworkConfigArgs(enable_private_nodes=private)
+
+
 def _node_pool(
     res_name: str, spec: _PoolSpec, cluster: GkeClusterHandle, tags: dict[str, str], parent: pulumi.Resource
 ) -> gcp.container.NodePool:
@@ -142,6 +148,7 @@ def _node_pool(
         # Queued-provisioning nodes are removed, not repaired (GKE DWS docs: --no-enable-autorepair).
         management=gcp.container.NodePoolManagementArgs(auto_repair=not spec.queued, auto_upgrade=True),
         queued_provisioning=gcp.container.NodePoolQueuedProvisioningArgs(enabled=True) if spec.queued else None,
+        network_config=_network_config(cluster),
         node_config=gcp.container.NodePoolNodeConfigArgs(
             machine_type=spec.machine_type,
             spot=spec.spot,

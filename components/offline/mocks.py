@@ -8,7 +8,11 @@ of the same stack give identical results.
 from __future__ import annotations
 
 import base64
+import json
+import runpy
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -118,8 +122,94 @@ INVOKES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
+#: A child a remote-component mock registers: (type, name, inputs) -> its resource reference.
+RegisterChild = Callable[[str, str, dict[str, Any]], dict[str, Any]]
+
+
+def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RegisterChild) -> dict[str, Any]:
+    """pulumi-eks `eks:index:Cluster` (a remote component): the children and outputs a program reads.
+
+    The names follow pulumi-eks (`<name>-eksCluster`, `<name>-instanceRole-role`, `<name>-oidcProvider`);
+    without `name` the EKS cluster is auto-named. Its default node group (unless `skipDefaultNodeGroup`)
+    is not modelled: the offline report shows only what elastic-gpu and the program declare themselves.
+    """
+    cluster_name = inputs.get("name") or f"{name}-eksCluster-mock"
+    subnets = inputs.get("privateSubnetIds") or inputs.get("subnetIds") or []
+    role = child(
+        "aws:iam/role:Role",
+        f"{name}-instanceRole-role",
+        {
+            "assumeRolePolicy": '{"Version":"2012-10-17","Statement":[{"Effect":"Allow",'
+            '"Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}'
+        },
+    )
+    eks = child(
+        "aws:eks/cluster:Cluster",
+        f"{name}-eksCluster",
+        {"name": cluster_name, "version": inputs.get("version"), "vpcConfig": {"subnetIds": subnets}},
+    )
+    issuer = _eks_cluster(cluster_name, {"name": cluster_name})["identities"][0]["oidcs"][0]["issuer"]
+    oidc_arn = ""
+    if inputs.get("createOidcProvider"):
+        child(
+            "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
+            f"{name}-oidcProvider",
+            {"url": issuer, "clientIdLists": ["sts.amazonaws.com"]},
+        )
+        oidc_arn = f"arn:aws:iam::{ACCOUNT}:oidc-provider/{issuer.removeprefix('https://')}"
+    described = _eks_cluster(cluster_name, {})
+    kubeconfig = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {"name": "kubernetes", "cluster": {"server": described["endpoint"], "certificate-authority-data": MOCK_CA}}
+        ],
+        "contexts": [{"name": "aws", "context": {"cluster": "kubernetes", "user": "aws"}}],
+        "current-context": "aws",
+        "users": [
+            {
+                "name": "aws",
+                "user": {
+                    "exec": {
+                        "apiVersion": "client.authentication.k8s.io/v1beta1",
+                        "command": "aws",
+                        "args": ["eks", "get-token", "--cluster-name", cluster_name],
+                    }
+                },
+            }
+        ],
+    }
+    return {
+        "eksCluster": eks,
+        "instanceRoles": [role],
+        "kubeconfig": kubeconfig,
+        "kubeconfigJson": json.dumps(kubeconfig),
+        "oidcProviderArn": oidc_arn,
+        "oidcProviderUrl": issuer,
+        "oidcIssuer": issuer.removeprefix("https://"),
+        "clusterSecurityGroupId": f"sg-{name}-cluster",
+        "nodeSecurityGroupId": f"sg-{name}-node",
+    }
+
+
+#: Remote (multi-language) components: their mock registers the children a real run would create
+#: and returns the component's outputs, resource references included.
+REMOTE_COMPONENTS: dict[str, Callable[[str, dict[str, Any], RegisterChild], dict[str, Any]]] = {
+    "eks:index:Cluster": _pulumi_eks_cluster,
+}
+
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+
+
 class StackMocks(pulumi.runtime.Mocks):
+    """The built-in mocks, plus what a program adds in `offline_mocks.py` (see `UserMocks`)."""
+
+    def __init__(self, user: UserMocks | None = None) -> None:
+        self.user = user or UserMocks()
+
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
+        if args.typ == STACK_REFERENCE:  # read (not registered): its mock args carry no `custom`
+            return self._stack_reference(args)
         if not args.custom:
             return None, {}
         state = dict(args.inputs)
@@ -128,10 +218,53 @@ class StackMocks(pulumi.runtime.Mocks):
             state.setdefault("arn", f"arn:aws:mock::{ACCOUNT}:{args.typ.split(':')[-1].lower()}/{args.name}")
         if extra := COMPUTED.get(args.typ):
             state.update(extra(args.name, args.inputs))
+        if extra := self.user.resources.get(args.typ):
+            state.update(extra(args.name, dict(args.inputs)))
         # IDs shaped like "subnet-<name>": unique across types, stable across runs.
         return f"{args.typ.split(':')[-1].lower()}-{args.name}", state
 
+    def _stack_reference(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        ref = args.inputs.get("name") or args.resource_id or args.name
+        if ref not in self.user.stack_references:
+            self.user.missing.append(
+                f"StackReference {ref!r} has no offline outputs: give them in the program's {USER_MOCKS_FILE} "
+                f"as STACK_REFERENCES = {{{ref!r}: {{...}}}}"
+            )
+        outputs = dict(self.user.stack_references.get(ref, {}))
+        return ref, {"name": ref, "outputs": outputs, "secretOutputNames": []}
+
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
-        if invoke := INVOKES.get(args.token):
+        if invoke := self.user.invokes.get(args.token) or INVOKES.get(args.token):
             return invoke(dict(args.args)), []
-        raise NotImplementedError(f"the offline preview has no mock for the invoke {args.token!r}")
+        raise NotImplementedError(
+            f"the offline preview has no mock for the invoke {args.token!r}; add one to the program's "
+            f"{USER_MOCKS_FILE} as INVOKES = {{{args.token!r}: lambda args: {{...}}}}"
+        )
+
+
+#: The file in a program's directory whose names extend the mocks (all optional):
+#: STACK_REFERENCES = {"org/project/stack": {"output": value}},
+#: RESOURCES = {"type token": lambda name, inputs: {extra outputs}},
+#: INVOKES = {"invoke token": lambda args: {result}}.
+USER_MOCKS_FILE = "offline_mocks.py"
+
+
+@dataclass
+class UserMocks:
+    stack_references: dict[str, dict[str, Any]] = field(default_factory=dict)
+    resources: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = field(default_factory=dict)
+    invokes: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = field(default_factory=dict)
+    #: what the program used and the hook did not answer (warnings for the report)
+    missing: list[str] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, program_dir: Path) -> UserMocks:
+        path = program_dir / USER_MOCKS_FILE
+        if not path.exists():
+            return cls()
+        values = runpy.run_path(str(path), run_name="offline_mocks")
+        return cls(
+            stack_references=dict(values.get("STACK_REFERENCES", {})),
+            resources=dict(values.get("RESOURCES", {})),
+            invokes=dict(values.get("INVOKES", {})),
+        )

@@ -29,6 +29,7 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from elastic_gpu.offline.runner import CapturedResource, Preview
+from elastic_gpu.policy_rules.scope import SCOPE_PROPERTIES
 
 
 @dataclass
@@ -130,27 +131,24 @@ def stack_resources(preview: Preview) -> list[PolicyResource]:
 def policy_config(
     policy: ResourceValidationPolicy | StackValidationPolicy, user: dict[str, Any] | None
 ) -> tuple[dict[str, Any], str]:
-    """(config, enforcement level) for one policy: schema defaults, then the user's entry.
+    """(config, enforcement level) for one policy: schema defaults, then the user's `all` entry, then its own.
 
-    A user entry is either a level ("advisory") or an object whose optional `enforcementLevel`
-    key sets the level, as in Pulumi's policy-pack config files.
+    An entry is either a level ("advisory") or an object whose optional `enforcementLevel`
+    key sets the level, as in Pulumi's policy-pack config files; `all` applies to every policy
+    (e.g. `{"all": {"exemptResources": ["*legacy*"]}}`).
     """
     config = {}
     if policy.config_schema:
         config = {k: v["default"] for k, v in policy.config_schema.properties.items() if "default" in v}
     level = (policy.enforcement_level or EnforcementLevel.ADVISORY).value
-    common = (user or {}).get(ALL_ENTRY)
-    if isinstance(common, str):
-        level = common
-    elif isinstance(common, dict):
-        level = common.get("enforcementLevel", level)
-    entry = (user or {}).get(policy.name)
-    if isinstance(entry, str):
-        level = entry
-    elif isinstance(entry, dict):
-        entry = dict(entry)
-        level = entry.pop("enforcementLevel", level)
-        config.update(entry)
+    # `all` first (a level, or a level and the scope settings every policy takes), then the policy's own.
+    for entry in ((user or {}).get(ALL_ENTRY), (user or {}).get(policy.name)):
+        if isinstance(entry, str):
+            level = entry
+        elif isinstance(entry, dict):
+            entry = dict(entry)
+            level = entry.pop("enforcementLevel", level)
+            config.update(entry)
     return config, level
 
 
@@ -223,13 +221,17 @@ def policy_config_problems(
         if isinstance(entry, str):
             problems += _level_problem(name, entry)
             continue
-        if not isinstance(entry, dict) or (policy is None and set(entry) - {"enforcementLevel"}):
-            allowed = "a level" + ("" if policy is None else " or a mapping of enforcementLevel and settings")
-            problems.append(f"{name}: must be {allowed} (got {entry!r})")
+        if not isinstance(entry, dict):
+            problems.append(f"{name}: must be a level or a mapping of enforcementLevel and settings (got {entry!r})")
             continue
         if "enforcementLevel" in entry:
             problems += _level_problem(f"{name}.enforcementLevel", entry["enforcementLevel"])
-        properties = (policy.config_schema.properties if policy is not None and policy.config_schema else None) or {}
+        # `all` takes the scope settings every policy has (policy_rules/scope.py).
+        properties = (
+            SCOPE_PROPERTIES
+            if policy is None
+            else (policy.config_schema.properties if policy.config_schema else None) or {}
+        )
         for key, value in entry.items():
             if key == "enforcementLevel":
                 continue

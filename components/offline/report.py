@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from elastic_gpu.config import PROJECT, load_stack_config
+from elastic_gpu.config import PROJECT, load_price_overrides, load_stack_config
 from elastic_gpu.cost import (
     DEFAULT_EVICTION_RATE,
     EVICTION_ASSUMED,
@@ -24,9 +24,8 @@ from elastic_gpu.cost import (
     stack_cost,
     work_total,
 )
-from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.policy_run import stack_resources
-from elastic_gpu.offline.runner import SECRET_MASK, CapturedResource, Preview
+from elastic_gpu.offline.runner import SECRET_MASK, UNKNOWN, CapturedResource, Preview
 from elastic_gpu.pool_view import stack_pools
 from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH
 from elastic_gpu.scheduling import POOL_LABEL
@@ -60,19 +59,27 @@ class PoolSummary:
     taints: list[str]
 
 
+def _known(value: Any, default: Any) -> Any:
+    """A captured input, or `default` where the program left it out or it is unknown until deployment."""
+    return default if value is None or value == UNKNOWN else value
+
+
 def _eks_node_group(r: CapturedResource, preview: Preview) -> PoolSummary:
     subnets = preview.by_id()
+    subnet_ids = _known(r.inputs.get("subnetIds"), [])
     zones = sorted(
-        subnets[s].inputs.get("availabilityZone", "?") if s in subnets else "?" for s in r.inputs["subnetIds"]
+        subnets[s].inputs.get("availabilityZone", "?") if isinstance(s, str) and s in subnets else "?"
+        for s in (subnet_ids if isinstance(subnet_ids, list) else [])
     )
-    scaling = r.inputs["scalingConfig"]
+    scaling = _known(r.inputs.get("scalingConfig"), {})
     return PoolSummary(
-        pool=r.inputs.get("labels", {}).get(POOL_LABEL, r.name),
-        node_group=r.inputs["nodeGroupName"],
+        pool=_known(r.inputs.get("labels"), {}).get(POOL_LABEL, r.name),
+        # Without nodeGroupName, EKS auto-names the group from the resource name.
+        node_group=str(_known(r.inputs.get("nodeGroupName"), r.name)),
         capacity="spot" if r.inputs.get("capacityType") == "SPOT" else "on-demand",
         instance_types=list(r.inputs.get("instanceTypes", [])),
-        min_size=scaling["minSize"],
-        max_size=scaling["maxSize"],
+        min_size=_known(scaling.get("minSize"), 0),
+        max_size=_known(scaling.get("maxSize"), 0),
         zones=zones,
         taints=[f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in r.inputs.get("taints", [])],
     )
@@ -135,15 +142,14 @@ def pool_summaries(preview: Preview) -> list[PoolSummary]:
 
 
 def price_overrides(preview: Preview) -> Overrides:
-    """The stack config's `prices` overrides; none for a program that is not an elastic-gpu stack.
+    """The stack config's `elastic-gpu:prices` overrides, in an elastic-gpu stack or any other program.
 
-    The runner already failed on a bad elastic-gpu config, so a ConfigError here means the
-    program (any Pulumi program can be previewed) has no elastic-gpu stack config.
+    An elastic-gpu stack's config was validated as a whole by the program; any other program
+    (one that imports the components) may set `elastic-gpu:prices` alone, validated here.
     """
-    try:
+    if f"{PROJECT}:cloud" in preview.config:
         return load_stack_config(preview.config, project=PROJECT).prices
-    except ConfigError:
-        return {}
+    return load_price_overrides(preview.config)
 
 
 def preview_cost(preview: Preview) -> StackCost:

@@ -24,13 +24,18 @@ from google.protobuf import json_format
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import resource as runtime_resource
 from pulumi.runtime import rpc
+from pulumi.runtime import settings as pulumi_settings
 from pulumi.runtime.stack import run_pulumi_func
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
-from elastic_gpu.offline.mocks import StackMocks
+from elastic_gpu.offline.mocks import REMOTE_COMPONENTS, StackMocks, UserMocks
 
 SECRET_MASK = "[secret]"
+#: How an unknown value (known only after deployment) shows in reports. The captured inputs keep
+#: the engine's own marker, so the policies see an unknown as the Pulumi CLI hands it to them.
+UNKNOWN_TEXT = "[unknown]"
+UNKNOWN = rpc.UNKNOWN
 
 
 @dataclass
@@ -55,7 +60,7 @@ class CapturedResource:
             "urn": self.urn,
             "parent": self.parent,
             "custom": self.custom,
-            "inputs": self.inputs,
+            "inputs": shown(self.inputs),
             "options": {
                 "protect": self.protect,
                 "ignoreChanges": self.ignore_changes,
@@ -109,13 +114,25 @@ class Preview:
         }
 
 
+def shown(value: Any) -> Any:
+    """Inputs for people: unknowns as UNKNOWN_TEXT."""
+    if isinstance(value, dict):
+        return {k: shown(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [shown(v) for v in value]
+    return UNKNOWN_TEXT if value == rpc.UNKNOWN else value
+
+
 class _CapturingMonitor(pulumi_mocks.MockMonitor):
     def __init__(self, mocks: pulumi.runtime.Mocks) -> None:
         super().__init__(mocks)
         self.captured: list[CapturedResource] = []
 
     def RegisterResource(self, request: Any) -> Any:
-        response = super().RegisterResource(request)
+        if request.remote and request.type in REMOTE_COMPONENTS:
+            response = self._remote_component(request)
+        else:
+            response = super().RegisterResource(request)
         self.captured.append(
             CapturedResource(
                 type=request.type,
@@ -134,6 +151,38 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         )
         return response
 
+    def _remote_component(self, request: Any) -> Any:
+        """A remote component runs in its own provider: its mock registers the children and gives its outputs."""
+        from pulumi.runtime.proto import resource_pb2
+
+        urn = self.make_urn(request.parent, request.type, request.name)
+        pulumi_mocks._ensure_event_loop()
+        inputs = rpc.deserialize_properties(request.object)
+
+        def child(type_: str, name: str, child_inputs: dict[str, Any]) -> dict[str, Any]:
+            args = pulumi.runtime.MockResourceArgs(
+                typ=type_, name=name, inputs=child_inputs, provider="", resource_id="", custom=True
+            )
+            id_, state = self.mocks.new_resource(args)
+            child_urn = self.make_urn(urn, type_, name)
+            self.resources[child_urn] = pulumi_mocks.MockMonitor.ResourceRegistration(child_urn, id_, state)
+            self.captured.append(
+                CapturedResource(
+                    type=type_, name=name, urn=child_urn, id=id_, parent=urn, custom=True, inputs=_plain(child_inputs)
+                )
+            )
+            return {
+                rpc._special_sig_key: rpc._special_resource_sig,
+                "urn": child_urn,
+                "id": id_ or "",
+                "packageVersion": "",
+            }
+
+        state = REMOTE_COMPONENTS[request.type](request.name, dict(inputs), child)
+        self.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, "", state)
+        obj = pulumi_mocks._sync_await(rpc.serialize_properties(state, {}))
+        return resource_pb2.RegisterResourceResponse(urn=urn, object=obj)
+
 
 def _wire_to_data(value: Any) -> Any:
     """Pulumi's wire format as data: secrets masked (as `pulumi preview` shows them), refs by URN."""
@@ -146,9 +195,7 @@ def _wire_to_data(value: Any) -> Any:
         return {k: _wire_to_data(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_wire_to_data(v) for v in value]
-    if value == rpc.UNKNOWN:
-        return "[unknown]"
-    return value
+    return value  # an unknown stays the engine's marker (rpc.UNKNOWN); reports show it as UNKNOWN_TEXT
 
 
 def _plain(value: Any) -> Any:
@@ -241,35 +288,46 @@ class _Collect(logging.Handler):
 def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, config: dict[str, Any]) -> Preview:
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    monitor = _CapturingMonitor(StackMocks())
+    # The program's directory is on the import path, as in a real run; its mocks hook may import from it.
+    sys.path.insert(0, str(main.parent))
+    try:
+        user = UserMocks.load(main.parent)
+    except BaseException:
+        sys.path.remove(str(main.parent))
+        raise
+    mocks = StackMocks(user)
+    monitor = _CapturingMonitor(mocks)
     logger = logging.getLogger(f"elastic_gpu.offline.program.{id(monitor)}")
     logger.propagate = False
     collect = _Collect()
     logger.addHandler(collect)
-    sys.path.insert(0, str(main.parent))
     # The SDK walks and encodes the Python stack of every registration for the engine's source
     # positions (a quarter of a large preview's time); no engine reads them here.
     get_stack_trace = runtime_resource._get_stack_trace
     runtime_resource._get_stack_trace = _no_stack_trace
     try:
         pulumi.runtime.set_all_config(engine_config)
-        pulumi.runtime.set_mocks(
-            StackMocks(), project=project, stack=stack, preview=True, monitor=monitor, logger=logger
-        )
+        pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor, logger=logger)
         loop.run_until_complete(run_pulumi_func(lambda: runpy.run_path(str(main), run_name="__main__")))
         root = pulumi.runtime.get_root_resource()
         outputs = loop.run_until_complete(_resolve_outputs(getattr(root, "outputs", {})))
     except pulumi.RunError as exc:
         if isinstance(exc.__cause__, ConfigError):
             raise exc.__cause__ from None
+        _missing_mocks(user, exc)
         raise ProgramError(main, exc) from exc
     except ConfigError:
         raise
     except Exception as exc:  # the program's own failure, reported like the CLI does, not as our traceback
+        _missing_mocks(user, exc)
         raise ProgramError(main, exc) from exc
     finally:
         runtime_resource._get_stack_trace = get_stack_trace
         sys.path.remove(str(main.parent))
+        # Pulumi keeps the program's pending Output tasks in a process-wide list; a program that failed
+        # leaves some, bound to this loop: drop them so the next run does not wait on a closed loop.
+        with pulumi_settings.SETTINGS.lock:
+            pulumi_settings.SETTINGS.outputs.clear()
         # Pulumi's RPC threads each make an event loop; ending the threads now lets those
         # loops close cleanly instead of failing noisily at interpreter exit.
         loop.run_until_complete(loop.shutdown_default_executor())
@@ -277,8 +335,19 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
         asyncio.set_event_loop(None)
     resources = sorted(monitor.captured, key=lambda r: r.urn)  # registration order is async; URNs are stable
     return Preview(
-        project=project, stack=stack, resources=resources, outputs=outputs, config=config, warnings=collect.messages
+        project=project,
+        stack=stack,
+        resources=resources,
+        outputs=outputs,
+        config=config,
+        warnings=[*user.missing, *collect.messages],
     )
+
+
+def _missing_mocks(user: UserMocks, exc: BaseException) -> None:
+    """A program that fails offline because a mock was missing: say which, not only the program's error."""
+    if user.missing and not isinstance(exc, ConfigError):
+        raise ConfigError([*user.missing, f"the program then failed: {exc!r}"], source="offline preview") from exc
 
 
 def _no_stack_trace() -> Any:

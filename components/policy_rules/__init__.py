@@ -22,26 +22,32 @@ from elastic_gpu.policy_rules.scheduling_rules import (
     device_plugin_tolerates_gpu_taints,
     gpu_pool_noschedule_taint,
 )
+from elastic_gpu.policy_rules.scope import scoped
 from elastic_gpu.policy_rules.security_rules import eks_launch_template_imdsv2, no_public_node_ips, node_disks_encrypted
 
 PACK_NAME = "elastic-gpu"
 
-#: In the order of the policy issue's rule list (rule 7 is three policies).
+#: In the order of the policy issue's rule list (rule 7 is three policies); each judges only the
+#: resources elastic-gpu's components declare, plus `includeResources`, minus `exemptResources`
+#: (policy_rules/scope.py).
 ALL_POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
-    gpu_pool_noschedule_taint,  # 1
-    spot_gpu_pool_scales_to_zero,  # 2
-    spot_pool_is_spot,  # 3
-    eks_autoscaler_asg_tags,  # 4
-    device_plugin_tolerates_gpu_taints,  # 5
-    autoscaler_owned_size_ignored,  # 6
-    node_disks_encrypted,  # 7
-    eks_launch_template_imdsv2,  # 7
-    no_public_node_ips,  # 7
-    cluster_autoscaler_off_spot_and_gpu,  # 8
-    gpu_monthly_cost_ceiling,  # 9
-    cost_allocation_tags,  # 10
-    spot_gpu_pool_on_demand_fallback,  # 11
-    gpu_pool_max_size_cap,  # 12
+    scoped(p)
+    for p in (
+        gpu_pool_noschedule_taint,  # 1
+        spot_gpu_pool_scales_to_zero,  # 2
+        spot_pool_is_spot,  # 3
+        eks_autoscaler_asg_tags,  # 4
+        device_plugin_tolerates_gpu_taints,  # 5
+        autoscaler_owned_size_ignored,  # 6
+        node_disks_encrypted,  # 7
+        eks_launch_template_imdsv2,  # 7
+        no_public_node_ips,  # 7
+        cluster_autoscaler_off_spot_and_gpu,  # 8
+        gpu_monthly_cost_ceiling,  # 9
+        cost_allocation_tags,  # 10
+        spot_gpu_pool_on_demand_fallback,  # 11
+        gpu_pool_max_size_cap,  # 12
+    )
 ]
 
 POLICIES_BY_NAME = {p.name: p for p in ALL_POLICIES}

@@ -172,7 +172,9 @@ def validate_autoscaler_placement(args: ResourceValidationArgs, report: ReportVi
             f"autoscaler down with it. Pin it with a nodeSelector such as {CAPACITY_LABEL}={CAPACITY_ON_DEMAND}.",
             None,
         )
-    if not pinned(cfg["generalSelectors"]):
+    # GPU pools carry the NoSchedule GPU taint (rule 1): a pod that does not tolerate it stays off them
+    # even when pinned only to the cluster's own on-demand nodes (an existing cluster's system nodes).
+    if not pinned(cfg["generalSelectors"]) and tolerates(list(pod.get("tolerations") or []), GPU_TAINT):
         report(
             f"The cluster autoscaler '{args.name}' can be scheduled onto GPU nodes, keeping them from scaling to "
             f"zero. Pin it with a nodeSelector {NODE_CLASS_LABEL}={NODE_CLASS_GENERAL}.",
@@ -190,9 +192,10 @@ def validate_autoscaler_placement(args: ResourceValidationArgs, report: ReportVi
 cluster_autoscaler_off_spot_and_gpu = ResourceValidationPolicy(
     name="cluster-autoscaler-off-spot-and-gpu",
     description=(
-        "The cluster-autoscaler Deployment (where it runs as a workload) is pinned to on-demand, non-GPU nodes "
-        "and tolerates neither the GPU taint nor the spot taint. Fix: give it a nodeSelector for the general "
-        f"on-demand pool ({CAPACITY_LABEL}={CAPACITY_ON_DEMAND}, {NODE_CLASS_LABEL}={NODE_CLASS_GENERAL})."
+        "The cluster-autoscaler Deployment (where it runs as a workload) is pinned to on-demand nodes "
+        "(onDemandSelectors) and tolerates neither the GPU taint nor the spot taint, so it stays off spot and "
+        "GPU nodes. Fix: give it a nodeSelector for on-demand nodes, e.g. the general pool's "
+        f"({CAPACITY_LABEL}={CAPACITY_ON_DEMAND}, {NODE_CLASS_LABEL}={NODE_CLASS_GENERAL})."
     ),
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=_CA_SCHEMA,

@@ -1,0 +1,134 @@
+"""The example programs (examples/*) run offline through the CLI, as a user runs them, and pass the gate."""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from elastic_gpu.__main__ import main
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.policy_run import run_policies
+from elastic_gpu.offline.report import to_json
+from elastic_gpu.offline.runner import Preview, run_preview
+
+EXAMPLES = ROOT / "examples"
+NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "Pulumi.yaml").exists())
+
+
+@cache
+def example(name: str) -> Preview:
+    return run_preview("dev", EXAMPLES / name)
+
+
+def test_every_example_is_here() -> None:
+    assert NAMES == ["existing-aks", "existing-eks", "existing-eks-plain", "existing-gke"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_example_passes_the_gate_through_the_cli(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["policy", "--program", str(EXAMPLES / name)]) == 0
+    assert main(["preview", "--program", str(EXAMPLES / name), "--stack", "dev", "--json"]) == 0
+    text = capsys.readouterr().out
+    report = json.loads(text[text.index("{") :])
+    assert report["policy"]["passed"] is True
+    for marker in ("Calling __str__", "Output[", "<pulumi.output"):
+        assert marker not in text
+
+
+def _unsuffixed(name: str) -> str:
+    return re.sub(r"-[0-9a-f]{6}$", "", name)
+
+
+def _by_type(preview: Preview, type_: str) -> dict[str, dict]:
+    return {r.name: r.inputs for r in preview.of_type(type_)}
+
+
+def test_existing_eks_on_pulumi_eks() -> None:
+    preview = example("existing-eks")
+    [component] = preview.of_type("eks:index:Cluster")
+    children = {r.type for r in preview.children(component)}
+    assert {
+        "aws:eks/cluster:Cluster",
+        "aws:iam/role:Role",
+        "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
+    } <= children
+    groups = _by_type(preview, "aws:eks/nodeGroup:NodeGroup")
+    # <cluster>-<pool>-<kind>-<zone>, then the create-before-delete suffix (components/replacement.py)
+    assert {_unsuffixed(g["nodeGroupName"]) for g in groups.values()} == {
+        f"ml-l4-{kind}-us-west-2{z}" for kind in ("spot", "fallback") for z in "ab"
+    }
+    # The node role is pulumi-eks's instance role; the subnets the ones the program mapped.
+    assert {g["nodeRoleArn"] for g in groups.values()} == {"arn:aws:mock::123456789012:role/ml-instanceRole-role"}
+    assert groups["l4-spot-us-west-2a"]["subnetIds"] == ["subnet-0aaaaaaaaaaaaaaa1"]
+    # The autoscaler finds and may scale only the groups EKS tags as this cluster's.
+    [policy] = _by_type(preview, "aws:iam/rolePolicy:RolePolicy").values()
+    assert '"aws:ResourceTag/k8s.io/cluster-autoscaler/ml": "owned"' in policy["policy"]
+    [dep] = _by_type(preview, "kubernetes:apps/v1:Deployment").values()
+    flags = dep["spec"]["template"]["spec"]["containers"][0]["command"]
+    assert any(f.endswith("k8s.io/cluster-autoscaler/ml") for f in flags if f.startswith("--node-group-auto"))
+    # IRSA through pulumi-eks's OIDC provider.
+    trust = json.loads(_by_type(preview, "aws:iam/role:Role")["autoscaler-role"]["assumeRolePolicy"])
+    assert trust["Statement"][0]["Principal"]["Federated"].endswith("oidc.eks.example.amazonaws.com/id/ML")
+    [cm] = _by_type(preview, "kubernetes:core/v1:ConfigMap").values()
+    assert "ml\\-l4\\-fallback\\-us\\-west\\-2a" in cm["data"]["priorities"]
+
+
+def test_existing_eks_plain_reads_the_stack_reference_and_its_own_node_group() -> None:
+    preview = example("existing-eks-plain")
+    groups = _by_type(preview, "aws:eks/nodeGroup:NodeGroup")
+    assert _unsuffixed(groups["a10-fallback-eu-west-1a"]["nodeGroupName"]) == "prod-eu-a10-fallback-eu-west-1a"
+    assert groups["a10-fallback-eu-west-1a"]["clusterName"] == "prod-eu"
+    assert "nodeGroupName" not in groups["system"]  # auto-named: the report still reads it
+    pools = {row["node_group"]: row for row in to_json(preview)["pools"]}
+    assert pools["system"]["instance_types"] == ["m6i.large"]
+    [dep] = _by_type(preview, "kubernetes:apps/v1:Deployment").values()
+    assert dep["metadata"]["name"] == "gpu-cluster-autoscaler"
+    # The stack config's price override applies to this (non-elastic-gpu) program.
+    cost = {_unsuffixed(row["node_group"]): row for row in to_json(preview)["cost"]["pools"]}
+    assert cost["prod-eu-a10-fallback-eu-west-1a"]["on_demand_hourly"] == 1.123
+    assert cost["prod-eu-a10-spot-eu-west-1a"]["spot_hourly"] == 0.45
+
+
+def test_the_pack_leaves_the_users_node_group_alone_unless_opted_in() -> None:
+    preview = example("existing-eks-plain")
+    assert "system" not in {v.name for v in run_policies(preview).violations}
+    opted = run_policies(preview, config={"all": {"includeResources": ["system"]}})
+    # An untagged node group without a launch template: judged once opted in.
+    assert {"cost-allocation-tags", "node-disks-encrypted"} <= {
+        v.policy for v in opted.violations if v.name == "system"
+    }
+    exempt = run_policies(
+        preview, config={"all": {"includeResources": ["system"]}, "cost-allocation-tags": {"exemptResources": ["sys*"]}}
+    )
+    assert "cost-allocation-tags" not in {v.policy for v in exempt.violations if v.name == "system"}
+
+
+def test_existing_aks_warns_about_the_expander() -> None:
+    preview = example("existing-aks")
+    assert not preview.of_type("azure-native:containerservice:ManagedCluster")
+    pools = _by_type(preview, "azure-native:containerservice:AgentPool")
+    assert {p["resourceGroupName"] for p in pools.values()} == {"prod-aks-rg"}
+    assert any("az aks update --resource-group prod-aks-rg --name prod-aks" in w for w in preview.warnings)
+
+
+def test_existing_gke_pools_have_private_nodes() -> None:
+    preview = example("existing-gke")
+    pools = _by_type(preview, "gcp:container/nodePool:NodePool")
+    assert {p["cluster"] for p in pools.values()} == {"ml"}
+    assert all(p["networkConfig"] == {"enablePrivateNodes": True} for p in pools.values())
+
+
+def test_a_stack_reference_without_offline_outputs_says_where_they_go(tmp_path: Path) -> None:
+    program = tmp_path / "prog"
+    program.mkdir()
+    for f in ("Pulumi.yaml", "Pulumi.dev.yaml", "__main__.py"):  # the example without its offline_mocks.py
+        (program / f).write_text((EXAMPLES / "existing-eks-plain" / f).read_text())
+    with pytest.raises(ConfigError) as exc:
+        run_preview("dev", program)
+    assert "StackReference 'acme/infra/prod' has no offline outputs" in str(exc.value)
+    assert "offline_mocks.py as STACK_REFERENCES" in str(exc.value)
