@@ -6,6 +6,9 @@ work on each GPU pool, on spot (with re-runs) against all on-demand.
 `python -m elastic_gpu simulate --stack aws-dev [--pod FILE] [--json]`: which node groups a pending
 GPU pod scales, in which order, how fast it falls back and goes back to zero, and the worst case.
 `python -m elastic_gpu workload --stack aws-dev --pool t4`: a ready Job manifest for that pool.
+`python -m elastic_gpu diff --stack aws-prod --base main [--json]` (or `--base-file OLD.yaml`): what a change
+does against a git ref or another stack file: created, deleted, updated and replaced resources, whether the
+general pool stays up, the upgrade order; a Kubernetes jump of more than one minor fails (exit 2).
 """
 
 from __future__ import annotations
@@ -72,7 +75,16 @@ def main(argv: list[str] | None = None) -> int:
     workload.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
     workload.add_argument("--pool", required=True, help="the GPU pool's name, e.g. t4")
     workload.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
+    diff = sub.add_parser("diff", help="what a change does against a git ref or another stack file (offline)")
+    diff.add_argument("--stack", required=True, help="stack name, e.g. aws-prod (stacks/Pulumi.<stack>.yaml)")
+    base = diff.add_mutually_exclusive_group(required=True)
+    base.add_argument("--base", help="git ref of the base (its program and stack file), e.g. main or HEAD~1")
+    base.add_argument("--base-file", help="the base stack file (this program, another config)")
+    diff.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
+    diff.add_argument("--json", action="store_true", help="print the changes as JSON")
     args = parser.parse_args(argv)
+    if args.command == "diff":
+        return _diff(args)
     if args.command in ("simulate", "workload"):
         return _simulate(args) if args.command == "simulate" else _workload(args)
     if args.command == "policy":
@@ -107,6 +119,20 @@ def main(argv: list[str] | None = None) -> int:
         print(render_text(result))
         print()
         print(render_report(policy_report))
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    import json
+
+    from elastic_gpu.offline.diff import DiffError, render_diff, run_diff
+
+    try:
+        result = run_diff(args.stack, args.program, base_ref=args.base, base_file=args.base_file)
+    except DiffError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result.to_json(), indent=2) if args.json else render_diff(args.stack, result))
     return 0
 
 

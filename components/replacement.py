@@ -117,6 +117,15 @@ OTHER_REPLACE_FIELDS: dict[str, ReplaceRule] = {
 
 REPLACE_FIELDS: dict[str, ReplaceRule] = POOL_REPLACE_FIELDS | OTHER_REPLACE_FIELDS
 
+#: The input that is a pool's cloud name. Replacing a pool whose name stays the same cannot create the
+#: new pool first (the name is taken): the provider deletes first (pulumi-terraform-bridge
+#: nameRequiresDeleteBeforeReplace; azure-native replaces on the same URL). Hence the digest in names.
+POOL_NAME_FIELD: dict[str, str] = {
+    EKS_NODE_GROUP: "nodeGroupName",
+    AKS_AGENT_POOL: "agentPoolName",
+    GKE_NODE_POOL: "name",
+}
+
 
 def short_digest(values: Mapping[str, Any]) -> str:
     """A stable short digest of `values` (JSON, sorted keys): equal inputs, equal digest."""

@@ -1,0 +1,424 @@
+"""`python -m elastic_gpu diff --stack S --base REF | --base-file FILE`: what a change will do, offline.
+
+Both sides run under the mock engine: the base is the program and stack file at a git ref (run from
+that ref's own tree) or the working tree's program with a second stack file; the head is the working
+tree. Resources are matched by URN and sorted into created, deleted, updated in place (with the inputs
+that changed) and replaced (an input that forces a replacement changed: elastic_gpu.replacement),
+create-first or delete-first as the resource's options say. The plan is then walked in the engine's
+order (creates and replacements in dependency order, deletes at the end) to count the general pool's
+node groups alive after every step, and the changed resources are put in dependency waves, which is
+the order an upgrade moves in (control plane, node groups, then add-ons and the autoscaler).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.files import read_stack_file
+from elastic_gpu.offline.runner import CapturedResource, Program, run_preview
+from elastic_gpu.pool_view import pools_of
+from elastic_gpu.replacement import POOL_NAME_FIELD, POOL_REPLACE_FIELDS, replacing_paths
+from elastic_gpu.scheduling import NODE_CLASS_GENERAL, NODE_CLASS_LABEL
+
+Op = Literal["create", "delete", "update", "replace"]
+PROJECT_NS = "elastic-gpu:"
+#: Each managed service upgrades the control plane one minor at a time (EKS, AKS and GKE docs).
+MAX_MINOR_STEP = 1
+
+
+class DiffError(Exception):
+    """A diff that must not be applied (or cannot be computed): exit code 2."""
+
+
+@dataclass
+class Side:
+    """One side of the diff: its resources by URN and its stack config."""
+
+    label: str
+    resources: dict[str, CapturedResource]
+    config: dict[str, Any]
+
+    @property
+    def kubernetes_version(self) -> str | None:
+        cluster = self.config.get(f"{PROJECT_NS}cluster") or {}
+        version = cluster.get("kubernetesVersion") if isinstance(cluster, dict) else None
+        return str(version) if version is not None else None
+
+
+@dataclass
+class Change:
+    urn: str
+    type: str
+    name: str
+    op: Op
+    #: input paths that differ (update, replace)
+    changed: list[str] = field(default_factory=list)
+    #: the changed paths that force the replacement
+    forced_by: list[str] = field(default_factory=list)
+    delete_first: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"urn": self.urn, "type": self.type, "name": self.name, "op": self.op}
+        if self.op in ("update", "replace"):
+            out["changed"] = self.changed
+        if self.op == "replace":
+            out["forcedBy"] = self.forced_by
+            out["order"] = "delete-first" if self.delete_first else "create-first"
+        return out
+
+
+@dataclass
+class Diff:
+    base: Side
+    head: Side
+    changes: list[Change]
+    #: general-pool node groups alive after each step of the plan (the engine's order)
+    general_alive: list[int]
+    #: changed resources in dependency waves: every resource's changed dependencies are in earlier waves
+    waves: list[list[Change]]
+
+    def of(self, op: Op) -> list[Change]:
+        return [c for c in self.changes if c.op == op]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "base": self.base.label,
+            "head": self.head.label,
+            "kubernetesVersion": {"base": self.base.kubernetes_version, "head": self.head.kubernetes_version},
+            "changes": [c.to_json() for c in self.changes],
+            "summary": {op: len(self.of(op)) for op in ("create", "update", "replace", "delete")},
+            "generalPoolMinAlive": min(self.general_alive, default=None),
+            "waves": [[c.name for c in wave] for wave in self.waves],
+        }
+
+
+# --- input comparison ------------------------------------------------------------------------------
+
+
+def changed_paths(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """Dotted paths where two input trees differ; a list that differs counts as one path."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[str] = []
+        for key in sorted(set(old) | set(new)):
+            out += changed_paths(old.get(key), new.get(key), f"{prefix}.{key}" if prefix else key)
+        return out
+    return [] if old == new else [prefix or "."]
+
+
+def _ignored(path: str, ignore_changes: Iterable[str]) -> bool:
+    return any(path == i or path.startswith(f"{i}.") or path.startswith(f"{i}[") for i in ignore_changes)
+
+
+def compare(base: Side, head: Side) -> list[Change]:
+    changes: list[Change] = []
+    for urn, new in head.resources.items():
+        old = base.resources.get(urn)
+        if old is None:
+            changes.append(Change(urn, new.type, new.name, "create"))
+            continue
+        if not new.custom:
+            continue  # components have no inputs the engine acts on
+        paths = [p for p in changed_paths(old.inputs, new.inputs) if not _ignored(p, new.ignore_changes)]
+        if not paths:
+            continue
+        forced = replacing_paths(new.type, paths)
+        op: Op = "replace" if forced else "update"
+        # A pool replaced under the same cloud name must be deleted first: the name is taken.
+        same_name = new.type in POOL_NAME_FIELD and POOL_NAME_FIELD[new.type] not in paths
+        changes.append(Change(urn, new.type, new.name, op, paths, forced, new.delete_before_replace or same_name))
+    for urn, old in base.resources.items():
+        if urn not in head.resources:
+            changes.append(Change(urn, old.type, old.name, "delete"))
+    return sorted(changes, key=lambda c: (["create", "update", "replace", "delete"].index(c.op), c.type, c.name))
+
+
+# --- the engine's order -----------------------------------------------------------------------------
+
+
+def _ancestors(resources: dict[str, CapturedResource]) -> dict[str, set[str]]:
+    """Every resource's transitive dependencies (dependsOn, implicit ones included), by URN."""
+    memo: dict[str, set[str]] = {}
+
+    def visit(urn: str, stack: tuple[str, ...] = ()) -> set[str]:
+        if urn in memo:
+            return memo[urn]
+        found: set[str] = set()
+        r = resources.get(urn)
+        for dep in r.depends_on if r else ():
+            if dep in resources and dep not in stack:
+                found |= {dep} | visit(dep, (*stack, urn))
+        memo[urn] = found
+        return found
+
+    for urn in resources:
+        visit(urn)
+    return memo
+
+
+def _topological(resources: dict[str, CapturedResource]) -> list[str]:
+    ancestors = _ancestors(resources)
+    return sorted(resources, key=lambda u: (len(ancestors[u]), u))
+
+
+def is_general_pool(r: CapturedResource) -> bool:
+    """A stand-alone node pool of the general (CPU) class; an AKS System pool inline in the cluster is not."""
+    if r.type not in POOL_REPLACE_FIELDS:
+        return False
+    return any(
+        not p.gpu and p.labels.get(NODE_CLASS_LABEL) == NODE_CLASS_GENERAL for p in pools_of(r.type, r.name, r.inputs)
+    )
+
+
+def general_pools_alive(base: Side, head: Side, changes: list[Change]) -> list[int]:
+    """General-pool node groups alive after each step, as the engine orders them: creates, updates and
+    replacements in dependency order (a delete-first replacement deletes the old pool at its turn), then
+    the deletes of removed resources and of the pools replaced create-first."""
+    by_urn = {c.urn: c for c in changes}
+    alive = {u for u, r in base.resources.items() if is_general_pool(r)}
+    counts = [len(alive)]
+    deferred: list[str] = []
+    for urn in _topological(head.resources):
+        c = by_urn.get(urn)
+        if c is None or c.op == "update":
+            continue
+        general = is_general_pool(head.resources[urn])
+        if c.op == "create" and general:
+            alive.add(urn)
+        elif c.op == "replace":
+            if c.delete_first:
+                alive.discard(urn)
+                counts.append(len(alive))
+                if general:
+                    alive.add(urn)
+            else:
+                if general:
+                    alive.add(f"{urn}#new")
+                deferred.append(urn)
+        counts.append(len(alive))
+    for c in changes:
+        if c.op == "delete":
+            deferred.append(c.urn)
+    for urn in deferred:
+        alive.discard(urn)
+        counts.append(len(alive))
+    return counts
+
+
+def waves(head: Side, changes: list[Change]) -> list[list[Change]]:
+    """Changed resources in dependency waves (a resource's wave is one past its latest changed ancestor)."""
+    moving = {c.urn: c for c in changes if c.op != "delete"}
+    ancestors = _ancestors(head.resources)
+    level: dict[str, int] = {}
+    for urn in _topological(head.resources):
+        if urn in moving:
+            level[urn] = 1 + max((level[a] for a in ancestors[urn] if a in level), default=-1)
+    out: list[list[Change]] = [[] for _ in range(max(level.values(), default=-1) + 1)]
+    for urn, lvl in level.items():
+        out[lvl].append(moving[urn])
+    return [sorted(w, key=lambda c: (c.type, c.name)) for w in out]
+
+
+def minor_jump_problem(base: Side, head: Side) -> str | None:
+    """Managed clusters move one Kubernetes minor at a time, and never back."""
+    b, h = base.kubernetes_version, head.kubernetes_version
+    if not b or not h or b == h:
+        return None
+    try:
+        (bmaj, bmin), (hmaj, hmin) = (tuple(int(x) for x in v.split(".")[:2]) for v in (b, h))
+    except ValueError:
+        return None
+    step = (hmaj - bmaj) * 100 + hmin - bmin
+    if step < 0:
+        return (
+            f"cluster.kubernetesVersion: {b} -> {h} is a downgrade; EKS, AKS and GKE cannot move a control "
+            f"plane back to an older minor (keep {b}, or build a new cluster)"
+        )
+    if step > MAX_MINOR_STEP:
+        nxt = f"{bmaj}.{bmin + 1}"
+        return (
+            f"cluster.kubernetesVersion: {b} -> {h} jumps {step} minors; EKS, AKS and GKE upgrade the control "
+            f"plane one minor at a time, so deploy {nxt} first, then go on from there"
+        )
+    return None
+
+
+def build_diff(base: Side, head: Side) -> Diff:
+    if problem := minor_jump_problem(base, head):
+        raise DiffError(problem)
+    changes = compare(base, head)
+    return Diff(base, head, changes, general_pools_alive(base, head, changes), waves(head, changes))
+
+
+# --- loading the two sides ---------------------------------------------------------------------------
+
+
+def head_side(stack: str, program_dir: Path | str) -> Side:
+    preview = run_preview(stack, program_dir)
+    return Side("working tree", {r.urn: r for r in preview.resources}, preview.config)
+
+
+def base_file_side(stack: str, program_dir: Path | str, base_file: Path | str) -> Side:
+    """The working tree's program with another stack file, run as the same stack (same URNs)."""
+    program = Program(Path(program_dir).resolve())
+    source = Path(base_file)
+    if not source.is_file():
+        raise DiffError(f"--base-file: {source} is not a file")
+    with tempfile.TemporaryDirectory(prefix="elastic-gpu-diff-") as tmp:
+        root = Path(tmp)
+        config_dir = program.project_file.get("stackConfigDir", ".")
+        (root / "Pulumi.yaml").write_text((program.directory / "Pulumi.yaml").read_text())
+        (root / "__main__.py").write_text(program.main.read_text())
+        (root / config_dir).mkdir(parents=True, exist_ok=True)
+        (root / config_dir / f"Pulumi.{stack}.yaml").write_text(source.read_text())
+        preview = run_preview(stack, root)
+    return Side(f"file {source}", {r.urn: r for r in preview.resources}, preview.config)
+
+
+def _git(args: list[str], cwd: Path) -> bytes:
+    run = subprocess.run(["git", *args], cwd=cwd, capture_output=True)
+    if run.returncode != 0:
+        raise DiffError(f"git {' '.join(args)}: {run.stderr.decode().strip() or 'failed'}")
+    return run.stdout
+
+
+def base_ref_side(stack: str, program_dir: Path | str, ref: str) -> Side:
+    """The program at git ref `ref`, run from that ref's own tree (its code, its stack file)."""
+    program = Program(Path(program_dir).resolve())
+    top = Path(_git(["rev-parse", "--show-toplevel"], program.directory).decode().strip())
+    sub = program.directory.relative_to(top)
+    archive = _git(["archive", "--format=tar", ref], top)
+    with tempfile.TemporaryDirectory(prefix="elastic-gpu-diff-") as tmp:
+        root = Path(tmp)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(root, filter="data")
+        base_program = root / sub
+        # The ref's package, not the working tree's: `elastic_gpu` is its components/ folder.
+        shim = root / ".elastic-gpu-shim"
+        shim.mkdir()
+        (shim / "elastic_gpu").symlink_to(root / "components", target_is_directory=True)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(shim), str(root)])}
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "elastic_gpu",
+                "preview",
+                "--stack",
+                stack,
+                "--program",
+                str(base_program),
+                "--json",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env=env,
+        )
+        if run.returncode != 0:
+            raise DiffError(f"the base ({ref}) does not preview: {run.stderr.strip() or run.stdout.strip()}")
+        data = json.loads(run.stdout)
+        config_dir = yaml.safe_load((base_program / "Pulumi.yaml").read_text()).get("stackConfigDir", ".")
+        stack_file = base_program / config_dir / f"Pulumi.{stack}.yaml"
+        config = (yaml.safe_load(stack_file.read_text()) or {}).get("config") or {}
+    resources = {r["urn"]: _captured(r) for r in data["resources"]}
+    return Side(f"git {ref}", resources, config)
+
+
+def _captured(r: dict[str, Any]) -> CapturedResource:
+    opts = r.get("options") or {}
+    return CapturedResource(
+        type=r["type"],
+        name=r["name"],
+        urn=r["urn"],
+        id=None,
+        parent=r.get("parent"),
+        custom=r.get("custom", True),
+        inputs=r.get("inputs") or {},
+        protect=bool(opts.get("protect")),
+        ignore_changes=list(opts.get("ignoreChanges") or []),
+        provider=opts.get("provider"),
+        depends_on=list(opts.get("dependsOn") or []),
+        delete_before_replace=bool(opts.get("deleteBeforeReplace")),
+    )
+
+
+def _stack_config(text: str) -> dict[str, Any]:
+    return (yaml.safe_load(text) or {}).get("config") or {}
+
+
+def _base_config(stack: str, program: Program, base_ref: str | None, base_file: str | None) -> dict[str, Any]:
+    if base_file is not None:
+        if not Path(base_file).is_file():
+            raise DiffError(f"--base-file: {base_file} is not a file")
+        return _stack_config(Path(base_file).read_text())
+    top = Path(_git(["rev-parse", "--show-toplevel"], program.directory).decode().strip())
+    path = program.stack_file(stack).resolve().relative_to(top.resolve())
+    return _stack_config(_git(["show", f"{base_ref}:{path.as_posix()}"], top).decode())
+
+
+def run_diff(stack: str, program_dir: Path | str, *, base_ref: str | None, base_file: str | None) -> Diff:
+    if (base_ref is None) == (base_file is None):
+        raise DiffError("give exactly one of --base REF (a git ref) or --base-file FILE (a stack file)")
+    try:
+        program = Program(Path(program_dir).resolve())
+        # The version step first: a jump the clouds refuse needs no preview to be refused.
+        head_config = read_stack_file(program.stack_file(stack))
+        base_config = _base_config(stack, program, base_ref, base_file)
+        if problem := minor_jump_problem(Side("base", {}, base_config), Side("head", {}, head_config)):
+            raise DiffError(problem)
+        base = (
+            base_ref_side(stack, program_dir, base_ref)
+            if base_ref is not None
+            else base_file_side(stack, program_dir, str(base_file))
+        )
+        head = head_side(stack, program_dir)
+    except ConfigError as exc:
+        raise DiffError(str(exc)) from None
+    return build_diff(base, head)
+
+
+# --- text -------------------------------------------------------------------------------------------
+
+SYMBOL = {"create": "+", "delete": "-", "update": "~", "replace": "+-"}
+
+
+def render_diff(stack: str, diff: Diff) -> str:
+    b, h = diff.base.kubernetes_version, diff.head.kubernetes_version
+    lines = [f"elastic-gpu diff: stack {stack}, {diff.base.label} -> {diff.head.label} (mock engine)"]
+    lines.append(f"Kubernetes: {b} -> {h}" if b != h else f"Kubernetes: {h} (unchanged)")
+    lines.append("")
+    for c in diff.changes:
+        detail = ""
+        if c.op == "update":
+            detail = f"  (changed: {', '.join(c.changed)})"
+        elif c.op == "replace":
+            order = "DELETE FIRST" if c.delete_first else "create first"
+            detail = f"  ({order}; forced by: {', '.join(c.forced_by)}; changed: {', '.join(c.changed)})"
+        lines.append(f"  {SYMBOL[c.op]:>2} {c.op:<8} {c.type}  {c.name}{detail}")
+    if not diff.changes:
+        lines.append("  no changes")
+    summary = ", ".join(f"{len(diff.of(op))} to {op}" for op in ("create", "update", "replace", "delete"))
+    lines += ["", summary]
+    if diff.general_alive:
+        low = min(diff.general_alive)
+        state = "never absent" if low > 0 else "ABSENT during the plan"
+        lines.append(f"General pool: {state} (fewest node groups alive at any step: {low})")
+    if len(diff.waves) > 1:
+        lines.append("")
+        lines.append("Order (each wave waits for the one before):")
+        for i, wave in enumerate(diff.waves, 1):
+            lines.append(f"  {i}. " + ", ".join(f"{c.name} ({c.op})" for c in wave))
+    return "\n".join(lines)
