@@ -114,6 +114,9 @@ def test_existing_aks_warns_about_the_expander() -> None:
     pools = _by_type(preview, "azure-native:containerservice:AgentPool")
     assert {p["resourceGroupName"] for p in pools.values()} == {"prod-aks-rg"}
     assert any("az aks update --resource-group prod-aks-rg --name prod-aks" in w for w in preview.warnings)
+    # Priced in the provider's location (the agent pools carry none of their own).
+    cost = to_json(preview)["cost"]
+    assert cost["regions"] == ["eastus"] and all(row["on_demand_hourly"] for row in cost["pools"])
 
 
 def test_existing_gke_pools_have_private_nodes() -> None:
