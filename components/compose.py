@@ -30,7 +30,9 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     (with its config path) before the cluster or anything else is registered.
     """
     stack = cloud_module(cfg.cloud, "stack")
-    if problems := args_problems(cfg, lambda p: stack.pool_args(cfg, p)):
+    problems = [f"cluster ({p})" for p in getattr(stack, "cluster_problems", lambda _: [])(cfg)]
+    problems += args_problems(cfg, lambda p: stack.pool_args(cfg, p))
+    if problems:
         raise ConfigError(problems)
     return stack.build_stack(cfg)
 

@@ -44,6 +44,17 @@ class _StrictLoader(yaml.SafeLoader):
             seen[key] = key_node.start_mark
         return super().construct_mapping(node, deep=deep)
 
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep=deep)
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            # An explicit tag that does not fit its value (`!!int project`): PyYAML raises a bare error.
+            if isinstance(exc, yaml.YAMLError):
+                raise
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read {getattr(node, 'value', '?')!r} as {node.tag} ({exc})", node.start_mark
+            ) from None
+
 
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _StrictLoader.construct_mapping)
 

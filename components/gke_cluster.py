@@ -9,6 +9,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.args_doc import documented
 from elastic_gpu.cluster_handle import input_str_problems, raise_if, version_problems, zones_problems
 from elastic_gpu.kubeconfig import exec_kubeconfig
 
@@ -24,6 +25,7 @@ AUTOSCALING_PROFILE = "OPTIMIZE_UTILIZATION"
 DEFAULT_NETWORK = "default"
 
 
+@documented
 @dataclass
 class GkeClusterArgs:
     cluster_name: str
@@ -31,6 +33,7 @@ class GkeClusterArgs:
     project: str
     """GCP project of the cluster; its Workload Identity pool is `<project>.svc.id.goog`."""
     region: str
+    """GCP region, e.g. "us-central1" (Cloud NAT and a regional control plane live there)."""
     zones: list[str]
     """Zones the node pools span (each `<region>-<letter>`)."""
     kubernetes_version: str
@@ -46,13 +49,13 @@ class GkeClusterArgs:
     network: str = DEFAULT_NETWORK
     """Default "default": the VPC network the cluster joins."""
     tags: dict[str, str] = field(default_factory=dict)
+    """GCP resource labels on the cluster."""
     public_access: bool = True
     """Default true: a public control-plane endpoint; false: private endpoint only (needs private_nodes)."""
     authorized_networks: list[str] | None = None
     """IPv4 ranges allowed to the control plane (GKE master authorized networks); default: anywhere."""
     control_plane_cidr: str = "172.16.0.0/28"
     """With private_nodes: the control plane's /28; webhook firewall rules (Kueue's) allow it."""
-    """GCP resource labels on the cluster."""
 
     @property
     def location(self) -> str:

@@ -53,6 +53,11 @@ def write_program(tmp_path: Path, stack_text: str | bytes, stack: str = "t") -> 
             ":3:3: duplicate key 'elastic-gpu:cloud' (first at line 2)",
         ),
         (b"config:\n  elastic-gpu:cloud: \xff\n", ":2:22: not UTF-8 text (byte 0xff)"),
+        # found by the property test: a tag that does not fit its value raised a bare ValueError
+        (
+            "config:\n  elastic-gpu:tags: {project: !!int project}\n",
+            ":2:31: cannot read 'project' as tag:yaml.org,2002:int",
+        ),
         ("config:\n  elastic-gpu:cloud: a\0ws\n", ":2:23: a NUL character"),
     ],
 )
@@ -367,3 +372,13 @@ def test_cost_rejects_non_finite_numbers_and_json_is_strict(capsys) -> None:
     out = capsys.readouterr().out
     assert "Infinity" not in out and "NaN" not in out
     json.loads(out)
+
+
+def test_cluster_args_are_checked_with_the_pools_before_any_resource() -> None:
+    from elastic_gpu.compose import build_stack
+
+    cfg = load_stack_config(stack_values("azure-dev"))
+    bad = cfg.model_copy(update={"cluster": cfg.cluster.model_copy(update={"zones": ["4"]})})
+    with pytest.raises(ConfigError) as exc:
+        build_stack(bad)  # raises before the provider: no engine needed
+    assert "cluster (AksCluster 'gpu-dev': zones: ['4'] are not Azure zones; allowed: 1, 2, 3)" in str(exc.value)

@@ -7,7 +7,7 @@ from typing import Any
 import pulumi
 import pulumi_azure_native as azure_native
 
-from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs
+from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs, aks_cluster_problems
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import DEFAULT_AKS_NETWORK_PLUGIN, GpuPoolConfig, StackConfig, SystemPoolConfig
 
@@ -17,39 +17,45 @@ def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
     return {"spot_max_price": p.spot_max_price}
 
 
-def build_stack(cfg: StackConfig) -> dict[str, Any]:
+def cluster_args(cfg: StackConfig) -> AksClusterArgs:
     c = cfg.cluster
     a = cfg.autoscaler
+    system = c.system_pool or SystemPoolConfig()
+    rg = c.resource_group
+    return AksClusterArgs(
+        cluster_name=c.name,
+        location=c.region,
+        zones=list(c.zones),
+        kubernetes_version=c.kubernetes_version,
+        resource_group_name=rg.name if rg else None,
+        create_resource_group=rg.create if rg else True,
+        network_plugin=c.network_plugin or DEFAULT_AKS_NETWORK_PLUGIN,
+        system_vm_size=system.vm_size,
+        system_min_size=system.min_size,
+        system_max_size=system.max_size,
+        system_critical_addons_only=system.critical_addons_only,
+        scale_down_unneeded_time=a.scale_down_unneeded_time,
+        scale_down_delay_after_add=a.scale_down_delay_after_add,
+        max_node_provision_time=a.max_node_provision_time,
+        expander=list(a.expander),
+        protect=c.protect,
+        tags=cfg.tags,
+        public_access=c.api_access.public,
+        authorized_ip_ranges=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
+    )
+
+
+def cluster_problems(cfg: StackConfig) -> list[str]:
+    """The AksCluster's own Args checks, run before the provider or anything else is declared."""
+    return aks_cluster_problems(cfg.cluster.name, cluster_args(cfg))
+
+
+def build_stack(cfg: StackConfig) -> dict[str, Any]:
+    c = cfg.cluster
     # An explicit provider: the location comes from the stack config alone, never the environment.
     provider = azure_native.Provider("azure-native", location=c.region)
     opts = pulumi.ResourceOptions(providers=[provider])
-    system = c.system_pool or SystemPoolConfig()
-    rg = c.resource_group
-    cluster = AksCluster(
-        c.name,
-        AksClusterArgs(
-            cluster_name=c.name,
-            location=c.region,
-            zones=list(c.zones),
-            kubernetes_version=c.kubernetes_version,
-            resource_group_name=rg.name if rg else None,
-            create_resource_group=rg.create if rg else True,
-            network_plugin=c.network_plugin or DEFAULT_AKS_NETWORK_PLUGIN,
-            system_vm_size=system.vm_size,
-            system_min_size=system.min_size,
-            system_max_size=system.max_size,
-            system_critical_addons_only=system.critical_addons_only,
-            scale_down_unneeded_time=a.scale_down_unneeded_time,
-            scale_down_delay_after_add=a.scale_down_delay_after_add,
-            max_node_provision_time=a.max_node_provision_time,
-            expander=list(a.expander),
-            protect=c.protect,
-            tags=cfg.tags,
-            public_access=c.api_access.public,
-            authorized_ip_ranges=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
-        ),
-        opts=opts,
-    )
+    cluster = AksCluster(c.name, cluster_args(cfg), opts=opts)
     parts = build_pools_and_addons(cfg, cluster, opts, lambda p: pool_args(cfg, p))
     return {
         "cloud": "azure",

@@ -152,8 +152,11 @@ def policy_config(
     return config, level
 
 
-#: Enforcement levels a policy-pack config may set (Pulumi's EnforcementLevel values).
-LEVELS = tuple(level.value for level in EnforcementLevel)
+#: Enforcement levels a policy-pack config may set for these validation policies (`remediate` is for
+#: remediation policies, which the pack has none of).
+LEVELS = tuple(
+    level.value for level in (EnforcementLevel.ADVISORY, EnforcementLevel.MANDATORY, EnforcementLevel.DISABLED)
+)
 #: The config entry that applies to every policy (as in `pulumi preview --policy-pack-config`).
 ALL_ENTRY = "all"
 _JSON_TYPES: dict[str, tuple[type, ...]] = {

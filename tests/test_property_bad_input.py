@@ -1,0 +1,246 @@
+"""Property: whatever a careless user writes, a run ends in a schema-valid preview or in one ConfigError
+whose every line names a field (or the file), never in a traceback, never after a resource was registered.
+
+Configs are generated from the shipped stacks of all three clouds and mutated: fields set to odd values
+(None, negatives, huge and non-finite numbers, text, another cloud's names), keys dropped, misspelt or
+added, namespaces bent, tags drawn at random, pools cloned. Stack files are also edited as text (tabs,
+NUL, bad bytes, duplicated lines, cut-off brackets).
+
+The budget is fixed and derandomized so the suite stays fast and repeatable; for a longer hunt:
+    ELASTIC_GPU_PROPERTY_EXAMPLES=2000 .venv/bin/python -m pytest -q tests/test_property_bad_input.py
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+pytest.importorskip("hypothesis", reason="pinned in requirements-dev.txt: pip install -r requirements-dev.txt")
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from elastic_gpu.config import TOP_LEVEL_KEYS, StackConfig
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline import runner
+from elastic_gpu.offline.runner import ProgramError, run_preview
+from tests.conftest import ROOT, stack_values
+from tests.test_stacks_common import is_builtin_kind
+
+EXAMPLES = int(os.environ.get("ELASTIC_GPU_PROPERTY_EXAMPLES", "20"))
+SETTINGS = settings(
+    max_examples=EXAMPLES,
+    derandomize=True,  # the same cases every run
+    database=None,  # no .hypothesis/ directory
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+STACKS = ("aws-dev", "aws-prod", "azure-dev", "azure-prod", "gcp-dev", "gcp-prod")
+P = "elastic-gpu:"
+ROOT_TYPE = "pulumi:pulumi:Stack"
+
+#: Values that hit the rules: other clouds' names, boundary numbers, odd text.
+ODD_STRINGS = [
+    "", " ", "UPPER", "has space", "aws:x", "a/b", "%", "1h30m", "0m", "5 min", "us-east-1", "eastus",
+    "us-central1", "moon", "10.0.0.1/16", "10.0.0.0/16", "10.0.0.0/8", "g4dn.xlarge", "m5.large",
+    "Standard_NC4as_T4_v3", "Standard_D4s_v5", "n1-standard-4", "e2-standard-4", "a2-highgpu-1g", "t4", "l4",
+    "a100", "h100", "priority", "least-waste", "1.33", "1.20", "x" * 70, "ünïcode",
+]  # fmt: skip
+VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-3, max_value=3),
+    st.sampled_from([0, 1, 2, 3, 31, 450, 1001, 20000, 10**7, 10**400]),
+    st.floats(allow_nan=True, allow_infinity=True, width=64),
+    st.sampled_from(ODD_STRINGS),
+    st.text(max_size=8),
+    st.lists(st.sampled_from(ODD_STRINGS), max_size=3),
+    st.dictionaries(st.sampled_from(ODD_STRINGS), st.sampled_from(ODD_STRINGS), max_size=2),
+)
+
+
+def _fields(model: type) -> list[str]:
+    return [f.alias or n for n, f in model.model_fields.items()]
+
+
+SECTIONS = {
+    "cluster": _fields(StackConfig.model_fields["cluster"].annotation),
+    "generalPool": _fields(StackConfig.model_fields["general_pool"].annotation),
+    "autoscaler": _fields(StackConfig.model_fields["autoscaler"].annotation),
+    "devicePlugin": _fields(StackConfig.model_fields["device_plugin"].annotation),
+}
+GPU_POOL_FIELDS = _fields(StackConfig.model_fields["gpu_pools"].annotation.__args__[0])
+
+
+@st.composite
+def mutation(draw: st.DrawFn) -> tuple[str, Any]:
+    kind = draw(st.sampled_from(["set", "set", "set", "drop", "rename", "namespace", "tags", "clone", "unknown"]))
+    if kind in ("set", "drop"):
+        section = draw(st.sampled_from([*SECTIONS, "gpuPools[0]", "gpuPools[0]"]))
+        fields = GPU_POOL_FIELDS if section.startswith("gpuPools") else SECTIONS[section]
+        return kind, (section, draw(st.sampled_from(fields)), draw(VALUES))
+    if kind == "rename":
+        key = draw(st.sampled_from(TOP_LEVEL_KEYS))
+        return kind, (key, draw(st.sampled_from([key[:-1], key.upper(), key + "s", key.replace("P", "p")])))
+    if kind == "namespace":
+        return kind, (draw(st.sampled_from(TOP_LEVEL_KEYS)), draw(st.sampled_from(["elasticgpu:", "elastic_gpu:", ""])))
+    if kind == "tags":
+        keys = st.one_of(st.sampled_from(ODD_STRINGS), st.text(max_size=6))
+        return kind, draw(st.dictionaries(keys, st.one_of(st.sampled_from(ODD_STRINGS), VALUES), max_size=4))
+    if kind == "clone":
+        return kind, (draw(st.sampled_from(["t4", "x", "Bad_Name", "t4-2"])), draw(VALUES))
+    return kind, (draw(st.sampled_from(["cluster", "generalPool", "gpuPools[0]", "top"])), draw(st.text(max_size=6)))
+
+
+def apply(config: dict[str, Any], kind: str, arg: Any) -> None:
+    def section(name: str) -> dict[str, Any] | None:
+        if name.startswith("gpuPools"):
+            pools = config.get(P + "gpuPools")
+            return pools[0] if isinstance(pools, list) and pools and isinstance(pools[0], dict) else None
+        value = config.setdefault(P + name, {})
+        return value if isinstance(value, dict) else None
+
+    if kind in ("set", "drop"):
+        name, field, value = arg
+        target = section(name)
+        if target is None:
+            return
+        if kind == "set":
+            target[field] = value
+        else:
+            target.pop(field, None)
+    elif kind == "rename":
+        old, new = arg
+        if P + old in config:
+            config[P + new] = config.pop(P + old)
+    elif kind == "namespace":
+        key, namespace = arg
+        if P + key in config:
+            config[namespace + key] = config.pop(P + key)
+    elif kind == "tags":
+        config[P + "tags"] = arg
+    elif kind == "clone":
+        pools = config.get(P + "gpuPools")
+        if isinstance(pools, list) and pools and isinstance(pools[0], dict):
+            pools.append(copy.deepcopy(pools[0]) | {"name": arg[0], "maxSize": arg[1]})
+    else:
+        where, key = arg
+        target = config if where == "top" else section(where)
+        if target is not None:
+            target[(P + key) if where == "top" else key] = 1
+
+
+@pytest.fixture(scope="module")
+def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("prop")
+    (d / "stacks").mkdir()
+    (d / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (d / "__main__.py").write_text((ROOT / "__main__.py").read_text())
+    return d
+
+
+@pytest.fixture(scope="module")
+def registered() -> list[str]:
+    """Types of every resource the mock engine registers (reset per case)."""
+    seen: list[str] = []
+    original = runner._CapturingMonitor.RegisterResource
+
+    def record(self: Any, request: Any) -> Any:
+        seen.append(request.type)
+        return original(self, request)
+
+    runner._CapturingMonitor.RegisterResource = record
+    yield seen
+    runner._CapturingMonitor.RegisterResource = original
+
+
+def check_outcome(program: Path, registered: list[str], heads: list[str]) -> str:
+    """Run the preview; assert the property; return "ok" or "error"."""
+    registered.clear()
+    try:
+        preview = run_preview("prop", program)
+    except ProgramError as exc:  # our own code raised: a traceback in the making
+        pytest.fail(f"the program crashed instead of a ConfigError: {exc}")
+    except ConfigError as exc:
+        assert exc.problems, "a ConfigError without problems"
+        for problem in exc.problems:
+            assert any(problem.startswith(h) for h in heads), f"problem names no field or file: {problem!r}"
+        assert [t for t in registered if t != ROOT_TYPE] == [], f"registered before the error: {registered[:5]}"
+        return "error"
+    json.dumps(preview.to_json(), allow_nan=False)  # strict JSON
+    version = next(
+        (v["kubernetesVersion"] for k, v in preview.config.items() if k == P + "cluster"), "1.33"
+    )  # the config parsed, so this is the stack's minor
+    for r in preview.resources:
+        if r.custom and r.type.startswith("kubernetes:") and is_builtin_kind(r.inputs.get("apiVersion", "x.io/v1")):
+            kubernetes_validate.validate(r.inputs, version, strict=True)
+    return "ok"
+
+
+OUTCOMES: dict[str, int] = {"ok": 0, "error": 0, "file-error": 0, "file-ok": 0}
+
+
+@SETTINGS
+@given(stack=st.sampled_from(STACKS), mutations=st.lists(mutation(), min_size=1, max_size=3))
+def test_mutated_configs_end_in_a_preview_or_a_named_error(program, registered, stack, mutations) -> None:
+    config = stack_values(stack)
+    for kind, arg in mutations:
+        apply(config, kind, arg)
+    path = program / "stacks" / "Pulumi.prop.yaml"
+    path.write_text(yaml.safe_dump({"config": config}, allow_unicode=True))
+    heads = [*TOP_LEVEL_KEYS, *(str(k) for k in config), *(str(k).split(":", 1)[-1] for k in config), str(path)]
+    OUTCOMES[check_outcome(program, registered, heads)] += 1
+
+
+TEXT_EDITS = st.sampled_from(["\t", "\0", "\n  - ", "{", "]", ": :", "\n", "  ", "#", "'", "&a", "*a", "!!int "])
+
+
+@SETTINGS
+@given(
+    stack=st.sampled_from(STACKS),
+    edits=st.lists(
+        st.tuples(st.floats(0, 1), st.one_of(TEXT_EDITS, st.binary(max_size=2)), st.booleans()), min_size=1, max_size=3
+    ),
+)
+def test_edited_stack_files_end_in_a_preview_or_a_named_error(program, registered, stack, edits) -> None:
+    data = (ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_bytes()
+    for where, text, duplicate_line in edits:
+        at = int(where * len(data))
+        if duplicate_line:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at) + 1 or len(data)
+            data = data[:end] + data[start:end] + data[end:]
+        else:
+            data = data[:at] + (text.encode() if isinstance(text, str) else text) + data[at:]
+    path = program / "stacks" / "Pulumi.prop.yaml"
+    path.write_bytes(data)
+    try:
+        config = yaml.safe_load(data.decode("utf-8")) or {}
+        keys = [str(k) for k in (config.get("config") or {})] if isinstance(config, dict) else []
+    except Exception:  # only for the list of keys a message may name
+        keys = []
+    heads = [*TOP_LEVEL_KEYS, *keys, *(k.split(":", 1)[-1] for k in keys), str(path)]
+    outcome = check_outcome(program, registered, heads)
+    OUTCOMES["file-" + outcome] += 1
+
+
+def test_the_property_runs_saw_both_outcomes() -> None:
+    """The generators are not degenerate: some cases preview, some fail (run after the two above)."""
+    if EXAMPLES < 20 or sum(OUTCOMES.values()) == 0:
+        pytest.skip("needs the property tests above in the same run")
+    assert OUTCOMES["error"] > 0 and OUTCOMES["file-error"] > 0
+    assert OUTCOMES["ok"] + OUTCOMES["file-ok"] > 0, OUTCOMES
+    print(f"property cases: {OUTCOMES}")
+
+
+def test_heads_cover_the_problem_format() -> None:
+    """The 'names a field' check itself: a message about an unnamed thing would fail it."""
+    assert not any("something went wrong".startswith(h) for h in TOP_LEVEL_KEYS)
+    assert re.match(r"gpuPools\[0\]", "gpuPools[0].maxSize: must be >= 1")
