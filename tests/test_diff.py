@@ -196,3 +196,24 @@ def test_upgrade_order_control_plane_then_node_groups_then_autoscaler(program_di
     assert all(c.op == "update" and c.changed == ["addonVersion"] for c in addons)
     assert all(wave_of[g] < wave_of[a.name] for g in groups for a in addons)
     assert min(diff.general_alive) >= 1
+
+
+def test_aks_upgrade_moves_the_control_plane_then_each_agent_pool_in_turn(program_dir) -> None:
+    head = head_with(program_dir, "azure-prod", lambda v: v[P + "cluster"].update({"kubernetesVersion": "1.34"}))
+    diff = build_diff(side(stack_preview("azure-prod")), side(head))
+    wave_of = {c.name: i for i, wave in enumerate(diff.waves) for c in wave}
+    pools = [c for c in diff.changes if c.type == "azure-native:containerservice:AgentPool"]
+    assert pools and all(c.op == "update" and c.changed == ["orchestratorVersion"] for c in pools)
+    assert all(wave_of["gpu-prod-aks"] < wave_of[c.name] for c in pools)
+    # one pool per wave: AKS upgrades one agent pool at a time (the pools are chained)
+    pool_waves = sorted(wave_of[c.name] for c in pools)
+    assert pool_waves == list(range(pool_waves[0], pool_waves[0] + len(pools)))
+
+
+def test_gke_upgrade_moves_the_control_plane_and_leaves_node_versions_to_gke(program_dir) -> None:
+    head = head_with(program_dir, "gcp-prod", lambda v: v[P + "cluster"].update({"kubernetesVersion": "1.34"}))
+    diff = build_diff(side(stack_preview("gcp-prod")), side(head))
+    [cluster] = [c for c in diff.changes if c.type == "gcp:container/cluster:Cluster"]
+    assert cluster.op == "update" and cluster.changed == ["minMasterVersion"]
+    # node pools auto-upgrade after the control plane within the release channel (management.autoUpgrade)
+    assert not [c for c in diff.changes if c.type == "gcp:container/nodePool:NodePool"]
