@@ -12,6 +12,7 @@ import pulumi_azure_native as azure_native
 import pulumi_kubernetes as k8s
 from pulumi_azure_native import containerservice as cs
 
+from elastic_gpu.args_doc import documented
 from elastic_gpu.cluster_handle import (
     ManagedAutoscalerProfile,
     input_str_problems,
@@ -49,6 +50,7 @@ CRITICAL_ADDONS_ONLY_TAINT = "CriticalAddonsOnly=true:NoSchedule"
 CLUSTER_NAME_PATTERN = r"^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$"
 
 
+@documented
 @dataclass
 class AksClusterArgs:
     cluster_name: str
@@ -66,19 +68,25 @@ class AksClusterArgs:
     network_plugin: str = DEFAULT_AKS_NETWORK_PLUGIN
     """Default "azure" (Azure CNI in overlay mode); or "kubenet", "none" (bring your own CNI)."""
     system_vm_size: str = DEFAULT_AKS_SYSTEM_VM_SIZE
+    """VM size of the System pool (system pods; on AKS the autoscaler is managed, not a pod)."""
     system_min_size: int = DEFAULT_AKS_SYSTEM_MIN
     """Default 1; AKS requires >= 1 in a System pool."""
     system_max_size: int = DEFAULT_AKS_SYSTEM_MAX
+    """Upper bound of the System pool's autoscaling."""
     system_critical_addons_only: bool = False
     """Default false; true keeps application pods off the System pool (CriticalAddonsOnly taint)."""
     scale_down_unneeded_time: str = DEFAULT_SCALE_DOWN_UNNEEDED
+    """The managed autoscaler's profile: how long a node must be unneeded before removal."""
     scale_down_delay_after_add: str = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
+    """The managed autoscaler's profile: delay after a scale-up before scale-down resumes."""
     max_node_provision_time: str = DEFAULT_MAX_NODE_PROVISION_TIME
+    """The managed autoscaler's profile: how long a pool may take before the next is tried."""
     expander: list[str] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
     """Our expander chain; AKS takes one value: the chain's first (priority by default)."""
     protect: bool = False
     """Protect the cluster (and a created resource group) from deletion (production)."""
     tags: dict[str, str] = field(default_factory=dict)
+    """Azure tags on the resource group and cluster (cost allocation)."""
 
 
 def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
@@ -276,7 +284,8 @@ class ExistingAksCluster(pulumi.ComponentResource):
     cluster-user credentials (`listManagedClusterUserCredentials`, as
     `az aks get-credentials`). The managed autoscaler's profile is not ours to
     read: with spot pools that fall back, ClusterAutoscaler warns that the
-    expander must be `priority` and prints the `az aks update` command.
+    expander must be `priority` and prints the `az aks update` command. `tags` go on what
+    the add-ons create.
     """
 
     cloud = "azure"

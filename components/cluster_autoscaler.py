@@ -9,6 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
+from elastic_gpu.args_doc import documented
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.config import (
@@ -36,43 +37,39 @@ ON_DEMAND_PRIORITY = 10
 CATCH_ALL_PRIORITY = 1  # groups we did not create still get considered, last
 
 
+@documented
 @dataclass
 class ClusterAutoscalerArgs:
-    """Settings of the ClusterAutoscaler (`help(ClusterAutoscalerArgs)` lists them all).
-
-    Fields (default in brackets):
-
-    - ``cluster``: the cluster handle (EksCluster, EksCluster.existing(...), AksCluster, ...).
-    - ``gpu_pools``: the SpotGpuPools whose groups the priority expander ranks (spot above fallback).
-    - ``provider`` [the cluster's `provider`]: the Kubernetes provider the objects are declared with.
-    - ``general_pool`` [None]: a GeneralPool whose on-demand nodes run the autoscaler pod.
-    - ``node_selector`` [None]: where the pod runs when there is no general_pool, e.g. your own
-      on-demand system nodes' labels; `{}` means any node. One of the two is needed where the
-      autoscaler runs as a pod (EKS).
-    - ``tolerations`` [none]: tolerations for those nodes' taints (`k8s.core.v1.TolerationArgs`).
-    - ``scale_down_unneeded_time`` ["10m"], ``scale_down_delay_after_add`` ["10m"],
-      ``max_node_provision_time`` ["5m": a spot group without capacity is given up on this fast].
-    - ``expander`` [["priority", "least-waste"]]: spot groups first, then the cheapest fit.
-    - ``namespace`` ["kube-system"]: where its objects go (AKS: must stay kube-system).
-    - ``workload_name`` ["cluster-autoscaler"]: the name of the Deployment, ServiceAccount, RBAC
-      objects and leader-election lease; change it when the cluster already runs an autoscaler
-      under that name.
-    - ``image`` [the release matching the cluster's Kubernetes minor].
-    """
+    """Settings of the ClusterAutoscaler."""
 
     cluster: ClusterHandle
+    """The cluster handle (EksCluster, EksCluster.existing(...), AksCluster, GkeCluster, ...)."""
     gpu_pools: list[SpotGpuPool]
+    """The SpotGpuPools whose groups the priority expander ranks (spot above their fallbacks)."""
     provider: k8s.Provider | None = None
+    """The Kubernetes provider its objects are declared with; None: the cluster's `provider`."""
     general_pool: GeneralPool | None = None
+    """A GeneralPool whose on-demand nodes run the autoscaler pod; or give `node_selector`."""
     node_selector: dict[str, str] | None = None
+    """Where the pod runs without a general_pool, e.g. the labels of the cluster's own on-demand nodes
+    ({} means any node). One of the two is needed where the autoscaler runs as a pod (EKS)."""
     tolerations: list[k8s.core.v1.TolerationArgs] = field(default_factory=list)
+    """Tolerations for the taints of those nodes (never the GPU or spot taint)."""
     scale_down_unneeded_time: str = DEFAULT_SCALE_DOWN_UNNEEDED
+    """How long a node must be unneeded before it is removed."""
     scale_down_delay_after_add: str = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
+    """How long after a scale-up before scale-down is considered again."""
     expander: list[str] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
+    """Expander chain: priority (spot groups first, from the ConfigMap), then the cheapest fit."""
     max_node_provision_time: str = DEFAULT_MAX_NODE_PROVISION_TIME
+    """How long a group may take to deliver a node before the autoscaler tries the next (the fallback)."""
     namespace: str = DEFAULT_NAMESPACE
+    """Where its objects go (on AKS it must stay kube-system)."""
     workload_name: str = DEFAULT_WORKLOAD_NAME
+    """Name of the Deployment, ServiceAccount, RBAC objects and leader-election lease; change it when the
+    cluster already runs an autoscaler under that name."""
     image: str | None = None
+    """None: the cluster-autoscaler release matching the cluster's Kubernetes minor."""
 
     @property
     def k8s_provider(self) -> k8s.Provider:

@@ -10,6 +10,7 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.args_doc import documented
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from elastic_gpu.aws.network import build_network
 from elastic_gpu.cluster_handle import input_str_problems, is_input_str, raise_if, version_problems
@@ -25,12 +26,15 @@ EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingEksCluster"
 DEFAULT_LOG_TYPES = ("api", "audit", "authenticator")
 
 
+@documented
 @dataclass
 class EksClusterArgs:
     cluster_name: str
     """EKS cluster name (also used in the autoscaler's discovery tag)."""
     region: str
+    """AWS region, e.g. "us-west-2"."""
     zones: list[str]
+    """Availability zones the VPC and the pools span (each gets a private and a public subnet)."""
     kubernetes_version: str
     """Kubernetes minor, e.g. "1.33"."""
     network_cidr: str = "10.0.0.0/16"
@@ -38,7 +42,9 @@ class EksClusterArgs:
     protect: bool = False
     """Protect the control plane from deletion (production)."""
     tags: dict[str, str] = field(default_factory=dict)
+    """Tags on every taggable resource (cost allocation)."""
     log_types: tuple[str, ...] = DEFAULT_LOG_TYPES
+    """Control-plane log types sent to CloudWatch."""
 
 
 class EksCluster(pulumi.ComponentResource):
@@ -224,7 +230,8 @@ class ExistingEksCluster(pulumi.ComponentResource):
     access entry of type EC2_LINUX); `subnet_ids` (zone -> private subnet id, the
     zones pools may use); `oidc_provider_arn` / `oidc_provider_url` (the cluster's
     IAM OIDC provider, for the autoscaler's IRSA role); `k8s_provider` (default:
-    built as above); `region` (default: the AWS provider's region).
+    built as above); `region` (default: the AWS provider's region); `tags` (on what the
+    add-ons create, e.g. the autoscaler's IAM role).
     """
 
     cloud = "aws"

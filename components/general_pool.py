@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import pulumi
 
+from elastic_gpu.args_doc import documented
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
@@ -18,19 +19,25 @@ DEFAULT_MIN_SIZE = 1
 DEFAULT_DISK_SIZE_GIB = 50
 
 
+@documented
 @dataclass
 class GeneralPoolArgs:
     cluster: ClusterHandle
+    """The cluster handle the pool joins (EksCluster, AksCluster, GkeCluster or an existing one)."""
     instance_types: list[str]
     """CPU instance types; several of similar size so capacity is easier to find."""
     max_size: int
+    """Most nodes the autoscaler may run."""
     min_size: int = DEFAULT_MIN_SIZE
     """Default 1, and never less: system pods and the autoscaler need somewhere to run."""
     spot: bool = False
     """Default false: on-demand, so the autoscaler is never evicted."""
     extra_labels: dict[str, str] = field(default_factory=dict)
+    """Node labels on top of the pool's own (elastic-gpu.io/pool, node-class, capacity)."""
     disk_size_gib: int = DEFAULT_DISK_SIZE_GIB
+    """Root disk per node (GiB)."""
     tags: dict[str, str] = field(default_factory=dict)
+    """Tags/labels on the cloud resources (cost allocation)."""
 
 
 def general_pool_problems(name: str, args: GeneralPoolArgs) -> list[str]:

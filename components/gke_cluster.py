@@ -9,6 +9,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.args_doc import documented
 from elastic_gpu.cluster_handle import input_str_problems, raise_if, version_problems, zones_problems
 from elastic_gpu.kubeconfig import exec_kubeconfig
 
@@ -24,6 +25,7 @@ AUTOSCALING_PROFILE = "OPTIMIZE_UTILIZATION"
 DEFAULT_NETWORK = "default"
 
 
+@documented
 @dataclass
 class GkeClusterArgs:
     cluster_name: str
@@ -31,6 +33,7 @@ class GkeClusterArgs:
     project: str
     """GCP project of the cluster; its Workload Identity pool is `<project>.svc.id.goog`."""
     region: str
+    """GCP region, e.g. "us-central1" (Cloud NAT and a regional control plane live there)."""
     zones: list[str]
     """Zones the node pools span (each `<region>-<letter>`)."""
     kubernetes_version: str

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
+from elastic_gpu.args_doc import documented
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import GPU_NODE_LABEL, GPU_NODE_LABEL_VALUE, GPU_RESOURCE, POOL_LABEL, tolerations_for
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
@@ -24,31 +25,27 @@ CONFIG_DIR = "/etc/nvidia-device-plugin"
 DEFAULT_NAMESPACE = "kube-system"
 
 
+@documented
 @dataclass
 class NvidiaDevicePluginArgs:
-    """Settings of the NvidiaDevicePlugin (`help(NvidiaDevicePluginArgs)` lists them all).
-
-    Fields (default in brackets):
-
-    - ``provider``: the cluster's Kubernetes provider (`cluster.provider`; never the ambient kubeconfig).
-    - ``gpu_pools``: the GPU pools it serves; it tolerates every taint they carry.
-    - ``namespace`` ["kube-system"].
-    - ``image`` [the pinned NVIDIA image in components/versions.py].
-    - ``time_slicing_replicas`` [None: no sharing]: N lets N pods share each GPU (NVIDIA time-slicing).
-    - ``labels`` [{}]: extra labels on the DaemonSet and ConfigMap.
-    - ``daemonset_name`` ["nvidia-device-plugin-daemonset", as NVIDIA's manifest]: change it when the
-      cluster already runs a device plugin under that name (e.g. for other GPU nodes).
-    - ``config_map_name`` ["nvidia-device-plugin-config"]: the time-slicing ConfigMap's name.
-    """
+    """Settings of the NvidiaDevicePlugin."""
 
     provider: k8s.Provider
+    """The cluster's Kubernetes provider (`cluster.provider`; never the ambient kubeconfig)."""
     gpu_pools: list[SpotGpuPool]
+    """The GPU pools it serves: it tolerates every taint they carry."""
     namespace: str = DEFAULT_NAMESPACE
+    """Where the DaemonSet and ConfigMap go."""
     image: str = DEVICE_PLUGIN_IMAGE
+    """The pinned NVIDIA image (components/versions.py)."""
     time_slicing_replicas: int | None = None
+    """None: no sharing; N lets N pods share each GPU (NVIDIA time-slicing)."""
     labels: dict[str, str] = field(default_factory=dict)
+    """Extra labels on the DaemonSet and ConfigMap."""
     daemonset_name: str = DAEMONSET_NAME
+    """As in NVIDIA's manifest; change it when the cluster already runs a device plugin under that name."""
     config_map_name: str = CONFIG_MAP_NAME
+    """The time-slicing ConfigMap's name."""
 
 
 def time_slicing_config(replicas: int) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import pulumi
 
+from elastic_gpu.args_doc import documented
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
@@ -21,6 +22,7 @@ DEFAULT_MIN_SIZE = 0
 DEFAULT_DISK_SIZE_GIB = 100
 
 
+@documented
 @dataclass
 class SpotGpuPoolArgs:
     cluster: ClusterHandle
@@ -45,7 +47,9 @@ class SpotGpuPoolArgs:
     extra_taints: list[Taint] = field(default_factory=list)
     """Taints on top of the GPU taint (which is always there); the device plugin tolerates them."""
     extra_labels: dict[str, str] = field(default_factory=dict)
+    """Node labels on top of the pool's own (GPU, pool, node class, capacity, accelerator)."""
     disk_size_gib: int = DEFAULT_DISK_SIZE_GIB
+    """Disk per node for images and scratch (GiB)."""
     ami_family: str = "al2023"
     """AWS only: "al2023" (default) or "bottlerocket" (ships its own device plugin)."""
     gpu_count: int | None = None
@@ -60,6 +64,7 @@ class SpotGpuPoolArgs:
     gpu_sharing_replicas: int = 1
     """Pods per physical GPU when the device plugin time-slices (scales the advertised GPU count)."""
     tags: dict[str, str] = field(default_factory=dict)
+    """Tags/labels on the cloud resources (cost allocation)."""
 
     @property
     def pool_zones(self) -> list[str]:

@@ -114,6 +114,9 @@ def test_existing_aks_warns_about_the_expander() -> None:
     pools = _by_type(preview, "azure-native:containerservice:AgentPool")
     assert {p["resourceGroupName"] for p in pools.values()} == {"prod-aks-rg"}
     assert any("az aks update --resource-group prod-aks-rg --name prod-aks" in w for w in preview.warnings)
+    # Priced in the provider's location (the agent pools carry none of their own).
+    cost = to_json(preview)["cost"]
+    assert cost["regions"] == ["eastus"] and all(row["on_demand_hourly"] for row in cost["pools"])
 
 
 def test_existing_gke_pools_have_private_nodes() -> None:
@@ -132,3 +135,24 @@ def test_a_stack_reference_without_offline_outputs_says_where_they_go(tmp_path: 
         run_preview("dev", program)
     assert "StackReference 'acme/infra/prod' has no offline outputs" in str(exc.value)
     assert "offline_mocks.py as STACK_REFERENCES" in str(exc.value)
+
+
+def _readme_block(section: str, index: int = 0) -> str:
+    readme = (ROOT / "README.md").read_text()
+    text = readme[readme.index(section) :]
+    return text.split("```python\n")[index + 1].split("```")[0]
+
+
+def test_the_readme_library_example_passes_the_gate(run_program) -> None:
+    preview = run_program(_readme_block("## As a library"))
+    assert preview.of_type("elastic-gpu:index:SpotGpuPool")
+    assert run_policies(preview).mandatory == []
+
+
+def test_the_readme_existing_cluster_example_runs(run_program, tmp_path: Path) -> None:
+    (tmp_path / "offline_mocks.py").write_text((EXAMPLES / "existing-eks-plain" / "offline_mocks.py").read_text())
+    preview = run_program(_readme_block("## Add elastic GPU pools to a cluster you already have"))
+    names = {_unsuffixed(r.inputs["nodeGroupName"]) for r in preview.of_type("aws:eks/nodeGroup:NodeGroup")}
+    assert "prod-eu-a10-spot-eu-west-1a" in names
+    [dep] = preview.of_type("kubernetes:apps/v1:Deployment")
+    assert dep.inputs["metadata"]["name"] == "gpu-cluster-autoscaler"

@@ -368,3 +368,35 @@ def test_unknown_names_stay_unknown_for_the_policies(run_program) -> None:
     # The autoscaler tags' keys follow the unknown name: that rule cannot run, it does not fail.
     assert [v.level for v in report.of("eks-autoscaler-asg-tags")] == ["advisory"]
     assert "can't run policy" in report.of("eks-autoscaler-asg-tags")[0].message
+
+
+def test_a_program_s_own_object_following_the_handle_protocol_works(run_program) -> None:
+    """The documented protocol is enough: no subclass of EksCluster, no private attributes."""
+    source = """
+import pulumi, pulumi_kubernetes as k8s
+from elastic_gpu import ClusterAutoscaler, ClusterAutoscalerArgs, EksClusterHandle, SpotGpuPool, SpotGpuPoolArgs
+
+class MyCluster:
+    cloud = "aws"
+    zones = ["us-east-1a"]
+    kubernetes_version = "1.33"
+    def __init__(self):
+        self.cluster_name = pulumi.Output.from_input("mine")
+        self.provider = k8s.Provider("mine-k8s", kubeconfig="{}")
+        self.tags = {}
+        self.region = pulumi.Output.from_input("us-east-1")
+        self.node_role_arn = pulumi.Output.from_input("arn:aws:iam::123456789012:role/mine")
+        self.subnet_ids = {"us-east-1a": "subnet-1"}
+        self.oidc_provider_arn = pulumi.Output.from_input("arn:oidc")
+        self.oidc_issuer_url = pulumi.Output.from_input("https://oidc.example/id/X")
+        self.node_dependencies = []
+
+c = MyCluster()
+assert isinstance(c, EksClusterHandle)
+p = SpotGpuPool("p", SpotGpuPoolArgs(cluster=c, instance_types=["g6.xlarge"], max_size=2))
+ClusterAutoscaler("ca", ClusterAutoscalerArgs(cluster=c, gpu_pools=[p], node_selector={}))
+"""
+    preview = run_program(source)
+    [group] = preview.of_type("aws:eks/nodeGroup:NodeGroup")
+    assert group.inputs["clusterName"] == "mine" and group.inputs["nodeGroupName"].startswith("mine-p-spot-us-east-1a")
+    assert preview.of_type("kubernetes:apps/v1:Deployment")

@@ -328,6 +328,11 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
         # leaves some, bound to this loop: drop them so the next run does not wait on a closed loop.
         with pulumi_settings.SETTINGS.lock:
             pulumi_settings.SETTINGS.outputs.clear()
+        # ... and the program's tasks still pending on this loop end here, quietly (no "Task was destroyed").
+        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for task in pending:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         # Pulumi's RPC threads each make an event loop; ending the threads now lets those
         # loops close cleanly instead of failing noisily at interpreter exit.
         loop.run_until_complete(loop.shutdown_default_executor())

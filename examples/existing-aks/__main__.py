@@ -25,7 +25,7 @@ cluster = AksCluster.existing(
     "prod",
     cluster_name=config.require("clusterName"),
     resource_group_name=config.require("resourceGroupName"),
-    location=config.require("location"),
+    location=config.require("location"),  # the cluster's region
     zones=["1", "2"],
     kubernetes_version="1.33",
     tags=TAGS,
