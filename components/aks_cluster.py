@@ -87,6 +87,10 @@ class AksClusterArgs:
     """Protect the cluster (and a created resource group) from deletion (production)."""
     tags: dict[str, str] = field(default_factory=dict)
     """Azure tags on the resource group and cluster (cost allocation)."""
+    public_access: bool = True
+    """Default true: a public API server; false: a private cluster (API server in the VNet only)."""
+    authorized_ip_ranges: list[str] | None = None
+    """IPv4 ranges allowed to the public API server (AKS API server authorized IP ranges); default: anywhere."""
 
 
 def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
@@ -134,6 +138,15 @@ def autoscaler_profile(args: AksClusterArgs) -> cs.ManagedClusterPropertiesAutoS
         # GPU pods often use emptyDir scratch space; do not pin their nodes forever.
         skip_nodes_with_local_storage="false",
     )
+
+
+def api_server_access(args: AksClusterArgs) -> cs.ManagedClusterAPIServerAccessProfileArgs | None:
+    """Private cluster, or authorized IP ranges on the public API server (AKS takes one or the other)."""
+    if not args.public_access:
+        return cs.ManagedClusterAPIServerAccessProfileArgs(enable_private_cluster=True)
+    if args.authorized_ip_ranges:
+        return cs.ManagedClusterAPIServerAccessProfileArgs(authorized_ip_ranges=list(args.authorized_ip_ranges))
+    return None
 
 
 class AksCluster(pulumi.ComponentResource):
@@ -228,6 +241,7 @@ class AksCluster(pulumi.ComponentResource):
                 load_balancer_sku=cs.LoadBalancerSku.STANDARD,
             ),
             auto_scaler_profile=autoscaler_profile(args),
+            api_server_access_profile=api_server_access(args),
             tags=args.tags,
             # The autoscaler owns the System pool's node count.
             opts=pulumi.ResourceOptions(

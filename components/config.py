@@ -93,6 +93,24 @@ class _Model(BaseModel):
     )
 
 
+class ApiAccessConfig(_Model):
+    """Who reaches the Kubernetes API endpoint (all clouds)."""
+
+    public: bool = True
+    """Default true: a public endpoint (nodes always use the private path). False: private only
+    (EKS private endpoint, AKS private cluster, GKE private endpoint; GKE needs `privateNodes`)."""
+    public_cidrs: list[str] | None = Field(default=None, min_length=1)
+    """IPv4 ranges allowed on the public endpoint (EKS publicAccessCidrs, AKS authorized IP ranges, GKE
+    master authorized networks); default: anywhere. Include your CI's and operators' addresses."""
+
+
+#: NAT gateways for an EKS VPC: one per zone (a zone failure cuts no other zone's egress) or one in total.
+NatGateways = Literal["perZone", "single"]
+DEFAULT_NAT_GATEWAYS: NatGateways = "perZone"
+#: GKE control plane range for private clusters (a /28 outside the VPC's ranges; GKE docs' example).
+DEFAULT_GKE_CONTROL_PLANE_CIDR = "172.16.0.0/28"
+
+
 class ResourceGroupConfig(_Model):
     """Azure only: the resource group the cluster lives in."""
 
@@ -141,6 +159,16 @@ class ClusterConfig(_Model):
     """Azure only: AKS network plugin (default DEFAULT_AKS_NETWORK_PLUGIN, Azure CNI overlay)."""
     system_pool: SystemPoolConfig | None = None
     """Azure only: the System-mode pool (default SystemPoolConfig())."""
+    api_access: ApiAccessConfig = ApiAccessConfig()
+    """Who reaches the API endpoint (default: public, from anywhere). Production stacks restrict it."""
+    nat_gateways: NatGateways = DEFAULT_NAT_GATEWAYS
+    """AWS only: `perZone` (default: each zone keeps egress when another zone fails) or `single` (dev)."""
+    ecr_endpoints: bool = False
+    """AWS only: ECR interface endpoints (api, dkr) so image pulls skip the NAT (pays off with heavy pulls
+    such as multi-GB CUDA images); default false. The S3 gateway endpoint (layers) is always there."""
+    control_plane_cidr: str = DEFAULT_GKE_CONTROL_PLANE_CIDR
+    """GCP only, with privateNodes: the control plane's /28 (the firewall for webhooks such as Kueue's
+    allows it); default 172.16.0.0/28. Changing it replaces the cluster."""
 
 
 class GeneralPoolConfig(_Model):
@@ -214,6 +242,13 @@ class PriceOverride(_Model):
     """Fraction 0..1 of spot runs evicted and re-run (the `cost` command's re-run hours)."""
 
 
+class KueueConfig(_Model):
+    """GCP only, with a queuedProvisioning pool: the namespaces that get a LocalQueue."""
+
+    namespaces: list[str] = Field(default_factory=lambda: ["default"], min_length=1)
+    """Default ["default"]; other namespaces are created."""
+
+
 class StackConfig(_Model):
     cloud: Cloud
     cluster: ClusterConfig
@@ -223,6 +258,8 @@ class StackConfig(_Model):
     device_plugin: DevicePluginConfig = DevicePluginConfig()
     tags: dict[str, str] = Field(default_factory=dict)
     """Cost-allocation tags (AWS tags, Azure tags, GCP labels) on every taggable resource."""
+    kueue: KueueConfig | None = None
+    """GCP only: Kueue's LocalQueue namespaces (default: a LocalQueue in `default`)."""
     prices: dict[str, PriceOverride] = Field(default_factory=dict)
     """Price overrides by item (instance type, VM size, GCE machine or accelerator type); default none:
     the table's prices. Only the cost report, `cost` command and their figures change, no resource."""
@@ -458,8 +495,61 @@ def validate_stack(cfg: StackConfig) -> list[str]:
             )
             if value is not None
         ]
+    problems += api_access_problems(cfg)
+    if cloud != "aws":
+        problems += [
+            f"cluster.{to_camel(key)}: an AWS-only setting; remove it for cloud {cloud!r}"
+            for key in AWS_ONLY_CLUSTER_KEYS
+            if key in cfg.cluster.model_fields_set
+        ]
+    if cfg.kueue is not None and not any(p.queued_provisioning for p in cfg.gpu_pools):
+        problems.append(
+            "kueue: only used with a gpuPools[].queuedProvisioning pool (GCP), which this stack has none of; remove it"
+        )
+    if cfg.kueue is not None:
+        problems += [
+            f"kueue.namespaces[{i}]: {ns!r} is not a Kubernetes namespace name (lowercase letters, digits and '-', "
+            "at most 63, starting and ending alphanumeric)"
+            for i, ns in enumerate(cfg.kueue.namespaces)
+            if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", ns)
+        ]
     # The cloud's own rules (regions, zones, machine shapes, tags, API limits): components/<cloud>/rules.py.
     problems += rules.validate(cfg)
+    return problems
+
+
+def api_access_problems(cfg: StackConfig) -> list[str]:
+    """Ranges are IPv4 networks without host bits; private-only means no ranges (and, on GKE, private nodes)."""
+    access = cfg.cluster.api_access
+    problems: list[str] = []
+    for i, cidr in enumerate(access.public_cidrs or []):
+        try:
+            net = ipaddress.ip_network(cidr, strict=True)
+        except ValueError as exc:
+            problems.append(
+                f"cluster.apiAccess.publicCidrs[{i}]: {cidr!r} is not an IPv4 range like 203.0.113.0/24 ({exc})"
+            )
+            continue
+        if net.version != 4:
+            problems.append(f"cluster.apiAccess.publicCidrs[{i}]: {cidr!r} is IPv6; the clouds take IPv4 ranges here")
+    if not access.public and access.public_cidrs is not None:
+        problems.append(
+            "cluster.apiAccess.publicCidrs: set only with a public endpoint (public: true); a private-only "
+            f"endpoint has no public ranges (got {access.public_cidrs})"
+        )
+    if cfg.cloud == "gcp":
+        cidr = cfg.cluster.control_plane_cidr
+        try:
+            ok = ipaddress.ip_network(cidr, strict=True).prefixlen == 28
+        except ValueError:
+            ok = False
+        if not ok:
+            problems.append(f"cluster.controlPlaneCidr: {cidr!r} is not an IPv4 /28 (GKE's control plane range)")
+    if not access.public and cfg.cloud == "gcp" and not cfg.cluster.private_nodes:
+        problems.append(
+            "cluster.apiAccess.public: a GKE private endpoint needs private nodes; set cluster.privateNodes: true "
+            "(got public: false with privateNodes: false)"
+        )
     return problems
 
 
@@ -522,8 +612,10 @@ def _ignored_setting_problems(cfg: StackConfig) -> list[str]:
     return problems
 
 
+#: Keys that only mean something on AWS.
+AWS_ONLY_CLUSTER_KEYS = ("nat_gateways", "ecr_endpoints")
 #: Keys that only mean something on GCP, per model.
-GCP_ONLY_CLUSTER_KEYS = ("project", "release_channel", "private_nodes", "regional")
+GCP_ONLY_CLUSTER_KEYS = ("project", "release_channel", "private_nodes", "regional", "control_plane_cidr")
 GCP_ONLY_GPU_POOL_KEYS = ("gpu_driver_version", "queued_provisioning")
 
 

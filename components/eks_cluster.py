@@ -45,6 +45,14 @@ class EksClusterArgs:
     """Tags on every taggable resource (cost allocation)."""
     log_types: tuple[str, ...] = DEFAULT_LOG_TYPES
     """Control-plane log types sent to CloudWatch."""
+    nat_gateways: str = "perZone"
+    """Default "perZone": a NAT gateway per zone (a zone's failure cuts no other zone's egress); "single"."""
+    ecr_endpoints: bool = False
+    """Default false; true adds ECR interface endpoints (image pulls skip the NAT)."""
+    public_access: bool = True
+    """Default true: a public API endpoint besides the private one (nodes use the private one)."""
+    public_access_cidrs: list[str] | None = None
+    """IPv4 ranges allowed on the public endpoint; default None: anywhere (EKS's 0.0.0.0/0)."""
 
 
 class EksCluster(pulumi.ComponentResource):
@@ -134,7 +142,15 @@ class EksCluster(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
 
         self.network = build_network(
-            name, cluster_name=args.cluster_name, cidr=args.network_cidr, zones=args.zones, tags=args.tags, parent=self
+            name,
+            cluster_name=args.cluster_name,
+            cidr=args.network_cidr,
+            zones=args.zones,
+            tags=args.tags,
+            parent=self,
+            region=args.region,
+            nat_gateways=args.nat_gateways,
+            ecr_endpoints=args.ecr_endpoints,
         )
         cluster_role, cluster_role_attachments = role_with_policies(
             f"{name}-cluster-role",
@@ -157,7 +173,11 @@ class EksCluster(pulumi.ComponentResource):
             version=args.kubernetes_version,
             role_arn=cluster_role.arn,
             vpc_config=aws.eks.ClusterVpcConfigArgs(
-                subnet_ids=subnet_ids, endpoint_private_access=True, endpoint_public_access=True
+                subnet_ids=subnet_ids,
+                # Nodes always reach the API privately; the public endpoint is optional and can be narrowed.
+                endpoint_private_access=True,
+                endpoint_public_access=args.public_access,
+                public_access_cidrs=args.public_access_cidrs if args.public_access else None,
             ),
             access_config=aws.eks.ClusterAccessConfigArgs(
                 authentication_mode="API", bootstrap_cluster_creator_admin_permissions=True

@@ -50,6 +50,12 @@ class GkeClusterArgs:
     """Default "default": the VPC network the cluster joins."""
     tags: dict[str, str] = field(default_factory=dict)
     """GCP resource labels on the cluster."""
+    public_access: bool = True
+    """Default true: a public control-plane endpoint; false: private endpoint only (needs private_nodes)."""
+    authorized_networks: list[str] | None = None
+    """IPv4 ranges allowed to the control plane (GKE master authorized networks); default: anywhere."""
+    control_plane_cidr: str = "172.16.0.0/28"
+    """With private_nodes: the control plane's /28; webhook firewall rules (Kueue's) allow it."""
 
     @property
     def location(self) -> str:
@@ -104,7 +110,11 @@ class GkeCluster(pulumi.ComponentResource):
         self.args = args
         child = pulumi.ResourceOptions(parent=self)
         private = (
-            gcp.container.ClusterPrivateClusterConfigArgs(enable_private_nodes=True, enable_private_endpoint=False)
+            gcp.container.ClusterPrivateClusterConfigArgs(
+                enable_private_nodes=True,
+                enable_private_endpoint=not args.public_access,
+                master_ipv4_cidr_block=args.control_plane_cidr,
+            )
             if args.private_nodes
             else None
         )
@@ -124,6 +134,18 @@ class GkeCluster(pulumi.ComponentResource):
             ),
             ip_allocation_policy=gcp.container.ClusterIpAllocationPolicyArgs(),
             private_cluster_config=private,
+            master_authorized_networks_config=gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(
+                cidr_blocks=[
+                    gcp.container.ClusterMasterAuthorizedNetworksConfigCidrBlockArgs(cidr_block=c, display_name=c)
+                    for c in args.authorized_networks or []
+                ]
+            )
+            if args.authorized_networks
+            # A private endpoint only: authorized networks on, none outside the VPC (gcloud refuses
+            # --enable-private-endpoint without --enable-master-authorized-networks).
+            else gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(cidr_blocks=[])
+            if not args.public_access
+            else None,
             cluster_autoscaling=gcp.container.ClusterClusterAutoscalingArgs(autoscaling_profile=AUTOSCALING_PROFILE),
             deletion_protection=args.protect,
             resource_labels=args.tags,

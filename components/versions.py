@@ -33,10 +33,14 @@ SUPPORTED_KUBERNETES_VERSIONS: dict[str, tuple[str, ...]] = {
     "azure": ("1.32", "1.33", "1.34"),
 }
 
-#: Kueue, which routes GPU Jobs to GKE queued provisioning (Dynamic Workload Scheduler):
-#: its Helm chart, pinned (kubernetes-sigs/kueue releases; chart published to registry.k8s.io).
+#: Kueue, which routes GPU Jobs to GKE queued provisioning (Dynamic Workload Scheduler): its Helm chart,
+#: pinned to the newest release verified (checked 2026-11-23): charts/kueue 0.19.4 promoted to registry.k8s.io
+#: on 2026-09-10 (kubernetes/k8s.io PR 9917). Its objects use kueue.x-k8s.io/v1beta2 (storage version since
+#: 0.16; v1beta1 dropped in 0.17). From 0.13.x go through 0.15 and 0.16 (each release's upgrade notes).
 KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
-KUEUE_VERSION = "0.13.4"
+KUEUE_VERSION = "0.19.4"
+#: The port Kueue's webhook server listens on (its chart's webhook Service targets it).
+KUEUE_WEBHOOK_PORT = 9443
 
 
 def cluster_autoscaler_image(kubernetes_version: str) -> str:
@@ -47,3 +51,46 @@ def cluster_autoscaler_image(kubernetes_version: str) -> str:
     except KeyError:
         allowed = ", ".join(CLUSTER_AUTOSCALER_TAGS)
         raise ValueError(f"no cluster-autoscaler release pinned for Kubernetes {minor}; pinned: {allowed}") from None
+
+
+#: EKS managed add-ons per Kubernetes minor: the latest version of the EKS add-on type for each minor, as
+#: the EKS user guide's tables list them (managing-vpc-cni, managing-coredns, managing-kube-proxy; the
+#: docs.amazonaws.cn copy that lists 1.35, read 2026-11-23). eks-pod-identity-agent has no per-minor table
+#: (one agent serves every supported minor); its version is the newest seen in published EKS configs.
+#: Check against `aws eks describe-addon-versions --addon-name <name> --kubernetes-version <minor>`.
+EKS_ADDON_VERSIONS: dict[str, dict[str, str]] = {
+    "1.32": {
+        "vpc-cni": "v1.21.1-eksbuild.7",
+        "kube-proxy": "v1.32.13-eksbuild.5",
+        "coredns": "v1.11.4-eksbuild.33",
+        "eks-pod-identity-agent": "v1.3.10-eksbuild.2",
+    },
+    "1.33": {
+        "vpc-cni": "v1.21.1-eksbuild.7",
+        "kube-proxy": "v1.33.10-eksbuild.2",
+        "coredns": "v1.13.2-eksbuild.4",
+        "eks-pod-identity-agent": "v1.3.10-eksbuild.2",
+    },
+    "1.34": {
+        "vpc-cni": "v1.21.1-eksbuild.7",
+        "kube-proxy": "v1.34.6-eksbuild.2",
+        "coredns": "v1.13.2-eksbuild.4",
+        "eks-pod-identity-agent": "v1.3.10-eksbuild.2",
+    },
+    "1.35": {
+        "vpc-cni": "v1.21.1-eksbuild.7",
+        "kube-proxy": "v1.35.3-eksbuild.2",
+        "coredns": "v1.13.2-eksbuild.4",
+        "eks-pod-identity-agent": "v1.3.10-eksbuild.2",
+    },
+}
+
+
+def eks_addon_versions(kubernetes_version: str) -> dict[str, str]:
+    """The EKS managed add-ons and their versions for ``kubernetes_version`` ("1.33" or "1.33.2")."""
+    minor = ".".join(kubernetes_version.split(".")[:2])
+    try:
+        return dict(EKS_ADDON_VERSIONS[minor])
+    except KeyError:
+        allowed = ", ".join(EKS_ADDON_VERSIONS)
+        raise ValueError(f"no EKS add-on versions pinned for Kubernetes {minor}; pinned: {allowed}") from None

@@ -190,4 +190,9 @@ def test_upgrade_order_control_plane_then_node_groups_then_autoscaler(program_di
     assert groups and all(c.op == "update" for c in diff.changes if c.name in groups)  # version: in place
     assert all(wave_of["gpu-prod-eks"] < wave_of[g] for g in groups)
     assert all(wave_of[g] < wave_of["cluster-autoscaler-deployment"] for g in groups)
+    addons = [c for c in diff.changes if c.type == "aws:eks/addon:Addon"]
+    # kube-proxy follows the minor (the other add-ons' newest versions are the same for 1.33 and 1.34)
+    assert [c.name for c in addons] == ["eks-addons-kube-proxy"]
+    assert all(c.op == "update" and c.changed == ["addonVersion"] for c in addons)
+    assert all(wave_of[g] < wave_of[a.name] for g in groups for a in addons)
     assert min(diff.general_alive) >= 1

@@ -16,7 +16,7 @@ from tests.conftest import ROOT, run_preview, stack_preview, stem
 NODE_POOL = "gcp:container/nodePool:NodePool"
 CLUSTER = "gcp:container/cluster:Cluster"
 COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
-KUEUE = "kubernetes:kueue.x-k8s.io/v1beta1"
+KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
 
 
 def test_dev_cluster_inputs() -> None:
@@ -113,10 +113,18 @@ def test_kueue_release_and_dws_objects() -> None:
     assert ac["spec"]["controllerName"] == "kueue.x-k8s.io/provisioning-request"
     assert ac["spec"]["parameters"]["name"] == PROVISIONING_CONFIG
     cq = p.one(f"{KUEUE}:ClusterQueue", "kueue-cluster-queue").inputs
-    assert cq["metadata"]["name"] == CLUSTER_QUEUE and cq["spec"]["admissionChecks"] == [ADMISSION_CHECK]
-    lq = p.one(f"{KUEUE}:LocalQueue", "kueue-local-queue-default").inputs
-    assert lq["metadata"] == {"name": LOCAL_QUEUE, "namespace": "default"}
-    assert lq["spec"] == {"clusterQueue": CLUSTER_QUEUE}
+    assert cq["metadata"]["name"] == CLUSTER_QUEUE
+    # v1beta2: the checks are named in admissionChecksStrategy (spec.admissionChecks is v1beta1 only)
+    assert cq["spec"]["admissionChecksStrategy"] == {"admissionChecks": [{"name": ADMISSION_CHECK}]}
+    assert "admissionChecks" not in cq["spec"]
+    for ns in ("default", "ml-training"):  # the stack config's namespaces
+        lq = p.one(f"{KUEUE}:LocalQueue", f"kueue-local-queue-{ns}")
+        assert lq.inputs["metadata"] == {"name": LOCAL_QUEUE, "namespace": ns}
+        assert lq.inputs["spec"] == {"clusterQueue": CLUSTER_QUEUE}
+    created = p.one("kubernetes:core/v1:Namespace", "kueue-ns-ml-training")
+    assert created.inputs["metadata"]["name"] == "ml-training"
+    assert created.urn in p.one(f"{KUEUE}:LocalQueue", "kueue-local-queue-ml-training").depends_on
+    assert not [r for r in p.of_type("kubernetes:core/v1:Namespace") if r.inputs["metadata"]["name"] == "default"]
     p.one(f"{KUEUE}:ResourceFlavor", "kueue-flavor")
     for kind in ("ProvisioningRequestConfig", "AdmissionCheck", "ClusterQueue", "LocalQueue", "ResourceFlavor"):
         for r in p.of_type(f"{KUEUE}:{kind}"):

@@ -1,4 +1,5 @@
-"""The VPC an EKS cluster needs: private subnets for nodes (no public IPs), public ones for the NAT."""
+"""The VPC an EKS cluster needs: private subnets for nodes (no public IPs), public ones for the NAT
+gateways (one per zone, or one for dev), an S3 gateway endpoint and optionally ECR interface endpoints."""
 
 from __future__ import annotations
 
@@ -21,7 +22,16 @@ class Network:
 
 
 def build_network(
-    name: str, *, cluster_name: str, cidr: str, zones: list[str], tags: dict[str, str], parent: pulumi.Resource
+    name: str,
+    *,
+    cluster_name: str,
+    cidr: str,
+    zones: list[str],
+    tags: dict[str, str],
+    parent: pulumi.Resource,
+    region: str,
+    nat_gateways: str = "perZone",
+    ecr_endpoints: bool = False,
 ) -> Network:
     if len(zones) > MAX_ZONES:
         raise ValueError(f"at most {MAX_ZONES} zones are supported (got {len(zones)})")
@@ -62,22 +72,36 @@ def build_network(
         aws.ec2.RouteTableAssociation(f"{name}-public-{zone}", subnet_id=sub.id, route_table_id=public_rt.id, opts=opts)
         public[zone] = sub.id
 
-    # One NAT gateway keeps a dev cluster cheap; nodes only need egress for images and the API.
-    eip = aws.ec2.Eip(f"{name}-nat", domain="vpc", tags={**tags, "Name": f"{cluster_name}-nat"}, opts=opts)
-    nat = aws.ec2.NatGateway(
-        f"{name}-nat",
-        allocation_id=eip.id,
-        subnet_id=public[zones[0]],
-        tags={**tags, "Name": f"{cluster_name}-nat"},
-        opts=pulumi.ResourceOptions(parent=parent, depends_on=[igw]),
-    )
-    private_rt = aws.ec2.RouteTable(
-        f"{name}-private-rt",
-        vpc_id=vpc.id,
-        routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat.id)],
-        tags={**tags, "Name": f"{cluster_name}-private"},
-        opts=opts,
-    )
+    # NAT gateways: one per zone by default, so a zone's failure cuts no other zone's egress (image
+    # pulls, the EKS API); `single` keeps a dev cluster cheap. Each private subnet routes to its zone's
+    # NAT (or the only one).
+    nat_zones = zones if nat_gateways == "perZone" else zones[:1]
+    nats: dict[str, aws.ec2.NatGateway] = {}
+    for zone in nat_zones:
+        suffix = f"nat-{zone}" if nat_gateways == "perZone" else "nat"
+        eip = aws.ec2.Eip(
+            f"{name}-{suffix}", domain="vpc", tags={**tags, "Name": f"{cluster_name}-{suffix}"}, opts=opts
+        )
+        nats[zone] = aws.ec2.NatGateway(
+            f"{name}-{suffix}",
+            allocation_id=eip.id,
+            subnet_id=public[zone],
+            tags={**tags, "Name": f"{cluster_name}-{suffix}"},
+            opts=pulumi.ResourceOptions(parent=parent, depends_on=[igw]),
+        )
+    route_tables: dict[str, aws.ec2.RouteTable] = {}
+    for zone in zones:
+        nat = nats.get(zone, nats[nat_zones[0]])
+        key = zone if nat_gateways == "perZone" else nat_zones[0]
+        if key not in route_tables:
+            rt_name = f"{name}-private-rt-{zone}" if nat_gateways == "perZone" else f"{name}-private-rt"
+            route_tables[key] = aws.ec2.RouteTable(
+                rt_name,
+                vpc_id=vpc.id,
+                routes=[aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat.id)],
+                tags={**tags, "Name": f"{cluster_name}-private" + (f"-{zone}" if nat_gateways == "perZone" else "")},
+                opts=opts,
+            )
     for i, zone in enumerate(zones):
         sub = aws.ec2.Subnet(
             f"{name}-private-{zone}",
@@ -93,10 +117,61 @@ def build_network(
             },
             opts=opts,
         )
+        rt = route_tables[zone if nat_gateways == "perZone" else nat_zones[0]]
         egress.append(
-            aws.ec2.RouteTableAssociation(
-                f"{name}-private-{zone}", subnet_id=sub.id, route_table_id=private_rt.id, opts=opts
-            )
+            aws.ec2.RouteTableAssociation(f"{name}-private-{zone}", subnet_id=sub.id, route_table_id=rt.id, opts=opts)
         )
         private[zone] = sub.id
+    # S3 gateway endpoint: free, and image layers (ECR keeps them in S3) skip the NAT's per-GB charge.
+    aws.ec2.VpcEndpoint(
+        f"{name}-s3",
+        vpc_id=vpc.id,
+        service_name=f"com.amazonaws.{region}.s3",
+        vpc_endpoint_type="Gateway",
+        route_table_ids=[rt.id for rt in route_tables.values()],
+        tags={**tags, "Name": f"{cluster_name}-s3"},
+        opts=opts,
+    )
+    if ecr_endpoints:
+        egress += _ecr_endpoints(name, vpc, cidr, region, list(private.values()), cluster_name, tags, opts)
     return Network(vpc_id=vpc.id, private_subnet_ids=private, public_subnet_ids=public, egress=egress)
+
+
+#: ECR's two interface endpoints: the registry API (auth, manifests) and the Docker endpoint.
+ECR_SERVICES = ("ecr.api", "ecr.dkr")
+
+
+def _ecr_endpoints(
+    name: str,
+    vpc: aws.ec2.Vpc,
+    cidr: str,
+    region: str,
+    subnet_ids: list[pulumi.Output[str]],
+    cluster_name: str,
+    tags: dict[str, str],
+    opts: pulumi.ResourceOptions,
+) -> list[pulumi.Resource]:
+    """Interface endpoints for ECR in every private subnet, reachable on 443 from the VPC only. They cost per
+    hour and zone but save the NAT's per-GB processing on every image pull (worth it for GPU images)."""
+    sg = aws.ec2.SecurityGroup(
+        f"{name}-endpoints",
+        vpc_id=vpc.id,
+        description="HTTPS from the VPC to its interface endpoints",
+        ingress=[aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=443, to_port=443, cidr_blocks=[cidr])],
+        tags={**tags, "Name": f"{cluster_name}-endpoints"},
+        opts=opts,
+    )
+    return [
+        aws.ec2.VpcEndpoint(
+            f"{name}-{service.replace('.', '-')}",
+            vpc_id=vpc.id,
+            service_name=f"com.amazonaws.{region}.{service}",
+            vpc_endpoint_type="Interface",
+            private_dns_enabled=True,
+            subnet_ids=subnet_ids,
+            security_group_ids=[sg.id],
+            tags={**tags, "Name": f"{cluster_name}-{service}"},
+            opts=opts,
+        )
+        for service in ECR_SERVICES
+    ]

@@ -9,6 +9,7 @@ import pulumi_aws as aws
 
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
+from elastic_gpu.eks_addons import EksAddons, EksAddonsArgs
 from elastic_gpu.eks_cluster import EksCluster, EksClusterArgs
 
 
@@ -32,10 +33,17 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
             network_cidr=c.network_cidr,
             protect=c.protect,
             tags=cfg.tags,
+            nat_gateways=c.nat_gateways,
+            ecr_endpoints=c.ecr_endpoints,
+            public_access=c.api_access.public,
+            public_access_cidrs=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
         ),
         opts=opts,
     )
     parts = build_pools_and_addons(cfg, cluster, opts, lambda p: pool_args(cfg, p))
+    # After every node group: on a version bump the add-ons move after the node groups have.
+    nodes = [r for pool in [parts.general, *parts.gpu_pools] for r in pool.nodes]
+    addons = EksAddons("eks-addons", EksAddonsArgs(cluster=cluster, nodes=nodes, tags=cfg.tags), opts=opts)
     return {
         "cloud": "aws",
         "clusterName": cluster.cluster_name,
@@ -44,4 +52,5 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         "oidcProviderArn": cluster.oidc_provider.arn,
         "autoscalerImage": parts.autoscaler.image,
         "gpuNodeGroups": {p.pool_name: p.node_group_names for p in parts.gpu_pools},
+        "eksAddonVersions": addons.versions,
     }

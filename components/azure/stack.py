@@ -40,6 +40,8 @@ def cluster_args(cfg: StackConfig) -> AksClusterArgs:
         expander=list(a.expander),
         protect=c.protect,
         tags=cfg.tags,
+        public_access=c.api_access.public,
+        authorized_ip_ranges=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
     )
 
 

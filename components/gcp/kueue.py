@@ -1,7 +1,8 @@
 """Kueue with the Dynamic Workload Scheduler objects: GPU Jobs queue for flex-start capacity.
 
 Objects as in GoogleCloudPlatform/ai-on-gke dws-examples/dws-queues.yaml (commit
-b9c1472a; ../shared/reference/facts.json gke.kueue_dws), all kueue.x-k8s.io/v1beta1.
+b9c1472a; ../shared/reference/facts.json gke.kueue_dws), in Kueue's v1beta2 API (kubernetes-sigs/kueue
+apis/kueue/v1beta2: a ClusterQueue names its checks in admissionChecksStrategy.admissionChecks).
 """
 
 from __future__ import annotations
@@ -9,14 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pulumi
+import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.scheduling import GPU_RESOURCE
-from elastic_gpu.versions import KUEUE_CHART, KUEUE_VERSION
+from elastic_gpu.versions import KUEUE_CHART, KUEUE_VERSION, KUEUE_WEBHOOK_PORT
 
 TYPE_TOKEN = "elastic-gpu:index:KueueDws"
 
-KUEUE_API = "kueue.x-k8s.io/v1beta1"
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
+#: Namespaces that exist in every cluster (never created by us).
+BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 DEFAULT_NAMESPACE = "kueue-system"
 #: GKE's ProvisioningRequest class for queued provisioning.
 PROVISIONING_CLASS = "queued-provisioning.gke.io"
@@ -37,13 +41,25 @@ QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
 
 
 @dataclass
+class WebhookFirewall:
+    """A private GKE cluster's control plane may reach nodes on 443 and 10250 only (GKE's own firewall
+    rules); Kueue's webhook listens on 9443, so admission calls would time out without this rule."""
+
+    project: pulumi.Input[str]
+    network: pulumi.Input[str]
+    control_plane_cidr: pulumi.Input[str]
+
+
+@dataclass
 class KueueDwsArgs:
     provider: k8s.Provider
     """The cluster's Kubernetes provider."""
     namespace: str = DEFAULT_NAMESPACE
     """Default kueue-system: where the Kueue controller runs."""
     queue_namespaces: list[str] = field(default_factory=lambda: ["default"])
-    """Default ["default"]: namespaces that get a LocalQueue named dws-local-queue."""
+    """Default ["default"]: namespaces that get a LocalQueue named dws-local-queue (created unless built in)."""
+    webhook_firewall: WebhookFirewall | None = None
+    """For a private GKE cluster: let the control plane reach Kueue's webhook (default None: public nodes)."""
     chart_version: str = KUEUE_VERSION
     """Default: the pinned Kueue release in components/versions.py."""
     nodes: list[pulumi.Resource] = field(default_factory=list)
@@ -62,6 +78,21 @@ class KueueDws(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: KueueDwsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(TYPE_TOKEN, name, None, opts)
+        before_release: list[pulumi.Resource] = list(args.nodes)
+        if args.webhook_firewall is not None:
+            fw = args.webhook_firewall
+            before_release.append(
+                gcp.compute.Firewall(
+                    f"{name}-webhook",
+                    project=fw.project,
+                    network=fw.network,
+                    description="GKE control plane to Kueue's webhook (private cluster)",
+                    direction="INGRESS",
+                    source_ranges=[fw.control_plane_cidr],
+                    allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=[str(KUEUE_WEBHOOK_PORT)])],
+                    opts=pulumi.ResourceOptions(parent=self),
+                )
+            )
         self.release = k8s.helm.v3.Release(
             f"{name}-kueue",
             name="kueue",
@@ -69,7 +100,7 @@ class KueueDws(pulumi.ComponentResource):
             version=args.chart_version,
             namespace=args.namespace,
             create_namespace=True,
-            opts=pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=args.nodes),
+            opts=pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=before_release),
         )
         after = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release])
 
@@ -120,10 +151,25 @@ class KueueDws(pulumi.ComponentResource):
                         ],
                     }
                 ],
-                "admissionChecks": [ADMISSION_CHECK],
+                "admissionChecksStrategy": {"admissionChecks": [{"name": ADMISSION_CHECK}]},
             },
         )
         for ns in args.queue_namespaces:
-            cr(f"local-queue-{ns}", "LocalQueue", LOCAL_QUEUE, {"clusterQueue": CLUSTER_QUEUE}, namespace=ns)
+            after_ns = after
+            if ns not in BUILTIN_NAMESPACES:
+                namespace = k8s.core.v1.Namespace(
+                    f"{name}-ns-{ns}",
+                    metadata=k8s.meta.v1.ObjectMetaArgs(name=ns),
+                    opts=pulumi.ResourceOptions(parent=self, provider=args.provider),
+                )
+                after_ns = pulumi.ResourceOptions.merge(after, pulumi.ResourceOptions(depends_on=[namespace]))
+            k8s.apiextensions.CustomResource(
+                f"{name}-local-queue-{ns}",
+                api_version=KUEUE_API,
+                kind="LocalQueue",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=LOCAL_QUEUE, namespace=ns),
+                spec={"clusterQueue": CLUSTER_QUEUE},
+                opts=after_ns,
+            )
         self.local_queue = LOCAL_QUEUE
         self.register_outputs({"local_queue": LOCAL_QUEUE, "chart_version": args.chart_version})

@@ -9,7 +9,7 @@ import pulumi_gcp as gcp
 
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
-from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs
+from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs, WebhookFirewall
 from elastic_gpu.gke_cluster import GkeCluster, GkeClusterArgs
 from elastic_gpu.gpu_catalog import gpu_instance_type
 
@@ -52,6 +52,9 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
             private_nodes=c.private_nodes,
             protect=c.protect,
             tags=cfg.tags,
+            public_access=c.api_access.public,
+            authorized_networks=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
+            control_plane_cidr=c.control_plane_cidr,
         ),
         opts=opts,
     )
@@ -66,8 +69,20 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         "gpuNodePools": {p.pool_name: p.node_group_names for p in parts.gpu_pools},
     }
     if any(p.queued_provisioning for p in cfg.gpu_pools):
+        firewall = (
+            WebhookFirewall(project=c.project, network=cluster.args.network, control_plane_cidr=c.control_plane_cidr)
+            if c.private_nodes
+            else None
+        )
         kueue = KueueDws(
-            "kueue", KueueDwsArgs(provider=cluster.provider, nodes=parts.general.nodes), opts=parts.k8s_opts
+            "kueue",
+            KueueDwsArgs(
+                provider=cluster.provider,
+                nodes=parts.general.nodes,
+                queue_namespaces=list(cfg.kueue.namespaces) if cfg.kueue else ["default"],
+                webhook_firewall=firewall,
+            ),
+            opts=pulumi.ResourceOptions.merge(opts, parts.k8s_opts),
         )
         outputs["kueueLocalQueue"] = kueue.local_queue
     return outputs
