@@ -6,6 +6,7 @@ import base64
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 import pulumi_azure_native as azure_native
@@ -260,6 +261,9 @@ class AksCluster(pulumi.ComponentResource):
             max_node_provision_time=args.max_node_provision_time,
         )
         self.tags: dict[str, str] = dict(args.tags)
+        self.kubelet_identity_object_id: pulumi.Output[str | None] = self.cluster.identity_profile.apply(
+            kubelet_object_id
+        )
         self.register_outputs(
             {
                 "cluster_name": self.cluster_name,
@@ -275,6 +279,12 @@ class AksCluster(pulumi.ComponentResource):
     @property
     def kubernetes_version(self) -> str:
         return self.args.kubernetes_version
+
+
+def kubelet_object_id(profile: Mapping[str, Any] | None) -> str | None:
+    """The kubelet identity's object id from a cluster's `identityProfile` (None without one)."""
+    identity = (profile or {}).get("kubeletidentity")
+    return None if identity is None else identity.object_id
 
 
 def user_kubeconfig(
@@ -333,6 +343,12 @@ class ExistingAksCluster(pulumi.ComponentResource):
         self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(resource_group_name)
         self.location: pulumi.Output[str] = pulumi.Output.from_input(location)
         self.autoscaler_profile: ManagedAutoscalerProfile | None = None
+        #: the identity the nodes act as, read from the cluster
+        self.kubelet_identity_object_id: pulumi.Output[str | None] = cs.get_managed_cluster_output(
+            resource_group_name=self.resource_group_name,
+            resource_name=self.cluster_name,
+            opts=pulumi.InvokeOutputOptions(parent=self),
+        ).identity_profile.apply(kubelet_object_id)
         self.tags: dict[str, str] = dict(tags or {})
         self._zones = list(zones)
         self._kubernetes_version = kubernetes_version

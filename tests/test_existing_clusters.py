@@ -163,6 +163,7 @@ t4 = SpotGpuPool("t4", SpotGpuPoolArgs(cluster=cluster, instance_types=["Standar
 NvidiaDevicePlugin("nvidia", NvidiaDevicePluginArgs(provider=cluster.provider, gpu_pools=[t4],
                                                     daemonset_name="gpu-plugin-elastic"))
 ClusterAutoscaler("ca", ClusterAutoscalerArgs(cluster=cluster, gpu_pools=[t4]))
+pulumi.export("identity", t4.cloud_outputs["kubelet_identity_object_id"])
 """
 
 
@@ -179,6 +180,9 @@ def test_existing_aks_pools_join_the_named_cluster(run_program, caplog) -> None:
     assert ds.inputs["spec"]["selector"]["matchLabels"] == {"name": "gpu-plugin-elastic"}
     [provider] = [r for r in preview.of_type("pulumi:providers:kubernetes") if r.name == "prod-k8s"]
     assert provider.inputs["kubeconfig"] == "[secret]"
+    # The identity the nodes act as, read from the cluster (getManagedCluster's identityProfile).
+    identity = preview.outputs["identity"].value
+    assert isinstance(identity, str) and len(identity) == 36
 
 
 def test_existing_aks_with_fallback_warns_with_the_az_command(run_program) -> None:
@@ -400,3 +404,15 @@ ClusterAutoscaler("ca", ClusterAutoscalerArgs(cluster=c, gpu_pools=[p], node_sel
     [group] = preview.of_type("aws:eks/nodeGroup:NodeGroup")
     assert group.inputs["clusterName"] == "mine" and group.inputs["nodeGroupName"].startswith("mine-p-spot-us-east-1a")
     assert preview.of_type("kubernetes:apps/v1:Deployment")
+
+
+def test_an_owned_aks_cluster_s_pools_export_the_kubelet_identity(run_program) -> None:
+    source = """
+import pulumi
+from elastic_gpu import AksCluster, AksClusterArgs, SpotGpuPool, SpotGpuPoolArgs
+c = AksCluster("c", AksClusterArgs(cluster_name="c", location="westeurope", zones=["1"], kubernetes_version="1.33"))
+t4 = SpotGpuPool("t4", SpotGpuPoolArgs(cluster=c, instance_types=["Standard_NC4as_T4_v3"], max_size=2))
+pulumi.export("identity", t4.cloud_outputs["kubelet_identity_object_id"])
+"""
+    identity = run_program(source).outputs["identity"].value
+    assert isinstance(identity, str) and len(identity) == 36

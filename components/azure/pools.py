@@ -177,6 +177,12 @@ def build_agent_pool(
     return pool
 
 
+def _identity(cluster: AksClusterHandle) -> dict[str, object]:
+    """AKS nodes act as the cluster's kubelet identity (grant it AcrPull, storage, ...)."""
+    identity = getattr(cluster, "kubelet_identity_object_id", None)  # optional handle attribute
+    return {} if identity is None else {"kubelet_identity_object_id": identity}
+
+
 def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
     problems = agent_pool_name_problems(f"GeneralPool '{name}': ", name)
@@ -203,7 +209,9 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
         disk_size_gib=args.disk_size_gib,
     )
     pool = build_agent_pool(f"{name}-pool", spec, cluster=cluster, tags=args.tags, parent=parent)
-    return BuiltPool(node_groups=[spec.ref()], taints=[], labels=labels, resources=[pool])
+    return BuiltPool(
+        node_groups=[spec.ref()], taints=[], labels=labels, resources=[pool], cloud_outputs=_identity(cluster)
+    )
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
@@ -331,4 +339,5 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         taints=spot_taints if args.spot else gpu_taints,
         labels=specs[0][1].labels,
         resources=pools,
+        cloud_outputs=_identity(cluster),
     )

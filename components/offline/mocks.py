@@ -8,6 +8,7 @@ of the same stack give identical results.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import runpy
 from collections.abc import Callable
@@ -43,9 +44,22 @@ def _gke_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     return {"endpoint": "203.0.113.10", "masterAuth": {"clusterCaCertificate": MOCK_CA}}
 
 
+def _aks_kubelet_identity(cluster: str) -> dict[str, Any]:
+    """identityProfile.kubeletidentity as AKS reports it (ids derived from the name)."""
+    digest = hashlib.sha256(cluster.encode()).hexdigest()
+    object_id = f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+    return {
+        "kubeletidentity": {"objectId": object_id, "clientId": object_id, "resourceId": f"mock/{cluster}-agentpool"}
+    }
+
+
 def _aks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     cluster = inputs.get("resourceName", name)
-    return {"name": cluster, "fqdn": f"{cluster}-mock.hcp.example.azmk8s.io"}
+    return {
+        "name": cluster,
+        "fqdn": f"{cluster}-mock.hcp.example.azmk8s.io",
+        "identityProfile": _aks_kubelet_identity(cluster),
+    }
 
 
 def _aks_user_credentials(args: dict[str, Any]) -> dict[str, Any]:
@@ -111,6 +125,10 @@ MOCK_AWS_REGION = "us-east-1"
 INVOKES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "azure-native:containerservice:listManagedClusterUserCredentials": _aks_user_credentials,
     "aws:eks/getCluster:getCluster": _eks_get_cluster,
+    "azure-native:containerservice:getManagedCluster": lambda args: {
+        "name": args.get("resourceName"),
+        "identityProfile": _aks_kubelet_identity(args.get("resourceName", "cluster")),
+    },
     "gcp:container/getCluster:getCluster": _gke_get_cluster,
     "aws:index/getRegion:getRegion": lambda args: {
         "name": args.get("region") or MOCK_AWS_REGION,
