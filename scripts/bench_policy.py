@@ -18,7 +18,7 @@ from elastic_gpu.offline.policy_run import run_policies
 from elastic_gpu.offline.runner import run_preview
 
 ROOT = Path(__file__).resolve().parent.parent
-GPU_TYPES = [["g4dn.xlarge", "g4dn.2xlarge"], ["g5.xlarge", "g5.2xlarge"], ["g6.xlarge", "g6.2xlarge"]]
+GPU_TYPES = [["g4dn.xlarge"], ["g5.xlarge"], ["g6.xlarge"]]
 
 
 def stack_config(pools: int) -> dict:

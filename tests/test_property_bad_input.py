@@ -34,7 +34,10 @@ from elastic_gpu.offline.runner import ProgramError, run_preview
 from tests.conftest import ROOT, stack_values
 from tests.test_stacks_common import is_builtin_kind
 
-EXAMPLES = int(os.environ.get("ELASTIC_GPU_PROPERTY_EXAMPLES", "20"))
+#: Cases per property: the suite's budget keeps it to a few seconds (a previewed config costs ~0.5 s,
+#: a rejected one or a broken file a few ms); the env var raises both for a hunt.
+EXAMPLES = int(os.environ.get("ELASTIC_GPU_PROPERTY_EXAMPLES", "12"))
+FILE_EXAMPLES = int(os.environ.get("ELASTIC_GPU_PROPERTY_EXAMPLES", "25"))
 SETTINGS = settings(
     max_examples=EXAMPLES,
     derandomize=True,  # the same cases every run
@@ -66,6 +69,17 @@ VALUES = st.one_of(
 )
 
 
+#: (section, field, value) edits that keep a shipped config valid on every cloud.
+BENIGN = [
+    ("gpuPools[0]", "maxSize", 6),
+    ("gpuPools[0]", "minSize", 0),
+    ("gpuPools[0]", "diskSizeGib", 150),
+    ("gpuPools[0]", "perZone", False),
+    ("generalPool", "maxSize", 5),
+    ("tags", "team", "ml-platform"),
+]
+
+
 def _fields(model: type) -> list[str]:
     return [f.alias or n for n, f in model.model_fields.items()]
 
@@ -81,7 +95,11 @@ GPU_POOL_FIELDS = _fields(StackConfig.model_fields["gpu_pools"].annotation.__arg
 
 @st.composite
 def mutation(draw: st.DrawFn) -> tuple[str, Any]:
-    kind = draw(st.sampled_from(["set", "set", "set", "drop", "rename", "namespace", "tags", "clone", "unknown"]))
+    kind = draw(
+        st.sampled_from(["set", "set", "set", "drop", "rename", "namespace", "tags", "clone", "unknown", "benign"])
+    )
+    if kind == "benign":  # edits every cloud accepts, so valid configs keep coming (and get previewed)
+        return kind, draw(st.sampled_from(BENIGN))
     if kind in ("set", "drop"):
         section = draw(st.sampled_from([*SECTIONS, "gpuPools[0]", "gpuPools[0]"]))
         fields = GPU_POOL_FIELDS if section.startswith("gpuPools") else SECTIONS[section]
@@ -124,6 +142,11 @@ def apply(config: dict[str, Any], kind: str, arg: Any) -> None:
         key, namespace = arg
         if P + key in config:
             config[namespace + key] = config.pop(P + key)
+    elif kind == "benign":
+        name, field, value = arg
+        target = section(name)
+        if target is not None:
+            target[field] = value
     elif kind == "tags":
         config[P + "tags"] = arg
     elif kind == "clone":
@@ -180,15 +203,21 @@ def check_outcome(program: Path, registered: list[str], heads: list[str]) -> str
     )  # the config parsed, so this is the stack's minor
     for r in preview.resources:
         if r.custom and r.type.startswith("kubernetes:") and is_builtin_kind(r.inputs.get("apiVersion", "x.io/v1")):
-            kubernetes_validate.validate(r.inputs, version, strict=True)
+            key = (version, json.dumps(r.inputs, sort_keys=True))
+            if key not in VALIDATED:  # most cases repeat the same objects; the schema check is the slow part
+                kubernetes_validate.validate(r.inputs, version, strict=True)
+                VALIDATED.add(key)
     return "ok"
+
+
+VALIDATED: set[tuple[str, str]] = set()
 
 
 OUTCOMES: dict[str, int] = {"ok": 0, "error": 0, "file-error": 0, "file-ok": 0}
 
 
 @SETTINGS
-@given(stack=st.sampled_from(STACKS), mutations=st.lists(mutation(), min_size=1, max_size=3))
+@given(stack=st.sampled_from(STACKS), mutations=st.lists(mutation(), min_size=0, max_size=3))
 def test_mutated_configs_end_in_a_preview_or_a_named_error(program, registered, stack, mutations) -> None:
     config = stack_values(stack)
     for kind, arg in mutations:
@@ -202,7 +231,7 @@ def test_mutated_configs_end_in_a_preview_or_a_named_error(program, registered, 
 TEXT_EDITS = st.sampled_from(["\t", "\0", "\n  - ", "{", "]", ": :", "\n", "  ", "#", "'", "&a", "*a", "!!int "])
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=FILE_EXAMPLES)
 @given(
     stack=st.sampled_from(STACKS),
     edits=st.lists(
@@ -233,7 +262,7 @@ def test_edited_stack_files_end_in_a_preview_or_a_named_error(program, registere
 
 def test_the_property_runs_saw_both_outcomes() -> None:
     """The generators are not degenerate: some cases preview, some fail (run after the two above)."""
-    if EXAMPLES < 20 or sum(OUTCOMES.values()) == 0:
+    if EXAMPLES < 10 or sum(OUTCOMES.values()) == 0:
         pytest.skip("needs the property tests above in the same run")
     assert OUTCOMES["error"] > 0 and OUTCOMES["file-error"] > 0
     assert OUTCOMES["ok"] + OUTCOMES["file-ok"] > 0, OUTCOMES

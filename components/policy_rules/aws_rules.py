@@ -31,6 +31,7 @@ class _TagIndex:
     def __init__(self, tags: list[PolicyResource]) -> None:
         self.by_parent: dict[str | None, list[tuple[str, str, str]]] = defaultdict(list)
         self.by_asg_words: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        by_asg: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for t in tags:
             try:
                 p = props_of(t)
@@ -41,11 +42,12 @@ class _TagIndex:
             except UnknownValueError:
                 continue
             if isinstance(asg, str):
-                words = asg.split("-")
-                # every run of whole words: `-ng-` in `-asg-` is exactly "ng is such a run"
-                runs = {"-".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)}
-                for run in runs:
-                    self.by_asg_words[run].append((key, value))
+                by_asg[asg].append((key, value))
+        for asg, pairs in by_asg.items():  # once per ASG, not per tag
+            words = asg.split("-")
+            # every run of whole words: `-ng-` in `-asg-` is exactly "ng is such a run"
+            for run in {"-".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)}:
+                self.by_asg_words[run].extend(pairs)
 
     def tags_for(self, ng: PolicyResource) -> dict[str, str]:
         ng_name = props_of(ng).get("nodeGroupName") or ng.name
