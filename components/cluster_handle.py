@@ -37,6 +37,7 @@ and may have ``private_nodes`` (True/False: the node pools' own setting; None or
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -152,8 +153,6 @@ def input_str_problems(where: str, **values: Any) -> list[str]:
 
 
 def version_problems(where: str, kubernetes_version: object) -> list[str]:
-    import re
-
     if not isinstance(kubernetes_version, str) or not re.fullmatch(KUBERNETES_MINOR_PATTERN, kubernetes_version):
         return [
             f'{where}kubernetes_version: must be a plain Kubernetes minor such as "1.33" (it picks the '
