@@ -159,7 +159,8 @@ class ClusterAutoscaler(pulumi.ComponentResource):
                 f"{name}-priorities",
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=PRIORITY_CONFIGMAP, namespace=args.namespace),
                 data=priority_expander_data(node_groups),
-                opts=k8s_opts,
+                # After the node groups it ranks: a renamed (replaced) pool is ranked once it exists.
+                opts=pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(depends_on=nodes_first(args))),
             )
         built = cloud.build_autoscaler(name, args, self)
         self.image: str | None = built.get("image")

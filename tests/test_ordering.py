@@ -81,3 +81,11 @@ def test_every_node_pool_is_replaced_create_first(stack: str) -> None:
 
 def test_readme_shows_the_replacement_table() -> None:
     assert replace_table_markdown() in (ROOT / "README.md").read_text()
+
+
+@pytest.mark.parametrize("stack", ["aws-prod", "azure-prod"])
+def test_priority_configmap_follows_the_node_groups_it_ranks(stack: str) -> None:
+    p = stack_preview(stack)
+    cm = p.one("kubernetes:core/v1:ConfigMap", "cluster-autoscaler-priorities")
+    pools = [r for r in p.resources if r.type in POOL_REPLACE_FIELDS]
+    assert pools and urns(pools) <= set(cm.depends_on)

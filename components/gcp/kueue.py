@@ -88,6 +88,8 @@ class KueueDws(pulumi.ComponentResource):
                     network=fw.network,
                     description="GKE control plane to Kueue's webhook (private cluster)",
                     direction="INGRESS",
+                    # Only the control plane's range may call in; no target tags, so it covers every node
+                    # wherever Kueue's pod lands (GKE's own control-plane rules target all the cluster's nodes too).
                     source_ranges=[fw.control_plane_cidr],
                     allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=[str(KUEUE_WEBHOOK_PORT)])],
                     opts=pulumi.ResourceOptions(parent=self),
