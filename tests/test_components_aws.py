@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from elastic_gpu.aws.asg_tags import managed_node_group_template_tags
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
+from elastic_gpu.scheduling import Taint
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
 from tests.conftest import stem
 
@@ -46,8 +48,20 @@ def test_device_plugin_tolerates_a_taint_added_to_one_pool(run_program) -> None:
     # the pool's nodes and its scale-from-zero template carry the taint too
     group = preview.one("aws:eks/nodeGroup:NodeGroup", "a-spot-eu-west-1a")
     assert {"key": "team", "value": "vision", "effect": "NO_SCHEDULE"} in group.inputs["taints"]
-    tag = preview.one("aws:autoscaling/tag:Tag", "a-spot-eu-west-1a-taint-team")
-    assert tag.inputs["tag"]["value"] == "vision:NoSchedule"
+    # the autoscaler reads a valued taint from eks:DescribeNodegroup: no ASG tag repeats it
+    assert not [t for t in preview.of_type("aws:autoscaling/tag:Tag") if "/taint/" in t.inputs["tag"]["key"]]
+
+
+def test_only_what_describe_nodegroup_lacks_becomes_an_asg_tag() -> None:
+    tags = managed_node_group_template_tags(
+        taints=[Taint("team", "vision", "NoSchedule"), Taint("dedicated", "", "NoSchedule")],
+        resources={"ephemeral-storage": "100Gi"},
+    )
+    # the autoscaler skips a DescribeNodegroup taint without a value (aws_wrapper.go), so that one stays a tag
+    assert tags == {
+        "k8s.io/cluster-autoscaler/node-template/taint/dedicated": ":NoSchedule",
+        "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage": "100Gi",
+    }
 
 
 def test_names_derive_from_component_names_and_the_cluster(run_program) -> None:

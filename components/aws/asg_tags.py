@@ -39,6 +39,27 @@ def node_template_tags(
     return tags
 
 
+def taint_from_eks_api(taint: Taint) -> bool:
+    """Whether the autoscaler reads this managed node group taint from EKS DescribeNodegroup.
+
+    It skips a taint the API returns without a value (cloudprovider/aws/aws_wrapper.go
+    getManagedNodegroupInfo: `taint.Value != nil`), so a value-less taint still needs its ASG tag."""
+    return bool(taint.value)
+
+
+def managed_node_group_template_tags(*, taints: list[Taint], resources: Mapping[str, str]) -> dict[str, str]:
+    """The node-template ASG tags an EKS managed node group still needs: what DescribeNodegroup lacks.
+
+    For a managed group's ASG (EKS tags it `eks:nodegroup-name`/`eks:cluster-name`) the autoscaler
+    builds the template node from the group's own labels and taints, read with eks:DescribeNodegroup
+    (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go buildNodeFromTemplate,
+    in every release we pin, 1.30.7-1.35.2; the autoscaler role has that action, aws/autoscaler.py), and
+    the GPU count from its instance-type table. Repeating labels and taints as ASG tags only adds a
+    resource each (and eats the ASG's 50-tag limit); resources (ephemeral-storage, shared GPU counts)
+    and value-less taints are not in the API, so those stay tags."""
+    return node_template_tags(labels={}, taints=[t for t in taints if not taint_from_eks_api(t)], resources=resources)
+
+
 def auto_discovery_flag(cluster_name: pulumi.Input[str]) -> pulumi.Output[str]:
     """The autoscaler flag that finds exactly the groups EKS tagged (`eks_owned_tags`)."""
     return pulumi.Output.from_input(cluster_name).apply(

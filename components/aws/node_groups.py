@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_aws as aws
 
-from elastic_gpu.aws.asg_tags import node_template_tags
+from elastic_gpu.aws.asg_tags import managed_node_group_template_tags
 from elastic_gpu.replacement import pool_name
 from elastic_gpu.scheduling import API_TAINT_EFFECT, Taint
 
@@ -113,7 +113,8 @@ def build_node_group(
     tags: dict[str, str],
     parent: pulumi.Resource,
 ) -> BuiltNodeGroup:
-    """A launch template, the managed node group, and the autoscaler's node-template tags on its ASG.
+    """A launch template, the managed node group, and the autoscaler's node-template tags on its ASG
+    (only those EKS DescribeNodegroup does not supply: asg_tags.managed_node_group_template_tags).
 
     EKS itself tags a managed group's ASG with the auto-discovery tags
     (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster>`); declaring them
@@ -182,7 +183,7 @@ def build_node_group(
         ),
     )
     asg_name = node_group.resources.apply(lambda rs: rs[0].autoscaling_groups[0].name)
-    asg_tags = node_template_tags(labels=spec.labels, taints=spec.taints, resources=spec.template_resources)
+    asg_tags = managed_node_group_template_tags(taints=spec.taints, resources=spec.template_resources)
     for key, value in asg_tags.items():
         aws.autoscaling.Tag(
             f"{name}-{_slug(key)}",

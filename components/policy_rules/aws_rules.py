@@ -11,6 +11,7 @@ from elastic_gpu.aws.asg_tags import (
     AUTO_DISCOVERY_ENABLED_KEY,
     CA_TAG_PREFIX,
     NODE_TEMPLATE_PREFIX,
+    taint_from_eks_api,
 )
 from elastic_gpu.policy_rules._base import parent_urn, props_of
 from elastic_gpu.pool_view import EKS_NODE_GROUP, pools_of
@@ -86,17 +87,21 @@ def validate_asg_tags(args: StackValidationArgs, report: ReportViolation) -> Non
                 "(components/aws/asg_tags.py node_template_tags).",
                 ng.urn,
             )
+        # The autoscaler reads a managed group's labels and valued taints from EKS DescribeNodegroup
+        # (asg_tags.managed_node_group_template_tags): only what the group itself lacks must be a tag.
         need: dict[str, str] = {}
         for pool in pools_of(ng.resource_type, ng.name, props):
             if pool.gpu:
-                need[f"{NODE_TEMPLATE_PREFIX}/label/{GPU_NODE_LABEL}"] = pool.labels.get(GPU_NODE_LABEL, "true")
+                if GPU_NODE_LABEL not in pool.labels:
+                    need[f"{NODE_TEMPLATE_PREFIX}/label/{GPU_NODE_LABEL}"] = "true"
                 need[f"{NODE_TEMPLATE_PREFIX}/resources/{GPU_RESOURCE}"] = ""  # any GPU count
                 for t in pool.taints:
-                    need[f"{NODE_TEMPLATE_PREFIX}/taint/{t.key}"] = f"{t.value}:{t.effect}"
+                    if not taint_from_eks_api(t):
+                        need[f"{NODE_TEMPLATE_PREFIX}/taint/{t.key}"] = f"{t.value}:{t.effect}"
         missing = [k for k, v in need.items() if k not in have or (v and have[k] != v)]
         if missing:
             report(
-                f"Node group '{label}' lacks cluster-autoscaler node-template ASG tags: "
+                f"Node group '{label}' lacks cluster-autoscaler node-template ASG tags (not in its own labels/taints): "
                 + ", ".join(f"{k}={need[k] or '<gpus per node>'}" for k in missing)
                 + ". Without them the autoscaler cannot scale a GPU group up from zero. Add "
                 "aws.autoscaling.Tag resources on the group's ASG (SpotGpuPool does this; see "
@@ -108,8 +113,9 @@ def validate_asg_tags(args: StackValidationArgs, report: ReportViolation) -> Non
 eks_autoscaler_asg_tags = StackValidationPolicy(
     name="eks-autoscaler-asg-tags",
     description=(
-        "Every EKS GPU node group's Auto Scaling group carries the cluster-autoscaler node-template tags for its "
-        "GPU label, each taint and resources/nvidia.com/gpu, so scale-from-zero works; and no program re-declares "
+        "Every EKS GPU node group gives the cluster-autoscaler what scale-from-zero needs: its GPU label and each "
+        "taint as node group labels/taints (read through eks:DescribeNodegroup) or node-template ASG tags (a taint "
+        "without a value only as a tag), and the resources/nvidia.com/gpu tag; and no program re-declares "
         "the auto-discovery tags EKS itself sets on managed node groups' ASGs (k8s.io/cluster-autoscaler/enabled, "
         "k8s.io/cluster-autoscaler/<cluster>). Fix: components/aws/asg_tags.py node_template_tags."
     ),

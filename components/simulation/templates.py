@@ -3,7 +3,8 @@ that cloud's autoscaler builds it (never from the stack config).
 
 - EKS (cloudprovider/aws, aws_manager.go buildNodeFromTemplate): vCPU, memory and GPUs of the
   group's FIRST instance type (buildInstanceType: instanceTypesOverrides[0]), in its first zone;
-  the managed node group's labels and taints (read through eks:DescribeNodegroup); then the
+  the managed node group's labels and taints (read through eks:DescribeNodegroup, which drops a
+  taint without a value); then the
   ASG's `node-template/label|taint|resources` tags on top. No tag, no ephemeral-storage
   (kubernetes/autoscaler#1650).
 - AKS (cloudprovider/azure, azure_template.go): the agent pool's VM size (its physical GPUs:
@@ -27,7 +28,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from elastic_gpu.aws.asg_tags import NODE_TEMPLATE_PREFIX
+from elastic_gpu.aws.asg_tags import NODE_TEMPLATE_PREFIX, taint_from_eks_api
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.pool_view import (
@@ -101,7 +102,9 @@ def aws_templates(preview: Preview) -> list[NodeTemplate]:
         types = list(p.get("instanceTypes") or ["?"])
         allocatable = _shape("aws", types[0])
         labels = dict(p.get("labels") or {})
+        # DescribeNodegroup taints; one without a value is skipped by the autoscaler (asg_tags.taint_from_eks_api).
         taints = {_taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in p.get("taints") or []}
+        taints = {t for t in taints if taint_from_eks_api(t)}
         for key, value in asg_tags.items():
             if not key.startswith(NODE_TEMPLATE_PREFIX + "/"):
                 continue
