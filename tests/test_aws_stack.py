@@ -111,11 +111,13 @@ def test_scale_from_zero_tags_on_every_gpu_asg(dev, prod) -> None:
             cluster = preview.config["elastic-gpu:cluster"]["name"]
             # EKS sets the auto-discovery tags itself; re-declaring them would strip them on removal.
             assert AUTO_DISCOVERY_ENABLED_KEY not in tags and f"k8s.io/cluster-autoscaler/{cluster}" not in tags
-            assert tags[f"{NODE_TEMPLATE_PREFIX}/resources/nvidia.com/gpu"] == gpus
-            assert tags[f"{NODE_TEMPLATE_PREFIX}/resources/ephemeral-storage"].endswith("Gi")
-            # Labels and valued taints reach the autoscaler through eks:DescribeNodegroup, not as tags.
+            # The autoscaler reads the group's labels, valued taints and node-template resources tags through
+            # eks:DescribeNodegroup: they live on the node group, and its ASG needs no Tag resource.
+            assert not tags
+            assert g.inputs["tags"][f"{NODE_TEMPLATE_PREFIX}/resources/nvidia.com/gpu"] == gpus
+            assert g.inputs["tags"][f"{NODE_TEMPLATE_PREFIX}/resources/ephemeral-storage"].endswith("Gi")
             assert {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"} in g.inputs["taints"]
-            assert g.inputs["labels"] and not [k for k in tags if "/label/" in k or "/taint/" in k]
+            assert g.inputs["labels"]["nvidia.com/gpu.present"] == "true"
 
 
 def test_prod_pools_split_max_over_three_zones(prod) -> None:

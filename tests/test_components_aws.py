@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from elastic_gpu.aws.asg_tags import managed_node_group_template_tags
+from elastic_gpu.aws.asg_tags import managed_node_group_asg_tags, managed_node_group_resource_tags
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
 from elastic_gpu.scheduling import Taint
@@ -53,14 +53,13 @@ def test_device_plugin_tolerates_a_taint_added_to_one_pool(run_program) -> None:
 
 
 def test_only_what_describe_nodegroup_lacks_becomes_an_asg_tag() -> None:
-    tags = managed_node_group_template_tags(
-        taints=[Taint("team", "vision", "NoSchedule"), Taint("dedicated", "", "NoSchedule")],
-        resources={"ephemeral-storage": "100Gi"},
-    )
+    taints = [Taint("team", "vision", "NoSchedule"), Taint("dedicated", "", "NoSchedule")]
     # the autoscaler skips a DescribeNodegroup taint without a value (aws_wrapper.go), so that one stays a tag
-    assert tags == {
-        "k8s.io/cluster-autoscaler/node-template/taint/dedicated": ":NoSchedule",
-        "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage": "100Gi",
+    assert managed_node_group_asg_tags(taints=taints) == {
+        "k8s.io/cluster-autoscaler/node-template/taint/dedicated": ":NoSchedule"
+    }
+    assert managed_node_group_resource_tags({"ephemeral-storage": "100Gi"}) == {
+        "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage": "100Gi"
     }
 
 

@@ -77,9 +77,13 @@ def test_existing_eks_names_carry_the_real_cluster_name(eks: Preview) -> None:
         assert g.inputs["clusterName"] == "prod-a"
         assert g.inputs["nodeRoleArn"] == "arn:aws:iam::123456789012:role/prod-a-nodes"
     assert groups["prod-a-l4-spot-us-east-1a"].inputs["subnetIds"] == ["subnet-1"]
-    keys = {r.inputs["tag"]["key"] for r in eks.of_type("aws:autoscaling/tag:Tag")}
-    # EKS sets the auto-discovery tags on managed groups itself: only node-template tags are declared
-    assert keys and all(k.startswith("k8s.io/cluster-autoscaler/node-template/") for k in keys)
+    # EKS sets the auto-discovery tags on managed groups itself, and the autoscaler reads the rest
+    # from the node group (eks:DescribeNodegroup): no Tag resource on any ASG
+    assert not eks.of_type("aws:autoscaling/tag:Tag")
+    assert all(
+        "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage" in g.inputs["tags"]
+        for g in groups.values()
+    )
     [policy] = eks.of_type("aws:iam/rolePolicy:RolePolicy")
     condition = json.loads(policy.inputs["policy"])["Statement"][1]["Condition"]["StringEquals"]
     assert condition == {"aws:ResourceTag/k8s.io/cluster-autoscaler/prod-a": "owned"}

@@ -155,11 +155,8 @@ def test_a_zone_pinned_pod_gets_the_fallback_in_its_own_zone():
 
 def test_a_missing_ephemeral_storage_template_keeps_the_pool_at_zero():
     preview = copy.deepcopy(stack_preview("aws-dev"))
-    preview.resources = [
-        r
-        for r in preview.resources
-        if not (r.type == "aws:autoscaling/tag:Tag" and r.inputs["tag"]["key"].endswith("/ephemeral-storage"))
-    ]
+    for r in preview.of_type("aws:eks/nodeGroup:NodeGroup"):
+        r.inputs["tags"] = {k: v for k, v in r.inputs["tags"].items() if not k.endswith("/ephemeral-storage")}
     o = simulate(preview)[0]
     assert not o.reaches
     assert "insufficient ephemeral-storage" in o.reason

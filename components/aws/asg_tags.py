@@ -47,17 +47,24 @@ def taint_from_eks_api(taint: Taint) -> bool:
     return bool(taint.value)
 
 
-def managed_node_group_template_tags(*, taints: list[Taint], resources: Mapping[str, str]) -> dict[str, str]:
-    """The node-template ASG tags an EKS managed node group still needs: what DescribeNodegroup lacks.
+# For an EKS managed node group's ASG (EKS tags it `eks:nodegroup-name`/`eks:cluster-name`) the
+# autoscaler builds the scale-from-zero node from the group itself, read with eks:DescribeNodegroup:
+# its labels, its valued taints, and the `node-template/resources/*` keys among the node group's own
+# tags (overriding the ASG's); GPUs from its instance-type table (kubernetes/autoscaler
+# cluster-autoscaler/cloudprovider/aws/aws_manager.go buildNodeFromTemplate, in every release we pin,
+# 1.30.7-1.35.2; the autoscaler role has eks:DescribeNodegroup, aws/autoscaler.py). So a managed group
+# needs no Tag resource on its ASG (each one a resource to manage, on a group EKS owns, and a slot of the
+# ASG's 50-tag limit) except for a taint without a value.
 
-    For a managed group's ASG (EKS tags it `eks:nodegroup-name`/`eks:cluster-name`) the autoscaler
-    builds the template node from the group's own labels and taints, read with eks:DescribeNodegroup
-    (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go buildNodeFromTemplate,
-    in every release we pin, 1.30.7-1.35.2; the autoscaler role has that action, aws/autoscaler.py), and
-    the GPU count from its instance-type table. Repeating labels and taints as ASG tags only adds a
-    resource each (and eats the ASG's 50-tag limit); resources (ephemeral-storage, shared GPU counts)
-    and value-less taints are not in the API, so those stay tags."""
-    return node_template_tags(labels={}, taints=[t for t in taints if not taint_from_eks_api(t)], resources=resources)
+
+def managed_node_group_asg_tags(*, taints: list[Taint]) -> dict[str, str]:
+    """The node-template ASG tags a managed node group still needs: its value-less taints."""
+    return node_template_tags(labels={}, taints=[t for t in taints if not taint_from_eks_api(t)], resources={})
+
+
+def managed_node_group_resource_tags(resources: Mapping[str, str]) -> dict[str, str]:
+    """`node-template/resources/*` tags for the node group itself (its `tags`, which DescribeNodegroup returns)."""
+    return node_template_tags(labels={}, taints=[], resources=resources)
 
 
 def auto_discovery_flag(cluster_name: pulumi.Input[str]) -> pulumi.Output[str]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_aws as aws
 
-from elastic_gpu.aws.asg_tags import managed_node_group_template_tags
+from elastic_gpu.aws.asg_tags import managed_node_group_asg_tags, managed_node_group_resource_tags
 from elastic_gpu.replacement import pool_name
 from elastic_gpu.scheduling import API_TAINT_EFFECT, Taint
 
@@ -113,8 +113,8 @@ def build_node_group(
     tags: dict[str, str],
     parent: pulumi.Resource,
 ) -> BuiltNodeGroup:
-    """A launch template, the managed node group, and the autoscaler's node-template tags on its ASG
-    (only those EKS DescribeNodegroup does not supply: asg_tags.managed_node_group_template_tags).
+    """A launch template, the managed node group (carrying the autoscaler's node-template resources
+    tags), and node-template tags on its ASG only where DescribeNodegroup cannot supply them (asg_tags.py).
 
     EKS itself tags a managed group's ASG with the auto-discovery tags
     (`k8s.io/cluster-autoscaler/enabled`, `k8s.io/cluster-autoscaler/<cluster>`); declaring them
@@ -170,7 +170,7 @@ def build_node_group(
             id=launch_template.id, version=launch_template.latest_version.apply(str)
         ),
         update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
-        tags=tags,
+        tags={**tags, **managed_node_group_resource_tags(spec.template_resources)},
         opts=pulumi.ResourceOptions(
             parent=parent,
             # The autoscaler owns the current size; `pulumi up` must never reset it.
@@ -183,7 +183,7 @@ def build_node_group(
         ),
     )
     asg_name = node_group.resources.apply(lambda rs: rs[0].autoscaling_groups[0].name)
-    asg_tags = managed_node_group_template_tags(taints=spec.taints, resources=spec.template_resources)
+    asg_tags = managed_node_group_asg_tags(taints=spec.taints)
     for key, value in asg_tags.items():
         aws.autoscaling.Tag(
             f"{name}-{_slug(key)}",

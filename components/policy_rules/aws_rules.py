@@ -88,7 +88,7 @@ def validate_asg_tags(args: StackValidationArgs, report: ReportViolation) -> Non
                 ng.urn,
             )
         # The autoscaler reads a managed group's labels and valued taints from EKS DescribeNodegroup
-        # (asg_tags.managed_node_group_template_tags): only what the group itself lacks must be a tag.
+        # (asg_tags.py): only what the group itself lacks must be a node-template tag.
         need: dict[str, str] = {}
         for pool in pools_of(ng.resource_type, ng.name, props):
             if pool.gpu:
@@ -98,13 +98,15 @@ def validate_asg_tags(args: StackValidationArgs, report: ReportViolation) -> Non
                 for t in pool.taints:
                     if not taint_from_eks_api(t):
                         need[f"{NODE_TEMPLATE_PREFIX}/taint/{t.key}"] = f"{t.value}:{t.effect}"
+        # node-template resources tags on the node group itself count too (DescribeNodegroup returns its tags)
+        have = have | {k: str(v) for k, v in (props.get("tags") or {}).items() if k.startswith(NODE_TEMPLATE_PREFIX)}
         missing = [k for k, v in need.items() if k not in have or (v and have[k] != v)]
         if missing:
             report(
-                f"Node group '{label}' lacks cluster-autoscaler node-template ASG tags (not in its own labels/taints): "
+                f"Node group '{label}' lacks cluster-autoscaler node-template tags (on it or its ASG): "
                 + ", ".join(f"{k}={need[k] or '<gpus per node>'}" for k in missing)
                 + ". Without them the autoscaler cannot scale a GPU group up from zero. Add "
-                "aws.autoscaling.Tag resources on the group's ASG (SpotGpuPool does this; see "
+                "them to the node group's tags or as aws.autoscaling.Tag resources on its ASG (SpotGpuPool does; see "
                 "components/aws/asg_tags.py).",
                 ng.urn,
             )
@@ -115,7 +117,8 @@ eks_autoscaler_asg_tags = StackValidationPolicy(
     description=(
         "Every EKS GPU node group gives the cluster-autoscaler what scale-from-zero needs: its GPU label and each "
         "taint as node group labels/taints (read through eks:DescribeNodegroup) or node-template ASG tags (a taint "
-        "without a value only as a tag), and the resources/nvidia.com/gpu tag; and no program re-declares "
+        "without a value only as a tag), and a resources/nvidia.com/gpu tag on the node group or its ASG; and no "
+        "program re-declares "
         "the auto-discovery tags EKS itself sets on managed node groups' ASGs (k8s.io/cluster-autoscaler/enabled, "
         "k8s.io/cluster-autoscaler/<cluster>). Fix: components/aws/asg_tags.py node_template_tags."
     ),

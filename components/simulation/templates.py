@@ -4,9 +4,9 @@ that cloud's autoscaler builds it (never from the stack config).
 - EKS (cloudprovider/aws, aws_manager.go buildNodeFromTemplate): vCPU, memory and GPUs of the
   group's FIRST instance type (buildInstanceType: instanceTypesOverrides[0]), in its first zone;
   the managed node group's labels and taints (read through eks:DescribeNodegroup, which drops a
-  taint without a value); then the
-  ASG's `node-template/label|taint|resources` tags on top. No tag, no ephemeral-storage
-  (kubernetes/autoscaler#1650).
+  taint without a value); then the ASG's `node-template/label|taint|resources` tags on top, and
+  the node group's own `node-template/resources` tags (also from DescribeNodegroup) over those.
+  No tag, no ephemeral-storage (kubernetes/autoscaler#1650).
 - AKS (cloudprovider/azure, azure_template.go): the agent pool's VM size (its physical GPUs:
   there is no tag to describe time-slicing), its node labels and taints, plus what AKS puts on
   every node itself (agent-pool label; on spot pools the scalesetpriority label and taint);
@@ -30,6 +30,7 @@ from typing import Any
 
 from elastic_gpu.aws.asg_tags import NODE_TEMPLATE_PREFIX, taint_from_eks_api
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.offline.mocks import MOCK_UUID
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.pool_view import (
     AKS_AGENT_POOL,
@@ -97,7 +98,8 @@ def aws_templates(preview: Preview) -> list[NodeTemplate]:
         name = p.get("nodeGroupName", ng.name)
         # EKS names a managed node group's Auto Scaling group eks-<nodegroup>-<uuid>.
         pattern = re.compile(rf"^eks-{re.escape(name)}-[0-9a-f-]+$")
-        asg = next((a for a in tags if pattern.match(a)), f"eks-{name}-<uuid>")
+        # Without ASG tags to name it, the ASG name EKS would give it (its uuid as the mock's).
+        asg = next((a for a in tags if pattern.match(a)), f"eks-{name}-{MOCK_UUID}")
         asg_tags = tags.get(asg, {})
         types = list(p.get("instanceTypes") or ["?"])
         allocatable = _shape("aws", types[0])
@@ -116,6 +118,10 @@ def aws_templates(preview: Preview) -> list[NodeTemplate]:
                 taints.add(Taint(rest, tvalue, effect))  # type: ignore[arg-type]
             elif kind == "resources":
                 allocatable[rest] = quantity(value)
+        # The node group's own node-template resources tags (DescribeNodegroup) override the ASG's.
+        for key, value in (p.get("tags") or {}).items():
+            if key.startswith(resources_prefix := f"{NODE_TEMPLATE_PREFIX}/resources/"):
+                allocatable[key.removeprefix(resources_prefix)] = quantity(value)
         zones = [z for s in p.get("subnetIds") or [] if (z := subnet_zones.get(s))]
         if zones:
             # The template node is placed in the group's first zone (aws_manager.go, template.Zone
