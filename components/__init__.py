@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # real types for mypy/pyright; at run time the modules load o
     from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
     from elastic_gpu.cluster_handle import AksClusterHandle, ClusterHandle, EksClusterHandle, GkeClusterHandle
     from elastic_gpu.config import StackConfig, load_stack_config
+    from elastic_gpu.eks_addons import EksAddons, EksAddonsArgs
     from elastic_gpu.eks_cluster import EksCluster, EksClusterArgs, ExistingEksCluster
     from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
     from elastic_gpu.gke_cluster import ExistingGkeCluster, GkeCluster, GkeClusterArgs
@@ -35,6 +36,8 @@ _LAZY = {
     "ExistingAksCluster": "elastic_gpu.aks_cluster",
     "ExistingGkeCluster": "elastic_gpu.gke_cluster",
     "EksCluster": "elastic_gpu.eks_cluster",
+    "EksAddons": "elastic_gpu.eks_addons",
+    "EksAddonsArgs": "elastic_gpu.eks_addons",
     "EksClusterArgs": "elastic_gpu.eks_cluster",
     "AksCluster": "elastic_gpu.aks_cluster",
     "AksClusterArgs": "elastic_gpu.aks_cluster",
@@ -61,6 +64,8 @@ __all__ = [
     "ClusterAutoscalerArgs",
     "ClusterHandle",
     "ConfigError",
+    "EksAddons",
+    "EksAddonsArgs",
     "EksCluster",
     "EksClusterArgs",
     "EksClusterHandle",

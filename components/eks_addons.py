@@ -23,12 +23,14 @@ RESOLVE_CONFLICTS = "OVERWRITE"
 @dataclass
 class EksAddonsArgs:
     cluster: EksClusterHandle
+    """The EKS cluster (created by EksCluster, or an existing one's handle): its name and Kubernetes minor."""
     nodes: list[pulumi.Resource] = field(default_factory=list)
     """Node groups the add-ons wait for: coredns needs nodes, and on an upgrade the add-ons move only
     after the node groups (control plane, node groups, add-ons, as the EKS upgrade guide orders them)."""
     versions: dict[str, str] | None = None
     """Default: the table in components/versions.py for the cluster's minor."""
     tags: dict[str, str] = field(default_factory=dict)
+    """Tags on each add-on (cost allocation)."""
 
 
 class EksAddons(pulumi.ComponentResource):

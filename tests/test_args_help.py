@@ -25,6 +25,7 @@ ARGS = [
     "SpotGpuPoolArgs",
     "ClusterAutoscalerArgs",
     "NvidiaDevicePluginArgs",
+    "EksAddonsArgs",
 ]
 
 

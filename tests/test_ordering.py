@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from elastic_gpu.aws.node_groups import MAX_NODE_GROUP_NAME, eks_node_group_name
+from elastic_gpu.gcp.pools import MAX_NODE_POOL_NAME, gke_node_pool_name
 from elastic_gpu.offline.runner import CapturedResource, Preview
 from elastic_gpu.pool_view import AKS_AGENT_POOL, EKS_NODE_GROUP, GKE_NODE_POOL
 from elastic_gpu.replacement import POOL_REPLACE_FIELDS, replace_table_markdown
@@ -89,3 +93,17 @@ def test_priority_configmap_follows_the_node_groups_it_ranks(stack: str) -> None
     cm = p.one("kubernetes:core/v1:ConfigMap", "cluster-autoscaler-priorities")
     pools = [r for r in p.resources if r.type in POOL_REPLACE_FIELDS]
     assert pools and urns(pools) <= set(cm.depends_on)
+
+
+def test_pool_names_fit_each_clouds_limit_and_change_only_with_replacing_fields() -> None:
+    fields = {"capacity_type": "SPOT", "instance_types": ["g5.xlarge"], "zones": ["ap-southeast-2a"]}
+    longest = "a" * 20 + "-" + "b" * 20 + "-fallback-ap-southeast-2a"  # cluster and pool names at their limit
+    name = eks_node_group_name(longest, ami_type="AL2023_x86_64_NVIDIA", **fields)
+    assert len(name) == MAX_NODE_GROUP_NAME and re.fullmatch(r"[a-z0-9-]+-[0-9a-f]{6}", name)
+    assert eks_node_group_name(longest, ami_type="AL2023_x86_64_NVIDIA", **fields) == name  # stable
+    other = eks_node_group_name(
+        longest, ami_type="AL2023_x86_64_NVIDIA", **(fields | {"instance_types": ["g5.2xlarge"]})
+    )
+    assert other != name and other[:-6] == name[:-6]  # same stem, new digest: a new group, created first
+    gke = gke_node_pool_name("b" * 20 + "-fallback", {"spot": False})
+    assert len(gke) <= MAX_NODE_POOL_NAME and gke != gke_node_pool_name("b" * 20 + "-fallback", {"spot": True})

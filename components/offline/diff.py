@@ -303,7 +303,10 @@ def base_ref_side(stack: str, program_dir: Path | str, ref: str) -> Side:
     with tempfile.TemporaryDirectory(prefix="elastic-gpu-diff-") as tmp:
         root = Path(tmp)
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(root, filter="data")
+            try:
+                tar.extractall(root, filter="data")  # no links or paths out of `root`
+            except TypeError:  # Python before 3.10.12 / 3.11.4: no filter argument (git archive is ours)
+                tar.extractall(root)
         base_program = root / sub
         # The ref's package, not the working tree's: `elastic_gpu` is its components/ folder.
         shim = root / ".elastic-gpu-shim"
