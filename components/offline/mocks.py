@@ -35,7 +35,9 @@ def _eks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _eks_node_group(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    ng = inputs.get("nodeGroupName", name)
+    ng = inputs.get("nodeGroupName")
+    if not isinstance(ng, str):  # absent, or unknown at preview: EKS names the ASG after the group anyway
+        ng = name
     return {"resources": [{"autoscalingGroups": [{"name": f"eks-{ng}-{MOCK_UUID}"}]}]}
 
 
