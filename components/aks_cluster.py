@@ -15,8 +15,10 @@ from pulumi_azure_native import containerservice as cs
 
 from elastic_gpu.args_doc import documented
 from elastic_gpu.cluster_handle import (
+    ExistingCluster,
     ManagedAutoscalerProfile,
     input_str_problems,
+    k8s_provider_problems,
     raise_if,
     version_problems,
     zones_problems,
@@ -299,7 +301,7 @@ def user_kubeconfig(
     return pulumi.Output.secret(creds.kubeconfigs.apply(lambda kcs: base64.b64decode(kcs[0].value).decode()))
 
 
-class ExistingAksCluster(pulumi.ComponentResource):
+class ExistingAksCluster(ExistingCluster):
     """An AKS cluster this library did not create, as a cluster handle for pools and add-ons.
 
     Made by `AksCluster.existing(...)`. Names may be Outputs; `zones` ("1", "2",
@@ -333,10 +335,7 @@ class ExistingAksCluster(pulumi.ComponentResource):
         )
         problems += zones_problems(where, zones, AZURE_ZONES)
         problems += version_problems(where, kubernetes_version)
-        if k8s_provider is not None and not isinstance(k8s_provider, k8s.Provider):
-            problems.append(
-                f"{where}k8s_provider: must be a pulumi_kubernetes.Provider, got {type(k8s_provider).__name__}"
-            )
+        problems += k8s_provider_problems(where, k8s_provider)
         raise_if(problems, source=f"AksCluster.existing '{resource_name}'")
         super().__init__(EXISTING_TYPE_TOKEN, resource_name, None, opts)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
@@ -349,22 +348,8 @@ class ExistingAksCluster(pulumi.ComponentResource):
             resource_name=self.cluster_name,
             opts=pulumi.InvokeOutputOptions(parent=self),
         ).identity_profile.apply(kubelet_object_id)
-        self.tags: dict[str, str] = dict(tags or {})
-        self._zones = list(zones)
-        self._kubernetes_version = kubernetes_version
-        self.kubeconfig: pulumi.Output[str] | None = None
-        if k8s_provider is None:
-            self.kubeconfig = user_kubeconfig(self.resource_group_name, self.cluster_name, self)
-            k8s_provider = k8s.Provider(
-                f"{resource_name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self)
-            )
-        self.provider = k8s_provider
+        self._plain_facts(zones, kubernetes_version, tags)
+        self._use_provider(
+            resource_name, k8s_provider, lambda: user_kubeconfig(self.resource_group_name, self.cluster_name, self)
+        )
         self.register_outputs({"cluster_name": self.cluster_name, "resource_group_name": self.resource_group_name})
-
-    @property
-    def zones(self) -> list[str]:
-        return list(self._zones)
-
-    @property
-    def kubernetes_version(self) -> str:
-        return self._kubernetes_version

@@ -38,7 +38,7 @@ and may have ``private_nodes`` (True/False: the node pools' own setting; None or
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -174,3 +174,45 @@ def zones_problems(where: str, zones: object, allowed: tuple[str, ...] | None = 
 def raise_if(problems: list[str], source: str) -> None:
     if problems:
         raise ConfigError(problems, source=source)
+
+
+def k8s_provider_problems(where: str, k8s_provider: object) -> list[str]:
+    if k8s_provider is not None and not isinstance(k8s_provider, k8s.Provider):
+        return [f"{where}k8s_provider: must be a pulumi_kubernetes.Provider, got {type(k8s_provider).__name__}"]
+    return []
+
+
+class ExistingCluster(pulumi.ComponentResource):
+    """What the three `existing()` handles share: plain zones and minor, and a Kubernetes provider.
+
+    Subclasses check their arguments, call `super().__init__`, set their cloud's handle
+    attributes, then `_use_provider` with the caller's provider or a kubeconfig to build one from.
+    """
+
+    def _plain_facts(self, zones: Sequence[str], kubernetes_version: str, tags: Mapping[str, str] | None) -> None:
+        self._zones = list(zones)
+        self._kubernetes_version = kubernetes_version
+        self.tags: dict[str, str] = dict(tags or {})
+
+    def _use_provider(
+        self, resource_name: str, k8s_provider: k8s.Provider | None, kubeconfig: Callable[[], pulumi.Input[str]]
+    ) -> None:
+        """The caller's provider, else one declared from `kubeconfig()` (secret, kept as `self.kubeconfig`).
+
+        `kubeconfig` is called only when there is no provider, so no credentials are read for nothing.
+        """
+        self.kubeconfig: pulumi.Output[str] | None = None
+        if k8s_provider is None:
+            self.kubeconfig = pulumi.Output.secret(kubeconfig())
+            k8s_provider = k8s.Provider(
+                f"{resource_name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self)
+            )
+        self.provider: k8s.Provider = k8s_provider
+
+    @property
+    def zones(self) -> list[str]:
+        return list(self._zones)
+
+    @property
+    def kubernetes_version(self) -> str:
+        return self._kubernetes_version

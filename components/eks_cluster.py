@@ -13,7 +13,14 @@ import pulumi_kubernetes as k8s
 from elastic_gpu.args_doc import documented
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from elastic_gpu.aws.network import build_network
-from elastic_gpu.cluster_handle import input_str_problems, is_input_str, raise_if, version_problems
+from elastic_gpu.cluster_handle import (
+    ExistingCluster,
+    input_str_problems,
+    is_input_str,
+    k8s_provider_problems,
+    raise_if,
+    version_problems,
+)
 from elastic_gpu.kubeconfig import exec_kubeconfig
 
 if TYPE_CHECKING:
@@ -235,7 +242,7 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: str) -> 
     return exec_kubeconfig(cluster_name, endpoint, ca_data, plugin)
 
 
-class ExistingEksCluster(pulumi.ComponentResource):
+class ExistingEksCluster(ExistingCluster):
     """An EKS cluster this library did not create, as a cluster handle for pools and add-ons.
 
     Made by `EksCluster.existing(...)` or `EksCluster.from_pulumi_eks(...)`; every
@@ -284,10 +291,7 @@ class ExistingEksCluster(pulumi.ComponentResource):
         problems += subnet_ids_problems(where, subnet_ids)
         if region is not None and not is_input_str(region):
             problems.append(f"{where}region: must be a string or an Output, got {type(region).__name__} {region!r}")
-        if k8s_provider is not None and not isinstance(k8s_provider, k8s.Provider):
-            problems.append(
-                f"{where}k8s_provider: must be a pulumi_kubernetes.Provider, got {type(k8s_provider).__name__}"
-            )
+        problems += k8s_provider_problems(where, k8s_provider)
         raise_if(problems, source=f"EksCluster.existing '{resource_name}'")
         super().__init__(EXISTING_TYPE_TOKEN, resource_name, None, opts)
         invoke_opts = pulumi.InvokeOutputOptions(parent=self)
@@ -300,30 +304,18 @@ class ExistingEksCluster(pulumi.ComponentResource):
         self.oidc_provider_arn: pulumi.Output[str] = pulumi.Output.from_input(oidc_provider_arn)
         self.oidc_issuer_url: pulumi.Output[str] = pulumi.Output.from_input(oidc_provider_url)
         self.node_dependencies: list[pulumi.Resource] = []
-        self.tags: dict[str, str] = dict(tags or {})
-        self._zones = list(subnet_ids)
-        self._kubernetes_version = kubernetes_version
-        self.kubeconfig: pulumi.Output[str] | None = None
-        if k8s_provider is None:
-            if kubeconfig is None:
-                found = aws.eks.get_cluster_output(name=self.cluster_name, opts=invoke_opts)
-                kubeconfig = pulumi.Output.all(
-                    self.cluster_name, found.endpoint, found.certificate_authorities[0].data, self.region
-                ).apply(lambda a: _kubeconfig(a[0], a[1], a[2], a[3]))
-            self.kubeconfig = pulumi.Output.secret(kubeconfig)
-            k8s_provider = k8s.Provider(
-                f"{resource_name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self)
-            )
-        self.provider = k8s_provider
+        self._plain_facts(list(subnet_ids), kubernetes_version, tags)
+
+        def from_cluster() -> pulumi.Input[str]:
+            if kubeconfig is not None:
+                return kubeconfig
+            found = aws.eks.get_cluster_output(name=self.cluster_name, opts=invoke_opts)
+            return pulumi.Output.all(
+                self.cluster_name, found.endpoint, found.certificate_authorities[0].data, self.region
+            ).apply(lambda a: _kubeconfig(a[0], a[1], a[2], a[3]))
+
+        self._use_provider(resource_name, k8s_provider, from_cluster)
         self.register_outputs({"cluster_name": self.cluster_name, "node_role_arn": self.node_role_arn})
-
-    @property
-    def zones(self) -> list[str]:
-        return list(self._zones)
-
-    @property
-    def kubernetes_version(self) -> str:
-        return self._kubernetes_version
 
 
 def subnet_ids_problems(where: str, subnet_ids: Any) -> list[str]:

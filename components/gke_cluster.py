@@ -10,7 +10,14 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.args_doc import documented
-from elastic_gpu.cluster_handle import input_str_problems, raise_if, version_problems, zones_problems
+from elastic_gpu.cluster_handle import (
+    ExistingCluster,
+    input_str_problems,
+    k8s_provider_problems,
+    raise_if,
+    version_problems,
+    zones_problems,
+)
 from elastic_gpu.kubeconfig import exec_kubeconfig
 
 TYPE_TOKEN = "elastic-gpu:index:GkeCluster"
@@ -200,7 +207,7 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str) -> str:
     return exec_kubeconfig(cluster_name, f"https://{endpoint}", ca_data, plugin)
 
 
-class ExistingGkeCluster(pulumi.ComponentResource):
+class ExistingGkeCluster(ExistingCluster):
     """A GKE Standard cluster this library did not create, as a cluster handle for pools and add-ons.
 
     Made by `GkeCluster.existing(...)`. Names may be Outputs; `zones` (where the
@@ -232,42 +239,25 @@ class ExistingGkeCluster(pulumi.ComponentResource):
         problems = input_str_problems(where, cluster_name=cluster_name, project=project, location=location)
         problems += zones_problems(where, zones)
         problems += version_problems(where, kubernetes_version)
-        if k8s_provider is not None and not isinstance(k8s_provider, k8s.Provider):
-            problems.append(
-                f"{where}k8s_provider: must be a pulumi_kubernetes.Provider, got {type(k8s_provider).__name__}"
-            )
+        problems += k8s_provider_problems(where, k8s_provider)
         raise_if(problems, source=f"GkeCluster.existing '{resource_name}'")
         super().__init__(EXISTING_TYPE_TOKEN, resource_name, None, opts)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.project: pulumi.Output[str] = pulumi.Output.from_input(project)
         self.location: pulumi.Output[str] = pulumi.Output.from_input(location)
-        self.tags: dict[str, str] = dict(tags or {})
         self.private_nodes: bool | None = private_nodes
-        self._zones = list(zones)
-        self._kubernetes_version = kubernetes_version
-        self.kubeconfig: pulumi.Output[str] | None = None
-        if k8s_provider is None:
-            found = gcp.container.get_cluster_output(
-                name=self.cluster_name,
-                location=self.location,
-                project=self.project,
-                opts=pulumi.InvokeOutputOptions(parent=self),
-            )
-            self.kubeconfig = pulumi.Output.secret(
-                pulumi.Output.all(
-                    self.cluster_name, found.endpoint, found.master_auths[0].cluster_ca_certificate
-                ).apply(lambda a: _kubeconfig(a[0], a[1], a[2]))
-            )
-            k8s_provider = k8s.Provider(
-                f"{resource_name}-k8s", kubeconfig=self.kubeconfig, opts=pulumi.ResourceOptions(parent=self)
-            )
-        self.provider = k8s_provider
+        self._plain_facts(zones, kubernetes_version, tags)
+        self._use_provider(resource_name, k8s_provider, self._kubeconfig_from_cluster)
         self.register_outputs({"cluster_name": self.cluster_name, "location": self.location})
 
-    @property
-    def zones(self) -> list[str]:
-        return list(self._zones)
-
-    @property
-    def kubernetes_version(self) -> str:
-        return self._kubernetes_version
+    def _kubeconfig_from_cluster(self) -> pulumi.Output[str]:
+        """As `gcloud container clusters get-credentials`: endpoint and CA from getCluster."""
+        found = gcp.container.get_cluster_output(
+            name=self.cluster_name,
+            location=self.location,
+            project=self.project,
+            opts=pulumi.InvokeOutputOptions(parent=self),
+        )
+        return pulumi.Output.all(self.cluster_name, found.endpoint, found.master_auths[0].cluster_ca_certificate).apply(
+            lambda a: _kubeconfig(a[0], a[1], a[2])
+        )
