@@ -24,7 +24,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
 from elastic_gpu.prices import TABLE_PATH, price_row
 from elastic_gpu.validation import gpu_instance_type_problems, size_problems
-from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS
+from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS, minor_support_warnings
 
 PROJECT = "elastic-gpu"
 
@@ -554,8 +554,10 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
 
 
 def stack_warnings(cfg: StackConfig) -> list[str]:
-    """What deploys only after a quota increase (the cloud's rules.warnings): printed, not fatal."""
-    return list(cloud_module(cfg.cloud, "rules").warnings(cfg))
+    """Printed, not fatal: a Kubernetes minor past its end of standard support (components/versions.py),
+    and what deploys only after a quota increase (the cloud's rules.warnings)."""
+    warnings = minor_support_warnings("cluster.kubernetesVersion: ", cfg.cloud, cfg.cluster.kubernetes_version)
+    return warnings + list(cloud_module(cfg.cloud, "rules").warnings(cfg))
 
 
 def duration_seconds(text: str) -> int:

@@ -23,7 +23,7 @@ SYSTEM_LABELS = {"node-role": "system", "elastic-gpu.io/capacity": "on-demand"}
 cluster = eks.Cluster(
     "ml",
     name="ml",
-    version="1.33",
+    version="1.35",
     vpc_id=config.require("vpcId"),
     private_subnet_ids=list(subnets.values()),
     node_associate_public_ip_address=False,
@@ -36,7 +36,7 @@ cluster = eks.Cluster(
     node_group_options=eks.ClusterNodeGroupOptionsArgs(labels=SYSTEM_LABELS),
 )
 
-handle = EksCluster.from_pulumi_eks("ml-gpu", cluster, subnet_ids=subnets, kubernetes_version="1.33", tags=TAGS)
+handle = EksCluster.from_pulumi_eks("ml-gpu", cluster, subnet_ids=subnets, kubernetes_version="1.35", tags=TAGS)
 l4 = SpotGpuPool(
     "l4",
     SpotGpuPoolArgs(cluster=handle, instance_types=["g6.xlarge"], max_size=4, on_demand_fallback=True, tags=TAGS),
