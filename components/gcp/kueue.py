@@ -7,28 +7,30 @@ apis/kueue/v1beta2: a ClusterQueue names its checks in admissionChecksStrategy.a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.scheduling import GPU_RESOURCE
+from elastic_gpu.gcp.kueue_api import KUEUE_API, PROVISIONING_CLASS, PROVISIONING_CONTROLLER
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
 from elastic_gpu.versions import KUEUE_CHART, KUEUE_VERSION, KUEUE_WEBHOOK_PORT
+
+if TYPE_CHECKING:
+    from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 TYPE_TOKEN = "elastic-gpu:index:KueueDws"
 
-KUEUE_API = "kueue.x-k8s.io/v1beta2"
 #: Namespaces that exist in every cluster (never created by us).
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 DEFAULT_NAMESPACE = "kueue-system"
-#: GKE's ProvisioningRequest class for queued provisioning.
-PROVISIONING_CLASS = "queued-provisioning.gke.io"
-#: Kueue's built-in admission-check controller for ProvisioningRequests.
-PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
-#: Resources the ClusterQueue covers; quotas are "infinite" because DWS is the real limit.
-COVERED_RESOURCES = ("cpu", "memory", GPU_RESOURCE, "ephemeral-storage")
-UNLIMITED_QUOTA = 1_000_000_000  # as in the ai-on-gke example
+#: Resources the ClusterQueue covers (as in the ai-on-gke example); a Job requesting another one is
+#: never admitted ("resource ... unavailable in ClusterQueue", kueue pkg/scheduler/flavorassigner).
+COVERED_RESOURCES = ("cpu", "memory", GPU_RESOURCE, EPHEMERAL_STORAGE)
 
 # Object names (public: Jobs name the LocalQueue in the label kueue.x-k8s.io/queue-name).
 FLAVOR = "default-flavor"
@@ -36,8 +38,23 @@ PROVISIONING_CONFIG = "dws-config"
 ADMISSION_CHECK = "dws-prov"
 CLUSTER_QUEUE = "dws-cluster-queue"
 LOCAL_QUEUE = "dws-local-queue"
-#: The Job label that names its LocalQueue (Kueue docs, "Run a Kubernetes Job").
-QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
+
+
+def cluster_queue_quota(pools: Sequence[SpotGpuPoolArgs]) -> dict[str, str]:
+    """The ClusterQueue's nominal quota per covered resource, as Kubernetes quantities: every node the
+    queued-provisioning pools can have at their max size (machine vCPUs and memory from the GPU
+    catalog, GPUs as the device plugin advertises them, the boot disk). DWS and the pools' max size
+    are the real limit; the quota only has to admit what they can hold, so every Job a node can run
+    fits. (A bare number is a count of bytes for memory: ai-on-gke's 1000000000 is under 1 GiB.)"""
+    cpu = memory_gib = gpus = disk_gib = 0
+    for p in pools:
+        row = gpu_instance_type("gcp", p.instance_types[0])
+        assert row is not None, "validated before use"
+        cpu += p.max_size * row.vcpus
+        memory_gib += p.max_size * row.memory_gib
+        gpus += p.max_size * p.advertised_gpus_per_node
+        disk_gib += p.max_size * p.disk_size_gib
+    return {"cpu": str(cpu), "memory": f"{memory_gib}Gi", GPU_RESOURCE: str(gpus), EPHEMERAL_STORAGE: f"{disk_gib}Gi"}
 
 
 @dataclass
@@ -54,6 +71,9 @@ class WebhookFirewall:
 class KueueDwsArgs:
     provider: k8s.Provider
     """The cluster's Kubernetes provider."""
+    quota: dict[str, str]
+    """The ClusterQueue's nominal quota per covered resource (Kubernetes quantities): see
+    `cluster_queue_quota`, which sizes it from the queued-provisioning pools."""
     namespace: str = DEFAULT_NAMESPACE
     """Default kueue-system: where the Kueue controller runs."""
     queue_namespaces: list[str] = field(default_factory=lambda: ["default"])
@@ -148,7 +168,7 @@ class KueueDws(pulumi.ComponentResource):
                         "flavors": [
                             {
                                 "name": FLAVOR,
-                                "resources": [{"name": r, "nominalQuota": UNLIMITED_QUOTA} for r in COVERED_RESOURCES],
+                                "resources": [{"name": r, "nominalQuota": args.quota[r]} for r in COVERED_RESOURCES],
                             }
                         ],
                     }
