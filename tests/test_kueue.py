@@ -178,3 +178,16 @@ def test_queued_nodes_carry_gkes_taint_and_the_workload_tolerates_it() -> None:
     assert not outcome.reaches
     assert "training-dws-" in outcome.reason
     assert "untolerated taint cloud.google.com/gke-queued=true:NoSchedule" in outcome.reason
+
+
+def test_the_control_plane_reaches_kueues_webhook_and_visibility_api_on_the_clusters_nodes_only() -> None:
+    p = stack_preview("gcp-prod")
+    fw = p.one("gcp:compute/firewall:Firewall", "kueue-webhook").inputs
+    # Kueue 0.19 serves its visibility API on 8082 (VisibilityOnDemand on by default); the chart's
+    # APIService sends the kube-apiserver there, like the webhook on 9443.
+    assert fw["allows"] == [{"protocol": "tcp", "ports": ["9443", "8082"]}]
+    # Only the cluster's nodes: the tag every node pool of the cluster carries, nothing else in the network.
+    assert fw["targetTags"] == ["elastic-gpu-gpu-prod"]
+    assert "targetServiceAccounts" not in fw and "sourceTags" not in fw
+    pools = p.of_type(NODE_POOL)
+    assert pools and all(pool.inputs["nodeConfig"]["tags"] == ["elastic-gpu-gpu-prod"] for pool in pools)

@@ -18,7 +18,7 @@ import pulumi_kubernetes as k8s
 from elastic_gpu.gcp.kueue_api import KUEUE_API, PROVISIONING_CLASS, PROVISIONING_CONTROLLER
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
-from elastic_gpu.versions import KUEUE_CHART, KUEUE_VERSION, KUEUE_WEBHOOK_PORT
+from elastic_gpu.versions import KUEUE_CHART, KUEUE_VERSION, KUEUE_VISIBILITY_PORT, KUEUE_WEBHOOK_PORT
 
 if TYPE_CHECKING:
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
@@ -60,11 +60,15 @@ def cluster_queue_quota(pools: Sequence[SpotGpuPoolArgs]) -> dict[str, str]:
 @dataclass
 class WebhookFirewall:
     """A private GKE cluster's control plane may reach nodes on 443 and 10250 only (GKE's own firewall
-    rules); Kueue's webhook listens on 9443, so admission calls would time out without this rule."""
+    rules); the kube-apiserver calls Kueue's webhook (9443) and, through the APIService the chart
+    registers, its visibility server (8082), so both would time out without this rule."""
 
     project: pulumi.Input[str]
     network: pulumi.Input[str]
     control_plane_cidr: pulumi.Input[str]
+    target_tags: list[pulumi.Input[str]]
+    """The network tags of the cluster's nodes (gcp.pools.node_network_tag): the rule opens these
+    ports on them only, not on every VM in the network."""
 
 
 @dataclass
@@ -106,12 +110,17 @@ class KueueDws(pulumi.ComponentResource):
                     f"{name}-webhook",
                     project=fw.project,
                     network=fw.network,
-                    description="GKE control plane to Kueue's webhook (private cluster)",
+                    description="GKE control plane to Kueue's webhook and visibility API (private cluster)",
                     direction="INGRESS",
-                    # Only the control plane's range may call in; no target tags, so it covers every node
-                    # wherever Kueue's pod lands (GKE's own control-plane rules target all the cluster's nodes too).
+                    # Only the control plane's range may call in, and only the cluster's nodes (wherever
+                    # Kueue's pod lands), as GKE's own control-plane rules do.
                     source_ranges=[fw.control_plane_cidr],
-                    allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=[str(KUEUE_WEBHOOK_PORT)])],
+                    target_tags=fw.target_tags,
+                    allows=[
+                        gcp.compute.FirewallAllowArgs(
+                            protocol="tcp", ports=[str(KUEUE_WEBHOOK_PORT), str(KUEUE_VISIBILITY_PORT)]
+                        )
+                    ],
                     opts=pulumi.ResourceOptions(parent=self),
                 )
             )

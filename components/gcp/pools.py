@@ -60,6 +60,18 @@ COMPUTE_CLASS_API = "cloud.google.com/v1"
 WHEN_UNSATISFIABLE = "DoNotScaleUp"
 
 
+#: GCE network tags: lowercase letters, digits and hyphens, 1-63 characters (GKE cluster names: at most 40).
+NODE_TAG_PREFIX = "elastic-gpu-"
+
+
+def node_network_tag(cluster_name: pulumi.Input[str]) -> pulumi.Output[str]:
+    """The network tag on every node pool the library creates in a cluster: firewall rules for the
+    cluster's nodes (Kueue's, gcp/kueue.py) target it, not every VM in the network. Changing a pool's
+    tags is an in-place update (terraform-provider-google resource_container_node_pool.go: UpdateNodePool
+    with `tags` when node_config.0.tags changes)."""
+    return pulumi.Output.from_input(cluster_name).apply(lambda c: f"{NODE_TAG_PREFIX}{c}")
+
+
 def _taint_args(taints: list[Taint]) -> list[gcp.container.NodePoolNodeConfigTaintArgs]:
     return [
         gcp.container.NodePoolNodeConfigTaintArgs(key=t.key, value=t.value, effect=API_TAINT_EFFECT[t.effect])
@@ -171,6 +183,7 @@ def _node_pool(
             else None,
             labels=spec.labels,
             taints=_taint_args(spec.taints),
+            tags=[node_network_tag(cluster.cluster_name)],
             resource_labels=tags,
         ),
         # A change that forces a replacement also renames the pool: create first, then delete.

@@ -10,6 +10,7 @@ import pulumi_gcp as gcp
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs, WebhookFirewall, cluster_queue_quota
+from elastic_gpu.gcp.pools import node_network_tag
 from elastic_gpu.gke_cluster import GkeCluster, GkeClusterArgs
 from elastic_gpu.gpu_catalog import gpu_instance_type
 
@@ -70,7 +71,12 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     }
     if any(p.queued_provisioning for p in cfg.gpu_pools):
         firewall = (
-            WebhookFirewall(project=c.project, network=cluster.args.network, control_plane_cidr=c.control_plane_cidr)
+            WebhookFirewall(
+                project=c.project,
+                network=cluster.args.network,
+                control_plane_cidr=c.control_plane_cidr,
+                target_tags=[node_network_tag(cluster.cluster_name)],
+            )
             if c.private_nodes
             else None
         )
