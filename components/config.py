@@ -462,9 +462,11 @@ def validate_stack(cfg: StackConfig) -> list[str]:
     problems += _cidr_problems(cfg)
     problems += _ignored_setting_problems(cfg)
     durations = {key: getattr(cfg.autoscaler, key) for key in DURATION_KEYS}
-    for key, text in durations.items():
-        if duration_seconds(text) == 0:
-            problems.append(f"autoscaler.{to_camel(key)}: must be longer than 0 (got {text!r})")
+    # 0 is a valid scale-down delay or unneeded time (no wait; the AKS docs' bursty-workload profile sets
+    # scale-down-delay-after-add=0m, cluster-autoscaler.md); a zero provision time would give up on every node.
+    for key in ZERO_DURATION_REFUSED:
+        if duration_seconds(durations[key]) == 0:
+            problems.append(f"autoscaler.{to_camel(key)}: must be longer than 0 (got {durations[key]!r})")
     problems += autoscaler_duration_problems(cloud, durations, {k: f"autoscaler.{to_camel(k)}" for k in durations})
     problems += duplicate_problems("autoscaler.expander", list(cfg.autoscaler.expander))
     problems += time_slicing_problems(
@@ -592,6 +594,8 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
 
 #: The autoscaler's durations (AutoscalerConfig attributes), checked against the cloud's AUTOSCALER_DURATIONS.
 DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time")
+#: The durations that must be longer than 0 (the scale-down ones may be 0: no wait).
+ZERO_DURATION_REFUSED = ("max_node_provision_time",)
 
 
 def stack_warnings(cfg: StackConfig) -> list[str]:
