@@ -198,10 +198,14 @@ def nodes_first(args: ClusterAutoscalerArgs) -> list[pulumi.Resource]:
 def common_flags(args: ClusterAutoscalerArgs) -> list[str]:
     """Flags every self-run autoscaler gets from our settings."""
     renamed = []
+    if args.namespace != DEFAULT_NAMESPACE:
+        # Where it reads the priority ConfigMap and writes its status (flag default kube-system:
+        # cluster-autoscaler config/flags/flags.go `namespace`, main.go before 1.32).
+        renamed.append(f"--namespace={args.namespace}")
     if args.workload_name != DEFAULT_WORKLOAD_NAME:
         # The lease and status ConfigMap follow the name, so a second autoscaler never shares them
         # (component-base leader-election flags bound in cluster-autoscaler's main.go; FAQ for the status map).
-        renamed = [
+        renamed += [
             f"--leader-elect-resource-name={args.workload_name}",
             f"--status-config-map-name={args.workload_name}-status",
         ]

@@ -62,8 +62,17 @@ def test_existing_eks_on_pulumi_eks() -> None:
     assert {_unsuffixed(g["nodeGroupName"]) for g in groups.values()} == {
         f"ml-l4-{kind}-us-west-2{z}" for kind in ("spot", "fallback") for z in "ab"
     }
-    # The node role is pulumi-eks's instance role; the subnets the ones the program mapped.
-    assert {g["nodeRoleArn"] for g in groups.values()} == {"arn:aws:mock::123456789012:role/ml-instanceRole-role"}
+    # The GPU nodes' own role (not the instance role pulumi-eks's self-managed nodes use), waiting for its
+    # policy attachments; the subnets the ones the program mapped.
+    assert {g["nodeRoleArn"] for g in groups.values()} == {"arn:aws:mock::123456789012:role/gpu-nodes"}
+    [ng] = [r for r in preview.of_type("aws:eks/nodeGroup:NodeGroup") if r.name == "l4-spot-us-west-2a"]
+    assert {u.rsplit("::", 1)[-1] for u in ng.depends_on if "rolePolicyAttachment" in u} == {
+        f"gpu-nodes-{p}"
+        for p in ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
+    }
+    # pulumi-eks's default node group is configured only through nodeGroupOptions (it refuses both).
+    assert component.inputs["nodeGroupOptions"]["instanceType"] == "m6i.large"
+    assert "instanceType" not in component.inputs
     assert groups["l4-spot-us-west-2a"]["subnetIds"] == ["subnet-0aaaaaaaaaaaaaaa1"]
     # The autoscaler finds and may scale only the groups EKS tags as this cluster's.
     [policy] = _by_type(preview, "aws:iam/rolePolicy:RolePolicy").values()
