@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.simulation.run import simulate
 from tests.test_components_aws import program
 
 
@@ -101,3 +102,40 @@ def test_from_pulumi_eks_warns_when_gpu_groups_share_the_self_managed_role(run_p
     assert warning.startswith("EksCluster.from_pulumi_eks 'h': node_role_arn: not given")
     assert "self-managed nodes using it go NotReady" in warning
     assert "delete-managed-node-group.html" in warning
+
+
+# --- which groups the autoscaler scales (issue 16; issue 20: only the library's groups) -------------
+
+
+def _cpu_pod(selector: dict[str, str]) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "cpu"},
+        "spec": {
+            "nodeSelector": selector,
+            "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "100m"}}}],
+        },
+    }
+
+
+def test_the_simulation_never_scales_a_group_the_autoscaler_does_not_list() -> None:
+    from tests.test_examples import example
+
+    preview = example("existing-eks-plain")
+    # The user's own "system" group fits the pod, but the program's autoscaler lists only its GPU groups.
+    [outcome] = simulate(preview, _cpu_pod({"node-role": "system"}))
+    assert not outcome.reaches
+    assert outcome.reason.startswith("fits no node group")
+    assert "system: not a group the autoscaler lists (--nodes)" in outcome.reason
+
+
+def test_unranked_groups_come_last_not_never() -> None:
+    # AKS's managed autoscaler sees every pool, the System pool too; the priority list ranks only the
+    # library's pools, and priority.go BestOptions falls back to the unranked ones when no ranked one fits.
+    from tests.conftest import stack_preview
+
+    preview = stack_preview("azure-dev")
+    [outcome] = simulate(preview, _cpu_pod({}))
+    assert [[g.resource for g in tier] for tier in outcome.tiers] == [["general-pool"], ["gpu-dev-aks[0]"]]
+    assert outcome.tiers[-1][0].group == "system"

@@ -113,14 +113,19 @@ def simulate_pod(
     pool: str | None = None,
 ) -> PoolOutcome:
     kueue = admission_problem(preview, pod) if any(t.queued for t in templates) else None
-    fits = [t for t in templates if _blocked(pod, t, kueue) is None]
+    # A group the autoscaler does not list is never scaled by it, whatever fits there.
+    scaled = [t for t in templates if settings.groups is None or t.autoscaler_name in settings.groups]
+    fits = [t for t in scaled if _blocked(pod, t, kueue) is None]
     tiers = rank(pod, fits, settings.expanders, settings.priorities, _class_order(preview, pod))
     order = [g for tier in tiers for g in tier]
     reached_pool = pool or (order[0].pool if order else None)
     own = [t for t in templates if t.pool == reached_pool]
     nodes, monthly, notes = _worst_case(own, settings.cloud)
     if not order:
-        why = "; ".join(f"{t.group}: {_blocked(pod, t, kueue)}" for t in (own or templates))
+        why = "; ".join(
+            f"{t.group}: {_blocked(pod, t, kueue) if t in scaled else 'not a group the autoscaler lists (--nodes)'}"
+            for t in (own or templates)
+        )
         return PoolOutcome(
             reached_pool,
             pod.name,
