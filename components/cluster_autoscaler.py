@@ -14,11 +14,11 @@ from elastic_gpu.args_doc import documented
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.config import (
-    AUTOSCALER_DURATIONS,
     DEFAULT_EXPANDER,
     DEFAULT_MAX_NODE_PROVISION_TIME,
     DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
     DEFAULT_SCALE_DOWN_UNNEEDED,
+    DURATION_KEYS,
     Duration,
     Expander,
 )
@@ -122,7 +122,7 @@ def autoscaler_problems(name: str, args: ClusterAutoscalerArgs, runs_pod: bool) 
     fallback = next((p for p in args.gpu_pools if p.args.on_demand_fallback), None)
     problems = autoscaler_settings_problems(
         lambda key: f"{where}{key}",
-        {key: getattr(args, key) for key in AUTOSCALER_DURATIONS},
+        {key: getattr(args, key) for key in DURATION_KEYS},
         args.expander,
         None if fallback is None else f"SpotGpuPool '{fallback.pool_name}' (on_demand_fallback=True)",
         args.cluster.cloud,
