@@ -31,7 +31,7 @@ SYSTEM = {"node-role": "system", "elastic-gpu.io/capacity": "on-demand"}
 cluster = EksCluster.existing(
     "ml",
     cluster_name="ml",
-    kubernetes_version="1.33",
+    kubernetes_version="1.35",
     node_role_arn="arn:aws:iam::123456789012:role/ml-nodes",
     subnet_ids=SUBNETS,
     oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/ABC",
