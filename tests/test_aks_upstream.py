@@ -73,7 +73,11 @@ def test_the_stack_ranks_by_its_own_region(program_dir) -> None:
     values = stack_values("azure-dev")
     values[P + "cluster"]["region"] = "eastus"
     values[P + "gpuPools"][0].update(
-        {"instanceTypes": ["Standard_NV36ads_A10_v5", "Standard_NC24ads_A100_v4"], "perZone": False}
+        {
+            "instanceTypes": ["Standard_NV36ads_A10_v5", "Standard_NC24ads_A100_v4"],
+            "perZone": False,
+            "mixedGpuModels": True,
+        }
     )
     values[P + "gpuPools"][0].pop("gpu")
     preview = run_preview("t", program_dir(values, stack="t"))
