@@ -11,7 +11,7 @@ from elastic_gpu.offline.diff import build_diff
 from elastic_gpu.pool_view import EKS_NODE_GROUP
 from elastic_gpu.replacement import POOL_REPLACE_FIELDS
 from elastic_gpu.simulation.run import simulate
-from tests.conftest import stem
+from tests.conftest import stack_preview, stem
 from tests.test_components_aws import program
 from tests.test_diff import side
 
@@ -29,7 +29,8 @@ def test_autoscaler_in_its_own_namespace_reads_its_priorities_there(run_program)
     cm = preview.one("kubernetes:core/v1:ConfigMap", "ca-priorities").inputs
     assert cm["metadata"]["namespace"] == "autoscaling"
     # The default namespace needs no flag (the Deployment of existing stacks does not change).
-    assert not [f for f in _command(run_program(program())) if f.startswith("--namespace")]
+    default = stack_preview("aws-dev").one("kubernetes:apps/v1:Deployment", "cluster-autoscaler-deployment")
+    assert not [f for f in default.inputs["spec"]["template"]["spec"]["containers"][0]["command"] if "namespace" in f]
 
 
 # --- pulumi-eks: the offline mock refuses what pulumi-eks refuses; from_pulumi_eks ------------------
