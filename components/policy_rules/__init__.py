@@ -10,6 +10,7 @@ from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
 
 from elastic_gpu.policy_rules.aws_rules import eks_autoscaler_asg_tags
 from elastic_gpu.policy_rules.cost_rules import cost_allocation_tags, gpu_monthly_cost_ceiling
+from elastic_gpu.policy_rules.fallback_rules import spot_gpu_pool_fallback_promise
 from elastic_gpu.policy_rules.scaling_rules import (
     autoscaler_owned_size_ignored,
     gpu_pool_max_size_cap,
@@ -47,6 +48,7 @@ ALL_POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
         cost_allocation_tags,  # 10
         spot_gpu_pool_on_demand_fallback,  # 11
         gpu_pool_max_size_cap,  # 12
+        spot_gpu_pool_fallback_promise,  # 13 (issue 17)
     )
 ]
 

@@ -2,8 +2,9 @@
 
 A program that imports the components also declares its own cluster, node groups and add-ons;
 the pack's rules describe how *our* pools and add-ons must look, so they apply only to resources
-whose URN type chain passes through an `elastic-gpu:index:*` component (the parent chain), and
-to resources matched by `includeResources`. `exemptResources` takes resources out, even ours.
+whose URN type chain passes through an `elastic-gpu:index:*` component (the parent chain; the
+components themselves included, e.g. a SpotGpuPool's recorded promise), and to resources matched
+by `includeResources`. `exemptResources` takes resources out, even ours.
 
 Both are lists of globs (fnmatch: `*`, `?`, `[...]`) matched against a resource's URN and its
 name, in every policy's config (`pulumi preview --policy-pack-config`), e.g.:
@@ -52,8 +53,8 @@ def type_chain(urn: str) -> list[str]:
 
 
 def declared_by_library(urn: str) -> bool:
-    """Declared inside (a child, at any depth, of) one of elastic-gpu's components."""
-    return any(t.startswith(LIBRARY_TYPE_PREFIX) for t in type_chain(urn)[:-1])
+    """One of elastic-gpu's components, or declared inside one (a child, at any depth)."""
+    return any(t.startswith(LIBRARY_TYPE_PREFIX) for t in type_chain(urn))
 
 
 def _matches(globs: Iterable[str], urn: str, name: str) -> bool:
