@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -17,11 +18,15 @@ from elastic_gpu.config import (
     DEFAULT_MAX_NODE_PROVISION_TIME,
     DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
     DEFAULT_SCALE_DOWN_UNNEEDED,
+    DURATION_KEYS,
+    Duration,
+    Expander,
 )
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool
 from elastic_gpu.pool_types import ClusterHandle, NodeGroupRef
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
+from elastic_gpu.validation import args_type_problems, autoscaler_settings_problems
 from elastic_gpu.versions import cluster_autoscaler_image
 
 TYPE_TOKEN = "elastic-gpu:index:ClusterAutoscaler"
@@ -34,7 +39,10 @@ PRIORITY_CONFIGMAP = "cluster-autoscaler-priority-expander"
 #: Priority-expander ranks: the highest that can fit the pending pods wins.
 SPOT_PRIORITY = 50
 ON_DEMAND_PRIORITY = 10
-CATCH_ALL_PRIORITY = 1  # groups we did not create still get considered, last
+#: The lowest rank we give. There is no catch-all (`.*`): a group no regex matches is used only when no
+#: ranked group can take the pod ("no priorities info found for any of the expansion options. No options
+#: filtered", kubernetes/autoscaler cluster-autoscaler/expander/priority/priority.go BestOptions).
+LOWEST_PRIORITY = 1
 
 
 @documented
@@ -55,13 +63,15 @@ class ClusterAutoscalerArgs:
     ({} means any node). One of the two is needed where the autoscaler runs as a pod (EKS)."""
     tolerations: list[k8s.core.v1.TolerationArgs] = field(default_factory=list)
     """Tolerations for the taints of those nodes (never the GPU or spot taint)."""
-    scale_down_unneeded_time: str = DEFAULT_SCALE_DOWN_UNNEEDED
+    scale_down_unneeded_time: Duration = DEFAULT_SCALE_DOWN_UNNEEDED
     """How long a node must be unneeded before it is removed."""
-    scale_down_delay_after_add: str = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
+    scale_down_delay_after_add: Duration = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
     """How long after a scale-up before scale-down is considered again."""
-    expander: list[str] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
-    """Expander chain: priority (spot groups first, from the ConfigMap), then the cheapest fit."""
-    max_node_provision_time: str = DEFAULT_MAX_NODE_PROVISION_TIME
+    expander: list[Expander] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
+    """Expander chain: priority (spot groups first, from the ConfigMap), then the cheapest fit; with an
+    on-demand fallback pool it must contain priority (where the cloud's autoscaler has it). Allowed:
+    priority, least-waste, most-pods, random, price."""
+    max_node_provision_time: Duration = DEFAULT_MAX_NODE_PROVISION_TIME
     """How long a group may take to deliver a node before the autoscaler tries the next (the fallback)."""
     namespace: str = DEFAULT_NAMESPACE
     """Where its objects go (on AKS it must stay kube-system)."""
@@ -78,13 +88,13 @@ class ClusterAutoscalerArgs:
 
 def priorities(node_groups: list[NodeGroupRef]) -> dict[int, list[str]]:
     """Priority-expander ranks: spot groups above on-demand ones, cheaper above dearer within each
-    (a group's `rank`), unknown groups last. Groups of one priority are drawn at random ("one group
-    ... is selected each time at random", priority expander readme), so only equals share one."""
+    (a group's `rank`). Groups of one priority are drawn at random ("one group ... is selected each
+    time at random", priority expander readme), so only equals share one. Only the given groups are
+    ranked: no catch-all puts groups the library did not declare into the order (see LOWEST_PRIORITY)."""
     ranks: dict[int, list[str]] = {}
     for g in node_groups:
         base = SPOT_PRIORITY if g.capacity == "spot" else ON_DEMAND_PRIORITY
-        ranks.setdefault(max(base - g.rank, CATCH_ALL_PRIORITY + 1), []).append(g.name_regex)
-    ranks[CATCH_ALL_PRIORITY] = [".*"]
+        ranks.setdefault(max(base - g.rank, LOWEST_PRIORITY), []).append(g.name_regex)
     return dict(sorted(ranks.items(), reverse=True))
 
 
@@ -93,7 +103,7 @@ def priority_expander_data(node_groups: list[NodeGroupRef]) -> pulumi.Output[dic
     regexes = pulumi.Output.all(*[g.name_regex for g in node_groups])
 
     def render(names: list[str]) -> dict[str, str]:
-        known = [NodeGroupRef(g.name, g.capacity, n, g.rank) for g, n in zip(node_groups, names, strict=True)]
+        known = [dataclasses.replace(g, name_regex=n) for g, n in zip(node_groups, names, strict=True)]
         return {"priorities": yaml.safe_dump(priorities(known), sort_keys=False)}
 
     return regexes.apply(render)
@@ -105,10 +115,19 @@ def has_fallback(gpu_pools: list[SpotGpuPool]) -> bool:
 
 
 def autoscaler_problems(name: str, args: ClusterAutoscalerArgs, runs_pod: bool) -> list[str]:
-    where = f"ClusterAutoscaler '{name}': "
-    if problems := handle_problems(where, args.cluster):
+    """Every problem with `args`, each naming the argument; the settings' rules are the stack config's."""
+    where = f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs."
+    if problems := handle_problems(where, args.cluster) + args_type_problems(where, args):
         return problems
-    problems = []
+    fallback = next((p for p in args.gpu_pools if p.args.on_demand_fallback), None)
+    problems = autoscaler_settings_problems(
+        lambda key: f"{where}{key}",
+        {key: getattr(args, key) for key in DURATION_KEYS},
+        args.expander,
+        None if fallback is None else f"SpotGpuPool '{fallback.pool_name}' (on_demand_fallback=True)",
+        args.cluster.cloud,
+        'expander=["priority", "least-waste"]',
+    )
     if runs_pod and args.general_pool is None and args.node_selector is None:
         problems.append(
             f"{where}general_pool / node_selector: the autoscaler pod needs a place to run; give a GeneralPool "
@@ -143,7 +162,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
     """
 
     def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        if problems := handle_problems(f"ClusterAutoscaler '{name}': ", args.cluster):
+        if problems := handle_problems(f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs.", args.cluster):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
         cloud = cloud_module(args.cluster.cloud, "autoscaler")
         # A cloud whose autoscaler is managed (GKE, AKS) runs no pod of ours.
@@ -183,10 +202,14 @@ def nodes_first(args: ClusterAutoscalerArgs) -> list[pulumi.Resource]:
 def common_flags(args: ClusterAutoscalerArgs) -> list[str]:
     """Flags every self-run autoscaler gets from our settings."""
     renamed = []
+    if args.namespace != DEFAULT_NAMESPACE:
+        # Where it reads the priority ConfigMap and writes its status (flag default kube-system:
+        # cluster-autoscaler config/flags/flags.go `namespace`, main.go before 1.32).
+        renamed.append(f"--namespace={args.namespace}")
     if args.workload_name != DEFAULT_WORKLOAD_NAME:
         # The lease and status ConfigMap follow the name, so a second autoscaler never shares them
         # (component-base leader-election flags bound in cluster-autoscaler's main.go; FAQ for the status map).
-        renamed = [
+        renamed += [
             f"--leader-elect-resource-name={args.workload_name}",
             f"--status-config-map-name={args.workload_name}-status",
         ]

@@ -10,11 +10,10 @@ allowed) before any resource is declared.
 from __future__ import annotations
 
 import difflib
-import ipaddress
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
@@ -23,16 +22,27 @@ from elastic_gpu.clouds import cloud_module
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
 from elastic_gpu.prices import TABLE_PATH, price_row
-from elastic_gpu.validation import gpu_instance_type_problems, size_problems
-from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS
+from elastic_gpu.validation import (
+    DURATION_PATTERN,
+    NODES_PER_CLUSTER,
+    autoscaler_settings_problems,
+    cidr_problems,
+    duplicate_problems,
+    general_pool_problems,
+    gpu_instance_type_problems,
+    shown_number,
+    size_problems,
+    time_slicing_problems,
+)
+from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS, minor_support_warnings
 
 PROJECT = "elastic-gpu"
 
 Cloud = Literal["aws", "azure", "gcp"]
 Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
-#: A cluster-autoscaler duration, a Go `time.Duration` in whole units: "90s", "5m", "1h30m".
-Duration = str
-DURATION_PATTERN = r"^([0-9]+h([0-9]+m)?([0-9]+s)?|[0-9]+m([0-9]+s)?|[0-9]+s)$"
+#: A cluster-autoscaler duration, a Go `time.Duration` in whole units: "90s", "5m", "1h30m" (the stack
+#: config and ClusterAutoscalerArgs are checked against the same pattern).
+Duration = Annotated[str, Field(pattern=DURATION_PATTERN)]
 NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$"
 #: What each pattern means, for the error message (pydantic would print the regex).
 PATTERN_HELP = {
@@ -42,6 +52,16 @@ PATTERN_HELP = {
 }
 #: Address range sizes the network layout supports (components/aws/network.py carves subnets from it).
 CIDR_PREFIXES = range(16, 25)
+#: Every node count is bounded before any arithmetic: no pool of a cluster holds more nodes than Kubernetes
+#: supports in one cluster (validation.NODES_PER_CLUSTER); the clouds' own, lower limits are in their rules.py.
+MAX_NODES = NODES_PER_CLUSTER.high
+#: The most GPUs one node carries in any cloud's catalog is 16 (GCE a2-megagpu-16g); sharing, disks and prices
+#: get sanity bounds here too, the clouds' own in their rules.py.
+MAX_GPUS_PER_NODE = 16
+MAX_DISK_GIB = 65536
+MAX_TIME_SLICING_REPLICAS = 1000
+#: USD per hour of one node: the dearest GPU VMs cost about $100/h, so $10,000/h is a typo, not a price.
+MAX_USD_PER_HOUR = 10_000.0
 
 # Defaults, named once. Each is documented on the field that uses it.
 DEFAULT_GENERAL_MIN = 1
@@ -69,6 +89,8 @@ DEFAULT_REGIONAL = False
 DEFAULT_GPU_DRIVER_VERSION = "DEFAULT"
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
 GpuDriverVersion = Literal["DEFAULT", "LATEST"]
+#: AWS: the EKS-optimised AMI family of a GPU pool's nodes.
+AmiFamily = Literal["al2023", "bottlerocket"]
 
 # Azure-only defaults (AKS).
 #: Azure CNI (in overlay mode): kubenet is being retired by Azure.
@@ -80,6 +102,16 @@ DEFAULT_AKS_SYSTEM_MIN = 1
 DEFAULT_AKS_SYSTEM_MAX = 3
 #: Spot max price -1: pay up to the on-demand price, never evicted for price (only for capacity).
 DEFAULT_AKS_SPOT_MAX_PRICE = -1.0
+
+
+#: Why each sanity bound of the models is what it is (keyed by the bound), for the error message.
+BOUND_SOURCES = {
+    MAX_NODES: NODES_PER_CLUSTER.source,
+    MAX_GPUS_PER_NODE: "no node of any cloud carries more GPUs",
+    MAX_DISK_GIB: "no cloud's node disk is larger",
+    MAX_TIME_SLICING_REPLICAS: "each replica is a pod on the node",
+    MAX_USD_PER_HOUR: "USD per hour of one node",
+}
 
 
 class _Model(BaseModel):
@@ -123,9 +155,9 @@ class SystemPoolConfig(_Model):
     """Azure only: the AKS System-mode pool (on-demand, >= 1 node) for kube-system pods."""
 
     vm_size: str = DEFAULT_AKS_SYSTEM_VM_SIZE
-    min_size: int = Field(default=DEFAULT_AKS_SYSTEM_MIN, ge=0)
+    min_size: int = Field(default=DEFAULT_AKS_SYSTEM_MIN, ge=0, le=MAX_NODES)
     """Default 1; must stay >= 1 (AKS requires a node in a System pool)."""
-    max_size: int = Field(default=DEFAULT_AKS_SYSTEM_MAX, ge=0)
+    max_size: int = Field(default=DEFAULT_AKS_SYSTEM_MAX, ge=0, le=MAX_NODES)
     spot: bool = False
     """Must stay false: AKS does not allow spot System pools."""
     critical_addons_only: bool = False
@@ -174,12 +206,12 @@ class ClusterConfig(_Model):
 class GeneralPoolConfig(_Model):
     instance_types: list[str] = Field(min_length=1)
     """Diversified CPU instance types (several, so capacity is easier to find)."""
-    min_size: int = Field(default=DEFAULT_GENERAL_MIN, ge=0)
+    min_size: int = Field(default=DEFAULT_GENERAL_MIN, ge=0, le=MAX_NODES)
     """Default 1: system pods and the autoscaler need a node; must stay >= 1."""
-    max_size: int = Field(ge=0)
+    max_size: int = Field(ge=0, le=MAX_NODES)
     spot: bool = False
     """Default false (on-demand): the autoscaler runs here and must not be evicted."""
-    disk_size_gib: int = Field(default=DEFAULT_GENERAL_DISK_GIB, ge=20)
+    disk_size_gib: int = Field(default=DEFAULT_GENERAL_DISK_GIB, ge=20, le=MAX_DISK_GIB)
 
 
 class GpuPoolConfig(_Model):
@@ -187,15 +219,18 @@ class GpuPoolConfig(_Model):
     gpu: str | None = None
     """GPU model key (t4, a10g, l4, l40s, v100, a100, h100); picks instance types if none given."""
     instance_types: list[str] | None = Field(default=None, min_length=1)
-    """GPU instance types; all must carry the same GPU count."""
-    gpus_per_node: int = Field(default=1, ge=1)
+    """GPU instance types; all must carry the same GPU count and the same GPU model (see mixedGpuModels)."""
+    mixed_gpu_models: bool = False
+    """Default false: all instanceTypes carry one GPU model. True: the pool takes any of their GPUs; its
+    nodes get no accelerator label, so workloads select the pool, not a model."""
+    gpus_per_node: int = Field(default=1, ge=1, le=MAX_GPUS_PER_NODE)
     """GPUs per node when instance types are picked from `gpu` (default 1)."""
-    min_size: int = Field(default=DEFAULT_GPU_MIN, ge=0)
+    min_size: int = Field(default=DEFAULT_GPU_MIN, ge=0, le=MAX_NODES)
     """Default 0: the pool scales to zero when no GPU pod is pending."""
-    max_size: int = Field(ge=0)
+    max_size: int = Field(ge=0, le=MAX_NODES)
     """The most nodes of the pool's own capacity (spot, or on-demand when `spot` is false), in total
     over all its node groups (zones, and VM sizes on AKS): split between them, never per group."""
-    fallback_max_size: int | None = Field(default=None, ge=1)
+    fallback_max_size: int | None = Field(default=None, ge=1, le=MAX_NODES)
     """With `onDemandFallback`: the most on-demand fallback nodes, in total over the fallback's groups
     (default: maxSize). The pool's worst case is maxSize + fallbackMaxSize nodes."""
     max_minutes_to_fallback: float | None = Field(default=None, gt=0)
@@ -208,28 +243,28 @@ class GpuPoolConfig(_Model):
     """Add an on-demand pool (min 0) the autoscaler tries only after the spot ones."""
     per_zone: bool = True
     """Default true: one node group per zone, so spot reclaims and rebalancing stay zonal."""
-    disk_size_gib: int = Field(default=DEFAULT_GPU_DISK_GIB, ge=20)
-    ami_family: Literal["al2023", "bottlerocket"] = "al2023"
+    disk_size_gib: int = Field(default=DEFAULT_GPU_DISK_GIB, ge=20, le=MAX_DISK_GIB)
+    ami_family: AmiFamily = "al2023"
     """AWS only: EKS-optimised AMI family (bottlerocket ships its own device plugin)."""
     gpu_driver_version: GpuDriverVersion = DEFAULT_GPU_DRIVER_VERSION
     """GCP only: the NVIDIA driver GKE installs on the nodes, DEFAULT or LATEST (default DEFAULT)."""
     queued_provisioning: bool = False
     """GCP only: Dynamic Workload Scheduler (flex-start capacity via ProvisioningRequests and Kueue);
     needs spot false and minSize 0 (default false)."""
-    spot_max_price: float | None = None
+    spot_max_price: float | None = Field(default=None, le=MAX_USD_PER_HOUR)
     """Azure only: max USD/hour per spot VM; default DEFAULT_AKS_SPOT_MAX_PRICE (-1, on-demand cap)."""
 
 
 class AutoscalerConfig(_Model):
-    scale_down_unneeded_time: Duration = Field(default=DEFAULT_SCALE_DOWN_UNNEEDED, pattern=DURATION_PATTERN)
-    scale_down_delay_after_add: Duration = Field(default=DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD, pattern=DURATION_PATTERN)
+    scale_down_unneeded_time: Duration = DEFAULT_SCALE_DOWN_UNNEEDED
+    scale_down_delay_after_add: Duration = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
     expander: list[Expander] = Field(default=list(DEFAULT_EXPANDER), min_length=1)
     """Expander chain; `priority` first ranks spot pools above on-demand fallbacks."""
-    max_node_provision_time: Duration = Field(default=DEFAULT_MAX_NODE_PROVISION_TIME, pattern=DURATION_PATTERN)
+    max_node_provision_time: Duration = DEFAULT_MAX_NODE_PROVISION_TIME
 
 
 class DevicePluginConfig(_Model):
-    time_slicing_replicas: int | None = Field(default=None, ge=2)
+    time_slicing_replicas: int | None = Field(default=None, ge=2, le=MAX_TIME_SLICING_REPLICAS)
     """Share each GPU between this many pods (NVIDIA time-slicing); unset: no sharing."""
 
 
@@ -328,7 +363,13 @@ def _describe(err: Mapping[str, Any]) -> str:
             return f"{path}: {err.get('input')!r} is not allowed; allowed: {PATTERN_HELP[pattern]}"
     if err["type"] == "finite_number":
         return f"{path}: must be a finite number (got {err.get('input')!r}); .inf and .nan are not allowed"
-    return f"{path}: {err['msg']} (got {err.get('input')!r})"
+    value = err.get("input")
+    hint = ""
+    if err["type"] == "less_than_equal" and (err.get("ctx") or {}).get("le") in BOUND_SOURCES:
+        hint = f"; {BOUND_SOURCES[err['ctx']['le']]}"
+    if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        hint = f"; the value carries its own quotes: write {value[1:-1]!r} without them"
+    return f"{path}: {err['msg']} (got {shown_number(value)}){hint}"
 
 
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
@@ -429,22 +470,21 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         problems.append(f"cluster.zones: zones must be distinct (got {cfg.cluster.zones})")
     problems += _cidr_problems(cfg)
     problems += _ignored_setting_problems(cfg)
-    for key in ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time"):
-        if duration_seconds(getattr(cfg.autoscaler, key)) == 0:
-            problems.append(f"autoscaler.{to_camel(key)}: must be longer than 0 (got {getattr(cfg.autoscaler, key)!r})")
+    problems += time_slicing_problems(
+        "devicePlugin.timeSlicingReplicas", cloud, cfg.device_plugin.time_slicing_replicas
+    )
+    problems += general_pool_problems("generalPool.", cloud, list(cfg.general_pool.instance_types))
     rules = cloud_module(cloud, "rules")
     splits_per_zone = rules.SPLITS_PER_ZONE
-    if (
-        any(p.on_demand_fallback for p in cfg.gpu_pools)
-        and rules.PRIORITY_EXPANDER
-        and "priority" not in cfg.autoscaler.expander
-    ):
-        i = next(i for i, p in enumerate(cfg.gpu_pools) if p.on_demand_fallback)
-        problems.append(
-            f"autoscaler.expander: gpuPools[{i}].onDemandFallback needs `priority` in the expander chain, or the "
-            f"autoscaler may pick the on-demand group before the spot ones (got {list(cfg.autoscaler.expander)}); "
-            "put priority first, e.g. [priority, least-waste]"
-        )
+    fallback = next((i for i, p in enumerate(cfg.gpu_pools) if p.on_demand_fallback), None)
+    problems += autoscaler_settings_problems(
+        lambda key: f"autoscaler.{to_camel(key)}",
+        {key: getattr(cfg.autoscaler, key) for key in DURATION_KEYS},
+        cfg.autoscaler.expander,
+        None if fallback is None else f"gpuPools[{fallback}].onDemandFallback",
+        cloud,
+        "[priority, least-waste]",
+    )
 
     gp = cfg.general_pool
     problems += size_problems("generalPool.", "minSize", gp.min_size, "maxSize", gp.max_size)
@@ -517,6 +557,7 @@ def validate_stack(cfg: StackConfig) -> list[str]:
             for i, ns in enumerate(cfg.kueue.namespaces)
             if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", ns)
         ]
+        problems += duplicate_problems("kueue.namespaces", list(cfg.kueue.namespaces))
     # The cloud's own rules (regions, zones, machine shapes, tags, API limits): components/<cloud>/rules.py.
     problems += rules.validate(cfg)
     return problems
@@ -527,28 +568,21 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
     access = cfg.cluster.api_access
     problems: list[str] = []
     for i, cidr in enumerate(access.public_cidrs or []):
-        try:
-            net = ipaddress.ip_network(cidr, strict=True)
-        except ValueError as exc:
-            problems.append(
-                f"cluster.apiAccess.publicCidrs[{i}]: {cidr!r} is not an IPv4 range like 203.0.113.0/24 ({exc})"
-            )
-            continue
-        if net.version != 4:
+        if ":" in cidr:
             problems.append(f"cluster.apiAccess.publicCidrs[{i}]: {cidr!r} is IPv6; the clouds take IPv4 ranges here")
+            continue
+        problems += cidr_problems(
+            f"cluster.apiAccess.publicCidrs[{i}]", cidr, invalid="is not an IPv4 range like 203.0.113.0/24"
+        )
+    problems += duplicate_problems("cluster.apiAccess.publicCidrs", list(access.public_cidrs or []))
     if not access.public and access.public_cidrs is not None:
         problems.append(
             "cluster.apiAccess.publicCidrs: set only with a public endpoint (public: true); a private-only "
             f"endpoint has no public ranges (got {access.public_cidrs})"
         )
-    if cfg.cloud == "gcp":
+    if cfg.cloud == "gcp" and cidr_problems("cluster.controlPlaneCidr", cfg.cluster.control_plane_cidr, range(28, 29)):
         cidr = cfg.cluster.control_plane_cidr
-        try:
-            ok = ipaddress.ip_network(cidr, strict=True).prefixlen == 28
-        except ValueError:
-            ok = False
-        if not ok:
-            problems.append(f"cluster.controlPlaneCidr: {cidr!r} is not an IPv4 /28 (GKE's control plane range)")
+        problems.append(f"cluster.controlPlaneCidr: {cidr!r} is not an IPv4 /28 (GKE's control plane range)")
     if not access.public and cfg.cloud == "gcp" and not cfg.cluster.private_nodes:
         problems.append(
             "cluster.apiAccess.public: a GKE private endpoint needs private nodes; set cluster.privateNodes: true "
@@ -557,31 +591,20 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
     return problems
 
 
+#: The autoscaler's durations (AutoscalerConfig and ClusterAutoscalerArgs attributes), checked against the
+#: cloud's AUTOSCALER_DURATIONS.
+DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time")
+
+
 def stack_warnings(cfg: StackConfig) -> list[str]:
-    """What deploys only after a quota increase (the cloud's rules.warnings): printed, not fatal."""
-    return list(cloud_module(cfg.cloud, "rules").warnings(cfg))
-
-
-def duration_seconds(text: str) -> int:
-    """Seconds of a DURATION_PATTERN duration ("1h30m" -> 5400)."""
-    return sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", text))
+    """Printed, not fatal: a Kubernetes minor past its end of standard support (components/versions.py),
+    and what deploys only after a quota increase (the cloud's rules.warnings)."""
+    warnings = minor_support_warnings("cluster.kubernetesVersion: ", cfg.cloud, cfg.cluster.kubernetes_version)
+    return warnings + list(cloud_module(cfg.cloud, "rules").warnings(cfg))
 
 
 def _cidr_problems(cfg: StackConfig) -> list[str]:
-    text = cfg.cluster.network_cidr
-    try:
-        net = ipaddress.ip_network(text, strict=True)
-    except ValueError as exc:
-        hint = ""
-        if "host bits set" in str(exc):
-            hint = f"; did you mean {str(ipaddress.ip_network(text, strict=False))!r}?"
-        return [f"cluster.networkCidr: {text!r} is not a network address ({exc}){hint}"]
-    if net.version != 4 or net.prefixlen not in CIDR_PREFIXES:
-        return [
-            f"cluster.networkCidr: {text!r}: allowed: an IPv4 range from /{CIDR_PREFIXES[0]} to /{CIDR_PREFIXES[-1]}, "
-            "such as 10.0.0.0/16"
-        ]
-    return []
+    return cidr_problems("cluster.networkCidr", cfg.cluster.network_cidr, CIDR_PREFIXES)
 
 
 #: Settings that do nothing on some clouds: (section, key or None for the whole section, clouds where it
@@ -700,7 +723,9 @@ def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> lis
                 f"{where}.gpu: {pool.gpu!r} is not offered on {cfg.cloud} in the catalog "
                 f"(components/gpu_catalog.py); allowed on {cfg.cloud}: {', '.join(offered)}"
             ]
-    problems = gpu_instance_type_problems(f"{where}.", cfg.cloud, list(pool.instance_types or []), pool.gpu)
+    problems = gpu_instance_type_problems(
+        f"{where}.", cfg.cloud, list(pool.instance_types or []), pool.gpu, mixed_models=pool.mixed_gpu_models
+    )
     if not problems and not cfg.instance_types(pool):
         problems.append(
             f"{where}.gpusPerNode: no {cfg.cloud} instance type has {pool.gpus_per_node} x {pool.gpu}; "

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.mocks import MOCK_UUID
 from elastic_gpu.offline.runner import Preview
 from tests.conftest import stem
 
@@ -106,9 +107,9 @@ def test_existing_eks_autoscaler_runs_where_told_without_a_general_pool(eks: Pre
     assert spec["nodeSelector"] == {"eks.amazonaws.com/capacityType": "ON_DEMAND"}
     assert spec["tolerations"] == [{"key": "CriticalAddonsOnly", "operator": "Exists"}]
     flags = spec["containers"][0]["command"]
-    assert (
-        "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/prod-a"
-        in flags
+    assert sorted(f for f in flags if f.startswith("--nodes=")) == sorted(
+        f"--nodes=0:{g.inputs['scalingConfig']['maxSize']}:eks-{g.inputs['nodeGroupName']}-{MOCK_UUID}"
+        for g in eks.of_type("aws:eks/nodeGroup:NodeGroup")
     )
     # No region given: the AWS provider's (aws.getRegion).
     assert spec["containers"][0]["env"] == [{"name": "AWS_REGION", "value": "us-east-1"}]
@@ -210,8 +211,11 @@ t4 = SpotGpuPool("t4", SpotGpuPoolArgs(cluster=c, instance_types=["Standard_NC4a
                                        on_demand_fallback=True))
 ClusterAutoscaler("ca", ClusterAutoscalerArgs(cluster=c, gpu_pools=[t4], expander=["least-waste"]))
 """
-    with pytest.raises(ConfigError, match="expander: spot pools with an on-demand fallback need the AKS autoscaler"):
+    with pytest.raises(ConfigError, match=r"ClusterAutoscalerArgs.expander: SpotGpuPool 't4' \(on_demand_fallback"):
         run_program(source)
+    # the component asks for priority, the cluster's profile does not: the profile is named
+    with pytest.raises(ConfigError, match="expander: spot pools with an on-demand fallback need the AKS autoscaler"):
+        run_program(source.replace('gpu_pools=[t4], expander=["least-waste"]', 'gpu_pools=[t4], expander=["priority"]'))
 
 
 GKE_PROGRAM = """
@@ -321,7 +325,7 @@ SpotGpuPool("p", SpotGpuPoolArgs(cluster=c, instance_types=["g6.xlarge"], max_si
 """
     with pytest.raises(ConfigError) as exc:
         run_program(source)
-    assert "SpotGpuPool 'p': cluster: Cluster is not a cluster handle" in str(exc.value)
+    assert "SpotGpuPool 'p': SpotGpuPoolArgs.cluster: Cluster is not a cluster handle" in str(exc.value)
     assert "EksCluster.existing(...)" in str(exc.value)
 
 

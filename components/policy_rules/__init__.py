@@ -25,6 +25,10 @@ from elastic_gpu.policy_rules.scheduling_rules import (
 )
 from elastic_gpu.policy_rules.scope import scoped
 from elastic_gpu.policy_rules.security_rules import eks_launch_template_imdsv2, no_public_node_ips, node_disks_encrypted
+from elastic_gpu.policy_rules.version_rules import (
+    kubernetes_version_not_end_of_life,
+    kubernetes_version_standard_support,
+)
 
 PACK_NAME = "elastic-gpu"
 
@@ -48,7 +52,9 @@ ALL_POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
         cost_allocation_tags,  # 10
         spot_gpu_pool_on_demand_fallback,  # 11
         gpu_pool_max_size_cap,  # 12
-        spot_gpu_pool_fallback_promise,  # 13 (issue 17)
+        kubernetes_version_standard_support,  # 13
+        kubernetes_version_not_end_of_life,  # 13
+        spot_gpu_pool_fallback_promise,  # 14 (issue 17)
     )
 ]
 

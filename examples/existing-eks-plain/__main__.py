@@ -2,7 +2,9 @@
 
 The cluster, its node role, subnets and OIDC provider come from that stack's outputs. This
 program adds its own small system node group (a plain aws.eks.NodeGroup), the GPU pools, the
-device plugin and an autoscaler renamed so that it never clashes with one the cluster may run.
+device plugin and an autoscaler renamed so that it never clashes with one the cluster may run. That
+autoscaler lists only the GPU pools' groups (`--nodes`), never the system group or the cluster's others;
+the cluster's own autoscaler must likewise not discover the GPU groups (give it an explicit list).
 """
 
 import pulumi
@@ -41,7 +43,7 @@ aws.eks.NodeGroup(
 handle = EksCluster.existing(
     "prod-eu",
     cluster_name=cluster_name,
-    kubernetes_version="1.33",
+    kubernetes_version="1.35",
     node_role_arn=node_role_arn,
     subnet_ids={z: subnets.apply(lambda s, z=z: s[z]) for z in ZONES},
     oidc_provider_arn=infra.require_output("oidcProviderArn"),

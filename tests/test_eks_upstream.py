@@ -1,0 +1,216 @@
+"""EKS behaviour checked against upstream source (issue 16): what a real `pulumi up` would do."""
+
+from __future__ import annotations
+
+import pytest
+
+from elastic_gpu.aws.node_groups import eks_node_group_name
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.diff import build_diff
+from elastic_gpu.pool_view import EKS_NODE_GROUP
+from elastic_gpu.replacement import POOL_REPLACE_FIELDS
+from elastic_gpu.simulation.run import simulate
+from tests.conftest import stem
+from tests.test_components_aws import program
+from tests.test_diff import side
+
+
+def _command(preview, name: str = "ca-deployment") -> list[str]:
+    dep = preview.one("kubernetes:apps/v1:Deployment", name).inputs
+    return dep["spec"]["template"]["spec"]["containers"][0]["command"]
+
+
+def test_autoscaler_in_its_own_namespace_reads_its_priorities_there(run_program) -> None:
+    source = program().replace("gpu_pools=pools))", 'gpu_pools=pools, namespace="autoscaling"))')
+    preview = run_program(source)
+    # The priority ConfigMap, status ConfigMap and lease live in --namespace (flag default kube-system).
+    assert "--namespace=autoscaling" in _command(preview)
+    cm = preview.one("kubernetes:core/v1:ConfigMap", "ca-priorities").inputs
+    assert cm["metadata"]["namespace"] == "autoscaling"
+    # The default namespace needs no flag (the Deployment of existing stacks does not change).
+    assert not [f for f in _command(run_program(program())) if f.startswith("--namespace")]
+
+
+# --- pulumi-eks: the offline mock refuses what pulumi-eks refuses; from_pulumi_eks ------------------
+
+PULUMI_EKS_PROGRAM = """
+import pulumi
+import pulumi_eks as eks
+from elastic_gpu import EksCluster, SpotGpuPool, SpotGpuPoolArgs
+
+cluster = eks.Cluster("ml", name="ml", vpc_id="vpc-1", private_subnet_ids=["subnet-a"], authentication_mode="API",
+                      create_oidc_provider=True, {cluster_args})
+handle = EksCluster.from_pulumi_eks("h", cluster, subnet_ids={{"us-west-2a": "subnet-a"}}, kubernetes_version="1.33"
+                                    {handle_args})
+SpotGpuPool("l4", SpotGpuPoolArgs(cluster=handle, instance_types=["g6.xlarge"], max_size=2))
+"""
+
+
+def pulumi_eks_program(cluster_args: str, handle_args: str = "") -> str:
+    return PULUMI_EKS_PROGRAM.format(cluster_args=cluster_args, handle_args=handle_args)
+
+
+@pytest.mark.parametrize(
+    ("cluster_args", "message"),
+    [
+        (
+            'instance_type="m6i.large", node_group_options=eks.ClusterNodeGroupOptionsArgs(min_size=1)',
+            "Setting nodeGroupOptions, and any set of singular node group option(s) on the cluster, is mutually "
+            "exclusive. Choose a single approach. (singular options set: instanceType)",
+        ),
+        (
+            'subnet_ids=["subnet-a"]',
+            "subnetIds, and the use of publicSubnetIds and/or privateSubnetIds are mutually exclusive",
+        ),
+        (
+            'endpoint_public_access=False, public_access_cidrs=["10.0.0.0/8"]',
+            "`publicAccessCidrs` can only be set when `endpointPublicAccess` is true",
+        ),
+    ],
+)
+def test_the_pulumi_eks_mock_refuses_what_pulumi_eks_refuses(run_program, cluster_args: str, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        run_program(pulumi_eks_program(cluster_args))
+    assert f"PulumiEksError: pulumi-eks Cluster 'ml': {message}" in str(err.value)
+
+
+def test_pulumi_eks_options_it_accepts_still_run(run_program) -> None:
+    # JavaScript truthiness: min_size=0 and node_associate_public_ip_address=False count as unset.
+    preview = run_program(
+        pulumi_eks_program(
+            "min_size=0, node_associate_public_ip_address=False, "
+            'node_group_options=eks.ClusterNodeGroupOptionsArgs(instance_type="m6i.large")'
+        )
+    )
+    assert preview.of_type("aws:eks/nodeGroup:NodeGroup")
+
+
+def test_from_pulumi_eks_without_instance_roles_asks_for_node_role_arn(run_program) -> None:
+    with pytest.raises(ConfigError) as err:
+        run_program(pulumi_eks_program("skip_default_node_group=True"))
+    assert "EksCluster.from_pulumi_eks 'h': node_role_arn: the pulumi-eks cluster has no instance role" in str(
+        err.value
+    )
+    assert "IndexError" not in str(err.value)
+    preview = run_program(
+        pulumi_eks_program("skip_default_node_group=True", ', node_role_arn="arn:aws:iam::123456789012:role/gpu"')
+    )
+    groups = preview.of_type("aws:eks/nodeGroup:NodeGroup")
+    assert {g.inputs["nodeRoleArn"] for g in groups} == {"arn:aws:iam::123456789012:role/gpu"}
+    assert not [w for w in preview.warnings if "node_role_arn" in w]
+
+
+def test_from_pulumi_eks_warns_when_gpu_groups_share_the_self_managed_role(run_program) -> None:
+    preview = run_program(pulumi_eks_program("node_group_options=eks.ClusterNodeGroupOptionsArgs(min_size=1)"))
+    groups = preview.of_type("aws:eks/nodeGroup:NodeGroup")
+    assert {g.inputs["nodeRoleArn"] for g in groups} == {"arn:aws:mock::123456789012:role/ml-instanceRole-role"}
+    [warning] = [w for w in preview.warnings if "node_role_arn" in w]
+    assert warning.startswith("EksCluster.from_pulumi_eks 'h': node_role_arn: not given")
+    assert "self-managed nodes using it go NotReady" in warning
+    assert "delete-managed-node-group.html" in warning
+
+
+# --- which groups the autoscaler scales (issue 16; issue 20: only the library's groups) -------------
+
+
+def _cpu_pod(selector: dict[str, str]) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "cpu"},
+        "spec": {
+            "nodeSelector": selector,
+            "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "100m"}}}],
+        },
+    }
+
+
+def test_the_simulation_never_scales_a_group_the_autoscaler_does_not_list() -> None:
+    from tests.test_examples import example
+
+    preview = example("existing-eks-plain")
+    # The user's own "system" group fits the pod, but the program's autoscaler lists only its GPU groups.
+    [outcome] = simulate(preview, _cpu_pod({"node-role": "system"}))
+    assert not outcome.reaches
+    assert outcome.reason.startswith("fits no node group")
+    assert "system: not a group the autoscaler lists (--nodes)" in outcome.reason
+
+
+def test_unranked_groups_come_last_not_never() -> None:
+    # AKS's managed autoscaler sees every pool, the System pool too; the priority list ranks only the
+    # library's pools, and priority.go BestOptions falls back to the unranked ones when no ranked one fits.
+    from tests.conftest import stack_preview
+
+    preview = stack_preview("azure-dev")
+    [outcome] = simulate(preview, _cpu_pod({}))
+    assert [[g.resource for g in tier] for tier in outcome.tiers] == [["general-pool"], ["gpu-dev-aks[0]"]]
+    assert outcome.tiers[-1][0].group == "system"
+
+
+# --- a replacement renames the node group, so it is created first ------------------------------------
+
+EXISTING_PROGRAM = """
+import pulumi
+from elastic_gpu import EksCluster, SpotGpuPool, SpotGpuPoolArgs
+
+cluster = EksCluster.existing(
+    "prod-a", cluster_name="prod-a", kubernetes_version="1.33", region="us-east-1",
+    node_role_arn="{role}", subnet_ids={{"us-east-1a": "{subnet_a}", "us-east-1b": "subnet-b"}},
+    oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/x", oidc_provider_url="https://x")
+SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, instance_types=["g6.xlarge"], max_size=2))
+"""
+ROLE = "arn:aws:iam::123456789012:role/nodes"
+
+
+def _existing(run_program, role: str = ROLE, subnet_a: str = "subnet-a"):
+    return run_program(EXISTING_PROGRAM.format(role=role, subnet_a=subnet_a))
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "replaced"),
+    [
+        ({"subnet_a": "subnet-a2"}, "subnetIds", {"l4-spot-us-east-1a"}),
+        (
+            {"role": "arn:aws:iam::123456789012:role/gpu-nodes"},
+            "nodeRoleArn",
+            {"l4-spot-us-east-1a", "l4-spot-us-east-1b"},
+        ),
+    ],
+)
+def test_a_field_the_provider_replaces_on_renames_the_group_so_diff_says_create_first(
+    run_program, change: dict[str, str], field: str, replaced: set[str]
+) -> None:
+    base = _existing(run_program)
+    head = _existing(run_program, **change)
+    diff = build_diff(side(base), side(head))
+    groups = [c for c in diff.of("replace") if c.type == "aws:eks/nodeGroup:NodeGroup"]
+    assert {c.name for c in groups} == replaced
+    for c in groups:
+        # a new name: the engine creates the new group, then deletes the old one (EKS refuses a second
+        # group of the same name, so under a kept name the provider would have to delete first)
+        assert field in c.forced_by and "nodeGroupName" in c.changed and not c.delete_first, c
+    # the autoscaler-facing names follow (the digest differs, the stem stays)
+    before = {r.name: r.inputs["nodeGroupName"] for r in base.of_type("aws:eks/nodeGroup:NodeGroup")}
+    after = {r.name: r.inputs["nodeGroupName"] for r in head.of_type("aws:eks/nodeGroup:NodeGroup")}
+    for name in replaced:
+        assert stem(before[name]) == stem(after[name]) and before[name] != after[name]
+
+
+def test_the_name_digest_covers_every_replacing_field_of_the_table() -> None:
+    base = {
+        "clusterName": "c",
+        "nodeRoleArn": ROLE,
+        "subnetIds": ["subnet-a", "subnet-b"],
+        "instanceTypes": ["g6.xlarge"],
+        "capacityType": "SPOT",
+        "amiType": "AL2023_x86_64_NVIDIA",
+        "launchTemplate.id": "lt-1",
+    }
+    name = eks_node_group_name("c-l4-spot", base)
+    fields = [f for f in POOL_REPLACE_FIELDS[EKS_NODE_GROUP].fields if f != "nodeGroupName"]
+    for f in fields:  # every field of the one table changes the name, the ones the builder leaves unset too
+        assert eks_node_group_name("c-l4-spot", base | {f: "changed"}) != name, f
+    # the subnets are a set in the provider: their order is no change
+    assert eks_node_group_name("c-l4-spot", base | {"subnetIds": ["subnet-b", "subnet-a"]}) == name
+    with pytest.raises(ValueError, match="labels"):
+        eks_node_group_name("c-l4-spot", base | {"labels": {}})
