@@ -226,8 +226,8 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
         # it would plan replicas-times too many nodes for shared-GPU pods.
         problems.append(
             f"{where}gpu_sharing_replicas: GPU time-slicing ({args.gpu_sharing_replicas}) is not supported on AKS: "
-            "the managed autoscaler plans with the VM size's physical GPU count; remove devicePlugin."
-            "timeSlicingReplicas (allowed: unset)"
+            "the managed autoscaler plans with the VM size's physical GPU count; allowed: 1 (no time-slicing: leave "
+            "NvidiaDevicePluginArgs.time_slicing_replicas unset; devicePlugin.timeSlicingReplicas in a stack file)"
         )
     if len(args.instance_types) > MAX_VM_SIZES:
         problems.append(
