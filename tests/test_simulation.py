@@ -215,12 +215,6 @@ def test_gke_time_slicing_is_real_and_the_template_advertises_it(program_dir):
 @pytest.mark.parametrize(
     ("stack", "change", "message"),
     [
-        # both spellings: the program's argument and the stack file's key
-        (
-            "azure-dev",
-            {"elastic-gpu:devicePlugin": {"timeSlicingReplicas": 2}},
-            "leave NvidiaDevicePluginArgs.time_slicing_replicas unset; devicePlugin.timeSlicingReplicas in a stack",
-        ),
         ("aws-dev", {"amiFamily": "bottlerocket"}, "'bottlerocket' nodes do not run"),
     ],
 )
