@@ -32,9 +32,11 @@ from elastic_gpu.config import (
     DEFAULT_MAX_NODE_PROVISION_TIME,
     DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
     DEFAULT_SCALE_DOWN_UNNEEDED,
+    Expander,
 )
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import NODE_CLASS_GENERAL, node_labels
+from elastic_gpu.validation import args_type_problems
 
 TYPE_TOKEN = "elastic-gpu:index:AksCluster"
 EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingAksCluster"
@@ -85,7 +87,7 @@ class AksClusterArgs:
     """The managed autoscaler's profile: delay after a scale-up before scale-down resumes."""
     max_node_provision_time: str = DEFAULT_MAX_NODE_PROVISION_TIME
     """The managed autoscaler's profile: how long a pool may take before the next is tried."""
-    expander: list[str] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
+    expander: list[Expander] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
     """Our expander chain; AKS takes one value: the chain's first (priority by default)."""
     protect: bool = False
     """Protect the cluster (and a created resource group) from deletion (production)."""
@@ -99,7 +101,8 @@ class AksClusterArgs:
 
 def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
     where = f"AksCluster '{name}': "
-    problems: list[str] = []
+    if problems := args_type_problems(f"{where}AksClusterArgs.", args):
+        return problems  # the rules below compare and iterate the values
     if not re.fullmatch(CLUSTER_NAME_PATTERN, args.cluster_name):
         problems.append(f"{where}cluster_name: {args.cluster_name!r} is not a valid AKS name ({CLUSTER_NAME_PATTERN})")
     if bad := [z for z in args.zones if z not in AZURE_ZONES]:

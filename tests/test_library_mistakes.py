@@ -365,3 +365,18 @@ def test_gke_pool_rules_of_the_stack_config_hold_for_a_program(run_program, pool
     with pytest.raises(ConfigError) as exc:
         run_program(source)
     assert f"SpotGpuPool 'l4': {problem}" in str(exc.value)
+
+
+def test_aks_cluster_args_are_type_checked_first(run_program) -> None:
+    source = """
+from elastic_gpu import AksCluster, AksClusterArgs
+AksCluster("c", AksClusterArgs(cluster_name="c", location="westeurope", zones=["1"], kubernetes_version="1.35",
+                               system_min_size="1", expander=["priority", "least-wast"]))
+"""
+    with pytest.raises(ConfigError) as exc:
+        run_program(source)
+    assert exc.value.problems == [
+        "AksCluster 'c': AksClusterArgs.system_min_size: must be an integer, got str '1'",
+        "AksCluster 'c': AksClusterArgs.expander[1]: 'least-wast' is not allowed; did you mean 'least-waste'? "
+        "allowed: priority, least-waste, most-pods, random, price",
+    ]
