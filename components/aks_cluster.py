@@ -17,6 +17,7 @@ from elastic_gpu.args_doc import documented
 from elastic_gpu.cluster_handle import (
     ExistingCluster,
     ManagedAutoscalerProfile,
+    handle_inputs,
     input_str_problems,
     k8s_provider_problems,
     raise_if,
@@ -196,7 +197,7 @@ class AksCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := aks_cluster_problems(name, args):
             raise ConfigError(problems, source=f"AksCluster '{name}'")
-        super().__init__(TYPE_TOKEN, name, None, opts)
+        super().__init__(TYPE_TOKEN, name, handle_inputs(args.zones, args.kubernetes_version), opts)
         self.args = args
         child = pulumi.ResourceOptions(parent=self)
         rg_name = args.resource_group_name or f"{args.cluster_name}-rg"
@@ -337,7 +338,7 @@ class ExistingAksCluster(ExistingCluster):
         problems += version_problems(where, kubernetes_version)
         problems += k8s_provider_problems(where, k8s_provider)
         raise_if(problems, source=f"AksCluster.existing '{resource_name}'")
-        super().__init__(EXISTING_TYPE_TOKEN, resource_name, None, opts)
+        super().__init__(EXISTING_TYPE_TOKEN, resource_name, handle_inputs(zones, kubernetes_version), opts)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(resource_group_name)
         self.location: pulumi.Output[str] = pulumi.Output.from_input(location)

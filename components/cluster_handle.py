@@ -171,6 +171,25 @@ def zones_problems(where: str, zones: object, allowed: tuple[str, ...] | None = 
     return []
 
 
+#: The inputs a cluster-handle component records (its own props): the cluster's facts as the handle has
+#: them, so that the offline reports (zones of a pool, the Kubernetes minor a diff compares) read them from
+#: the captured resources of any program, also where the subnets or the cluster come from elsewhere.
+ZONES_INPUT = "zones"
+VERSION_INPUT = "kubernetesVersion"
+#: EKS: zone -> subnet id, as the handle maps them (components/aws/preview.py reads it back).
+SUBNET_IDS_INPUT = "subnetIds"
+
+
+def handle_inputs(
+    zones: Sequence[str], kubernetes_version: str, subnet_ids: Mapping[str, pulumi.Input[str]] | None = None
+) -> dict[str, Any]:
+    """The props a cluster-handle component registers with (see ZONES_INPUT)."""
+    inputs: dict[str, Any] = {ZONES_INPUT: list(zones), VERSION_INPUT: kubernetes_version}
+    if subnet_ids is not None:
+        inputs[SUBNET_IDS_INPUT] = dict(subnet_ids)
+    return inputs
+
+
 def raise_if(problems: list[str], source: str) -> None:
     if problems:
         raise ConfigError(problems, source=source)

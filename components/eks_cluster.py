@@ -15,6 +15,7 @@ from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_polic
 from elastic_gpu.aws.network import build_network
 from elastic_gpu.cluster_handle import (
     ExistingCluster,
+    handle_inputs,
     input_str_problems,
     is_input_str,
     k8s_provider_problems,
@@ -144,7 +145,7 @@ class EksCluster(pulumi.ComponentResource):
         )
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__(TYPE_TOKEN, name, None, opts)
+        super().__init__(TYPE_TOKEN, name, handle_inputs(args.zones, args.kubernetes_version), opts)
         self.args = args
         child = pulumi.ResourceOptions(parent=self)
 
@@ -293,7 +294,9 @@ class ExistingEksCluster(ExistingCluster):
             problems.append(f"{where}region: must be a string or an Output, got {type(region).__name__} {region!r}")
         problems += k8s_provider_problems(where, k8s_provider)
         raise_if(problems, source=f"EksCluster.existing '{resource_name}'")
-        super().__init__(EXISTING_TYPE_TOKEN, resource_name, None, opts)
+        super().__init__(
+            EXISTING_TYPE_TOKEN, resource_name, handle_inputs(list(subnet_ids), kubernetes_version, subnet_ids), opts
+        )
         invoke_opts = pulumi.InvokeOutputOptions(parent=self)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.region: pulumi.Output[str] = (

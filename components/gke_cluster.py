@@ -12,6 +12,7 @@ import pulumi_kubernetes as k8s
 from elastic_gpu.args_doc import documented
 from elastic_gpu.cluster_handle import (
     ExistingCluster,
+    handle_inputs,
     input_str_problems,
     k8s_provider_problems,
     raise_if,
@@ -113,7 +114,7 @@ class GkeCluster(pulumi.ComponentResource):
         )
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        super().__init__(TYPE_TOKEN, name, None, opts)
+        super().__init__(TYPE_TOKEN, name, handle_inputs(args.zones, args.kubernetes_version), opts)
         self.args = args
         child = pulumi.ResourceOptions(parent=self)
         private = (
@@ -241,7 +242,7 @@ class ExistingGkeCluster(ExistingCluster):
         problems += version_problems(where, kubernetes_version)
         problems += k8s_provider_problems(where, k8s_provider)
         raise_if(problems, source=f"GkeCluster.existing '{resource_name}'")
-        super().__init__(EXISTING_TYPE_TOKEN, resource_name, None, opts)
+        super().__init__(EXISTING_TYPE_TOKEN, resource_name, handle_inputs(zones, kubernetes_version), opts)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.project: pulumi.Output[str] = pulumi.Output.from_input(project)
         self.location: pulumi.Output[str] = pulumi.Output.from_input(location)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from elastic_gpu.aws.preview import subnet_zones
 from elastic_gpu.config import PROJECT, load_price_overrides, load_stack_config
 from elastic_gpu.cost import (
     DEFAULT_EVICTION_RATE,
@@ -65,11 +66,10 @@ def _known(value: Any, default: Any) -> Any:
 
 
 def _eks_node_group(r: CapturedResource, preview: Preview) -> PoolSummary:
-    subnets = preview.by_id()
+    subnets = subnet_zones(preview.resources)
     subnet_ids = _known(r.inputs.get("subnetIds"), [])
     zones = sorted(
-        subnets[s].inputs.get("availabilityZone", "?") if isinstance(s, str) and s in subnets else "?"
-        for s in (subnet_ids if isinstance(subnet_ids, list) else [])
+        subnets.get(s, "?") if isinstance(s, str) else "?" for s in (subnet_ids if isinstance(subnet_ids, list) else [])
     )
     scaling = _known(r.inputs.get("scalingConfig"), {})
     return PoolSummary(
