@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -34,7 +35,10 @@ PRIORITY_CONFIGMAP = "cluster-autoscaler-priority-expander"
 #: Priority-expander ranks: the highest that can fit the pending pods wins.
 SPOT_PRIORITY = 50
 ON_DEMAND_PRIORITY = 10
-CATCH_ALL_PRIORITY = 1  # groups we did not create still get considered, last
+#: The lowest rank we give. There is no catch-all (`.*`): a group no regex matches is used only when no
+#: ranked group can take the pod ("no priorities info found for any of the expansion options. No options
+#: filtered", kubernetes/autoscaler cluster-autoscaler/expander/priority/priority.go BestOptions).
+LOWEST_PRIORITY = 1
 
 
 @documented
@@ -78,13 +82,13 @@ class ClusterAutoscalerArgs:
 
 def priorities(node_groups: list[NodeGroupRef]) -> dict[int, list[str]]:
     """Priority-expander ranks: spot groups above on-demand ones, cheaper above dearer within each
-    (a group's `rank`), unknown groups last. Groups of one priority are drawn at random ("one group
-    ... is selected each time at random", priority expander readme), so only equals share one."""
+    (a group's `rank`). Groups of one priority are drawn at random ("one group ... is selected each
+    time at random", priority expander readme), so only equals share one. Only the given groups are
+    ranked: no catch-all puts groups the library did not declare into the order (see LOWEST_PRIORITY)."""
     ranks: dict[int, list[str]] = {}
     for g in node_groups:
         base = SPOT_PRIORITY if g.capacity == "spot" else ON_DEMAND_PRIORITY
-        ranks.setdefault(max(base - g.rank, CATCH_ALL_PRIORITY + 1), []).append(g.name_regex)
-    ranks[CATCH_ALL_PRIORITY] = [".*"]
+        ranks.setdefault(max(base - g.rank, LOWEST_PRIORITY), []).append(g.name_regex)
     return dict(sorted(ranks.items(), reverse=True))
 
 
@@ -93,7 +97,7 @@ def priority_expander_data(node_groups: list[NodeGroupRef]) -> pulumi.Output[dic
     regexes = pulumi.Output.all(*[g.name_regex for g in node_groups])
 
     def render(names: list[str]) -> dict[str, str]:
-        known = [NodeGroupRef(g.name, g.capacity, n, g.rank) for g, n in zip(node_groups, names, strict=True)]
+        known = [dataclasses.replace(g, name_regex=n) for g, n in zip(node_groups, names, strict=True)]
         return {"priorities": yaml.safe_dump(priorities(known), sort_keys=False)}
 
     return regexes.apply(render)
@@ -183,10 +187,14 @@ def nodes_first(args: ClusterAutoscalerArgs) -> list[pulumi.Resource]:
 def common_flags(args: ClusterAutoscalerArgs) -> list[str]:
     """Flags every self-run autoscaler gets from our settings."""
     renamed = []
+    if args.namespace != DEFAULT_NAMESPACE:
+        # Where it reads the priority ConfigMap and writes its status (flag default kube-system:
+        # cluster-autoscaler config/flags/flags.go `namespace`, main.go before 1.32).
+        renamed.append(f"--namespace={args.namespace}")
     if args.workload_name != DEFAULT_WORKLOAD_NAME:
         # The lease and status ConfigMap follow the name, so a second autoscaler never shares them
         # (component-base leader-election flags bound in cluster-autoscaler's main.go; FAQ for the status map).
-        renamed = [
+        renamed += [
             f"--leader-elect-resource-name={args.workload_name}",
             f"--status-config-map-name={args.workload_name}-status",
         ]

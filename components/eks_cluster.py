@@ -22,6 +22,7 @@ from elastic_gpu.cluster_handle import (
     raise_if,
     version_problems,
 )
+from elastic_gpu.errors import ConfigError
 from elastic_gpu.kubeconfig import exec_kubeconfig
 
 if TYPE_CHECKING:
@@ -29,6 +30,15 @@ if TYPE_CHECKING:
 
 TYPE_TOKEN = "elastic-gpu:index:EksCluster"
 EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingEksCluster"
+
+#: Why GPU node groups should not share the node role of a pulumi-eks cluster's self-managed nodes.
+SHARED_NODE_ROLE_WARNING = (
+    "node_role_arn: not given, so the GPU node groups use the cluster's instance role, which its self-managed "
+    "nodes use too. When the last managed node group using a role is deleted (a pool removed, `pulumi destroy` "
+    "of this program), EKS removes that role's aws-auth mapping and self-managed nodes using it go NotReady "
+    "(https://docs.aws.amazon.com/eks/latest/userguide/delete-managed-node-group.html). Pass node_role_arn= "
+    "a role of the GPU nodes' own"
+)
 
 #: Control-plane logs worth paying for: who did what (audit), and why auth failed.
 DEFAULT_LOG_TYPES = ("api", "audit", "authenticator")
@@ -114,14 +124,19 @@ class EksCluster(pulumi.ComponentResource):
         *,
         subnet_ids: Mapping[str, pulumi.Input[str]],
         kubernetes_version: str,
+        node_role_arn: pulumi.Input[str] | None = None,
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingEksCluster:
         """A handle on a `pulumi_eks.Cluster` (built with `create_oidc_provider=True` for IRSA).
 
-        Reads its EKS cluster's name, its first instance role (the node role), its OIDC
-        provider and its kubeconfig (which runs `aws eks get-token`). `subnet_ids` maps
-        each zone the pools may use to a private subnet of the cluster's VPC.
+        Reads its EKS cluster's name, its OIDC provider and its kubeconfig (which runs
+        `aws eks get-token`). `subnet_ids` maps each zone the pools may use to a private
+        subnet of the cluster's VPC. `node_role_arn`: the role the GPU node groups use;
+        default None: the cluster's first instance role, which its self-managed nodes also
+        use, so a warning says why a role of their own is safer (`SHARED_NODE_ROLE_WARNING`);
+        a cluster without instance roles (`skip_default_node_group` and no instance role)
+        needs `node_role_arn`.
         """
         if type(cluster).__module__.split(".")[0] != "pulumi_eks" or not hasattr(cluster, "eks_cluster"):
             raise_if(
@@ -131,11 +146,31 @@ class EksCluster(pulumi.ComponentResource):
                 ],
                 source=f"EksCluster.from_pulumi_eks '{resource_name}'",
             )
+        where = f"EksCluster.from_pulumi_eks '{resource_name}': "
+        if node_role_arn is None:
+            pulumi.log.warn(where + SHARED_NODE_ROLE_WARNING)
+
+            def first_role(roles: list[Any]) -> pulumi.Output[str]:
+                if not roles:
+                    # Known only once the cluster's outputs are: pulumi-eks reports no instance role when
+                    # its default node group is skipped and no role is given (cluster.ts createCore).
+                    raise ConfigError(
+                        [
+                            f"{where}node_role_arn: the pulumi-eks cluster has no instance role (skip_default_node_"
+                            "group without create_instance_role / instance_role); pass node_role_arn= the ARN of a "
+                            "role for the GPU nodes (AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy, "
+                            "AmazonEC2ContainerRegistryReadOnly)"
+                        ],
+                        source=f"EksCluster.from_pulumi_eks '{resource_name}'",
+                    )
+                return roles[0].arn
+
+            node_role_arn = cluster.instance_roles.apply(first_role)
         return ExistingEksCluster(
             resource_name,
             cluster_name=cluster.eks_cluster.apply(lambda c: c.name),
             kubernetes_version=kubernetes_version,
-            node_role_arn=cluster.instance_roles.apply(lambda roles: roles[0].arn),
+            node_role_arn=node_role_arn,
             subnet_ids=subnet_ids,
             oidc_provider_arn=cluster.oidc_provider_arn,
             oidc_provider_url=cluster.oidc_provider_url,

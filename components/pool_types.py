@@ -25,6 +25,11 @@ class NodeGroupRef:
     #: rank among the pool's groups of the same capacity, cheapest 0: the priority expander
     #: ranks them so, instead of drawing between them at random
     rank: int = 0
+    #: the group as a self-run autoscaler lists it (EKS: the Auto Scaling group's name, known once EKS
+    #: made it) with its bounds: `--nodes=<min_size>:<max_size>:<autoscaler_group>`; None elsewhere
+    autoscaler_group: pulumi.Input[str] | None = None
+    min_size: int = 0
+    max_size: int = 0
 
 
 @dataclass

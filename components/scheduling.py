@@ -58,6 +58,10 @@ AKS_SPOT_LABEL = "kubernetes.azure.com/scalesetpriority"
 
 #: GCP: GKE taints GPU nodes with nvidia.com/gpu (value "present" by convention).
 GKE_GPU_TAINT = Taint(key=GPU_RESOURCE, value="present", effect="NoSchedule")
+#: GCP: GKE taints the nodes of a queued-provisioning node pool itself (GoogleCloudPlatform/cluster-toolkit
+#: modules/compute/gke-node-pool/main.tf: "GKE automatically applies the taint"; its Job samples tolerate
+#: cloud.google.com/gke-queued=true:NoSchedule). The pool does not declare it; its workload tolerates it.
+GKE_QUEUED_TAINT = Taint(key="cloud.google.com/gke-queued", value="true", effect="NoSchedule")
 
 #: GCP: a manually created node pool serves a GKE ComputeClass when it carries this
 #: label and a NoSchedule taint with the same key and the class name as value.

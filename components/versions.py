@@ -41,6 +41,10 @@ KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
 KUEUE_VERSION = "0.19.4"
 #: The port Kueue's webhook server listens on (its chart's webhook Service targets it).
 KUEUE_WEBHOOK_PORT = 9443
+#: The port Kueue's visibility API server listens on (apis/config/v1beta2/defaults.go DefaultVisibilityBindPort,
+#: v0.19.2): on by default (feature VisibilityOnDemand, beta and default true since 0.9), and the chart
+#: registers its APIService with the kube-apiserver, which must reach it like the webhook.
+KUEUE_VISIBILITY_PORT = 8082
 
 
 def cluster_autoscaler_image(kubernetes_version: str) -> str:

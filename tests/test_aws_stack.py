@@ -194,12 +194,21 @@ def test_autoscaler_flags_follow_the_config(dev, prod) -> None:
     for flag in (
         "--cloud-provider=aws",
         "--expander=priority,least-waste",
-        "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/gpu-dev",
         "--max-node-provision-time=15m",  # the default: a cold GPU node's start-up
         "--scale-down-unneeded-time=5m",
         "--scale-down-delay-after-add=5m",
     ):
         assert flag in cmd
+    # Exactly the stack's own groups, by ASG name with their bounds: no tag auto-discovery, which would also
+    # find every other managed group of the cluster (EKS tags them all).
+    assert not [f for f in cmd if f.startswith("--node-group-auto-discovery")]
+    groups = dev.of_type(NG)
+    assert sorted(f for f in cmd if f.startswith("--nodes=")) == sorted(
+        f"--nodes={g.inputs['scalingConfig']['minSize']}:{g.inputs['scalingConfig']['maxSize']}:"
+        f"eks-{g.inputs['nodeGroupName']}-{MOCK_UUID}"
+        for g in groups
+    )
+    assert len(groups) == 5
     assert "--max-node-provision-time=15m" in ca_command(prod)
     assert "--scale-down-unneeded-time=10m" in ca_command(prod)
 
@@ -240,17 +249,20 @@ def test_priority_expander_ranks_spot_above_on_demand(dev) -> None:
 
     def rank(ng_name: str) -> int:
         asg = f"eks-{names.get(ng_name, ng_name)}-{MOCK_UUID}"
-        return max(p for p, regexes in ranks.items() if any(re.fullmatch(rx, asg) for rx in regexes))
+        return max((p for p, regexes in ranks.items() if any(re.fullmatch(rx, asg) for rx in regexes)), default=None)
 
     assert rank("gpu-dev-t4-spot-us-west-2a") == rank("gpu-dev-t4-spot-us-west-2b") == 50
     assert rank("gpu-dev-t4-fallback-us-west-2a") == rank("gpu-dev-t4-fallback-us-west-2b") == 10
     assert rank("gpu-dev-general") == 10
-    assert rank("someone-elses-group") == 1
+    # No catch-all: a group the stack did not declare is not ranked (the expander uses unranked groups only
+    # when no ranked one can take the pod, priority.go BestOptions).
+    assert rank("someone-elses-group") is None
+    assert ".*" not in [rx for regexes in ranks.values() for rx in regexes]
     # The regexes follow the generated names: the stem alone (an older group) is not ranked as ours.
-    assert rank("gpu-dev-t4-spot-us-west-2a-000000") == 1
+    assert rank("gpu-dev-t4-spot-us-west-2a-000000") is None
 
 
-def test_autoscaler_iam_scopes_mutations_to_this_cluster(dev) -> None:
+def test_autoscaler_iam_scopes_mutations_to_its_own_groups(dev) -> None:
     policy = json.loads(dev.one("aws:iam/rolePolicy:RolePolicy", "cluster-autoscaler-policy").inputs["policy"])
     describe, scale = policy["Statement"]
     assert describe["Resource"] == "*"
@@ -258,6 +270,9 @@ def test_autoscaler_iam_scopes_mutations_to_this_cluster(dev) -> None:
     assert "autoscaling:SetDesiredCapacity" not in describe["Action"]
     assert scale["Action"] == ["autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"]
     assert scale["Condition"] == {"StringEquals": {"aws:ResourceTag/k8s.io/cluster-autoscaler/gpu-dev": "owned"}}
+    # ... and only on the ASGs it lists (cloudprovider/aws/README.md, "Minimal IAM Permissions Policy").
+    arn = "arn:*:autoscaling:us-west-2:*:autoScalingGroup:*:autoScalingGroupName/eks-{}-" + MOCK_UUID
+    assert sorted(scale["Resource"]) == sorted(arn.format(g.inputs["nodeGroupName"]) for g in dev.of_type(NG))
     trust = json.loads(dev.one("aws:iam/role:Role", "cluster-autoscaler-role").inputs["assumeRolePolicy"])
     cond = trust["Statement"][0]["Condition"]["StringEquals"]
     assert "system:serviceaccount:kube-system:cluster-autoscaler" in cond.values()

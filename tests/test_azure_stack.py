@@ -136,16 +136,17 @@ def test_priority_configmap_ranks_spot_pools_above_on_demand(dev: Preview) -> No
     assert cm["metadata"] == {"name": "cluster-autoscaler-priority-expander", "namespace": "kube-system"}
     ranks = yaml.safe_load(cm["data"]["priorities"])
 
-    def rank(vmss: str) -> int:
-        return max(p for p, regexes in ranks.items() if any(re.fullmatch(rx, vmss) for rx in regexes))
+    def rank(vmss: str) -> int | None:
+        return max((p for p, regexes in ranks.items() if any(re.fullmatch(rx, vmss) for rx in regexes)), default=None)
 
     s1, s2, od, general = (ap_name(dev, n) for n in ("t4-t4s01", "t4-t4s02", "t4-t4o0", "general-pool"))
     # AKS names each pool's scale set aks-<pool>-<number>-vmss.
     assert rank(f"aks-{s1}-12345678-vmss") == rank(f"aks-{s2}-87654321-vmss") == 50
     assert rank(f"aks-{od}-12345678-vmss") == rank(f"aks-{general}-12345678-vmss") == 10
-    assert rank("aks-system-12345678-vmss") == 1
-    assert rank(f"aks-{s1}1-12345678-vmss") == 1  # anchored: no prefix collisions
-    assert rank("aks-t4s01-12345678-vmss") == 1  # the regexes follow the generated names
+    # No catch-all: the System pool is unranked, used only when no ranked pool fits (priority.go BestOptions).
+    assert rank("aks-system-12345678-vmss") is None
+    assert rank(f"aks-{s1}1-12345678-vmss") is None  # anchored: no prefix collisions
+    assert rank("aks-t4s01-12345678-vmss") is None  # the regexes follow the generated names
 
 
 def test_device_plugin_tolerates_the_aks_spot_taint(dev: Preview) -> None:

@@ -215,7 +215,7 @@ def test_private_gke_control_plane_reaches_kueues_webhook() -> None:
     fw = p.one("gcp:compute/firewall:Firewall", "kueue-webhook")
     assert fw.inputs["direction"] == "INGRESS"
     assert fw.inputs["sourceRanges"] == [p.config[P + "cluster"]["controlPlaneCidr"]]
-    assert fw.inputs["allows"] == [{"protocol": "tcp", "ports": [str(KUEUE_WEBHOOK_PORT)]}]
+    assert fw.inputs["allows"] == [{"protocol": "tcp", "ports": [str(KUEUE_WEBHOOK_PORT), "8082"]}]
     assert fw.inputs["network"] == "default" and fw.inputs["project"] == "elastic-gpu-prod"
     assert fw.provider and "pulumi:providers:gcp::gcp::" in fw.provider  # the stack's explicit provider
     release = p.one("kubernetes:helm.sh/v3:Release", "kueue-kueue")

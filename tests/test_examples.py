@@ -12,6 +12,7 @@ from conftest import ROOT
 
 from elastic_gpu.__main__ import main
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.mocks import MOCK_UUID
 from elastic_gpu.offline.policy_run import run_policies
 from elastic_gpu.offline.report import to_json
 from elastic_gpu.offline.runner import Preview, run_preview
@@ -62,15 +63,26 @@ def test_existing_eks_on_pulumi_eks() -> None:
     assert {_unsuffixed(g["nodeGroupName"]) for g in groups.values()} == {
         f"ml-l4-{kind}-us-west-2{z}" for kind in ("spot", "fallback") for z in "ab"
     }
-    # The node role is pulumi-eks's instance role; the subnets the ones the program mapped.
-    assert {g["nodeRoleArn"] for g in groups.values()} == {"arn:aws:mock::123456789012:role/ml-instanceRole-role"}
+    # The GPU nodes' own role (not the instance role pulumi-eks's self-managed nodes use), waiting for its
+    # policy attachments; the subnets the ones the program mapped.
+    assert {g["nodeRoleArn"] for g in groups.values()} == {"arn:aws:mock::123456789012:role/gpu-nodes"}
+    [ng] = [r for r in preview.of_type("aws:eks/nodeGroup:NodeGroup") if r.name == "l4-spot-us-west-2a"]
+    assert {u.rsplit("::", 1)[-1] for u in ng.depends_on if "rolePolicyAttachment" in u} == {
+        f"gpu-nodes-{p}"
+        for p in ("AmazonEKSWorkerNodePolicy", "AmazonEKS_CNI_Policy", "AmazonEC2ContainerRegistryReadOnly")
+    }
+    # pulumi-eks's default node group is configured only through nodeGroupOptions (it refuses both).
+    assert component.inputs["nodeGroupOptions"]["instanceType"] == "m6i.large"
+    assert "instanceType" not in component.inputs
     assert groups["l4-spot-us-west-2a"]["subnetIds"] == ["subnet-0aaaaaaaaaaaaaaa1"]
-    # The autoscaler finds and may scale only the groups EKS tags as this cluster's.
+    # The autoscaler lists and may scale only the pool's groups (by ASG name), still tagged as this cluster's.
     [policy] = _by_type(preview, "aws:iam/rolePolicy:RolePolicy").values()
     assert '"aws:ResourceTag/k8s.io/cluster-autoscaler/ml": "owned"' in policy["policy"]
     [dep] = _by_type(preview, "kubernetes:apps/v1:Deployment").values()
     flags = dep["spec"]["template"]["spec"]["containers"][0]["command"]
-    assert any(f.endswith("k8s.io/cluster-autoscaler/ml") for f in flags if f.startswith("--node-group-auto"))
+    assert sorted(f for f in flags if f.startswith("--nodes=")) == sorted(
+        f"--nodes=0:{g['scalingConfig']['maxSize']}:eks-{g['nodeGroupName']}-{MOCK_UUID}" for g in groups.values()
+    )
     # IRSA through pulumi-eks's OIDC provider.
     trust = json.loads(_by_type(preview, "aws:iam/role:Role")["autoscaler-role"]["assumeRolePolicy"])
     assert trust["Statement"][0]["Principal"]["Federated"].endswith("oidc.eks.example.amazonaws.com/id/ML")
@@ -88,6 +100,16 @@ def test_existing_eks_plain_reads_the_stack_reference_and_its_own_node_group() -
     assert pools["system"]["instance_types"] == ["m6i.large"]
     [dep] = _by_type(preview, "kubernetes:apps/v1:Deployment").values()
     assert dep["metadata"]["name"] == "gpu-cluster-autoscaler"
+    # Beside the cluster's own autoscaler: this one lists only the program's GPU groups, never the user's
+    # "system" group (EKS tags every managed group for auto-discovery, so a tag filter would find it too).
+    flags = dep["spec"]["template"]["spec"]["containers"][0]["command"]
+    listed = [f.rsplit(":", 1)[1] for f in flags if f.startswith("--nodes=")]
+    gpu = [g["nodeGroupName"] for name, g in groups.items() if name != "system"]
+    assert sorted(listed) == sorted(f"eks-{n}-{MOCK_UUID}" for n in gpu)
+    assert not [f for f in flags if f.startswith("--node-group-auto-discovery")]
+    [policy] = _by_type(preview, "aws:iam/rolePolicy:RolePolicy").values()
+    resources = json.loads(policy["policy"])["Statement"][1]["Resource"]
+    assert sorted(r.rsplit("/", 1)[1] for r in resources) == sorted(listed)
     # The stack config's price override applies to this (non-elastic-gpu) program.
     cost = {_unsuffixed(row["node_group"]): row for row in to_json(preview)["cost"]["pools"]}
     assert cost["prod-eu-a10-fallback-eu-west-1a"]["on_demand_hourly"] == 1.123

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.mocks import MOCK_UUID
 from elastic_gpu.offline.runner import Preview
 from tests.conftest import stem
 
@@ -106,9 +107,9 @@ def test_existing_eks_autoscaler_runs_where_told_without_a_general_pool(eks: Pre
     assert spec["nodeSelector"] == {"eks.amazonaws.com/capacityType": "ON_DEMAND"}
     assert spec["tolerations"] == [{"key": "CriticalAddonsOnly", "operator": "Exists"}]
     flags = spec["containers"][0]["command"]
-    assert (
-        "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/prod-a"
-        in flags
+    assert sorted(f for f in flags if f.startswith("--nodes=")) == sorted(
+        f"--nodes=0:{g.inputs['scalingConfig']['maxSize']}:eks-{g.inputs['nodeGroupName']}-{MOCK_UUID}"
+        for g in eks.of_type("aws:eks/nodeGroup:NodeGroup")
     )
     # No region given: the AWS provider's (aws.getRegion).
     assert spec["containers"][0]["env"] == [{"name": "AWS_REGION", "value": "us-east-1"}]

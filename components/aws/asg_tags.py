@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import pulumi
-
 from elastic_gpu.scheduling import Taint
 
 CA_TAG_PREFIX = "k8s.io/cluster-autoscaler"
@@ -65,10 +63,3 @@ def managed_node_group_asg_tags(*, taints: list[Taint]) -> dict[str, str]:
 def managed_node_group_resource_tags(resources: Mapping[str, str]) -> dict[str, str]:
     """`node-template/resources/*` tags for the node group itself (its `tags`, which DescribeNodegroup returns)."""
     return node_template_tags(labels={}, taints=[], resources=resources)
-
-
-def auto_discovery_flag(cluster_name: pulumi.Input[str]) -> pulumi.Output[str]:
-    """The autoscaler flag that finds exactly the groups EKS tagged (`eks_owned_tags`)."""
-    return pulumi.Output.from_input(cluster_name).apply(
-        lambda n: f"--node-group-auto-discovery=asg:tag={AUTO_DISCOVERY_ENABLED_KEY},{auto_discovery_cluster_key(n)}"
-    )

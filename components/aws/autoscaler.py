@@ -1,4 +1,13 @@
-"""ClusterAutoscaler on EKS: the upstream autoscaler with an IRSA role and ASG auto-discovery."""
+"""ClusterAutoscaler on EKS: the upstream autoscaler with an IRSA role, scaling only the groups it is given.
+
+Not tag auto-discovery: EKS tags every managed node group's ASG with the discovery tags
+(`k8s.io/cluster-autoscaler/enabled`, `.../<cluster>`), so a second autoscaler on the cluster would
+scale the same groups as the cluster's own; a managed node group's own tags are not copied to its
+ASG, and the autoscaler merges the tags of every `--node-group-auto-discovery` flag into one filter
+(cloudprovider/aws/auto_scaling_groups.go buildAsgTags), so no tag can pick exactly our groups. It
+lists them instead: `--nodes=<min>:<max>:<ASG name>` per node group, with the mutating IAM actions
+restricted to those ASGs (cloudprovider/aws/README.md "Minimal IAM Permissions Policy").
+"""
 
 from __future__ import annotations
 
@@ -9,13 +18,14 @@ import pulumi
 import pulumi_aws as aws
 
 from elastic_gpu.autoscaler_workload import Workload, build_workload, general_pool_selector
-from elastic_gpu.aws.asg_tags import auto_discovery_cluster_key, auto_discovery_flag
+from elastic_gpu.aws.asg_tags import auto_discovery_cluster_key
 from elastic_gpu.aws.iam import irsa_trust_policy
 from elastic_gpu.cluster_autoscaler import autoscaler_image, common_flags, nodes_first
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
     from elastic_gpu.cluster_handle import EksClusterHandle
+    from elastic_gpu.pool_types import NodeGroupRef
 
 #: The AL2023 node's CA bundle, mounted as the official example does.
 AL2023_CA_BUNDLE = "/etc/ssl/certs/ca-bundle.crt"
@@ -33,12 +43,19 @@ READ_ACTIONS = (
     "ec2:GetInstanceTypesFromInstanceRequirements",
     "eks:DescribeNodegroup",
 )
-#: ... and the two mutating actions, restricted to this cluster's Auto Scaling groups.
+#: ... and the two mutating actions, restricted to the Auto Scaling groups it is given.
 MUTATING_ACTIONS = ("autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup")
 
 
-def autoscaler_policy(cluster_name: str) -> str:
-    """The policy document; the mutating actions only where the ASG is tagged as this cluster's."""
+def asg_arn_pattern(region: str, asg_name: str) -> str:
+    """An Auto Scaling group's ARN by name, any partition and account (its id part is a uuid); IAM allows `*`
+    in every ARN segment but the service (IAM User Guide, reference_policies_elements_resource)."""
+    return f"arn:*:autoscaling:{region}:*:autoScalingGroup:*:autoScalingGroupName/{asg_name}"
+
+
+def autoscaler_policy(cluster_name: str, region: str, asg_names: list[str]) -> str:
+    """The policy document; the mutating actions only on the listed ASGs, and only while EKS tags them as
+    this cluster's."""
     return json.dumps(
         {
             "Version": "2012-10-17",
@@ -48,7 +65,7 @@ def autoscaler_policy(cluster_name: str) -> str:
                     "Sid": "ScaleOwnGroups",
                     "Effect": "Allow",
                     "Action": list(MUTATING_ACTIONS),
-                    "Resource": "*",
+                    "Resource": [asg_arn_pattern(region, n) for n in asg_names] or "*",
                     "Condition": {
                         "StringEquals": {f"aws:ResourceTag/{auto_discovery_cluster_key(cluster_name)}": "owned"}
                     },
@@ -60,28 +77,53 @@ def autoscaler_policy(cluster_name: str) -> str:
 
 
 def build_autoscaler_role(
-    name: str, *, cluster: EksClusterHandle, namespace: str, service_account: str, parent: pulumi.Resource
+    name: str,
+    *,
+    cluster: EksClusterHandle,
+    namespace: str,
+    service_account: str,
+    groups: list[NodeGroupRef],
+    parent: pulumi.Resource,
 ) -> tuple[aws.iam.Role, aws.iam.RolePolicy]:
     opts = pulumi.ResourceOptions(parent=parent)
     trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_issuer_url).apply(
         lambda a: irsa_trust_policy(a[0], a[1], namespace, service_account)
     )
     role = aws.iam.Role(f"{name}-role", assume_role_policy=trust, tags=cluster.tags, opts=opts)
-    policy = pulumi.Output.from_input(cluster.cluster_name).apply(autoscaler_policy)
+    policy = pulumi.Output.all(cluster.cluster_name, cluster.region, *[g.autoscaler_group for g in groups]).apply(
+        lambda a: autoscaler_policy(a[0], a[1], list(a[2:]))
+    )
     role_policy = aws.iam.RolePolicy(f"{name}-policy", role=role.id, policy=policy, opts=opts)
     return role, role_policy
 
 
-def aws_flags(cluster: EksClusterHandle) -> list[pulumi.Input[str]]:
-    return ["--cloud-provider=aws", auto_discovery_flag(cluster.cluster_name)]
+def node_groups_of(args: ClusterAutoscalerArgs) -> list[NodeGroupRef]:
+    """The groups this autoscaler scales: the general pool's and the GPU pools' (their ASGs)."""
+    pools = [*([args.general_pool] if args.general_pool else []), *args.gpu_pools]
+    return [g for p in pools for g in p.node_groups if g.autoscaler_group is not None]
+
+
+def nodes_flag(group: NodeGroupRef) -> pulumi.Output[str]:
+    """`--nodes=<min>:<max>:<ASG name>` (cloudprovider/aws/README.md, "Manual configuration")."""
+    return pulumi.Output.concat(f"--nodes={group.min_size}:{group.max_size}:", group.autoscaler_group)
+
+
+def aws_flags(groups: list[NodeGroupRef]) -> list[pulumi.Input[str]]:
+    return ["--cloud-provider=aws", *[nodes_flag(g) for g in groups]]
 
 
 def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Resource) -> dict[str, object]:
     """EKS: the upstream autoscaler as a Deployment, with an IRSA role."""
     cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
     image = args.image or autoscaler_image(name, cluster.kubernetes_version)
+    groups = node_groups_of(args)
     role, role_policy = build_autoscaler_role(
-        name, cluster=cluster, namespace=args.namespace, service_account=args.workload_name, parent=parent
+        name,
+        cluster=cluster,
+        namespace=args.namespace,
+        service_account=args.workload_name,
+        groups=groups,
+        parent=parent,
     )
     placement = general_pool_selector(args.general_pool.pool_name) if args.general_pool else args.node_selector
     build_workload(
@@ -89,7 +131,7 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
         Workload(
             namespace=args.namespace,
             image=image,
-            flags=[*common_flags(args), *aws_flags(cluster)],
+            flags=[*common_flags(args), *aws_flags(groups)],
             node_selector=dict(placement or {}),
             tolerations=list(args.tolerations),
             env={"AWS_REGION": cluster.region},

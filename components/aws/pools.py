@@ -56,9 +56,14 @@ def _built(
     )
 
 
-def _ref(spec: NodeGroupSpec) -> NodeGroupRef:
+def _ref(spec: NodeGroupSpec, group: BuiltNodeGroup) -> NodeGroupRef:
     return NodeGroupRef(
-        spec.node_group_name, "spot" if spec.capacity_type == CAPACITY_SPOT else "on-demand", spec.asg_name_regex
+        spec.node_group_name,
+        "spot" if spec.capacity_type == CAPACITY_SPOT else "on-demand",
+        spec.asg_name_regex,
+        autoscaler_group=group.asg_name,
+        min_size=spec.min_size,
+        max_size=spec.max_size,
     )
 
 
@@ -80,7 +85,7 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
         template_resources={EPHEMERAL_STORAGE: f"{args.disk_size_gib}Gi"},
     )
     group = build_node_group(f"{name}-ng", spec, cluster=cluster, tags=args.tags, parent=parent)
-    return _built([_ref(spec)], [group], cluster, taints=[], labels=labels)
+    return _built([_ref(spec, group)], [group], cluster, taints=[], labels=labels)
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
@@ -171,7 +176,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
             specs.append((res, spec(_group_name(cluster, res), CAPACITY_ON_DEMAND, [zone], 0, hi)))
 
     groups = [build_node_group(res_name, s, cluster=cluster, tags=args.tags, parent=parent) for res_name, s in specs]
-    refs = [_ref(s) for _, s in specs]
+    refs = [_ref(s, g) for (_, s), g in zip(specs, groups, strict=True)]
     labels = specs[0][1].labels
     return _built(
         refs,

@@ -7,28 +7,30 @@ apis/kueue/v1beta2: a ClusterQueue names its checks in admissionChecksStrategy.a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.scheduling import GPU_RESOURCE
-from elastic_gpu.versions import KUEUE_CHART, KUEUE_VERSION, KUEUE_WEBHOOK_PORT
+from elastic_gpu.gcp.kueue_api import KUEUE_API, PROVISIONING_CLASS, PROVISIONING_CONTROLLER
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
+from elastic_gpu.versions import KUEUE_CHART, KUEUE_VERSION, KUEUE_VISIBILITY_PORT, KUEUE_WEBHOOK_PORT
+
+if TYPE_CHECKING:
+    from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 TYPE_TOKEN = "elastic-gpu:index:KueueDws"
 
-KUEUE_API = "kueue.x-k8s.io/v1beta2"
 #: Namespaces that exist in every cluster (never created by us).
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 DEFAULT_NAMESPACE = "kueue-system"
-#: GKE's ProvisioningRequest class for queued provisioning.
-PROVISIONING_CLASS = "queued-provisioning.gke.io"
-#: Kueue's built-in admission-check controller for ProvisioningRequests.
-PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
-#: Resources the ClusterQueue covers; quotas are "infinite" because DWS is the real limit.
-COVERED_RESOURCES = ("cpu", "memory", GPU_RESOURCE, "ephemeral-storage")
-UNLIMITED_QUOTA = 1_000_000_000  # as in the ai-on-gke example
+#: Resources the ClusterQueue covers (as in the ai-on-gke example); a Job requesting another one is
+#: never admitted ("resource ... unavailable in ClusterQueue", kueue pkg/scheduler/flavorassigner).
+COVERED_RESOURCES = ("cpu", "memory", GPU_RESOURCE, EPHEMERAL_STORAGE)
 
 # Object names (public: Jobs name the LocalQueue in the label kueue.x-k8s.io/queue-name).
 FLAVOR = "default-flavor"
@@ -36,24 +38,46 @@ PROVISIONING_CONFIG = "dws-config"
 ADMISSION_CHECK = "dws-prov"
 CLUSTER_QUEUE = "dws-cluster-queue"
 LOCAL_QUEUE = "dws-local-queue"
-#: The Job label that names its LocalQueue (Kueue docs, "Run a Kubernetes Job").
-QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
+
+
+def cluster_queue_quota(pools: Sequence[SpotGpuPoolArgs]) -> dict[str, str]:
+    """The ClusterQueue's nominal quota per covered resource, as Kubernetes quantities: every node the
+    queued-provisioning pools can have at their max size (machine vCPUs and memory from the GPU
+    catalog, GPUs as the device plugin advertises them, the boot disk). DWS and the pools' max size
+    are the real limit; the quota only has to admit what they can hold, so every Job a node can run
+    fits. (A bare number is a count of bytes for memory: ai-on-gke's 1000000000 is under 1 GiB.)"""
+    cpu = memory_gib = gpus = disk_gib = 0
+    for p in pools:
+        row = gpu_instance_type("gcp", p.instance_types[0])
+        assert row is not None, "validated before use"
+        cpu += p.max_size * row.vcpus
+        memory_gib += p.max_size * row.memory_gib
+        gpus += p.max_size * p.advertised_gpus_per_node
+        disk_gib += p.max_size * p.disk_size_gib
+    return {"cpu": str(cpu), "memory": f"{memory_gib}Gi", GPU_RESOURCE: str(gpus), EPHEMERAL_STORAGE: f"{disk_gib}Gi"}
 
 
 @dataclass
 class WebhookFirewall:
     """A private GKE cluster's control plane may reach nodes on 443 and 10250 only (GKE's own firewall
-    rules); Kueue's webhook listens on 9443, so admission calls would time out without this rule."""
+    rules); the kube-apiserver calls Kueue's webhook (9443) and, through the APIService the chart
+    registers, its visibility server (8082), so both would time out without this rule."""
 
     project: pulumi.Input[str]
     network: pulumi.Input[str]
     control_plane_cidr: pulumi.Input[str]
+    target_tags: list[pulumi.Input[str]]
+    """The network tags of the cluster's nodes (gcp.pools.node_network_tag): the rule opens these
+    ports on them only, not on every VM in the network."""
 
 
 @dataclass
 class KueueDwsArgs:
     provider: k8s.Provider
     """The cluster's Kubernetes provider."""
+    quota: dict[str, str]
+    """The ClusterQueue's nominal quota per covered resource (Kubernetes quantities): see
+    `cluster_queue_quota`, which sizes it from the queued-provisioning pools."""
     namespace: str = DEFAULT_NAMESPACE
     """Default kueue-system: where the Kueue controller runs."""
     queue_namespaces: list[str] = field(default_factory=lambda: ["default"])
@@ -86,12 +110,17 @@ class KueueDws(pulumi.ComponentResource):
                     f"{name}-webhook",
                     project=fw.project,
                     network=fw.network,
-                    description="GKE control plane to Kueue's webhook (private cluster)",
+                    description="GKE control plane to Kueue's webhook and visibility API (private cluster)",
                     direction="INGRESS",
-                    # Only the control plane's range may call in; no target tags, so it covers every node
-                    # wherever Kueue's pod lands (GKE's own control-plane rules target all the cluster's nodes too).
+                    # Only the control plane's range may call in, and only the cluster's nodes (wherever
+                    # Kueue's pod lands), as GKE's own control-plane rules do.
                     source_ranges=[fw.control_plane_cidr],
-                    allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=[str(KUEUE_WEBHOOK_PORT)])],
+                    target_tags=fw.target_tags,
+                    allows=[
+                        gcp.compute.FirewallAllowArgs(
+                            protocol="tcp", ports=[str(KUEUE_WEBHOOK_PORT), str(KUEUE_VISIBILITY_PORT)]
+                        )
+                    ],
                     opts=pulumi.ResourceOptions(parent=self),
                 )
             )
@@ -148,7 +177,7 @@ class KueueDws(pulumi.ComponentResource):
                         "flavors": [
                             {
                                 "name": FLAVOR,
-                                "resources": [{"name": r, "nominalQuota": UNLIMITED_QUOTA} for r in COVERED_RESOURCES],
+                                "resources": [{"name": r, "nominalQuota": args.quota[r]} for r in COVERED_RESOURCES],
                             }
                         ],
                     }

@@ -14,7 +14,8 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.gcp.kueue import LOCAL_QUEUE, QUEUE_NAME_LABEL
+from elastic_gpu.gcp.kueue import LOCAL_QUEUE
+from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.replacement import pool_name
@@ -22,6 +23,7 @@ from elastic_gpu.scheduling import (
     API_TAINT_EFFECT,
     GKE_COMPUTE_CLASS_KEY,
     GKE_GPU_TAINT,
+    GKE_QUEUED_TAINT,
     NODE_CLASS_GENERAL,
     NODE_CLASS_GPU,
     POOL_LABEL,
@@ -56,6 +58,18 @@ GPU_SHARING_TIME_SHARING = "TIME_SHARING"
 COMPUTE_CLASS_API = "cloud.google.com/v1"
 #: With every ranked pool out of capacity, leave pods pending rather than use another pool.
 WHEN_UNSATISFIABLE = "DoNotScaleUp"
+
+
+#: GCE network tags: lowercase letters, digits and hyphens, 1-63 characters (GKE cluster names: at most 40).
+NODE_TAG_PREFIX = "elastic-gpu-"
+
+
+def node_network_tag(cluster_name: pulumi.Input[str]) -> pulumi.Output[str]:
+    """The network tag on every node pool the library creates in a cluster: firewall rules for the
+    cluster's nodes (Kueue's, gcp/kueue.py) target it, not every VM in the network. Changing a pool's
+    tags is an in-place update (terraform-provider-google resource_container_node_pool.go: UpdateNodePool
+    with `tags` when node_config.0.tags changes)."""
+    return pulumi.Output.from_input(cluster_name).apply(lambda c: f"{NODE_TAG_PREFIX}{c}")
 
 
 def _taint_args(taints: list[Taint]) -> list[gcp.container.NodePoolNodeConfigTaintArgs]:
@@ -169,6 +183,7 @@ def _node_pool(
             else None,
             labels=spec.labels,
             taints=_taint_args(spec.taints),
+            tags=[node_network_tag(cluster.cluster_name)],
             resource_labels=tags,
         ),
         # A change that forces a replacement also renames the pool: create first, then delete.
@@ -236,14 +251,17 @@ def _taints(name: str, args: SpotGpuPoolArgs) -> list[Taint]:
 def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
     """Tolerate GKE's GPU taint (and the ComputeClass taint), select the pool's label, the
     ComputeClass that ranks spot above the fallback, and on a queued-provisioning pool go through
-    Kueue's LocalQueue (created suspended; Kueue admits it once DWS has the capacity)."""
+    Kueue's LocalQueue (created suspended; Kueue admits it once DWS has the capacity) and tolerate
+    the taint GKE puts on queued-provisioning nodes."""
     selector = {POOL_LABEL: name}
     if compute_class := _compute_class(name, args):
         selector[GKE_COMPUTE_CLASS_KEY] = compute_class
     labels = {QUEUE_NAME_LABEL: LOCAL_QUEUE} if args.queued_provisioning else {}
+    # GKE taints queued-provisioning nodes itself (not declared on the pool, tolerated here).
+    taints = sorted({*_taints(name, args), GKE_QUEUED_TAINT}) if args.queued_provisioning else _taints(name, args)
     return WorkloadContract(
         pool=name,
-        taints=tuple(_taints(name, args)),
+        taints=tuple(taints),
         node_selector=selector,
         job_labels=labels,
         suspend=args.queued_provisioning,

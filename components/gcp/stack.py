@@ -9,7 +9,8 @@ import pulumi_gcp as gcp
 
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
-from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs, WebhookFirewall
+from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs, WebhookFirewall, cluster_queue_quota
+from elastic_gpu.gcp.pools import node_network_tag
 from elastic_gpu.gke_cluster import GkeCluster, GkeClusterArgs
 from elastic_gpu.gpu_catalog import gpu_instance_type
 
@@ -70,7 +71,12 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     }
     if any(p.queued_provisioning for p in cfg.gpu_pools):
         firewall = (
-            WebhookFirewall(project=c.project, network=cluster.args.network, control_plane_cidr=c.control_plane_cidr)
+            WebhookFirewall(
+                project=c.project,
+                network=cluster.args.network,
+                control_plane_cidr=c.control_plane_cidr,
+                target_tags=[node_network_tag(cluster.cluster_name)],
+            )
             if c.private_nodes
             else None
         )
@@ -78,6 +84,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
             "kueue",
             KueueDwsArgs(
                 provider=cluster.provider,
+                quota=cluster_queue_quota([p.args for p in parts.gpu_pools if p.args.queued_provisioning]),
                 nodes=parts.general.nodes,
                 queue_namespaces=list(cfg.kueue.namespaces) if cfg.kueue else ["default"],
                 webhook_firewall=firewall,

@@ -146,23 +146,98 @@ INVOKES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 RegisterChild = Callable[[str, str, dict[str, Any]], dict[str, Any]]
 
 
+#: Singular node-group options of pulumi-eks's ClusterArgs that `nodeGroupOptions` excludes.
+PULUMI_EKS_SINGULAR_NODE_GROUP_OPTIONS = (
+    "nodeSubnetIds",
+    "nodeAssociatePublicIpAddress",
+    "instanceType",
+    "instanceProfileName",
+    "nodePublicKey",
+    "nodeRootVolumeSize",
+    "nodeUserData",
+    "minSize",
+    "maxSize",
+    "desiredCapacity",
+    "nodeAmiId",
+    "gpu",
+)
+
+
+class PulumiEksError(Exception):
+    """What pulumi-eks itself throws for these arguments (a real `pulumi up` fails the same way)."""
+
+
+def _js_truthy(value: Any) -> bool:
+    """pulumi-eks tests options with JavaScript truthiness: 0, false, "" and absent are all unset."""
+    return value not in (None, False, 0, "")
+
+
+def pulumi_eks_cluster_problems(name: str, inputs: dict[str, Any]) -> list[str]:
+    """The argument checks pulumi-eks makes before it declares anything (pulumi/pulumi-eks
+    nodejs/eks/cluster/cluster.ts createCore and the publicAccessCidrs check on the cluster)."""
+    where = f"pulumi-eks Cluster '{name}': "
+    problems = []
+    if _js_truthy(inputs.get("instanceRole")) and _js_truthy(inputs.get("instanceRoles")):
+        problems.append(f"{where}instanceRole and instanceRoles are mutually exclusive, and cannot both be set.")
+    if _js_truthy(inputs.get("subnetIds")) and (
+        _js_truthy(inputs.get("publicSubnetIds")) or _js_truthy(inputs.get("privateSubnetIds"))
+    ):
+        problems.append(
+            f"{where}subnetIds, and the use of publicSubnetIds and/or privateSubnetIds are mutually exclusive. "
+            "Choose a single approach."
+        )
+    singular = [k for k in PULUMI_EKS_SINGULAR_NODE_GROUP_OPTIONS if _js_truthy(inputs.get(k))]
+    if _js_truthy(inputs.get("nodeGroupOptions")) and singular:
+        problems.append(
+            f"{where}Setting nodeGroupOptions, and any set of singular node group option(s) on the cluster, is "
+            f"mutually exclusive. Choose a single approach. (singular options set: {', '.join(singular)})"
+        )
+    auto_mode = inputs.get("autoMode") or {}
+    auto = isinstance(auto_mode, dict) and auto_mode.get("enabled")
+    if auto and inputs.get("authenticationMode") not in ("API", "API_AND_CONFIG_MAP"):
+        problems.append(
+            f"{where}Access entries are required when using EKS Auto Mode. Use the authentication mode "
+            "'API' or 'API_AND_CONFIG_MAP'."
+        )
+    if inputs.get("publicAccessCidrs") and inputs.get("endpointPublicAccess") is False:
+        problems.append(f"{where}`publicAccessCidrs` can only be set when `endpointPublicAccess` is true")
+    return problems
+
+
+def _pulumi_eks_instance_roles(name: str, inputs: dict[str, Any], child: RegisterChild) -> list[Any]:
+    """The roles pulumi-eks reports as `instanceRoles` (cluster.ts createCore): the given ones, else one it
+    creates unless the default node group is skipped without `createInstanceRole`, else none."""
+    if inputs.get("instanceRoles"):
+        return list(inputs["instanceRoles"])
+    if inputs.get("instanceRole"):
+        return [inputs["instanceRole"]]
+    create = inputs.get("createInstanceRole")
+    if create or (not inputs.get("skipDefaultNodeGroup") and create is None):
+        role = child(
+            "aws:iam/role:Role",
+            f"{name}-instanceRole-role",
+            {
+                "assumeRolePolicy": '{"Version":"2012-10-17","Statement":[{"Effect":"Allow",'
+                '"Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}'
+            },
+        )
+        return [role]
+    return []
+
+
 def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RegisterChild) -> dict[str, Any]:
     """pulumi-eks `eks:index:Cluster` (a remote component): the children and outputs a program reads.
 
-    The names follow pulumi-eks (`<name>-eksCluster`, `<name>-instanceRole-role`, `<name>-oidcProvider`);
-    without `name` the EKS cluster is auto-named. Its default node group (unless `skipDefaultNodeGroup`)
-    is not modelled: the offline report shows only what elastic-gpu and the program declare themselves.
+    It first refuses what pulumi-eks refuses (`pulumi_eks_cluster_problems`). The names follow pulumi-eks
+    (`<name>-eksCluster`, `<name>-instanceRole-role`, `<name>-oidcProvider`); without `name` the EKS
+    cluster is auto-named. Its default node group (unless `skipDefaultNodeGroup`) is not modelled: the
+    offline report shows only what elastic-gpu and the program declare themselves.
     """
+    if problems := pulumi_eks_cluster_problems(name, inputs):
+        raise PulumiEksError("; ".join(problems))
     cluster_name = inputs.get("name") or f"{name}-eksCluster-mock"
     subnets = inputs.get("privateSubnetIds") or inputs.get("subnetIds") or []
-    role = child(
-        "aws:iam/role:Role",
-        f"{name}-instanceRole-role",
-        {
-            "assumeRolePolicy": '{"Version":"2012-10-17","Statement":[{"Effect":"Allow",'
-            '"Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}'
-        },
-    )
+    roles = _pulumi_eks_instance_roles(name, inputs, child)
     eks = child(
         "aws:eks/cluster:Cluster",
         f"{name}-eksCluster",
@@ -201,7 +276,7 @@ def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RegisterChild)
     }
     return {
         "eksCluster": eks,
-        "instanceRoles": [role],
+        "instanceRoles": roles,
         "kubeconfig": kubeconfig,
         "kubeconfigJson": json.dumps(kubeconfig),
         "oidcProviderArn": oidc_arn,

@@ -83,7 +83,8 @@ def validate_asg_tags(args: StackValidationArgs, report: ReportViolation) -> Non
                 f"Node group '{label}' re-declares ASG tags that EKS sets on every managed node group: "
                 + ", ".join(owned)
                 + ". Removing the pool (or the Tag resource) later deletes EKS's own tag, and the autoscaler's "
-                "auto-discovery and IAM condition rely on it. Declare only the node-template tags "
+                "IAM condition relies on it (as does any autoscaler that discovers groups by those tags). "
+                "Declare only the node-template tags "
                 "(components/aws/asg_tags.py node_template_tags).",
                 ng.urn,
             )

@@ -2,7 +2,9 @@
 
 - priority (cluster-autoscaler expander/priority): a group takes the highest priority whose
   regexes match its name (Go regexp MatchString: unanchored unless the regex anchors); only the
-  best-priority groups go on; groups that match nothing are dropped.
+  best-priority groups go on. A group no regex matches is dropped while a ranked group is an
+  option; when none is, every option goes on ("No options filtered", priority.go BestOptions),
+  so unranked groups come last.
 - least-waste: the least unused CPU + memory share of one new node; equal waste is a tie.
 - random (and the end of every chain): what is still tied is drawn at random, reported as a tie.
 - GKE ComputeClass: a pod that selects a class may only use that class's node pools, in the
@@ -57,6 +59,7 @@ def rank(
             for tier in tiers:
                 known = [g for g in tier if _priority_of(g, priorities) is not None]
                 out += _split(known, lambda g: -(_priority_of(g, priorities) or 0))
+                out.append([g for g in tier if _priority_of(g, priorities) is None])
             tiers = out
         elif expander == "least-waste":
             tiers = [sub for tier in tiers for sub in _split(tier, lambda g: round(_waste(pod, g), 6))]

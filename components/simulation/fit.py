@@ -29,6 +29,8 @@ class NodeTemplate:
     accelerators: list[tuple[str, int]] = field(default_factory=list)
     #: the GKE ComputeClass it serves, if any
     compute_class: str | None = None
+    #: GKE queued provisioning: nodes come only through a ProvisioningRequest (Kueue), never for a pending pod
+    queued: bool = False
 
 
 def tolerates(toleration: Toleration, taint: Taint) -> bool:

@@ -4,34 +4,44 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from elastic_gpu.errors import ConfigError
 
-#: Kubernetes quantity suffixes (apimachinery resource.Quantity).
-_SUFFIX = {
-    "": 1,
-    "m": 1e-3,
-    "k": 1e3,
-    "M": 1e6,
-    "G": 1e9,
-    "T": 1e12,
-    "P": 1e15,
-    "Ki": 2**10,
-    "Mi": 2**20,
-    "Gi": 2**30,
-    "Ti": 2**40,
-    "Pi": 2**50,
-}
-_QUANTITY = re.compile(r"^([0-9.]+(?:e[0-9]+)?)([a-zA-Z]*)$")
+#: Kubernetes quantity suffixes (apimachinery pkg/api/resource/suffix.go): binary and decimal SI.
+_BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+#: <signedNumber><suffix>, suffix = binarySI | decimalExponent (e|E signedNumber) | decimalSI
+#: (apimachinery quantity.go, "Serialization format"); "1E" is one exa, "1E3" is a thousand.
+_QUANTITY = re.compile(
+    r"^(?P<num>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
+    r"(?:(?P<exp>[eE][+-]?[0-9]+)|(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?)$"
+)
+
+
+def parse_quantity(text: Any) -> Decimal:
+    """A Kubernetes quantity, exactly: '500m' -> 0.5, '4Gi' -> 4294967296, '1e3' -> 1000, 2 -> 2.
+
+    The grammar of apimachinery's resource.Quantity (what kubernetes' python client
+    utils.quantity.parse_quantity also reads); anything else raises ValueError."""
+    if isinstance(text, bool):
+        raise ValueError(f"not a Kubernetes quantity: {text!r}")
+    match = _QUANTITY.match(str(text).strip()) if isinstance(text, str | int | float | Decimal) else None
+    if not match:
+        raise ValueError(f"not a Kubernetes quantity: {text!r}")
+    number = Decimal(match["num"])
+    if match["exp"]:
+        return number.scaleb(int(match["exp"][1:]))
+    suffix = match["suffix"] or ""
+    if suffix in _BINARY:
+        return number * (1024 ** _BINARY[suffix])
+    return number.scaleb(_DECIMAL[suffix])
 
 
 def quantity(text: Any) -> float:
-    """'500m' -> 0.5, '4Gi' -> 4294967296, 2 -> 2."""
-    match = _QUANTITY.match(str(text).strip())
-    if not match or match[2] not in _SUFFIX:
-        raise ValueError(f"not a Kubernetes quantity: {text!r}")
-    return float(match[1]) * _SUFFIX[match[2]]
+    """`parse_quantity` as a float, for the simulation's arithmetic."""
+    return float(parse_quantity(text))
 
 
 @dataclass(frozen=True)
@@ -59,6 +69,11 @@ class PodShape:
     node_selector: dict[str, str] = field(default_factory=dict)
     #: required node affinity: terms ORed, requirements within a term ANDed
     affinity_terms: list[list[Requirement]] = field(default_factory=list)
+    #: the workload's own labels (a Job's, not its pods'): Kueue reads its queue-name label there
+    labels: dict[str, str] = field(default_factory=dict)
+    namespace: str = "default"
+    #: pods that run at once (a Job's parallelism, capped by completions): Kueue admits them together
+    count: int = 1
 
 
 def _requests(container: dict[str, Any]) -> dict[str, float]:
@@ -92,8 +107,19 @@ def pod_spec_of(manifest: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     raise ConfigError([f"--pod: kind {kind!r} has no pod template; allowed: Pod, Job, Deployment"], source="pod")
 
 
+def pod_count(manifest: dict[str, Any]) -> int:
+    """A Job's pods at once: parallelism (default 1), at most completions (Kueue's Job PodSet count)."""
+    if manifest.get("kind") != "Job":
+        return 1
+    spec = manifest.get("spec") or {}
+    parallelism = int(spec.get("parallelism", 1))
+    completions = spec.get("completions")
+    return min(parallelism, int(completions)) if completions is not None else parallelism
+
+
 def pod_shape(manifest: dict[str, Any]) -> PodShape:
     name, spec = pod_spec_of(manifest)
+    metadata = manifest.get("metadata") or {}
     required = (
         ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
         or {}
@@ -113,4 +139,7 @@ def pod_shape(manifest: dict[str, Any]) -> PodShape:
             ]
             for term in required
         ],
+        labels={k: str(v) for k, v in (metadata.get("labels") or {}).items()},
+        namespace=metadata.get("namespace") or "default",
+        count=pod_count(manifest),
     )

@@ -14,6 +14,7 @@ from elastic_gpu.prices import HOURS_PER_MONTH
 from elastic_gpu.scheduling import GKE_COMPUTE_CLASS_KEY
 from elastic_gpu.simulation.expanders import Tier, rank
 from elastic_gpu.simulation.fit import NodeTemplate, misfit
+from elastic_gpu.simulation.kueue import admission_problem
 from elastic_gpu.simulation.pod import PodShape, pod_shape
 from elastic_gpu.simulation.templates import node_templates
 from elastic_gpu.simulation.timings import AutoscalerSettings, autoscaler_settings
@@ -99,6 +100,14 @@ def _worst_case(
     return nodes, total, notes
 
 
+def _blocked(pod: PodShape, group: NodeTemplate, kueue: str | None) -> str | None:
+    """Why the pod cannot make this group scale up: the scheduler's filters, then, for a
+    queued-provisioning group, why Kueue would never request its nodes (None: it can)."""
+    if reason := misfit(pod, group):
+        return reason
+    return f"queued provisioning: {kueue}" if group.queued and kueue else None
+
+
 def simulate_pod(
     preview: Preview,
     pod: PodShape,
@@ -106,7 +115,10 @@ def simulate_pod(
     settings: AutoscalerSettings,
     pool: str | None = None,
 ) -> PoolOutcome:
-    fits = [t for t in templates if misfit(pod, t) is None]
+    kueue = admission_problem(preview, pod) if any(t.queued for t in templates) else None
+    # A group the autoscaler does not list is never scaled by it, whatever fits there.
+    scaled = [t for t in templates if settings.groups is None or t.autoscaler_name in settings.groups]
+    fits = [t for t in scaled if _blocked(pod, t, kueue) is None]
     tiers = rank(pod, fits, settings.expanders, settings.priorities, _class_order(preview, pod))
     order = [g for tier in tiers for g in tier]
     reached_pool = pool or (order[0].pool if order else None)
@@ -114,7 +126,10 @@ def simulate_pod(
     # Priced as the preview prices them: the table, and the program's `elastic-gpu:prices` overrides.
     nodes, monthly, notes = _worst_case(own, settings.cloud, price_overrides(preview))
     if not order:
-        why = "; ".join(f"{t.group}: {misfit(pod, t)}" for t in (own or templates))
+        why = "; ".join(
+            f"{t.group}: {_blocked(pod, t, kueue) if t in scaled else 'not a group the autoscaler lists (--nodes)'}"
+            for t in (own or templates)
+        )
         return PoolOutcome(
             reached_pool,
             pod.name,

@@ -14,7 +14,8 @@ that cloud's autoscaler builds it (never from the stack config).
   pool's template takes a random one of its zones there, so no zone label is modelled.
 - GKE (cloudprovider/gce templates.go): the machine type, the accelerators (x shared clients with
   gpuSharingConfig), node labels and taints plus GKE's own (node-pool and accelerator labels,
-  the GPU taint), ephemeral-storage from the boot disk.
+  the GPU taint, the queued-provisioning taint), ephemeral-storage from the boot disk. A
+  queued-provisioning pool is marked `queued`: only a ProvisioningRequest scales it (simulation/kueue.py).
 
 Capacity is what the template holds; the kubelet's reservations are left out (the shipped
 workloads request far less than a node). A CPU type the GPU catalog does not know has no
@@ -47,6 +48,7 @@ from elastic_gpu.scheduling import (
     EPHEMERAL_STORAGE,
     GKE_COMPUTE_CLASS_KEY,
     GKE_GPU_TAINT,
+    GKE_QUEUED_TAINT,
     GPU_RESOURCE,
     KUBERNETES_TAINT_EFFECT,
     POOL_LABEL,
@@ -211,6 +213,9 @@ def gcp_templates(preview: Preview) -> list[NodeTemplate]:
             taints.add(GKE_GPU_TAINT)  # GKE taints GPU nodes itself
         if node.get("spot"):
             labels[GKE_SPOT_LABEL] = "true"
+        queued = bool((p.get("queuedProvisioning") or {}).get("enabled"))
+        if queued:
+            taints.add(GKE_QUEUED_TAINT)  # GKE taints queued-provisioning nodes itself
         if node.get("diskSizeGb"):
             allocatable[EPHEMERAL_STORAGE] = float(node["diskSizeGb"]) * 1e9
         scaling = p.get("autoscaling") or {}
@@ -234,6 +239,7 @@ def gcp_templates(preview: Preview) -> list[NodeTemplate]:
                 else _provider_region(preview, np),
                 accelerators=accelerators,
                 compute_class=labels.get(GKE_COMPUTE_CLASS_KEY),
+                queued=queued,
             )
         )
     return out

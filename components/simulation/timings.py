@@ -51,6 +51,8 @@ class AutoscalerSettings:
     failed_group_minutes: float
     #: where those figures come from, for the report
     source: str
+    #: the groups (by the autoscaler's name for them: EKS ASG names) it may scale; None: every group
+    groups: frozenset[str] | None = None
 
     @property
     def minutes_to_zero(self) -> float:
@@ -67,14 +69,28 @@ def _priorities(preview: Preview) -> dict[int, list[str]]:
     return {}
 
 
-def _flags(preview: Preview) -> dict[str, str] | None:
-    """The flags of a self-run cluster-autoscaler Deployment (EKS), or None when there is none."""
+def _words(preview: Preview) -> list[str] | None:
+    """The command line of a self-run cluster-autoscaler Deployment (EKS), or None when there is none."""
     for r in preview.of_type("kubernetes:apps/v1:Deployment"):
         for c in (((r.inputs.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or []:
             words = [*(c.get("command") or []), *(c.get("args") or [])]
-            if any(w.endswith("cluster-autoscaler") for w in words[:1]):
-                return dict(w[2:].partition("=")[::2] for w in words if w.startswith("--"))
+            if any(isinstance(w, str) and w.endswith("cluster-autoscaler") for w in words[:1]):
+                return [w for w in words if isinstance(w, str)]
     return None
+
+
+def _flags(preview: Preview) -> dict[str, str] | None:
+    """The flags of a self-run cluster-autoscaler Deployment (EKS), or None when there is none."""
+    words = _words(preview)
+    return None if words is None else dict(w[2:].partition("=")[::2] for w in words if w.startswith("--"))
+
+
+def listed_groups(preview: Preview) -> frozenset[str] | None:
+    """The ASGs an EKS autoscaler lists with `--nodes=<min>:<max>:<name>`; None when it lists none (tag
+    auto-discovery finds every managed group: EKS tags them all) or there is no autoscaler."""
+    words = _words(preview) or []
+    names = [w.removeprefix("--nodes=").split(":", 2)[-1] for w in words if w.startswith("--nodes=")]
+    return frozenset(names) if names else None
 
 
 def autoscaler_settings(preview: Preview) -> AutoscalerSettings:
@@ -92,6 +108,7 @@ def autoscaler_settings(preview: Preview) -> AutoscalerSettings:
             max_node_provision=provision,
             failed_group_minutes=min(AWS_FAILED_LAUNCH_MINUTES, provision),
             source="cluster-autoscaler Deployment flags; failed ASG launch seen in ~1 min (autoscaler#4489)",
+            groups=listed_groups(preview),
         )
     clusters = preview.of_type(AKS_MANAGED_CLUSTER)
     if clusters:

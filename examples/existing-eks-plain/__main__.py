@@ -2,7 +2,9 @@
 
 The cluster, its node role, subnets and OIDC provider come from that stack's outputs. This
 program adds its own small system node group (a plain aws.eks.NodeGroup), the GPU pools, the
-device plugin and an autoscaler renamed so that it never clashes with one the cluster may run.
+device plugin and an autoscaler renamed so that it never clashes with one the cluster may run. That
+autoscaler lists only the GPU pools' groups (`--nodes`), never the system group or the cluster's others;
+the cluster's own autoscaler must likewise not discover the GPU groups (give it an explicit list).
 """
 
 import pulumi
