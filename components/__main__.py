@@ -83,6 +83,14 @@ def main(argv: list[str] | None = None) -> int:
     diff.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     diff.add_argument("--json", action="store_true", help="print the changes as JSON")
     args = parser.parse_args(argv)
+    try:
+        return _dispatch(args)
+    except ConfigError as exc:  # every bad input ends here, in the one format and exit 2, never a traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "diff":
         return _diff(args)
     if args.command in ("simulate", "workload"):

@@ -10,7 +10,6 @@ allowed) before any resource is declared.
 from __future__ import annotations
 
 import difflib
-import ipaddress
 import json
 import re
 from collections.abc import Mapping
@@ -23,7 +22,18 @@ from elastic_gpu.clouds import cloud_module
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
 from elastic_gpu.prices import TABLE_PATH, price_row
-from elastic_gpu.validation import gpu_instance_type_problems, size_problems
+from elastic_gpu.validation import (
+    NODES_PER_CLUSTER,
+    autoscaler_duration_problems,
+    cidr_problems,
+    duplicate_problems,
+    duration_seconds,
+    general_pool_problems,
+    gpu_instance_type_problems,
+    shown_number,
+    size_problems,
+    time_slicing_problems,
+)
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS
 
 PROJECT = "elastic-gpu"
@@ -42,6 +52,16 @@ PATTERN_HELP = {
 }
 #: Address range sizes the network layout supports (components/aws/network.py carves subnets from it).
 CIDR_PREFIXES = range(16, 25)
+#: Every node count is bounded before any arithmetic: no pool of a cluster holds more nodes than Kubernetes
+#: supports in one cluster (validation.NODES_PER_CLUSTER); the clouds' own, lower limits are in their rules.py.
+MAX_NODES = NODES_PER_CLUSTER.high
+#: The most GPUs one node carries in any cloud's catalog is 16 (GCE a2-megagpu-16g); sharing, disks and prices
+#: get sanity bounds here too, the clouds' own in their rules.py.
+MAX_GPUS_PER_NODE = 16
+MAX_DISK_GIB = 65536
+MAX_TIME_SLICING_REPLICAS = 1000
+#: USD per hour of one node: the dearest GPU VMs cost about $100/h, so $10,000/h is a typo, not a price.
+MAX_USD_PER_HOUR = 10_000.0
 
 # Defaults, named once. Each is documented on the field that uses it.
 DEFAULT_GENERAL_MIN = 1
@@ -80,6 +100,16 @@ DEFAULT_AKS_SYSTEM_MIN = 1
 DEFAULT_AKS_SYSTEM_MAX = 3
 #: Spot max price -1: pay up to the on-demand price, never evicted for price (only for capacity).
 DEFAULT_AKS_SPOT_MAX_PRICE = -1.0
+
+
+#: Why each sanity bound of the models is what it is (keyed by the bound), for the error message.
+BOUND_SOURCES = {
+    MAX_NODES: NODES_PER_CLUSTER.source,
+    MAX_GPUS_PER_NODE: "no node of any cloud carries more GPUs",
+    MAX_DISK_GIB: "no cloud's node disk is larger",
+    MAX_TIME_SLICING_REPLICAS: "each replica is a pod on the node",
+    MAX_USD_PER_HOUR: "USD per hour of one node",
+}
 
 
 class _Model(BaseModel):
@@ -123,9 +153,9 @@ class SystemPoolConfig(_Model):
     """Azure only: the AKS System-mode pool (on-demand, >= 1 node) for kube-system pods."""
 
     vm_size: str = DEFAULT_AKS_SYSTEM_VM_SIZE
-    min_size: int = Field(default=DEFAULT_AKS_SYSTEM_MIN, ge=0)
+    min_size: int = Field(default=DEFAULT_AKS_SYSTEM_MIN, ge=0, le=MAX_NODES)
     """Default 1; must stay >= 1 (AKS requires a node in a System pool)."""
-    max_size: int = Field(default=DEFAULT_AKS_SYSTEM_MAX, ge=0)
+    max_size: int = Field(default=DEFAULT_AKS_SYSTEM_MAX, ge=0, le=MAX_NODES)
     spot: bool = False
     """Must stay false: AKS does not allow spot System pools."""
     critical_addons_only: bool = False
@@ -174,12 +204,12 @@ class ClusterConfig(_Model):
 class GeneralPoolConfig(_Model):
     instance_types: list[str] = Field(min_length=1)
     """Diversified CPU instance types (several, so capacity is easier to find)."""
-    min_size: int = Field(default=DEFAULT_GENERAL_MIN, ge=0)
+    min_size: int = Field(default=DEFAULT_GENERAL_MIN, ge=0, le=MAX_NODES)
     """Default 1: system pods and the autoscaler need a node; must stay >= 1."""
-    max_size: int = Field(ge=0)
+    max_size: int = Field(ge=0, le=MAX_NODES)
     spot: bool = False
     """Default false (on-demand): the autoscaler runs here and must not be evicted."""
-    disk_size_gib: int = Field(default=DEFAULT_GENERAL_DISK_GIB, ge=20)
+    disk_size_gib: int = Field(default=DEFAULT_GENERAL_DISK_GIB, ge=20, le=MAX_DISK_GIB)
 
 
 class GpuPoolConfig(_Model):
@@ -188,14 +218,14 @@ class GpuPoolConfig(_Model):
     """GPU model key (t4, a10g, l4, l40s, v100, a100, h100); picks instance types if none given."""
     instance_types: list[str] | None = Field(default=None, min_length=1)
     """GPU instance types; all must carry the same GPU count."""
-    gpus_per_node: int = Field(default=1, ge=1)
+    gpus_per_node: int = Field(default=1, ge=1, le=MAX_GPUS_PER_NODE)
     """GPUs per node when instance types are picked from `gpu` (default 1)."""
-    min_size: int = Field(default=DEFAULT_GPU_MIN, ge=0)
+    min_size: int = Field(default=DEFAULT_GPU_MIN, ge=0, le=MAX_NODES)
     """Default 0: the pool scales to zero when no GPU pod is pending."""
-    max_size: int = Field(ge=0)
+    max_size: int = Field(ge=0, le=MAX_NODES)
     """The most nodes of the pool's own capacity (spot, or on-demand when `spot` is false), in total
     over all its node groups (zones, and VM sizes on AKS): split between them, never per group."""
-    fallback_max_size: int | None = Field(default=None, ge=1)
+    fallback_max_size: int | None = Field(default=None, ge=1, le=MAX_NODES)
     """With `onDemandFallback`: the most on-demand fallback nodes, in total over the fallback's groups
     (default: maxSize). The pool's worst case is maxSize + fallbackMaxSize nodes."""
     spot: bool = True
@@ -204,7 +234,7 @@ class GpuPoolConfig(_Model):
     """Add an on-demand pool (min 0) the autoscaler tries only after the spot ones."""
     per_zone: bool = True
     """Default true: one node group per zone, so spot reclaims and rebalancing stay zonal."""
-    disk_size_gib: int = Field(default=DEFAULT_GPU_DISK_GIB, ge=20)
+    disk_size_gib: int = Field(default=DEFAULT_GPU_DISK_GIB, ge=20, le=MAX_DISK_GIB)
     ami_family: Literal["al2023", "bottlerocket"] = "al2023"
     """AWS only: EKS-optimised AMI family (bottlerocket ships its own device plugin)."""
     gpu_driver_version: GpuDriverVersion = DEFAULT_GPU_DRIVER_VERSION
@@ -212,7 +242,7 @@ class GpuPoolConfig(_Model):
     queued_provisioning: bool = False
     """GCP only: Dynamic Workload Scheduler (flex-start capacity via ProvisioningRequests and Kueue);
     needs spot false and minSize 0 (default false)."""
-    spot_max_price: float | None = None
+    spot_max_price: float | None = Field(default=None, le=MAX_USD_PER_HOUR)
     """Azure only: max USD/hour per spot VM; default DEFAULT_AKS_SPOT_MAX_PRICE (-1, on-demand cap)."""
 
 
@@ -225,7 +255,7 @@ class AutoscalerConfig(_Model):
 
 
 class DevicePluginConfig(_Model):
-    time_slicing_replicas: int | None = Field(default=None, ge=2)
+    time_slicing_replicas: int | None = Field(default=None, ge=2, le=MAX_TIME_SLICING_REPLICAS)
     """Share each GPU between this many pods (NVIDIA time-slicing); unset: no sharing."""
 
 
@@ -324,7 +354,13 @@ def _describe(err: Mapping[str, Any]) -> str:
             return f"{path}: {err.get('input')!r} is not allowed; allowed: {PATTERN_HELP[pattern]}"
     if err["type"] == "finite_number":
         return f"{path}: must be a finite number (got {err.get('input')!r}); .inf and .nan are not allowed"
-    return f"{path}: {err['msg']} (got {err.get('input')!r})"
+    value = err.get("input")
+    hint = ""
+    if err["type"] == "less_than_equal" and (err.get("ctx") or {}).get("le") in BOUND_SOURCES:
+        hint = f"; {BOUND_SOURCES[err['ctx']['le']]}"
+    if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        hint = f"; the value carries its own quotes: write {value[1:-1]!r} without them"
+    return f"{path}: {err['msg']} (got {shown_number(value)}){hint}"
 
 
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
@@ -425,9 +461,16 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         problems.append(f"cluster.zones: zones must be distinct (got {cfg.cluster.zones})")
     problems += _cidr_problems(cfg)
     problems += _ignored_setting_problems(cfg)
-    for key in ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time"):
-        if duration_seconds(getattr(cfg.autoscaler, key)) == 0:
-            problems.append(f"autoscaler.{to_camel(key)}: must be longer than 0 (got {getattr(cfg.autoscaler, key)!r})")
+    durations = {key: getattr(cfg.autoscaler, key) for key in DURATION_KEYS}
+    for key, text in durations.items():
+        if duration_seconds(text) == 0:
+            problems.append(f"autoscaler.{to_camel(key)}: must be longer than 0 (got {text!r})")
+    problems += autoscaler_duration_problems(cloud, durations, {k: f"autoscaler.{to_camel(k)}" for k in durations})
+    problems += duplicate_problems("autoscaler.expander", list(cfg.autoscaler.expander))
+    problems += time_slicing_problems(
+        "devicePlugin.timeSlicingReplicas", cloud, cfg.device_plugin.time_slicing_replicas
+    )
+    problems += general_pool_problems("generalPool.", cloud, list(cfg.general_pool.instance_types))
     rules = cloud_module(cloud, "rules")
     splits_per_zone = rules.SPLITS_PER_ZONE
     if (
@@ -513,6 +556,7 @@ def validate_stack(cfg: StackConfig) -> list[str]:
             for i, ns in enumerate(cfg.kueue.namespaces)
             if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", ns)
         ]
+        problems += duplicate_problems("kueue.namespaces", list(cfg.kueue.namespaces))
     # The cloud's own rules (regions, zones, machine shapes, tags, API limits): components/<cloud>/rules.py.
     problems += rules.validate(cfg)
     return problems
@@ -523,28 +567,21 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
     access = cfg.cluster.api_access
     problems: list[str] = []
     for i, cidr in enumerate(access.public_cidrs or []):
-        try:
-            net = ipaddress.ip_network(cidr, strict=True)
-        except ValueError as exc:
-            problems.append(
-                f"cluster.apiAccess.publicCidrs[{i}]: {cidr!r} is not an IPv4 range like 203.0.113.0/24 ({exc})"
-            )
-            continue
-        if net.version != 4:
+        if ":" in cidr:
             problems.append(f"cluster.apiAccess.publicCidrs[{i}]: {cidr!r} is IPv6; the clouds take IPv4 ranges here")
+            continue
+        problems += cidr_problems(
+            f"cluster.apiAccess.publicCidrs[{i}]", cidr, invalid="is not an IPv4 range like 203.0.113.0/24"
+        )
+    problems += duplicate_problems("cluster.apiAccess.publicCidrs", list(access.public_cidrs or []))
     if not access.public and access.public_cidrs is not None:
         problems.append(
             "cluster.apiAccess.publicCidrs: set only with a public endpoint (public: true); a private-only "
             f"endpoint has no public ranges (got {access.public_cidrs})"
         )
-    if cfg.cloud == "gcp":
+    if cfg.cloud == "gcp" and cidr_problems("cluster.controlPlaneCidr", cfg.cluster.control_plane_cidr, range(28, 29)):
         cidr = cfg.cluster.control_plane_cidr
-        try:
-            ok = ipaddress.ip_network(cidr, strict=True).prefixlen == 28
-        except ValueError:
-            ok = False
-        if not ok:
-            problems.append(f"cluster.controlPlaneCidr: {cidr!r} is not an IPv4 /28 (GKE's control plane range)")
+        problems.append(f"cluster.controlPlaneCidr: {cidr!r} is not an IPv4 /28 (GKE's control plane range)")
     if not access.public and cfg.cloud == "gcp" and not cfg.cluster.private_nodes:
         problems.append(
             "cluster.apiAccess.public: a GKE private endpoint needs private nodes; set cluster.privateNodes: true "
@@ -553,31 +590,17 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
     return problems
 
 
+#: The autoscaler's durations (AutoscalerConfig attributes), checked against the cloud's AUTOSCALER_DURATIONS.
+DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time")
+
+
 def stack_warnings(cfg: StackConfig) -> list[str]:
     """What deploys only after a quota increase (the cloud's rules.warnings): printed, not fatal."""
     return list(cloud_module(cfg.cloud, "rules").warnings(cfg))
 
 
-def duration_seconds(text: str) -> int:
-    """Seconds of a DURATION_PATTERN duration ("1h30m" -> 5400)."""
-    return sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", text))
-
-
 def _cidr_problems(cfg: StackConfig) -> list[str]:
-    text = cfg.cluster.network_cidr
-    try:
-        net = ipaddress.ip_network(text, strict=True)
-    except ValueError as exc:
-        hint = ""
-        if "host bits set" in str(exc):
-            hint = f"; did you mean {str(ipaddress.ip_network(text, strict=False))!r}?"
-        return [f"cluster.networkCidr: {text!r} is not a network address ({exc}){hint}"]
-    if net.version != 4 or net.prefixlen not in CIDR_PREFIXES:
-        return [
-            f"cluster.networkCidr: {text!r}: allowed: an IPv4 range from /{CIDR_PREFIXES[0]} to /{CIDR_PREFIXES[-1]}, "
-            "such as 10.0.0.0/16"
-        ]
-    return []
+    return cidr_problems("cluster.networkCidr", cfg.cluster.network_cidr, CIDR_PREFIXES)
 
 
 #: Settings that do nothing on some clouds: (section, key or None for the whole section, clouds where it

@@ -21,10 +21,13 @@ def stack_config_values() -> dict[str, Any]:
     values: dict[str, Any] = {}
     for key, value in raw.items():
         try:
-            values[key] = json.loads(value) if isinstance(value, str) else value
+            decoded = json.loads(value) if isinstance(value, str) else value
         except json.JSONDecodeError:
-            values[key] = value
-    # A bare string such as `cloud: aws` is not JSON; a quoted number stays a string.
+            decoded = value
+        # A bare string such as `cloud: aws` is not JSON. A string that *is* a JSON string (`'"aws"'` in the
+        # stack file) was written with quotes inside the value: it stays as written, quotes and all, so it is
+        # judged the same here and in the offline tools that read the stack file (and refused by name).
+        values[key] = value if isinstance(decoded, str) else decoded
     return values
 
 

@@ -74,6 +74,8 @@ class TagRules:
     reserved_key_prefixes: tuple[str, ...] = ()  # compared case-insensitively
     reserved_value_prefixes: tuple[str, ...] = ()
     reserved_keys: tuple[str, ...] = ()  # keys the components set themselves
+    #: None: any characters; else keys and values are Unicode letters, digits, white space and these
+    allowed_punctuation: str | None = None
 
 
 def tag_problems(where: str, tags: Mapping[str, str], rules: TagRules) -> list[str]:
@@ -95,6 +97,13 @@ def tag_problems(where: str, tags: Mapping[str, str], rules: TagRules) -> list[s
             problems.append(
                 f"{at}: {what} key may not contain {' '.join(bad)} (forbidden: {rules.forbidden_key_chars})"
             )
+        if rules.allowed_punctuation is not None:
+            for part, text in (("key", key), ("value", value)):
+                if bad := sorted({c for c in text if not _tag_char_ok(c, rules.allowed_punctuation)}):
+                    problems.append(
+                        f"{at}: {what} {part} may not contain {' '.join(repr(c) for c in bad)}; allowed: letters, "
+                        f"digits, spaces and {' '.join(rules.allowed_punctuation)}"
+                    )
         if rules.key_pattern and not re.fullmatch(rules.key_pattern, key):
             problems.append(f"{at}: {what} key {key!r} is not allowed; allowed: {rules.pattern_help}")
         if rules.value_pattern and not re.fullmatch(rules.value_pattern, value):
@@ -106,6 +115,13 @@ def tag_problems(where: str, tags: Mapping[str, str], rules: TagRules) -> list[s
         if key in rules.reserved_keys:
             problems.append(f"{at}: the components set the {what} {key!r} themselves; use another key")
     return problems
+
+
+def _tag_char_ok(char: str, punctuation: str) -> bool:
+    """A Unicode letter (\\p{L}), separator (\\p{Z}), number (\\p{N}) or one of `punctuation`."""
+    import unicodedata
+
+    return char in punctuation or unicodedata.category(char)[0] in "LZN"
 
 
 @dataclass(frozen=True)
@@ -135,15 +151,25 @@ def instance_type_cloud(name: str) -> str | None:
 
 
 def instance_type_problems(where: str, cloud: str, names: list[str]) -> list[str]:
-    """Types that are not named as the cloud names its types (a CPU type of another cloud, a typo)."""
+    """Types that are not named as the cloud names its types (a CPU type of another cloud, a typo), or
+    whose family the cloud's table (components/<cloud>/rules.py MACHINE_TYPE_PATTERN) does not know; and
+    each type once."""
+    from elastic_gpu.clouds import cloud_module  # clouds -> errors only; import here keeps this module pure
+
+    rules = cloud_module(cloud, "rules")
+    example = {"aws": "m6i.xlarge", "azure": "Standard_D4s_v5", "gcp": "e2-standard-4"}[cloud]
     problems = []
     for j, name in enumerate(names):
-        owner = instance_type_cloud(name)
+        owner = instance_type_cloud(name) if isinstance(name, str) else None
         if owner != cloud:
             looks = f"looks like a {owner} type" if owner else "is no instance type name we know"
-            example = {"aws": "m6i.xlarge", "azure": "Standard_D4s_v5", "gcp": "e2-standard-4"}[cloud]
             problems.append(f"{where}[{j}]: {name!r} {looks}; allowed: a {cloud} type such as {example}")
-    return problems
+        elif not re.fullmatch(rules.MACHINE_TYPE_PATTERN, name):
+            problems.append(
+                f"{where}[{j}]: {name!r} is not a {cloud} machine type we know; allowed: a type of a known family "
+                f"such as {example} ({rules.MACHINE_TYPE_SOURCE})"
+            )
+    return problems + duplicate_problems(where, list(names))
 
 
 def cloud_args_problems(where: str, cloud: str, tags: Mapping[str, str], disk_size_gib: int) -> list[str]:
@@ -154,3 +180,118 @@ def cloud_args_problems(where: str, cloud: str, tags: Mapping[str, str], disk_si
     return tag_problems(f"{where}tags", tags, rules.TAG_RULES) + bounds_problems(
         f"{where}disk_size_gib", disk_size_gib, rules.DISK_GIB, " GiB"
     )
+
+
+#: Kubernetes' own scale limits ("Considerations for large clusters", kubernetes.io/docs/setup/best-practices/
+#: cluster-large): at most 5,000 nodes per cluster and 110 pods per node. No pool of one cluster can hold more
+#: nodes than the cluster; every node count is checked against this before any arithmetic.
+NODES_PER_CLUSTER = Bounds(0, 5000, "Kubernetes supports at most 5,000 nodes per cluster")
+PODS_PER_NODE = Bounds(2, 110, "Kubernetes supports at most 110 pods per node")
+
+
+def shown_number(value: object) -> str:
+    """A number for a message: a huge int is named by its size, not printed in full."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**18:
+        return f"a {len(str(abs(value)))}-digit number"
+    return repr(value)
+
+
+def duplicate_problems(where: str, items: list[object] | tuple[object, ...]) -> list[str]:
+    """Each item may appear once in the list at `where` (zones, instance types, expanders, ranges ...)."""
+    repeated = [item for i, item in enumerate(items) if item in items[:i]]
+    if not repeated:
+        return []
+    shown = ", ".join(str(x) for x in dict.fromkeys(repeated))
+    return [f"{where}: each value may appear once (repeated: {shown})"]
+
+
+def cidr_problems(
+    where: str,
+    text: str,
+    prefixes: range | None = None,
+    example: str = "10.0.0.0/16",
+    invalid: str = "is not a network address",
+) -> list[str]:
+    """`text` is an IPv4 network address (no host bits) with a prefix length in `prefixes`, written as the
+    clouds' APIs take it: canonically, so `10.0.0.0/016` is refused (Python's ipaddress reads it as /16)."""
+    import ipaddress
+
+    if prefixes is None:
+        allowed = f"an IPv4 range such as {example}"
+    elif len(prefixes) == 1:
+        allowed = f"an IPv4 /{prefixes[0]} such as {example}"
+    else:
+        allowed = f"an IPv4 range from /{prefixes[0]} to /{prefixes[-1]}, such as {example}"
+    try:
+        net = ipaddress.ip_network(text, strict=True)
+    except ValueError as exc:
+        hint = ""
+        if "host bits set" in str(exc):
+            hint = f"; did you mean {str(ipaddress.ip_network(text, strict=False))!r}?"
+        return [f"{where}: {text!r} {invalid} ({exc}){hint}"]
+    if net.version != 4 or (prefixes is not None and net.prefixlen not in prefixes):
+        return [f"{where}: {text!r}: allowed: {allowed}"]
+    if str(net) != text:
+        return [
+            f"{where}: {text!r} is not written canonically (no leading zeros or spaces); did you mean {str(net)!r}?"
+        ]
+    return []
+
+
+def duration_problems(where: str, seconds: int, text: str, bounds: Bounds, unit_seconds: int = 1) -> list[str]:
+    """A duration (already parsed to seconds) within `bounds` (in seconds), in whole `unit_seconds`."""
+
+    def show(s: int) -> str:
+        return f"{s // 3600}h" if s % 3600 == 0 and s >= 3600 else f"{s // 60}m" if s % 60 == 0 else f"{s}s"
+
+    problems = []
+    if not bounds.low <= seconds <= bounds.high:
+        problems.append(
+            f"{where}: {text!r} is out of range; allowed: {show(bounds.low)} to {show(bounds.high)} ({bounds.source})"
+        )
+    elif seconds % unit_seconds:
+        problems.append(f"{where}: {text!r} is not allowed; allowed: whole minutes such as 10m ({bounds.source})")
+    return problems
+
+
+def duration_seconds(text: str) -> int:
+    """Seconds of a duration in whole units ("1h30m" -> 5400)."""
+    return sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", text))
+
+
+def autoscaler_duration_problems(cloud: str, durations: Mapping[str, str], label: Mapping[str, str]) -> list[str]:
+    """The autoscaler's durations (by attribute name: max_node_provision_time ...) within the cloud's bounds
+    (components/<cloud>/rules.py AUTOSCALER_DURATIONS); `label` names each field for the message. A zero
+    duration is left to the caller's own "must be longer than 0"."""
+    from elastic_gpu.clouds import cloud_module
+
+    table = getattr(cloud_module(cloud, "rules"), "AUTOSCALER_DURATIONS", {})
+    problems = []
+    for key, text in durations.items():
+        seconds = duration_seconds(text)
+        if key in table and seconds > 0:
+            problems += duration_problems(label[key], seconds, text, table[key])
+    return problems
+
+
+def time_slicing_problems(where: str, cloud: str, replicas: int | None) -> list[str]:
+    """GPU time-slicing replicas within the cloud's bound (rules.py TIME_SLICING_REPLICAS)."""
+    from elastic_gpu.clouds import cloud_module
+
+    if replicas is None:
+        return []
+    return bounds_problems(where, replicas, cloud_module(cloud, "rules").TIME_SLICING_REPLICAS)
+
+
+def general_pool_problems(
+    where: str, cloud: str, instance_types: list[str], types_field: str = "instanceTypes"
+) -> list[str]:
+    """The general (CPU) pool's types: the cloud's, known, each once, and as many as one pool of the cloud takes."""
+    from elastic_gpu.clouds import cloud_module
+
+    rules = cloud_module(cloud, "rules")
+    problems = instance_type_problems(f"{where}{types_field}", cloud, list(instance_types))
+    limit = getattr(rules, "GENERAL_POOL_TYPES", None)
+    if limit is not None and len(instance_types) > limit[0]:
+        problems.append(f"{where}{types_field}: {limit[1]} (got {list(instance_types)})")
+    return problems

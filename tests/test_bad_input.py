@@ -382,3 +382,96 @@ def test_cluster_args_are_checked_with_the_pools_before_any_resource() -> None:
     with pytest.raises(ConfigError) as exc:
         build_stack(bad)  # raises before the provider: no engine needed
     assert "cluster (AksCluster 'gpu-dev': zones: ['4'] are not Azure zones; allowed: 1, 2, 3)" in str(exc.value)
+
+
+# --- issue 18: what a fuzzer and a new user still got through --------------------------------------
+
+
+def _set(section: str, key: str, value, index: int | None = None):
+    def mutate(values: dict) -> None:
+        target = values.setdefault(P + section, {})
+        if index is not None:
+            target = target[index]
+        target[key] = value
+
+    return mutate
+
+
+@pytest.mark.parametrize(
+    ("stack", "mutate", "expected"),
+    [
+        # numbers bounded before any arithmetic, the bound and its reason named
+        (
+            "aws-dev",
+            _set("generalPool", "maxSize", 10**6),
+            "generalPool.maxSize: Input should be less than or equal to 5000 (got 1000000); "
+            "Kubernetes supports at most 5,000 nodes per cluster",
+        ),
+        ("gcp-dev", _set("gpuPools", "maxSize", 10**400, 0), "gpuPools[0].maxSize: Input should be less than or "
+         "equal to 5000 (got a 401-digit number)"),
+        ("aws-dev", _set("devicePlugin", "timeSlicingReplicas", 10**6), "devicePlugin.timeSlicingReplicas: Input "
+         "should be less than or equal to 1000 (got 1000000)"),
+        ("aws-dev", _set("devicePlugin", "timeSlicingReplicas", 200), "devicePlugin.timeSlicingReplicas: 200 is out "
+         "of range; allowed: 2 to 110 (Kubernetes supports at most 110 pods per node)"),
+        ("gcp-dev", _set("devicePlugin", "timeSlicingReplicas", 49), "devicePlugin.timeSlicingReplicas: 49 is out of "
+         "range; allowed: 2 to 48 (GKE maxSharedClientsPerGpu is 2 to 48)"),
+        # autoscaler durations within the cloud's bounds
+        ("aws-dev", _set("autoscaler", "scaleDownDelayAfterAdd", "999999h"), "autoscaler.scaleDownDelayAfterAdd: "
+         "'999999h' is out of range; allowed: 1s to 24h"),
+        ("aws-dev", _set("autoscaler", "maxNodeProvisionTime", "1s"), "autoscaler.maxNodeProvisionTime: '1s' is out "
+         "of range; allowed: 5m to 2h"),
+        ("azure-dev", _set("autoscaler", "scaleDownUnneededTime", "2000m"), "autoscaler.scaleDownUnneededTime: "
+         "'2000m' is out of range; allowed: 1m to 24h"),
+        # duplicates
+        ("aws-dev", _set("autoscaler", "expander", ["priority", "priority"]), "autoscaler.expander: each value may "
+         "appear once (repeated: priority)"),
+        ("aws-dev", _set("generalPool", "instanceTypes", ["m6i.large", "m5.large", "m6i.large"]), "generalPool."
+         "instanceTypes: each value may appear once (repeated: m6i.large)"),
+        ("aws-dev", _set("cluster", "apiAccess", {"publicCidrs": ["203.0.113.0/24", "203.0.113.0/24"]}), "cluster."
+         "apiAccess.publicCidrs: each value may appear once (repeated: 203.0.113.0/24)"),
+        # AWS tag characters (\p{L}\p{Z}\p{N} and _ . : / = + - @)
+        ("aws-dev", _set("tags", "a<b", "x"), "tags.a<b: tag key may not contain '<'; allowed: letters, digits, "
+         "spaces and _ . : / = + - @"),
+        ("aws-dev", _set("tags", "team", "ml;ops"), "tags.team: tag value may not contain ';'"),
+        # strict CIDR
+        ("aws-dev", _set("cluster", "networkCidr", "10.0.0.0/016"), "cluster.networkCidr: '10.0.0.0/016' is not "
+         "written canonically (no leading zeros or spaces); did you mean '10.0.0.0/16'?"),
+        # machine types of the cloud, known, one where the pool takes one
+        ("azure-dev", _set("cluster", "systemPool", {"vmSize": "m6i.large"}), "cluster.systemPool.vmSize: "
+         "'m6i.large' looks like a aws type; allowed: a azure type such as Standard_D4s_v5"),
+        ("azure-dev", _set("cluster", "systemPool", {"maxSize": 5000}), "cluster.systemPool.maxSize: 5000 is out of "
+         "range; allowed: 1 to 1000 (AKS System pool count, ARM API)"),
+        ("gcp-dev", _set("generalPool", "instanceTypes", ["not-a-machine"]), "generalPool.instanceTypes[0]: "
+         "'not-a-machine' is not a gcp machine type we know"),
+        ("gcp-dev", _set("generalPool", "instanceTypes", ["e2-standard-4", "e2-standard-8"]), "generalPool."
+         "instanceTypes: a GKE node pool has one machine type, so a second one would be ignored; give one"),
+        ("aws-dev", _set("generalPool", "instanceTypes", ["m6i.lrage"]), "generalPool.instanceTypes[0]: 'm6i.lrage' "
+         "is not a aws machine type we know"),
+    ],
+)  # fmt: skip
+def test_issue_18_classes_are_refused_by_field(stack, mutate, expected) -> None:
+    assert expected in config_errors(stack, mutate)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "expected"),
+    [
+        (_set("generalPool", "maxSize", 10**400), "generalPool.maxSize: Input should be less than or equal to 5000"),
+        (_set("gpuPools", "maxSize", 10**400, 0), "gpuPools[0].maxSize: Input should be less than or equal to 5000"),
+        (
+            lambda v: v.update({P + "cloud": '"aws"'}),
+            "cloud: Input should be 'aws', 'azure' or 'gcp' (got '\"aws\"'); the value carries its own quotes: "
+            "write 'aws' without them",
+        ),
+    ],
+)
+def test_issue_18_tracebacks_end_in_the_one_exit_2_format(tmp_path, capsys, mutate, expected) -> None:
+    """10**400 raised OverflowError in the program; a quoted cloud passed the program (which decoded it) and
+    then escaped the preview's cost report as a ConfigError traceback."""
+    values = stack_values("aws-dev")
+    mutate(values)
+    program = write_program(tmp_path, yaml.safe_dump({"config": values}))
+    for command in (["preview"], ["cost", "--gpu-hours", "10"], ["simulate"], ["policy"]):
+        assert main([*command, "--stack", "t", "--program", str(program)]) == 2, command
+        err = capsys.readouterr().err
+        assert err.startswith("error: invalid ") and expected in err and "Traceback" not in err, err

@@ -144,13 +144,17 @@ def test_a_downgrade_is_refused(program_dir, capsys, tmp_path) -> None:
 
 
 def test_base_ref_runs_the_refs_own_program(tmp_path, capsys) -> None:
-    """--base REF previews the program as committed at REF (its code and stack file) in a subprocess."""
+    """--base REF previews the program as committed at REF (its code and stack file) in a subprocess; links
+    out of the tree in the ref (a symlink to an absolute path, as many repositories hold) are left out, not a
+    tarfile.AbsoluteLinkError traceback."""
     repo = tmp_path / "repo"
     repo.mkdir()
     for item in ("components", "stacks"):
         shutil.copytree(ROOT / item, repo / item, ignore=shutil.ignore_patterns("__pycache__"))
     for item in ("Pulumi.yaml", "__main__.py"):
         shutil.copy(ROOT / item, repo / item)
+    (repo / "shared-docs").symlink_to(tmp_path)  # absolute
+    (repo / "outside").symlink_to("../..")  # relative, out of the tree
 
     def git(*args: str) -> None:
         subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)

@@ -6,7 +6,13 @@ import re
 from typing import TYPE_CHECKING
 
 from elastic_gpu.aws.network import MAX_ZONES
-from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, tag_problems
+from elastic_gpu.validation import (
+    PODS_PER_NODE,
+    Bounds,
+    TagRules,
+    bounds_problems,
+    tag_problems,
+)
 
 if TYPE_CHECKING:
     from elastic_gpu.config import GpuPoolConfig, StackConfig
@@ -28,7 +34,9 @@ REGIONS = (
 )  # fmt: skip
 
 #: AWS tag restrictions (e.g. docs.aws.amazon.com/AmazonECS/latest/APIReference/API_Tag.html, the same
-#: in every service): 50 tags per resource, key 1..128 and value 0..256 characters, no `aws:` prefix.
+#: in every service): 50 tags per resource, key 1..128 and value 0..256 characters, no `aws:` prefix;
+#: keys and values of Unicode letters, digits, white space and `_ . : / = + - @` (the API's pattern
+#: `^([\p{L}\p{Z}\p{N}_.:/=+\-@]*)$`, docs.aws.amazon.com/efs/latest/ug/API_Tag.html).
 #: The subnets add up to 3 tags of their own (Name, kubernetes.io/cluster/<name>, kubernetes.io/role/*),
 #: so the stack's own tags may use 47; `Name` is set by the components.
 TAG_RULES = TagRules(
@@ -39,6 +47,7 @@ TAG_RULES = TagRules(
     reserved_key_prefixes=("aws:",),
     reserved_value_prefixes=("aws:",),
     reserved_keys=("Name",),
+    allowed_punctuation="_.:/=+-@",
 )
 #: EKS quota "Managed node groups per cluster": 30 by default, adjustable (EKS User Guide, "Amazon EKS
 #: service quotas"). Over it the stack deploys only after a quota increase: a warning.
@@ -47,6 +56,34 @@ MANAGED_NODE_GROUPS_QUOTA = 30
 NODES_PER_GROUP_QUOTA = 450
 #: gp3 root volume size (EC2 LaunchTemplateEbsBlockDeviceRequest.VolumeSize: gp2 and gp3 1 - 16,384 GiB).
 DISK_GIB = Bounds(1, 16384, "gp3 volume size, EC2 API")
+
+
+#: EC2 instance type names: `<family><generation>[<options>].<size>` ("Instance type naming conventions",
+#: docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html); the family letters are the
+#: documented series (general purpose m/t/mac/a, compute c, memory r/x/z/u, storage d/h/i/im/is, accelerated
+#: f/g/gr/p/dl/inf/trn/vt, hpc). A name outside it is a typo or another cloud's.
+MACHINE_TYPE_PATTERN = (
+    r"(u-[0-9]+tb[0-9]|(a|c|d|dl|f|g|gr|h|hpc|i|im|inf|is|m|mac|p|r|t|trn|u|vt|x|z)[0-9]+[a-z0-9-]*)"
+    r"\.(nano|micro|small|medium|large|xlarge|[0-9]+xlarge|metal(-[0-9]+xl)?)"
+)
+MACHINE_TYPE_SOURCE = "EC2 instance type naming conventions"
+#: Whole cluster-autoscaler durations (the self-run autoscaler takes any Go duration). Bounds of sense, not of
+#: the API: a node needs minutes to join (VM start, and for a GPU node the driver: 15m is the upstream default
+#: and the measured cold-GPU time in kubernetes/autoscaler#3464), so below 5m the autoscaler gives up on nodes
+#: that were coming and pays for the next group too; above 2h a failed group holds up the fallback for hours. A
+#: scale-down delay beyond 24h keeps idle GPU nodes a day, which defeats scale-to-zero.
+AUTOSCALER_DURATIONS = {
+    "max_node_provision_time": Bounds(5 * 60, 2 * 3600, "a GPU node needs minutes to join; over 2h a failed group "
+                                      "holds up the fallback for hours"),
+    "scale_down_unneeded_time": Bounds(1, 24 * 3600, "over 24h idle GPU nodes defeat scale-to-zero"),
+    "scale_down_delay_after_add": Bounds(1, 24 * 3600, "over 24h idle GPU nodes defeat scale-to-zero"),
+}  # fmt: skip
+#: NVIDIA time-slicing replicas per GPU: each replica is a pod slot, and a node runs at most 110 pods
+#: (Kubernetes; the EKS AMI's max-pods is lower still on small types).
+TIME_SLICING_REPLICAS = PODS_PER_NODE
+#: How many instance types one general pool may list: an EKS managed node group takes several (None: no
+#: limit checked here).
+GENERAL_POOL_TYPES: tuple[int, str] | None = None
 
 
 def gpus_per_node_selects(pool: GpuPoolConfig) -> bool:
@@ -94,7 +131,6 @@ def validate(cfg: StackConfig) -> list[str]:
     if region not in REGIONS:
         return [f"cluster.region: {region!r} is not an AWS region; allowed: {', '.join(REGIONS)}"]
     problems += tag_problems("tags", cfg.tags, TAG_RULES)
-    problems += instance_type_problems("generalPool.instanceTypes", "aws", list(cfg.general_pool.instance_types))
     problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
     for i, pool in enumerate(cfg.gpu_pools):
         problems += bounds_problems(f"gpuPools[{i}].diskSizeGib", pool.disk_size_gib, DISK_GIB, " GiB")

@@ -48,6 +48,28 @@ NODES_PER_POOL = Bounds(0, 1000, "AKS agent pool count, ARM API")
 DISK_GIB = Bounds(1, 2048, "AKS osDiskSizeGB, ARM API")
 
 
+#: Azure VM size names: `Standard_<family><vCPUs>[-<constrained>]<features>[_<accelerator>][_v<version>]`
+#: ("Azure virtual machine sizes naming conventions", learn.microsoft.com/azure/virtual-machines/
+#: vm-naming-conventions). A name outside it is a typo or another cloud's.
+MACHINE_TYPE_PATTERN = r"Standard_[A-Z]{1,3}[0-9]+(-[0-9]+)?[a-z]*(_[A-Z][A-Za-z0-9]*)?(_v[0-9]+)?"
+MACHINE_TYPE_SOURCE = "Azure VM size naming conventions"
+#: An AKS agent pool has one VM size (ManagedClusterAgentPoolProfile.vmSize).
+GENERAL_POOL_TYPES = (1, "an AKS agent pool has exactly one VM size; give one")
+#: The AKS managed autoscaler takes whole minutes (checked by AksClusterArgs); the bounds of sense are the
+#: self-run autoscaler's (components/aws/rules.py AUTOSCALER_DURATIONS has the reasons).
+AUTOSCALER_DURATIONS = {
+    "max_node_provision_time": Bounds(5 * 60, 2 * 3600, "a GPU node needs minutes to join; over 2h a failed group "
+                                      "holds up the fallback for hours"),
+    "scale_down_unneeded_time": Bounds(60, 24 * 3600, "over 24h idle GPU nodes defeat scale-to-zero"),
+    "scale_down_delay_after_add": Bounds(60, 24 * 3600, "over 24h idle GPU nodes defeat scale-to-zero"),
+}  # fmt: skip
+#: AKS agent pools run at most 250 pods per node (maxPods 10..250, AKS "Configure Azure CNI"); AKS pools refuse
+#: time-slicing altogether (components/azure/pools.py), so this bound only keeps the number sane.
+TIME_SLICING_REPLICAS = Bounds(2, 250, "AKS maxPods is at most 250 per node")
+#: Agent pool `count` of a System pool: 1..1000 (ManagedClusterAgentPoolProfileProperties.count).
+SYSTEM_POOL_NODES = Bounds(1, 1000, "AKS System pool count, ARM API")
+
+
 def gpus_per_node_selects(pool: GpuPoolConfig) -> bool:
     """An Azure VM size fixes its GPU count: gpusPerNode only picks sizes from `gpu`."""
     return False
@@ -79,7 +101,6 @@ def validate(cfg: StackConfig) -> list[str]:
     if c.region not in REGIONS:
         return [f"cluster.region: {c.region!r} is not an Azure region; allowed: {', '.join(REGIONS)}"]
     problems += tag_problems("tags", cfg.tags, TAG_RULES)
-    problems += instance_type_problems("generalPool.instanceTypes", "azure", list(cfg.general_pool.instance_types))
     problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
     problems += bounds_problems("generalPool.maxSize", cfg.general_pool.max_size, NODES_PER_POOL)
     zones = len(c.zones)
@@ -96,6 +117,11 @@ def validate(cfg: StackConfig) -> list[str]:
             problems.append(f"cluster.zones[{i}]: {zone!r} is not an Azure zone; allowed: {', '.join(AZURE_ZONES)}")
 
     system = c.system_pool or SystemPoolConfig()
+    problems += [
+        p.replace("cluster.systemPool.vmSize[0]", "cluster.systemPool.vmSize", 1)
+        for p in instance_type_problems("cluster.systemPool.vmSize", "azure", [system.vm_size])
+    ]
+    problems += bounds_problems("cluster.systemPool.maxSize", system.max_size, SYSTEM_POOL_NODES)
     if system.spot:
         problems.append("cluster.systemPool.spot: AKS does not allow a spot System pool; allowed: false (got true)")
     if system.min_size < 1:
@@ -117,10 +143,6 @@ def validate(cfg: StackConfig) -> list[str]:
         problems.append(
             "generalPool.spot: the general pool runs system add-ons and must be on-demand on AKS; "
             "allowed: false (got true)"
-        )
-    if len(gp.instance_types) != 1:
-        problems.append(
-            f"generalPool.instanceTypes: an AKS agent pool has exactly one VM size; give one (got {gp.instance_types})"
         )
 
     if cfg.autoscaler.expander[0] not in AKS_EXPANDERS:

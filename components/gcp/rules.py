@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
-from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, tag_problems
+from elastic_gpu.validation import Bounds, TagRules, bounds_problems, tag_problems
 
 if TYPE_CHECKING:
     from elastic_gpu.config import GpuPoolConfig, StackConfig
@@ -49,6 +49,24 @@ NODES_PER_POOL_ZONE = 1000
 DISK_GIB = Bounds(10, 65536, "GKE node boot disk")
 
 
+#: Compute Engine machine type names: `<series>-<type>[-<vCPUs>...]`, the series of the machine families
+#: (cloud.google.com/compute/docs/machine-resource: general purpose C4/C4A/C4D/C3/C3D/E2/N4/N2/N2D/N1/T2D/T2A,
+#: compute-optimized H3/H4D/C2/C2D, memory-optimized X4/M4/M3/M2/M1, accelerator A4/A3/A2/G4/G2, storage Z3),
+#: plus the shared-core e2-micro/small/medium. A name outside it is a typo or another cloud's.
+MACHINE_TYPE_PATTERN = (
+    r"(e2-(micro|small|medium)|(a2|a3|a4|a4x|c2|c2d|c3|c3d|c4|c4a|c4d|e2|f1|g1|g2|g4|h3|h4d|m1|m2|m3|m4|n1|n2|n2d|n4"
+    r"|n4a|n4d|t2a|t2d|x4|z3)-(standard|highmem|highcpu|highgpu|megagpu|ultragpu|edgegpu|megamem|ultramem"
+    r"|hypermem|custom|micro|small|medium)(-[0-9]+[a-z]*)*(-lssd|-metal)?)"
+)
+MACHINE_TYPE_SOURCE = "Compute Engine machine families"
+#: A GKE node pool has one machine type (NodeConfig.machineType): a second would be ignored.
+GENERAL_POOL_TYPES = (1, "a GKE node pool has one machine type, so a second one would be ignored; give one")
+#: GKE runs its own autoscaler: the stack's `autoscaler` section is refused on gcp (config.IGNORED_SETTINGS).
+AUTOSCALER_DURATIONS: dict[str, Bounds] = {}
+#: GKE GPU sharing `maxSharedClientsPerGpu`: 2 to 48 (GKE ComputeClass reference, gpuSharing).
+TIME_SLICING_REPLICAS = Bounds(2, 48, "GKE maxSharedClientsPerGpu is 2 to 48")
+
+
 def gpus_per_node_selects(pool: GpuPoolConfig) -> bool:
     """N1 machine types take 1, 2, 4 or 8 attached GPUs: there gpusPerNode is the count."""
     row = gpu_instance_type("gcp", pool.instance_types[0]) if pool.instance_types else None
@@ -86,7 +104,6 @@ def validate(cfg: StackConfig) -> list[str]:
             "digits and '-', starting with a letter and not ending with '-'"
         )
     problems += tag_problems("tags", cfg.tags, TAG_RULES)
-    problems += instance_type_problems("generalPool.instanceTypes", "gcp", list(cfg.general_pool.instance_types))
     problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
     limit = NODES_PER_POOL_ZONE * len(c.zones)
     for where, size in [("generalPool", cfg.general_pool.max_size)] + [

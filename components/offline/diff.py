@@ -313,6 +313,17 @@ def _git(args: list[str], cwd: Path) -> bytes:
     return run.stdout
 
 
+def _tree_filter(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """tarfile's "data" filter, except that a link pointing out of the tree (a symlink to an absolute path,
+    which many repositories hold) is left out instead of failing the whole diff: the program never needs it."""
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        if member.issym() or member.islnk():
+            return None
+        raise
+
+
 def base_ref_side(stack: str, program_dir: Path | str, ref: str) -> Side:
     """The program at git ref `ref`, run from that ref's own tree (its code, its stack file)."""
     program = Program(Path(program_dir).resolve())
@@ -323,7 +334,7 @@ def base_ref_side(stack: str, program_dir: Path | str, ref: str) -> Side:
         root = Path(tmp)
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             try:
-                tar.extractall(root, filter="data")  # no links or paths out of `root`
+                tar.extractall(root, filter=_tree_filter)  # no links or paths out of `root`
             except TypeError:  # Python before 3.10.12 / 3.11.4: no filter argument (git archive is ours)
                 tar.extractall(root)
         base_program = root / sub
