@@ -46,7 +46,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN
+from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, minor_support_warnings
 
 
 @runtime_checkable
@@ -211,6 +211,8 @@ class ExistingCluster(pulumi.ComponentResource):
     def _plain_facts(self, zones: Sequence[str], kubernetes_version: str, tags: Mapping[str, str] | None) -> None:
         self._zones = list(zones)
         self._kubernetes_version = kubernetes_version
+        for warning in minor_support_warnings("kubernetes_version: ", self.cloud, kubernetes_version):
+            pulumi.log.warn(warning, resource=self)
         self.tags: dict[str, str] = dict(tags or {})
 
     def _use_provider(

@@ -34,7 +34,7 @@ from elastic_gpu.validation import (
     size_problems,
     time_slicing_problems,
 )
-from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS
+from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS, minor_support_warnings
 
 PROJECT = "elastic-gpu"
 
@@ -595,8 +595,10 @@ DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_
 
 
 def stack_warnings(cfg: StackConfig) -> list[str]:
-    """What deploys only after a quota increase (the cloud's rules.warnings): printed, not fatal."""
-    return list(cloud_module(cfg.cloud, "rules").warnings(cfg))
+    """Printed, not fatal: a Kubernetes minor past its end of standard support (components/versions.py),
+    and what deploys only after a quota increase (the cloud's rules.warnings)."""
+    warnings = minor_support_warnings("cluster.kubernetesVersion: ", cfg.cloud, cfg.cluster.kubernetes_version)
+    return warnings + list(cloud_module(cfg.cloud, "rules").warnings(cfg))
 
 
 def _cidr_problems(cfg: StackConfig) -> list[str]:

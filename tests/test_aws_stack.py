@@ -44,7 +44,7 @@ def asg_tags(preview, node_group) -> dict[str, str]:
 def test_cluster_has_no_default_node_group_and_uses_access_entries(dev) -> None:
     cluster = dev.one("aws:eks/cluster:Cluster", "gpu-dev-eks")
     assert cluster.inputs["name"] == "gpu-dev"
-    assert cluster.inputs["version"] == "1.33"
+    assert cluster.inputs["version"] == "1.35"
     assert cluster.inputs["accessConfig"]["authenticationMode"] == "API"
     assert not cluster.protect
     # every node group is one of ours: general + 2 spot zones + 2 fallback zones
@@ -216,7 +216,7 @@ def test_autoscaler_flags_follow_the_config(dev, prod) -> None:
 def test_autoscaler_image_matches_kubernetes_minor(dev) -> None:
     dep = dev.one("kubernetes:apps/v1:Deployment", "cluster-autoscaler-deployment").inputs
     assert dep["spec"]["template"]["spec"]["containers"][0]["image"] == (
-        "registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.6"
+        "registry.k8s.io/autoscaling/cluster-autoscaler:v1.35.2"
     )
 
 

@@ -115,7 +115,10 @@ def test_azure_only_settings_are_rejected_on_aws() -> None:
 
 def test_kubernetes_version_aks_does_not_offer() -> None:
     msg = errors_for(lambda v: v[P + "cluster"].update({"kubernetesVersion": "1.29"}))
-    assert "cluster.kubernetesVersion: '1.29' is not supported on azure; allowed: 1.32, 1.33, 1.34" in msg
+    assert (
+        "cluster.kubernetesVersion: '1.29' is not supported on azure; allowed: 1.32, 1.33, 1.34, 1.35, 1.36, 1.37"
+        in msg
+    )
 
 
 def test_bad_config_fails_before_any_resource(program_dir) -> None:

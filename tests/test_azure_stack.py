@@ -62,7 +62,7 @@ def test_cluster_has_system_pool_identity_rbac_network_and_autoscaler_profile(de
     assert i["resourceName"] == "gpu-dev"
     assert i["resourceGroupName"] == "gpu-dev-rg"
     assert i["location"] == "westeurope"
-    assert i["kubernetesVersion"] == "1.33"
+    assert i["kubernetesVersion"] == "1.35"
     assert i["enableRBAC"] is True
     assert i["identity"] == {"type": "SystemAssigned"}
     net = i["networkProfile"]

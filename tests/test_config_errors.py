@@ -86,7 +86,7 @@ def test_zone_outside_region() -> None:
 
 def test_unsupported_kubernetes_version() -> None:
     msg = errors_for(lambda v: v[P + "cluster"].update({"kubernetesVersion": "1.27"}))
-    assert "cluster.kubernetesVersion: '1.27' is not supported on aws; allowed: 1.32, 1.33, 1.34, 1.35" in msg
+    assert "cluster.kubernetesVersion: '1.27' is not supported on aws; allowed: 1.32, 1.33, 1.34, 1.35, 1.36" in msg
 
 
 def test_unquoted_version_is_a_type_error_not_a_silent_float() -> None:

@@ -187,7 +187,7 @@ def test_unchanged_sides_need_a_base(capsys) -> None:
 
 
 def test_upgrade_order_control_plane_then_node_groups_then_autoscaler(program_dir) -> None:
-    head = head_with(program_dir, "aws-prod", lambda v: v[P + "cluster"].update({"kubernetesVersion": "1.34"}))
+    head = head_with(program_dir, "aws-prod", lambda v: v[P + "cluster"].update({"kubernetesVersion": "1.36"}))
     diff = build_diff(side(stack_preview("aws-prod")), side(head))
     wave_of = {c.name: i for i, wave in enumerate(diff.waves) for c in wave}
     groups = [c.name for c in diff.changes if c.type == "aws:eks/nodeGroup:NodeGroup"]
@@ -195,7 +195,7 @@ def test_upgrade_order_control_plane_then_node_groups_then_autoscaler(program_di
     assert all(wave_of["gpu-prod-eks"] < wave_of[g] for g in groups)
     assert all(wave_of[g] < wave_of["cluster-autoscaler-deployment"] for g in groups)
     addons = [c for c in diff.changes if c.type == "aws:eks/addon:Addon"]
-    # kube-proxy follows the minor (the other add-ons' newest versions are the same for 1.33 and 1.34)
+    # kube-proxy follows the minor (the other add-ons' newest versions are the same for 1.35 and 1.36)
     assert [c.name for c in addons] == ["eks-addons-kube-proxy"]
     assert all(c.op == "update" and c.changed == ["addonVersion"] for c in addons)
     assert all(wave_of[g] < wave_of[a.name] for g in groups for a in addons)
@@ -203,7 +203,7 @@ def test_upgrade_order_control_plane_then_node_groups_then_autoscaler(program_di
 
 
 def test_aks_upgrade_moves_the_control_plane_then_each_agent_pool_in_turn(program_dir) -> None:
-    head = head_with(program_dir, "azure-prod", lambda v: v[P + "cluster"].update({"kubernetesVersion": "1.34"}))
+    head = head_with(program_dir, "azure-prod", lambda v: v[P + "cluster"].update({"kubernetesVersion": "1.36"}))
     diff = build_diff(side(stack_preview("azure-prod")), side(head))
     wave_of = {c.name: i for i, wave in enumerate(diff.waves) for c in wave}
     pools = [c for c in diff.changes if c.type == "azure-native:containerservice:AgentPool"]
@@ -215,7 +215,7 @@ def test_aks_upgrade_moves_the_control_plane_then_each_agent_pool_in_turn(progra
 
 
 def test_gke_upgrade_moves_the_control_plane_and_leaves_node_versions_to_gke(program_dir) -> None:
-    head = head_with(program_dir, "gcp-prod", lambda v: v[P + "cluster"].update({"kubernetesVersion": "1.34"}))
+    head = head_with(program_dir, "gcp-prod", lambda v: v[P + "cluster"].update({"kubernetesVersion": "1.36"}))
     diff = build_diff(side(stack_preview("gcp-prod")), side(head))
     [cluster] = [c for c in diff.changes if c.type == "gcp:container/cluster:Cluster"]
     assert cluster.op == "update" and cluster.changed == ["minMasterVersion"]

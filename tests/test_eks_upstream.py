@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from elastic_gpu.aws.node_groups import eks_node_group_name
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.diff import build_diff
+from elastic_gpu.pool_view import EKS_NODE_GROUP
+from elastic_gpu.replacement import POOL_REPLACE_FIELDS
 from elastic_gpu.simulation.run import simulate
+from tests.conftest import stem
 from tests.test_components_aws import program
+from tests.test_diff import side
 
 
 def _command(preview, name: str = "ca-deployment") -> list[str]:
@@ -139,3 +145,72 @@ def test_unranked_groups_come_last_not_never() -> None:
     [outcome] = simulate(preview, _cpu_pod({}))
     assert [[g.resource for g in tier] for tier in outcome.tiers] == [["general-pool"], ["gpu-dev-aks[0]"]]
     assert outcome.tiers[-1][0].group == "system"
+
+
+# --- a replacement renames the node group, so it is created first ------------------------------------
+
+EXISTING_PROGRAM = """
+import pulumi
+from elastic_gpu import EksCluster, SpotGpuPool, SpotGpuPoolArgs
+
+cluster = EksCluster.existing(
+    "prod-a", cluster_name="prod-a", kubernetes_version="1.33", region="us-east-1",
+    node_role_arn="{role}", subnet_ids={{"us-east-1a": "{subnet_a}", "us-east-1b": "subnet-b"}},
+    oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/x", oidc_provider_url="https://x")
+SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, instance_types=["g6.xlarge"], max_size=2))
+"""
+ROLE = "arn:aws:iam::123456789012:role/nodes"
+
+
+def _existing(run_program, role: str = ROLE, subnet_a: str = "subnet-a"):
+    return run_program(EXISTING_PROGRAM.format(role=role, subnet_a=subnet_a))
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "replaced"),
+    [
+        ({"subnet_a": "subnet-a2"}, "subnetIds", {"l4-spot-us-east-1a"}),
+        (
+            {"role": "arn:aws:iam::123456789012:role/gpu-nodes"},
+            "nodeRoleArn",
+            {"l4-spot-us-east-1a", "l4-spot-us-east-1b"},
+        ),
+    ],
+)
+def test_a_field_the_provider_replaces_on_renames_the_group_so_diff_says_create_first(
+    run_program, change: dict[str, str], field: str, replaced: set[str]
+) -> None:
+    base = _existing(run_program)
+    head = _existing(run_program, **change)
+    diff = build_diff(side(base), side(head))
+    groups = [c for c in diff.of("replace") if c.type == "aws:eks/nodeGroup:NodeGroup"]
+    assert {c.name for c in groups} == replaced
+    for c in groups:
+        # a new name: the engine creates the new group, then deletes the old one (EKS refuses a second
+        # group of the same name, so under a kept name the provider would have to delete first)
+        assert field in c.forced_by and "nodeGroupName" in c.changed and not c.delete_first, c
+    # the autoscaler-facing names follow (the digest differs, the stem stays)
+    before = {r.name: r.inputs["nodeGroupName"] for r in base.of_type("aws:eks/nodeGroup:NodeGroup")}
+    after = {r.name: r.inputs["nodeGroupName"] for r in head.of_type("aws:eks/nodeGroup:NodeGroup")}
+    for name in replaced:
+        assert stem(before[name]) == stem(after[name]) and before[name] != after[name]
+
+
+def test_the_name_digest_covers_every_replacing_field_of_the_table() -> None:
+    base = {
+        "clusterName": "c",
+        "nodeRoleArn": ROLE,
+        "subnetIds": ["subnet-a", "subnet-b"],
+        "instanceTypes": ["g6.xlarge"],
+        "capacityType": "SPOT",
+        "amiType": "AL2023_x86_64_NVIDIA",
+        "launchTemplate.id": "lt-1",
+    }
+    name = eks_node_group_name("c-l4-spot", base)
+    fields = [f for f in POOL_REPLACE_FIELDS[EKS_NODE_GROUP].fields if f != "nodeGroupName"]
+    for f in fields:  # every field of the one table changes the name, the ones the builder leaves unset too
+        assert eks_node_group_name("c-l4-spot", base | {f: "changed"}) != name, f
+    # the subnets are a set in the provider: their order is no change
+    assert eks_node_group_name("c-l4-spot", base | {"subnetIds": ["subnet-b", "subnet-a"]}) == name
+    with pytest.raises(ValueError, match="labels"):
+        eks_node_group_name("c-l4-spot", base | {"labels": {}})

@@ -26,7 +26,7 @@ def test_dev_cluster_inputs() -> None:
     assert c["clusterAutoscaling"] == {"autoscalingProfile": "OPTIMIZE_UTILIZATION"}
     assert c["workloadIdentityConfig"] == {"workloadPool": "elastic-gpu-dev.svc.id.goog"}
     assert c["releaseChannel"] == {"channel": "REGULAR"}
-    assert c["minMasterVersion"] == "1.33"
+    assert c["minMasterVersion"] == "1.35"
     assert c["deletionProtection"] is False and c["privateClusterConfig"]["enablePrivateNodes"] is True
 
 

@@ -96,14 +96,12 @@ def test_priority_configmap_follows_the_node_groups_it_ranks(stack: str) -> None
 
 
 def test_pool_names_fit_each_clouds_limit_and_change_only_with_replacing_fields() -> None:
-    fields = {"capacity_type": "SPOT", "instance_types": ["g5.xlarge"], "zones": ["ap-southeast-2a"]}
+    fields = {"capacityType": "SPOT", "instanceTypes": ["g5.xlarge"], "subnetIds": ["subnet-1"], "amiType": "A"}
     longest = "a" * 20 + "-" + "b" * 20 + "-fallback-ap-southeast-2a"  # cluster and pool names at their limit
-    name = eks_node_group_name(longest, ami_type="AL2023_x86_64_NVIDIA", **fields)
+    name = eks_node_group_name(longest, fields)
     assert len(name) == MAX_NODE_GROUP_NAME and re.fullmatch(r"[a-z0-9-]+-[0-9a-f]{6}", name)
-    assert eks_node_group_name(longest, ami_type="AL2023_x86_64_NVIDIA", **fields) == name  # stable
-    other = eks_node_group_name(
-        longest, ami_type="AL2023_x86_64_NVIDIA", **(fields | {"instance_types": ["g5.2xlarge"]})
-    )
+    assert eks_node_group_name(longest, fields) == name  # stable
+    other = eks_node_group_name(longest, fields | {"instanceTypes": ["g5.2xlarge"]})
     assert other != name and other[:-6] == name[:-6]  # same stem, new digest: a new group, created first
     gke = gke_node_pool_name("b" * 20 + "-fallback", {"spot": False})
     assert len(gke) <= MAX_NODE_POOL_NAME and gke != gke_node_pool_name("b" * 20 + "-fallback", {"spot": True})

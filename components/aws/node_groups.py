@@ -14,7 +14,8 @@ import pulumi
 import pulumi_aws as aws
 
 from elastic_gpu.aws.asg_tags import managed_node_group_asg_tags, managed_node_group_resource_tags
-from elastic_gpu.replacement import pool_name
+from elastic_gpu.pool_view import EKS_NODE_GROUP
+from elastic_gpu.replacement import POOL_NAME_FIELD, POOL_REPLACE_FIELDS, pool_name
 from elastic_gpu.scheduling import API_TAINT_EFFECT, Taint
 
 if TYPE_CHECKING:
@@ -40,19 +41,24 @@ IMDS_HOP_LIMIT = 1
 MAX_NODE_GROUP_NAME = 63
 
 
-def eks_node_group_name(
-    base: str, *, capacity_type: str, instance_types: list[str], zones: list[str], ami_type: str
-) -> str:
-    """`<base>-<digest>`: the digest covers the base (`<cluster>-<pool>...`) and every field of ours that
-    forces a replacement (elastic_gpu.replacement.POOL_REPLACE_FIELDS), so such a change renames the
-    group and EKS creates the new group before the old one is deleted. The priority regex uses it too."""
-    forcing = {
-        "capacityType": capacity_type,
-        "instanceTypes": list(instance_types),
-        "zones": list(zones),  # the subnets, one per zone
-        "amiType": ami_type,
-    }
+def eks_node_group_name(base: str, replacing: dict[str, object]) -> str:
+    """`<base>-<digest>`: the digest covers the base (`<cluster>-<pool>...`) and the value of every input
+    that forces a replacement (elastic_gpu.replacement.POOL_REPLACE_FIELDS, the one table: a field we do
+    not set counts as None), so such a change renames the group and EKS creates the new group before the
+    old one is deleted; under the same name the provider would have to delete first. The priority regex
+    and the autoscaler's --nodes list follow the name."""
+    fields = [f for f in POOL_REPLACE_FIELDS[EKS_NODE_GROUP].fields if f != POOL_NAME_FIELD[EKS_NODE_GROUP]]
+    if unknown := set(replacing) - set(fields):
+        raise ValueError(f"not replacement-forcing fields of {EKS_NODE_GROUP}: {sorted(unknown)}")
+    forcing = {f: replacing.get(f) for f in fields}
+    if isinstance(forcing.get("subnetIds"), list):
+        forcing["subnetIds"] = sorted(forcing["subnetIds"])  # a set in the provider: order is no change
     return pool_name(base, forcing, max_len=MAX_NODE_GROUP_NAME)
+
+
+def asg_name_regex(node_group_name: str) -> str:
+    """Matches the Auto Scaling group EKS creates for a node group: `eks-<name>-<uuid>`."""
+    return f"^eks-{re.escape(node_group_name)}-[0-9a-f-]+$"
 
 
 @dataclass(frozen=True)
@@ -79,26 +85,11 @@ class NodeGroupSpec:
     def ami_type(self) -> str:
         return AMI_TYPES[(self.ami_family, self.gpu)]
 
-    @property
-    def node_group_name(self) -> pulumi.Output[str]:
-        return pulumi.Output.from_input(self.base_name).apply(
-            lambda base: eks_node_group_name(
-                base,
-                capacity_type=self.capacity_type,
-                instance_types=self.instance_types,
-                zones=self.zones,
-                ami_type=self.ami_type,
-            )
-        )
-
-    @property
-    def asg_name_regex(self) -> pulumi.Output[str]:
-        """Matches the Auto Scaling group EKS creates for this group: `eks-<name>-<uuid>`."""
-        return pulumi.Output.from_input(self.node_group_name).apply(lambda n: f"^eks-{re.escape(n)}-[0-9a-f-]+$")
-
 
 @dataclass(frozen=True)
 class BuiltNodeGroup:
+    #: the EKS name, `<base>-<digest>` (eks_node_group_name)
+    name: pulumi.Output[str]
     node_group: aws.eks.NodeGroup
     launch_template: aws.ec2.LaunchTemplate
     #: the Auto Scaling group EKS made for the node group
@@ -121,11 +112,12 @@ def build_node_group(
     again would strip EKS's own tags when a pool is removed, so only the node-template tags are ours.
     """
     opts = pulumi.ResourceOptions(parent=parent)
-    node_group_name = spec.node_group_name
-    instance_tags = {**tags, "Name": node_group_name}
+    # The launch template's id is part of the node group's name (its digest), so the template names the
+    # group's stem, not its full name.
+    instance_tags = {**tags, "Name": spec.base_name}
     launch_template = aws.ec2.LaunchTemplate(
         f"{name}-lt",
-        description=pulumi.Output.concat("elastic-gpu node group ", node_group_name),
+        description=pulumi.Output.concat("elastic-gpu node group ", spec.base_name),
         block_device_mappings=[
             aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
                 device_name=DATA_DEVICE[spec.ami_family],
@@ -149,13 +141,30 @@ def build_node_group(
         tags=tags,
         opts=opts,
     )
+    subnet_ids = [cluster.subnet_ids[z] for z in spec.zones]
+    node_group_name = pulumi.Output.all(
+        spec.base_name, cluster.cluster_name, cluster.node_role_arn, launch_template.id, *subnet_ids
+    ).apply(
+        lambda a: eks_node_group_name(
+            a[0],
+            {
+                "clusterName": a[1],
+                "nodeRoleArn": a[2],
+                "subnetIds": list(a[4:]),
+                "instanceTypes": list(spec.instance_types),
+                "capacityType": spec.capacity_type,
+                "amiType": spec.ami_type,
+                "launchTemplate.id": a[3],
+            },
+        )
+    )
     node_group = aws.eks.NodeGroup(
         name,
         cluster_name=cluster.cluster_name,
         node_group_name=node_group_name,
         node_role_arn=cluster.node_role_arn,
         version=cluster.kubernetes_version,
-        subnet_ids=[cluster.subnet_ids[z] for z in spec.zones],
+        subnet_ids=subnet_ids,
         instance_types=spec.instance_types,
         capacity_type=spec.capacity_type,
         ami_type=spec.ami_type,
@@ -191,7 +200,7 @@ def build_node_group(
             tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
             opts=opts,
         )
-    return BuiltNodeGroup(node_group, launch_template, asg_name)
+    return BuiltNodeGroup(node_group_name, node_group, launch_template, asg_name)
 
 
 def _slug(tag_key: str) -> str:

@@ -12,6 +12,7 @@ from elastic_gpu.aws.node_groups import (
     CAPACITY_SPOT,
     BuiltNodeGroup,
     NodeGroupSpec,
+    asg_name_regex,
     build_node_group,
 )
 from elastic_gpu.pool_types import BuiltPool, NodeGroupRef
@@ -58,9 +59,9 @@ def _built(
 
 def _ref(spec: NodeGroupSpec, group: BuiltNodeGroup) -> NodeGroupRef:
     return NodeGroupRef(
-        spec.node_group_name,
+        group.name,
         "spot" if spec.capacity_type == CAPACITY_SPOT else "on-demand",
-        spec.asg_name_regex,
+        group.name.apply(asg_name_regex),
         autoscaler_group=group.asg_name,
         min_size=spec.min_size,
         max_size=spec.max_size,

@@ -24,6 +24,10 @@ from elastic_gpu.policy_rules.scheduling_rules import (
 )
 from elastic_gpu.policy_rules.scope import scoped
 from elastic_gpu.policy_rules.security_rules import eks_launch_template_imdsv2, no_public_node_ips, node_disks_encrypted
+from elastic_gpu.policy_rules.version_rules import (
+    kubernetes_version_not_end_of_life,
+    kubernetes_version_standard_support,
+)
 
 PACK_NAME = "elastic-gpu"
 
@@ -47,6 +51,8 @@ ALL_POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
         cost_allocation_tags,  # 10
         spot_gpu_pool_on_demand_fallback,  # 11
         gpu_pool_max_size_cap,  # 12
+        kubernetes_version_standard_support,  # 13
+        kubernetes_version_not_end_of_life,  # 13
     )
 ]
 

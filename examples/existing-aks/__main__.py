@@ -27,7 +27,7 @@ cluster = AksCluster.existing(
     resource_group_name=config.require("resourceGroupName"),
     location=config.require("location"),  # the cluster's region
     zones=["1", "2"],
-    kubernetes_version="1.33",
+    kubernetes_version="1.35",
     tags=TAGS,
 )
 t4 = SpotGpuPool(

@@ -43,7 +43,7 @@ aws.eks.NodeGroup(
 handle = EksCluster.existing(
     "prod-eu",
     cluster_name=cluster_name,
-    kubernetes_version="1.33",
+    kubernetes_version="1.35",
     node_role_arn=node_role_arn,
     subnet_ids={z: subnets.apply(lambda s, z=z: s[z]) for z in ZONES},
     oidc_provider_arn=infra.require_output("oidcProviderArn"),

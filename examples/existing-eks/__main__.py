@@ -26,7 +26,7 @@ SYSTEM_LABELS = {"node-role": "system", "elastic-gpu.io/capacity": "on-demand"}
 cluster = eks.Cluster(
     "ml",
     name="ml",
-    version="1.33",
+    version="1.35",
     vpc_id=config.require("vpcId"),
     private_subnet_ids=list(subnets.values()),
     authentication_mode="API",
@@ -67,7 +67,7 @@ attachments = [
 gpu_node_role_arn = pulumi.Output.all(gpu_node_role.arn, *[a.id for a in attachments]).apply(lambda a: a[0])
 
 handle = EksCluster.from_pulumi_eks(
-    "ml-gpu", cluster, subnet_ids=subnets, kubernetes_version="1.33", node_role_arn=gpu_node_role_arn, tags=TAGS
+    "ml-gpu", cluster, subnet_ids=subnets, kubernetes_version="1.35", node_role_arn=gpu_node_role_arn, tags=TAGS
 )
 l4 = SpotGpuPool(
     "l4",

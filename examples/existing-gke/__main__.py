@@ -17,7 +17,7 @@ cluster = GkeCluster.existing(
     project=pulumi.Config("gcp").require("project"),
     location=config.require("location"),
     zones=["us-central1-a", "us-central1-b"],
-    kubernetes_version="1.33",
+    kubernetes_version="1.35",
     tags=TAGS,
     private_nodes=True,  # the VPC has Cloud NAT: GPU nodes need no public IP
 )

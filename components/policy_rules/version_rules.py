@@ -1,0 +1,61 @@
+"""Rule 13: the cluster's Kubernetes minor is in standard support (advisory) and not past end of life
+(mandatory), by the support table in components/versions.py."""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy
+
+from elastic_gpu.pool_view import AKS_MANAGED_CLUSTER, GKE_CLUSTER
+from elastic_gpu.versions import SupportStatus, support_status
+
+EKS_CLUSTER = "aws:eks/cluster:Cluster"
+
+#: The cluster resource of each cloud and the input that carries its Kubernetes version.
+CLUSTER_VERSION_INPUTS: dict[str, tuple[str, str]] = {
+    EKS_CLUSTER: ("aws", "version"),
+    AKS_MANAGED_CLUSTER: ("azure", "kubernetesVersion"),
+    GKE_CLUSTER: ("gcp", "minMasterVersion"),
+}
+
+
+def cluster_support(args: ResourceValidationArgs) -> SupportStatus | None:
+    """The support status of the cluster resource's declared minor (None: not a cluster, or not in the table)."""
+    found = CLUSTER_VERSION_INPUTS.get(args.resource_type)
+    if found is None:
+        return None
+    cloud, key = found
+    version = (args.props or {}).get(key)
+    return support_status(cloud, version) if isinstance(version, str) and version else None
+
+
+def validate_in_standard_support(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    status = cluster_support(args)
+    if status is not None and status.level == "past-standard":
+        report(status.message(), None)
+
+
+def validate_not_end_of_life(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    status = cluster_support(args)
+    if status is not None and status.level == "end-of-life":
+        report(status.message(), None)
+
+
+kubernetes_version_standard_support = ResourceValidationPolicy(
+    name="kubernetes-version-standard-support",
+    description=(
+        "The cluster's Kubernetes minor is in its cloud's standard support (past it: EKS charges extended "
+        "support; upgrade one minor at a time)."
+    ),
+    enforcement_level=EnforcementLevel.ADVISORY,
+    validate=validate_in_standard_support,
+)
+
+kubernetes_version_not_end_of_life = ResourceValidationPolicy(
+    name="kubernetes-version-not-end-of-life",
+    description=(
+        "The cluster's Kubernetes minor has not reached end of life on its cloud (AKS refuses to create it, GKE "
+        "and EKS upgrade it on their own schedule)."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_not_end_of_life,
+)

@@ -1,0 +1,101 @@
+"""The Kubernetes support table (components/versions.py): levels by date, the preview warning, the policy levels."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+from conftest import stack_values
+
+from elastic_gpu import versions
+from elastic_gpu.offline.policy_run import run_policies
+from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.versions import KUBERNETES_SUPPORT, README_BEGIN, README_END, support_status, support_table
+
+P = "elastic-gpu:"
+ROOT = Path(__file__).resolve().parent.parent
+TODAY = date(2026, 11, 24)
+
+
+@pytest.fixture
+def on_today(monkeypatch):
+    monkeypatch.setattr(versions, "today", lambda: TODAY)
+
+
+@pytest.mark.parametrize(
+    ("cloud", "minor", "level", "next_minor"),
+    [
+        ("aws", "1.33", "past-standard", "1.34"),  # EKS extended support until 2027-07-29
+        ("aws", "1.34", "standard", "1.35"),
+        ("azure", "1.33", "end-of-life", "1.34"),
+        ("azure", "1.34", "standard", "1.35"),  # until 2026-11-30
+        ("gcp", "1.34", "end-of-life", "1.35"),
+        ("gcp", "1.36", "standard", None),
+    ],
+)
+def test_level_on_a_day(cloud, minor, level, next_minor) -> None:
+    status = support_status(cloud, minor, TODAY)
+    assert status is not None and (status.level, status.next_minor) == (level, next_minor)
+
+
+def test_the_last_day_is_still_in_support() -> None:
+    row = KUBERNETES_SUPPORT["aws"]["1.34"]
+    assert support_status("aws", "1.34.2", row.end_of_standard_support).level == "standard"
+    assert support_status("aws", "1.34", date(2026, 12, 3)).level == "past-standard"
+    assert support_status("aws", "1.34", date(2027, 12, 3)).level == "end-of-life"
+    assert support_status("aws", "1.29", TODAY) is None
+
+
+def test_shipped_stacks_are_in_standard_support_today() -> None:
+    for stack_file in sorted((ROOT / "stacks").glob("Pulumi.*.yaml")):
+        values = __import__("yaml").safe_load(stack_file.read_text())["config"]
+        status = support_status(values[P + "cloud"], values[P + "cluster"]["kubernetesVersion"], TODAY)
+        assert status is not None and status.level == "standard", stack_file.name
+
+
+def test_preview_of_an_end_of_life_minor_warns_with_the_date(program_dir, on_today) -> None:
+    values = stack_values("azure-dev")
+    values[P + "cluster"]["kubernetesVersion"] = "1.33"
+    preview = run_preview("t", program_dir(values, stack="t"))
+    [warning] = [w for w in preview.warnings if "kubernetesVersion" in w]
+    assert warning.startswith("cluster.kubernetesVersion: Kubernetes 1.33 on azure reached end of life on 2026-07-31")
+    assert "upgrade to 1.34 (standard support until 2026-11-30)" in warning
+    levels = {v.policy: v.level for v in run_policies(preview).violations if v.policy.startswith("kubernetes-")}
+    assert levels == {"kubernetes-version-not-end-of-life": "mandatory"}
+
+
+def test_extended_support_is_an_advisory_naming_the_date(program_dir, on_today) -> None:
+    values = stack_values("aws-dev")
+    values[P + "cluster"]["kubernetesVersion"] = "1.33"
+    preview = run_preview("t", program_dir(values, stack="t"))
+    [warning] = [w for w in preview.warnings if "kubernetesVersion" in w]
+    assert "past its end of standard support (2026-07-29; extended support, at extra cost, until 2027-07-29)" in warning
+    violations = [v for v in run_policies(preview).violations if v.policy.startswith("kubernetes-")]
+    assert [(v.policy, v.level, v.name) for v in violations] == [
+        ("kubernetes-version-standard-support", "advisory", "gpu-dev-eks")
+    ]
+    assert "upgrade to 1.34" in violations[0].message
+
+
+def test_shipped_minor_previews_without_a_version_warning(program_dir, on_today) -> None:
+    preview = run_preview("t", program_dir(stack_values("gcp-dev"), stack="t"))
+    assert not [w for w in preview.warnings if "kubernetesVersion" in w]
+    assert not [v for v in run_policies(preview).violations if v.policy.startswith("kubernetes-")]
+
+
+def test_an_existing_cluster_past_its_support_warns(run_program, on_today) -> None:
+    preview = run_program(
+        "from elastic_gpu import AksCluster\n"
+        'AksCluster.existing("old", cluster_name="c", resource_group_name="rg", location="westeurope",\n'
+        '                    zones=["1"], kubernetes_version="1.33")\n'
+    )
+    assert any(
+        w.startswith("kubernetes_version: Kubernetes 1.33 on azure reached end of life") for w in preview.warnings
+    )
+
+
+def test_readme_support_table_is_generated() -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index(README_BEGIN) : readme.index(README_END) + len(README_END)]
+    assert section == support_table(), "regenerate README's support table from versions.support_table()"
