@@ -13,8 +13,9 @@ import pulumi_azure_native as azure_native
 import pulumi_kubernetes as k8s
 from pulumi_azure_native import containerservice as cs
 
-from elastic_gpu.args_doc import documented
+from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.cluster_handle import (
+    AksClusterHandle,
     ExistingCluster,
     ManagedAutoscalerProfile,
     handle_inputs,
@@ -153,6 +154,7 @@ def api_server_access(args: AksClusterArgs) -> cs.ManagedClusterAPIServerAccessP
     return None
 
 
+@documented_component(AksClusterArgs, handle=AksClusterHandle)
 class AksCluster(pulumi.ComponentResource):
     """An AKS cluster with a System-mode pool, managed identity, RBAC and the managed autoscaler's profile.
 
@@ -164,6 +166,17 @@ class AksCluster(pulumi.ComponentResource):
     `listManagedClusterUserCredentials`; and a Kubernetes provider built from it.
     User pools (GeneralPool, SpotGpuPool) are separate AgentPool resources.
     """
+
+    args: AksClusterArgs
+    """The arguments the cluster was declared with."""
+    resource_group: azure_native.resources.ResourceGroup | None
+    """The resource group it created; None when it uses an existing one."""
+    cluster: cs.ManagedCluster
+    """The AKS cluster (with its System pool)."""
+    kubeconfig: pulumi.Output[str]
+    """The cluster-user kubeconfig (secret)."""
+    kubelet_identity_object_id: pulumi.Output[str | None]
+    """The identity the nodes act as (grant it AcrPull, storage, ...)."""
 
     cloud = "azure"
 
@@ -302,6 +315,7 @@ def user_kubeconfig(
     return pulumi.Output.secret(creds.kubeconfigs.apply(lambda kcs: base64.b64decode(kcs[0].value).decode()))
 
 
+@documented_component(None, handle=AksClusterHandle)
 class ExistingAksCluster(ExistingCluster):
     """An AKS cluster this library did not create, as a cluster handle for pools and add-ons.
 

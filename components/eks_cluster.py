@@ -10,10 +10,11 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.args_doc import documented
+from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
-from elastic_gpu.aws.network import build_network
+from elastic_gpu.aws.network import Network, build_network
 from elastic_gpu.cluster_handle import (
+    EksClusterHandle,
     ExistingCluster,
     handle_inputs,
     input_str_problems,
@@ -73,6 +74,7 @@ class EksClusterArgs:
     """IPv4 ranges allowed on the public endpoint; default None: anywhere (EKS's 0.0.0.0/0)."""
 
 
+@documented_component(EksClusterArgs, handle=EksClusterHandle)
 class EksCluster(pulumi.ComponentResource):
     """An EKS cluster with no default node group, its VPC, IAM roles and an OIDC provider.
 
@@ -82,6 +84,19 @@ class EksCluster(pulumi.ComponentResource):
     (secret) that authenticates with `aws eks get-token`; and a Kubernetes
     provider built from it, which the Kubernetes-side components use.
     """
+
+    args: EksClusterArgs
+    """The arguments the cluster was declared with."""
+    cluster: aws.eks.Cluster
+    """The EKS control plane."""
+    network: Network
+    """The VPC, its subnets per zone, NAT gateways and endpoints."""
+    node_role: aws.iam.Role
+    """The IAM role every pool's node groups use (unless a pool sets its own)."""
+    oidc_provider: aws.iam.OpenIdConnectProvider
+    """The IAM OIDC provider (IRSA)."""
+    kubeconfig: pulumi.Output[str]
+    """A kubeconfig (secret) that gets tokens from `aws eks get-token`."""
 
     cloud = "aws"
 
@@ -278,6 +293,7 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: str) -> 
     return exec_kubeconfig(cluster_name, endpoint, ca_data, plugin)
 
 
+@documented_component(None, handle=EksClusterHandle)
 class ExistingEksCluster(ExistingCluster):
     """An EKS cluster this library did not create, as a cluster handle for pools and add-ons.
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pulumi
 
-from elastic_gpu.args_doc import documented
+from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
@@ -54,6 +54,7 @@ def general_pool_problems(name: str, args: GeneralPoolArgs) -> list[str]:
     return problems
 
 
+@documented_component(GeneralPoolArgs)
 class GeneralPool(PoolComponent):
     """One autoscaled node group across the cluster's zones, labelled as the general pool.
 
@@ -61,6 +62,9 @@ class GeneralPool(PoolComponent):
     template (encrypted gp3 disk, IMDSv2 required), plus the autoscaler's
     discovery tags. The ClusterAutoscaler's pod selects this pool's labels.
     """
+
+    args: GeneralPoolArgs
+    """The arguments the pool was declared with."""
 
     def __init__(self, name: str, args: GeneralPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := general_pool_problems(name, args):

@@ -9,9 +9,10 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.args_doc import documented
+from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.cluster_handle import (
     ExistingCluster,
+    GkeClusterHandle,
     handle_inputs,
     input_str_problems,
     k8s_provider_problems,
@@ -70,6 +71,7 @@ class GkeClusterArgs:
         return self.region if self.regional else self.zones[0]
 
 
+@documented_component(GkeClusterArgs, handle=GkeClusterHandle)
 class GkeCluster(pulumi.ComponentResource):
     """A GKE Standard cluster with its default node pool removed.
 
@@ -81,6 +83,13 @@ class GkeCluster(pulumi.ComponentResource):
     authenticates through `gke-gcloud-auth-plugin`; and a Kubernetes provider
     built from it, which the Kubernetes-side components use.
     """
+
+    args: GkeClusterArgs
+    """The arguments the cluster was declared with."""
+    cluster: gcp.container.Cluster
+    """The GKE Standard control plane."""
+    kubeconfig: pulumi.Output[str]
+    """A kubeconfig (secret) that authenticates with gke-gcloud-auth-plugin."""
 
     cloud = "gcp"
 
@@ -208,6 +217,7 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str) -> str:
     return exec_kubeconfig(cluster_name, f"https://{endpoint}", ca_data, plugin)
 
 
+@documented_component(None, handle=GkeClusterHandle)
 class ExistingGkeCluster(ExistingCluster):
     """A GKE Standard cluster this library did not create, as a cluster handle for pools and add-ons.
 

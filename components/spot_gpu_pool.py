@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import pulumi
 
-from elastic_gpu.args_doc import documented
+from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
@@ -130,6 +130,7 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     return problems
 
 
+@documented_component(SpotGpuPoolArgs)
 class SpotGpuPool(PoolComponent):
     """GPU node groups on spot capacity, scaling 0..max, tainted for GPU work only.
 
@@ -139,6 +140,13 @@ class SpotGpuPool(PoolComponent):
     (`ignore_changes`). With `on_demand_fallback`, an on-demand group that the
     ClusterAutoscaler's priority expander ranks below the spot groups.
     """
+
+    args: SpotGpuPoolArgs
+    """The arguments the pool was declared with."""
+    workload: WorkloadContract
+    """What a pod needs to land on this pool: tolerations, node selector, Job labels (`job_manifest`)."""
+    ships_device_plugin: bool
+    """The node image runs its own NVIDIA device plugin (GKE, Bottlerocket): NvidiaDevicePlugin skips it."""
 
     def __init__(self, name: str, args: SpotGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := spot_gpu_pool_problems(name, args):

@@ -50,6 +50,7 @@ def _built(
         node_group_ids=[g.node_group.id for g in groups],
         cloud_outputs={
             "asg_names": [g.asg_name for g in groups],
+            "launch_templates": [g.launch_template for g in groups],
             "launch_template_ids": [g.launch_template.id for g in groups],
             "node_role_arn": cluster.node_role_arn,
         },
