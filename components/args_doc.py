@@ -48,7 +48,9 @@ def _default(f: dataclasses.Field[Any]) -> str:
 
 def documented(cls: type[T]) -> type[T]:
     """Append "Fields: name: type = default, meaning" to a dataclass's docstring (after @dataclass)."""
-    docs = field_docs(cls)
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):  # a base's fields (NodeOverrides) are documented where declared
+        docs |= field_docs(klass) if dataclasses.is_dataclass(klass) else {}
     lines = []
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", repr(f.type))

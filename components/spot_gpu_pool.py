@@ -11,6 +11,7 @@ from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.validation import cloud_args_problems, gpu_instance_type_problems, size_problems
@@ -24,7 +25,7 @@ DEFAULT_DISK_SIZE_GIB = 100
 
 @documented
 @dataclass
-class SpotGpuPoolArgs:
+class SpotGpuPoolArgs(NodeOverrides):
     cluster: ClusterHandle
     """The cluster component (EksCluster, ...) the pool joins."""
     instance_types: list[str]
@@ -113,9 +114,11 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
         problems.append(f"{where}on_demand_fallback: only a spot pool can fall back to on-demand (spot=False)")
     if args.fallback_max_size is not None and not args.on_demand_fallback:
         problems.append(f"{where}fallback_max_size: set only with on_demand_fallback (got {args.fallback_max_size})")
+    problems += override_type_problems(where, args)
     if problems:
         return problems  # the group counts below need valid types and zones
     pools = cloud_module(args.cluster.cloud, "pools")
+    problems += pools.override_problems(where, args)
     problems += pools.pool_problems(where, args)
     primary, fallback = pools.node_group_counts(args)
     for field_name, total, groups in (
