@@ -18,11 +18,15 @@ from elastic_gpu.config import (
     DEFAULT_MAX_NODE_PROVISION_TIME,
     DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
     DEFAULT_SCALE_DOWN_UNNEEDED,
+    DURATION_KEYS,
+    Duration,
+    Expander,
 )
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool
 from elastic_gpu.pool_types import ClusterHandle, NodeGroupRef
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
+from elastic_gpu.validation import args_type_problems, autoscaler_settings_problems
 from elastic_gpu.versions import cluster_autoscaler_image
 
 TYPE_TOKEN = "elastic-gpu:index:ClusterAutoscaler"
@@ -59,13 +63,15 @@ class ClusterAutoscalerArgs:
     ({} means any node). One of the two is needed where the autoscaler runs as a pod (EKS)."""
     tolerations: list[k8s.core.v1.TolerationArgs] = field(default_factory=list)
     """Tolerations for the taints of those nodes (never the GPU or spot taint)."""
-    scale_down_unneeded_time: str = DEFAULT_SCALE_DOWN_UNNEEDED
+    scale_down_unneeded_time: Duration = DEFAULT_SCALE_DOWN_UNNEEDED
     """How long a node must be unneeded before it is removed."""
-    scale_down_delay_after_add: str = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
+    scale_down_delay_after_add: Duration = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
     """How long after a scale-up before scale-down is considered again."""
-    expander: list[str] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
-    """Expander chain: priority (spot groups first, from the ConfigMap), then the cheapest fit."""
-    max_node_provision_time: str = DEFAULT_MAX_NODE_PROVISION_TIME
+    expander: list[Expander] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
+    """Expander chain: priority (spot groups first, from the ConfigMap), then the cheapest fit; with an
+    on-demand fallback pool it must contain priority (where the cloud's autoscaler has it). Allowed:
+    priority, least-waste, most-pods, random, price."""
+    max_node_provision_time: Duration = DEFAULT_MAX_NODE_PROVISION_TIME
     """How long a group may take to deliver a node before the autoscaler tries the next (the fallback)."""
     namespace: str = DEFAULT_NAMESPACE
     """Where its objects go (on AKS it must stay kube-system)."""
@@ -109,10 +115,19 @@ def has_fallback(gpu_pools: list[SpotGpuPool]) -> bool:
 
 
 def autoscaler_problems(name: str, args: ClusterAutoscalerArgs, runs_pod: bool) -> list[str]:
-    where = f"ClusterAutoscaler '{name}': "
-    if problems := handle_problems(where, args.cluster):
+    """Every problem with `args`, each naming the argument; the settings' rules are the stack config's."""
+    where = f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs."
+    if problems := handle_problems(where, args.cluster) + args_type_problems(where, args):
         return problems
-    problems = []
+    fallback = next((p for p in args.gpu_pools if p.args.on_demand_fallback), None)
+    problems = autoscaler_settings_problems(
+        lambda key: f"{where}{key}",
+        {key: getattr(args, key) for key in DURATION_KEYS},
+        args.expander,
+        None if fallback is None else f"SpotGpuPool '{fallback.pool_name}' (on_demand_fallback=True)",
+        args.cluster.cloud,
+        'expander=["priority", "least-waste"]',
+    )
     if runs_pod and args.general_pool is None and args.node_selector is None:
         problems.append(
             f"{where}general_pool / node_selector: the autoscaler pod needs a place to run; give a GeneralPool "
@@ -161,7 +176,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
     """The priority expander's ConfigMap (spot above on-demand); None without the priority expander."""
 
     def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        if problems := handle_problems(f"ClusterAutoscaler '{name}': ", args.cluster):
+        if problems := handle_problems(f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs.", args.cluster):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
         cloud = cloud_module(args.cluster.cloud, "autoscaler")
         # A cloud whose autoscaler is managed (GKE, AKS) runs no pod of ours.

@@ -6,11 +6,13 @@ calls `build_pools_and_addons` for the parts every cloud shares.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pulumi
+from pydantic.alias_generators import to_camel
 
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
@@ -78,6 +80,7 @@ def gpu_pool_args(cfg: StackConfig, p: GpuPoolConfig, handle: Any, cloud_args: d
             "on_demand_fallback": p.on_demand_fallback,
             "fallback_max_size": p.fallback_max_size,
             "per_zone": p.per_zone,
+            "mixed_gpu_models": p.mixed_gpu_models,
             "disk_size_gib": p.disk_size_gib,
             "gpu_sharing_replicas": cfg.device_plugin.time_slicing_replicas or 1,
             "tags": cfg.tags,
@@ -86,14 +89,36 @@ def gpu_pool_args(cfg: StackConfig, p: GpuPoolConfig, handle: Any, cloud_args: d
     )
 
 
+#: Where an Args field comes from in the stack file, where it is not `<section>.<camelCase>`.
+CONFIG_PATHS = {
+    "tags": "tags",
+    "gpu_sharing_replicas": "devicePlugin.timeSlicingReplicas",
+    "zones": "cluster.zones",
+    "cluster": "cluster",
+}
+
+
+def config_path(section: str, message: str) -> str:
+    """The stack-file path of the first `<Args>.<field>` a component's message names (`gpuPools[0].maxSize`)."""
+    found = re.search(r"\b[A-Za-z]+Args\.([a-z_]+)", message)
+    if found is None:
+        return section
+    field = found.group(1)
+    return CONFIG_PATHS.get(field, f"{section}.{to_camel(field)}")
+
+
 def args_problems(cfg: StackConfig, cloud_pool_args: Callable[[GpuPoolConfig], dict[str, Any]]) -> list[str]:
-    """The components' own Args checks over the config, each message led by the config path."""
+    """The components' own Args checks over the config, each message led by the config path and naming
+    the argument too (`gpuPools[0].maxSize (SpotGpuPool 't4': SpotGpuPoolArgs.max_size: ...)`)."""
     c = cfg.cluster
     handle = PlannedCluster(cfg.cloud, c.name, list(c.zones), c.kubernetes_version, dict(cfg.tags))
-    problems = [f"generalPool ({p})" for p in general_pool_problems("general", general_pool_args(cfg, handle))]
+    problems = [
+        f"{config_path('generalPool', p)} ({p})"
+        for p in general_pool_problems("general", general_pool_args(cfg, handle))
+    ]
     for i, pool in enumerate(cfg.gpu_pools):
         args = gpu_pool_args(cfg, pool, handle, cloud_pool_args(pool))
-        problems += [f"gpuPools[{i}] ({p})" for p in spot_gpu_pool_problems(pool.name, args)]
+        problems += [f"{config_path(f'gpuPools[{i}]', p)} ({p})" for p in spot_gpu_pool_problems(pool.name, args)]
     return problems
 
 

@@ -13,7 +13,7 @@ import difflib
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
@@ -23,11 +23,11 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
 from elastic_gpu.prices import TABLE_PATH, price_row
 from elastic_gpu.validation import (
+    DURATION_PATTERN,
     NODES_PER_CLUSTER,
-    autoscaler_duration_problems,
+    autoscaler_settings_problems,
     cidr_problems,
     duplicate_problems,
-    duration_seconds,
     general_pool_problems,
     gpu_instance_type_problems,
     shown_number,
@@ -40,9 +40,9 @@ PROJECT = "elastic-gpu"
 
 Cloud = Literal["aws", "azure", "gcp"]
 Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
-#: A cluster-autoscaler duration, a Go `time.Duration` in whole units: "90s", "5m", "1h30m".
-Duration = str
-DURATION_PATTERN = r"^([0-9]+h([0-9]+m)?([0-9]+s)?|[0-9]+m([0-9]+s)?|[0-9]+s)$"
+#: A cluster-autoscaler duration, a Go `time.Duration` in whole units: "90s", "5m", "1h30m" (the stack
+#: config and ClusterAutoscalerArgs are checked against the same pattern).
+Duration = Annotated[str, Field(pattern=DURATION_PATTERN)]
 NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$"
 #: What each pattern means, for the error message (pydantic would print the regex).
 PATTERN_HELP = {
@@ -89,6 +89,8 @@ DEFAULT_REGIONAL = False
 DEFAULT_GPU_DRIVER_VERSION = "DEFAULT"
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
 GpuDriverVersion = Literal["DEFAULT", "LATEST"]
+#: AWS: the EKS-optimised AMI family of a GPU pool's nodes.
+AmiFamily = Literal["al2023", "bottlerocket"]
 
 # Azure-only defaults (AKS).
 #: Azure CNI (in overlay mode): kubenet is being retired by Azure.
@@ -217,7 +219,10 @@ class GpuPoolConfig(_Model):
     gpu: str | None = None
     """GPU model key (t4, a10g, l4, l40s, v100, a100, h100); picks instance types if none given."""
     instance_types: list[str] | None = Field(default=None, min_length=1)
-    """GPU instance types; all must carry the same GPU count."""
+    """GPU instance types; all must carry the same GPU count and the same GPU model (see mixedGpuModels)."""
+    mixed_gpu_models: bool = False
+    """Default false: all instanceTypes carry one GPU model. True: the pool takes any of their GPUs; its
+    nodes get no accelerator label, so workloads select the pool, not a model."""
     gpus_per_node: int = Field(default=1, ge=1, le=MAX_GPUS_PER_NODE)
     """GPUs per node when instance types are picked from `gpu` (default 1)."""
     min_size: int = Field(default=DEFAULT_GPU_MIN, ge=0, le=MAX_NODES)
@@ -235,7 +240,7 @@ class GpuPoolConfig(_Model):
     per_zone: bool = True
     """Default true: one node group per zone, so spot reclaims and rebalancing stay zonal."""
     disk_size_gib: int = Field(default=DEFAULT_GPU_DISK_GIB, ge=20, le=MAX_DISK_GIB)
-    ami_family: Literal["al2023", "bottlerocket"] = "al2023"
+    ami_family: AmiFamily = "al2023"
     """AWS only: EKS-optimised AMI family (bottlerocket ships its own device plugin)."""
     gpu_driver_version: GpuDriverVersion = DEFAULT_GPU_DRIVER_VERSION
     """GCP only: the NVIDIA driver GKE installs on the nodes, DEFAULT or LATEST (default DEFAULT)."""
@@ -247,11 +252,11 @@ class GpuPoolConfig(_Model):
 
 
 class AutoscalerConfig(_Model):
-    scale_down_unneeded_time: Duration = Field(default=DEFAULT_SCALE_DOWN_UNNEEDED, pattern=DURATION_PATTERN)
-    scale_down_delay_after_add: Duration = Field(default=DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD, pattern=DURATION_PATTERN)
+    scale_down_unneeded_time: Duration = DEFAULT_SCALE_DOWN_UNNEEDED
+    scale_down_delay_after_add: Duration = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
     expander: list[Expander] = Field(default=list(DEFAULT_EXPANDER), min_length=1)
     """Expander chain; `priority` first ranks spot pools above on-demand fallbacks."""
-    max_node_provision_time: Duration = Field(default=DEFAULT_MAX_NODE_PROVISION_TIME, pattern=DURATION_PATTERN)
+    max_node_provision_time: Duration = DEFAULT_MAX_NODE_PROVISION_TIME
 
 
 class DevicePluginConfig(_Model):
@@ -461,29 +466,21 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         problems.append(f"cluster.zones: zones must be distinct (got {cfg.cluster.zones})")
     problems += _cidr_problems(cfg)
     problems += _ignored_setting_problems(cfg)
-    durations = {key: getattr(cfg.autoscaler, key) for key in DURATION_KEYS}
-    for key, text in durations.items():
-        if duration_seconds(text) == 0:
-            problems.append(f"autoscaler.{to_camel(key)}: must be longer than 0 (got {text!r})")
-    problems += autoscaler_duration_problems(cloud, durations, {k: f"autoscaler.{to_camel(k)}" for k in durations})
-    problems += duplicate_problems("autoscaler.expander", list(cfg.autoscaler.expander))
     problems += time_slicing_problems(
         "devicePlugin.timeSlicingReplicas", cloud, cfg.device_plugin.time_slicing_replicas
     )
     problems += general_pool_problems("generalPool.", cloud, list(cfg.general_pool.instance_types))
     rules = cloud_module(cloud, "rules")
     splits_per_zone = rules.SPLITS_PER_ZONE
-    if (
-        any(p.on_demand_fallback for p in cfg.gpu_pools)
-        and rules.PRIORITY_EXPANDER
-        and "priority" not in cfg.autoscaler.expander
-    ):
-        i = next(i for i, p in enumerate(cfg.gpu_pools) if p.on_demand_fallback)
-        problems.append(
-            f"autoscaler.expander: gpuPools[{i}].onDemandFallback needs `priority` in the expander chain, or the "
-            f"autoscaler may pick the on-demand group before the spot ones (got {list(cfg.autoscaler.expander)}); "
-            "put priority first, e.g. [priority, least-waste]"
-        )
+    fallback = next((i for i, p in enumerate(cfg.gpu_pools) if p.on_demand_fallback), None)
+    problems += autoscaler_settings_problems(
+        lambda key: f"autoscaler.{to_camel(key)}",
+        {key: getattr(cfg.autoscaler, key) for key in DURATION_KEYS},
+        cfg.autoscaler.expander,
+        None if fallback is None else f"gpuPools[{fallback}].onDemandFallback",
+        cloud,
+        "[priority, least-waste]",
+    )
 
     gp = cfg.general_pool
     problems += size_problems("generalPool.", "minSize", gp.min_size, "maxSize", gp.max_size)
@@ -590,7 +587,8 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
     return problems
 
 
-#: The autoscaler's durations (AutoscalerConfig attributes), checked against the cloud's AUTOSCALER_DURATIONS.
+#: The autoscaler's durations (AutoscalerConfig and ClusterAutoscalerArgs attributes), checked against the
+#: cloud's AUTOSCALER_DURATIONS.
 DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time")
 
 
@@ -721,7 +719,9 @@ def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> lis
                 f"{where}.gpu: {pool.gpu!r} is not offered on {cfg.cloud} in the catalog "
                 f"(components/gpu_catalog.py); allowed on {cfg.cloud}: {', '.join(offered)}"
             ]
-    problems = gpu_instance_type_problems(f"{where}.", cfg.cloud, list(pool.instance_types or []), pool.gpu)
+    problems = gpu_instance_type_problems(
+        f"{where}.", cfg.cloud, list(pool.instance_types or []), pool.gpu, mixed_models=pool.mixed_gpu_models
+    )
     if not problems and not cfg.instance_types(pool):
         problems.append(
             f"{where}.gpusPerNode: no {cfg.cloud} instance type has {pool.gpus_per_node} x {pool.gpu}; "

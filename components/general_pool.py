@@ -12,7 +12,7 @@ from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import ClusterHandle, PoolComponent
-from elastic_gpu.validation import cloud_args_problems, instance_type_problems, size_problems
+from elastic_gpu.validation import args_type_problems, cloud_args_problems, instance_type_problems, size_problems
 
 TYPE_TOKEN = "elastic-gpu:index:GeneralPool"
 
@@ -42,8 +42,9 @@ class GeneralPoolArgs(NodeOverrides):
 
 
 def general_pool_problems(name: str, args: GeneralPoolArgs) -> list[str]:
-    where = f"GeneralPool '{name}': "
-    if problems := handle_problems(where, args.cluster):
+    """Every problem with `args`, each naming the argument (`GeneralPoolArgs.max_size`)."""
+    where = f"GeneralPool '{name}': GeneralPoolArgs."
+    if problems := handle_problems(where, args.cluster) + args_type_problems(where, args):
         return problems
     problems = size_problems(where, "min_size", args.min_size, "max_size", args.max_size)
     if args.min_size < 1:

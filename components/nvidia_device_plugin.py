@@ -12,6 +12,7 @@ from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import GPU_NODE_LABEL, GPU_NODE_LABEL_VALUE, GPU_RESOURCE, POOL_LABEL, tolerations_for
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
+from elastic_gpu.validation import args_type_problems
 from elastic_gpu.versions import DEVICE_PLUGIN_IMAGE
 
 TYPE_TOKEN = "elastic-gpu:index:NvidiaDevicePlugin"
@@ -80,10 +81,12 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
     """The tolerations it carries: every taint of the pools it serves."""
 
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        if args.time_slicing_replicas is not None and args.time_slicing_replicas < 2:
-            raise ConfigError(
-                [f"NvidiaDevicePlugin '{name}': time_slicing_replicas must be >= 2 (got {args.time_slicing_replicas})"]
-            )
+        where = f"NvidiaDevicePlugin '{name}': NvidiaDevicePluginArgs."
+        problems = args_type_problems(where, args)
+        if not problems and args.time_slicing_replicas is not None and args.time_slicing_replicas < 2:
+            problems.append(f"{where}time_slicing_replicas: must be >= 2 (got {args.time_slicing_replicas})")
+        if problems:
+            raise ConfigError(problems, source=f"NvidiaDevicePlugin '{name}'")
         super().__init__(TYPE_TOKEN, name, None, opts)
         self.served_pools = [p for p in args.gpu_pools if not p.ships_device_plugin]
         self.daemonset = None

@@ -9,12 +9,18 @@ import pulumi
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_handle import handle_problems
+from elastic_gpu.config import DEFAULT_GPU_DRIVER_VERSION, AmiFamily, GpuDriverVersion
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent
 from elastic_gpu.scheduling import Taint
-from elastic_gpu.validation import cloud_args_problems, gpu_instance_type_problems, size_problems
+from elastic_gpu.validation import (
+    args_type_problems,
+    cloud_args_problems,
+    gpu_instance_type_problems,
+    size_problems,
+)
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
 
 TYPE_TOKEN = "elastic-gpu:index:SpotGpuPool"
@@ -51,12 +57,15 @@ class SpotGpuPoolArgs(NodeOverrides):
     """Node labels on top of the pool's own (GPU, pool, node class, capacity, accelerator)."""
     disk_size_gib: int = DEFAULT_DISK_SIZE_GIB
     """Disk per node for images and scratch (GiB)."""
-    ami_family: str = "al2023"
+    mixed_gpu_models: bool = False
+    """Default false: all instance_types carry one GPU model (their accelerator label). True: the pool
+    takes any of their GPUs; no accelerator label is set, so workloads select the pool, not a model."""
+    ami_family: AmiFamily = "al2023"
     """AWS only: "al2023" (default) or "bottlerocket" (ships its own device plugin)."""
     gpu_count: int | None = None
     """GCP N1 only: GPUs attached per node (1, 2, 4 or 8 by the catalog's `gpu_counts`);
     default None: the catalog's count for the machine type."""
-    gpu_driver_version: str = "DEFAULT"
+    gpu_driver_version: GpuDriverVersion = DEFAULT_GPU_DRIVER_VERSION
     """GCP only: NVIDIA driver GKE installs, "DEFAULT" (default) or "LATEST"."""
     queued_provisioning: bool = False
     """GCP only: Dynamic Workload Scheduler queued provisioning (flex-start, not spot; min 0)."""
@@ -90,20 +99,31 @@ class SpotGpuPoolArgs(NodeOverrides):
         return self.gpus_per_node * self.gpu_sharing_replicas
 
     @property
-    def accelerator(self) -> str:
-        row = gpu_instance_type(self.cluster.cloud, self.instance_types[0])
-        assert row is not None, "validated before use"
-        return row.model.accelerator_label
+    def accelerator(self) -> str | None:
+        """The accelerator label's value: the one GPU model of the types; None with mixed_gpu_models
+        and types of several models (no label then: it would be wrong on some nodes)."""
+        rows = [gpu_instance_type(self.cluster.cloud, t) for t in self.instance_types]
+        labels = {row.model.accelerator_label for row in rows if row is not None}
+        assert labels, "validated before use"
+        return labels.pop() if len(labels) == 1 else None
 
 
 def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
-    where = f"SpotGpuPool '{name}': "
-    if problems := handle_problems(where, args.cluster):
-        return problems  # the rest reads the cluster
+    """Every problem with `args`, each naming the argument (`SpotGpuPoolArgs.max_size`)."""
+    where = f"SpotGpuPool '{name}': SpotGpuPoolArgs."
+    if problems := handle_problems(where, args.cluster) + args_type_problems(where, args):
+        return problems  # the rest reads the cluster and compares the values
     problems = size_problems(where, "min_size", args.min_size, "max_size", args.max_size)
     if not args.instance_types:
         problems.append(f"{where}instance_types: at least one GPU instance type is required")
-    problems += gpu_instance_type_problems(where, args.cluster.cloud, args.instance_types, types_field="instance_types")
+    problems += gpu_instance_type_problems(
+        where,
+        args.cluster.cloud,
+        args.instance_types,
+        types_field="instance_types",
+        mixed_models=args.mixed_gpu_models,
+        mixed_field="mixed_gpu_models=True",
+    )
     zones = args.pool_zones
     if unknown := [z for z in zones if z not in args.cluster.zones]:
         problems.append(f"{where}zones: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")

@@ -6,9 +6,16 @@ raise one ConfigError. `where` prefixes each message with the field path.
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from elastic_gpu.gpu_catalog import GPU_MODELS, ONE_GROUP_MANY_TYPES_CLOUDS, gpu_instance_type
 
@@ -21,13 +28,21 @@ def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_s
 
 
 def gpu_instance_type_problems(
-    where: str, cloud: str, instance_types: list[str], gpu: str | None = None, types_field: str = "instanceTypes"
+    where: str,
+    cloud: str,
+    instance_types: list[str],
+    gpu: str | None = None,
+    types_field: str = "instanceTypes",
+    mixed_models: bool = False,
+    mixed_field: str = "mixedGpuModels: true",
 ) -> list[str]:
-    """Every type must be a GPU type of `cloud` (of model `gpu` if given), all with one GPU count."""
+    """Every type must be a GPU type of `cloud` (of model `gpu` if given), all with one GPU count and,
+    unless `mixed_models` (the user's "any of these GPUs", spelled `mixed_field`), one GPU model."""
     if gpu is not None and gpu not in GPU_MODELS:
         return [f"{where}gpu: unknown GPU {gpu!r}; allowed: {', '.join(GPU_MODELS)}"]
     problems: list[str] = []
     counts: set[int] = set()
+    models: dict[str, list[str]] = {}
     shapes: dict[tuple[int, int], str] = {}
     for j, name in enumerate(instance_types):
         row = gpu_instance_type(cloud, name)
@@ -40,7 +55,15 @@ def gpu_instance_type_problems(
             problems.append(f"{where}{types_field}[{j}]: {name!r} has {row.model.name}, not gpu {gpu!r}")
         else:
             counts.add(row.gpus)
+            models.setdefault(row.model.name, []).append(name)
             shapes.setdefault((row.vcpus, row.memory_gib), name)
+    if len(models) > 1 and not mixed_models:
+        listed = "; ".join(f"{m}: {', '.join(types)}" for m, types in models.items())
+        problems.append(
+            f"{where}{types_field}: a pool's nodes carry one GPU model (its accelerator label says which, and a pod "
+            f"that asks for one model must not land on another); got {listed}. Make one pool per model, or set "
+            f"{mixed_field} to accept any of these GPUs (then no accelerator label is set)"
+        )
     if len(counts) > 1:
         problems.append(
             f"{where}{types_field}: all types in a pool must carry the same GPU count "
@@ -137,6 +160,46 @@ def bounds_problems(where: str, value: int, bounds: Bounds, unit: str = "") -> l
     if bounds.low <= value <= bounds.high:
         return []
     return [f"{where}: {value}{unit} is out of range; allowed: {bounds.low} to {bounds.high}{unit} ({bounds.source})"]
+
+
+#: A cluster-autoscaler duration, a Go `time.Duration` in whole units: "90s", "5m", "1h30m".
+DURATION_PATTERN = r"^([0-9]+h([0-9]+m)?([0-9]+s)?|[0-9]+m([0-9]+s)?|[0-9]+s)$"
+
+
+def duration_seconds(text: str) -> int:
+    """Seconds of a DURATION_PATTERN duration ("1h30m" -> 5400)."""
+    return sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", text))
+
+
+def autoscaler_settings_problems(
+    field: Callable[[str], str],
+    durations: Mapping[str, str],
+    expander: Sequence[str],
+    fallback: str | None,
+    cloud: str,
+    example: str,
+) -> list[str]:
+    """The autoscaler's rules beyond each value's type and pattern, for the stack config and the
+    ClusterAutoscalerArgs alike: `field(name)` spells a setting (`autoscaler.expander`,
+    `ClusterAutoscalerArgs.expander`); `fallback` names a pool with an on-demand fallback, if any;
+    `example` is a working expander chain in the caller's language."""
+    from elastic_gpu.clouds import cloud_module  # clouds -> errors only; import here keeps this module pure
+
+    problems = [
+        f"{field(key)}: must be longer than 0 (got {value!r})"
+        for key, value in durations.items()
+        if duration_seconds(value) == 0
+    ]
+    problems += autoscaler_duration_problems(cloud, durations, {key: field(key) for key in durations})
+    if not expander:
+        problems.append(f"{field('expander')}: at least one expander is required, e.g. {example}")
+    problems += duplicate_problems(field("expander"), list(expander))
+    if fallback is not None and cloud_module(cloud, "rules").PRIORITY_EXPANDER and "priority" not in expander:
+        problems.append(
+            f"{field('expander')}: {fallback} needs `priority` in the expander chain, or the autoscaler may pick the "
+            f"on-demand group before the spot ones (got {list(expander)}); put priority first, e.g. {example}"
+        )
+    return problems
 
 
 def instance_type_cloud(name: str) -> str | None:
@@ -254,11 +317,6 @@ def duration_problems(where: str, seconds: int, text: str, bounds: Bounds, unit_
     return problems
 
 
-def duration_seconds(text: str) -> int:
-    """Seconds of a duration in whole units ("1h30m" -> 5400)."""
-    return sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", text))
-
-
 def autoscaler_duration_problems(cloud: str, durations: Mapping[str, str], label: Mapping[str, str]) -> list[str]:
     """The autoscaler's durations (by attribute name: max_node_provision_time ...) within the cloud's bounds
     (components/<cloud>/rules.py AUTOSCALER_DURATIONS); `label` names each field for the message. A zero
@@ -295,3 +353,105 @@ def general_pool_problems(
     if limit is not None and len(instance_types) > limit[0]:
         problems.append(f"{where}{types_field}: {limit[1]} (got {list(instance_types)})")
     return problems
+
+
+# --- the Args classes' field types, checked as the stack config's are (pydantic, strict) ----------
+
+#: The clouds' SDK classes and ours that an Args field may name: checked with isinstance.
+_PLAIN_TYPES = (int, float, bool, str, type(None))
+
+
+def _checkable(hint: Any) -> bool:
+    """Whether pydantic can check `hint` without guessing: plain values, Literals, containers of them,
+    and classes of this library or pulumi_kubernetes (isinstance). Protocols (the cluster handle,
+    checked by handle_problems) and the SDKs' input classes (which also take dicts) are left out."""
+    origin = get_origin(hint)
+    if origin is Annotated:
+        return _checkable(get_args(hint)[0])
+    if origin is Literal:
+        return True
+    if origin in (list, dict, tuple, Union, UnionType):
+        return all(a is Ellipsis or _checkable(a) for a in get_args(hint))
+    if hint in _PLAIN_TYPES:
+        return True
+    if not isinstance(hint, type) or getattr(hint, "_is_protocol", False):
+        return False
+    module = getattr(hint, "__module__", "")
+    return module.startswith("elastic_gpu.") or (hint.__name__ == "Provider" and module.startswith("pulumi_kubernetes"))
+
+
+@cache
+def _args_model(cls: type) -> type[BaseModel] | None:
+    hints = get_type_hints(cls, include_extras=True)
+    fields = {f.name: (hints[f.name], ...) for f in dataclasses.fields(cls) if _checkable(hints[f.name])}
+    if not fields:
+        return None
+    config = ConfigDict(strict=True, arbitrary_types_allowed=True, allow_inf_nan=False)
+    return create_model(f"{cls.__name__}Types", __config__=config, **fields)  # type: ignore[call-overload,no-any-return]
+
+
+def shown_value(value: Any) -> str:
+    """A value for a message: its type and repr, an Output said in words (its repr is an address)."""
+    import pulumi
+
+    if isinstance(value, pulumi.Output):
+        return "an Output (known only at deploy time)"
+    if isinstance(value, list | tuple) and any(isinstance(v, pulumi.Output) for v in value):
+        return f"a {type(value).__name__} of {len(value)} values"
+    return f"{type(value).__name__} {value!r}"
+
+
+_TYPE_WORDS = {
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "bool_type": "True or False",
+    "string_type": "a string",
+    "list_type": "a list",
+    "dict_type": "a dict",
+    "tuple_type": "a tuple",
+}
+
+
+def _type_message(err: Mapping[str, Any]) -> str:
+    value = err.get("input")
+    kind = err["type"]
+    if kind in _TYPE_WORDS:
+        extra = " (a fraction is never rounded)" if kind.startswith("int") and isinstance(value, float) else ""
+        return f"must be {_TYPE_WORDS[kind]}{extra}, got {shown_value(value)}"
+    if kind == "literal_error":
+        expected = str((err.get("ctx") or {}).get("expected", ""))
+        allowed = [a.strip().strip("'") for a in expected.replace(" or ", ", ").split(",")]
+        close = difflib.get_close_matches(str(value), allowed, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        return f"{value!r} is not allowed; {hint}allowed: {', '.join(allowed)}"
+    if kind == "string_pattern_mismatch":
+        from elastic_gpu.config import PATTERN_HELP  # config imports this module
+
+        pattern = (err.get("ctx") or {}).get("pattern")
+        return f"{value!r} is not allowed; allowed: {PATTERN_HELP.get(pattern, pattern)}"
+    if kind == "is_instance_of":
+        return f"must be a {(err.get('ctx') or {}).get('class')}, got {shown_value(value)}"
+    if kind == "finite_number":
+        return f"must be a finite number, got {value!r}"
+    return f"{err['msg']}, got {shown_value(value)}"
+
+
+def args_type_problems(where: str, args: object) -> list[str]:
+    """Each field of a dataclass Args whose value is not of its declared type, one message each,
+    `{where}<field>[index]: must be ...`. Strict, as the stack config is: "4" is no integer and 4.5 is
+    not rounded. Run before any rule compares or iterates a field."""
+    model = _args_model(type(args))
+    if model is None:
+        return []
+    values = {name: getattr(args, name) for name in model.model_fields}
+    try:
+        model.model_validate(values)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = err["loc"]
+            path = str(loc[0]) + "".join(f"[{p!r}]" if isinstance(p, str) else f"[{p}]" for p in loc[1:])
+            problems.append(f"{where}{path}: {_type_message(err)}")
+        return list(dict.fromkeys(problems))
+    return []

@@ -41,7 +41,7 @@ def test_help_lists_every_field_with_default_and_meaning(name: str) -> None:
 def test_help_shows_the_values_of_defaults() -> None:
     text = help_text(elastic_gpu.ClusterAutoscalerArgs)
     assert "workload_name: str = 'cluster-autoscaler'" in text
-    assert "expander: list[str] = ['priority', 'least-waste']" in text
+    assert "expander: list[Expander] = ['priority', 'least-waste']" in text
     assert "the cluster already runs an autoscaler under that name" in text
     spot = help_text(elastic_gpu.SpotGpuPoolArgs)
     assert "min_size: int = 0" in spot and "cluster: ClusterHandle = required" in spot

@@ -164,5 +164,8 @@ def test_aks_autoscaler_settings_must_match_the_cluster_profile() -> None:
     args.image = "registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.6"
     with pytest.raises(ConfigError) as exc:
         build_autoscaler("ca", args, parent=None)
-    assert "ClusterAutoscaler 'ca': scale_down_unneeded_time: on AKS the autoscaler's settings live" in str(exc.value)
+    assert (
+        "ClusterAutoscaler 'ca': ClusterAutoscalerArgs.scale_down_unneeded_time: on AKS the autoscaler's settings live"
+        in str(exc.value)
+    )
     assert "image: AKS runs its own managed autoscaler; leave image unset" in str(exc.value)

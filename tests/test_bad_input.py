@@ -310,9 +310,9 @@ def test_args_checks_name_the_config_path() -> None:
 
     cfg = load_stack_config(stack_values("aws-prod"))
     problems = args_problems(cfg.model_copy(update={"tags": {"aws:x": "y"}}), lambda p: pool_args(cfg, p))
-    assert "gpuPools[1] (SpotGpuPool 'training': tags.aws:x: the tag key prefix 'aws:' is reserved" in "\n".join(
-        problems
-    )
+    text = "\n".join(problems)
+    # the stack file's path first, then the component and the argument a library user would have written
+    assert "tags (SpotGpuPool 'training': SpotGpuPoolArgs.tags.aws:x: the tag key prefix 'aws:' is reserved" in text
 
 
 # --- the policy gate -------------------------------------------------------------------------

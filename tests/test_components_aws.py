@@ -122,8 +122,8 @@ def test_spot_gpu_pool_validates_before_declaring() -> None:
     with pytest.raises(ConfigError) as exc:
         SpotGpuPool("a100", args)
     msg = str(exc.value)
-    assert "SpotGpuPool 'a100': max_size: must be >= min_size (got min_size=3, max_size=2)" in msg
-    assert "SpotGpuPool 'a100': instance_types[1]: 'm5.large' carries no GPU we know on aws" in msg
+    assert "SpotGpuPool 'a100': SpotGpuPoolArgs.max_size: must be >= min_size (got min_size=3, max_size=2)" in msg
+    assert "SpotGpuPool 'a100': SpotGpuPoolArgs.instance_types[1]: 'm5.large' carries no GPU we know on aws" in msg
 
 
 def test_spot_gpu_pool_zone_and_fallback_rules() -> None:
@@ -142,5 +142,5 @@ def test_spot_gpu_pool_zone_and_fallback_rules() -> None:
 
 
 def test_general_pool_needs_a_node() -> None:
-    with pytest.raises(ConfigError, match=r"GeneralPool 'sys': min_size: must be >= 1"):
+    with pytest.raises(ConfigError, match=r"GeneralPool 'sys': GeneralPoolArgs.min_size: must be >= 1"):
         GeneralPool("sys", GeneralPoolArgs(cluster=FakeCluster(), instance_types=["m6i.large"], min_size=0, max_size=2))

@@ -211,8 +211,11 @@ t4 = SpotGpuPool("t4", SpotGpuPoolArgs(cluster=c, instance_types=["Standard_NC4a
                                        on_demand_fallback=True))
 ClusterAutoscaler("ca", ClusterAutoscalerArgs(cluster=c, gpu_pools=[t4], expander=["least-waste"]))
 """
-    with pytest.raises(ConfigError, match="expander: spot pools with an on-demand fallback need the AKS autoscaler"):
+    with pytest.raises(ConfigError, match=r"ClusterAutoscalerArgs.expander: SpotGpuPool 't4' \(on_demand_fallback"):
         run_program(source)
+    # the component asks for priority, the cluster's profile does not: the profile is named
+    with pytest.raises(ConfigError, match="expander: spot pools with an on-demand fallback need the AKS autoscaler"):
+        run_program(source.replace('gpu_pools=[t4], expander=["least-waste"]', 'gpu_pools=[t4], expander=["priority"]'))
 
 
 GKE_PROGRAM = """
@@ -322,7 +325,7 @@ SpotGpuPool("p", SpotGpuPoolArgs(cluster=c, instance_types=["g6.xlarge"], max_si
 """
     with pytest.raises(ConfigError) as exc:
         run_program(source)
-    assert "SpotGpuPool 'p': cluster: Cluster is not a cluster handle" in str(exc.value)
+    assert "SpotGpuPool 'p': SpotGpuPoolArgs.cluster: Cluster is not a cluster handle" in str(exc.value)
     assert "EksCluster.existing(...)" in str(exc.value)
 
 

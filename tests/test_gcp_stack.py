@@ -141,7 +141,8 @@ def test_kubeconfig_is_secret_and_uses_gke_auth_plugin(stack: str) -> None:
     assert kubeconfig["clusters"][0]["cluster"]["server"].startswith("https://")
 
 
-#: API groups of CRDs (GKE's ComputeClass, Kueue): not in the Kubernetes schema; asserted field by field above.
+#: API groups of CRDs (GKE's ComputeClass, Kueue): not in the Kubernetes schema; checked against their CRDs
+#: in test_crds.py.
 CRD_TYPE_PREFIXES = ("kubernetes:cloud.google.com/", "kubernetes:kueue.x-k8s.io/", "kubernetes:helm.sh/")
 
 

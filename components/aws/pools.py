@@ -165,7 +165,8 @@ def template_resources(args: SpotGpuPoolArgs) -> dict[str, str]:
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
     taints = _taints(args)
-    gpu_extra = {AWS_ACCELERATOR_LABEL: args.accelerator} | args.extra_labels
+    accelerator = {AWS_ACCELERATOR_LABEL: args.accelerator} if args.accelerator else {}
+    gpu_extra = accelerator | args.extra_labels
     resources = template_resources(args)
 
     def spec(

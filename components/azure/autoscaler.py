@@ -42,7 +42,7 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
     from elastic_gpu.cluster_autoscaler import has_fallback
 
     cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
-    where = f"ClusterAutoscaler '{name}': "
+    where = f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs."
     problems = []
     if args.image is not None:
         problems.append(f"{where}image: AKS runs its own managed autoscaler; leave image unset (got {args.image!r})")

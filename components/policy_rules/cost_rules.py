@@ -17,6 +17,7 @@ from pulumi_policy import (
 from elastic_gpu.config import PriceOverride
 from elastic_gpu.cost import pool_cost
 from elastic_gpu.policy_rules._base import config, known_gpu_pools, schema
+from elastic_gpu.policy_rules.scope import judged
 from elastic_gpu.pool_view import GKE_CLUSTER, GKE_NODE_POOL
 from elastic_gpu.prices import TABLE_PATH
 
@@ -55,6 +56,8 @@ def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) ->
     total = 0.0
     lines: list[str] = []
     for r in args.resources:
+        if not judged(args, r.urn):
+            continue  # the total is the judged pools' (other resources are context only)
         for pool in known_gpu_pools(r, args.resources):
             cost = pool_cost(pool, overrides, upper_bound=True)
             if cost.hourly is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pulumi_policy import (
     EnforcementLevel,
+    PolicyResource,
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
@@ -12,6 +13,7 @@ from pulumi_policy import (
 )
 
 from elastic_gpu.policy_rules._base import config, known_gpu_pools, schema
+from elastic_gpu.policy_rules.scope import judged
 from elastic_gpu.pool_view import PoolView, gpu_pools_of, pools_of
 
 # --- 2. spot-gpu-pool-scales-to-zero ---------------------------------------------------------
@@ -179,33 +181,64 @@ _CAP_SCHEMA = schema(
         "type": "integer",
         "minimum": 0,
         "default": 20,
-        "description": "Largest max size allowed on one GPU node group / agent pool / node pool.",
+        "description": "Largest worst case of one GPU pool: the max sizes of all its node groups / agent pools / "
+        "node pools added up (zones, VM sizes and the on-demand fallback).",
     }
 )
 
+#: The library's GPU pool component: its node groups (per zone, per VM size, the fallback) are one pool.
+SPOT_GPU_POOL_TYPE = "elastic-gpu:index:SpotGpuPool"
 
-def validate_max_cap(args: ResourceValidationArgs, report: ReportViolation) -> None:
+
+def _owning_pool(resource: PolicyResource) -> PolicyResource | None:
+    """The SpotGpuPool component a node group belongs to (its nearest such ancestor), if any."""
+    parent = resource.parent
+    while parent is not None:
+        if parent.resource_type == SPOT_GPU_POOL_TYPE:
+            return parent
+        parent = parent.parent
+    return None
+
+
+def validate_max_cap(args: StackValidationArgs, report: ReportViolation) -> None:
+    """A cap on GPU spend judges a pool's total: a SpotGpuPool's groups (every zone, VM size and the on-demand
+    fallback) add up; a node group outside the library's components is a pool of its own."""
     cap = int(config(args, _CAP_SCHEMA)["maxNodesPerPool"])
-    for pool in gpu_pools_of(args.resource_type, args.name, args.props):
-        if pool.max_size is None:
+    pools: dict[str, tuple[str, list[tuple[PoolView, str]]]] = {}
+    for r in args.resources:
+        owner = _owning_pool(r)
+        for pool in known_gpu_pools(r, ()):
+            key, label = (owner.urn, owner.name) if owner is not None else (f"{r.urn}#{pool.label}", pool.label)
+            pools.setdefault(key, (label, []))[1].append((pool, r.urn))
+    for label, members in pools.values():
+        judged_urns = [urn for _, urn in members if judged(args, urn)]
+        if not judged_urns:
+            continue
+        at = sorted(judged_urns)[0]
+        if any(pool.max_size is None for pool, _ in members):
             report(
-                f"GPU pool '{pool.label}' has no finite max size: a runaway scale-up is unbounded. Set a max of at "
+                f"GPU pool '{label}' has no finite max size: a runaway scale-up is unbounded. Set a max of at "
                 f"most {cap}.",
-                None,
+                at,
             )
-        elif pool.max_size > cap:
+            continue
+        total = sum(pool.max_size or 0 for pool, _ in members)
+        if total > cap:
+            parts = " + ".join(f"{pool.label} {pool.max_size}" for pool, _ in sorted(members, key=lambda m: m[0].label))
+            over = f" over its {len(members)} node groups ({parts})" if len(members) > 1 else ""
             report(
-                f"GPU pool '{pool.label}' may grow to {pool.max_size} nodes, above the cap of {cap}. Lower its max "
-                "size, or raise `maxNodesPerPool` in this policy's config.",
-                None,
+                f"GPU pool '{label}' may grow to {total} nodes{over}, above the cap of {cap}. Lower its max size "
+                "(or fallbackMaxSize), or raise `maxNodesPerPool` in this policy's config.",
+                at,
             )
 
 
-gpu_pool_max_size_cap = ResourceValidationPolicy(
+gpu_pool_max_size_cap = StackValidationPolicy(
     name="gpu-pool-max-size-cap",
     description=(
-        "Every GPU pool has a finite max size at or below `maxNodesPerPool` (default 20). Fix: lower maxSize / "
-        "maxCount / max node count, or raise the cap in the policy config."
+        "Every GPU pool has a finite worst case at or below `maxNodesPerPool` (default 20): the max sizes of all "
+        "its node groups added up (every zone, VM size and the on-demand fallback of a SpotGpuPool). Fix: lower "
+        "maxSize / fallbackMaxSize / maxCount / max node count, or raise the cap in the policy config."
     ),
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=_CAP_SCHEMA,

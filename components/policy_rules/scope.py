@@ -1,9 +1,11 @@
 """What the pack judges: the resources elastic-gpu's components declare, plus any a user opts in.
 
 A program that imports the components also declares its own cluster, node groups and add-ons;
-the pack's rules describe how *our* pools and add-ons must look, so they apply only to resources
+the pack's rules describe how *our* pools and add-ons must look, so they judge only resources
 whose URN type chain passes through an `elastic-gpu:index:*` component (the parent chain), and
 to resources matched by `includeResources`. `exemptResources` takes resources out, even ours.
+Scope limits what is judged, not what is read: a stack policy reads every resource as context (the
+private GKE cluster a library pool joins) and reports only on those in scope.
 
 Both are lists of globs (fnmatch: `*`, `?`, `[...]`) matched against a resource's URN and its
 name, in every policy's config (`pulumi preview --policy-pack-config`), e.g.:
@@ -43,6 +45,21 @@ SCOPE_PROPERTIES: dict[str, dict[str, Any]] = {
         "description": "URN or name globs of resources this policy never judges (wins over everything).",
     },
 }
+
+
+class ScopedStackArgs(StackValidationArgs):
+    """A stack policy's arguments: every resource of the stack, and which of them the policy judges."""
+
+    def __init__(self, args: StackValidationArgs, judged_urns: set[str]) -> None:
+        super().__init__(args.resources, args.get_config(), args.stack_tags)
+        self.judged_urns = judged_urns
+
+
+def judged(args: StackValidationArgs, urn: str) -> bool:
+    """Whether a stack policy judges the resource `urn` (every resource, when called unscoped, as in tests).
+    A stack-wide finding (a total, reported without a URN) counts only the judged resources."""
+    urns = getattr(args, "judged_urns", None)
+    return urns is None or urn in urns
 
 
 def type_chain(urn: str) -> list[str]:
@@ -109,9 +126,17 @@ def scoped(
     inner = policy.validate
 
     def validate_stack(args: StackValidationArgs, report: Callable[..., None]) -> Any:
+        # Scope limits what is judged, not what is read: the policy sees every resource (a cluster the
+        # program declares next to a library pool says whether the pool's nodes are private), and only
+        # violations of in-scope resources are reported.
         config = _config(args)
-        resources = [r for r in args.resources if in_scope(r.urn, r.name, config)]
-        return inner(StackValidationArgs(resources, args.get_config()), report)
+        judged_urns = {r.urn for r in args.resources if in_scope(r.urn, r.name, config)}
+
+        def report_in_scope(message: str, urn: str | None = None) -> None:
+            if urn is None or urn in judged_urns:
+                report(message, urn)
+
+        return inner(ScopedStackArgs(args, judged_urns), report_in_scope)
 
     return StackValidationPolicy(
         name=policy.name,

@@ -1,0 +1,170 @@
+"""Custom resources checked as the API server would check them against their CRD (tests/data/crds).
+
+For a create: structural defaults are applied first, then the OpenAPI v3 schema strictly (an unknown
+field is an error, as with `kubectl apply --validate=strict`; types, enums, patterns, limits,
+x-kubernetes-int-or-string, list-type set/map uniqueness), then every `x-kubernetes-validations` CEL
+rule, evaluated with the `common-expression-language` package. Transition rules (those reading
+`oldSelf`) only run on updates and are skipped. Metadata: a DNS-1123 name (a namespace is the
+provider's default when left out, and the API server clears it on a cluster-scoped object).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import cel
+import jsonschema
+import yaml
+
+CRD_DIR = Path(__file__).resolve().parent / "data" / "crds"
+#: DNS-1123 subdomain (apimachinery validation.IsDNS1123Subdomain): every object name here.
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+@dataclass(frozen=True)
+class Crd:
+    group: str
+    version: str
+    kind: str
+    schema: dict[str, Any]
+    source: str
+
+
+@cache
+def crds() -> dict[tuple[str, str], Crd]:
+    """(apiVersion, kind) -> its CRD, for every file in tests/data/crds."""
+    out = {}
+    for path in sorted(CRD_DIR.glob("*.yaml")):
+        text = path.read_text()
+        data = yaml.safe_load(text)
+        source = text.splitlines()[0].removeprefix("# ")
+        crd = Crd(data["group"], data["version"], data["kind"], data["openAPIV3Schema"], source)
+        out[(f"{crd.group}/{crd.version}", crd.kind)] = crd
+    return out
+
+
+def python_pattern(pattern: str) -> str:
+    """Go's RE2 takes flags after the anchor (`^(?i)...`, kueue's AdmissionCheck controllerName);
+    Python wants global flags first."""
+    return re.sub(r"^\^\(\?([a-zA-Z]+)\)", r"(?\1)^", pattern)
+
+
+def json_schema(node: dict[str, Any]) -> dict[str, Any]:
+    """A structural OpenAPI v3 schema as a strict JSON Schema (unknown fields refused)."""
+    out: dict[str, Any] = {}
+    for key in (
+        "type", "enum", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+        "minLength", "maxLength", "minItems", "maxItems", "uniqueItems", "minProperties",
+        "maxProperties", "required", "multipleOf",
+    ):  # fmt: skip
+        if key in node:
+            out[key] = node[key]
+    if "pattern" in out:
+        out["pattern"] = python_pattern(out["pattern"])
+    if node.get("nullable") and "type" in out:
+        out["type"] = [out["type"], "null"]
+    if node.get("x-kubernetes-int-or-string"):
+        out.pop("type", None)
+        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+    for key in ("anyOf", "allOf", "oneOf"):
+        if key in node:
+            out.setdefault("allOf", []).append({key: [json_schema(n) for n in node[key]]})
+    if "not" in node:
+        out["not"] = json_schema(node["not"])
+    if "items" in node:
+        out["items"] = json_schema(node["items"])
+    if "properties" in node:
+        out["properties"] = {k: json_schema(v) for k, v in node["properties"].items()}
+    if isinstance(node.get("additionalProperties"), dict):
+        out["additionalProperties"] = json_schema(node["additionalProperties"])
+    elif "properties" in node and not node.get("x-kubernetes-preserve-unknown-fields"):
+        out["additionalProperties"] = False
+    if node.get("x-kubernetes-list-type") == "set":
+        out["uniqueItems"] = True
+    return out
+
+
+def with_defaults(node: dict[str, Any], value: Any) -> Any:
+    """Structural defaulting (apiextensions-apiserver): a missing property with a `default` gets it."""
+    if isinstance(value, dict):
+        props = node.get("properties") or {}
+        for name, sub in props.items():
+            if name not in value and "default" in sub:
+                value[name] = copy.deepcopy(sub["default"])
+            if name in value:
+                value[name] = with_defaults(sub, value[name])
+        if isinstance(node.get("additionalProperties"), dict):
+            for name in value:
+                if name not in props:
+                    value[name] = with_defaults(node["additionalProperties"], value[name])
+    elif isinstance(value, list) and "items" in node:
+        return [with_defaults(node["items"], v) for v in value]
+    return value
+
+
+def _list_map_errors(node: dict[str, Any], value: list[Any], path: str) -> list[str]:
+    keys = node.get("x-kubernetes-list-map-keys") or []
+    if node.get("x-kubernetes-list-type") != "map" or not keys:
+        return []
+    seen: set[tuple[Any, ...]] = set()
+    errors = []
+    for item in value:
+        key = tuple(item.get(k) for k in keys) if isinstance(item, dict) else (item,)
+        if key in seen:
+            errors.append(f"{path}: Duplicate value: {dict(zip(keys, key, strict=True))}")
+        seen.add(key)
+    return errors
+
+
+def _rule_errors(node: dict[str, Any], value: Any, path: str) -> list[str]:
+    """x-kubernetes-validations and list-map keys, at this node and below (where the object has values)."""
+    errors = []
+    for rule in node.get("x-kubernetes-validations") or []:
+        expr = rule["rule"]
+        if "oldSelf" in expr:
+            continue  # a transition rule: only on update
+        try:
+            ok = cel.evaluate(expr, {"self": value})
+        except Exception as exc:  # the API server reports an evaluation error as invalid too
+            ok = False
+            expr = f"{expr} ({exc})"
+        if ok is not True:
+            errors.append(f"{path}: Invalid value: {rule.get('message') or 'failed rule: ' + expr}")
+    if isinstance(value, dict):
+        props = node.get("properties") or {}
+        for name, sub in value.items():
+            child = props.get(name) or (node.get("additionalProperties") if name not in props else None)
+            if isinstance(child, dict):
+                errors += _rule_errors(child, sub, f"{path}.{name}")
+    elif isinstance(value, list) and isinstance(node.get("items"), dict):
+        errors += _list_map_errors(node, value, path)
+        for i, item in enumerate(value):
+            errors += _rule_errors(node["items"], item, f"{path}[{i}]")
+    return errors
+
+
+def validate(obj: dict[str, Any]) -> list[str]:
+    """Every reason the API server would refuse to create `obj` (empty: it would accept it)."""
+    key = (obj.get("apiVersion", ""), obj.get("kind", ""))
+    crd = crds().get(key)
+    if crd is None:
+        return [f"{key[0]} {key[1]}: no CRD schema in tests/data/crds (add the upstream one)"]
+    where = f"{crd.kind} {(obj.get('metadata') or {}).get('name')!r}"
+    obj = with_defaults(crd.schema, copy.deepcopy(obj))
+    validator = jsonschema.Draft7Validator(json_schema(crd.schema))
+    errors = [
+        f"{where}: {'.'.join(str(p) for p in e.absolute_path) or '<root>'}: {e.message}"
+        for e in sorted(validator.iter_errors(obj), key=lambda e: list(map(str, e.absolute_path)))
+    ]
+    meta = obj.get("metadata") or {}
+    name = meta.get("name")
+    if not isinstance(name, str) or len(name) > 253 or not DNS1123_SUBDOMAIN.match(name):
+        errors.append(f"{where}: metadata.name: must be a DNS-1123 subdomain (got {name!r})")
+    if errors:
+        return errors  # CEL rules assume a structurally valid object, as the API server does
+    return [f"{where}: {e}" for e in _rule_errors(crd.schema, obj, "<root>")]

@@ -1,0 +1,181 @@
+"""A library user's program with one mistake each: `python -m elastic_gpu preview --program DIR` exits 2
+with a message naming the argument as the program wrote it, and nothing of the erring component is declared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pulumi
+import pytest
+
+from elastic_gpu.__main__ import main
+from elastic_gpu.config import load_stack_config
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.scheduling import AWS_ACCELERATOR_LABEL, POOL_LABEL
+from elastic_gpu.simulation import simulate
+from elastic_gpu.workload import job_manifest
+from tests.conftest import stack_values
+
+#: A user's program on an EKS cluster it already runs: a spot L4 pool with fallback, the device plugin
+#: and the autoscaler. Each case below replaces one piece of it.
+PROGRAM = """
+import pulumi
+from elastic_gpu import (ClusterAutoscaler, ClusterAutoscalerArgs, EksCluster, NvidiaDevicePlugin,
+                         NvidiaDevicePluginArgs, SpotGpuPool, SpotGpuPoolArgs)
+
+TAGS = {"project": "ml-platform", "cost-center": "research"}
+# the cluster's own on-demand nodes, where the autoscaler runs
+SYSTEM = {"node-role": "system", "elastic-gpu.io/capacity": "on-demand"}
+
+cluster = EksCluster.existing(
+    "ml",
+    cluster_name="ml",
+    kubernetes_version="1.35",
+    node_role_arn="arn:aws:iam::123456789012:role/ml-nodes",
+    subnet_ids=SUBNETS,
+    oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/ABC",
+    oidc_provider_url="https://oidc.eks.us-east-1.amazonaws.com/id/ABC",
+    region="us-east-1",
+    tags=TAGS,
+)
+l4 = SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, instance_types=TYPES, max_size=MAX, on_demand_fallback=True,
+                                       tags=TAGS, POOL))
+NvidiaDevicePlugin("nvidia", NvidiaDevicePluginArgs(provider=cluster.provider, gpu_pools=[l4]))
+ClusterAutoscaler("ca", ClusterAutoscalerArgs(cluster=cluster, gpu_pools=[l4], node_selector=SYSTEM, AUTOSCALER))
+"""
+GOOD = {
+    "SUBNETS": '{"us-east-1a": "subnet-1", "us-east-1b": "subnet-2"}',
+    "TYPES": '["g6.xlarge"]',
+    "MAX": "4",
+    "AUTOSCALER": "",
+    "POOL": "",
+}
+
+
+def write(tmp_path: Path, **change: str) -> Path:
+    source = PROGRAM
+    for key, value in (GOOD | change).items():
+        source = source.replace(key, value)
+    (tmp_path / "Pulumi.yaml").write_text("name: consumer\nruntime: python\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (tmp_path / "__main__.py").write_text(source)
+    return tmp_path
+
+
+@pytest.fixture
+def registered(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """(type, name) of every resource the program registers."""
+    seen: list[tuple[str, str]] = []
+    real = pulumi.Resource.__init__
+
+    def record(self, t, name, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append((t, name))
+        return real(self, t, name, *args, **kwargs)
+
+    monkeypatch.setattr(pulumi.Resource, "__init__", record)
+    return seen
+
+
+def test_the_program_without_mistakes_previews_and_passes_the_gate(tmp_path, registered, capsys) -> None:
+    assert main(["preview", "--program", str(write(tmp_path)), "--stack", "dev"]) == 0
+    assert main(["policy", "--program", str(tmp_path), "--stack", "dev"]) == 0
+    assert ("elastic-gpu:index:ClusterAutoscaler", "ca") in registered
+
+
+MISTAKES = {
+    # ClusterAutoscalerArgs was never checked: all three reached the Deployment.
+    "expander typo": (
+        {"AUTOSCALER": 'expander=["priorty"]'},
+        "ClusterAutoscalerArgs.expander[0]: 'priorty' is not allowed; did you mean 'priority'? allowed: priority, "
+        "least-waste, most-pods, random, price",
+        "ca",
+    ),
+    "fallback without priority": (
+        {"AUTOSCALER": 'expander=["least-waste"]'},
+        "ClusterAutoscalerArgs.expander: SpotGpuPool 'l4' (on_demand_fallback=True) needs `priority` in the "
+        "expander chain",
+        "ca",
+    ),
+    "duration in words": (
+        {"AUTOSCALER": 'scale_down_unneeded_time="10 minutes"'},
+        "ClusterAutoscalerArgs.scale_down_unneeded_time: '10 minutes' is not allowed; allowed: a duration in whole "
+        "hours, minutes and seconds such as 90s, 5m or 1h30m",
+        "ca",
+    ),
+    "zero duration": (
+        {"AUTOSCALER": 'max_node_provision_time="0s"'},
+        "ClusterAutoscalerArgs.max_node_provision_time: must be longer than 0 (got '0s')",
+        "ca",
+    ),
+    # Numbers were compared before their type was known.
+    "size as text": (
+        {"MAX": '"4"'},
+        "SpotGpuPool 'l4': SpotGpuPoolArgs.max_size: must be an integer, got str '4'",
+        "l4",
+    ),
+    "fractional size": (
+        {"MAX": "4.5"},
+        "SpotGpuPool 'l4': SpotGpuPoolArgs.max_size: must be an integer (a fraction is never rounded), got float 4.5",
+        "l4",
+    ),
+    # One pool, two GPU models: every node was labelled with the first one's.
+    "two GPU models": (
+        {"TYPES": '["g5.xlarge", "g6.xlarge"]'},
+        "SpotGpuPoolArgs.instance_types: a pool's nodes carry one GPU model (its accelerator label says which, and "
+        "a pod that asks for one model must not land on another); got NVIDIA A10G: g5.xlarge; NVIDIA L4: g6.xlarge. "
+        "Make one pool per model, or set mixed_gpu_models=True",
+        "l4",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", MISTAKES)
+def test_a_mistake_exits_2_naming_the_argument(case: str, tmp_path, registered, capsys) -> None:
+    change, message, component = MISTAKES[case]
+    assert main(["preview", "--program", str(write(tmp_path, **change)), "--stack", "dev"]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err and "<pulumi.output" not in err
+    # refused before the component registered anything
+    assert [n for _, n in registered if n == component or n.startswith(f"{component}-")] == []
+
+
+def test_any_of_these_gpus_is_asked_for_and_then_no_model_label_is_set(tmp_path, capsys) -> None:
+    program = write(tmp_path, TYPES='["g5.xlarge", "g6.xlarge"]', POOL="mixed_gpu_models=True")
+    preview = run_preview("dev", program)
+    groups = preview.of_type("aws:eks/nodeGroup:NodeGroup")
+    assert len(groups) == 4
+    for g in groups:
+        assert g.inputs["instanceTypes"] == ["g5.xlarge", "g6.xlarge"]
+        assert AWS_ACCELERATOR_LABEL not in g.inputs["labels"]  # it would be wrong on half the nodes
+        assert g.inputs["labels"][POOL_LABEL] == "l4"
+    # The pool's own Job selects what every node shares (the pool), and reaches spot first.
+    [own] = simulate(preview)
+    assert own.reaches and own.first_choice is not None and "spot" in own.first_choice
+    # A pod that asks for one model fits no group of this pool, instead of landing on the other model.
+    job = job_manifest(own_contract(preview))
+    job["spec"]["template"]["spec"]["nodeSelector"][AWS_ACCELERATOR_LABEL] = "nvidia-l4"
+    [l4_only] = simulate(preview, job)
+    assert not l4_only.reaches and AWS_ACCELERATOR_LABEL in (l4_only.reason or "")
+    assert main(["policy", "--program", str(program), "--stack", "dev"]) == 0
+
+
+def own_contract(preview):  # type: ignore[no-untyped-def]
+    from elastic_gpu.simulation.run import pool_contracts
+
+    [contract] = pool_contracts(preview)
+    return contract
+
+
+def test_the_stack_config_asks_for_any_of_these_gpus_in_its_own_words() -> None:
+    values = stack_values("aws-dev")
+    pool = values["elastic-gpu:gpuPools"][0]
+    del pool["gpu"]
+    pool["instanceTypes"] = ["g5.xlarge", "g6.xlarge"]
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    assert "gpuPools[0].instanceTypes: a pool's nodes carry one GPU model" in str(exc.value)
+    assert "set mixedGpuModels: true to accept any of these GPUs" in str(exc.value)
+    pool["mixedGpuModels"] = True
+    assert load_stack_config(values).gpu_pools[0].mixed_gpu_models
