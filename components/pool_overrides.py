@@ -18,27 +18,29 @@ from elastic_gpu.cluster_handle import is_input_str
 
 @dataclass(kw_only=True)
 class NodeOverrides:
-    """The nodes' own settings, each defaulting to the cluster's (keyword-only)."""
+    """The nodes' own settings, each defaulting to the cluster's (keyword-only). A value may be an Output;
+    the annotations spell `str | pulumi.Output[str]` (not `pulumi.Input[str]`, whose forward references
+    typing.get_type_hints cannot resolve for the Args validation)."""
 
-    subnet_ids: Mapping[str, pulumi.Input[str]] | pulumi.Input[str] | None = None
+    subnet_ids: Mapping[str, str | pulumi.Output[str]] | str | pulumi.Output[str] | None = None
     """Default None: the cluster's subnets. EKS: zone -> subnet id for this pool's node groups (a zone the
     map leaves out uses the cluster's). AKS: one VNet subnet id for the pool's agent pools (vnetSubnetID;
     an Azure subnet spans zones); a plain string, as it is part of the agent-pool name. GKE: not available
     (node pools use the cluster's subnetwork)."""
-    node_identity: pulumi.Input[str] | None = None
+    node_identity: str | pulumi.Output[str] | None = None
     """Default None: the cluster's. EKS: the IAM role ARN of the node groups (nodeRoleArn; it needs the EKS
     worker, CNI and ECR read policies and an EC2_LINUX access entry). GKE: the nodes' service account email
     (nodeConfig.serviceAccount), a plain string as it is part of the node-pool name. AKS: not available
     (nodes act as the cluster's kubelet identity)."""
-    security_group_ids: list[pulumi.Input[str]] | None = None
+    security_group_ids: list[str | pulumi.Output[str]] | None = None
     """Default None: EKS's cluster security group. EKS only: the launch template's security groups; EKS then
     adds no cluster security group, so include it (the nodes must reach the control plane)."""
-    image: pulumi.Input[str] | None = None
+    image: str | pulumi.Output[str] | None = None
     """Default None: the cloud's node image for the GPU. EKS: an AMI id in the launch template (amiType
     CUSTOM; its root volume as `ami_family`'s; `user_data` must then join the node to the cluster, e.g. a
     nodeadm NodeConfig). GKE: the node image type (nodeConfig.imageType, e.g. "UBUNTU_CONTAINERD").
     AKS: not available."""
-    user_data: pulumi.Input[str] | None = None
+    user_data: str | pulumi.Output[str] | None = None
     """Default None. EKS only: the launch template's user data, as text (base64 is done here). On AL2023 a
     shell script ("#!...") or a nodeadm NodeConfig (YAML) becomes a part of the MIME multi-part document EKS
     merges with its own; a document starting "MIME-Version" is used as it is; on Bottlerocket, its TOML."""

@@ -146,7 +146,9 @@ def test_eks_settings_in_a_shape_eks_cannot_take_are_errors(run_program, args: s
     program = _program(
         EKS, f'SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, instance_types=["g6.xlarge"], max_size=2, {args}))'
     )
-    with pytest.raises(ConfigError, match="SpotGpuPool 'l4': " + message.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(
+        ConfigError, match="SpotGpuPool 'l4': SpotGpuPoolArgs." + message.replace("[", r"\[").replace("]", r"\]")
+    ):
         run_program(program)
 
 
@@ -196,7 +198,7 @@ def test_aks_settings_it_has_no_place_for_are_errors(run_program, args: str, mes
         AKS,
         f'GeneralPool("sys", GeneralPoolArgs(cluster=cluster, instance_types=["Standard_D4s_v5"], max_size=2, {args}))',
     )
-    with pytest.raises(ConfigError, match="GeneralPool 'sys': " + message):
+    with pytest.raises(ConfigError, match="GeneralPool 'sys': GeneralPoolArgs." + message):
         run_program(program)
 
 
@@ -242,5 +244,5 @@ def test_gke_settings_it_has_no_place_for_are_errors(run_program, args: str, mes
         GKE,
         f'SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, instance_types=["g2-standard-4"], max_size=2, {args}))',
     )
-    with pytest.raises(ConfigError, match="SpotGpuPool 'l4': " + message):
+    with pytest.raises(ConfigError, match="SpotGpuPool 'l4': SpotGpuPoolArgs." + message):
         run_program(program)
