@@ -78,7 +78,7 @@ class EksClusterHandle(ClusterHandle, Protocol):
     region: pulumi.Output[str]
     """The AWS region."""
     node_role_arn: pulumi.Output[str]
-    """The IAM role the pools' node groups use (a pool's `node_role_arn` overrides it)."""
+    """The IAM role the pools' node groups use (a pool's `node_identity` overrides it)."""
     subnet_ids: Mapping[str, pulumi.Input[str]]
     """Zone -> private subnet id of the node groups (a pool's `subnet_ids` overrides it)."""
     oidc_provider_arn: pulumi.Output[str]

@@ -92,7 +92,7 @@ class NodeGroupSpec:
 
     @property
     def ami_type(self) -> str:
-        # A custom AMI is CUSTOM to EKS (CreateNodegroup amiType enum): EKS then adds no bootstrap.
+        # What EKS reports for a custom AMI (DescribeNodegroup amiType); it adds no bootstrap then.
         return AMI_TYPE_CUSTOM if self.image_id is not None else AMI_TYPES[(self.ami_family, self.gpu)]
 
 
@@ -177,11 +177,13 @@ def build_node_group(
         cluster_name=cluster.cluster_name,
         node_group_name=node_group_name,
         node_role_arn=node_role_arn,
-        version=cluster.kubernetes_version,
+        # With a custom AMI, CreateNodegroup takes neither amiType nor version ("or the node group deployment
+        # will fail", EKS API reference): the AMI decides both.
+        version=cluster.kubernetes_version if spec.image_id is None else None,
         subnet_ids=subnet_ids,
         instance_types=spec.instance_types,
         capacity_type=spec.capacity_type,
-        ami_type=spec.ami_type,
+        ami_type=spec.ami_type if spec.image_id is None else None,
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(
             desired_size=spec.min_size, min_size=spec.min_size, max_size=spec.max_size
         ),
