@@ -197,7 +197,8 @@ class ClusterConfig(_Model):
     """AWS only: `perZone` (default: each zone keeps egress when another zone fails) or `single` (dev)."""
     ecr_endpoints: bool = False
     """AWS only: ECR interface endpoints (api, dkr) so image pulls skip the NAT (pays off with heavy pulls
-    such as multi-GB CUDA images); default false. The S3 gateway endpoint (layers) is always there."""
+    such as multi-GB CUDA images), and the EKS one (the autoscaler's eks:DescribeNodegroup); default
+    false. The S3 gateway endpoint (layers) is always there."""
     control_plane_cidr: str = DEFAULT_GKE_CONTROL_PLANE_CIDR
     """GCP only, with privateNodes: the control plane's /28 (the firewall for webhooks such as Kueue's
     allows it); default 172.16.0.0/28. Changing it replaces the cluster."""
@@ -233,6 +234,10 @@ class GpuPoolConfig(_Model):
     fallback_max_size: int | None = Field(default=None, ge=1, le=MAX_NODES)
     """With `onDemandFallback`: the most on-demand fallback nodes, in total over the fallback's groups
     (default: maxSize). The pool's worst case is maxSize + fallbackMaxSize nodes."""
+    max_minutes_to_fallback: float | None = Field(default=None, gt=0)
+    """With `onDemandFallback`: the most minutes a pending GPU pod may wait, every spot group out of
+    capacity, until the autoscaler asks the fallback (`simulate`'s worst case; `policy` refuses a pool
+    that cannot keep it). Default: the cloud's (aws 10, azure 20, gcp 10)."""
     spot: bool = True
     """Default true: spot / low-priority capacity."""
     on_demand_fallback: bool = False
