@@ -41,6 +41,8 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "gcp": {"bad-nofallback"},
     },
     "eks-gpu-groups-autoscaled": {"aws": {"bad-unlisted"}, "azure": set(), "gcp": set()},
+    "gpu-node-group-one-model": {"aws": {"bad-twomodels"}, "azure": set(), "gcp": set()},
+    "eks-irsa-trusts-an-oidc-provider": {"aws": {"bad-irsa"}, "azure": set(), "gcp": set()},
     "gpu-pool-max-size-cap": {
         "aws": {"bad-toobig"},
         "azure": {"bad-toobig"},
