@@ -92,5 +92,13 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
+        try:
+            module = import_module(_LAZY[name])
+        except ModuleNotFoundError as exc:
+            from elastic_gpu.clouds import missing_extra
+
+            if (error := missing_extra(exc, f"elastic_gpu.{name}")) is not None:
+                raise error from None
+            raise
+        return getattr(module, name)
     raise AttributeError(f"module 'elastic_gpu' has no attribute {name!r}")
