@@ -15,8 +15,9 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.policy_run import run_policies, stack_resources
 from elastic_gpu.offline.runner import run_preview
 from elastic_gpu.policy_rules.fallback_rules import preview_of, validate_fallback_promise
+from elastic_gpu.simulation import simulate
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT, SpotGpuPoolArgs, spot_gpu_pool_problems
-from tests.conftest import stack_preview, stack_values
+from tests.conftest import ROOT, stack_preview, stack_values
 
 P = "elastic-gpu:"
 RULE = "spot-gpu-pool-fallback-promise"
@@ -158,3 +159,21 @@ def test_the_rule_says_nothing_while_a_value_it_reads_is_unknown():
     reports: list[str] = []
     validate_fallback_promise(StackValidationArgs(resources, {}), lambda m, urn=None: reports.append(m))
     assert reports == []
+
+
+def test_readme_fallback_table_is_what_simulate_says():
+    readme = (ROOT / "README.md").read_text()
+    header = "| Stack | Pool | Spot groups | To fallback | Promise |"
+    rows = readme[readme.index(header) :].split("\n\n", 1)[0].splitlines()[2:]
+    table = {tuple(c.strip() for c in row.strip("|").split("|")) for row in rows}
+    expected = set()
+    for stack in ("aws-dev", "aws-prod", "azure-dev", "azure-prod", "gcp-dev", "gcp-prod"):
+        for o in simulate(stack_preview(stack)):
+            if o.fallback is None:
+                continue
+            spot = [g for tier in o.tiers for g in tier if g.capacity == "spot"]
+            zonal = len(spot) > 1 and all(len(g.zones) == 1 for g in spot)
+            count = f"{len(spot)} (zones)" if zonal else str(len(spot))
+            promise = f"{o.max_minutes_to_fallback:g} min"
+            expected.add((stack, o.pool, count, str(o.minutes_to_fallback), promise))
+    assert table == expected

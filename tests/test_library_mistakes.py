@@ -333,3 +333,28 @@ def test_a_price_gap_names_the_config_key_any_program_reads() -> None:
         "config, which any program using elastic-gpu reads, or add a row to components/data/prices.csv in the "
         "repository"
     )
+
+
+@pytest.mark.parametrize(
+    ("pool", "problem"),
+    [
+        (
+            'instance_types=["g2-standard-4", "g2-standard-8"], max_size=2',
+            "SpotGpuPoolArgs.instance_types: a GKE node pool has one machine type (got ['g2-standard-4', "
+            "'g2-standard-8']); allowed: a list of one",
+        ),
+        (
+            'instance_types=["g2-standard-4"], max_size=2, queued_provisioning=True',
+            "SpotGpuPoolArgs.spot: a queued-provisioning pool uses flex-start capacity, not spot",
+        ),
+    ],
+)
+def test_gke_pool_rules_of_the_stack_config_hold_for_a_program(run_program, pool: str, problem: str) -> None:
+    """A GKE node pool took only the first machine type, silently; the stack config refused it."""
+    source = GKE.replace("LOCATION", '"europe-west4"').replace("ZONES", '["europe-west4-a"]')
+    source = source.replace('GkeCluster.existing("g"', 'cluster = GkeCluster.existing("g"')
+    source += "from elastic_gpu import SpotGpuPool, SpotGpuPoolArgs\n"
+    source += f"SpotGpuPool('l4', SpotGpuPoolArgs(cluster=cluster, {pool}))\n"
+    with pytest.raises(ConfigError) as exc:
+        run_program(source)
+    assert f"SpotGpuPool 'l4': {problem}" in str(exc.value)

@@ -272,8 +272,19 @@ def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
-    """GKE has no further rules here: time-slicing is GKE's own gpuSharingConfig (see below)."""
-    return []
+    """The stack config's node-pool rules (components/gcp/rules.py); time-slicing is GKE's own
+    gpuSharingConfig (see below)."""
+    from elastic_gpu.gcp.rules import node_pool_problems
+
+    return node_pool_problems(
+        lambda key: f"{where}{key}",
+        list(args.instance_types),
+        args.gpu_count,
+        "gpu_count",
+        queued=args.queued_provisioning,
+        min_size=args.min_size,
+        spot=args.spot,
+    )
 
 
 def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
