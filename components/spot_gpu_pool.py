@@ -16,8 +16,10 @@ from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.validation import (
+    CLOUD_ONLY_POOL_SETTINGS,
     args_type_problems,
     cloud_args_problems,
+    cloud_only_problems,
     gpu_instance_type_problems,
     size_problems,
 )
@@ -145,6 +147,11 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     if len(set(args.instance_types)) != len(args.instance_types):
         problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
     problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
+    problems += cloud_only_problems(
+        lambda key: f"{where}{key}",
+        args.cluster.cloud,
+        {key: getattr(args, key) for key in CLOUD_ONLY_POOL_SETTINGS},
+    )
     if args.on_demand_fallback and not args.spot:
         problems.append(f"{where}on_demand_fallback: only a spot pool can fall back to on-demand (spot=False)")
     if args.fallback_max_size is not None and not args.on_demand_fallback:

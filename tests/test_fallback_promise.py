@@ -177,3 +177,13 @@ def test_readme_fallback_table_is_what_simulate_says():
             promise = f"{o.max_minutes_to_fallback:g} min"
             expected.add((stack, o.pool, count, str(o.minutes_to_fallback), promise))
     assert table == expected
+
+
+def test_a_single_zone_pool_with_spot_capacity_is_asked_at_once(capsys):
+    """gcp-dev: one zone, one spot node pool, no fallback: with capacity its first node is asked at 0;
+    with none it never comes; spot back after 60 min: when the pool's backoff lets the autoscaler ask."""
+    assert main(["simulate", "--stack", "gcp-dev", "--json"]) == 0
+    (t4,) = json.loads(capsys.readouterr().out)["pools"]
+    assert t4["scenarios"]["one zone has spot capacity"] == {"min": 0.0, "max": 0.0}
+    assert t4["scenarios"]["all spot groups out of capacity"] == "never"
+    assert t4["minutes_to_first_node"]["min"] == 0.0 and t4["minutes_to_first_node"]["max"] == "never"

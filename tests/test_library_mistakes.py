@@ -129,6 +129,13 @@ MISTAKES = {
         "Make one pool per model, or set mixed_gpu_models=True",
         "l4",
     ),
+    # A setting of another cloud was silently ignored (the stack config refused it).
+    "another cloud's setting": (
+        {"POOL": "queued_provisioning=True"},
+        "SpotGpuPool 'l4': SpotGpuPoolArgs.queued_provisioning: a GCP-only setting; remove it for cloud 'aws' "
+        "(got True)",
+        "l4",
+    ),
     # Zones are checked against the region (they were only compared with the subnet map's own keys).
     "zone of another region": (
         {"SUBNETS": '{"us-east-1a": "subnet-1", "eu-central-1b": "subnet-2"}'},

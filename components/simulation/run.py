@@ -285,12 +285,12 @@ def _scenarios(groups: list[Group], settings: AutoscalerSettings) -> dict[str, F
         return "never" if s is None else Minutes.of(s)
 
     out: dict[str, Figure] = {SCENARIO_ALL_OUT: to_fallback(groups, machine)}
-    zones = sorted({z for g in groups if g.spot for z in g.zones})
-    if len(zones) > 1:
-        # Each zone in turn is the one with capacity; a group without zones spans them all.
-        out[SCENARIO_ONE_ZONE] = _combine(
-            [figure(span(groups, lambda g, z=z: not g.spot or not g.zones or z in g.zones, machine)) for z in zones]
-        )
+    # Each zone in turn is the one with capacity (a single-zone pool: its zone); a group without
+    # zones spans them all.
+    zones = sorted({z for g in groups if g.spot for z in g.zones}) or [""]
+    out[SCENARIO_ONE_ZONE] = _combine(
+        [figure(span(groups, lambda g, z=z: not g.spot or not g.zones or z in g.zones, machine)) for z in zones]
+    )
     best, worst = first_node_after_return(groups, machine, SPOT_RETURNS_AFTER)
     out[SCENARIO_RETURNS] = Minutes(round(best / 60, 2), round(worst / 60, 2))
     return out
