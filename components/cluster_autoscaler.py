@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.clouds import cloud_module
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.config import (
     DEFAULT_EXPANDER,
@@ -178,7 +178,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
     def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := handle_problems(f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs.", args.cluster):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
-        cloud = cloud_module(args.cluster.cloud, "autoscaler")
+        cloud = get_cloud(args.cluster.cloud).autoscaler
         # A cloud whose autoscaler is managed (GKE, AKS) runs no pod of ours.
         if problems := autoscaler_problems(name, args, getattr(cloud, "RUNS_POD", True)):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")

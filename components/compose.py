@@ -14,7 +14,7 @@ from typing import Any
 import pulumi
 from pydantic.alias_generators import to_camel
 
-from elastic_gpu.clouds import cloud_module
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from elastic_gpu.cluster_handle import CLOUD_ATTRIBUTES, COMMON_ATTRIBUTES
 from elastic_gpu.config import GpuPoolConfig, StackConfig
@@ -31,7 +31,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     Every component's Args is checked first, so a problem only a component sees is reported
     (with its config path) before the cluster or anything else is registered.
     """
-    stack = cloud_module(cfg.cloud, "stack")
+    stack = get_cloud(cfg.cloud).stack
     problems = [f"cluster ({p})" for p in getattr(stack, "cluster_problems", lambda _: [])(cfg)]
     problems += args_problems(cfg, lambda p: stack.pool_args(cfg, p))
     if problems:

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
-from elastic_gpu.clouds import cloud_module
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
 from elastic_gpu.prices import TABLE_PATH, price_row
@@ -477,7 +477,7 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         "devicePlugin.timeSlicingReplicas", cloud, cfg.device_plugin.time_slicing_replicas
     )
     problems += general_pool_problems("generalPool.", cloud, list(cfg.general_pool.instance_types))
-    rules = cloud_module(cloud, "rules")
+    rules = get_cloud(cloud).rules
     splits_per_zone = rules.SPLITS_PER_ZONE
     fallback = next((i for i, p in enumerate(cfg.gpu_pools) if p.on_demand_fallback), None)
     problems += autoscaler_settings_problems(
@@ -605,7 +605,7 @@ def stack_warnings(cfg: StackConfig) -> list[str]:
     """Printed, not fatal: a Kubernetes minor past its end of standard support (components/versions.py),
     and what deploys only after a quota increase (the cloud's rules.warnings)."""
     warnings = minor_support_warnings("cluster.kubernetesVersion: ", cfg.cloud, cfg.cluster.kubernetes_version)
-    return warnings + list(cloud_module(cfg.cloud, "rules").warnings(cfg))
+    return warnings + list(get_cloud(cfg.cloud).rules.warnings(cfg))
 
 
 def _cidr_problems(cfg: StackConfig) -> list[str]:

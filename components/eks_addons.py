@@ -11,7 +11,7 @@ import pulumi_aws as aws
 
 from elastic_gpu.cluster_handle import EksClusterHandle
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.versions import eks_addon_versions
+from elastic_gpu.aws.versions import eks_addon_versions
 
 TYPE_TOKEN = "elastic-gpu:index:EksAddons"
 

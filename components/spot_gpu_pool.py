@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pulumi
 
 from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.clouds import cloud_module
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.config import DEFAULT_GPU_DRIVER_VERSION, AmiFamily, GpuDriverVersion
 from elastic_gpu.errors import ConfigError
@@ -102,7 +102,7 @@ class SpotGpuPoolArgs(NodeOverrides):
             return None
         if self.max_minutes_to_fallback is not None:
             return float(self.max_minutes_to_fallback)
-        return float(cloud_module(self.cluster.cloud, "pools").DEFAULT_MAX_MINUTES_TO_FALLBACK)
+        return float(get_cloud(self.cluster.cloud).pools.DEFAULT_MAX_MINUTES_TO_FALLBACK)
 
     @property
     def gpus_per_node(self) -> int:
@@ -160,7 +160,7 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     problems += promise_problems(where, args)
     if problems:
         return problems  # the group counts below need valid types and zones
-    pools = cloud_module(args.cluster.cloud, "pools")
+    pools = get_cloud(args.cluster.cloud).pools
     problems += pools.override_problems(where, args)
     problems += pools.pool_problems(where, args)
     primary, fallback = pools.node_group_counts(args)
@@ -208,7 +208,7 @@ class SpotGpuPool(PoolComponent):
     def __init__(self, name: str, args: SpotGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := spot_gpu_pool_problems(name, args):
             raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
-        pools = cloud_module(args.cluster.cloud, "pools")
+        pools = get_cloud(args.cluster.cloud).pools
         #: what a pod needs to land on this pool (tolerations, node selector, Job labels)
         self.workload: WorkloadContract = pools.workload_contract(name, args)
         #: the pool's promise: minutes to the on-demand fallback (None without one)

@@ -17,7 +17,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_typ
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from elastic_gpu.gpu_catalog import GPU_MODELS, ONE_GROUP_MANY_TYPES_CLOUDS, gpu_instance_type
+from elastic_gpu.clouds import all_clouds, get_cloud
+from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type
 
 
 def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_size: int) -> list[str]:
@@ -69,7 +70,7 @@ def gpu_instance_type_problems(
             f"{where}{types_field}: all types in a pool must carry the same GPU count "
             f"(the autoscaler builds one node template per group); got counts {sorted(counts)}"
         )
-    if len(shapes) > 1 and cloud in ONE_GROUP_MANY_TYPES_CLOUDS:
+    if len(shapes) > 1 and get_cloud(cloud).one_group_many_types:
         # cluster-autoscaler's AWS provider builds an empty group's node template from the first
         # type only (aws_wrapper.go, instanceTypesOverrides[0]); its README: the types of one group
         # "should have the same amount of RAM and number of CPU cores".
@@ -165,13 +166,8 @@ def bounds_problems(where: str, value: int, bounds: Bounds, unit: str = "") -> l
 #: GPU-pool settings that mean something on one cloud only (SpotGpuPoolArgs and gpuPools[] alike): the
 #: cloud, and the value that leaves them unset.
 CLOUD_ONLY_POOL_SETTINGS: dict[str, tuple[str, object]] = {
-    "ami_family": ("aws", "al2023"),
-    "spot_max_price": ("azure", None),
-    "gpu_driver_version": ("gcp", "DEFAULT"),
-    "queued_provisioning": ("gcp", False),
-    "gpu_count": ("gcp", None),
+    key: (c.name, unset) for c in all_clouds() for key, unset in c.pool_settings.items()
 }
-_CLOUD_NAMES = {"aws": "an AWS", "azure": "an Azure", "gcp": "a GCP"}
 
 
 def cloud_only_problems(
@@ -186,7 +182,7 @@ def cloud_only_problems(
         owner, unset = CLOUD_ONLY_POOL_SETTINGS[key]
         if owner != cloud and (value != unset or given(key)):
             problems.append(
-                f"{field(key)}: {_CLOUD_NAMES[owner]}-only setting; remove it for cloud {cloud!r} (got {value!r})"
+                f"{field(key)}: {get_cloud(owner).owner}-only setting; remove it for cloud {cloud!r} (got {value!r})"
             )
     return problems
 
@@ -218,7 +214,6 @@ def autoscaler_settings_problems(
     ClusterAutoscalerArgs alike: `field(name)` spells a setting (`autoscaler.expander`,
     `ClusterAutoscalerArgs.expander`); `fallback` names a pool with an on-demand fallback, if any;
     `example` is a working expander chain in the caller's language."""
-    from elastic_gpu.clouds import cloud_module  # clouds -> errors only; import here keeps this module pure
 
     problems = [
         f"{field(key)}: must be longer than 0 (got {value!r})"
@@ -229,7 +224,7 @@ def autoscaler_settings_problems(
     if not expander:
         problems.append(f"{field('expander')}: at least one expander is required, e.g. {example}")
     problems += duplicate_problems(field("expander"), list(expander))
-    if fallback is not None and cloud_module(cloud, "rules").PRIORITY_EXPANDER and "priority" not in expander:
+    if fallback is not None and get_cloud(cloud).rules.PRIORITY_EXPANDER and "priority" not in expander:
         problems.append(
             f"{field('expander')}: {fallback} needs `priority` in the expander chain, or the autoscaler may pick the "
             f"on-demand group before the spot ones (got {list(expander)}); put priority first, e.g. {example}"
@@ -239,23 +234,16 @@ def autoscaler_settings_problems(
 
 def instance_type_cloud(name: str) -> str | None:
     """Which cloud's naming an instance type follows (`m5.large`, `Standard_D4s_v5`, `e2-standard-4`)."""
-    if re.fullmatch(r"[a-z][a-z0-9-]*\.[a-z0-9]+", name):
-        return "aws"
-    if re.fullmatch(r"Standard_[A-Za-z0-9_]+", name):
-        return "azure"
-    if re.fullmatch(r"[a-z][a-z0-9]*-[a-z0-9-]+", name):
-        return "gcp"
-    return None
+    return next((c.name for c in all_clouds() if re.fullmatch(c.instance_type_pattern, name)), None)
 
 
 def instance_type_problems(where: str, cloud: str, names: list[str]) -> list[str]:
     """Types that are not named as the cloud names its types (a CPU type of another cloud, a typo), or
     whose family the cloud's table (components/<cloud>/rules.py MACHINE_TYPE_PATTERN) does not know; and
     each type once."""
-    from elastic_gpu.clouds import cloud_module  # clouds -> errors only; import here keeps this module pure
 
-    rules = cloud_module(cloud, "rules")
-    example = {"aws": "m6i.xlarge", "azure": "Standard_D4s_v5", "gcp": "e2-standard-4"}[cloud]
+    rules = get_cloud(cloud).rules
+    example = get_cloud(cloud).example_instance_type
     problems = []
     for j, name in enumerate(names):
         owner = instance_type_cloud(name) if isinstance(name, str) else None
@@ -272,9 +260,8 @@ def instance_type_problems(where: str, cloud: str, names: list[str]) -> list[str
 
 def cloud_args_problems(where: str, cloud: str, tags: Mapping[str, str], disk_size_gib: int) -> list[str]:
     """A pool component's tags and disk against its cloud's rules (components/<cloud>/rules.py)."""
-    from elastic_gpu.clouds import cloud_module  # clouds -> errors only; import here keeps this module pure
 
-    rules = cloud_module(cloud, "rules")
+    rules = get_cloud(cloud).rules
     return tag_problems(f"{where}tags", tags, rules.TAG_RULES) + bounds_problems(
         f"{where}disk_size_gib", disk_size_gib, rules.DISK_GIB, " GiB"
     )
@@ -356,9 +343,7 @@ def autoscaler_duration_problems(cloud: str, durations: Mapping[str, str], label
     """The autoscaler's durations (by attribute name: max_node_provision_time ...) within the cloud's bounds
     (components/<cloud>/rules.py AUTOSCALER_DURATIONS); `label` names each field for the message. A zero
     duration is left to the caller's own "must be longer than 0"."""
-    from elastic_gpu.clouds import cloud_module
-
-    table = getattr(cloud_module(cloud, "rules"), "AUTOSCALER_DURATIONS", {})
+    table = getattr(get_cloud(cloud).rules, "AUTOSCALER_DURATIONS", {})
     problems = []
     for key, text in durations.items():
         seconds = duration_seconds(text)
@@ -369,20 +354,16 @@ def autoscaler_duration_problems(cloud: str, durations: Mapping[str, str], label
 
 def time_slicing_problems(where: str, cloud: str, replicas: int | None) -> list[str]:
     """GPU time-slicing replicas within the cloud's bound (rules.py TIME_SLICING_REPLICAS)."""
-    from elastic_gpu.clouds import cloud_module
-
     if replicas is None:
         return []
-    return bounds_problems(where, replicas, cloud_module(cloud, "rules").TIME_SLICING_REPLICAS)
+    return bounds_problems(where, replicas, get_cloud(cloud).rules.TIME_SLICING_REPLICAS)
 
 
 def general_pool_problems(
     where: str, cloud: str, instance_types: list[str], types_field: str = "instanceTypes"
 ) -> list[str]:
     """The general (CPU) pool's types: the cloud's, known, each once, and as many as one pool of the cloud takes."""
-    from elastic_gpu.clouds import cloud_module
-
-    rules = cloud_module(cloud, "rules")
+    rules = get_cloud(cloud).rules
     problems = instance_type_problems(f"{where}{types_field}", cloud, list(instance_types))
     limit = getattr(rules, "GENERAL_POOL_TYPES", None)
     if limit is not None and len(instance_types) > limit[0]:
