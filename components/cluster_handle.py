@@ -14,7 +14,7 @@ many node groups there are and which autoscaler image runs.
 
 Common to every cloud (`ClusterHandle`):
 
-- ``cloud``: "aws", "azure" or "gcp"; picks the per-cloud builders.
+- ``cloud``: the cloud's name (components/clouds.py CLOUDS); picks its folder's builders.
 - ``cluster_name``: the cloud's name of the cluster (`Output[str]`).
 - ``zones``: the zones pools may use (plain `list[str]`).
 - ``kubernetes_version``: the Kubernetes minor, e.g. "1.33" (plain `str`).
@@ -49,6 +49,7 @@ from typing import Any, Protocol, runtime_checkable
 import pulumi
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.clouds import CLOUDS, all_clouds, get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, minor_support_warnings
 
@@ -58,7 +59,7 @@ class ClusterHandle(Protocol):
     """What every pool and add-on needs from a cluster (see the module docstring)."""
 
     cloud: str
-    """"aws", "azure" or "gcp": picks the per-cloud builders."""
+    """The cloud's name (components/clouds.py CLOUDS): picks its folder's builders."""
     cluster_name: pulumi.Output[str]
     """The cloud's name of the cluster."""
     provider: k8s.Provider
@@ -121,35 +122,24 @@ class GkeClusterHandle(ClusterHandle, Protocol):
     """The cluster's zone or region."""
 
 
-#: Per cloud: the attributes its handle must have (beyond the common ones).
-CLOUD_ATTRIBUTES: dict[str, tuple[str, ...]] = {
-    "aws": ("region", "node_role_arn", "subnet_ids", "oidc_provider_arn", "oidc_issuer_url", "node_dependencies"),
-    "azure": ("resource_group_name", "location", "autoscaler_profile"),
-    "gcp": ("project", "location"),
-}
 COMMON_ATTRIBUTES = ("cloud", "cluster_name", "zones", "kubernetes_version", "provider", "tags")
-
-_EXISTING = {
-    "aws": "EksCluster.existing(...) or EksCluster.from_pulumi_eks(...)",
-    "azure": "AksCluster.existing(...)",
-    "gcp": "GkeCluster.existing(...)",
-}
 
 
 def handle_problems(where: str, cluster: object) -> list[str]:
     """Why `cluster` is not a usable handle (empty when it is); never raises AttributeError."""
     cloud = getattr(cluster, "cloud", None)
-    if cloud not in CLOUD_ATTRIBUTES:
+    if cloud not in CLOUDS:
         return [
-            f"{where}cluster: {type(cluster).__name__} is not a cluster handle (no `cloud` of aws, azure, gcp); "
+            f"{where}cluster: {type(cluster).__name__} is not a cluster handle (no `cloud` of {', '.join(CLOUDS)}); "
             "pass an EksCluster/AksCluster/GkeCluster, or wrap a cluster you already have with "
-            + ", ".join(_EXISTING.values())
+            + ", ".join(c.existing_hint for c in all_clouds())
         ]
-    missing = [a for a in (*COMMON_ATTRIBUTES, *CLOUD_ATTRIBUTES[cloud]) if not hasattr(cluster, a)]
+    spec = get_cloud(cloud)
+    missing = [a for a in (*COMMON_ATTRIBUTES, *spec.handle_attributes) if not hasattr(cluster, a)]
     if missing:
         return [
             f"{where}cluster: {type(cluster).__name__} lacks {', '.join(missing)} of the {cloud} cluster handle; "
-            f"wrap the cluster with {_EXISTING[cloud]}"
+            f"wrap the cluster with {spec.existing_hint}"
         ]
     return []
 

@@ -16,7 +16,7 @@ from pydantic.alias_generators import to_camel
 
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
-from elastic_gpu.cluster_handle import CLOUD_ATTRIBUTES, COMMON_ATTRIBUTES
+from elastic_gpu.cluster_handle import COMMON_ATTRIBUTES
 from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs, general_pool_problems
@@ -51,7 +51,7 @@ class PlannedCluster:
     tags: dict[str, str]
 
     def __getattr__(self, name: str) -> None:
-        if name in CLOUD_ATTRIBUTES.get(self.cloud, ()) or name in COMMON_ATTRIBUTES:
+        if name in get_cloud(self.cloud).handle_attributes or name in COMMON_ATTRIBUTES:
             return None
         raise AttributeError(name)
 

@@ -24,11 +24,12 @@ from elastic_gpu.cost import (
     pool_cost,
     work_cost,
 )
+from elastic_gpu.gcp.pool_view import gce_region
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.offline.policy_run import stack_resources
 from elastic_gpu.offline.report import pool_summaries, render_text, to_json
 from elastic_gpu.offline.runner import run_preview
-from elastic_gpu.pool_view import PoolView, gce_region, stack_pools
+from elastic_gpu.pool_view import PoolView, stack_pools
 from elastic_gpu.prices import (
     COLUMNS,
     HOURS_PER_MONTH,

@@ -300,10 +300,10 @@ def test_a_missing_extra_says_which_to_install(monkeypatch: pytest.MonkeyPatch) 
     import sys
 
     import elastic_gpu
-    from elastic_gpu.clouds import cloud_module
+    from elastic_gpu.clouds import get_cloud
 
     monkeypatch.setitem(sys.modules, "pulumi_aws", None)  # as if `pip install elastic-gpu` without [aws]
-    monkeypatch.delitem(sys.modules, "elastic_gpu.eks_cluster", raising=False)
+    monkeypatch.delitem(sys.modules, "elastic_gpu.aws.cluster", raising=False)
     with pytest.raises(ModuleNotFoundError) as exc:
         elastic_gpu.EksCluster  # noqa: B018 - `from elastic_gpu import EksCluster`
     assert str(exc.value) == (
@@ -313,7 +313,7 @@ def test_a_missing_extra_says_which_to_install(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(sys.modules, "pulumi_gcp", None)
     monkeypatch.delitem(sys.modules, "elastic_gpu.gcp.stack", raising=False)
     with pytest.raises(ConfigError, match=re.escape("pip install 'elastic-gpu[gcp]'")):
-        cloud_module("gcp", "stack")
+        get_cloud("gcp").stack  # noqa: B018
 
 
 def test_hints_speak_to_a_program_too(tmp_path) -> None:

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
+from elastic_gpu.aws.versions import eks_addon_versions
 from elastic_gpu.cluster_handle import EksClusterHandle
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.aws.versions import eks_addon_versions
 
 TYPE_TOKEN = "elastic-gpu:index:EksAddons"
 

@@ -7,10 +7,10 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 
+from elastic_gpu.aws.addons import EksAddons, EksAddonsArgs
+from elastic_gpu.aws.cluster import EksCluster, EksClusterArgs
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
-from elastic_gpu.eks_addons import EksAddons, EksAddonsArgs
-from elastic_gpu.eks_cluster import EksCluster, EksClusterArgs
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from elastic_gpu.aks_cluster import AKS_EXPANDERS, AZURE_ZONES
+from elastic_gpu.azure.cluster import AKS_EXPANDERS, AZURE_ZONES
 from elastic_gpu.azure.pools import MAX_AGENT_POOL_NAME, agent_pool_name_problems, agent_pool_stem
 from elastic_gpu.config import SystemPoolConfig
 from elastic_gpu.gpu_catalog import gpu_instance_type

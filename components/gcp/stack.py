@@ -9,9 +9,9 @@ import pulumi_gcp as gcp
 
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
+from elastic_gpu.gcp.cluster import GkeCluster, GkeClusterArgs
 from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs, WebhookFirewall, cluster_queue_quota
 from elastic_gpu.gcp.pools import node_network_tag
-from elastic_gpu.gke_cluster import GkeCluster, GkeClusterArgs
 from elastic_gpu.gpu_catalog import gpu_instance_type
 
 

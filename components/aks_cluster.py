@@ -1,0 +1,42 @@
+"""`elastic_gpu.aks_cluster`: the AKS cluster handles, which live in `elastic_gpu.azure.cluster` (a cloud is one folder,
+components/clouds.py); this module keeps the documented import path."""
+
+from elastic_gpu.azure.cluster import (
+    AKS_DURATION_PATTERN,
+    AKS_EXPANDERS,
+    AZURE_ZONES,
+    CLUSTER_NAME_PATTERN,
+    CRITICAL_ADDONS_ONLY_TAINT,
+    EXISTING_TYPE_TOKEN,
+    NETWORK_PLUGINS,
+    SYSTEM_POOL_NAME,
+    TYPE_TOKEN,
+    AksCluster,
+    AksClusterArgs,
+    ExistingAksCluster,
+    aks_cluster_problems,
+    api_server_access,
+    autoscaler_profile,
+    kubelet_object_id,
+    user_kubeconfig,
+)
+
+__all__ = [
+    "AKS_DURATION_PATTERN",
+    "AKS_EXPANDERS",
+    "AZURE_ZONES",
+    "CLUSTER_NAME_PATTERN",
+    "CRITICAL_ADDONS_ONLY_TAINT",
+    "EXISTING_TYPE_TOKEN",
+    "NETWORK_PLUGINS",
+    "SYSTEM_POOL_NAME",
+    "TYPE_TOKEN",
+    "AksCluster",
+    "AksClusterArgs",
+    "ExistingAksCluster",
+    "aks_cluster_problems",
+    "api_server_access",
+    "autoscaler_profile",
+    "kubelet_object_id",
+    "user_kubeconfig",
+]

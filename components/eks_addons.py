@@ -1,0 +1,16 @@
+"""`elastic_gpu.eks_addons`: the EKS managed add-ons, which live in `elastic_gpu.aws.addons` (a cloud is one folder,
+components/clouds.py); this module keeps the documented import path."""
+
+from elastic_gpu.aws.addons import (
+    RESOLVE_CONFLICTS,
+    TYPE_TOKEN,
+    EksAddons,
+    EksAddonsArgs,
+)
+
+__all__ = [
+    "RESOLVE_CONFLICTS",
+    "TYPE_TOKEN",
+    "EksAddons",
+    "EksAddonsArgs",
+]
