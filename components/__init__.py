@@ -9,7 +9,8 @@ type checker: the cloud-neutral names are typed here, while a cluster class is t
 `eks_addons`: re-exports of the cloud folders' `elastic_gpu.aws.cluster`, `elastic_gpu.azure.cluster`,
 `elastic_gpu.gcp.cluster`, `elastic_gpu.aws.addons`). Imported from here, a cluster class works the same
 but is `Any` to mypy and pyright, because typing it here would make them read every cloud's SDK
-(pulumi_aws, pulumi_azure_native, pulumi_gcp) for any program, whichever cloud it uses: a cold mypy of 2 minutes and 7 GB with every extra installed.
+(pulumi_aws, pulumi_azure_native, pulumi_gcp) for any program, whichever cloud it uses: a cold mypy of
+2 minutes and 7 GB with every extra installed.
 """
 
 from __future__ import annotations
