@@ -2,15 +2,19 @@
 components/clouds.py); this module keeps the documented import path."""
 
 from elastic_gpu.aws.addons import (
+    ADDON_NAMES,
     RESOLVE_CONFLICTS,
     TYPE_TOKEN,
     EksAddons,
     EksAddonsArgs,
+    addon_versions,
 )
 
 __all__ = [
+    "ADDON_NAMES",
     "RESOLVE_CONFLICTS",
     "TYPE_TOKEN",
     "EksAddons",
     "EksAddonsArgs",
+    "addon_versions",
 ]
