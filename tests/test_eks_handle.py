@@ -11,12 +11,12 @@ from pulumi.runtime import rpc
 
 from elastic_gpu import versions
 from elastic_gpu.__main__ import main
+from elastic_gpu.aws.versions import EKS_ADDON_VERSIONS, eks_addon_versions
 from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.eks_addons import ADDON_NAMES
 from elastic_gpu.eks_cluster import UNKNOWN_VERSION_WARNING
 from elastic_gpu.offline.diff import Side
 from elastic_gpu.offline.runner import Preview
-from elastic_gpu.aws.versions import EKS_ADDON_VERSIONS, eks_addon_versions
 from elastic_gpu.versions import cluster_autoscaler_image
 
 PROGRAM = """
