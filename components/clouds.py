@@ -13,7 +13,8 @@ cluster handle adds to `ClusterHandle`, and how to wrap a cluster one already ha
 `example_instance_type`, `instance_type_pattern` (how the cloud names its types), `pool_settings` (the
 GPU-pool settings only this cloud has, with the value that leaves them unset),
 `pins_autoscaler_image` (we run a pinned cluster-autoscaler; AKS runs its own),
-`one_group_many_types` (one scaling group may mix instance types).
+`one_group_many_types` (one scaling group may mix instance types), `spot_fix` (what makes a pool
+spot), `prices_accelerators` (its GPUs are priced per accelerator).
 
 Modules, by attribute (SDK means the module imports the cloud's SDK):
 
@@ -104,6 +105,10 @@ class Cloud:
     instance_type_pattern: str
     pins_autoscaler_image: bool
     one_group_many_types: bool
+    #: what to set so that a pool is billed as spot (the spot-pool-is-spot policy's advice)
+    spot_fix: str
+    #: its GPUs are priced per accelerator (`gpu` rows of the price table), not per machine
+    prices_accelerators: bool
     pool_settings: dict[str, object] = field(default_factory=dict)
 
     def part(self, part: str) -> Any:

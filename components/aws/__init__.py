@@ -24,5 +24,7 @@ CLOUD = Cloud(
     pins_autoscaler_image=True,
     # An EKS managed node group holds several instance types (see validation.gpu_instance_type_problems).
     one_group_many_types=True,
+    spot_fix="set capacityType: SPOT",
+    prices_accelerators=False,
     pool_settings={"ami_family": "al2023"},
 )

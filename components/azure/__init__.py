@@ -16,5 +16,7 @@ CLOUD = Cloud(
     instance_type_pattern=r"Standard_[A-Za-z0-9_]+",
     pins_autoscaler_image=False,
     one_group_many_types=False,
+    spot_fix="set scaleSetPriority: Spot",
+    prices_accelerators=False,
     pool_settings={"spot_max_price": None},
 )

@@ -59,6 +59,20 @@ DEFAULT_SPOT_MAX_PRICE = -1.0
 DEFAULT_MAX_MINUTES_TO_FALLBACK = 20.0
 #: The AKS spot label's value on spot nodes (spot-node-pool.md).
 
+#: KubeletConfiguration key -> the AKS SDK argument that sets it.
+KUBELET_KEYS: dict[str, str] = {
+    "cpuManagerPolicy": "cpu_manager_policy",
+    "cpuCFSQuota": "cpu_cfs_quota",
+    "cpuCFSQuotaPeriod": "cpu_cfs_quota_period",
+    "podPidsLimit": "pod_max_pids",
+    "imageGCHighThresholdPercent": "image_gc_high_threshold",
+    "imageGCLowThresholdPercent": "image_gc_low_threshold",
+    "containerLogMaxFiles": "container_log_max_files",
+    "topologyManagerPolicy": "topology_manager_policy",
+    "allowedUnsafeSysctls": "allowed_unsafe_sysctls",
+    "failSwapOn": "fail_swap_on",
+}
+
 
 def agent_pool_stem(pool_name: str) -> str:
     """Our pool name as an agent-pool name stem: lowercase, letters and digits only ("t4-spot" -> "t4spot")."""
@@ -249,12 +263,12 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
             f"{where}subnet_ids: on AKS one VNet subnet id for all the pool's agent pools (an Azure subnet spans "
             f"zones), a plain string as it is part of the agent-pool name (got {args.subnet_ids!r})"
         )
-    return problems + kubelet_problems(where, args, "azure")
+    return problems + kubelet_problems(where, args, "azure", KUBELET_KEYS)
 
 
 def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]:
     subnet = args.subnet_ids if isinstance(args.subnet_ids, str) else None
-    return {"vnet_subnet_id": subnet, "kubelet_config": kubelet_args(args, "azure")}
+    return {"vnet_subnet_id": subnet, "kubelet_config": kubelet_args(args, KUBELET_KEYS)}
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:

@@ -17,5 +17,7 @@ CLOUD = Cloud(
     # GKE's managed autoscaler scales the node pools; the Deployment we run drives it (gcp/autoscaler.py).
     pins_autoscaler_image=True,
     one_group_many_types=False,
+    spot_fix="set nodeConfig.spot: true (preemptible is the legacy 24-hour kind)",
+    prices_accelerators=True,
     pool_settings={"gpu_driver_version": "DEFAULT", "queued_provisioning": False, "gpu_count": None},
 )

@@ -64,6 +64,19 @@ COMPUTE_CLASS_API = "cloud.google.com/v1"
 #: With every ranked pool out of capacity, leave pods pending rather than use another pool.
 WHEN_UNSATISFIABLE = "DoNotScaleUp"
 
+#: KubeletConfiguration key -> the GKE SDK argument that sets it.
+KUBELET_KEYS: dict[str, str] = {
+    "cpuManagerPolicy": "cpu_manager_policy",
+    "cpuCFSQuota": "cpu_cfs_quota",
+    "cpuCFSQuotaPeriod": "cpu_cfs_quota_period",
+    "podPidsLimit": "pod_pids_limit",
+    "imageGCHighThresholdPercent": "image_gc_high_threshold_percent",
+    "imageGCLowThresholdPercent": "image_gc_low_threshold_percent",
+    "containerLogMaxFiles": "container_log_max_files",
+    "containerLogMaxSize": "container_log_max_size",
+    "allowedUnsafeSysctls": "allowed_unsafe_sysctls",
+}
+
 
 #: GCE network tags: lowercase letters, digits and hyphens, 1-63 characters (GKE cluster names: at most 40).
 NODE_TAG_PREFIX = "elastic-gpu-"
@@ -261,14 +274,14 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
             f"{where}node_identity: on GKE a plain service account email, as it is part of the node-pool name "
             f"(a change replaces the pool) (got {type(args.node_identity).__name__})"
         )
-    return problems + kubelet_problems(where, args, "gcp")
+    return problems + kubelet_problems(where, args, "gcp", KUBELET_KEYS)
 
 
 def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]:
     return {
         "service_account": args.node_identity,
         "image_type": args.image,
-        "kubelet_config": kubelet_args(args, "gcp"),
+        "kubelet_config": kubelet_args(args, KUBELET_KEYS),
     }
 
 

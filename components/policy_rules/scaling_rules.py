@@ -12,6 +12,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.policy_rules._base import config, known_gpu_pools, schema
 from elastic_gpu.policy_rules.scope import judged
 from elastic_gpu.pool_view import PoolView, gpu_pools_of, pools_of
@@ -68,16 +69,13 @@ spot_gpu_pool_scales_to_zero = ResourceValidationPolicy(
 def validate_really_spot(args: ResourceValidationArgs, report: ReportViolation) -> None:
     for pool in pools_of(args.resource_type, args.name, args.props):
         if pool.intends_spot and not pool.spot:
-            fix = {
-                "aws": "set capacityType: SPOT",
-                "azure": "set scaleSetPriority: Spot",
-                "gcp": "set nodeConfig.spot: true (preemptible is the legacy 24-hour kind)",
-            }[pool.cloud]
+            fix = get_cloud(pool.cloud).spot_fix
             report(
                 f"Pool '{pool.label}' is labelled or named spot but is billed on-demand: {fix}.",
                 None,
             )
-        if pool.cloud == "azure" and pool.spot and pool.eviction_policy not in (None, "Delete"):
+        # Only an AKS pool has an eviction policy (components/azure/pool_view.py).
+        if pool.spot and pool.eviction_policy not in (None, "Delete"):
             report(
                 f"AKS spot pool '{pool.label}' has scaleSetEvictionPolicy {pool.eviction_policy}: deallocated nodes "
                 "keep their disks billed and count against quota, and the autoscaler cannot replace them. "
