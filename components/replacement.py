@@ -91,10 +91,13 @@ POOL_REPLACE_FIELDS: dict[str, ReplaceRule] = {
             "nodeConfig.metadata",
             "nodeConfig.minCpuPlatform",
             "nodeConfig.shieldedInstanceConfig",
+            "nodeConfig.flexStart",
+            "nodeConfig.maxRunDuration",
         ),
         source="pulumi-gcp container.NodePool = terraform-provider-google google/services/container/"
-        "resource_container_node_pool.go and node_config.go, ForceNew fields (machineType, diskSizeGb, "
-        "diskType, labels, taints, nodeLocations, autoscaling update in place)",
+        "resource_container_node_pool.go and node_config.go, ForceNew fields (flex_start and max_run_duration "
+        "ForceNew in schemaNodeConfig; machineType, diskSizeGb, diskType, labels, taints, nodeLocations, "
+        "autoscaling update in place)",
     ),
 }
 
