@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
+from pulumi.runtime import rpc
 
 from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.errors import ConfigError
@@ -57,7 +58,8 @@ class Side:
     @property
     def kubernetes_version(self) -> str | None:
         """The stack config's `cluster.kubernetesVersion`; in any other program, the minor its cluster
-        handles record (cluster_handle.VERSION_INPUT); None when the program has no handle."""
+        handles record (cluster_handle.VERSION_INPUT); None when the program has no handle, or its minor
+        is unknown at preview (a new pulumi-eks cluster without `version`)."""
         cluster = self.config.get(f"{PROJECT_NS}cluster") or {}
         version = cluster.get("kubernetesVersion") if isinstance(cluster, dict) else None
         if version is not None:
@@ -65,7 +67,7 @@ class Side:
         handles = {
             str(v)
             for r in self.resources.values()
-            if not r.custom and isinstance(v := r.inputs.get(VERSION_INPUT), str | int | float)
+            if not r.custom and isinstance(v := r.inputs.get(VERSION_INPUT), str | int | float) and v != rpc.UNKNOWN
         }
         return handles.pop() if len(handles) == 1 else None
 
