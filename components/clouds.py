@@ -29,7 +29,8 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
 - `node_templates`: `node_templates(preview)` (the scale-from-zero templates of its groups) and
   `autoscaler_settings(preview)` (its autoscaler's settings, or None when the preview has none of it).
 - `mocks`: `RESOURCE_MOCKS`, `INVOKE_MOCKS` (the mock engine's answers for its resource types).
-- `replacement`: `POOL_REPLACE_FIELDS`, `OTHER_REPLACE_FIELDS`, `POOL_NAME_FIELD` (its rows).
+- `replacement`: `POOL_REPLACE_FIELDS`, `OTHER_REPLACE_FIELDS`, `POOL_NAME_FIELD`,
+  `INLINE_POOL_REFUSED_FIELDS` (its rows).
 - `versions`: `KUBERNETES_SUPPORT` (its Kubernetes minors and their support dates).
 
 Adding a provisioner or a cloud touches its folder (and the config schema); the core merges the
@@ -38,6 +39,7 @@ folders' rows and calls their functions.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from importlib import import_module
@@ -90,6 +92,20 @@ class ReplaceRule:
     fields: tuple[str, ...]
     #: where the list comes from
     source: str
+
+
+@dataclass(frozen=True)
+class InlinePoolRule:
+    """Node pools declared inside their cluster resource (a list input, one entry per pool, by name)."""
+
+    #: the list input holding the pools, and the key that names each entry
+    list_field: str
+    key: str
+    #: fields of one pool the cloud refuses to change on an existing pool
+    fields: tuple[str, ...]
+    source: str
+    #: the steps that make such a change by hand: (pool name, cluster inputs, the pool's new inputs) -> text
+    way_out: Callable[[str, Mapping[str, Any], Mapping[str, Any]], str]
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from elastic_gpu.clouds import ReplaceRule, all_clouds
+from elastic_gpu.clouds import InlinePoolRule, ReplaceRule, all_clouds
 
-__all__ = ["ReplaceRule"]  # the clouds' rows' type (components/clouds.py)
+__all__ = ["InlinePoolRule", "ReplaceRule"]  # the clouds' rows' type (components/clouds.py)
 
 #: Hex digits of the digest appended to a node-pool name: 16^6 = 16.7M values.
 DIGEST_LEN = 6
@@ -40,6 +40,41 @@ REPLACE_FIELDS: dict[str, ReplaceRule] = POOL_REPLACE_FIELDS | OTHER_REPLACE_FIE
 #: new pool first (the name is taken): the provider deletes first (pulumi-terraform-bridge
 #: nameRequiresDeleteBeforeReplace; azure-native replaces on the same URL). Hence the digest in names.
 POOL_NAME_FIELD: dict[str, str] = {t: f for c in all_clouds() for t, f in c.replacement.POOL_NAME_FIELD.items()}
+
+
+#: Inline pools whose change is refused, not replaced: the cluster resource updates in place (the provider
+#: marks none of these ForceNew), the cloud refuses the change, and renaming the inline pool is no way out
+#: either. `diff` refuses such a change (exit 2) with the steps that do it (inline_pool_refusals).
+INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {
+    t: rule for c in all_clouds() for t, rule in c.replacement.INLINE_POOL_REFUSED_FIELDS.items()
+}
+
+
+def inline_pool_refusals(
+    resource_type: str, resource_name: str, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> list[str]:
+    """What an update of `resource_type` would ask of its inline pools that the cloud refuses, each with
+    the way to do it by hand (empty: nothing refused)."""
+    rule = INLINE_POOL_REFUSED_FIELDS.get(resource_type)
+    if rule is None:
+        return []
+    before = {p.get(rule.key): p for p in old.get(rule.list_field) or [] if isinstance(p, Mapping)}
+    after = {p.get(rule.key): p for p in new.get(rule.list_field) or [] if isinstance(p, Mapping)}
+    where = f"{resource_type} {resource_name}: {rule.list_field}"
+    problems = [
+        f"{where}[{n}]: a new inline pool; an update of the cluster cannot add or rename one "
+        f"(was: {', '.join(sorted(map(str, before))) or 'none'}); add it as its own agent pool"
+        for n in after
+        if n not in before and before
+    ]
+    for n, pool in after.items():
+        if n not in before:
+            continue
+        changed = [f for f in rule.fields if before[n].get(f) != pool.get(f)]
+        if changed:
+            moves = ", ".join(f"{where}[{n}].{f}: {before[n].get(f)!r} -> {pool.get(f)!r}" for f in changed)
+            problems.append(f"{moves}. {rule.way_out(n, new, pool)}")
+    return problems
 
 
 def short_digest(values: Mapping[str, Any]) -> str:
@@ -69,4 +104,13 @@ def replace_table_markdown() -> str:
     rows = ["| Resource | Fields that force a replacement | Source |", "| --- | --- | --- |"]
     for type_, rule in POOL_REPLACE_FIELDS.items():
         rows.append(f"| `{type_}` | {', '.join(f'`{f}`' for f in rule.fields)} | {rule.source} |")
+    return "\n".join(rows)
+
+
+def inline_pool_table_markdown() -> str:
+    """The README's table of inline-pool fields whose change `diff` refuses."""
+    rows = ["| Resource | Inline-pool fields whose change is refused | Source |", "| --- | --- | --- |"]
+    for type_, rule in INLINE_POOL_REFUSED_FIELDS.items():
+        fields = ", ".join(f"`{rule.list_field}[].{f}`" for f in rule.fields)
+        rows.append(f"| `{type_}` | {fields} | {rule.source} |")
     return "\n".join(rows)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from elastic_gpu.aws import EKS_NODE_GROUP
-from elastic_gpu.clouds import ReplaceRule
+from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
 
 #: Node-pool resources: the fields that force replacement (shown in the README).
 POOL_REPLACE_FIELDS = {
@@ -49,3 +49,5 @@ OTHER_REPLACE_FIELDS = {
 
 #: The input that is a pool's cloud name.
 POOL_NAME_FIELD = {EKS_NODE_GROUP: "nodeGroupName"}
+
+INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {}

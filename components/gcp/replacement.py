@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from elastic_gpu.clouds import ReplaceRule
+from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
 from elastic_gpu.gcp import GKE_NODE_POOL
 
 #: Node-pool resources: the fields that force replacement (shown in the README).
@@ -40,3 +40,5 @@ OTHER_REPLACE_FIELDS: dict[str, ReplaceRule] = {}
 
 #: The input that is a pool's cloud name.
 POOL_NAME_FIELD = {GKE_NODE_POOL: "name"}
+
+INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {}
