@@ -107,8 +107,7 @@ class Karpenter(pulumi.ComponentResource):
         self.nodes = KarpenterNodes(
             node_role_name=self.node_role.name,
             subnet_selector_terms=args.subnet_selector_terms or discovery_terms(cluster.cluster_name),
-            security_group_selector_terms=args.security_group_selector_terms
-            or discovery_terms(cluster.cluster_name),
+            security_group_selector_terms=args.security_group_selector_terms or discovery_terms(cluster.cluster_name),
             consolidate_after=args.consolidate_after,
             provider=cluster.provider,
             ready=[self.release, *node_ready],

@@ -66,7 +66,10 @@ def controller_policies(cluster: str, region: str, node_role_arn: str, queue_arn
                 "Resource": [
                     f"{ec2}::image/*",
                     f"{ec2}::snapshot/*",
-                    *(f"{ec2}:*:{r}/*" for r in ("security-group", "subnet", "capacity-reservation", "placement-group")),
+                    *(
+                        f"{ec2}:*:{r}/*"
+                        for r in ("security-group", "subnet", "capacity-reservation", "placement-group")
+                    ),
                 ],
                 "Action": ["ec2:RunInstances", "ec2:CreateFleet"],
             },
@@ -162,7 +165,11 @@ def controller_policies(cluster: str, region: str, node_role_arn: str, queue_arn
                 "Sid": "AllowScopedInstanceProfileActions",
                 "Effect": "Allow",
                 "Resource": profiles,
-                "Action": ["iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile"],
+                "Action": [
+                    "iam:AddRoleToInstanceProfile",
+                    "iam:RemoveRoleFromInstanceProfile",
+                    "iam:DeleteInstanceProfile",
+                ],
                 "Condition": {
                     "StringEquals": {**owned, **region_tag},
                     "StringLike": {"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass": "*"},

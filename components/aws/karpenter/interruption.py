@@ -80,9 +80,7 @@ def build_interruption_queue(
     )
     out: list[pulumi.Resource] = [queue, policy]
     for suffix, pattern in RULES.items():
-        rule = aws.cloudwatch.EventRule(
-            f"{name}-{suffix}", event_pattern=json.dumps(pattern), tags=tags, opts=opts
-        )
+        rule = aws.cloudwatch.EventRule(f"{name}-{suffix}", event_pattern=json.dumps(pattern), tags=tags, opts=opts)
         out.append(
             aws.cloudwatch.EventTarget(
                 f"{name}-{suffix}", rule=rule.name, arn=queue.arn, target_id=TARGET_ID, opts=opts

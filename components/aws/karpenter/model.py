@@ -36,11 +36,11 @@ _AWS = "aws/karpenter-provider-aws v1.14.1"
 
 BATCH_IDLE = Constant("BATCH_IDLE_DURATION", 1, f"{_CORE} pkg/operator/options/options.go:130")
 BATCH_MAX = Constant("BATCH_MAX_DURATION", 10, f"{_CORE} pkg/operator/options/options.go:129")
-POD_REQUEUE = Constant(
-    "pending-pod requeue", 10, f"{_CORE} pkg/controllers/provisioning/controller.go:77 RequeueAfter"
-)
+POD_REQUEUE = Constant("pending-pod requeue", 10, f"{_CORE} pkg/controllers/provisioning/controller.go:77 RequeueAfter")
 UNAVAILABLE_OFFERINGS_TTL = Constant(
-    "UnavailableOfferingsTTL", 3 * MINUTE, f"{_AWS} pkg/cache/cache.go:31 (set at pkg/providers/instance/instance.go:641)"
+    "UnavailableOfferingsTTL",
+    3 * MINUTE,
+    f"{_AWS} pkg/cache/cache.go:31 (set at pkg/providers/instance/instance.go:641)",
 )
 DISRUPTION_POLL = Constant("disruption pollingPeriod", 10, f"{_CORE} pkg/controllers/disruption/controller.go:71")
 EMPTINESS_VALIDATION = Constant(
