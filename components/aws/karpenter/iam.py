@@ -30,6 +30,15 @@ NODE_POLICIES = (
     "arn:aws:iam::aws:policy/AmazonEC2ContainerRegistryPullOnly",
     "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore",
 )
+#: Upstream's six managed policies, in the template's order (each becomes one aws.iam.Policy).
+POLICY_NAMES = (
+    "NodeLifecyclePolicy",
+    "IAMIntegrationPolicy",
+    "EKSIntegrationPolicy",
+    "InterruptionPolicy",
+    "ZonalShiftPolicy",
+    "ResourceDiscoveryPolicy",
+)
 #: Nodes Karpenter launches join through an access entry of this type (EKS CreateAccessEntry `type`).
 ACCESS_ENTRY_TYPE = "EC2_LINUX"
 
@@ -285,11 +294,7 @@ def build_controller_role(
         lambda a: controller_policies(a[0], a[1], a[2], a[3])
     )
     attached: list[pulumi.Resource] = []
-    for policy_name in ("NodeLifecyclePolicy", "IAMIntegrationPolicy", "EKSIntegrationPolicy") + (
-        "InterruptionPolicy",
-        "ZonalShiftPolicy",
-        "ResourceDiscoveryPolicy",
-    ):
+    for policy_name in POLICY_NAMES:
         suffix = policy_name.removesuffix("Policy").lower()
         policy = aws.iam.Policy(
             f"{name}-{suffix}",
