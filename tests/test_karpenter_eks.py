@@ -14,7 +14,6 @@ from elastic_gpu.aws.karpenter.interruption import MESSAGE_RETENTION_SECONDS, RU
 from elastic_gpu.aws.karpenter.nodes import (
     KarpenterNodes,
     eligible_instance_types,
-    karpenter_duration,
     node_class_spec,
     node_pool_spec,
     node_pools,
@@ -221,10 +220,6 @@ def test_node_pools_per_pool() -> None:
     assert node_pools("p", pool_args(on_demand_fallback=False)) == [("spot", 9)]
     assert node_pools("p", pool_args(fallback_max_size=3)) == [("spot", 9), ("on-demand", 3)]
     assert node_pools("p", pool_args(spot=False, on_demand_fallback=False)) == [("on-demand", 9)]
-
-
-def test_karpenter_durations() -> None:
-    assert [karpenter_duration(s) for s in (600, 90, 3600, 0)] == ["10m", "1m30s", "1h", "0s"]
 
 
 # --- the model ------------------------------------------------------------------------------------------

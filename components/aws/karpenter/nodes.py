@@ -9,7 +9,6 @@ No EKS node group is declared for the pool.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +74,19 @@ class KarpenterNodes:
     #: the controller (its CRDs): the objects are created after it
     ready: list[pulumi.Resource] = field(default_factory=list)
     tags: dict[str, str] = field(default_factory=dict)
+
+    def build_pool(self, name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+        """The pool's EC2NodeClass and NodePools (elastic_gpu.pool_types.PoolProvisioner)."""
+        return build_karpenter_pool(name, args, self, parent)
+
+    def pool_problems(self, where: str, args: SpotGpuPoolArgs) -> list[str]:
+        """What a pool cannot ask of Karpenter here: another AMI family than the EC2NodeClass's AL2023."""
+        if args.ami_family != "al2023":
+            return [
+                f"{where}ami_family: Karpenter's EC2NodeClass runs {AMI_ALIAS}; allowed: 'al2023' "
+                f"(got {args.ami_family!r})"
+            ]
+        return []
 
 
 def eligible_instance_types(args: SpotGpuPoolArgs) -> list[str]:
@@ -203,15 +215,3 @@ def build_karpenter_pool(name: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes
         cloud_outputs={"node_role_name": nodes.node_role_name},
         nodes=[],
     )
-
-
-_DURATION = re.compile(r"^(([0-9]+(s|m|h))+|Never)$")
-
-
-def karpenter_duration(seconds: int) -> str:
-    """Seconds as a duration NodePool accepts (`^(([0-9]+(s|m|h))+|Never)$`): 600 -> "10m", 90 -> "1m30s"."""
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    text = "".join(f"{v}{u}" for v, u in ((hours, "h"), (minutes, "m"), (secs, "s")) if v) or "0s"
-    assert _DURATION.match(text)
-    return text
