@@ -236,15 +236,16 @@ class PoolCost:
 
 
 def pool_cost(pool: PoolView, overrides: Overrides | None = None, *, upper_bound: bool = False) -> PoolCost:
-    """Price ``pool`` (in ``pool.region``) as its first instance type, or with ``upper_bound``
-    as the most expensive of its types on its own capacity type."""
+    """Price ``pool`` (in ``pool.region``) as its first instance type, or with ``upper_bound`` (or for a pool
+    that may launch any of its types, a Karpenter NodePool) as the most expensive of its types on its own
+    capacity type."""
     types = pool.instance_types or ["?"]
 
     def priced(t: str) -> PoolCost:
         price = node_price(pool.cloud, pool.region, t, pool.accelerators, overrides)
         return PoolCost(pool, price, gpus_per_node(pool, t), upper_bound)
 
-    if not upper_bound:
+    if not upper_bound and not pool.any_type:
         return priced(types[0])
     costs = [priced(t) for t in types]
     known = [c for c in costs if c.hourly is not None]

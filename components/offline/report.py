@@ -232,7 +232,7 @@ def table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: int = 0) 
 
 def _priced_as(c: PoolCost) -> str:
     n = len(c.pool.instance_types)
-    return c.price.label + (f" (1st of {n})" if n > 1 else "")
+    return c.price.label + (f" ({'priciest' if c.pool.any_type else '1st'} of {n})" if n > 1 else "")
 
 
 def _prices_from(prices: list[NodePrice], regions: list[str]) -> str:
@@ -270,9 +270,13 @@ def render_cost(cost: StackCost) -> list[str]:
         by_gap = {gap: [label for label, g in gaps.items() if g == gap] for gap in dict.fromkeys(gaps.values())}
         total += " (excludes " + "; ".join(f"{', '.join(labels)}: {gap}" for gap, labels in by_gap.items()) + ")"
     lines.append(total)
-    if any(len(c.pool.instance_types) > 1 for c in cost.pools):
+    if any(len(c.pool.instance_types) > 1 and not c.pool.any_type for c in cost.pools):
         lines.append(
             "  A node group of several instance types is priced as its first (the autoscaler's node template)."
+        )
+    if any(len(c.pool.instance_types) > 1 and c.pool.any_type for c in cost.pools):
+        lines.append(
+            "  A Karpenter NodePool may launch any of its types: priced as the priciest, at its limits.nodes."
         )
     if any(c.on_demand_bound for c in cost.pools):
         lines.append(f"  Upper bound: {FLEX_START_PRICING}.")
