@@ -18,10 +18,10 @@ from pulumi_policy.proxy import UnknownValueError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.scheduling import (
     AKS_SPOT_TAINT,
-    GPU_RESOURCE,
     CAPACITY_LABEL,
     CAPACITY_SPOT,
     GKE_GPU_TAINT,
+    GPU_RESOURCE,
     KUBERNETES_TAINT_EFFECT,
     POOL_LABEL,
     Taint,

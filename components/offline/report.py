@@ -275,9 +275,7 @@ def render_cost(cost: StackCost) -> list[str]:
             "  A node group of several instance types is priced as its first (the autoscaler's node template)."
         )
     if any(len(c.pool.instance_types) > 1 and c.pool.any_type for c in cost.pools):
-        lines.append(
-            "  A Karpenter NodePool may launch any of its types: priced as the priciest, at its limits.nodes."
-        )
+        lines.append("  A Karpenter NodePool may launch any of its types: priced as the priciest, at its limits.nodes.")
     if any(c.on_demand_bound for c in cost.pools):
         lines.append(f"  Upper bound: {FLEX_START_PRICING}.")
     lines += [f"  n/a: {hint}" for hint in cost.hints]

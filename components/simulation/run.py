@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cost import Overrides, node_price
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.price_overrides import price_overrides
@@ -99,6 +100,9 @@ class PoolOutcome:
     #: the pool's promise (maxMinutesToFallback) and where the timing model comes from
     max_minutes_to_fallback: float | None = None
     timing_source: str = ""
+    #: the instance types the groups the pod reaches may launch (one per node group under the
+    #: cluster-autoscaler; every type of its NodePools under Karpenter)
+    instance_types: list[str] = field(default_factory=list)
 
     @property
     def breaks_promise(self) -> bool:
@@ -130,6 +134,8 @@ class PoolOutcome:
             else None,
             "scenarios": {k: _figure_json(v) for k, v in self.scenarios.items()},
             "minutes_to_zero": self.minutes_to_zero,
+            "instance_types_eligible": len(self.instance_types),
+            "instance_types": self.instance_types,
             "worst_case_nodes": self.worst_case_nodes,
             "worst_case_monthly_usd": None
             if self.worst_case_monthly_usd is None
@@ -253,6 +259,7 @@ def simulate_pod(
         scenarios=figures,
         max_minutes_to_fallback=promise,
         timing_source=settings.machine.source,
+        instance_types=list(dict.fromkeys(g.instance_type for g in order)),
     )
 
 
@@ -304,16 +311,21 @@ def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[P
     except ValueError as exc:
         raise ConfigError([f"stack {preview.stack!r}: {exc}; nothing to simulate"], source="simulate") from None
     promises = pool_promises(preview)
+    # A provisioner of the cloud's own (EKS: Karpenter) answers for the pods its objects take.
+    own = cloud_module(settings.cloud, "provisioning", optional=True)
+    region = next((t.region for t in templates if t.region), None)
+
+    def one(pod: PodShape, pool: str | None, promise: float | None) -> PoolOutcome:
+        outcome = None if own is None else own.simulate_pod(preview, pod, region, pool, promise)
+        if outcome is None or (pool is None and not outcome.reaches):
+            outcome = simulate_pod(preview, pod, templates, settings, pool=pool, promise=promise)
+        return outcome
+
     if manifest is not None:
-        outcome = simulate_pod(preview, pod_shape(manifest), templates, settings)
+        outcome = one(pod_shape(manifest), None, None)
         outcome.max_minutes_to_fallback = promises.get(outcome.pool or "")
         return [outcome]
-    return [
-        simulate_pod(
-            preview, pod_shape(job_manifest(c)), templates, settings, pool=c.pool, promise=promises.get(c.pool)
-        )
-        for c in pool_contracts(preview)
-    ]
+    return [one(pod_shape(job_manifest(c)), c.pool, promises.get(c.pool)) for c in pool_contracts(preview)]
 
 
 def _minutes(value: float | None) -> str:
@@ -340,6 +352,7 @@ def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
             lines.append(f"  time to fallback:  {_figure_text(o.minutes_to_fallback)}{promise}")
             lines.append(f"  first node:        {_figure_text(o.minutes_to_first_node)}")
             lines += [f"    {name + ':':<33}{_figure_text(f)}" for name, f in o.scenarios.items()]
+            lines.append(f"  instance types:    {len(o.instance_types)}: {', '.join(o.instance_types)}")
             lines.append(f"  timing:            {o.timing_source}")
         lines.append(f"  back to zero:      {_minutes(o.minutes_to_zero)} after the pod ends")
         money = "n/a" if o.worst_case_monthly_usd is None else f"${o.worst_case_monthly_usd:,.0f}/month"
