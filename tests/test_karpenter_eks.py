@@ -19,7 +19,13 @@ from elastic_gpu.aws.karpenter.nodes import (
     node_pools,
 )
 from elastic_gpu.compose import PlannedCluster
+from elastic_gpu.config import load_stack_config
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.policy_run import run_policies
+from elastic_gpu.offline.runner import Preview
+from elastic_gpu.simulation.run import simulate
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+from tests.conftest import stack_preview, stack_values, stem
 from tests.crd_schemas import validate
 
 NODE_ROLE = "arn:aws:iam::123456789012:role/gpu-prod-karpenter-node"
@@ -241,3 +247,123 @@ def test_time_to_zero_is_consolidate_after_plus_a_poll_and_the_validation_delay(
     assert model.to_zero(600) == 625
     assert {c.name for c in model.CONSTANTS} >= {"BATCH_IDLE_DURATION", "BATCH_MAX_DURATION", "UnavailableOfferingsTTL"}
     assert all("v1.14.1" in c.source for c in model.CONSTANTS)
+
+
+# --- the aws-karpenter stack ----------------------------------------------------------------------------
+
+KARPENTER_RULES = ("karpenter-gpu-node-pool", "karpenter-fallback-ordered", "karpenter-interruption-handling")
+
+
+def karpenter_stack() -> Preview:
+    return copy.deepcopy(stack_preview("aws-karpenter"))
+
+
+def violations(preview: Preview, rule: str) -> list[str]:
+    return [v.message for v in run_policies(preview).violations if v.policy == rule]
+
+
+def test_the_stack_declares_karpenter_and_no_gpu_node_groups() -> None:
+    preview = stack_preview("aws-karpenter")
+    groups = preview.of_type("aws:eks/nodeGroup:NodeGroup")
+    assert [stem(g.inputs["nodeGroupName"]) for g in groups] == ["gpu-karpenter-general"]
+    release = preview.one("kubernetes:helm.sh/v3:Release", "karpenter-release").inputs
+    assert (release["chart"], release["version"], release["namespace"]) == (
+        "oci://public.ecr.aws/karpenter/karpenter",
+        "1.14.1",
+        "kube-system",
+    )
+    values = release["values"]
+    assert values["settings"] == {"clusterName": "gpu-karpenter", "interruptionQueue": "gpu-karpenter"}
+    assert values["nodeSelector"] == {
+        "kubernetes.io/os": "linux",
+        "elastic-gpu.io/node-class": "general",
+        "elastic-gpu.io/pool": "general",
+        "elastic-gpu.io/capacity": "on-demand",
+    }
+    assert values["serviceAccount"]["annotations"]["eks.amazonaws.com/role-arn"].startswith("arn:aws:")
+    assert preview.one("aws:eks/accessEntry:AccessEntry", "karpenter-node-access").inputs["type"] == "EC2_LINUX"
+    queue = preview.one("aws:sqs/queue:Queue", "karpenter-interruption").inputs
+    assert (queue["messageRetentionSeconds"], queue["sqsManagedSseEnabled"]) == (300, True)
+    assert len(preview.of_type("aws:cloudwatch/eventRule:EventRule")) == 5
+    assert sorted(r.name for r in preview.of_type("kubernetes:karpenter.sh/v1:NodePool")) == [
+        "inference-on-demand",
+        "inference-spot",
+        "training-spot",
+    ]
+
+
+def test_the_stack_tags_its_private_subnets_and_node_security_group_for_discovery() -> None:
+    preview = stack_preview("aws-karpenter")
+    subnets = {r.name: r.inputs["tags"] for r in preview.of_type("aws:ec2/subnet:Subnet")}
+    assert {n for n, t in subnets.items() if t.get("karpenter.sh/discovery") == "gpu-karpenter"} == {
+        f"gpu-karpenter-private-us-east-1{z}" for z in "abc"
+    }
+    tag = preview.one("aws:ec2/tag:Tag", "gpu-karpenter-node-sg-discovery").inputs
+    assert (tag["key"], tag["value"]) == ("karpenter.sh/discovery", "gpu-karpenter")
+    assert tag["resourceId"].startswith("sg-")
+    # the cluster-autoscaler stacks are unchanged: no discovery tag there
+    assert not any("karpenter.sh/discovery" in r.inputs.get("tags", {}) for r in stack_preview("aws-prod").resources)
+
+
+def test_the_karpenter_rules_pass_on_the_stack() -> None:
+    preview = karpenter_stack()
+    for rule in KARPENTER_RULES:
+        assert violations(preview, rule) == [], rule
+
+
+def _node_pool(preview: Preview, name: str) -> dict:
+    return preview.one("kubernetes:karpenter.sh/v1:NodePool", name).inputs["spec"]
+
+
+def test_a_node_pool_without_limits_or_taint_or_consolidation_fails() -> None:
+    preview = karpenter_stack()
+    spec = _node_pool(preview, "training-spot")
+    del spec["limits"]
+    spec["template"]["spec"]["taints"] = []
+    spec["disruption"]["consolidateAfter"] = "Never"
+    [limits, taint, never] = violations(preview, "karpenter-gpu-node-pool")
+    assert "no limits.nodes" in limits and "does not taint" in taint and "never consolidates" in never
+
+
+def test_an_on_demand_fallback_weighing_as_much_as_spot_fails() -> None:
+    preview = karpenter_stack()
+    _node_pool(preview, "inference-on-demand")["weight"] = 100
+    [message] = violations(preview, "karpenter-fallback-ordered")
+    assert "on-demand NodePool 'inference-on-demand' (weight 100) is not below spot" in message
+
+
+def test_karpenter_without_the_interruption_queue_fails() -> None:
+    preview = karpenter_stack()
+    preview.one("kubernetes:helm.sh/v3:Release", "karpenter-release").inputs["values"]["settings"].pop(
+        "interruptionQueue"
+    )
+    preview.resources = [
+        r for r in preview.resources if not (r.type == "aws:cloudwatch/eventRule:EventRule" and "spot" in r.name)
+    ]
+    [message] = violations(preview, "karpenter-interruption-handling")
+    assert "settings.interruptionQueue" in message and "EC2 Spot Instance Interruption Warning" in message
+
+
+def test_karpenter_on_a_cloud_without_it_is_a_config_error() -> None:
+    values = stack_values("azure-dev") | {"elastic-gpu:provisioner": "karpenter"}
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    assert "provisioner: 'karpenter' is not available on azure; allowed on azure: cluster-autoscaler" in str(exc.value)
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(stack_values("aws-prod") | {"elastic-gpu:provisioner": "karpenters"})
+    assert "provisioner" in str(exc.value) and "karpenter" in str(exc.value)
+
+
+def test_simulate_reports_karpenter_next_to_the_autoscaler() -> None:
+    karp = {o.pool: o.to_json() for o in simulate(stack_preview("aws-karpenter"))}
+    ca = {o.pool: o.to_json() for o in simulate(stack_preview("aws-prod"))}
+    assert {p: o["instance_types_eligible"] for p, o in karp.items()} == {"inference": 4, "training": 4}
+    assert {p: o["instance_types_eligible"] for p, o in ca.items()} == {"inference": 1, "training": 1}
+    inf = karp["inference"]
+    assert (inf["first_choice"], inf["fallback"]) == ("inference-spot", "inference-on-demand")
+    assert inf["minutes_to_fallback"] == {"min": 0.03, "max": 0.5}  # 2 s .. 30 s
+    assert ca["inference"]["minutes_to_fallback"]["max"] > inf["minutes_to_fallback"]["max"]
+    assert karp["training"]["scenarios"]["spot comes back after 60 min"] == {"min": 60.0, "max": 63.33}
+    assert karp["training"]["minutes_to_zero"] == 10.42  # consolidateAfter 10m + 10 s poll + 15 s validation
+    # the worst case: every NodePool at limits.nodes, priced as its priciest type (g4dn.8xlarge, g5.8xlarge)
+    assert karp["inference"]["worst_case_nodes"] == 18 and karp["training"]["worst_case_nodes"] == 6
