@@ -27,7 +27,7 @@ from elastic_gpu.cost import (
 from elastic_gpu.offline.policy_run import stack_resources
 from elastic_gpu.offline.price_overrides import price_overrides
 from elastic_gpu.offline.runner import SECRET_MASK, UNKNOWN, CapturedResource, Preview
-from elastic_gpu.pool_view import stack_pools
+from elastic_gpu.pool_view import KARPENTER_NODE_POOL, pools_of, stack_pools
 from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH
 from elastic_gpu.scheduling import POOL_LABEL
 
@@ -58,6 +58,8 @@ class PoolSummary:
     max_size: int
     zones: list[str]
     taints: list[str]
+    #: any of its instance types may be launched (a Karpenter NodePool), not the first alone
+    any_type: bool = False
 
 
 def _known(value: Any, default: Any) -> Any:
@@ -124,12 +126,34 @@ def _aks_cluster_pools(r: CapturedResource, preview: Preview) -> list[PoolSummar
     return [_aks_pool(p, p.get("name", r.name)) for p in r.inputs.get("agentPoolProfiles", [])]
 
 
+def _karpenter_node_pool(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
+    """A Karpenter NodePool as the pool view reads it (components/pool_view.py), its zones from its requirement."""
+    views = list(pools_of(r.type, r.name, r.inputs))
+    reqs = (((r.inputs.get("spec") or {}).get("template") or {}).get("spec") or {}).get("requirements") or []
+    zones = next((list(q.get("values") or []) for q in reqs if q.get("key") == "topology.kubernetes.io/zone"), [])
+    return [
+        PoolSummary(
+            pool=v.pool,
+            node_group=v.label,
+            capacity="spot" if v.spot else "on-demand",
+            instance_types=list(v.instance_types),
+            min_size=v.min_size or 0,
+            max_size=v.max_size or 0,
+            zones=sorted(zones),
+            taints=[str(t) for t in v.taints],
+            any_type=True,
+        )
+        for v in views
+    ]
+
+
 #: Per provider type: how a captured resource reads as pool rows. Each cloud adds its own.
 POOL_EXTRACTORS: dict[str, Callable[[CapturedResource, Preview], list[PoolSummary]]] = {
     "aws:eks/nodeGroup:NodeGroup": lambda r, p: [_eks_node_group(r, p)],
     "gcp:container/nodePool:NodePool": lambda r, p: [_gke_node_pool(r, p)],
     "azure-native:containerservice:AgentPool": _aks_agent_pool,
     "azure-native:containerservice:ManagedCluster": _aks_cluster_pools,
+    KARPENTER_NODE_POOL: _karpenter_node_pool,
 }
 
 
