@@ -21,6 +21,8 @@ from elastic_gpu.cluster_handle import (
     zones_problems,
 )
 from elastic_gpu.gcp import rules as gcp_rules
+from elastic_gpu.gcp.autoprovisioning import PROVISIONER
+from elastic_gpu.gcp.autoprovisioning.cluster import AutoProvisioningLimits, cluster_autoscaling_args
 from elastic_gpu.kubeconfig import exec_kubeconfig
 from elastic_gpu.validation import args_type_problems
 
@@ -67,6 +69,10 @@ class GkeClusterArgs:
     """IPv4 ranges allowed to the control plane (GKE master authorized networks); default: anywhere."""
     control_plane_cidr: str = "172.16.0.0/28"
     """With private_nodes: the control plane's /28; webhook firewall rules (Kueue's) allow it."""
+    auto_provisioning: AutoProvisioningLimits | None = None
+    """Default None: every pool declares its node pools. Set: node auto-provisioning on within these
+    resource limits (they cap every node, auto-created or not), and each spot GPU pool on the cluster
+    is a ComputeClass GKE auto-creates node pools for (components/gcp/autoprovisioning)."""
 
     @property
     def location(self) -> str:
@@ -180,7 +186,9 @@ class GkeCluster(pulumi.ComponentResource):
             else gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(cidr_blocks=[])
             if not args.public_access
             else None,
-            cluster_autoscaling=gcp.container.ClusterClusterAutoscalingArgs(autoscaling_profile=AUTOSCALING_PROFILE),
+            cluster_autoscaling=cluster_autoscaling_args(args.auto_provisioning, args.zones, AUTOSCALING_PROFILE)
+            if args.auto_provisioning
+            else gcp.container.ClusterClusterAutoscalingArgs(autoscaling_profile=AUTOSCALING_PROFILE),
             deletion_protection=args.protect,
             resource_labels=args.tags,
             opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
@@ -210,6 +218,8 @@ class GkeCluster(pulumi.ComponentResource):
         self.project: pulumi.Output[str] = pulumi.Output.from_input(args.project)
         #: None: node pools inherit the cluster's privateClusterConfig
         self.private_nodes: bool | None = None
+        #: "auto-provisioning": spot pools on this cluster are ComputeClasses (the handle's `provisioner`)
+        self.provisioner: str | None = PROVISIONER if args.auto_provisioning else None
         self.tags: dict[str, str] = dict(args.tags)
         self.register_outputs(
             {"cluster_name": self.cluster_name, "location": self.location, "kubeconfig": self.kubeconfig}
