@@ -31,7 +31,8 @@ AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
 AKS_MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
 GKE_CLUSTER = "gcp:container/cluster:Cluster"
-POOL_TYPES = (EKS_NODE_GROUP, AKS_AGENT_POOL, AKS_MANAGED_CLUSTER, GKE_NODE_POOL)
+GKE_COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
+POOL_TYPES = (EKS_NODE_GROUP, AKS_AGENT_POOL, AKS_MANAGED_CLUSTER, GKE_NODE_POOL, GKE_COMPUTE_CLASS)
 
 #: EKS AMI types that ship the NVIDIA driver (AL2_x86_64_GPU, AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA ...).
 _EKS_GPU_AMI = re.compile(r"(_GPU|_NVIDIA)$")
@@ -71,6 +72,9 @@ class PoolView:
     region: str | None = None
     #: GKE flex-start nodes (nodeConfig.flexStart): billed at Dynamic Workload Scheduler prices
     flex_start: bool = False
+    #: pools with the same key share one cap, their max_size (GKE auto-provisioning: the cluster's
+    #: resource limit of their GPU type): a stack's worst case counts it once
+    cap_group: str | None = None
 
     @property
     def all_taints(self) -> list[Taint]:
@@ -191,6 +195,10 @@ def pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> Iterato
             yield _aks(f"{name}[{i}]", profile, path=f"agentPoolProfiles[{i}].")
     elif resource_type == GKE_NODE_POOL:
         yield _gke(name, props)
+    elif resource_type == GKE_COMPUTE_CLASS:
+        from elastic_gpu.gcp.autoprovisioning.pools import compute_class_pools
+
+        yield from compute_class_pools(name, props)
 
 
 def gpu_pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> list[PoolView]:
@@ -256,6 +264,9 @@ def region_of(resource: StackResource, stack: Iterable[StackResource]) -> str | 
     if kind == GKE_NODE_POOL:
         location = _known(props, "location") or _provider_prop(resource, "region")
         return gce_region(location) if location else None
+    if kind == GKE_COMPUTE_CLASS:  # the nodes of its auto-created pools bill where the cluster is
+        locations = {_known(r.props, "location") for r in stack if r.resource_type == GKE_CLUSTER} - {None}
+        return gce_region(locations.pop()) if len(locations) == 1 else None  # type: ignore[arg-type]
     return None
 
 
@@ -283,4 +294,9 @@ def resource_pools(
 def stack_pools(stack: Iterable[StackResource], *, gpu_only: bool = False) -> list[PoolView]:
     """Every pool the stack's resources declare, each with its region."""
     resources = list(stack)
-    return [pool for r in resources for pool in resource_pools(r, resources, gpu_only=gpu_only)]
+    pools = [pool for r in resources for pool in resource_pools(r, resources, gpu_only=gpu_only)]
+    if any(p.cap_group for p in pools):
+        from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits
+
+        apply_cluster_limits(pools, resources)
+    return pools

@@ -276,6 +276,7 @@ def render_cost(cost: StackCost) -> list[str]:
         )
     if any(c.on_demand_bound for c in cost.pools):
         lines.append(f"  Upper bound: {FLEX_START_PRICING}.")
+    lines += [f"  Shared cap: {line}." for line in cost.shared_caps]
     lines += [f"  n/a: {hint}" for hint in cost.hints]
     return lines
 
