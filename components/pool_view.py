@@ -285,18 +285,30 @@ def resource_pools(
         ]
     except UnknownValueError:
         return []
+    stack = list(stack)
     region = region_of(resource, stack) if pools else None
     for pool in pools:
         pool.region = region
+    if stack and any(p.cap_group for p in pools):
+        from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits
+
+        apply_cluster_limits(pools, stack)
     return pools
 
 
 def stack_pools(stack: Iterable[StackResource], *, gpu_only: bool = False) -> list[PoolView]:
     """Every pool the stack's resources declare, each with its region."""
     resources = list(stack)
-    pools = [pool for r in resources for pool in resource_pools(r, resources, gpu_only=gpu_only)]
-    if any(p.cap_group for p in pools):
-        from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits
+    return [pool for r in resources for pool in resource_pools(r, resources, gpu_only=gpu_only)]
 
-        apply_cluster_limits(pools, resources)
-    return pools
+
+def worst_case_nodes(pools: Iterable[PoolView]) -> int:
+    """The pools' max sizes added up, a cap several pools share (cap_group) counted once."""
+    shared: dict[str, int] = {}
+    total = 0
+    for p in pools:
+        if p.cap_group is None:
+            total += p.max_size or 0
+        else:
+            shared[p.cap_group] = max(shared.get(p.cap_group, 0), p.max_size or 0)
+    return total + sum(shared.values())

@@ -42,7 +42,10 @@ def compute_class_pools(name: str, props: Mapping[str, Any]) -> Iterator[PoolVie
             max_size=None,
             pinned_size_path=None,
             autoscaled=True,
-            taints=[Taint(t["key"], t.get("value", ""), t["effect"]) for t in priority.get("taints") or []],
+            # GKE taints the GPU nodes it creates for a priority's `gpu` (rule gke-compute-class-gpu-taint
+            # checks every priority has one), as it does for node pools with accelerators.
+            taints=[Taint(t["key"], t.get("value", ""), t["effect"]) for t in priority.get("taints") or []]
+            + ([GKE_GPU_TAINT] if gpu else []),
             implicit_taints=[GKE_GPU_TAINT] if gpu else [],
             accelerators=[(accelerator, int(gpu.get("count", 1)))] if accelerator else [],
             labels=labels,
