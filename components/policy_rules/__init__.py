@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
 
+from elastic_gpu.gcp.autoprovisioning.rules import POLICIES as GKE_AUTO_PROVISIONING_POLICIES
 from elastic_gpu.policy_rules.aws_rules import eks_autoscaler_asg_tags, eks_gpu_groups_autoscaled
 from elastic_gpu.policy_rules.cost_rules import cost_allocation_tags, gpu_monthly_cost_ceiling
 from elastic_gpu.policy_rules.fallback_rules import spot_gpu_pool_fallback_promise
@@ -64,6 +65,7 @@ ALL_POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
         spot_gpu_pool_fallback_promise,  # 15 (issue 17)
         gpu_node_group_one_model,  # issue 20: an accelerator label names the one GPU model
         eks_irsa_trusts_an_oidc_provider,  # issue 20: IRSA needs the cluster's OIDC provider
+        *GKE_AUTO_PROVISIONING_POLICIES,  # issue 19: GKE ComputeClass node pool auto-creation
     )
 ]
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from elastic_gpu.cost import Overrides, node_price
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gcp.autoprovisioning.simulation import priority_group
+from elastic_gpu.gcp.autoprovisioning.spec import priority_group
 from elastic_gpu.offline.price_overrides import price_overrides
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.prices import HOURS_PER_MONTH

@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_gpu
 from elastic_gpu.gcp.pools import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
 from elastic_gpu.gcp.rules import machine_family
-from elastic_gpu.gpu_catalog import GpuInstanceType, gpu_instance_type, gpu_instance_types
+from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_overrides import unsupported
 from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import (
@@ -57,20 +58,6 @@ IMAGE_TYPES = ("cos_containerd", "ubuntu_containerd")
 BOOT_DISK_TYPE = "pd-balanced"
 #: gpu.gpuSharing.sharingStrategy for time-sliced GPUs (as the node pools' gpuSharingConfig).
 TIME_SHARING = "TIME_SHARING"
-
-
-def takes_gpu(row: GpuInstanceType, model: str, count: int) -> bool:
-    """The machine type can carry `count` GPUs of `model` (N1 attaches 1/2/4/8, the others fix the count)."""
-    return row.gpu == model and (row.gpus == count if not row.gpu_counts else count in row.gpu_counts)
-
-
-def eligible_machine_types(model: str, count: int, family: str | None = None) -> list[str]:
-    """The catalog's GCE machine types that can carry `count` x `model` (in `family` when given)."""
-    return [
-        t.name
-        for t in gpu_instance_types("gcp")
-        if takes_gpu(t, model, count) and (family is None or machine_family(t.name) == family)
-    ]
 
 
 def machine_selectors(instance_types: list[str], gpus: int) -> list[dict[str, str]]:
@@ -175,7 +162,9 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
             f"provisioner auto-provisioning; allowed: {{}} (got {sorted(args.kubelet_config)})"
         )
     if args.node_identity is not None and not isinstance(args.node_identity, str):
-        problems.append(f"{where}node_identity: a plain service account email (got {type(args.node_identity).__name__})")
+        problems.append(
+            f"{where}node_identity: a plain service account email (got {type(args.node_identity).__name__})"
+        )
     if args.image is not None and (not isinstance(args.image, str) or args.image.lower() not in IMAGE_TYPES):
         problems.append(f"{where}image: a ComputeClass takes {', '.join(IMAGE_TYPES)} (got {args.image!r})")
     rows = [gpu_instance_type("gcp", t) for t in args.instance_types]

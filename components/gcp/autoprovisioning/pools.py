@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from elastic_gpu.gcp.autoprovisioning.simulation import auto_creates, priority_group, priority_machine_types
+from elastic_gpu.gcp.autoprovisioning.spec import auto_creates, priority_group, priority_machine_types
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_view import GKE_CLUSTER, PoolView, StackResource, _known
 from elastic_gpu.scheduling import GKE_GPU_TAINT, POOL_LABEL, Taint

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from elastic_gpu.gcp.autoprovisioning.compute_class import eligible_machine_types
+from elastic_gpu.gcp.autoprovisioning.spec import auto_creates, priority_group, priority_machine_types
 from elastic_gpu.gcp.rules import machine_family
-from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_instance_types
+from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.offline.runner import CapturedResource, Preview
 from elastic_gpu.pool_view import GKE_CLUSTER, gce_region
 from elastic_gpu.scheduling import (
@@ -41,26 +41,6 @@ COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
 GIB = 2**30
 GKE_SPOT_LABEL = "cloud.google.com/gke-spot"
 GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
-
-
-def priority_group(compute_class: str, index: int) -> str:
-    """The name a priority's auto-created group goes by in the simulation: `<class>[<i>]`."""
-    return f"{compute_class}[{index}]"
-
-
-def auto_creates(spec: dict[str, Any]) -> bool:
-    return bool((spec.get("nodePoolAutoCreation") or {}).get("enabled"))
-
-
-def priority_machine_types(priority: dict[str, Any]) -> list[str]:
-    """The catalog machine types a priority lets GKE create: its machineType, or its family's that carry its GPU."""
-    gpu = priority.get("gpu") or {}
-    model = next((t.gpu for t in gpu_instance_types("gcp") if t.accelerator == gpu.get("type")), None)
-    if priority.get("machineType"):
-        return [priority["machineType"]]
-    if model is None or not priority.get("machineFamily"):
-        return []
-    return eligible_machine_types(model, int(gpu.get("count", 1)), priority["machineFamily"])
 
 
 def gpu_limits(preview: Preview) -> dict[str, int]:
