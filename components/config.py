@@ -489,7 +489,8 @@ def validate_stack(cfg: StackConfig) -> list[str]:
     provisioners = getattr(rules, "PROVISIONERS", (DEFAULT_PROVISIONER,))
     if cfg.provisioner not in provisioners:
         problems.append(
-            f"provisioner: {cfg.provisioner!r} is not available on {cloud}; allowed on {cloud}: {', '.join(provisioners)}"
+            f"provisioner: {cfg.provisioner!r} is not available on {cloud}; "
+            f"allowed on {cloud}: {', '.join(provisioners)}"
         )
     splits_per_zone = rules.SPLITS_PER_ZONE
     fallback = next((i for i, p in enumerate(cfg.gpu_pools) if p.on_demand_fallback), None)

@@ -151,7 +151,8 @@ _SCALE_DOWN_SCHEMA = schema(
         "type": "integer",
         "minimum": 1,
         "default": 60,
-        "description": "Most minutes an unneeded auto-created node may stay (autoscalingPolicy.consolidationDelayMinutes).",
+        "description": "Most minutes an unneeded auto-created node may stay "
+        "(autoscalingPolicy.consolidationDelayMinutes).",
     }
 )
 
