@@ -298,13 +298,13 @@ class KueueConfig(_Model):
 
 class StackConfig(_Model):
     cloud: Cloud
-    provisioner: Provisioner = DEFAULT_PROVISIONER
-    """What scales the GPU pools (default cluster-autoscaler); `auto-provisioning` on gcp: a ComputeClass
-    per pool and node pool auto-creation within the cluster's resource limits, no GPU node pools."""
     cluster: ClusterConfig
     general_pool: GeneralPoolConfig
     gpu_pools: list[GpuPoolConfig] = Field(min_length=1)
     autoscaler: AutoscalerConfig = AutoscalerConfig()
+    provisioner: Provisioner = DEFAULT_PROVISIONER
+    """What scales the GPU pools (default cluster-autoscaler); `auto-provisioning` on gcp: a ComputeClass
+    per pool and node pool auto-creation within the cluster's resource limits, no GPU node pools."""
     device_plugin: DevicePluginConfig = DevicePluginConfig()
     tags: dict[str, str] = Field(default_factory=dict)
     """Cost-allocation tags (AWS tags, Azure tags, GCP labels) on every taggable resource."""

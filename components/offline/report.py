@@ -124,10 +124,42 @@ def _aks_cluster_pools(r: CapturedResource, preview: Preview) -> list[PoolSummar
     return [_aks_pool(p, p.get("name", r.name)) for p in r.inputs.get("agentPoolProfiles", [])]
 
 
+def _gke_compute_class(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
+    """A ComputeClass that auto-creates node pools: a row per priority, sized by the cluster's GPU limit."""
+    from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits, compute_class_pools
+
+    views = list(compute_class_pools(r.name, r.inputs))
+    apply_cluster_limits(views, stack_resources(preview))
+    clusters = [c for c in preview.resources if c.type == "gcp:container/cluster:Cluster"]
+    zones = next(
+        (
+            list(z)
+            for c in clusters
+            if (z := (c.inputs.get("clusterAutoscaling") or {}).get("autoProvisioningLocations"))
+        ),
+        [],
+    )
+    return [
+        PoolSummary(
+            pool=v.pool,
+            node_group=v.label,
+            capacity="spot" if v.spot else "on-demand",
+            # Priced as its largest machine type (the first); the cost table says how many there are.
+            instance_types=[v.instance_types[0], *(f"{n}x{a}" for a, n in v.accelerators)],
+            min_size=v.min_size or 0,
+            max_size=v.max_size or 0,
+            zones=sorted(zones),
+            taints=[str(t) for t in v.taints],
+        )
+        for v in views
+    ]
+
+
 #: Per provider type: how a captured resource reads as pool rows. Each cloud adds its own.
 POOL_EXTRACTORS: dict[str, Callable[[CapturedResource, Preview], list[PoolSummary]]] = {
     "aws:eks/nodeGroup:NodeGroup": lambda r, p: [_eks_node_group(r, p)],
     "gcp:container/nodePool:NodePool": lambda r, p: [_gke_node_pool(r, p)],
+    "kubernetes:cloud.google.com/v1:ComputeClass": _gke_compute_class,
     "azure-native:containerservice:AgentPool": _aks_agent_pool,
     "azure-native:containerservice:ManagedCluster": _aks_cluster_pools,
 }
@@ -178,6 +210,7 @@ def _cost_row_json(c: PoolCost) -> dict[str, Any]:
         "missing": list(c.price.missing),
         "gap": c.gap,
         "upper_bound": c.on_demand_bound,
+        "cap_group": c.pool.cap_group,
     }
 
 
