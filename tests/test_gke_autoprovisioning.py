@@ -272,3 +272,53 @@ def test_the_shipped_stack_passes_the_new_rules() -> None:
     report = run_policies(stack_preview(STACK))
     assert [v for v in report.violations if v.policy in RULES] == []
     assert [v.policy for v in report.violations if v.level == "mandatory"] == []
+
+
+EXISTING_PROGRAM = """
+import pulumi
+from elastic_gpu import GkeCluster, SpotGpuPool, SpotGpuPoolArgs
+
+cluster = GkeCluster.existing(
+    "ext", cluster_name="c1", project="p-123456", location="us-central1", zones=["us-central1-a"],
+    kubernetes_version="1.35", private_nodes=True, provisioner=PROVISIONER,
+)
+SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, instance_types=["g2-standard-8"], max_size=2,
+                                  on_demand_fallback=True))
+"""
+
+
+def test_an_existing_cluster_that_auto_provisions_gets_a_compute_class_and_no_node_pool(tmp_path) -> None:
+    preview = run_preview(
+        "test", write_program(EXISTING_PROGRAM.replace("PROVISIONER", '"auto-provisioning"'), tmp_path)
+    )
+    assert preview.of_type("gcp:container/nodePool:NodePool") == []
+    [cc] = preview.of_type(COMPUTE_CLASS)
+    assert [p["machineType"] for p in cc.inputs["spec"]["priorities"]] == ["g2-standard-8", "g2-standard-8"]
+
+
+def test_an_unknown_provisioner_on_an_existing_cluster_is_an_error() -> None:
+    from elastic_gpu import GkeCluster
+
+    with pytest.raises(ConfigError) as exc:
+        GkeCluster.existing(
+            "ext", cluster_name="c1", project="p-123456", location="us-central1", zones=["us-central1-a"],
+            kubernetes_version="1.35", provisioner="karpenter",
+        )  # fmt: skip
+    assert (
+        "provisioner: 'karpenter' is not available on gcp; allowed: None, cluster-autoscaler, auto-provisioning"
+        in str(exc.value)
+    )
+
+
+def test_the_readme_table_is_what_simulate_says() -> None:
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    for stack, provisioner in (("gcp-prod", "cluster-autoscaler"), (STACK, "auto-provisioning")):
+        [o, _] = simulate(stack_preview(stack))
+        data = o.to_json()
+        row = (
+            f"| {stack} | {provisioner} | {o.pool} | {data['instance_types_eligible']} | "
+            f"{o.minutes_to_fallback} | {o.worst_case_nodes} nodes, ${o.worst_case_monthly_usd:,.0f}/month |"
+        )
+        assert row.replace(" min |", " |") in readme, row
