@@ -131,3 +131,14 @@ def test_a_minor_without_a_pinned_autoscaler_fails_the_preview(run_program, tmp_
     (run_program_dir / "__main__.py").write_text(source('create_oidc_provider=True, version="1.29"', addons=ADDONS))
     assert main(["preview", "--program", str(run_program_dir), "--stack", "test"]) == 2
     assert "no EKS add-on versions pinned for Kubernetes 1.29" in capsys.readouterr().err
+
+
+def test_help_says_where_the_minor_comes_from() -> None:
+    import pydoc
+
+    from elastic_gpu import EksCluster
+
+    doc = " ".join(pydoc.render_doc(EksCluster.from_pulumi_eks, renderer=pydoc.plaintext).split())
+    assert "`kubernetes_version`: default None: the EKS cluster's own `version` (an Output)" in doc
+    assert "a new cluster without `version` gets EKS's default minor when it is created" in doc
+    assert "`node_role_arn` (required)" in doc
