@@ -49,6 +49,8 @@ class PlannedCluster:
     zones: list[str]
     kubernetes_version: str
     tags: dict[str, str]
+    #: the stack's `provisioner` (a GKE handle's optional `provisioner`)
+    provisioner: str | None = None
 
     def __getattr__(self, name: str) -> None:
         if name in CLOUD_ATTRIBUTES.get(self.cloud, ()) or name in COMMON_ATTRIBUTES:
@@ -112,7 +114,7 @@ def args_problems(cfg: StackConfig, cloud_pool_args: Callable[[GpuPoolConfig], d
     """The components' own Args checks over the config, each message led by the config path and naming
     the argument too (`gpuPools[0].maxSize (SpotGpuPool 't4': SpotGpuPoolArgs.max_size: ...)`)."""
     c = cfg.cluster
-    handle = PlannedCluster(cfg.cloud, c.name, list(c.zones), c.kubernetes_version, dict(cfg.tags))
+    handle = PlannedCluster(cfg.cloud, c.name, list(c.zones), c.kubernetes_version, dict(cfg.tags), cfg.provisioner)
     problems = [
         f"{config_path('generalPool', p)} ({p})"
         for p in general_pool_problems("general", general_pool_args(cfg, handle))

@@ -32,10 +32,18 @@ AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
 AKS_MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
 GKE_CLUSTER = "gcp:container/cluster:Cluster"
+GKE_COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
 #: A Karpenter NodePool (karpenter.sh/v1): its cloud is its node class's API group.
 KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 KARPENTER_NODE_CLASS_CLOUDS = {"karpenter.k8s.aws": "aws"}
-POOL_TYPES = (EKS_NODE_GROUP, AKS_AGENT_POOL, AKS_MANAGED_CLUSTER, GKE_NODE_POOL, KARPENTER_NODE_POOL)
+POOL_TYPES = (
+    EKS_NODE_GROUP,
+    AKS_AGENT_POOL,
+    AKS_MANAGED_CLUSTER,
+    GKE_NODE_POOL,
+    GKE_COMPUTE_CLASS,
+    KARPENTER_NODE_POOL,
+)
 
 #: EKS AMI types that ship the NVIDIA driver (AL2_x86_64_GPU, AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA ...).
 _EKS_GPU_AMI = re.compile(r"(_GPU|_NVIDIA)$")
@@ -75,6 +83,9 @@ class PoolView:
     region: str | None = None
     #: GKE flex-start nodes (nodeConfig.flexStart): billed at Dynamic Workload Scheduler prices
     flex_start: bool = False
+    #: pools with the same key share one cap, their max_size (GKE auto-provisioning: the cluster's
+    #: resource limit of their GPU type): a stack's worst case counts it once
+    cap_group: str | None = None
     #: any of its instance types may be launched (a Karpenter NodePool): priced as the most expensive, not
     #: as the first (an autoscaler's node template)
     any_type: bool = False
@@ -232,6 +243,10 @@ def pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> Iterato
             yield _aks(f"{name}[{i}]", profile, path=f"agentPoolProfiles[{i}].")
     elif resource_type == GKE_NODE_POOL:
         yield _gke(name, props)
+    elif resource_type == GKE_COMPUTE_CLASS:
+        from elastic_gpu.gcp.autoprovisioning.pools import compute_class_pools
+
+        yield from compute_class_pools(name, props)
     elif resource_type == KARPENTER_NODE_POOL and (pool := _karpenter(name, props)) is not None:
         yield pool
 
@@ -299,6 +314,9 @@ def region_of(resource: StackResource, stack: Iterable[StackResource]) -> str | 
     if kind == GKE_NODE_POOL:
         location = _known(props, "location") or _provider_prop(resource, "region")
         return gce_region(location) if location else None
+    if kind == GKE_COMPUTE_CLASS:  # the nodes of its auto-created pools bill where the cluster is
+        locations = {_known(r.props, "location") for r in stack if r.resource_type == GKE_CLUSTER} - {None}
+        return gce_region(locations.pop()) if len(locations) == 1 else None  # type: ignore[arg-type]
     if kind == KARPENTER_NODE_POOL:
         # A Kubernetes object: its nodes bill where its cloud's resources of the stack are (EKS: the AWS
         # provider's region, read off any AWS resource).
@@ -322,9 +340,14 @@ def resource_pools(
         ]
     except UnknownValueError:
         return []
+    stack = list(stack)
     region = region_of(resource, stack) if pools else None
     for pool in pools:
         pool.region = region
+    if stack and any(p.cap_group for p in pools):
+        from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits
+
+        apply_cluster_limits(pools, stack)
     return pools
 
 
@@ -332,3 +355,15 @@ def stack_pools(stack: Iterable[StackResource], *, gpu_only: bool = False) -> li
     """Every pool the stack's resources declare, each with its region."""
     resources = list(stack)
     return [pool for r in resources for pool in resource_pools(r, resources, gpu_only=gpu_only)]
+
+
+def worst_case_nodes(pools: Iterable[PoolView]) -> int:
+    """The pools' max sizes added up, a cap several pools share (cap_group) counted once."""
+    shared: dict[str, int] = {}
+    total = 0
+    for p in pools:
+        if p.cap_group is None:
+            total += p.max_size or 0
+        else:
+            shared[p.cap_group] = max(shared.get(p.cap_group, 0), p.max_size or 0)
+    return total + sum(shared.values())

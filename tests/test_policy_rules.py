@@ -72,6 +72,13 @@ def test_every_rule_of_the_issue_has_cases() -> None:
     dated = {"kubernetes-version-standard-support", "kubernetes-version-not-end-of-life"}
     own_files = {"gpu-monthly-cost-ceiling", "spot-gpu-pool-fallback-promise"}
     own_files |= {"karpenter-gpu-node-pool", "karpenter-fallback-ordered", "karpenter-interruption-handling"}
+    # GKE auto-provisioning's rules: tests/test_gke_autoprovisioning.py
+    own_files |= {
+        "gke-auto-provisioning-gpu-limits",
+        "gke-compute-class-gpu-taint",
+        "gke-compute-class-spot-first",
+        "gke-compute-class-scale-down",
+    }
     assert set(EXPECTED) | own_files | dated == set(POLICIES_BY_NAME)
 
 

@@ -126,6 +126,37 @@ def _aks_cluster_pools(r: CapturedResource, preview: Preview) -> list[PoolSummar
     return [_aks_pool(p, p.get("name", r.name)) for p in r.inputs.get("agentPoolProfiles", [])]
 
 
+def _gke_compute_class(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
+    """A ComputeClass that auto-creates node pools: a row per priority, sized by the cluster's GPU limit."""
+    from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits, compute_class_pools
+
+    views = list(compute_class_pools(r.name, r.inputs))
+    apply_cluster_limits(views, stack_resources(preview))
+    clusters = [c for c in preview.resources if c.type == "gcp:container/cluster:Cluster"]
+    zones = next(
+        (
+            list(z)
+            for c in clusters
+            if (z := (c.inputs.get("clusterAutoscaling") or {}).get("autoProvisioningLocations"))
+        ),
+        [],
+    )
+    return [
+        PoolSummary(
+            pool=v.pool,
+            node_group=v.label,
+            capacity="spot" if v.spot else "on-demand",
+            # Priced as its largest machine type (the first); the cost table says how many there are.
+            instance_types=[v.instance_types[0], *(f"{n}x{a}" for a, n in v.accelerators)],
+            min_size=v.min_size or 0,
+            max_size=v.max_size or 0,
+            zones=sorted(zones),
+            taints=[str(t) for t in v.taints],
+        )
+        for v in views
+    ]
+
+
 def _karpenter_node_pool(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
     """A Karpenter NodePool as the pool view reads it (components/pool_view.py), its zones from its requirement."""
     views = list(pools_of(r.type, r.name, r.inputs))
@@ -151,6 +182,7 @@ def _karpenter_node_pool(r: CapturedResource, preview: Preview) -> list[PoolSumm
 POOL_EXTRACTORS: dict[str, Callable[[CapturedResource, Preview], list[PoolSummary]]] = {
     "aws:eks/nodeGroup:NodeGroup": lambda r, p: [_eks_node_group(r, p)],
     "gcp:container/nodePool:NodePool": lambda r, p: [_gke_node_pool(r, p)],
+    "kubernetes:cloud.google.com/v1:ComputeClass": _gke_compute_class,
     "azure-native:containerservice:AgentPool": _aks_agent_pool,
     "azure-native:containerservice:ManagedCluster": _aks_cluster_pools,
     KARPENTER_NODE_POOL: _karpenter_node_pool,
@@ -202,6 +234,7 @@ def _cost_row_json(c: PoolCost) -> dict[str, Any]:
         "missing": list(c.price.missing),
         "gap": c.gap,
         "upper_bound": c.on_demand_bound,
+        "cap_group": c.pool.cap_group,
     }
 
 
@@ -302,6 +335,7 @@ def render_cost(cost: StackCost) -> list[str]:
         lines.append("  A Karpenter NodePool may launch any of its types: priced as the priciest, at its limits.nodes.")
     if any(c.on_demand_bound for c in cost.pools):
         lines.append(f"  Upper bound: {FLEX_START_PRICING}.")
+    lines += [f"  Shared cap: {line}." for line in cost.shared_caps]
     lines += [f"  n/a: {hint}" for hint in cost.hints]
     return lines
 

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cost import Overrides, node_price
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.gcp.autoprovisioning.spec import priority_group
 from elastic_gpu.offline.price_overrides import price_overrides
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.prices import HOURS_PER_MONTH
@@ -101,7 +102,8 @@ class PoolOutcome:
     max_minutes_to_fallback: float | None = None
     timing_source: str = ""
     #: the instance types the groups the pod reaches may launch (one per node group under the
-    #: cluster-autoscaler; every type of its NodePools under Karpenter)
+    #: cluster-autoscaler; a ComputeClass priority's family under GKE auto-provisioning; every type of its
+    #: NodePools under Karpenter)
     instance_types: list[str] = field(default_factory=list)
 
     @property
@@ -169,8 +171,11 @@ def _class_order(preview: Preview, pod: PodShape) -> list[str]:
         return []
     for r in preview.of_type(COMPUTE_CLASS):
         if (r.inputs.get("metadata") or {}).get("name") == wanted:
+            # A priority names node pools, or (node pool auto-creation) is itself the group GKE creates.
             return [
-                n for prio in (r.inputs.get("spec") or {}).get("priorities") or [] for n in prio.get("nodepools") or []
+                n
+                for i, prio in enumerate((r.inputs.get("spec") or {}).get("priorities") or [])
+                for n in prio.get("nodepools") or [priority_group(wanted, i)]
             ]
     return ["<no such ComputeClass>"]
 
@@ -178,18 +183,33 @@ def _class_order(preview: Preview, pod: PodShape) -> list[str]:
 def _worst_case(
     groups: list[NodeTemplate], cloud: str, overrides: Overrides | None = None
 ) -> tuple[int, float | None, list[str]]:
-    nodes = sum(g.max_size for g in groups)
-    total, notes = 0.0, []
+    # Groups that share a cap (limit_group) count it once, at the dearest of them and of their types.
+    capped: dict[str, list[NodeTemplate]] = {}
     for g in groups:
-        price = node_price(cloud, g.region, g.instance_type, g.accelerators, overrides)
-        hourly = price.hourly(g.capacity == "spot")
-        if hourly is None and price.on_demand is not None:
-            hourly = price.on_demand  # spot never costs more: an upper bound
-            notes.append(f"{g.group}: no spot price for {price.label} in {g.region}, priced on-demand")
-        if hourly is None:
-            notes.append(f"{g.group}: no price for {', '.join(price.missing)} in {g.region}")
-            return nodes, None, notes
-        total += g.max_size * hourly * HOURS_PER_MONTH
+        if g.limit_group is not None:
+            capped.setdefault(g.limit_group, []).append(g)
+    units = [[g] for g in groups if g.limit_group is None] + list(capped.values())
+    nodes = sum(unit[0].max_size for unit in units)
+    total, notes = 0.0, []
+    for unit in units:
+        hourlies = []
+        for g in unit:
+            for instance_type in g.instance_types:
+                price = node_price(cloud, g.region, instance_type, g.accelerators, overrides)
+                hourly = price.hourly(g.capacity == "spot")
+                if hourly is None and price.on_demand is not None:
+                    hourly = price.on_demand  # spot never costs more: an upper bound
+                    notes.append(f"{g.group}: no spot price for {price.label} in {g.region}, priced on-demand")
+                if hourly is None:
+                    notes.append(f"{g.group}: no price for {', '.join(price.missing)} in {g.region}")
+                    return nodes, None, notes
+                hourlies.append(hourly)
+        if len(unit) > 1 or len(unit[0].instance_types) > 1:
+            notes.append(
+                f"{', '.join(g.group for g in unit)}: {unit[0].max_size} nodes in all (the cap they share), "
+                "each priced as the dearest of their instance types and capacities"
+            )
+        total += unit[0].max_size * max(hourlies) * HOURS_PER_MONTH
     return nodes, total, notes
 
 
@@ -259,7 +279,7 @@ def simulate_pod(
         scenarios=figures,
         max_minutes_to_fallback=promise,
         timing_source=settings.machine.source,
-        instance_types=list(dict.fromkeys(g.instance_type for g in order)),
+        instance_types=list(dict.fromkeys(t for g in order for t in g.instance_types)),
     )
 
 
