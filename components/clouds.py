@@ -32,6 +32,8 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
 - `replacement`: `POOL_REPLACE_FIELDS`, `OTHER_REPLACE_FIELDS`, `POOL_NAME_FIELD`,
   `INLINE_POOL_REFUSED_FIELDS` (its rows).
 - `versions`: `KUBERNETES_SUPPORT` (its Kubernetes minors and their support dates).
+- `provisioning` (optional): `simulate_pod(...)`, the simulation of a provisioner of its own (EKS:
+  Karpenter) for the pods its objects take.
 
 Adding a provisioner or a cloud touches its folder (and the config schema); the core merges the
 folders' rows and calls their functions.
@@ -127,12 +129,15 @@ class Cloud:
     prices_accelerators: bool
     pool_settings: dict[str, object] = field(default_factory=dict)
 
-    def part(self, part: str) -> Any:
-        """The folder's module `part`, imported on first use (a missing SDK names its extra)."""
+    def part(self, part: str, *, optional: bool = False) -> Any:
+        """The folder's module `part`, imported on first use (a missing SDK names its extra); with
+        `optional`, None when the folder has no such module."""
         module = f"elastic_gpu.{self.name}.{part}"
         try:
             return import_module(module)
         except ModuleNotFoundError as exc:
+            if exc.name == module and optional:
+                return None
             if exc.name != module and (error := missing_extra(exc, f"cloud {self.name!r}")) is not None:
                 raise ConfigError([f"cloud: {error}"]) from None
             raise

@@ -20,10 +20,30 @@ from pulumi_policy.proxy import UnknownValueError
 from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
 from elastic_gpu.clouds import all_clouds
-from elastic_gpu.gcp import GKE_CLUSTER, GKE_NODE_POOL
-from elastic_gpu.scheduling import CAPACITY_LABEL, CAPACITY_SPOT, KUBERNETES_TAINT_EFFECT, Taint
+from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.scheduling import (
+    CAPACITY_LABEL,
+    CAPACITY_SPOT,
+    GPU_RESOURCE,
+    KUBERNETES_TAINT_EFFECT,
+    POOL_LABEL,
+    Taint,
+)
 
-__all__ = ["AKS_AGENT_POOL", "AKS_MANAGED_CLUSTER", "EKS_NODE_GROUP", "GKE_CLUSTER", "GKE_NODE_POOL"]
+__all__ = [
+    "AKS_AGENT_POOL",
+    "AKS_MANAGED_CLUSTER",
+    "EKS_NODE_GROUP",
+    "GKE_CLUSTER",
+    "GKE_COMPUTE_CLASS",
+    "GKE_NODE_POOL",
+]
+
+#: A Karpenter NodePool (karpenter.sh/v1, the same API on every cloud that runs Karpenter): its cloud is
+#: its node class's API group; each such cloud's pool_view reads its own NodePools.
+KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+KARPENTER_NODE_CLASS_CLOUDS = {"karpenter.k8s.aws": "aws"}
 
 
 @dataclass
@@ -54,6 +74,12 @@ class PoolView:
     region: str | None = None
     #: GKE flex-start nodes (nodeConfig.flexStart): billed at Dynamic Workload Scheduler prices
     flex_start: bool = False
+    #: pools with the same key share one cap, their max_size (GKE auto-provisioning: the cluster's
+    #: resource limit of their GPU type): a stack's worst case counts it once
+    cap_group: str | None = None
+    #: any of its instance types may be launched (a Karpenter NodePool): priced as the most expensive, not
+    #: as the first (an autoscaler's node template)
+    any_type: bool = False
 
     @property
     def all_taints(self) -> list[Taint]:
@@ -79,19 +105,57 @@ def intends_spot(labels: Mapping[str, str], label: str) -> bool:
     return labels.get(CAPACITY_LABEL) == CAPACITY_SPOT or "spot" in re.split(r"[-_.]", label.lower())
 
 
+def karpenter_pool_view(name: str, p: Mapping[str, Any]) -> PoolView | None:
+    """A NodePool as a pool: its capacity type, its instance types, `limits.nodes` as its max (min 0:
+    Karpenter makes nodes only for pending pods); None for a node class of a cloud not listed."""
+    spec = p.get("spec") or {}
+    template = spec.get("template") or {}
+    tspec = template.get("spec") or {}
+    cloud = KARPENTER_NODE_CLASS_CLOUDS.get((tspec.get("nodeClassRef") or {}).get("group") or "")
+    if cloud is None:
+        return None
+    reqs = {r.get("key"): r for r in tspec.get("requirements") or [] if r.get("operator") == "In"}
+    types = list((reqs.get("node.kubernetes.io/instance-type") or {}).get("values") or [])
+    capacity = (reqs.get("karpenter.sh/capacity-type") or {}).get("values") or []
+    labels = dict((template.get("metadata") or {}).get("labels") or {})
+    taints = [taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in tspec.get("taints") or []]
+    label = (p.get("metadata") or {}).get("name") or name
+    nodes = (spec.get("limits") or {}).get("nodes")
+    return PoolView(
+        cloud=cloud,
+        label=label,
+        pool=labels.get(POOL_LABEL, label),
+        gpu=any(gpu_instance_type(cloud, t) for t in types) or any(t.key == GPU_RESOURCE for t in taints),
+        spot=list(capacity) == ["spot"],
+        intends_spot=intends_spot(labels, label),
+        instance_types=types,
+        min_size=0,
+        max_size=int(nodes) if isinstance(nodes, str) and nodes.isdigit() else int_or_none(nodes),
+        pinned_size_path=None,
+        autoscaled=True,
+        taints=taints,
+        labels=labels,
+        any_type=True,
+    )
+
+
 PoolReader = Callable[[str, Mapping[str, Any]], Iterator["PoolView"]]
 
 
 @cache
-def pool_readers() -> dict[str, PoolReader]:
-    """Resource type -> the reader of the pools it declares: every cloud's POOL_READERS."""
-    return {t: reader for c in all_clouds() for t, reader in c.pool_view.POOL_READERS.items()}
+def pool_readers() -> dict[str, list[PoolReader]]:
+    """Resource type -> the readers of the pools it declares: every cloud's POOL_READERS (a type several
+    clouds use, such as a Karpenter NodePool, has a reader per cloud, each reading its own)."""
+    readers: dict[str, list[PoolReader]] = {}
+    for c in all_clouds():
+        for t, reader in c.pool_view.POOL_READERS.items():
+            readers.setdefault(t, []).append(reader)
+    return readers
 
 
 def pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> Iterator[PoolView]:
     """The node pools a resource declares (a ManagedCluster may declare several inline)."""
-    reader = pool_readers().get(resource_type)
-    if reader is not None:
+    for reader in pool_readers().get(resource_type, []):
         yield from reader(name, props)
 
 
@@ -125,16 +189,24 @@ def provider_prop(resource: StackResource, key: str) -> str | None:
     return known(getattr(provider, "props", None), key) if provider is not None else None
 
 
+RegionReader = Callable[[StackResource, Iterable[StackResource]], "str | None"]
+
+
 @cache
-def _region_readers() -> dict[str, Callable[[StackResource, Iterable[StackResource]], str | None]]:
-    return {t: reader for c in all_clouds() for t, reader in c.pool_view.REGION_READERS.items()}
+def _region_readers() -> dict[str, list[RegionReader]]:
+    readers: dict[str, list[RegionReader]] = {}
+    for c in all_clouds():
+        for t, reader in c.pool_view.REGION_READERS.items():
+            readers.setdefault(t, []).append(reader)
+    return readers
 
 
 def region_of(resource: StackResource, stack: Iterable[StackResource]) -> str | None:
-    """The region a pool resource's nodes bill in (its cloud's REGION_READERS); None when the resources
-    do not say."""
-    reader = _region_readers().get(resource.resource_type)
-    return reader(resource, stack) if reader is not None else None
+    """The region a pool resource's nodes bill in (its cloud's REGION_READERS, the first that knows);
+    None when the resources do not say."""
+    stack = list(stack)
+    regions = (reader(resource, stack) for reader in _region_readers().get(resource.resource_type, []))
+    return next((r for r in regions if r is not None), None)
 
 
 def resource_pools(
@@ -152,9 +224,14 @@ def resource_pools(
         ]
     except UnknownValueError:
         return []
+    stack = list(stack)
     region = region_of(resource, stack) if pools else None
     for pool in pools:
         pool.region = region
+    if stack and any(p.cap_group for p in pools):
+        from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits
+
+        apply_cluster_limits(pools, stack)
     return pools
 
 
@@ -162,3 +239,15 @@ def stack_pools(stack: Iterable[StackResource], *, gpu_only: bool = False) -> li
     """Every pool the stack's resources declare, each with its region."""
     resources = list(stack)
     return [pool for r in resources for pool in resource_pools(r, resources, gpu_only=gpu_only)]
+
+
+def worst_case_nodes(pools: Iterable[PoolView]) -> int:
+    """The pools' max sizes added up, a cap several pools share (cap_group) counted once."""
+    shared: dict[str, int] = {}
+    total = 0
+    for p in pools:
+        if p.cap_group is None:
+            total += p.max_size or 0
+        else:
+            shared[p.cap_group] = max(shared.get(p.cap_group, 0), p.max_size or 0)
+    return total + sum(shared.values())

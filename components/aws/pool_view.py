@@ -8,7 +8,16 @@ from typing import Any
 
 from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.pool_view import PoolView, StackResource, int_or_none, intends_spot, provider_prop, taint
+from elastic_gpu.pool_view import (
+    KARPENTER_NODE_POOL,
+    PoolView,
+    StackResource,
+    int_or_none,
+    intends_spot,
+    karpenter_pool_view,
+    provider_prop,
+    taint,
+)
 from elastic_gpu.scheduling import POOL_LABEL
 
 #: EKS AMI types that ship the NVIDIA driver (AL2_x86_64_GPU, AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA ...).
@@ -47,7 +56,21 @@ def _region(resource: StackResource, stack: Iterable[StackResource]) -> str | No
     return provider_prop(resource, "region")
 
 
+def _karpenter(name: str, p: Mapping[str, Any]) -> Iterator[PoolView]:
+    """A Karpenter NodePool whose node class is an EC2NodeClass."""
+    pool = karpenter_pool_view(name, p)
+    if pool is not None and pool.cloud == "aws":
+        yield pool
+
+
+def _karpenter_region(resource: StackResource, stack: Iterable[StackResource]) -> str | None:
+    """A Kubernetes object: its nodes bill where the stack's AWS resources are (the AWS provider's region,
+    read off any AWS resource)."""
+    regions = {provider_prop(r, "region") for r in stack if r.resource_type.startswith("aws:")} - {None}
+    return regions.pop() if len(regions) == 1 else None
+
+
 #: Resource type -> the pools it declares.
-POOL_READERS = {EKS_NODE_GROUP: _eks}
+POOL_READERS = {EKS_NODE_GROUP: _eks, KARPENTER_NODE_POOL: _karpenter}
 #: Resource type -> the region its nodes bill in.
-REGION_READERS = {EKS_NODE_GROUP: _region}
+REGION_READERS = {EKS_NODE_GROUP: _region, KARPENTER_NODE_POOL: _karpenter_region}

@@ -5,6 +5,7 @@ from elastic_gpu.clouds import Cloud
 #: Its resource types the cloud-neutral core reads (offline reports, policy rules).
 GKE_CLUSTER = "gcp:container/cluster:Cluster"
 GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
+GKE_COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
 
 CLOUD = Cloud(
     name="gcp",

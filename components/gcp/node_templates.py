@@ -89,7 +89,9 @@ def node_templates(preview: Preview) -> list[NodeTemplate]:
                 queued=queued,
             )
         )
-    return out
+    from elastic_gpu.gcp.autoprovisioning.simulation import templates as auto_created
+
+    return out + auto_created(preview)
 
 
 def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from elastic_gpu.gcp import GKE_NODE_POOL
+from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
 from elastic_gpu.pool_view import PoolView, StackResource, int_or_none, intends_spot, known, provider_prop, taint
 from elastic_gpu.scheduling import GKE_GPU_TAINT, POOL_LABEL
 
@@ -61,7 +61,20 @@ def _region(resource: StackResource, stack: Iterable[StackResource]) -> str | No
     return gce_region(location) if location else None
 
 
+def _compute_class(name: str, p: Mapping[str, Any]) -> Iterator[PoolView]:
+    """An auto-creating ComputeClass's priorities as pools (components/gcp/autoprovisioning/pools.py)."""
+    from elastic_gpu.gcp.autoprovisioning.pools import compute_class_pools
+
+    yield from compute_class_pools(name, p)
+
+
+def _compute_class_region(resource: StackResource, stack: Iterable[StackResource]) -> str | None:
+    """The nodes of its auto-created pools bill where the cluster is."""
+    locations = {known(r.props, "location") for r in stack if r.resource_type == GKE_CLUSTER} - {None}
+    return gce_region(locations.pop()) if len(locations) == 1 else None
+
+
 #: Resource type -> the pools it declares.
-POOL_READERS = {GKE_NODE_POOL: _gke}
+POOL_READERS = {GKE_NODE_POOL: _gke, GKE_COMPUTE_CLASS: _compute_class}
 #: Resource type -> the region its nodes bill in.
-REGION_READERS = {GKE_NODE_POOL: _region}
+REGION_READERS = {GKE_NODE_POOL: _region, GKE_COMPUTE_CLASS: _compute_class_region}
