@@ -6,6 +6,11 @@ Configs are generated from the shipped stacks of all three clouds and mutated: f
 added, namespaces bent, tags drawn at random, pools cloned. Stack files are also edited as text (tabs,
 NUL, bad bytes, duplicated lines, cut-off brackets).
 
+A second property draws from the classes a hidden fuzzer and new users got through (issue 18): huge numbers,
+duplicates, scalars written with their own quotes, another cloud's machine names, out-of-range durations,
+non-canonical CIDRs, tag characters a cloud refuses. Each edit alone on a shipped stack must be refused by
+name, and under other mutations must still never preview.
+
 The budget is fixed and derandomized so the suite stays fast and repeatable; for a longer hunt:
     ELASTIC_GPU_PROPERTY_EXAMPLES=2000 .venv/bin/python -m pytest -q tests/test_property_bad_input.py
 """
@@ -55,16 +60,18 @@ ODD_STRINGS = [
     "us-central1", "moon", "10.0.0.1/16", "10.0.0.0/16", "10.0.0.0/8", "g4dn.xlarge", "m5.large",
     "Standard_NC4as_T4_v3", "Standard_D4s_v5", "n1-standard-4", "e2-standard-4", "a2-highgpu-1g", "t4", "l4",
     "a100", "h100", "priority", "least-waste", "1.33", "1.20", "x" * 70, "ünïcode",
+    '"aws"', "'gcp'", '"1.33"', '"t4"', "10.0.0.0/016", "a<b", "not-a-machine", "999999h", "1s",
 ]  # fmt: skip
 VALUES = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(min_value=-3, max_value=3),
-    st.sampled_from([0, 1, 2, 3, 31, 450, 1001, 20000, 10**7, 10**400]),
+    st.sampled_from([0, 1, 2, 3, 31, 450, 1001, 5001, 20000, 10**7, 2**63, 10**400, -(10**400)]),
     st.floats(allow_nan=True, allow_infinity=True, width=64),
     st.sampled_from(ODD_STRINGS),
     st.text(max_size=8),
     st.lists(st.sampled_from(ODD_STRINGS), max_size=3),
+    st.sampled_from(ODD_STRINGS).map(lambda x: [x, x]),  # a duplicate
     st.dictionaries(st.sampled_from(ODD_STRINGS), st.sampled_from(ODD_STRINGS), max_size=2),
 )
 
@@ -258,6 +265,126 @@ def test_edited_stack_files_end_in_a_preview_or_a_named_error(program, registere
     heads = [*TOP_LEVEL_KEYS, *keys, *(k.split(":", 1)[-1] for k in keys), str(path)]
     outcome = check_outcome(program, registered, heads)
     OUTCOMES["file-" + outcome] += 1
+
+
+#: Another cloud's names: a CPU type, a GPU type, a System-pool VM size for each stack's cloud.
+OTHER_CLOUD_TYPES = {
+    "aws": ["e2-standard-4", "Standard_D4s_v5", "n1-standard-4", "Standard_NC4as_T4_v3", "not-a-machine"],
+    "azure": ["m6i.large", "e2-standard-4", "g4dn.xlarge", "a2-highgpu-1g", "m6i.lrage"],
+    "gcp": ["m6i.large", "Standard_D4s_v5", "g4dn.xlarge", "Standard_NC4as_T4_v3", "not-a-machine"],
+}
+HUGE = st.one_of(st.integers(min_value=5001, max_value=10**30), st.sampled_from([10**400, 2**63, 2**64 + 1]))
+
+
+def _cloud(config: dict[str, Any]) -> str:
+    return str(config[P + "cloud"])
+
+
+@st.composite
+def known_bad(draw: st.DrawFn, cloud: str) -> tuple[str, str, Any]:
+    """(section, field, value) of a class that every cloud must refuse; section "" is a top-level key."""
+    kind = draw(st.sampled_from(["huge", "duplicate", "quoted", "machine", "duration", "cidr", "tag", "replicas"]))
+    if kind == "huge":
+        section, field = draw(
+            st.sampled_from(
+                [("generalPool", "maxSize"), ("generalPool", "minSize"), ("gpuPools[0]", "maxSize"),
+                 ("gpuPools[0]", "minSize"), ("gpuPools[0]", "diskSizeGib"), ("generalPool", "diskSizeGib"),
+                 ("gpuPools[0]", "gpusPerNode"), ("devicePlugin", "timeSlicingReplicas")]
+            )
+        )  # fmt: skip
+        low = 65537 if field == "diskSizeGib" else 5001  # over every cloud's largest disk / Kubernetes' node limit
+        return (
+            section,
+            field,
+            draw(st.one_of(st.integers(low, 10**30), HUGE.filter(lambda n: n >= low))) * draw(st.sampled_from([1, -1])),
+        )
+    if kind == "duplicate":
+        section, field = draw(
+            st.sampled_from([("autoscaler", "expander"), ("generalPool", "instanceTypes"), ("cluster", "zones")])
+        )
+        return section, field, "duplicate"  # the current list with its first item repeated
+    if kind == "quoted":
+        quote = draw(st.sampled_from(['"', "'"]))
+        section, field = draw(
+            st.sampled_from(
+                [("", "cloud"), ("cluster", "kubernetesVersion"), ("cluster", "region"), ("gpuPools[0]", "gpu")]
+            )
+        )
+        return section, field, ("quote", quote)
+    if kind == "machine":
+        name = draw(st.sampled_from(OTHER_CLOUD_TYPES[cloud]))
+        section, field = draw(st.sampled_from([("generalPool", "instanceTypes"), ("gpuPools[0]", "instanceTypes")]))
+        return section, field, [name]
+    if kind == "duration":
+        field = draw(st.sampled_from(["maxNodeProvisionTime", "scaleDownDelayAfterAdd", "scaleDownUnneededTime"]))
+        return (
+            "autoscaler",
+            field,
+            draw(st.sampled_from(["999999h", "25h", "0s"] + (["1s"] if "Provision" in field else []))),
+        )
+    if kind == "cidr":
+        return (
+            "cluster",
+            "networkCidr",
+            draw(st.sampled_from(["10.0.0.0/016", "010.0.0.0/16", "10.0.0.1/16", "fd00::/64"])),
+        )
+    if kind == "tag":
+        key = draw(st.sampled_from(["a<b", "x>y", "50%", "a&b", "q?", "Name" if cloud == "aws" else "a\\b"]))
+        return "tags", key, "v"
+    return "devicePlugin", "timeSlicingReplicas", draw(st.sampled_from([1000, 999, 251, 0, 1]))
+
+
+def apply_bad(config: dict[str, Any], bad: tuple[str, str, Any]) -> str:
+    """Apply a known_bad edit; return the field path a refusal must start with (its section)."""
+    section, field, value = bad
+    if section == "":
+        target: Any = config
+        key = P + field
+    elif section.startswith("gpuPools"):
+        target, key = config[P + "gpuPools"][0], field
+    else:
+        target, key = config.setdefault(P + section, {}), field
+    if value == "duplicate":
+        current = list(target.get(key) or ["priority"])
+        value = [current[0], *current]
+    elif isinstance(value, tuple) and value[0] == "quote":
+        current = target.get(key) if key in target else "t4"
+        value = f"{value[1]}{current}{value[1]}"
+        if field == "gpu":
+            target.pop("instanceTypes", None)
+    target[key] = value
+    return section.split("[")[0] or field
+
+
+BAD_EXAMPLES = int(os.environ.get("ELASTIC_GPU_PROPERTY_EXAMPLES", "30"))
+
+
+@settings(SETTINGS, max_examples=BAD_EXAMPLES)
+@given(stack=st.sampled_from(STACKS), data=st.data())
+def test_known_bad_classes_are_refused_by_name(program, registered, stack, data) -> None:
+    """One edit of a class that got through before, alone on a shipped stack: refused, naming its section."""
+    config = stack_values(stack)
+    head = apply_bad(config, data.draw(known_bad(_cloud(config))))
+    path = program / "stacks" / "Pulumi.prop.yaml"
+    path.write_text(yaml.safe_dump({"config": config}, allow_unicode=True))
+    heads = [*TOP_LEVEL_KEYS, str(path)]
+    assert check_outcome(program, registered, heads) == "error", f"accepted: {config}"
+    with pytest.raises(ConfigError) as exc:
+        run_preview("prop", program)
+    assert any(p.startswith(head) for p in exc.value.problems), (head, exc.value.problems)
+
+
+@settings(SETTINGS, max_examples=BAD_EXAMPLES)
+@given(stack=st.sampled_from(STACKS), mutations=st.lists(mutation(), max_size=2), data=st.data())
+def test_known_bad_classes_stay_refused_under_other_mutations(program, registered, stack, mutations, data) -> None:
+    config = stack_values(stack)
+    apply_bad(config, data.draw(known_bad(_cloud(config))))
+    for kind, arg in mutations:
+        apply(config, kind, arg)
+    path = program / "stacks" / "Pulumi.prop.yaml"
+    path.write_text(yaml.safe_dump({"config": config}, allow_unicode=True))
+    heads = [*TOP_LEVEL_KEYS, *(str(k) for k in config), *(str(k).split(":", 1)[-1] for k in config), str(path)]
+    assert check_outcome(program, registered, heads) == "error", f"accepted: {config}"
 
 
 def test_the_property_runs_saw_both_outcomes() -> None:
