@@ -24,7 +24,9 @@ Common to every cloud (`ClusterHandle`):
 EKS (`EksClusterHandle`) adds ``region``, ``node_role_arn`` (the role the node
 groups use), ``subnet_ids`` (zone -> private subnet id), ``oidc_provider_arn`` and
 ``oidc_issuer_url`` (IRSA for the autoscaler), and ``node_dependencies``
-(resources a node group must wait for, e.g. the NAT route; empty for an existing cluster).
+(resources a node group must wait for, e.g. the NAT route; empty for an existing cluster); it may
+have ``eks_api_reachable`` (True: the nodes reach the EKS API, which the autoscaler calls to scale
+from zero; None or absent: unknown, and the autoscaler warns).
 
 AKS (`AksClusterHandle`) adds ``resource_group_name``, ``location`` and
 ``autoscaler_profile``: the managed autoscaler's settings when this library sets

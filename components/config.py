@@ -197,7 +197,8 @@ class ClusterConfig(_Model):
     """AWS only: `perZone` (default: each zone keeps egress when another zone fails) or `single` (dev)."""
     ecr_endpoints: bool = False
     """AWS only: ECR interface endpoints (api, dkr) so image pulls skip the NAT (pays off with heavy pulls
-    such as multi-GB CUDA images); default false. The S3 gateway endpoint (layers) is always there."""
+    such as multi-GB CUDA images), and the EKS one (the autoscaler's eks:DescribeNodegroup); default
+    false. The S3 gateway endpoint (layers) is always there."""
     control_plane_cidr: str = DEFAULT_GKE_CONTROL_PLANE_CIDR
     """GCP only, with privateNodes: the control plane's /28 (the firewall for webhooks such as Kueue's
     allows it); default 172.16.0.0/28. Changing it replaces the cluster."""

@@ -65,7 +65,8 @@ class EksClusterArgs:
     nat_gateways: str = "perZone"
     """Default "perZone": a NAT gateway per zone (a zone's failure cuts no other zone's egress); "single"."""
     ecr_endpoints: bool = False
-    """Default false; true adds ECR interface endpoints (image pulls skip the NAT)."""
+    """Default false; true adds ECR interface endpoints (image pulls skip the NAT) and an EKS one (the
+    autoscaler's eks:DescribeNodegroup for scale-from-zero stays in the VPC)."""
     public_access: bool = True
     """Default true: a public API endpoint besides the private one (nodes use the private one)."""
     public_access_cidrs: list[str] | None = None
@@ -253,6 +254,9 @@ class EksCluster(pulumi.ComponentResource):
         # on delete to remove instances and ENIs) and the private route out (image pulls).
         self.node_dependencies: list[pulumi.Resource] = [*self.node_role_attachments, *self.network.egress]
         self.tags: dict[str, str] = dict(args.tags)
+        #: the nodes reach the EKS API (the autoscaler's eks:DescribeNodegroup): through the NAT, and the
+        #: `eks` interface endpoint with `ecr_endpoints`
+        self.eks_api_reachable: bool | None = True
         self.register_outputs(
             {
                 "cluster_name": self.cluster_name,
@@ -339,6 +343,8 @@ class ExistingEksCluster(ExistingCluster):
         self.oidc_provider_arn: pulumi.Output[str] = pulumi.Output.from_input(oidc_provider_arn)
         self.oidc_issuer_url: pulumi.Output[str] = pulumi.Output.from_input(oidc_provider_url)
         self.node_dependencies: list[pulumi.Resource] = []
+        #: unknown here: whether the nodes reach the EKS API (a route out, or an `eks` interface endpoint)
+        self.eks_api_reachable: bool | None = None
         self._plain_facts(list(subnet_ids), kubernetes_version, tags)
 
         def from_cluster() -> pulumi.Input[str]:

@@ -115,6 +115,17 @@ def autoscaler(name, node_selector, tolerations=None):
 
 
 autoscaler("ok-ca", {"elastic-gpu.io/capacity": "on-demand", "elastic-gpu.io/node-class": "general"})
+# An autoscaler that lists its groups: every GPU group but bad-unlisted (ASG names eks-<group>-<uuid>).
+LISTED = [n for n in ("ok-spot", "ok-fallback", "bad-notaint", "bad-minsize", "bad-notspot", "bad-noasgtags",
+                      "bad-ownedtags", "bad-pinned", "bad-nolt", "bad-untagged", "bad-nofallback", "bad-toobig")]
+ng("bad-unlisted")
+k8s.apps.v1.Deployment("ok-ca-listed", metadata={"name": "ca2", "namespace": "kube-system"}, spec={
+    "selector": {"match_labels": {"app": "ca2"}},
+    "template": {"metadata": {"labels": {"app": "ca2"}}, "spec": {
+        "containers": [{"name": "ca", "image": "registry.k8s.io/autoscaling/cluster-autoscaler:v1.33.6",
+                        "command": ["./cluster-autoscaler", "--cloud-provider=aws",
+                                    *[f"--nodes=0:4:eks-c1-{n}-uuid" for n in LISTED]]}],
+        "node_selector": {"elastic-gpu.io/capacity": "on-demand", "elastic-gpu.io/node-class": "general"}}}})
 autoscaler("bad-ca", None, [{"key": "nvidia.com/gpu", "operator": "Exists"}])
 """
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from elastic_gpu.aws.node_groups import eks_node_group_name
 from elastic_gpu.errors import ConfigError
@@ -10,7 +11,7 @@ from elastic_gpu.offline.diff import build_diff
 from elastic_gpu.pool_view import EKS_NODE_GROUP
 from elastic_gpu.replacement import POOL_REPLACE_FIELDS
 from elastic_gpu.simulation.run import simulate
-from tests.conftest import stem
+from tests.conftest import stack_preview, stem
 from tests.test_components_aws import program
 from tests.test_diff import side
 
@@ -28,7 +29,8 @@ def test_autoscaler_in_its_own_namespace_reads_its_priorities_there(run_program)
     cm = preview.one("kubernetes:core/v1:ConfigMap", "ca-priorities").inputs
     assert cm["metadata"]["namespace"] == "autoscaling"
     # The default namespace needs no flag (the Deployment of existing stacks does not change).
-    assert not [f for f in _command(run_program(program())) if f.startswith("--namespace")]
+    default = stack_preview("aws-dev").one("kubernetes:apps/v1:Deployment", "cluster-autoscaler-deployment")
+    assert not [f for f in default.inputs["spec"]["template"]["spec"]["containers"][0]["command"] if "namespace" in f]
 
 
 # --- pulumi-eks: the offline mock refuses what pulumi-eks refuses; from_pulumi_eks ------------------
@@ -214,3 +216,55 @@ def test_the_name_digest_covers_every_replacing_field_of_the_table() -> None:
     assert eks_node_group_name("c-l4-spot", base | {"subnetIds": ["subnet-b", "subnet-a"]}) == name
     with pytest.raises(ValueError, match="labels"):
         eks_node_group_name("c-l4-spot", base | {"labels": {}})
+
+
+# --- scale-from-zero calls the EKS API: an interface endpoint in prod, a warning on existing clusters --
+
+
+def test_prod_declares_an_eks_interface_endpoint_beside_ecr() -> None:
+    from tests.conftest import stack_preview
+
+    prod = stack_preview("aws-prod")
+    endpoints = {r.inputs["serviceName"]: r.inputs for r in prod.of_type("aws:ec2/vpcEndpoint:VpcEndpoint")}
+    region = prod.config["elastic-gpu:cluster"]["region"]
+    eks = endpoints[f"com.amazonaws.{region}.eks"]
+    assert eks["vpcEndpointType"] == "Interface" and eks["privateDnsEnabled"] is True
+    assert eks["subnetIds"] == endpoints[f"com.amazonaws.{region}.ecr.api"]["subnetIds"]
+    assert not [w for w in prod.warnings if "eks:DescribeNodegroup" in w]
+
+
+def test_an_existing_cluster_gets_the_endpoint_warning() -> None:
+    from tests.test_examples import example
+
+    [warning] = [w for w in example("existing-eks-plain").warnings if "eks:DescribeNodegroup" in w]
+    assert warning.startswith("ClusterAutoscaler 'autoscaler': scaling a GPU group up from zero needs")
+    assert "`eks` interface endpoint (com.amazonaws.<region>.eks" in warning
+
+
+# --- a resize must not reset the node count the autoscaler set -----------------------------------------
+
+
+def test_the_project_refreshes_before_every_update() -> None:
+    from tests.conftest import ROOT
+
+    for project in [ROOT / "Pulumi.yaml", *sorted((ROOT / "examples").glob("*/Pulumi.yaml"))]:
+        assert yaml.safe_load(project.read_text())["options"] == {"refresh": "always"}, project
+
+
+def test_a_program_without_refresh_is_warned_that_a_resize_drains_the_group(run_program) -> None:
+    preview = run_program(program())  # run_program's Pulumi.yaml has no options
+    [warning] = [w for w in preview.warnings if "refresh" in w]
+    assert warning.startswith("Pulumi.yaml: add `options: {refresh: always}`: 4 node pool(s) leave their size")
+    assert "(ignore_changes: scalingConfig.desiredSize)" in warning and "0 for a GPU group" in warning
+    # the node groups themselves still keep the size out of the diff
+    assert all(
+        g.ignore_changes == ["scalingConfig.desiredSize"] for g in preview.of_type("aws:eks/nodeGroup:NodeGroup")
+    )
+
+
+def test_the_shipped_stacks_and_examples_are_not_warned_about_refresh() -> None:
+    from tests.conftest import stack_preview
+    from tests.test_examples import example
+
+    previews = [stack_preview("aws-dev"), example("existing-eks"), example("existing-eks-plain")]
+    assert not [w for p in previews for w in p.warnings if "refresh" in w]

@@ -7,6 +7,7 @@ import dataclasses
 from decimal import Decimal
 
 import pytest
+import yaml
 
 from elastic_gpu.gcp.kueue import CLUSTER_QUEUE
 from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
@@ -18,8 +19,8 @@ from elastic_gpu.simulation.pod import parse_quantity, pod_shape
 from elastic_gpu.simulation.run import pool_contracts
 from elastic_gpu.workload import job_manifest
 from tests.conftest import stack_preview
+from tests.test_stacks_common import STACKS
 
-STACKS = ["aws-dev", "aws-prod", "azure-dev", "azure-prod", "gcp-dev", "gcp-prod"]
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
 NODE_POOL = "gcp:container/nodePool:NodePool"
 
@@ -134,6 +135,21 @@ def test_a_cluster_queue_without_the_provisioning_check_never_asks_for_queued_no
     assert problem and "no ProvisioningRequest admission check of class queued-provisioning.gke.io" in problem
 
 
+def test_a_cluster_queue_or_flavor_that_is_not_declared() -> None:
+    def rename_flavor(spec):
+        spec["resourceGroups"][0]["flavors"][0]["name"] = "spot-flavor"
+
+    problem = admission_problem(_with_cluster_queue(rename_flavor), pod_shape(_training_job()))
+    assert problem == f"ClusterQueue {CLUSTER_QUEUE} names ResourceFlavor(s) spot-flavor, not declared (inactive)"
+    preview = stack_preview("gcp-prod")
+    without_cq = dataclasses.replace(
+        preview, resources=[r for r in preview.resources if r.type != f"{KUEUE}:ClusterQueue"]
+    )
+    assert admission_problem(without_cq, pod_shape(_training_job())) == (
+        f"LocalQueue 'dws-local-queue' points to ClusterQueue '{CLUSTER_QUEUE}', which is not declared"
+    )
+
+
 def test_a_null_namespace_selector_admits_from_no_namespace() -> None:
     preview = _with_cluster_queue(lambda spec: spec.pop("namespaceSelector"))
     assert "admits from no namespace" in admission_problem(preview, pod_shape(_training_job()))
@@ -191,3 +207,13 @@ def test_the_control_plane_reaches_kueues_webhook_and_visibility_api_on_the_clus
     assert "targetServiceAccounts" not in fw and "sourceTags" not in fw
     pools = p.of_type(NODE_POOL)
     assert pools and all(pool.inputs["nodeConfig"]["tags"] == ["elastic-gpu-gpu-prod"] for pool in pools)
+
+
+def test_the_workload_command_prints_a_job_kueue_admits_onto_the_queued_pool(capsys) -> None:
+    from elastic_gpu.__main__ import main
+
+    assert main(["workload", "--stack", "gcp-prod", "--pool", "training"]) == 0
+    job = yaml.safe_load(capsys.readouterr().out)
+    assert admission_problem(stack_preview("gcp-prod"), pod_shape(job)) is None
+    outcome = _outcome(stack_preview("gcp-prod"), job)
+    assert outcome.reaches and outcome.first_choice == "training-dws"

@@ -40,6 +40,7 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "azure": {"bad-nofallback"},
         "gcp": {"bad-nofallback"},
     },
+    "eks-gpu-groups-autoscaled": {"aws": {"bad-unlisted"}, "azure": set(), "gcp": set()},
     "gpu-pool-max-size-cap": {
         "aws": {"bad-toobig"},
         "azure": {"bad-toobig"},

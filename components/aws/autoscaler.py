@@ -27,6 +27,13 @@ if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import EksClusterHandle
     from elastic_gpu.pool_types import NodeGroupRef
 
+#: Said for a cluster whose handle cannot tell (an existing one) whether its nodes reach the EKS API.
+EKS_ENDPOINT_WARNING = (
+    "scaling a GPU group up from zero needs eks:DescribeNodegroup (the group's labels, taints and GPU count); "
+    "if the cluster's private subnets have no route to the internet, its VPC needs an `eks` interface endpoint "
+    "(com.amazonaws.<region>.eks, https://docs.aws.amazon.com/eks/latest/userguide/vpc-interface-endpoints.html) "
+    "besides those for autoscaling, ec2 and sts (cluster-autoscaler cloudprovider/aws/README.md)"
+)
 #: The AL2023 node's CA bundle, mounted as the official example does.
 AL2023_CA_BUNDLE = "/etc/ssl/certs/ca-bundle.crt"
 
@@ -115,6 +122,8 @@ def aws_flags(groups: list[NodeGroupRef]) -> list[pulumi.Input[str]]:
 def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Resource) -> dict[str, object]:
     """EKS: the upstream autoscaler as a Deployment, with an IRSA role."""
     cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
+    if getattr(cluster, "eks_api_reachable", None) is None:
+        pulumi.log.warn(f"ClusterAutoscaler '{name}': {EKS_ENDPOINT_WARNING}")
     image = args.image or autoscaler_image(name, cluster.kubernetes_version)
     groups = node_groups_of(args)
     role, role_policy = build_autoscaler_role(

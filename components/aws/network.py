@@ -133,15 +133,20 @@ def build_network(
         opts=opts,
     )
     if ecr_endpoints:
-        egress += _ecr_endpoints(name, vpc, cidr, region, list(private.values()), cluster_name, tags, opts)
+        egress += _interface_endpoints(name, vpc, cidr, region, list(private.values()), cluster_name, tags, opts)
     return Network(vpc_id=vpc.id, private_subnet_ids=private, public_subnet_ids=public, egress=egress)
 
 
 #: ECR's two interface endpoints: the registry API (auth, manifests) and the Docker endpoint.
 ECR_SERVICES = ("ecr.api", "ecr.dkr")
+#: The EKS API: the autoscaler reads an empty managed group's labels, taints and resources tags with
+#: eks:DescribeNodegroup to scale it from zero; "For private clusters ... you need to create an interface
+#: endpoint for Amazon EKS" (kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/README.md).
+EKS_SERVICE = "eks"
+INTERFACE_SERVICES = (*ECR_SERVICES, EKS_SERVICE)
 
 
-def _ecr_endpoints(
+def _interface_endpoints(
     name: str,
     vpc: aws.ec2.Vpc,
     cidr: str,
@@ -151,8 +156,9 @@ def _ecr_endpoints(
     tags: dict[str, str],
     opts: pulumi.ResourceOptions,
 ) -> list[pulumi.Resource]:
-    """Interface endpoints for ECR in every private subnet, reachable on 443 from the VPC only. They cost per
-    hour and zone but save the NAT's per-GB processing on every image pull (worth it for GPU images)."""
+    """Interface endpoints for ECR and EKS in every private subnet, reachable on 443 from the VPC only. They
+    cost per hour and zone but save the NAT's per-GB processing on every image pull (worth it for GPU
+    images), and keep the autoscaler's eks:DescribeNodegroup calls inside the VPC."""
     sg = aws.ec2.SecurityGroup(
         f"{name}-endpoints",
         vpc_id=vpc.id,
@@ -173,5 +179,5 @@ def _ecr_endpoints(
             tags={**tags, "Name": f"{cluster_name}-{service}"},
             opts=opts,
         )
-        for service in ECR_SERVICES
+        for service in INTERFACE_SERVICES
     ]

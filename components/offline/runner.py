@@ -30,6 +30,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
 from elastic_gpu.offline.mocks import REMOTE_COMPONENTS, StackMocks, UserMocks
+from elastic_gpu.replacement import POOL_NAME_FIELD
 
 SECRET_MASK = "[secret]"
 #: How an unknown value (known only after deployment) shows in reports. The captured inputs keep
@@ -273,7 +274,35 @@ def run_preview(stack: str, program_dir: Path | str = ".") -> Preview:
     engine_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
     main = program.main
     # A fresh context: Pulumi keeps its settings and root stack in context variables.
-    return contextvars.Context().run(_run, project, stack, engine_config, main, config)
+    preview = contextvars.Context().run(_run, project, stack, engine_config, main, config)
+    preview.warnings += refresh_warnings(program.project_file, preview.resources)
+    return preview
+
+
+#: What a project file needs so that `pulumi up` sends the live node count (Pulumi project file reference:
+#: `options.refresh: always` runs a refresh as part of every preview, update and destroy).
+REFRESH_OPTION = "options: {refresh: always}"
+
+
+def refresh_warnings(project_file: dict[str, Any], resources: list[CapturedResource]) -> list[str]:
+    """A program whose node pools leave their size to the autoscaler (ignore_changes) needs a refresh before
+    each update: the engine fills an ignored input with its old value, and the provider's update sends it
+    with the rest of the scaling config (terraform-provider-aws eks/node_group.go resourceNodeGroupUpdate
+    sends the whole scaling_config), so without a refresh an EKS group goes back to its size at creation."""
+    options = project_file.get("options")
+    if isinstance(options, dict) and options.get("refresh") == "always":
+        return []
+    pools = [r for r in resources if r.type in POOL_NAME_FIELD and r.ignore_changes]
+    if not pools:
+        return []
+    sizes = sorted({path for r in pools for path in r.ignore_changes})
+    return [
+        f"Pulumi.yaml: add `{REFRESH_OPTION}`: {len(pools)} node pool(s) leave their size to the autoscaler "
+        f"(ignore_changes: {', '.join(sizes)}), but an update of such a pool (a new min or max size) sends the "
+        "size last read into the state, the size at creation unless refreshed: 0 for a GPU group, so `pulumi up` "
+        "drains the nodes the autoscaler started. With the option every preview and up reads the live size "
+        "first (or run `pulumi up --refresh`)."
+    ]
 
 
 class _Collect(logging.Handler):

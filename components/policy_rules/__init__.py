@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
 
-from elastic_gpu.policy_rules.aws_rules import eks_autoscaler_asg_tags
+from elastic_gpu.policy_rules.aws_rules import eks_autoscaler_asg_tags, eks_gpu_groups_autoscaled
 from elastic_gpu.policy_rules.cost_rules import cost_allocation_tags, gpu_monthly_cost_ceiling
 from elastic_gpu.policy_rules.scaling_rules import (
     autoscaler_owned_size_ignored,
@@ -51,6 +51,7 @@ ALL_POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
         cost_allocation_tags,  # 10
         spot_gpu_pool_on_demand_fallback,  # 11
         gpu_pool_max_size_cap,  # 12
+        eks_gpu_groups_autoscaled,  # issue 16: the autoscaler lists its groups
         kubernetes_version_standard_support,  # 13
         kubernetes_version_not_end_of_life,  # 13
     )

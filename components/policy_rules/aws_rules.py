@@ -126,3 +126,71 @@ eks_autoscaler_asg_tags = StackValidationPolicy(
     enforcement_level=EnforcementLevel.MANDATORY,
     validate=validate_asg_tags,
 )
+
+
+# --- eks-gpu-groups-autoscaled ------------------------------------------------------------------------
+
+DEPLOYMENT = "kubernetes:apps/v1:Deployment"
+
+
+def _listed_asgs(deployment: PolicyResource) -> list[str] | None:
+    """The ASG names an AWS cluster-autoscaler Deployment lists with `--nodes=<min>:<max>:<name>`; None
+    when it is not one, or finds its groups by tag (`--node-group-auto-discovery`: every group EKS tagged)."""
+    spec = ((props_of(deployment).get("spec") or {}).get("template") or {}).get("spec") or {}
+    for container in spec.get("containers") or []:
+        words = [*(container.get("command") or []), *(container.get("args") or [])]
+        if not words or not str(words[0]).endswith("cluster-autoscaler") or "--cloud-provider=aws" not in words:
+            continue
+        if any(str(w).startswith("--node-group-auto-discovery") for w in words):
+            return None
+        return [str(w).split(":", 2)[-1] for w in words if str(w).startswith("--nodes=")]
+    return None
+
+
+def validate_gpu_groups_autoscaled(args: StackValidationArgs, report: ReportViolation) -> None:
+    listed: list[str] = []
+    autoscalers = 0
+    for r in args.resources:
+        if r.resource_type != DEPLOYMENT:
+            continue
+        try:
+            names = _listed_asgs(r)
+        except UnknownValueError:
+            return  # a real preview: the ASG names are known only after the node groups exist
+        if names is not None:
+            autoscalers += 1
+            listed += names
+    if not autoscalers:
+        return  # no autoscaler with a list in this stack (it may run elsewhere)
+    for ng in args.resources:
+        if ng.resource_type != EKS_NODE_GROUP:
+            continue
+        props = props_of(ng)
+        try:
+            name = props.get("nodeGroupName")
+            gpu = any(pool.gpu for pool in pools_of(ng.resource_type, ng.name, props))
+        except UnknownValueError:
+            continue
+        if not gpu or not isinstance(name, str):
+            continue
+        # EKS names a managed node group's ASG eks-<nodeGroupName>-<uuid>.
+        if not any(asg.startswith(f"eks-{name}-") for asg in listed):
+            report(
+                f"GPU node group '{name}' is not among the groups this stack's cluster-autoscaler scales "
+                "(--nodes=<min>:<max>:<ASG>), so nothing scales it up from zero. Pass its SpotGpuPool in "
+                "ClusterAutoscalerArgs.gpu_pools.",
+                ng.urn,
+            )
+
+
+eks_gpu_groups_autoscaled = StackValidationPolicy(
+    name="eks-gpu-groups-autoscaled",
+    description=(
+        "Where the stack's cluster-autoscaler lists the groups it scales (--nodes, as elastic-gpu's does: EKS tags "
+        "every managed group for auto-discovery, so a tag cannot single out the library's), every EKS GPU node "
+        "group is among them; otherwise it never scales up from zero. Fix: pass the pool in "
+        "ClusterAutoscalerArgs.gpu_pools."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_gpu_groups_autoscaled,
+)

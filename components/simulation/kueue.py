@@ -43,9 +43,8 @@ def _spec(obj: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _check_names(cq_spec: dict[str, Any]) -> list[str]:
-    """v1beta2 names checks in admissionChecksStrategy; v1beta1 also in admissionChecks."""
-    strategy = (cq_spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []
-    return [c.get("name", "") for c in strategy] + list(cq_spec.get("admissionChecks") or [])
+    """v1beta2 names a ClusterQueue's checks in admissionChecksStrategy (the API the library declares)."""
+    return [c.get("name", "") for c in (cq_spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []]
 
 
 def _provisions_queued_nodes(preview: Preview, check_name: str) -> bool:
