@@ -11,6 +11,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.args_doc import documented
+from elastic_gpu.aws import rules as aws_rules
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from elastic_gpu.aws.network import build_network
 from elastic_gpu.cluster_handle import (
@@ -23,6 +24,7 @@ from elastic_gpu.cluster_handle import (
 )
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.kubeconfig import exec_kubeconfig
+from elastic_gpu.validation import args_type_problems, shown_value
 
 if TYPE_CHECKING:
     import pulumi_eks
@@ -71,6 +73,16 @@ class EksClusterArgs:
     """Default true: a public API endpoint besides the private one (nodes use the private one)."""
     public_access_cidrs: list[str] | None = None
     """IPv4 ranges allowed on the public endpoint; default None: anywhere (EKS's 0.0.0.0/0)."""
+
+
+def eks_cluster_problems(name: str, args: EksClusterArgs) -> list[str]:
+    """The argument types, the region and its zones (the stack config's own rules, components/aws/rules.py)."""
+    where = f"EksCluster '{name}': EksClusterArgs."
+    if problems := args_type_problems(where, args):
+        return problems
+    if args.region not in aws_rules.REGIONS:
+        return [f"{where}region: {args.region!r} is not an AWS region; allowed: {', '.join(aws_rules.REGIONS)}"]
+    return aws_rules.zone_problems(lambda i, _: f"{where}zones[{i}]", args.region, args.zones)
 
 
 class EksCluster(pulumi.ComponentResource):
@@ -180,6 +192,7 @@ class EksCluster(pulumi.ComponentResource):
         )
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        raise_if(eks_cluster_problems(name, args), source=f"EksCluster '{name}'")
         super().__init__(TYPE_TOKEN, name, None, opts)
         self.args = args
         child = pulumi.ResourceOptions(parent=self)
@@ -327,7 +340,7 @@ class ExistingEksCluster(ExistingCluster):
             oidc_provider_url=oidc_provider_url,
         )
         problems += version_problems(where, kubernetes_version)
-        problems += subnet_ids_problems(where, subnet_ids)
+        problems += subnet_ids_problems(where, subnet_ids, known_region(region))
         if region is not None and not is_input_str(region):
             problems.append(f"{where}region: must be a string or an Output, got {type(region).__name__} {region!r}")
         problems += k8s_provider_problems(where, k8s_provider)
@@ -359,16 +372,28 @@ class ExistingEksCluster(ExistingCluster):
         self.register_outputs({"cluster_name": self.cluster_name, "node_role_arn": self.node_role_arn})
 
 
-def subnet_ids_problems(where: str, subnet_ids: Any) -> list[str]:
+def subnet_ids_problems(where: str, subnet_ids: Any, region: str | None = None) -> list[str]:
+    """A map of zone name -> private subnet id, each zone a zone of `region` (when known before deployment)."""
     if not isinstance(subnet_ids, Mapping) or not subnet_ids:
+        hint = " (a list has no zones: the node groups are per zone)" if isinstance(subnet_ids, list | tuple) else ""
         return [
             f"{where}subnet_ids: must map each zone to a private subnet id, e.g. "
-            f'{{"us-east-1a": "subnet-0abc..."}}, got {subnet_ids!r}'
+            f'{{"us-east-1a": "subnet-0abc..."}}{hint}, got {shown_value(subnet_ids)}'
         ]
     problems = [f"{where}subnet_ids: zone {z!r} must be a plain string" for z in subnet_ids if not isinstance(z, str)]
     problems += [
-        f"{where}subnet_ids[{z!r}]: must be a subnet id (a string or an Output), got {type(v).__name__} {v!r}"
+        f"{where}subnet_ids[{z!r}]: must be a subnet id (a string or an Output), got {shown_value(v)}"
         for z, v in subnet_ids.items()
         if not is_input_str(v)
     ]
+    if not problems:
+        problems += aws_rules.zone_problems(lambda _, z: f"{where}subnet_ids[{z!r}]", region, list(subnet_ids))
     return problems
+
+
+def known_region(region: object) -> str | None:
+    """The region when it is known before deployment: the argument, else the AWS provider's `aws:region`
+    config (an Output region, or none configured: None)."""
+    if isinstance(region, str):
+        return region
+    return pulumi.Config("aws").get("region") if region is None else None

@@ -18,7 +18,9 @@ from elastic_gpu.cluster_handle import (
     version_problems,
     zones_problems,
 )
+from elastic_gpu.gcp import rules as gcp_rules
 from elastic_gpu.kubeconfig import exec_kubeconfig
+from elastic_gpu.validation import args_type_problems
 
 TYPE_TOKEN = "elastic-gpu:index:GkeCluster"
 EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingGkeCluster"
@@ -69,6 +71,14 @@ class GkeClusterArgs:
         return self.region if self.regional else self.zones[0]
 
 
+def gke_cluster_problems(name: str, args: GkeClusterArgs) -> list[str]:
+    """The argument types and the zones of the region (the stack config's own rules, components/gcp/rules.py)."""
+    where = f"GkeCluster '{name}': GkeClusterArgs."
+    if problems := args_type_problems(where, args):
+        return problems
+    return gcp_rules.zone_problems(lambda i, _: f"{where}zones[{i}]", args.region, args.zones)
+
+
 class GkeCluster(pulumi.ComponentResource):
     """A GKE Standard cluster with its default node pool removed.
 
@@ -113,6 +123,7 @@ class GkeCluster(pulumi.ComponentResource):
         )
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        raise_if(gke_cluster_problems(name, args), source=f"GkeCluster '{name}'")
         super().__init__(TYPE_TOKEN, name, None, opts)
         self.args = args
         child = pulumi.ResourceOptions(parent=self)
@@ -238,6 +249,9 @@ class ExistingGkeCluster(ExistingCluster):
         where = f"GkeCluster.existing '{resource_name}': "
         problems = input_str_problems(where, cluster_name=cluster_name, project=project, location=location)
         problems += zones_problems(where, zones)
+        if not problems:
+            region = gcp_rules.location_region(location) if isinstance(location, str) else None
+            problems += gcp_rules.zone_problems(lambda i, _: f"{where}zones[{i}]", region, list(zones))
         problems += version_problems(where, kubernetes_version)
         problems += k8s_provider_problems(where, k8s_provider)
         raise_if(problems, source=f"GkeCluster.existing '{resource_name}'")

@@ -380,10 +380,17 @@ def _checkable(hint: Any) -> bool:
     return module.startswith("elastic_gpu.") or (hint.__name__ == "Provider" and module.startswith("pulumi_kubernetes"))
 
 
+def _sequence_ok(hint: Any) -> Any:
+    """A `tuple[X, ...]` field takes a list too (a default may be a tuple only to stay immutable)."""
+    if get_origin(hint) is tuple and len(get_args(hint)) == 2 and get_args(hint)[1] is Ellipsis:
+        return hint | list[get_args(hint)[0]]  # type: ignore[index]
+    return hint
+
+
 @cache
 def _args_model(cls: type) -> type[BaseModel] | None:
     hints = get_type_hints(cls, include_extras=True)
-    fields = {f.name: (hints[f.name], ...) for f in dataclasses.fields(cls) if _checkable(hints[f.name])}
+    fields = {f.name: (_sequence_ok(hints[f.name]), ...) for f in dataclasses.fields(cls) if _checkable(hints[f.name])}
     if not fields:
         return None
     config = ConfigDict(strict=True, arbitrary_types_allowed=True, allow_inf_nan=False)

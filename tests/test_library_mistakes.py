@@ -3,6 +3,7 @@ with a message naming the argument as the program wrote it, and nothing of the e
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pulumi
@@ -36,7 +37,7 @@ cluster = EksCluster.existing(
     subnet_ids=SUBNETS,
     oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/ABC",
     oidc_provider_url="https://oidc.eks.us-east-1.amazonaws.com/id/ABC",
-    region="us-east-1",
+    REGION
     tags=TAGS,
 )
 l4 = SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, instance_types=TYPES, max_size=MAX, on_demand_fallback=True,
@@ -50,15 +51,16 @@ GOOD = {
     "MAX": "4",
     "AUTOSCALER": "",
     "POOL": "",
+    "REGION": 'region="us-east-1",',
 }
 
 
-def write(tmp_path: Path, **change: str) -> Path:
+def write(tmp_path: Path, config: str = "config: {}\n", **change: str) -> Path:
     source = PROGRAM
     for key, value in (GOOD | change).items():
         source = source.replace(key, value)
     (tmp_path / "Pulumi.yaml").write_text("name: consumer\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text(config)
     (tmp_path / "__main__.py").write_text(source)
     return tmp_path
 
@@ -127,6 +129,25 @@ MISTAKES = {
         "Make one pool per model, or set mixed_gpu_models=True",
         "l4",
     ),
+    # Zones are checked against the region (they were only compared with the subnet map's own keys).
+    "zone of another region": (
+        {"SUBNETS": '{"us-east-1a": "subnet-1", "eu-central-1b": "subnet-2"}'},
+        "EksCluster.existing 'ml': subnet_ids['eu-central-1b']: 'eu-central-1b' is not a zone of region 'us-east-1'",
+        "ml",
+    ),
+    "availability-zone id": (
+        {"SUBNETS": '{"use1-az1": "subnet-1"}'},
+        "EksCluster.existing 'ml': subnet_ids['use1-az1']: 'use1-az1' is an availability-zone id; EC2 and EKS take "
+        "the zone's name",
+        "ml",
+    ),
+    # A list where a map is expected printed the Outputs' reprs.
+    "subnet list": (
+        {"SUBNETS": '[pulumi.Output.from_input("subnet-1"), pulumi.Output.from_input("subnet-2")]'},
+        "EksCluster.existing 'ml': subnet_ids: must map each zone to a private subnet id, e.g. "
+        '{"us-east-1a": "subnet-0abc..."} (a list has no zones: the node groups are per zone), got a list of 2 values',
+        "ml",
+    ),
 }
 
 
@@ -179,3 +200,52 @@ def test_the_stack_config_asks_for_any_of_these_gpus_in_its_own_words() -> None:
     assert "set mixedGpuModels: true to accept any of these GPUs" in str(exc.value)
     pool["mixedGpuModels"] = True
     assert load_stack_config(values).gpu_pools[0].mixed_gpu_models
+
+
+def test_zones_are_checked_against_the_aws_provider_s_region(tmp_path, capsys) -> None:
+    """No `region` argument: the region is the AWS provider's `aws:region`, known before deployment."""
+    program = write(tmp_path, config="config:\n  aws:region: eu-central-1\n", REGION="")
+    assert main(["preview", "--program", str(program), "--stack", "dev"]) == 2
+    assert "subnet_ids['us-east-1a']: 'us-east-1a' is not a zone of region 'eu-central-1'" in capsys.readouterr().err
+    program = write(tmp_path, config="config:\n  aws:region: us-east-1\n", REGION="")
+    assert main(["preview", "--program", str(program), "--stack", "dev"]) == 0
+
+
+def test_an_eks_cluster_s_zones_belong_to_its_region(run_program) -> None:
+    source = """
+from elastic_gpu import EksCluster, EksClusterArgs
+zones = ["eu-central-1a", "us-east-1b", "euc1-az2"]
+EksCluster("c", EksClusterArgs(cluster_name="c", region="eu-central-1", zones=zones, kubernetes_version="1.35"))
+"""
+    with pytest.raises(ConfigError) as exc:
+        run_program(source)
+    assert exc.value.problems == [
+        "EksCluster 'c': EksClusterArgs.zones[1]: 'us-east-1b' is not a zone of region 'eu-central-1'; allowed: "
+        "eu-central-1a, eu-central-1b, ...",
+        "EksCluster 'c': EksClusterArgs.zones[2]: 'euc1-az2' is an availability-zone id; EC2 and EKS take the zone's "
+        "name, such as eu-central-1a (`aws ec2 describe-availability-zones --zone-ids euc1-az2` shows it)",
+    ]
+
+
+GKE = """
+from elastic_gpu import GkeCluster
+GkeCluster.existing("g", cluster_name="g", project="my-project-1", location=LOCATION, zones=ZONES,
+                    kubernetes_version="1.35", private_nodes=True)
+"""
+
+
+@pytest.mark.parametrize(
+    ("location", "zones", "problem"),
+    [
+        ('"europe-west4"', '["us-central1-a"]', "zones[0]: 'us-central1-a' is not a zone of region 'europe-west4'"),
+        ('"europe-west4-a"', '["europe-west4-b", "europe-west1-b"]', "zones[1]: 'europe-west1-b' is not a zone of"),
+        ('"europe-west4-a"', '["europe-west4-b"]', None),  # a zonal cluster's pools may use the region's zones
+    ],
+)
+def test_a_gke_zone_belongs_to_the_cluster_s_location(run_program, location: str, zones: str, problem) -> None:
+    source = GKE.replace("LOCATION", location).replace("ZONES", zones)
+    if problem is None:
+        run_program(source)
+        return
+    with pytest.raises(ConfigError, match=re.escape(f"GkeCluster.existing 'g': {problem}")):
+        run_program(source)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from elastic_gpu.aws.network import MAX_ZONES
@@ -125,6 +126,33 @@ def warnings(cfg: StackConfig) -> list[str]:
     return out
 
 
+#: An availability-zone id (`use1-az1`, `euc1-az2`): one physical zone in every account, but EC2 and EKS
+#: take the zone's name (`eu-central-1b`) in subnets and node groups ("AZ IDs", AWS RAM User Guide).
+AZ_ID_PATTERN = r"[a-z]{2,5}[0-9]-az[0-9]+"
+#: A zone name: the region's name and a letter (`us-east-1a`, `us-gov-west-1b`).
+ZONE_NAME_PATTERN = r"[a-z]{2}(-[a-z]+)+-[0-9]+[a-z]"
+
+
+def zone_problems(field: Callable[[int, str], str], region: str | None, zones: Sequence[str]) -> list[str]:
+    """Each zone is a zone name of `region` (of any region when it is not known before deployment), not
+    an AZ id; `field(i, zone)` names where the zone was written (`cluster.zones[0]`, `subnet_ids['x']`)."""
+    problems = []
+    example = f"{region or 'us-east-1'}a"
+    for i, zone in enumerate(zones):
+        if re.fullmatch(AZ_ID_PATTERN, zone):
+            problems.append(
+                f"{field(i, zone)}: {zone!r} is an availability-zone id; EC2 and EKS take the zone's name, such as "
+                f"{example} (`aws ec2 describe-availability-zones --zone-ids {zone}` shows it)"
+            )
+        elif region is None and not re.fullmatch(ZONE_NAME_PATTERN, zone):
+            problems.append(f"{field(i, zone)}: {zone!r} is not an availability-zone name such as {example}")
+        elif region is not None and not re.fullmatch(re.escape(region) + r"[a-z]", zone):
+            problems.append(
+                f"{field(i, zone)}: {zone!r} is not a zone of region {region!r}; allowed: {region}a, {region}b, ..."
+            )
+    return problems
+
+
 def validate(cfg: StackConfig) -> list[str]:
     problems: list[str] = []
     region = cfg.cluster.region
@@ -134,11 +162,7 @@ def validate(cfg: StackConfig) -> list[str]:
     problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
     for i, pool in enumerate(cfg.gpu_pools):
         problems += bounds_problems(f"gpuPools[{i}].diskSizeGib", pool.disk_size_gib, DISK_GIB, " GiB")
-    for i, zone in enumerate(cfg.cluster.zones):
-        if not re.fullmatch(re.escape(region) + r"[a-z]", zone):
-            problems.append(
-                f"cluster.zones[{i}]: {zone!r} is not a zone of region {region!r}; allowed: {region}a, {region}b, ..."
-            )
+    problems += zone_problems(lambda i, _: f"cluster.zones[{i}]", region, cfg.cluster.zones)
     if len(cfg.cluster.zones) > MAX_ZONES:
         problems.append(f"cluster.zones: at most {MAX_ZONES} zones (got {len(cfg.cluster.zones)})")
     if cfg.general_pool.spot:

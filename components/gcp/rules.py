@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
@@ -92,6 +93,29 @@ def machine_family(machine_type: str) -> str:
     return machine_type.split("-", 1)[0]
 
 
+#: A Compute Engine zone: its region's name, "-" and a letter (`us-central1-a`).
+ZONE_PATTERN = r"[a-z]+(-[a-z]+)+[0-9]+-[a-z]"
+
+
+def location_region(location: str) -> str:
+    """The region of a GKE location, which is a region (regional cluster) or a zone (zonal cluster)."""
+    return location.rsplit("-", 1)[0] if re.fullmatch(ZONE_PATTERN, location) else location
+
+
+def zone_problems(field: Callable[[int, str], str], region: str | None, zones: Sequence[str]) -> list[str]:
+    """Each zone is a zone of `region` (any zone when the region is known only at deploy time); `field(i, zone)`
+    names where it was written (`cluster.zones[0]`, `GkeCluster.existing 'x': zones[0]`)."""
+    problems = []
+    for i, zone in enumerate(zones):
+        if region is None and not re.fullmatch(ZONE_PATTERN, zone):
+            problems.append(f"{field(i, zone)}: {zone!r} is not a Compute Engine zone such as us-central1-a")
+        elif region is not None and not re.fullmatch(re.escape(region) + r"-[a-z]", zone):
+            problems.append(
+                f"{field(i, zone)}: {zone!r} is not a zone of region {region!r}; allowed: {region}-a, {region}-b, ..."
+            )
+    return problems
+
+
 def validate(cfg: StackConfig) -> list[str]:
     problems: list[str] = []
     c = cfg.cluster
@@ -116,11 +140,7 @@ def validate(cfg: StackConfig) -> list[str]:
             )
     for i, pool in enumerate(cfg.gpu_pools):
         problems += bounds_problems(f"gpuPools[{i}].diskSizeGib", pool.disk_size_gib, DISK_GIB, " GiB")
-    for i, zone in enumerate(c.zones):
-        if not re.fullmatch(re.escape(region) + r"-[a-z]", zone):
-            problems.append(
-                f"cluster.zones[{i}]: {zone!r} is not a zone of region {region!r}; allowed: {region}-a, {region}-b, ..."
-            )
+    problems += zone_problems(lambda i, _: f"cluster.zones[{i}]", region, c.zones)
     if not c.project:
         problems.append("cluster.project: required on gcp (the GCP project id that holds the cluster)")
     gp = cfg.general_pool
