@@ -79,6 +79,7 @@ def gpu_pool_args(cfg: StackConfig, p: GpuPoolConfig, handle: Any, cloud_args: d
             "spot": p.spot,
             "on_demand_fallback": p.on_demand_fallback,
             "fallback_max_size": p.fallback_max_size,
+            "max_minutes_to_fallback": p.max_minutes_to_fallback,
             "per_zone": p.per_zone,
             "mixed_gpu_models": p.mixed_gpu_models,
             "disk_size_gib": p.disk_size_gib,

@@ -234,6 +234,10 @@ class GpuPoolConfig(_Model):
     fallback_max_size: int | None = Field(default=None, ge=1, le=MAX_NODES)
     """With `onDemandFallback`: the most on-demand fallback nodes, in total over the fallback's groups
     (default: maxSize). The pool's worst case is maxSize + fallbackMaxSize nodes."""
+    max_minutes_to_fallback: float | None = Field(default=None, gt=0)
+    """With `onDemandFallback`: the most minutes a pending GPU pod may wait, every spot group out of
+    capacity, until the autoscaler asks the fallback (`simulate`'s worst case; `policy` refuses a pool
+    that cannot keep it). Default: the cloud's (aws 10, azure 20, gcp 10)."""
     spot: bool = True
     """Default true: spot / low-priority capacity."""
     on_demand_fallback: bool = False

@@ -140,7 +140,9 @@ class EksCluster(pulumi.ComponentResource):
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingEksCluster:
-        """A handle on a `pulumi_eks.Cluster` (built with `create_oidc_provider=True` for IRSA).
+        """A handle on a `pulumi_eks.Cluster` (built with `create_oidc_provider=True` for IRSA: without it the
+        cluster reports an empty OIDC provider ARN, the autoscaler's role would trust `"Federated": ""`, and
+        the `eks-irsa-trusts-an-oidc-provider` policy fails; the value is known only once the cluster exists).
 
         Reads its EKS cluster's name, its OIDC provider and its kubeconfig (which runs
         `aws eks get-token`). `subnet_ids` maps each zone the pools may use to a private

@@ -108,7 +108,13 @@ class GkeCluster(pulumi.ComponentResource):
         private_nodes: bool | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingGkeCluster:
-        """A handle on a GKE Standard cluster this library did not create (see `ExistingGkeCluster`)."""
+        """A handle on a GKE Standard cluster this library did not create (see `ExistingGkeCluster`).
+
+        `private_nodes`: set True when the cluster's nodes are private (its
+        privateClusterConfig.enablePrivateNodes), so the pools' node pools are private too; False
+        gives them public IPs. Left None, the pools inherit a setting the policy pack cannot see, and
+        `no-public-node-ips` fails for every pool's node pool.
+        """
         return ExistingGkeCluster(
             resource_name,
             cluster_name=cluster_name,
@@ -228,6 +234,11 @@ class ExistingGkeCluster(ExistingCluster):
     clusters get-credentials` does: endpoint and CA from `gcp.container.getCluster`,
     tokens from `gke-gcloud-auth-plugin`. GKE's autoscaler is managed per node
     pool, so nothing else about the cluster is needed.
+
+    `private_nodes`: True when the cluster's nodes are private (the node pools then set
+    networkConfig.enablePrivateNodes); False: public node IPs; None (default): the node pools say
+    nothing, and the `no-public-node-ips` policy fails for each of them, since it cannot see the
+    cluster's own setting.
     """
 
     cloud = "gcp"

@@ -23,6 +23,8 @@ from elastic_gpu.validation import (
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
 
 TYPE_TOKEN = "elastic-gpu:index:SpotGpuPool"
+#: The component input that records the pool's promise (read back by the simulator and the policy).
+PROMISE_INPUT = "maxMinutesToFallback"
 
 DEFAULT_MIN_SIZE = 0
 DEFAULT_DISK_SIZE_GIB = 100
@@ -46,6 +48,10 @@ class SpotGpuPoolArgs:
     """Default false: add on-demand groups (min 0) the autoscaler tries after the spot ones."""
     fallback_max_size: int | None = None
     """The most on-demand fallback nodes, in total over the fallback's groups; default: max_size."""
+    max_minutes_to_fallback: float | None = None
+    """With on_demand_fallback: the most minutes a pending GPU pod may wait, every spot group out
+    of capacity, until the autoscaler asks the fallback; the `policy` gate refuses a pool whose
+    simulated worst case exceeds it. Default None: the cloud's (aws 10, azure 20, gcp 10)."""
     per_zone: bool = True
     """Default true: one node group per zone (seed 002: no cross-zone rebalancing of GPU nodes)."""
     zones: list[str] | None = None
@@ -85,6 +91,15 @@ class SpotGpuPoolArgs:
         if not self.on_demand_fallback:
             return 0
         return self.max_size if self.fallback_max_size is None else self.fallback_max_size
+
+    @property
+    def fallback_promise(self) -> float | None:
+        """max_minutes_to_fallback, or the cloud's default; None without a fallback."""
+        if not self.on_demand_fallback:
+            return None
+        if self.max_minutes_to_fallback is not None:
+            return float(self.max_minutes_to_fallback)
+        return float(cloud_module(self.cluster.cloud, "pools").DEFAULT_MAX_MINUTES_TO_FALLBACK)
 
     @property
     def gpus_per_node(self) -> int:
@@ -133,6 +148,7 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
         problems.append(f"{where}on_demand_fallback: only a spot pool can fall back to on-demand (spot=False)")
     if args.fallback_max_size is not None and not args.on_demand_fallback:
         problems.append(f"{where}fallback_max_size: set only with on_demand_fallback (got {args.fallback_max_size})")
+    problems += promise_problems(where, args)
     if problems:
         return problems  # the group counts below need valid types and zones
     pools = cloud_module(args.cluster.cloud, "pools")
@@ -148,6 +164,17 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
                 f"needs a max of at least 1, so it must be >= {groups} (got {total})"
             )
     return problems
+
+
+def promise_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
+    value = args.max_minutes_to_fallback
+    if value is None:
+        return []
+    if value <= 0:  # its type (a finite number) is args_type_problems'
+        return [f"{where}max_minutes_to_fallback: must be a number of minutes > 0 (got {value!r})"]
+    if not args.on_demand_fallback:
+        return [f"{where}max_minutes_to_fallback: set only with on_demand_fallback (got {value!r})"]
+    return []
 
 
 class SpotGpuPool(PoolComponent):
@@ -166,8 +193,13 @@ class SpotGpuPool(PoolComponent):
         pools = cloud_module(args.cluster.cloud, "pools")
         #: what a pod needs to land on this pool (tolerations, node selector, Job labels)
         self.workload: WorkloadContract = pools.workload_contract(name, args)
-        # Recorded as an input, so the offline simulator reads the contract from the captured resources.
-        super().__init__(TYPE_TOKEN, name, {CONTRACT_INPUT: self.workload.to_json()}, opts)
+        #: the pool's promise: minutes to the on-demand fallback (None without one)
+        self.max_minutes_to_fallback = args.fallback_promise
+        # Recorded as inputs, so the offline simulator and the policy read them from the captured resources.
+        inputs = {CONTRACT_INPUT: self.workload.to_json()}
+        if self.max_minutes_to_fallback is not None:
+            inputs[PROMISE_INPUT] = self.max_minutes_to_fallback
+        super().__init__(TYPE_TOKEN, name, inputs, opts)
         built = pools.build_spot_gpu_pool(name, args, self)
         self.args = args
         self.ships_device_plugin = built.ships_device_plugin

@@ -42,8 +42,8 @@ def lt(name, *, encrypted="true", tokens="required", public=None):
 
 def ng(name, *, pool="ok", spot=True, capacity=None, types=("g4dn.xlarge",), ami="AL2023_x86_64_NVIDIA",
        min_size=0, max_size=4, desired=0, taints=(TAINT,), tags=TAGS, template=True, asg_tags=True, ignore=True,
-       owned_tags=False):
-    labels = node_labels(pool=pool, node_class="gpu", spot=spot)
+       owned_tags=False, extra_labels=None):
+    labels = node_labels(pool=pool, node_class="gpu", spot=spot) | (extra_labels or {})
     if capacity:
         labels["elastic-gpu.io/capacity"] = capacity
     group = aws.eks.NodeGroup(
@@ -87,6 +87,19 @@ ng("bad-nolt", template=False)
 ng("bad-untagged", tags={"project": "p"})
 ng("bad-nofallback", pool="lonely")
 ng("bad-toobig", max_size=50)
+ng("ok-onemodel", types=("g5.xlarge", "g5.2xlarge"), extra_labels={"k8s.amazonaws.com/accelerator": "nvidia-a10g"})
+ng("bad-twomodels", types=("g5.xlarge", "g6.xlarge"), extra_labels={"k8s.amazonaws.com/accelerator": "nvidia-a10g"})
+
+
+def irsa_role(name, federated):
+    import json
+    trust = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"Federated": federated},
+                                                     "Action": "sts:AssumeRoleWithWebIdentity"}]}
+    aws.iam.Role(name, assume_role_policy=json.dumps(trust), tags=TAGS)
+
+
+irsa_role("ok-irsa", "arn:aws:iam::1:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/ABC")
+irsa_role("bad-irsa", "")  # pulumi-eks without create_oidc_provider: oidcProviderArn is ""
 lt("bad-lt-unencrypted", encrypted="false")
 lt("bad-lt-imdsv1", tokens="optional")
 lt("bad-lt-public", public="true")
@@ -117,7 +130,8 @@ def autoscaler(name, node_selector, tolerations=None):
 autoscaler("ok-ca", {"elastic-gpu.io/capacity": "on-demand", "elastic-gpu.io/node-class": "general"})
 # An autoscaler that lists its groups: every GPU group but bad-unlisted (ASG names eks-<group>-<uuid>).
 LISTED = [n for n in ("ok-spot", "ok-fallback", "bad-notaint", "bad-minsize", "bad-notspot", "bad-noasgtags",
-                      "bad-ownedtags", "bad-pinned", "bad-nolt", "bad-untagged", "bad-nofallback", "bad-toobig")]
+                      "bad-ownedtags", "bad-pinned", "bad-nolt", "bad-untagged", "bad-nofallback", "bad-toobig",
+                      "ok-onemodel", "bad-twomodels")]
 ng("bad-unlisted")
 k8s.apps.v1.Deployment("ok-ca-listed", metadata={"name": "ca2", "namespace": "kube-system"}, spec={
     "selector": {"match_labels": {"app": "ca2"}},

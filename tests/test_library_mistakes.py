@@ -16,7 +16,7 @@ from elastic_gpu.offline.runner import run_preview
 from elastic_gpu.scheduling import AWS_ACCELERATOR_LABEL, POOL_LABEL
 from elastic_gpu.simulation import simulate
 from elastic_gpu.workload import job_manifest
-from tests.conftest import stack_values
+from tests.conftest import ROOT, stack_values
 
 #: A user's program on an EKS cluster it already runs: a spot L4 pool with fallback, the device plugin
 #: and the autoscaler. Each case below replaces one piece of it.
@@ -249,3 +249,41 @@ def test_a_gke_zone_belongs_to_the_cluster_s_location(run_program, location: str
         return
     with pytest.raises(ConfigError, match=re.escape(f"GkeCluster.existing 'g': {problem}")):
         run_program(source)
+
+
+def test_a_pulumi_eks_cluster_without_an_oidc_provider_fails_the_gate(tmp_path, capsys) -> None:
+    """pulumi-eks reports oidcProviderArn "" without create_oidc_provider=True, and the autoscaler's role then
+    trusted `"Federated": ""`; the value exists only once the cluster does, so the gate (not the handle) says it."""
+    import shutil
+
+    example = ROOT / "examples" / "existing-eks"
+    for name in ("Pulumi.yaml", "Pulumi.dev.yaml"):
+        shutil.copy(example / name, tmp_path / name)
+    source = (example / "__main__.py").read_text()
+    assert "create_oidc_provider=True," in source
+    (tmp_path / "__main__.py").write_text(source.replace("create_oidc_provider=True,", ""))
+    assert main(["policy", "--program", str(tmp_path), "--stack", "dev"]) != 0
+    out = capsys.readouterr().out
+    assert "eks-irsa-trusts-an-oidc-provider" in out
+    assert 'trusts the provider ""' in out and "create_oidc_provider=True" in out
+    assert main(["policy", "--program", str(example), "--stack", "dev"]) == 0
+
+
+def test_private_nodes_is_named_where_it_matters(run_program) -> None:
+    """GkeCluster.existing without private_nodes: the policy that fires and help() both name it."""
+    import pydoc
+
+    from elastic_gpu import GkeCluster
+    from elastic_gpu.offline.policy_run import run_policies
+
+    doc = pydoc.render_doc(GkeCluster.existing, renderer=pydoc.plaintext)
+    assert "`private_nodes`: set True when the cluster's nodes are private" in doc and "no-public-node-ips" in doc
+    source = GKE.replace("LOCATION", '"europe-west4"').replace("ZONES", '["europe-west4-a"]')
+    source = source.replace('GkeCluster.existing("g"', 'cluster = GkeCluster.existing("g"')
+    source += "from elastic_gpu import SpotGpuPool, SpotGpuPoolArgs\n"
+    source += 'SpotGpuPool("t4", SpotGpuPoolArgs(cluster=cluster, instance_types=["g2-standard-4"], max_size=2))\n'
+    public = run_policies(run_program(source.replace("private_nodes=True", "private_nodes=None")))
+    messages = [v.message for v in public.violations if v.policy == "no-public-node-ips"]
+    assert messages and all("GkeCluster.existing(..., private_nodes=True)" in m for m in messages)
+    private = run_policies(run_program(source))
+    assert not [v for v in private.violations if v.policy == "no-public-node-ips"]

@@ -41,6 +41,8 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
         "gcp": {"bad-nofallback"},
     },
     "eks-gpu-groups-autoscaled": {"aws": {"bad-unlisted"}, "azure": set(), "gcp": set()},
+    "gpu-node-group-one-model": {"aws": {"bad-twomodels"}, "azure": set(), "gcp": set()},
+    "eks-irsa-trusts-an-oidc-provider": {"aws": {"bad-irsa"}, "azure": set(), "gcp": set()},
     "gpu-pool-max-size-cap": {
         "aws": {"bad-toobig"},
         "azure": {"bad-toobig"},
@@ -65,8 +67,11 @@ def test_programs_declare_the_ok_and_bad_resources(cloud: str) -> None:
 
 def test_every_rule_of_the_issue_has_cases() -> None:
     # The version rules depend on the day; tests/test_versions.py judges them on fixed dates.
+    # gpu-monthly-cost-ceiling and spot-gpu-pool-fallback-promise have their own files
+    # (test_cost.py, test_fallback_promise.py).
     dated = {"kubernetes-version-standard-support", "kubernetes-version-not-end-of-life"}
-    assert set(EXPECTED) | {"gpu-monthly-cost-ceiling"} | dated == set(POLICIES_BY_NAME)
+    own_files = {"gpu-monthly-cost-ceiling", "spot-gpu-pool-fallback-promise"}
+    assert set(EXPECTED) | own_files | dated == set(POLICIES_BY_NAME)
 
 
 def test_violations_carry_level_resource_and_a_fix() -> None:

@@ -30,6 +30,10 @@ from elastic_gpu.scheduling import (
 )
 from elastic_gpu.workload import WorkloadContract
 
+#: A pool's default maxMinutesToFallback: the autoscaler sees a failed spot launch within about a
+#: minute per node group (simulation/backoff.py), so ten minutes covers several zones.
+DEFAULT_MAX_MINUTES_TO_FALLBACK = 10.0
+
 if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import EksClusterHandle
     from elastic_gpu.general_pool import GeneralPoolArgs

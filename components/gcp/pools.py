@@ -33,6 +33,10 @@ from elastic_gpu.scheduling import (
 )
 from elastic_gpu.workload import WorkloadContract
 
+#: A pool's default maxMinutesToFallback: a stockout is seen at the next autoscaler loop
+#: (simulation/backoff.py), so ten minutes covers several node pools.
+DEFAULT_MAX_MINUTES_TO_FALLBACK = 10.0
+
 if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import GkeClusterHandle
     from elastic_gpu.general_pool import GeneralPoolArgs

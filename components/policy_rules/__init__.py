@@ -10,6 +10,7 @@ from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
 
 from elastic_gpu.policy_rules.aws_rules import eks_autoscaler_asg_tags, eks_gpu_groups_autoscaled
 from elastic_gpu.policy_rules.cost_rules import cost_allocation_tags, gpu_monthly_cost_ceiling
+from elastic_gpu.policy_rules.fallback_rules import spot_gpu_pool_fallback_promise
 from elastic_gpu.policy_rules.scaling_rules import (
     autoscaler_owned_size_ignored,
     gpu_pool_max_size_cap,
@@ -20,10 +21,16 @@ from elastic_gpu.policy_rules.scaling_rules import (
 from elastic_gpu.policy_rules.scheduling_rules import (
     cluster_autoscaler_off_spot_and_gpu,
     device_plugin_tolerates_gpu_taints,
+    gpu_node_group_one_model,
     gpu_pool_noschedule_taint,
 )
 from elastic_gpu.policy_rules.scope import scoped
-from elastic_gpu.policy_rules.security_rules import eks_launch_template_imdsv2, no_public_node_ips, node_disks_encrypted
+from elastic_gpu.policy_rules.security_rules import (
+    eks_irsa_trusts_an_oidc_provider,
+    eks_launch_template_imdsv2,
+    no_public_node_ips,
+    node_disks_encrypted,
+)
 from elastic_gpu.policy_rules.version_rules import (
     kubernetes_version_not_end_of_life,
     kubernetes_version_standard_support,
@@ -54,6 +61,9 @@ ALL_POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
         eks_gpu_groups_autoscaled,  # issue 16: the autoscaler lists its groups
         kubernetes_version_standard_support,  # 13
         kubernetes_version_not_end_of_life,  # 13
+        spot_gpu_pool_fallback_promise,  # 15 (issue 17)
+        gpu_node_group_one_model,  # issue 20: an accelerator label names the one GPU model
+        eks_irsa_trusts_an_oidc_provider,  # issue 20: IRSA needs the cluster's OIDC provider
     )
 ]
 

@@ -2,8 +2,9 @@
 
 A program that imports the components also declares its own cluster, node groups and add-ons;
 the pack's rules describe how *our* pools and add-ons must look, so they judge only resources
-whose URN type chain passes through an `elastic-gpu:index:*` component (the parent chain), and
-to resources matched by `includeResources`. `exemptResources` takes resources out, even ours.
+whose URN type chain passes through an `elastic-gpu:index:*` component (the parent chain; the
+components themselves included, e.g. a SpotGpuPool's recorded promise), and to resources matched
+by `includeResources`. `exemptResources` takes resources out, even ours.
 Scope limits what is judged, not what is read: a stack policy reads every resource as context (the
 private GKE cluster a library pool joins) and reports only on those in scope.
 
@@ -69,8 +70,8 @@ def type_chain(urn: str) -> list[str]:
 
 
 def declared_by_library(urn: str) -> bool:
-    """Declared inside (a child, at any depth, of) one of elastic-gpu's components."""
-    return any(t.startswith(LIBRARY_TYPE_PREFIX) for t in type_chain(urn)[:-1])
+    """One of elastic-gpu's components, or declared inside one (a child, at any depth)."""
+    return any(t.startswith(LIBRARY_TYPE_PREFIX) for t in type_chain(urn))
 
 
 def _matches(globs: Iterable[str], urn: str, name: str) -> bool:

@@ -1,6 +1,9 @@
-"""Rule 7: node disks encrypted, EKS launch templates require IMDSv2, no public IPs on nodes."""
+"""Rule 7: node disks encrypted, EKS launch templates require IMDSv2, no public IPs on nodes; and IRSA roles
+trust an OIDC provider."""
 
 from __future__ import annotations
+
+import json
 
 from pulumi_policy import (
     EnforcementLevel,
@@ -125,7 +128,9 @@ def validate_no_public_ips(args: StackValidationArgs, report: ReportViolation) -
                 report(
                     f"GKE node pool '{p.get('name') or r.name}' has public node IPs: neither its "
                     "networkConfig.enablePrivateNodes nor the cluster's privateClusterConfig.enablePrivateNodes "
-                    "is true. Enable private nodes (with Cloud NAT for egress).",
+                    "is true. Enable private nodes (with Cloud NAT for egress); if the cluster's nodes are private "
+                    "already, say so: GkeCluster.existing(..., private_nodes=True) in a program, "
+                    "cluster.privateNodes: true in a stack file.",
                     r.urn,
                 )
 
@@ -139,4 +144,55 @@ no_public_node_ips = StackValidationPolicy(
     ),
     enforcement_level=EnforcementLevel.MANDATORY,
     validate=validate_no_public_ips,
+)
+
+
+# --- eks-irsa-trusts-an-oidc-provider (issue 20) ----------------------------------------------
+
+IAM_ROLE = "aws:iam/role:Role"
+WEB_IDENTITY = "sts:AssumeRoleWithWebIdentity"
+
+
+def _web_identity_principals(policy: object) -> list[object]:
+    """The `Federated` principals of a trust policy's web-identity statements (IRSA)."""
+    if isinstance(policy, str):
+        try:
+            policy = json.loads(policy)
+        except ValueError:
+            return []
+    if not isinstance(policy, dict):
+        return []
+    statements = policy.get("Statement") or []
+    found = []
+    for s in statements if isinstance(statements, list) else [statements]:
+        actions = s.get("Action") if isinstance(s, dict) else None
+        if WEB_IDENTITY in (actions if isinstance(actions, list) else [actions]):
+            found.append((s.get("Principal") or {}).get("Federated") if isinstance(s.get("Principal"), dict) else None)
+    return found
+
+
+def validate_irsa_trust(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type != IAM_ROLE:
+        return
+    for federated in _web_identity_principals(args.props.get("assumeRolePolicy")):
+        if not isinstance(federated, str) or not federated.strip():
+            report(
+                f"IAM role '{args.name}' is assumed with a web identity (IRSA) but trusts the provider "
+                f"{json.dumps(federated)}: the cluster has no IAM OIDC provider, so the pod (e.g. the "
+                "cluster-autoscaler) can never assume the role. Create one: pulumi_eks.Cluster(..., "
+                "create_oidc_provider=True) for EksCluster.from_pulumi_eks, or pass its ARN to "
+                "EksCluster.existing(oidc_provider_arn=...).",
+                None,
+            )
+
+
+eks_irsa_trusts_an_oidc_provider = ResourceValidationPolicy(
+    name="eks-irsa-trusts-an-oidc-provider",
+    description=(
+        "An IAM role assumed with a web identity (IRSA, e.g. the cluster-autoscaler's) trusts an IAM OIDC provider "
+        '(`"Federated": "arn:...:oidc-provider/..."`), not an empty one. Fix: create_oidc_provider=True on the '
+        "pulumi_eks.Cluster, or the provider's ARN in EksCluster.existing(oidc_provider_arn=...)."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_irsa_trust,
 )

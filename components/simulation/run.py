@@ -4,23 +4,74 @@ in which order, how long until the fallback, until the pool is back to zero, and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from elastic_gpu.cost import node_price
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.prices import HOURS_PER_MONTH
 from elastic_gpu.scheduling import GKE_COMPUTE_CLASS_KEY
+from elastic_gpu.simulation.backoff import (
+    CONSTANTS,
+    SPOT_RETURNS_AFTER,
+    Group,
+    Machine,
+    Span,
+    first_node_after_return,
+    span,
+)
 from elastic_gpu.simulation.expanders import Tier, rank
 from elastic_gpu.simulation.fit import NodeTemplate, misfit
 from elastic_gpu.simulation.kueue import admission_problem
 from elastic_gpu.simulation.pod import PodShape, pod_shape
 from elastic_gpu.simulation.templates import node_templates
 from elastic_gpu.simulation.timings import AutoscalerSettings, autoscaler_settings
+from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract, job_manifest
 
 COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
+
+SCENARIO_ALL_OUT = "all spot groups out of capacity"
+SCENARIO_ONE_ZONE = "one zone has spot capacity"
+SCENARIO_RETURNS = f"spot comes back after {SPOT_RETURNS_AFTER // 60} min"
+
+
+@dataclass(frozen=True)
+class Minutes:
+    """Minutes from the pod's first scale-up, best and worst; ``max`` None: some run never gets there."""
+
+    min: float
+    max: float | None
+
+    @classmethod
+    def of(cls, s: Span) -> Minutes:
+        return cls(round(s.best / 60, 2), None if s.worst is None else round(s.worst / 60, 2))
+
+    def to_json(self) -> dict[str, float | str]:
+        return {"min": self.min, "max": "never" if self.max is None else self.max}
+
+    def __str__(self) -> str:
+        if self.max is None:
+            return f"{self.min:g} min to never"
+        return f"{self.min:g} min" if self.max == self.min else f"{self.min:g} to {self.max:g} min"
+
+
+#: a figure: minutes (best, worst), "never", or None where it does not apply (no fallback)
+Figure = Minutes | Literal["never"] | None
+
+
+def _figure_json(f: Figure) -> Any:
+    return f.to_json() if isinstance(f, Minutes) else f
+
+
+def _figure_text(f: Figure) -> str:
+    return "-" if f is None else str(f)
+
+
+def worst_minutes(f: Figure) -> float | None:
+    """The figure's worst case in minutes; None for never (or no figure)."""
+    return f.max if isinstance(f, Minutes) else None
 
 
 @dataclass
@@ -33,12 +84,28 @@ class PoolOutcome:
     tiers: list[Tier]
     first_choice: str | None
     fallback: str | None
-    minutes_to_fallback: float | None
+    #: scenario "all spot groups out of capacity": until the fallback is asked
+    minutes_to_fallback: Figure
     minutes_to_zero: float
     worst_case_nodes: int
     worst_case_monthly_usd: float | None
     #: what the worst case could not price exactly (spot priced as on-demand, or nothing)
     price_notes: list[str] = field(default_factory=list)
+    #: until a group that delivers is asked, over the scenarios (node boot time not included)
+    minutes_to_first_node: Figure = None
+    #: the figures per scenario: first node
+    scenarios: dict[str, Figure] = field(default_factory=dict)
+    #: the pool's promise (maxMinutesToFallback) and where the timing model comes from
+    max_minutes_to_fallback: float | None = None
+    timing_source: str = ""
+
+    @property
+    def breaks_promise(self) -> bool:
+        """Has a fallback whose simulated worst time exceeds the pool's promise (or never comes)."""
+        if self.fallback is None or self.max_minutes_to_fallback is None or self.minutes_to_fallback is None:
+            return False
+        worst = worst_minutes(self.minutes_to_fallback)
+        return worst is None or worst > self.max_minutes_to_fallback
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -50,7 +117,17 @@ class PoolOutcome:
             "first_choice_ties": [g.resource for g in self.tiers[0]] if self.tiers else [],
             "fallback": self.fallback,
             "order": [[g.resource for g in tier] for tier in self.tiers],
-            "minutes_to_fallback": self.minutes_to_fallback,
+            "minutes_to_fallback": _figure_json(self.minutes_to_fallback),
+            "minutes_to_fallback_source": self.timing_source if self.minutes_to_fallback is not None else None,
+            "max_minutes_to_fallback": self.max_minutes_to_fallback,
+            "max_minutes_to_fallback_source": f"SpotGpuPool input {PROMISE_INPUT}"
+            if self.max_minutes_to_fallback is not None
+            else None,
+            "minutes_to_first_node": _figure_json(self.minutes_to_first_node),
+            "minutes_to_first_node_source": (self.timing_source + "; node boot time not included")
+            if self.minutes_to_first_node is not None
+            else None,
+            "scenarios": {k: _figure_json(v) for k, v in self.scenarios.items()},
             "minutes_to_zero": self.minutes_to_zero,
             "worst_case_nodes": self.worst_case_nodes,
             "worst_case_monthly_usd": None
@@ -58,6 +135,16 @@ class PoolOutcome:
             else round(self.worst_case_monthly_usd, 2),
             "price_notes": self.price_notes,
         }
+
+
+def pool_promises(preview: Preview) -> dict[str, float]:
+    """Each SpotGpuPool's maxMinutesToFallback, as the component recorded it."""
+    out = {}
+    for r in preview.of_type(SPOT_GPU_POOL):
+        contract, promise = r.inputs.get(CONTRACT_INPUT), r.inputs.get(PROMISE_INPUT)
+        if isinstance(contract, dict) and isinstance(promise, (int, float)):
+            out[contract["pool"]] = float(promise)
+    return out
 
 
 def pool_contracts(preview: Preview) -> list[WorkloadContract]:
@@ -111,6 +198,7 @@ def simulate_pod(
     templates: list[NodeTemplate],
     settings: AutoscalerSettings,
     pool: str | None = None,
+    promise: float | None = None,
 ) -> PoolOutcome:
     kueue = admission_problem(preview, pod) if any(t.queued for t in templates) else None
     # A group the autoscaler does not list is never scaled by it, whatever fits there.
@@ -140,17 +228,10 @@ def simulate_pod(
             monthly,
             notes,
         )
-    # Every spot group out of capacity: the autoscaler moves on from each in turn until it
-    # reaches an on-demand group (the fallback), if any.
-    fallback, waited = None, 0.0
-    for group in order:
-        if group.capacity != "spot":
-            fallback = group
-            break
-        waited += settings.failed_group_minutes
     first = order[0]
-    if first.capacity != "spot":
-        fallback, waited = None, 0.0  # an on-demand first choice has nothing to fall back from
+    fallback = next((g for g in order if g.capacity != "spot"), None) if first.capacity == "spot" else None
+    figures = _scenarios(machine_groups(tiers), settings)
+    fallback_time = figures[SCENARIO_ALL_OUT] if fallback else None
     return PoolOutcome(
         pool=reached_pool,
         pod=pod.name,
@@ -159,12 +240,56 @@ def simulate_pod(
         tiers=tiers,
         first_choice=first.resource,
         fallback=fallback.resource if fallback else None,
-        minutes_to_fallback=waited if fallback else None,
+        minutes_to_fallback=fallback_time,
         minutes_to_zero=settings.minutes_to_zero,
         worst_case_nodes=nodes,
         worst_case_monthly_usd=monthly,
         price_notes=notes,
+        minutes_to_first_node=_combine(list(figures.values())),
+        scenarios=figures,
+        max_minutes_to_fallback=promise,
+        timing_source=settings.machine.source,
     )
+
+
+def machine_groups(tiers: list[Tier]) -> list[Group]:
+    """The ranked node groups as the backoff machine sees them."""
+    return [Group(g.resource, i, g.capacity == "spot", tuple(g.zones)) for i, tier in enumerate(tiers) for g in tier]
+
+
+def to_fallback(groups: list[Group], machine: Machine) -> Figure:
+    """Scenario "all spot groups out of capacity": minutes until the on-demand fallback is asked."""
+    s = span(groups, lambda g: not g.spot, machine)
+    return "never" if s is None else Minutes.of(s)
+
+
+def _combine(figures: list[Figure]) -> Figure:
+    """Best and worst over several figures; the worst is never when any of them is."""
+    finite = [f for f in figures if isinstance(f, Minutes)]
+    if not finite:
+        return "never"
+    worst = [f.max for f in finite]
+    never = len(finite) < len(figures) or None in worst
+    return Minutes(min(f.min for f in finite), None if never else max(w for w in worst if w is not None))
+
+
+def _scenarios(groups: list[Group], settings: AutoscalerSettings) -> dict[str, Figure]:
+    """Per scenario, minutes until a group that delivers is asked (spot with capacity, or on-demand)."""
+    machine = settings.machine
+
+    def figure(s: Span | None) -> Figure:
+        return "never" if s is None else Minutes.of(s)
+
+    out: dict[str, Figure] = {SCENARIO_ALL_OUT: to_fallback(groups, machine)}
+    zones = sorted({z for g in groups if g.spot for z in g.zones})
+    if len(zones) > 1:
+        # Each zone in turn is the one with capacity; a group without zones spans them all.
+        out[SCENARIO_ONE_ZONE] = _combine(
+            [figure(span(groups, lambda g, z=z: not g.spot or not g.zones or z in g.zones, machine)) for z in zones]
+        )
+    best, worst = first_node_after_return(groups, machine, SPOT_RETURNS_AFTER)
+    out[SCENARIO_RETURNS] = Minutes(round(best / 60, 2), round(worst / 60, 2))
+    return out
 
 
 def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[PoolOutcome]:
@@ -174,10 +299,15 @@ def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[P
         settings = autoscaler_settings(preview)
     except ValueError as exc:
         raise ConfigError([f"stack {preview.stack!r}: {exc}; nothing to simulate"], source="simulate") from None
+    promises = pool_promises(preview)
     if manifest is not None:
-        return [simulate_pod(preview, pod_shape(manifest), templates, settings)]
+        outcome = simulate_pod(preview, pod_shape(manifest), templates, settings)
+        outcome.max_minutes_to_fallback = promises.get(outcome.pool or "")
+        return [outcome]
     return [
-        simulate_pod(preview, pod_shape(job_manifest(c)), templates, settings, pool=c.pool)
+        simulate_pod(
+            preview, pod_shape(job_manifest(c)), templates, settings, pool=c.pool, promise=promises.get(c.pool)
+        )
         for c in pool_contracts(preview)
     ]
 
@@ -187,7 +317,10 @@ def _minutes(value: float | None) -> str:
 
 
 def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
-    lines = [f"simulate {stack}: a pending GPU pod per pool, every spot group out of capacity"]
+    lines = [
+        f"simulate {stack}: a pending GPU pod per pool; minutes from its first scale-up until the autoscaler "
+        "asks a group that delivers (node boot time on top)"
+    ]
     for o in outcomes:
         lines.append("")
         lines.append(f"pool {o.pool or '-'} (pod {o.pod})")
@@ -199,7 +332,11 @@ def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
                 lines.append(f"  {'try ' + str(i) + (' (tie)' if len(tier) > 1 else ''):<18} {names}")
             lines.append(f"  first choice:      {o.first_choice}")
             lines.append(f"  fallback:          {o.fallback or 'none'}")
-            lines.append(f"  time to fallback:  {_minutes(o.minutes_to_fallback)}")
+            promise = "" if o.max_minutes_to_fallback is None else f" (promise: {o.max_minutes_to_fallback:g} min)"
+            lines.append(f"  time to fallback:  {_figure_text(o.minutes_to_fallback)}{promise}")
+            lines.append(f"  first node:        {_figure_text(o.minutes_to_first_node)}")
+            lines += [f"    {name + ':':<33}{_figure_text(f)}" for name, f in o.scenarios.items()]
+            lines.append(f"  timing:            {o.timing_source}")
         lines.append(f"  back to zero:      {_minutes(o.minutes_to_zero)} after the pod ends")
         money = "n/a" if o.worst_case_monthly_usd is None else f"${o.worst_case_monthly_usd:,.0f}/month"
         lines.append(f"  worst case:        {o.worst_case_nodes} nodes, {money}")
@@ -209,7 +346,7 @@ def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
 
 def _summary(outcomes: list[PoolOutcome]) -> list[str]:
     """One row per pool: the figures a reviewer compares between stacks."""
-    rows = [("POOL", "FIRST CHOICE", "FALLBACK", "TO FALLBACK", "TO ZERO", "WORST CASE")]
+    rows = [("POOL", "FIRST CHOICE", "FALLBACK", "TO FALLBACK", "PROMISE", "TO ZERO", "WORST CASE")]
     for o in outcomes:
         money = "n/a" if o.worst_case_monthly_usd is None else f"${o.worst_case_monthly_usd:,.0f}/mo"
         rows.append(
@@ -217,7 +354,8 @@ def _summary(outcomes: list[PoolOutcome]) -> list[str]:
                 o.pool or "-",
                 o.first_choice or "no group fits",
                 o.fallback or "-",
-                _minutes(o.minutes_to_fallback),
+                _figure_text(o.minutes_to_fallback),
+                _minutes(o.max_minutes_to_fallback) if o.fallback else "-",
                 _minutes(o.minutes_to_zero),
                 f"{o.worst_case_nodes} nodes, {money}",
             )
@@ -231,5 +369,6 @@ def to_json(stack: str, settings: AutoscalerSettings, outcomes: list[PoolOutcome
         "stack": stack,
         "cloud": settings.cloud,
         "timings_source": settings.source,
+        "backoff_constants": [{"name": c.name, "seconds": c.seconds, "source": c.source} for c in CONSTANTS],
         "pools": [o.to_json() for o in outcomes],
     }

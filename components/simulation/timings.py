@@ -11,23 +11,14 @@ import yaml
 from elastic_gpu.cluster_autoscaler import PRIORITY_CONFIGMAP
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.pool_view import AKS_MANAGED_CLUSTER, EKS_NODE_GROUP, GKE_CLUSTER
+from elastic_gpu.simulation.backoff import AWS_ASG_REFRESH, GCE_MIG_INSTANCES_REFRESH, SECOND, Machine
 
 #: cluster-autoscaler's own defaults (FAQ, "What are the parameters to CA?").
 CA_DEFAULT_EXPANDER = "random"
 CA_DEFAULT_SCALE_DOWN_UNNEEDED = "10m"
 CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD = "10m"
 CA_DEFAULT_MAX_NODE_PROVISION_TIME = "15m"
-
-#: EKS: an ASG that cannot launch (no spot capacity) records a failed scaling activity; since
-#: cluster-autoscaler 1.24 (kubernetes/autoscaler#4489, "Early abort if AWS node group has no
-#: capacity"; needs autoscaling:DescribeScalingActivities, which our role has) the autoscaler
-#: backs the group off on its next loop instead of waiting max-node-provision-time. The activity
-#: and the ASG cache refresh take seconds to a minute: one minute per group.
-AWS_FAILED_LAUNCH_MINUTES = 1.0
-#: GKE: a managed instance group that cannot create VMs reports ZONE_RESOURCE_POOL_EXHAUSTED /
-#: stockout errors, which the autoscaler's GCE provider maps to out-of-resources and backs off at
-#: once (cloudprovider/gce, instance error codes); GKE then tries the ComputeClass's next priority.
-GKE_FAILED_LAUNCH_MINUTES = 1.0
+CA_DEFAULT_SCAN_INTERVAL = "10s"
 
 
 def minutes(duration: str) -> float:
@@ -47,8 +38,8 @@ class AutoscalerSettings:
     scale_down_unneeded: float
     scale_down_delay_after_add: float
     max_node_provision: float
-    #: minutes until the autoscaler gives up on a group that cannot get capacity
-    failed_group_minutes: float
+    #: the autoscaler's clocks: how long an attempt on a group without capacity lasts, backoff
+    machine: Machine
     #: where those figures come from, for the report
     source: str
     #: the groups (by the autoscaler's name for them: EKS ASG names) it may scale; None: every group
@@ -93,6 +84,33 @@ def listed_groups(preview: Preview) -> frozenset[str] | None:
     return frozenset(names) if names else None
 
 
+def _seconds(duration: str) -> int:
+    return round(minutes(duration) * 60)
+
+
+def _early_failure(scan: int, provision: int, refresh: int, how: str) -> Machine:
+    """A provider that reports the failed launch: seen at the first loop after its cache shows it
+    (at most ``refresh`` later), and never later than max-node-provision-time."""
+    return Machine(
+        attempt=(min(scan, provision + SECOND), min(refresh + scan, provision + scan)),
+        scan=scan,
+        source=f"{how}: seen {scan}s to {refresh + scan}s after the scale-up, "
+        "plus the cloud's own time to fail the launch (not in the autoscaler's source)",
+    )
+
+
+def _timeout_only(scan: int, provision: int, how: str) -> Machine:
+    """A provider that does not report it: the scale-up times out at the first loop after
+    max-node-provision-time (clusterstate.go:277 ExpectedAddTime.Before(now))."""
+    return Machine(
+        attempt=(provision + SECOND, provision + scan),
+        scan=scan,
+        timeout_bound=True,
+        source=f"{how}: the scale-up times out at the first loop after max-node-provision-time "
+        f"({provision // 60:g} min + up to one {scan}s scan interval)",
+    )
+
+
 def autoscaler_settings(preview: Preview) -> AutoscalerSettings:
     if preview.of_type(EKS_NODE_GROUP):
         flags = _flags(preview) or {}
@@ -106,8 +124,14 @@ def autoscaler_settings(preview: Preview) -> AutoscalerSettings:
                 flags.get("scale-down-delay-after-add", CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD)
             ),
             max_node_provision=provision,
-            failed_group_minutes=min(AWS_FAILED_LAUNCH_MINUTES, provision),
-            source="cluster-autoscaler Deployment flags; failed ASG launch seen in ~1 min (autoscaler#4489)",
+            machine=_early_failure(
+                _seconds(flags.get("scan-interval", CA_DEFAULT_SCAN_INTERVAL)),
+                round(provision * 60),
+                AWS_ASG_REFRESH.seconds,
+                "EKS: a failed spot launch (InsufficientInstanceCapacity) is a failed ASG scaling activity, "
+                "which the next ASG cache refresh turns into an out-of-resources placeholder (autoscaler#4489)",
+            ),
+            source="cluster-autoscaler Deployment flags",
             groups=listed_groups(preview),
         )
     clusters = preview.of_type(AKS_MANAGED_CLUSTER)
@@ -124,10 +148,15 @@ def autoscaler_settings(preview: Preview) -> AutoscalerSettings:
                 profile.get("scaleDownDelayAfterAdd", CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD)
             ),
             max_node_provision=provision,
-            # Worst case: a spot scale set that cannot allocate is given up on after
-            # max-node-provision-time (faster when Azure reports the failed VMs, autoscaler#5548).
-            failed_group_minutes=provision,
-            source="AKS autoScalerProfile; a failed spot pool is given up on after maxNodeProvisionTime",
+            # A spot scale set that cannot allocate is seen only when the scale-up times out: the
+            # fast path (autoscaler#5548) needs enableFastDeleteOnFailedProvisioning, off by default
+            # and not in autoScalerProfile (autoscaler#8323).
+            machine=_timeout_only(
+                _seconds(profile.get("scanInterval", CA_DEFAULT_SCAN_INTERVAL)),
+                round(provision * 60),
+                "AKS: a spot scale set that cannot allocate is not reported (autoscaler#8323)",
+            ),
+            source="AKS autoScalerProfile",
         )
     if preview.of_type(GKE_CLUSTER):
         return AutoscalerSettings(
@@ -141,7 +170,14 @@ def autoscaler_settings(preview: Preview) -> AutoscalerSettings:
             scale_down_unneeded=minutes(CA_DEFAULT_SCALE_DOWN_UNNEEDED),
             scale_down_delay_after_add=minutes(CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD),
             max_node_provision=minutes(CA_DEFAULT_MAX_NODE_PROVISION_TIME),
-            failed_group_minutes=GKE_FAILED_LAUNCH_MINUTES,
-            source="GKE managed autoscaler (upstream defaults as upper bounds); stockouts back off at once",
+            # GKE runs its own build of the autoscaler; modelled by the upstream GCE provider.
+            machine=_early_failure(
+                _seconds(CA_DEFAULT_SCAN_INTERVAL),
+                _seconds(CA_DEFAULT_MAX_NODE_PROVISION_TIME),
+                GCE_MIG_INSTANCES_REFRESH.seconds,
+                "GKE: a stockout (ZONE_RESOURCE_POOL_EXHAUSTED) is an instance error on the MIG, "
+                "read back at the next loop while the group scales up",
+            ),
+            source="GKE managed autoscaler (upstream defaults as upper bounds)",
         )
     raise ValueError("no EKS node group, AKS cluster or GKE cluster in the captured resources")

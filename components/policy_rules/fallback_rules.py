@@ -1,0 +1,182 @@
+"""Rule 13: a spot GPU pool keeps its promise of a time to the on-demand fallback.
+
+The figure is the simulation's (components/simulation: the autoscaler's backoff machine over the
+stack's declared groups), read from the same resources the policy engine hands over; the promise
+is the pool's `maxMinutesToFallback`, recorded on its SpotGpuPool component.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyResource,
+    ReportViolation,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+from pulumi_policy.proxy import UnknownValueError
+
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.runner import CapturedResource, Preview
+from elastic_gpu.simulation.backoff import Group, Machine
+from elastic_gpu.simulation.fit import NodeTemplate
+from elastic_gpu.simulation.run import PoolOutcome, machine_groups, simulate, to_fallback, worst_minutes
+from elastic_gpu.simulation.timings import AutoscalerSettings, autoscaler_settings
+from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
+from elastic_gpu.workload import CONTRACT_INPUT
+
+#: A value the engine does not know yet (a real `pulumi preview`).
+_UNKNOWN = object()
+#: Inputs that only place a group in a zone: unknown subnet ids do not stop the check.
+_ZONE_ONLY = {"aws:ec2/subnet:Subnet"}
+
+
+def _plain(value: Any) -> Any:
+    """The engine's props as plain dicts and lists; unknowns become _UNKNOWN."""
+    if isinstance(value, Mapping):
+        out = {}
+        for key in value:
+            try:
+                out[key] = _plain(value[key])
+            except UnknownValueError:
+                out[key] = _UNKNOWN
+        return out
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        items = []
+        for i in range(len(value)):
+            try:
+                items.append(_plain(value[i]))
+            except UnknownValueError:
+                items.append(_UNKNOWN)
+        return items
+    return value
+
+
+def _has_unknown(value: Any) -> bool:
+    if value is _UNKNOWN:
+        return True
+    if isinstance(value, dict):
+        return any(_has_unknown(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_unknown(v) for v in value)
+    return False
+
+
+def preview_of(resources: Sequence[PolicyResource]) -> Preview | None:
+    """The policy engine's resources as the simulator's captured ones; None when a value it
+    reads is not known yet (then the rule cannot judge, and says nothing)."""
+    captured = []
+    for r in resources:
+        inputs = _plain(r.props or {})
+        if r.resource_type not in _ZONE_ONLY and _has_unknown(inputs):
+            return None
+        captured.append(
+            CapturedResource(
+                type=r.resource_type,
+                name=r.name,
+                urn=r.urn,
+                id=None,
+                parent=r.parent.urn if r.parent is not None else None,
+                custom=True,
+                inputs=inputs,
+            )
+        )
+    return Preview(project="", stack="", resources=captured, outputs={}, config={})
+
+
+def _worst(groups: list[Group], machine: Machine) -> float | None:
+    return worst_minutes(to_fallback(groups, machine))
+
+
+def _keeps(groups: list[Group], machine: Machine, promise: float) -> bool:
+    worst = _worst(groups, machine)
+    return worst is not None and worst <= promise
+
+
+def fixes(outcome: PoolOutcome, settings: AutoscalerSettings) -> list[str]:
+    """The knobs that would keep the promise, each worked through the same machine."""
+    promise = outcome.max_minutes_to_fallback or 0.0
+    machine = settings.machine
+    order = [g for tier in outcome.tiers for g in tier]
+    spot = [g for g in order if g.capacity == "spot"]
+    groups = machine_groups(outcome.tiers)
+    out = []
+
+    def with_spot(keep: list[NodeTemplate]) -> list[Group]:
+        names = {g.resource for g in keep}
+        return [g for g in groups if not g.spot or g.name in names]
+
+    keep = next((k for k in range(len(spot) - 1, 0, -1) if _keeps(with_spot(spot[:k]), machine, promise)), None)
+    if keep is not None:
+        out.append(f"at most {keep} spot node group(s) instead of {len(spot)} (fewer zones or instanceTypes)")
+    types = list(dict.fromkeys(g.instance_type for g in spot))
+    zonal = len({z for g in spot for z in g.zones}) > 1 and all(len(g.zones) == 1 for g in spot)
+    if zonal:
+        one_per_type = [next(g for g in spot if g.instance_type == t) for t in types]
+        if _keeps(with_spot(one_per_type), machine, promise):
+            out.append(f"perZone: false ({len(one_per_type)} spot node group(s) across the zones)")
+    if len(types) > 1:
+        one_size = [g for g in spot if g.instance_type == types[0]]
+        if _keeps(with_spot(one_size), machine, promise):
+            out.append(f"a single instance type ({types[0]}; one node group per type)")
+    if machine.timeout_bound:
+        provision = int(settings.max_node_provision)
+        shorter = next(
+            (
+                p
+                for p in range(provision - 1, 0, -1)
+                if _keeps(groups, replace(machine, attempt=(p * 60 + 1, p * 60 + machine.scan)), promise)
+            ),
+            None,
+        )
+        if shorter is not None:
+            out.append(
+                f"autoscaler.maxNodeProvisionTime: {shorter}m or less (a failed spot group is seen only then; "
+                "it must still exceed a GPU node's boot time)"
+            )
+    return out
+
+
+def validate_fallback_promise(args: StackValidationArgs, report: ReportViolation) -> None:
+    preview = preview_of(args.resources)
+    if preview is None:
+        return
+    try:
+        settings = autoscaler_settings(preview)
+        outcomes = simulate(preview)
+    except (ConfigError, ValueError):
+        return  # no cluster the simulator knows: nothing to promise about
+    urns = {
+        r.inputs[CONTRACT_INPUT]["pool"]: r.urn
+        for r in preview.of_type(SPOT_GPU_POOL)
+        if isinstance(r.inputs.get(CONTRACT_INPUT), dict)
+    }
+    for o in outcomes:
+        if not o.breaks_promise:
+            continue
+        worst = worst_minutes(o.minutes_to_fallback)
+        got = "never (the spot groups take turns leaving their backoff)" if worst is None else f"after {worst:g} min"
+        spot = len([g for tier in o.tiers for g in tier if g.capacity == "spot"])
+        knobs = fixes(o, settings) or ["fewer spot node groups"]
+        report(
+            f"Spot GPU pool '{o.pool}' promises its on-demand fallback within {o.max_minutes_to_fallback:g} min "
+            f"(maxMinutesToFallback), but with all {spot} spot node group(s) out of capacity the autoscaler asks it "
+            f"{got} at worst ({o.timing_source}). Fix: {'; or '.join(knobs)}; or raise maxMinutesToFallback.",
+            urns.get(o.pool),
+        )
+
+
+spot_gpu_pool_fallback_promise = StackValidationPolicy(
+    name="spot-gpu-pool-fallback-promise",
+    description=(
+        "Every spot GPU pool with an on-demand fallback reaches it, every spot group out of capacity, within its "
+        "maxMinutesToFallback (the simulation of the autoscaler's backoff). Fix: fewer spot node groups, "
+        "perZone: false, a single VM size or a shorter maxNodeProvisionTime on AKS, or a larger promise."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_fallback_promise,
+)

@@ -1,0 +1,359 @@
+"""cluster-autoscaler's scale-up state machine on a clock: attempt, failure, per-group backoff,
+and the expander choosing among the groups not in backoff (kubernetes/autoscaler, CA 1.33.6;
+identical in 1.34.5 and 1.35.2 for every line cited here).
+
+One *decision* is a loop of the autoscaler (`RunOnce`) in which the pending pod finds no node,
+not even an upcoming one, and the scale-up orchestrator asks one group for a node:
+
+- The orchestrator skips every group in backoff (core/scaleup/orchestrator/orchestrator.go:644-650,
+  `IsNodeGroupReadyToScaleUp` -> `NodeGroupScaleUpSafety`); the expander (priority, then random among
+  equals: expander/priority/priority.go:119 `BestOptions`, expander/factory/expander_factory.go:78)
+  picks among the rest, best tier first.
+- While the asked group's node is upcoming, the pod packs onto it in the snapshot and nothing else is
+  asked (core/static_autoscaler.go:451-456). The attempt ends when the loop sees it failed: on AWS at
+  the ASG cache refresh that finds the failed scaling activity (cloudprovider/aws), on GKE when the
+  MIG lists the stockout (cloudprovider/gce), on AKS only when max-node-provision-time has passed
+  (clusterstate/clusterstate.go:277 `ExpectedAddTime.Before(now)`; kubernetes/autoscaler#8323).
+- The failed group is backed off (clusterstate.go:310 -> utils/backoff/exponential_backoff.go:69):
+  the initial duration the first time; double the last one, capped, when it fails again after its
+  backoff ended; the same one when it fails while still backed off (it cannot: it was free when
+  asked). A group is backed off while `backoffUntil` is not before now (exponential_backoff.go:98).
+  Its record is dropped once its last failure is older than the reset timeout
+  (exponential_backoff.go:113-118, called each loop from clusterstate.go:263).
+- The next decision is in the same loop (the timeout is seen in `UpdateNodes`, before scale-up), so
+  one attempt lasts from one decision to the next. When every group is backed off and none can
+  deliver, the next decision is the first loop after the earliest backoff ends.
+
+The figures are the times of decisions: when the autoscaler *asks* a group that delivers (an
+on-demand fallback, or spot that has capacity). The node's own boot time comes on top, and is
+not in the autoscaler's source.
+
+Ties (groups the expander ranks equal) are drawn at random upstream; here every draw is explored,
+so a range covers every order. Symmetric groups (same tier, same fate) are merged.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+SECOND = 1
+MINUTE = 60
+
+
+@dataclass(frozen=True)
+class Constant:
+    """One figure of the machine, in seconds, with where it comes from."""
+
+    name: str
+    seconds: int
+    source: str
+
+
+#: cluster-autoscaler's backoff and loop constants (the defaults; none is settable on AKS or GKE,
+#: and the EKS Deployment this library runs sets none of them).
+SCAN_INTERVAL = Constant(
+    "scan-interval",
+    10 * SECOND,
+    "kubernetes/autoscaler cluster-autoscaler/config/const.go:55 DefaultScanInterval; main.go:302, loop/trigger.go",
+)
+INITIAL_BACKOFF = Constant(
+    "initial-node-group-backoff-duration",
+    5 * MINUTE,
+    "kubernetes/autoscaler cluster-autoscaler/config/flags/flags.go:185",
+)
+MAX_BACKOFF = Constant(
+    "max-node-group-backoff-duration",
+    30 * MINUTE,
+    "kubernetes/autoscaler cluster-autoscaler/config/flags/flags.go:187",
+)
+BACKOFF_RESET = Constant(
+    "node-group-backoff-reset-timeout",
+    3 * 60 * MINUTE,
+    "kubernetes/autoscaler cluster-autoscaler/config/flags/flags.go:189; utils/backoff/exponential_backoff.go:113",
+)
+MAX_NODE_PROVISION_TIME = Constant(
+    "max-node-provision-time",
+    15 * MINUTE,
+    "kubernetes/autoscaler cluster-autoscaler/config/flags/flags.go:126; timeout at clusterstate/clusterstate.go:277",
+)
+AWS_ASG_REFRESH = Constant(
+    "ASG cache refresh",
+    1 * MINUTE,
+    "kubernetes/autoscaler cluster-autoscaler/cloudprovider/aws/aws_manager.go:49 refreshInterval (Refresh :119); "
+    "a failed scaling activity marks the placeholder instance unfulfillable at the refresh "
+    "(auto_scaling_groups.go:512-517, aws_cloud_provider.go:383-388)",
+)
+GCE_MIG_INSTANCES_REFRESH = Constant(
+    "MIG instances refresh",
+    5 * SECOND,
+    "kubernetes/autoscaler cluster-autoscaler/config/flags/flags.go:173 gce-mig-instances-min-refresh-wait-time "
+    "(the instances cache entry is invalidated while a group scales up, clusterstate.go:1033-1036); "
+    "ZONE_RESOURCE_POOL_EXHAUSTED -> OutOfResources (cloudprovider/gce/autoscaling_gce_client.go:558-561, :656)",
+)
+AZURE_FAST_DELETE = Constant(
+    "enableFastDeleteOnFailedProvisioning",
+    0,
+    "kubernetes/autoscaler cluster-autoscaler/cloudprovider/azure/azure_config.go:114 (default false; "
+    "azure_scale_set_instance_cache.go:231): without it a failed spot VM counts as running and the scale-up "
+    "fails only at max-node-provision-time (kubernetes/autoscaler#8323); AKS does not expose the setting",
+)
+
+#: The table the README and `simulate --json` show.
+CONSTANTS: tuple[Constant, ...] = (
+    SCAN_INTERVAL,
+    INITIAL_BACKOFF,
+    MAX_BACKOFF,
+    BACKOFF_RESET,
+    MAX_NODE_PROVISION_TIME,
+    AWS_ASG_REFRESH,
+    GCE_MIG_INSTANCES_REFRESH,
+    AZURE_FAST_DELETE,
+)
+
+#: Scenario "spot comes back after T": the T, a scenario parameter (not an upstream figure).
+SPOT_RETURNS_AFTER = 60 * MINUTE
+
+
+@dataclass(frozen=True)
+class Machine:
+    """The clocks of one cloud's autoscaler. ``attempt`` is the shortest and longest time from
+    asking a group that cannot deliver to the loop that backs it off and asks the next one."""
+
+    attempt: tuple[int, int]
+    scan: int = SCAN_INTERVAL.seconds
+    #: the attempt ends only when max-node-provision-time runs out (no early failure)
+    timeout_bound: bool = False
+    initial: int = INITIAL_BACKOFF.seconds
+    cap: int = MAX_BACKOFF.seconds
+    #: how the attempt time is derived, for the report
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Group:
+    """A node group as the machine sees it: its expander tier (0 best) and whether it is spot."""
+
+    name: str
+    tier: int
+    spot: bool
+    zones: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Span:
+    """Seconds from the pod's first scale-up to the goal: best and worst over the explored runs;
+    ``worst`` None when some run never gets there (an order of draws that cycles forever)."""
+
+    best: int
+    worst: int | None
+
+
+# A group's backoff record at a decision: (duration, until - now); (0, -1) when there is none.
+# `until - now` < 0 means free; it is clipped to -1 (all free groups behave alike).
+# The reset timeout (a record dropped 3 h after its group's last failure) is left out of the state:
+# it cannot fire within 3 h of the first scale-up, and a group that keeps being asked keeps its record.
+_Record = tuple[int, int]
+_NONE: _Record = (0, -1)
+_State = tuple[_Record, ...]
+
+
+def _advance(state: _State, seconds: int) -> _State:
+    return tuple((duration, left - seconds if left - seconds >= 0 else -1) for duration, left in state)
+
+
+def _fail(state: _State, i: int, attempt: int, machine: Machine) -> _State:
+    """Group i was asked now (it was free) and is backed off ``attempt`` seconds later: for the
+    initial duration, or twice its last one up to the cap (it failed after its backoff ended)."""
+    later = list(_advance(state, attempt))
+    duration = state[i][0]
+    duration = machine.initial if duration == 0 else min(2 * duration, machine.cap)
+    later[i] = (duration, duration)
+    return tuple(later)
+
+
+class _Graph:
+    """The decisions reachable from the first one, for one attempt time and one goal."""
+
+    def __init__(
+        self,
+        groups: Sequence[Group],
+        delivers: Callable[[Group], bool],
+        machine: Machine,
+        attempt: int,
+        step: int,
+    ) -> None:
+        self.groups, self.delivers, self.machine, self.attempt, self.step = groups, delivers, machine, attempt, step
+        # Groups that behave alike (same tier, spot, fate) are interchangeable: states are kept sorted within a class.
+        keys = [(g.tier, g.spot, delivers(g)) for g in groups]
+        self.classes = [[i for i, k in enumerate(keys) if k == key] for key in dict.fromkeys(keys)]
+
+    def canonical(self, state: _State) -> _State:
+        out = list(state)
+        for members in self.classes:
+            for i, record in zip(members, sorted(state[i] for i in members), strict=True):
+                out[i] = record
+        return tuple(out)
+
+    def edges(self, state: _State) -> list[tuple[int, _State | None]]:
+        """(seconds, next decision) per choice; next None when the choice delivers."""
+        free = [i for i, (_, left) in enumerate(state) if left < 0]
+        if not free:
+            # Nothing to ask: the first loop after the earliest backoff ends.
+            wait = min(left for _, left in state) + self.step
+            return [(wait, self.canonical(_advance(state, wait)))]
+        best = min(self.groups[i].tier for i in free)
+        out: list[tuple[int, _State | None]] = []
+        seen: set[tuple[int, _Record]] = set()
+        for i in free:
+            if self.groups[i].tier != best:
+                continue
+            klass = next(k for k, members in enumerate(self.classes) if i in members)
+            if (klass, state[i]) in seen:
+                continue  # the same draw as a symmetric group already explored
+            seen.add((klass, state[i]))
+            if self.delivers(self.groups[i]):
+                out.append((0, None))
+            else:
+                out.append((self.attempt, self.canonical(_fail(state, i, self.attempt, self.machine))))
+        return out
+
+    def span(self) -> Span | None:
+        start = self.canonical(tuple(_NONE for _ in self.groups))
+        # Explore every reachable decision once.
+        graph: dict[_State, list[tuple[int, _State | None]]] = {}
+        todo = [start]
+        while todo:
+            s = todo.pop()
+            if s in graph:
+                continue
+            graph[s] = self.edges(s)
+            todo += [n for _, n in graph[s] if n is not None and n not in graph]
+        best = _shortest(start, graph)
+        if best is None:
+            return None
+        return Span(best, _longest(start, graph))
+
+
+def _shortest(start: _State, graph: dict[_State, list[tuple[int, _State | None]]]) -> int | None:
+    done: set[_State] = set()
+    heap: list[tuple[int, int, _State | None]] = [(0, 0, start)]
+    counter = 1
+    while heap:
+        t, _, s = heapq.heappop(heap)
+        if s is None:
+            return t
+        if s in done:
+            continue
+        done.add(s)
+        for seconds, n in graph[s]:
+            heapq.heappush(heap, (t + seconds, counter, n))
+            counter += 1
+    return None
+
+
+def _longest(start: _State, graph: dict[_State, list[tuple[int, _State | None]]]) -> int | None:
+    """The longest way to the goal; None when a cycle that avoids it is reachable (a run that never gets there)."""
+    memo: dict[_State, int | None] = {}
+    on_path: set[_State] = set()
+    # Iterative depth-first search (a long chain of decisions must not hit Python's recursion limit).
+    stack: list[tuple[_State, int]] = [(start, 0)]
+    unbounded = False
+    while stack:
+        s, k = stack.pop()
+        if k == 0:
+            if s in memo:
+                continue
+            on_path.add(s)
+        nexts = graph[s]
+        if k < len(nexts):
+            stack.append((s, k + 1))
+            n = nexts[k][1]
+            if n is not None and n not in memo:
+                if n in on_path:
+                    unbounded = True
+                    break
+                stack.append((n, 0))
+            continue
+        on_path.discard(s)
+        worst = -1
+        for seconds, n in nexts:
+            tail = 0 if n is None else memo.get(n, -1)
+            if tail is not None and tail >= 0:
+                worst = max(worst, seconds + tail)
+        memo[s] = worst  # -1: no way to the goal from here
+    if unbounded:
+        return None
+    result = memo.get(start)
+    return result if result is not None and result >= 0 else None
+
+
+def span(groups: Sequence[Group], delivers: Callable[[Group], bool], machine: Machine) -> Span | None:
+    """Seconds until a delivering group is asked, over both ends of the attempt time and every
+    draw between equals; None when no run ever asks one (e.g. spot groups cycling through backoff)."""
+    spans = []
+    # The shortest attempt with the quickest loop after a backoff; the longest with a whole scan interval.
+    for attempt, step in ((machine.attempt[0], SECOND), (machine.attempt[1], machine.scan)):
+        s = _Graph(groups, delivers, machine, attempt, step).span()
+        if s is not None:
+            spans.append(s)
+    if not spans:
+        return None
+    worst = [s.worst for s in spans]
+    return Span(min(s.best for s in spans), None if None in worst or len(spans) < 2 else max(worst))  # type: ignore[type-var]
+
+
+def first_node_after_return(groups: Sequence[Group], machine: Machine, returns_after: int) -> tuple[int, int]:
+    """Scenario "spot comes back after T": every spot group fails until ``returns_after``, then
+    delivers. Seconds until a delivering group (spot after T, or on-demand) is asked, best and worst
+    over the attempt times and draws. Always finite: after T every group is free within the backoff cap."""
+    results = []
+    for attempt, step in ((machine.attempt[0], SECOND), (machine.attempt[1], machine.scan)):
+        memo: dict[tuple[int, _State], tuple[int, int]] = {}
+        graph = _Graph(groups, lambda g: not g.spot, machine, attempt, step)
+
+        def visit(t: int, state: _State, graph: _Graph = graph, memo: dict = memo) -> tuple[int, int]:
+            key = (t, state)
+            if key in memo:
+                return memo[key]
+            free = [i for i, (_, left) in enumerate(state) if left < 0]
+            if t >= returns_after and free:
+                result = (0, 0)  # the best free tier delivers now: spot is back, on-demand always
+            else:
+                best, worst = None, None
+                for seconds, n in graph.edges(state):
+                    lo, hi = (0, 0) if n is None else visit(t + seconds, n)
+                    best = seconds + lo if best is None else min(best, seconds + lo)
+                    worst = seconds + hi if worst is None else max(worst, seconds + hi)
+                assert best is not None and worst is not None
+                result = (best, worst)
+            memo[key] = result
+            return result
+
+        results.append(visit(0, graph.canonical(tuple(_NONE for _ in groups))))
+    return min(r[0] for r in results), max(r[1] for r in results)
+
+
+def timeline(
+    groups: Sequence[Group], delivers: Callable[[Group], bool], machine: Machine, *, slow: bool, limit: int = 50
+) -> list[tuple[int, str]]:
+    """One run, always drawing the first of equals: (seconds, group asked) per decision, up to the
+    first that delivers; "-" where nothing could be asked (every group backed off). For the report
+    and the tests' hand-worked timelines."""
+    attempt, step = (machine.attempt[1], machine.scan) if slow else (machine.attempt[0], SECOND)
+    state: _State = tuple(_NONE for _ in groups)
+    t, out = 0, []
+    for _ in range(limit):
+        free = [i for i, (_, left) in enumerate(state) if left < 0]
+        if not free:
+            wait = min(left for _, left in state) + step
+            out.append((t, "-"))
+            t, state = t + wait, _advance(state, wait)
+            continue
+        i = min(free, key=lambda i: groups[i].tier)
+        out.append((t, groups[i].name))
+        if delivers(groups[i]):
+            break
+        t, state = t + attempt, _fail(state, i, attempt, machine)
+    return out

@@ -1,0 +1,160 @@
+"""A pool's promise of a time to its on-demand fallback (maxMinutesToFallback, issue 17): the
+setting, the `spot-gpu-pool-fallback-promise` policy and what `simulate --json` reports."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from pulumi_policy import StackValidationArgs
+
+from elastic_gpu.__main__ import main
+from elastic_gpu.compose import PlannedCluster
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.policy_run import run_policies, stack_resources
+from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.policy_rules.fallback_rules import preview_of, validate_fallback_promise
+from elastic_gpu.spot_gpu_pool import PROMISE_INPUT, SpotGpuPoolArgs, spot_gpu_pool_problems
+from tests.conftest import stack_preview, stack_values
+
+P = "elastic-gpu:"
+RULE = "spot-gpu-pool-fallback-promise"
+
+
+def violations(preview):
+    return [v for v in run_policies(preview).violations if v.policy == RULE]
+
+
+def test_shipped_stacks_keep_their_promise_and_record_it():
+    for stack, promise in [("aws-dev", 10.0), ("azure-dev", 95.0), ("azure-prod", 20.0), ("gcp-prod", 10.0)]:
+        preview = stack_preview(stack)
+        assert violations(preview) == [], stack
+        recorded = [r.inputs.get(PROMISE_INPUT) for r in preview.of_type("elastic-gpu:index:SpotGpuPool")]
+        assert promise in recorded, (stack, recorded)
+
+
+def test_two_aks_spot_sizes_break_the_default_promise_and_the_message_names_the_knobs(program_dir):
+    """azure-prod inference as it was: two VM sizes, two spot agent pools taking turns in backoff."""
+    values = stack_values("azure-prod")
+    values[P + "gpuPools"][0]["instanceTypes"] = ["Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3"]
+    (v,) = violations(run_preview("test", program_dir(values)))
+    assert v.level == "mandatory" and v.name == "inference"
+    assert "within 20 min (maxMinutesToFallback)" in v.message
+    assert "after 91 min at worst" in v.message
+    assert "at most 1 spot node group(s) instead of 2" in v.message
+    assert "a single instance type (Standard_NC4as_T4_v3" in v.message
+    assert "autoscaler.maxNodeProvisionTime: 4m or less" in v.message
+    assert "perZone: false" not in v.message  # already one agent pool across the zones
+
+
+def test_zonal_aks_spot_pools_without_a_promise_are_told_perzone_false(program_dir):
+    values = stack_values("azure-dev")
+    del values[P + "gpuPools"][0]["maxMinutesToFallback"]
+    (v,) = violations(run_preview("test", program_dir(values)))
+    assert "perZone: false (1 spot node group(s) across the zones)" in v.message
+
+
+def test_three_aks_spot_pools_never_reach_the_fallback(program_dir, capsys):
+    values = stack_values("azure-dev")
+    values[P + "cluster"]["zones"] = ["1", "2", "3"]
+    values[P + "gpuPools"][0]["maxSize"] = 6
+    program = program_dir(values)
+    (v,) = violations(run_preview("test", program))
+    assert "never (the spot groups take turns leaving their backoff)" in v.message
+    assert main(["simulate", "--stack", "test", "--program", str(program), "--json"]) == 0
+    (pool,) = json.loads(capsys.readouterr().out)["pools"]
+    assert pool["minutes_to_fallback"] == "never" and pool["max_minutes_to_fallback"] == 95.0
+    assert main(["policy", "--stack", "test", "--program", str(program)]) == 1
+
+
+def test_a_larger_promise_is_kept(program_dir):
+    values = stack_values("azure-prod")
+    values[P + "gpuPools"][0]["instanceTypes"] = ["Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3"]
+    values[P + "gpuPools"][0]["maxMinutesToFallback"] = 91
+    assert violations(run_preview("test", program_dir(values))) == []
+
+
+def test_simulate_json_gives_the_range_the_promise_and_their_sources(capsys):
+    assert main(["simulate", "--stack", "azure-dev", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (t4,) = out["pools"]
+    assert t4["minutes_to_fallback"] == {"min": 90.1, "max": 91.0}
+    assert t4["max_minutes_to_fallback"] == 95.0
+    assert "max-node-provision-time" in t4["minutes_to_fallback_source"]
+    assert t4["max_minutes_to_fallback_source"] == "SpotGpuPool input maxMinutesToFallback"
+    assert t4["minutes_to_first_node"] == {"min": 0.0, "max": 91.0}
+    assert t4["scenarios"]["one zone has spot capacity"] == {"min": 0.0, "max": 15.17}
+    names = {c["name"] for c in out["backoff_constants"]}
+    assert {"scan-interval", "initial-node-group-backoff-duration", "max-node-group-backoff-duration"} <= names
+
+
+def test_a_pool_without_fallback_has_no_promise_and_its_first_node_may_never_come(capsys):
+    assert main(["simulate", "--stack", "aws-prod", "--json"]) == 0
+    training = json.loads(capsys.readouterr().out)["pools"][1]
+    assert training["fallback"] is None and training["minutes_to_fallback"] is None
+    assert training["max_minutes_to_fallback"] is None
+    assert training["scenarios"]["all spot groups out of capacity"] == "never"
+    assert training["minutes_to_first_node"] == {"min": 0.0, "max": "never"}
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (-1, "gpuPools[0].maxMinutesToFallback: Input should be greater than 0 (got -1)"),
+        (0, "gpuPools[0].maxMinutesToFallback: Input should be greater than 0 (got 0)"),
+        ("30", "gpuPools[0].maxMinutesToFallback: Input should be a valid number (got '30')"),
+        (True, "gpuPools[0].maxMinutesToFallback: Input should be a valid number (got True)"),
+    ],
+)
+def test_bad_promise_is_a_config_error(program_dir, value, message):
+    values = stack_values("aws-dev")
+    values[P + "gpuPools"][0]["maxMinutesToFallback"] = value
+    with pytest.raises(ConfigError) as exc:
+        run_preview("test", program_dir(values))
+    assert message in str(exc.value)
+
+
+def test_a_promise_without_a_fallback_is_refused_before_any_resource(program_dir):
+    values = stack_values("aws-prod")
+    values[P + "gpuPools"][1]["maxMinutesToFallback"] = 10
+    with pytest.raises(ConfigError) as exc:
+        run_preview("test", program_dir(values))
+    assert "SpotGpuPool 'training': SpotGpuPoolArgs.max_minutes_to_fallback: set only with on_demand_fallback" in str(
+        exc.value
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (-1, "must be a number of minutes > 0 (got -1)"),
+        (0, "must be a number of minutes > 0 (got 0)"),
+        (float("nan"), "must be a finite number, got nan"),
+        ("30", "must be a number, got str '30'"),
+        (15, None),
+    ],
+)
+def test_args_refuse_a_promise_that_is_not_a_positive_number(value, problem):
+    handle = PlannedCluster("aws", "c", ["us-east-1a", "us-east-1b"], "1.33", {})
+    args = SpotGpuPoolArgs(
+        cluster=handle,
+        instance_types=["g4dn.xlarge"],
+        max_size=2,
+        on_demand_fallback=True,
+        max_minutes_to_fallback=value,  # type: ignore[arg-type]
+    )
+    problems = [p for p in spot_gpu_pool_problems("p", args) if "max_minutes_to_fallback" in p]
+    assert problems == ([f"SpotGpuPool 'p': SpotGpuPoolArgs.max_minutes_to_fallback: {problem}"] if problem else [])
+
+
+def test_the_rule_says_nothing_while_a_value_it_reads_is_unknown():
+    resources = stack_resources(copy.deepcopy(stack_preview("azure-dev")))
+    assert preview_of(resources) is not None
+    pools = [r for r in resources if r.resource_type == "azure-native:containerservice:AgentPool"]
+    target = pools[0].props["__target"]
+    target["vmSize"] = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi_policy's unknown string
+    assert preview_of(resources) is None
+    reports: list[str] = []
+    validate_fallback_promise(StackValidationArgs(resources, {}), lambda m, urn=None: reports.append(m))
+    assert reports == []
