@@ -45,7 +45,8 @@ SYSTEM_POOL_NAME = "system"
 AKS_EXPANDERS = ("least-waste", "most-pods", "priority", "random")
 NETWORK_PLUGINS = ("azure", "kubenet", "none")
 #: AKS autoscaler durations: "Values must be an integer followed by an 'm'" (ManagedClusterAutoScalerProfile).
-AKS_DURATION_PATTERN = r"[1-9][0-9]*m"
+#: "0m" included: the AKS docs' bursty-workload profile sets scale-down-delay-after-add=0m (cluster-autoscaler.md).
+AKS_DURATION_PATTERN = r"(0|[1-9][0-9]*)m"
 AZURE_ZONES = ("1", "2", "3")
 #: The taint the AKS docs recommend for a dedicated System pool (use-system-pools.md).
 CRITICAL_ADDONS_ONLY_TAINT = "CriticalAddonsOnly=true:NoSchedule"
@@ -121,6 +122,8 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
                 f"{where}{field_name}: AKS takes whole minutes, an integer followed by 'm' such as '10m' "
                 f"(ManagedClusterAutoScalerProfile); got {value!r}"
             )
+        elif field_name == "max_node_provision_time" and value == "0m":
+            problems.append(f"{where}{field_name}: must be longer than 0 (got {value!r})")
     if not args.expander or args.expander[0] not in AKS_EXPANDERS:
         first = args.expander[0] if args.expander else None
         problems.append(f"{where}expander: AKS takes one of {', '.join(AKS_EXPANDERS)} first (got {first!r})")
@@ -256,6 +259,8 @@ class AksCluster(pulumi.ComponentResource):
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
         # The cluster handle (elastic_gpu.cluster_handle.AksClusterHandle).
         self.location: pulumi.Output[str] = pulumi.Output.from_input(args.location)
+        #: The location as a plain value (prices rank the VM sizes before deployment).
+        self.plain_location: str | None = args.location
         self.autoscaler_profile: ManagedAutoscalerProfile | None = ManagedAutoscalerProfile(
             expander=args.expander[0],
             scale_down_unneeded_time=args.scale_down_unneeded_time,
@@ -341,6 +346,8 @@ class ExistingAksCluster(ExistingCluster):
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(resource_group_name)
         self.location: pulumi.Output[str] = pulumi.Output.from_input(location)
+        #: The location as a plain value when given as one (prices rank the VM sizes before deployment).
+        self.plain_location: str | None = location if isinstance(location, str) else None
         self.autoscaler_profile: ManagedAutoscalerProfile | None = None
         #: the identity the nodes act as, read from the cluster
         self.kubelet_identity_object_id: pulumi.Output[str | None] = cs.get_managed_cluster_output(

@@ -31,7 +31,9 @@ from zero; None or absent: unknown, and the autoscaler warns).
 AKS (`AksClusterHandle`) adds ``resource_group_name``, ``location`` and
 ``autoscaler_profile``: the managed autoscaler's settings when this library sets
 them, None when it cannot know them (an existing cluster); it may have
-``kubelet_identity_object_id`` (the identity the nodes act as), which pools export.
+``kubelet_identity_object_id`` (the identity the nodes act as), which pools export, and
+``plain_location`` (the location as a plain string, or None), by which pools rank VM sizes by the
+region's prices.
 
 GKE (`GkeClusterHandle`) adds ``project`` and ``location`` (the cluster's zone or region),
 and may have ``private_nodes`` (True/False: the node pools' own setting; None or absent: the cluster's).

@@ -171,6 +171,12 @@ def duration_seconds(text: str) -> int:
     return sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", text))
 
 
+#: The autoscaler durations that must be longer than 0. A scale-down delay or unneeded time of 0 means no
+#: wait (the AKS docs' bursty-workload profile sets scale-down-delay-after-add=0m, cluster-autoscaler.md);
+#: a zero provision time would give up on every node that is still starting.
+ZERO_DURATION_REFUSED = ("max_node_provision_time",)
+
+
 def autoscaler_settings_problems(
     field: Callable[[str], str],
     durations: Mapping[str, str],
@@ -188,7 +194,7 @@ def autoscaler_settings_problems(
     problems = [
         f"{field(key)}: must be longer than 0 (got {value!r})"
         for key, value in durations.items()
-        if duration_seconds(value) == 0
+        if key in ZERO_DURATION_REFUSED and duration_seconds(value) == 0
     ]
     problems += autoscaler_duration_problems(cloud, durations, {key: field(key) for key in durations})
     if not expander:

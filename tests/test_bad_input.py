@@ -192,8 +192,11 @@ def test_compound_durations_are_valid_and_zero_is_not() -> None:
     values = stack_values("aws-dev")
     values[P + "autoscaler"]["maxNodeProvisionTime"] = "1h30m"
     assert load_stack_config(values).autoscaler.max_node_provision_time == "1h30m"
-    msg = config_errors("aws-dev", lambda v: v[P + "autoscaler"].update({"scaleDownUnneededTime": "0m"}))
-    assert "autoscaler.scaleDownUnneededTime: must be longer than 0" in msg
+    msg = config_errors("aws-dev", lambda v: v[P + "autoscaler"].update({"maxNodeProvisionTime": "0m"}))
+    assert "autoscaler.maxNodeProvisionTime: must be longer than 0" in msg
+    # a zero scale-down wait is valid (AKS documents scale-down-delay-after-add=0m)
+    values[P + "autoscaler"].update({"scaleDownUnneededTime": "0m", "scaleDownDelayAfterAdd": "0m"})
+    assert load_stack_config(values).autoscaler.scale_down_delay_after_add == "0m"
     msg = config_errors("aws-dev", lambda v: v[P + "autoscaler"].update({"scaleDownUnneededTime": "5 min"}))
     assert "'5 min' is not allowed; allowed: a duration in whole hours, minutes and seconds" in msg
 

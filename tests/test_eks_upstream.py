@@ -8,6 +8,7 @@ import yaml
 from elastic_gpu.aws.node_groups import eks_node_group_name
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.diff import build_diff
+from elastic_gpu.offline.mocks import pulumi_eks_cluster_problems
 from elastic_gpu.pool_view import EKS_NODE_GROUP
 from elastic_gpu.replacement import POOL_REPLACE_FIELDS
 from elastic_gpu.simulation.run import simulate
@@ -52,39 +53,33 @@ def pulumi_eks_program(cluster_args: str, handle_args: str = "") -> str:
     return PULUMI_EKS_PROGRAM.format(cluster_args=cluster_args, handle_args=handle_args)
 
 
-@pytest.mark.parametrize(
-    ("cluster_args", "message"),
-    [
-        (
-            'instance_type="m6i.large", node_group_options=eks.ClusterNodeGroupOptionsArgs(min_size=1)',
-            "Setting nodeGroupOptions, and any set of singular node group option(s) on the cluster, is mutually "
-            "exclusive. Choose a single approach. (singular options set: instanceType)",
-        ),
-        (
-            'subnet_ids=["subnet-a"]',
-            "subnetIds, and the use of publicSubnetIds and/or privateSubnetIds are mutually exclusive",
-        ),
-        (
-            'endpoint_public_access=False, public_access_cidrs=["10.0.0.0/8"]',
-            "`publicAccessCidrs` can only be set when `endpointPublicAccess` is true",
-        ),
-    ],
-)
-def test_the_pulumi_eks_mock_refuses_what_pulumi_eks_refuses(run_program, cluster_args: str, message: str) -> None:
+def test_the_pulumi_eks_mock_refuses_what_pulumi_eks_refuses(run_program) -> None:
+    # A program fails as `pulumi up` would (pulumi-eks throws before it declares anything) ...
     with pytest.raises(ConfigError) as err:
-        run_program(pulumi_eks_program(cluster_args))
-    assert f"PulumiEksError: pulumi-eks Cluster 'ml': {message}" in str(err.value)
-
-
-def test_pulumi_eks_options_it_accepts_still_run(run_program) -> None:
-    # JavaScript truthiness: min_size=0 and node_associate_public_ip_address=False count as unset.
-    preview = run_program(
-        pulumi_eks_program(
-            "min_size=0, node_associate_public_ip_address=False, "
-            'node_group_options=eks.ClusterNodeGroupOptionsArgs(instance_type="m6i.large")'
+        run_program(
+            pulumi_eks_program('instance_type="m6i.large", node_group_options=eks.ClusterNodeGroupOptionsArgs()')
         )
+    assert (
+        "PulumiEksError: pulumi-eks Cluster 'ml': Setting nodeGroupOptions, and any set of singular node group "
+        "option(s) on the cluster, is mutually exclusive. Choose a single approach. (singular options set: "
+        "instanceType)"
+    ) in str(err.value)
+    # ... and each of cluster.ts createCore's checks, on the inputs as the engine hands them over.
+    ngo = {"nodeGroupOptions": {"instanceType": "m6i.large"}}
+    assert pulumi_eks_cluster_problems("c", {"subnetIds": ["s"], "privateSubnetIds": ["s"]}) == [
+        "pulumi-eks Cluster 'c': subnetIds, and the use of publicSubnetIds and/or privateSubnetIds are mutually "
+        "exclusive. Choose a single approach."
+    ]
+    assert pulumi_eks_cluster_problems("c", {"endpointPublicAccess": False, "publicAccessCidrs": ["10.0.0.0/8"]}) == [
+        "pulumi-eks Cluster 'c': `publicAccessCidrs` can only be set when `endpointPublicAccess` is true"
+    ]
+    assert "mutually exclusive" in pulumi_eks_cluster_problems("c", {"instanceRole": "r", "instanceRoles": ["r"]})[0]
+    assert "Auto Mode" in pulumi_eks_cluster_problems("c", {"autoMode": {"enabled": True}})[0]
+    # JavaScript truthiness: 0 and false are unset, so these pass next to nodeGroupOptions.
+    assert pulumi_eks_cluster_problems("c", ngo | {"minSize": 0, "nodeAssociatePublicIpAddress": False}) == []
+    assert pulumi_eks_cluster_problems("c", ngo | {"desiredCapacity": 2})[0].endswith(
+        "(singular options set: desiredCapacity)"
     )
-    assert preview.of_type("aws:eks/nodeGroup:NodeGroup")
 
 
 def test_from_pulumi_eks_without_instance_roles_asks_for_node_role_arn(run_program) -> None:

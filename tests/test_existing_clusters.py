@@ -197,6 +197,11 @@ def test_existing_aks_with_fallback_warns_with_the_az_command(run_program) -> No
         "az aks update --resource-group prod-rg --name prod-aks --cluster-autoscaler-profile expander=priority"
         in warning
     )
+    # az aks show needs the cluster too (-g/-n), or it fails with "the following arguments are required"
+    assert (
+        "Check with `az aks show --resource-group prod-rg --name prod-aks --query autoScalerProfile.expander`"
+        in warning
+    )
     without_fallback = run_program(AKS_PROGRAM.replace("on_demand_fallback=True", "on_demand_fallback=False"))
     assert not [w for w in without_fallback.warnings if "expander" in w]
 

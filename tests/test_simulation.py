@@ -215,7 +215,6 @@ def test_gke_time_slicing_is_real_and_the_template_advertises_it(program_dir):
 @pytest.mark.parametrize(
     ("stack", "change", "message"),
     [
-        ("azure-dev", {"elastic-gpu:devicePlugin": {"timeSlicingReplicas": 2}}, "not supported on AKS"),
         ("aws-dev", {"amiFamily": "bottlerocket"}, "'bottlerocket' nodes do not run"),
     ],
 )

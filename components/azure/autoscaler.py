@@ -26,15 +26,21 @@ AKS_AUTOSCALER_NAMESPACE = "kube-system"
 RUNS_POD = False
 
 
+def _az_aks(verb: str, cluster: AksClusterHandle, rest: str) -> pulumi.Output[str]:
+    """`az aks <verb>` for this cluster: az needs --resource-group and --name (unless `az configure` set defaults)."""
+    return pulumi.Output.concat(
+        f"az aks {verb} --resource-group ", cluster.resource_group_name, " --name ", cluster.cluster_name, rest
+    )
+
+
 def expander_command(cluster: AksClusterHandle) -> pulumi.Output[str]:
     """The az command that sets the managed autoscaler's expander (az aks update --cluster-autoscaler-profile)."""
-    return pulumi.Output.concat(
-        "az aks update --resource-group ",
-        cluster.resource_group_name,
-        " --name ",
-        cluster.cluster_name,
-        " --cluster-autoscaler-profile expander=priority",
-    )
+    return _az_aks("update", cluster, " --cluster-autoscaler-profile expander=priority")
+
+
+def show_expander_command(cluster: AksClusterHandle) -> pulumi.Output[str]:
+    """The az command that reads the managed autoscaler's expander."""
+    return _az_aks("show", cluster, " --query autoScalerProfile.expander")
 
 
 def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Resource) -> dict[str, object]:
@@ -56,11 +62,11 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
     if profile is None:
         # A cluster we did not create: its autoScalerProfile is not ours to read or set.
         if fallback:
-            expander_command(cluster).apply(
-                lambda cmd: pulumi.log.warn(
+            pulumi.Output.all(show_expander_command(cluster), expander_command(cluster)).apply(
+                lambda cmds: pulumi.log.warn(
                     f"{where}spot pools with an on-demand fallback need the AKS autoscaler's expander to be "
                     f"'priority' (otherwise AKS may scale the on-demand fallback first). Check with "
-                    f"`az aks show --query autoScalerProfile.expander`, and set it with: {cmd}",
+                    f"`{cmds[0]}`, and set it with: {cmds[1]}",
                     resource=parent,
                 )
             )

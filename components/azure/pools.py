@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 import re
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pulumi
 from pulumi_azure_native import containerservice as cs
 
+from elastic_gpu.azure.node_template import resources_tag
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
@@ -24,6 +25,7 @@ from elastic_gpu.replacement import DIGEST_LEN, short_digest
 from elastic_gpu.scheduling import (
     AKS_SPOT_LABEL,
     AKS_SPOT_TAINT,
+    GPU_RESOURCE,
     GPU_TAINT,
     NODE_CLASS_GENERAL,
     NODE_CLASS_GPU,
@@ -111,6 +113,8 @@ class AgentPoolSpec:
     spot_max_price: float | None = None
     #: price rank among the pool's agent pools of this capacity (0 = cheapest)
     rank: int = 0
+    #: tags on top of the pool's own: the autoscaler's node-template resources (azure/node_template.py)
+    node_template_tags: dict[str, str] = field(default_factory=dict)
 
     @property
     def agent_pool_name(self) -> str:
@@ -166,7 +170,7 @@ def build_agent_pool(
         node_labels=spec.labels,
         node_taints=[str(t) for t in spec.taints] or None,
         os_disk_size_gb=spec.disk_size_gib,
-        tags=tags,
+        tags={**tags, **spec.node_template_tags},
         opts=pulumi.ResourceOptions(
             parent=parent,
             # The autoscaler owns the node count; `pulumi up` must never fight it.
@@ -220,15 +224,6 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """AKS rules for a GPU pool beyond the cloud-neutral ones."""
     problems = []
-    if args.gpu_sharing_replicas > 1:
-        # AKS's managed autoscaler builds an empty pool's node template from the VM size's
-        # physical GPU count; it cannot be told about time-slicing (no node-template tags), so
-        # it would plan replicas-times too many nodes for shared-GPU pods.
-        problems.append(
-            f"{where}gpu_sharing_replicas: GPU time-slicing ({args.gpu_sharing_replicas}) is not supported on AKS: "
-            "the managed autoscaler plans with the VM size's physical GPU count; remove devicePlugin."
-            "timeSlicingReplicas (allowed: unset)"
-        )
     if len(args.instance_types) > MAX_VM_SIZES:
         problems.append(
             f"{where}instance_types: at most {MAX_VM_SIZES} VM sizes on AKS (got {len(args.instance_types)})"
@@ -256,18 +251,23 @@ def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
     return WorkloadContract(pool=name, taints=tuple(spot if args.spot else on_demand), node_selector={POOL_LABEL: name})
 
 
-def price_ranks(vm_sizes: list[str], spot: bool) -> list[int]:
+def price_ranks(vm_sizes: list[str], spot: bool, region: str | None) -> list[int]:
     """Each VM size's rank by its hourly price on that capacity (0 = cheapest), so the priority
     expander never draws between sizes at random. AKS's managed autoscaler takes a single expander,
-    so no least-waste breaks the tie after priority. The cluster's location may be known only at
-    deploy time, so a size is priced as the mean of the price table's rows over its regions; a size
-    with no price ranks after priced ones, then by vCPUs."""
+    so no least-waste breaks the tie after priority. A size is priced from the price table's rows in
+    the cluster's `region`; only when the region is not a plain value before deployment (an existing
+    cluster's location as an Output) as the mean over the rows of every region. A spot rank reads only
+    rows with a spot price (an on-demand price in its place would rank a size by the wrong market); a
+    size with no price ranks after priced ones, among them by the region's on-demand price, then vCPUs."""
 
-    def key(vm: str) -> tuple[float, int]:
-        rows = [r for r in price_rows() if r.cloud == "azure" and r.item == vm]
-        prices = [r.spot if spot and r.spot is not None else r.on_demand for r in rows]
+    def mean(prices: list[float]) -> float:
+        return sum(prices) / len(prices) if prices else math.inf
+
+    def key(vm: str) -> tuple[float, float, int]:
+        rows = [r for r in price_rows() if r.cloud == "azure" and r.item == vm and region in (None, r.region)]
+        spot_price = mean([r.spot for r in rows if r.spot is not None]) if spot else 0.0
         catalog = gpu_instance_type("azure", vm)
-        return (sum(prices) / len(prices) if prices else math.inf), catalog.vcpus if catalog else 0
+        return spot_price, mean([r.on_demand for r in rows]), catalog.vcpus if catalog else 0
 
     order = sorted(dict.fromkeys(vm_sizes), key=key)
     return [order.index(vm) for vm in vm_sizes]
@@ -294,6 +294,15 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | args.extra_labels
         return labels | {AKS_SPOT_LABEL: AKS_SPOT_TAINT.value} if spot else labels
 
+    def template_tags(vm: str) -> dict[str, str]:
+        # Time-slicing: the autoscaler reads the GPUs a node from this pool will advertise from the scale
+        # set's node-template tag (azure/node_template.py), not the VM size's physical count.
+        if args.gpu_sharing_replicas <= 1:
+            return {}
+        row = gpu_instance_type("azure", vm)
+        gpus = row.gpus if row is not None else args.gpus_per_node
+        return {resources_tag(GPU_RESOURCE): str(gpus * args.gpu_sharing_replicas)}
+
     def spec(cap: Capacity, vm: str, pool_zones: list[str], lo: int, hi: int, rank: int):
         spot = cap == "spot"
         return AgentPoolSpec(
@@ -309,6 +318,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
             disk_size_gib=args.disk_size_gib,
             spot_max_price=spot_max_price if spot else None,
             rank=rank,
+            node_template_tags=template_tags(vm),
         )
 
     zones = args.pool_zones
@@ -323,14 +333,15 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     ]
     mins = split_total(args.min_size, len(placements))
     maxes = split_total(args.max_size, len(placements))
-    ranks = price_ranks(list(args.instance_types), spot=args.spot)
+    region = getattr(cluster, "plain_location", None)  # the location, when the handle knows it before deployment
+    ranks = price_ranks(list(args.instance_types), spot=args.spot, region=region)
     specs: list[tuple[str, AgentPoolSpec]] = []
     for (i, vm, pool_zones, zone), lo, hi in zip(placements, mins, maxes, strict=True):
         # Resource names keep the readable `<stem><kind><size index><zone>`; the AKS name carries the digest.
         specs.append((f"{name}-{stem}{kind}{i}{zone}", spec(capacity, vm, pool_zones, lo, hi, ranks[i])))
     if args.on_demand_fallback:
         # One on-demand pool per VM size across all zones, min 0: used only when spot cannot be had.
-        fallback_ranks = price_ranks(list(args.instance_types), spot=False)
+        fallback_ranks = price_ranks(list(args.instance_types), spot=False, region=region)
         fallback_maxes = split_total(args.fallback_total, len(args.instance_types))
         for i, (vm, hi) in enumerate(zip(args.instance_types, fallback_maxes, strict=True)):
             specs.append((f"{name}-{stem}{KIND_ON_DEMAND}{i}", spec("on-demand", vm, zones, 0, hi, fallback_ranks[i])))

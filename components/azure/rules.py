@@ -63,8 +63,8 @@ AUTOSCALER_DURATIONS = {
     "scale_down_unneeded_time": Bounds(60, 24 * 3600, "over 24h idle GPU nodes defeat scale-to-zero"),
     "scale_down_delay_after_add": Bounds(60, 24 * 3600, "over 24h idle GPU nodes defeat scale-to-zero"),
 }  # fmt: skip
-#: AKS agent pools run at most 250 pods per node (maxPods 10..250, AKS "Configure Azure CNI"); AKS pools refuse
-#: time-slicing altogether (components/azure/pools.py), so this bound only keeps the number sane.
+#: AKS agent pools run at most 250 pods per node (maxPods 10..250, AKS "Configure Azure CNI"); the pools tell
+#: the autoscaler the shared count by a tag (components/azure/node_template.py), so this bound keeps it sane.
 TIME_SLICING_REPLICAS = Bounds(2, 250, "AKS maxPods is at most 250 per node")
 #: Agent pool `count` of a System pool: 1..1000 (ManagedClusterAgentPoolProfileProperties.count).
 SYSTEM_POOL_NODES = Bounds(1, 1000, "AKS System pool count, ARM API")

@@ -7,8 +7,9 @@ that cloud's autoscaler builds it (never from the stack config).
   taint without a value); then the ASG's `node-template/label|taint|resources` tags on top, and
   the node group's own `node-template/resources` tags (also from DescribeNodegroup) over those.
   No tag, no ephemeral-storage (kubernetes/autoscaler#1650).
-- AKS (cloudprovider/azure, azure_template.go): the agent pool's VM size (its physical GPUs:
-  there is no tag to describe time-slicing), its node labels and taints, plus what AKS puts on
+- AKS (cloudprovider/azure, azure_template.go): the agent pool's VM size (its physical GPUs, unless
+  the pool's `k8s.io_cluster-autoscaler_node-template_resources_*` tags, copied to the scale set, say
+  otherwise: time-slicing), its node labels and taints, plus what AKS puts on
   every node itself (agent-pool label; on spot pools the scalesetpriority label and taint);
   ephemeral-storage from the OS disk, DiskSizeGB x 1024^3 (processVMSSTemplate). A multi-zone
   pool's template takes a random one of its zones there, so no zone label is modelled.
@@ -30,6 +31,7 @@ from collections import defaultdict
 from typing import Any
 
 from elastic_gpu.aws.asg_tags import NODE_TEMPLATE_PREFIX, taint_from_eks_api
+from elastic_gpu.azure.node_template import resources_from_tags
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.offline.mocks import MOCK_UUID
 from elastic_gpu.offline.runner import Preview
@@ -162,6 +164,9 @@ def _aks_template(resource: str, p: dict[str, Any], region: str | None) -> NodeT
     allocatable = _shape("azure", p.get("vmSize", "?"))
     if p.get("osDiskSizeGB"):
         allocatable[EPHEMERAL_STORAGE] = float(p["osDiskSizeGB"]) * GIB
+    # The scale set's node-template resources tags (copied from the agent pool's) override the VM size's.
+    for resource, value in resources_from_tags(p.get("tags") or {}).items():
+        allocatable[resource] = quantity(value)
     return NodeTemplate(
         group=name,
         resource=resource,
