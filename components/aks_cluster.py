@@ -13,10 +13,12 @@ import pulumi_azure_native as azure_native
 import pulumi_kubernetes as k8s
 from pulumi_azure_native import containerservice as cs
 
-from elastic_gpu.args_doc import documented
+from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.cluster_handle import (
+    AksClusterHandle,
     ExistingCluster,
     ManagedAutoscalerProfile,
+    handle_inputs,
     input_str_problems,
     k8s_provider_problems,
     raise_if,
@@ -32,9 +34,11 @@ from elastic_gpu.config import (
     DEFAULT_MAX_NODE_PROVISION_TIME,
     DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
     DEFAULT_SCALE_DOWN_UNNEEDED,
+    Expander,
 )
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import NODE_CLASS_GENERAL, node_labels
+from elastic_gpu.validation import args_type_problems
 
 TYPE_TOKEN = "elastic-gpu:index:AksCluster"
 EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingAksCluster"
@@ -85,7 +89,7 @@ class AksClusterArgs:
     """The managed autoscaler's profile: delay after a scale-up before scale-down resumes."""
     max_node_provision_time: str = DEFAULT_MAX_NODE_PROVISION_TIME
     """The managed autoscaler's profile: how long a pool may take before the next is tried."""
-    expander: list[str] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
+    expander: list[Expander] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
     """Our expander chain; AKS takes one value: the chain's first (priority by default)."""
     protect: bool = False
     """Protect the cluster (and a created resource group) from deletion (production)."""
@@ -99,7 +103,8 @@ class AksClusterArgs:
 
 def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
     where = f"AksCluster '{name}': "
-    problems: list[str] = []
+    if problems := args_type_problems(f"{where}AksClusterArgs.", args):
+        return problems  # the rules below compare and iterate the values
     if not re.fullmatch(CLUSTER_NAME_PATTERN, args.cluster_name):
         problems.append(f"{where}cluster_name: {args.cluster_name!r} is not a valid AKS name ({CLUSTER_NAME_PATTERN})")
     if bad := [z for z in args.zones if z not in AZURE_ZONES]:
@@ -155,6 +160,7 @@ def api_server_access(args: AksClusterArgs) -> cs.ManagedClusterAPIServerAccessP
     return None
 
 
+@documented_component(AksClusterArgs, handle=AksClusterHandle)
 class AksCluster(pulumi.ComponentResource):
     """An AKS cluster with a System-mode pool, managed identity, RBAC and the managed autoscaler's profile.
 
@@ -166,6 +172,17 @@ class AksCluster(pulumi.ComponentResource):
     `listManagedClusterUserCredentials`; and a Kubernetes provider built from it.
     User pools (GeneralPool, SpotGpuPool) are separate AgentPool resources.
     """
+
+    args: AksClusterArgs
+    """The arguments the cluster was declared with."""
+    resource_group: azure_native.resources.ResourceGroup | None
+    """The resource group it created; None when it uses an existing one."""
+    cluster: cs.ManagedCluster
+    """The AKS cluster (with its System pool)."""
+    kubeconfig: pulumi.Output[str]
+    """The cluster-user kubeconfig (secret)."""
+    kubelet_identity_object_id: pulumi.Output[str | None]
+    """The identity the nodes act as (grant it AcrPull, storage, ...)."""
 
     cloud = "azure"
 
@@ -199,7 +216,7 @@ class AksCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := aks_cluster_problems(name, args):
             raise ConfigError(problems, source=f"AksCluster '{name}'")
-        super().__init__(TYPE_TOKEN, name, None, opts)
+        super().__init__(TYPE_TOKEN, name, handle_inputs(args.zones, args.kubernetes_version), opts)
         self.args = args
         child = pulumi.ResourceOptions(parent=self)
         rg_name = args.resource_group_name or f"{args.cluster_name}-rg"
@@ -306,6 +323,7 @@ def user_kubeconfig(
     return pulumi.Output.secret(creds.kubeconfigs.apply(lambda kcs: base64.b64decode(kcs[0].value).decode()))
 
 
+@documented_component(None, handle=AksClusterHandle)
 class ExistingAksCluster(ExistingCluster):
     """An AKS cluster this library did not create, as a cluster handle for pools and add-ons.
 
@@ -342,7 +360,7 @@ class ExistingAksCluster(ExistingCluster):
         problems += version_problems(where, kubernetes_version)
         problems += k8s_provider_problems(where, k8s_provider)
         raise_if(problems, source=f"AksCluster.existing '{resource_name}'")
-        super().__init__(EXISTING_TYPE_TOKEN, resource_name, None, opts)
+        super().__init__(EXISTING_TYPE_TOKEN, resource_name, handle_inputs(zones, kubernetes_version), opts)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(resource_group_name)
         self.location: pulumi.Output[str] = pulumi.Output.from_input(location)

@@ -12,6 +12,7 @@ import dataclasses
 import inspect
 import itertools
 import textwrap
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -47,7 +48,9 @@ def _default(f: dataclasses.Field[Any]) -> str:
 
 def documented(cls: type[T]) -> type[T]:
     """Append "Fields: name: type = default, meaning" to a dataclass's docstring (after @dataclass)."""
-    docs = field_docs(cls)
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):  # a base's fields (NodeOverrides) are documented where declared
+        docs |= field_docs(klass) if dataclasses.is_dataclass(klass) else {}
     lines = []
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", repr(f.type))
@@ -60,3 +63,56 @@ def documented(cls: type[T]) -> type[T]:
         (inspect.cleandoc(own) + "\n\n" if own else "") + "Fields (name: type = default):\n" + "\n".join(lines)
     )
     return cls
+
+
+def _annotation_text(annotation: object) -> str:
+    return annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation))
+
+
+def output_docs(cls: type, handle: type | None = None) -> list[tuple[str, str, str]]:
+    """(name, type, meaning) of each output of a component: the annotated, docstringed attributes and the
+    documented properties of the cluster-handle protocol it implements, then of `cls` and its elastic-gpu
+    bases (base first)."""
+    seen: dict[str, tuple[str, str, str]] = {}
+    classes = [*(reversed(handle.__mro__) if handle is not None else ()), *reversed(cls.__mro__)]
+    for klass in classes:
+        if not klass.__module__.startswith("elastic_gpu"):
+            continue
+        docs = field_docs(klass)
+        for attr, annotation in vars(klass).get("__annotations__", {}).items():
+            if attr in docs:
+                seen[attr] = (attr, _annotation_text(annotation), docs[attr])
+        for attr, value in vars(klass).items():
+            if isinstance(value, property) and value.__doc__ and not attr.startswith("_"):
+                returns = value.fget.__annotations__.get("return", "") if value.fget else ""
+                seen[attr] = (attr, _annotation_text(returns), inspect.cleandoc(value.__doc__))
+    return list(seen.values())
+
+
+def documented_component(args: type | None, handle: type | None = None) -> Callable[[type[T]], type[T]]:
+    """`help()` for a ComponentResource: how to declare it (not Pulumi's `:param str t` of
+    ComponentResource.__init__) and an "Outputs" section listing what it exposes, written once as
+    the docstring under each annotated attribute."""
+
+    def wrap(cls: type[T]) -> type[T]:
+        init = vars(cls).get("__init__")
+        if init is not None and not (init.__doc__ or "").strip():
+            how = (
+                f"`args` is a {args.__name__} (help({args.__name__}) lists its fields with defaults)"
+                if args is not None
+                else "the arguments are described in the class docstring"
+            )
+            init.__doc__ = (
+                f"Declare the {cls.__name__} `name` (its children's names derive from it); {how}; `opts` are "
+                "Pulumi's ResourceOptions (parent, provider, depends_on, protect, ...). Bad arguments raise "
+                "elastic_gpu.ConfigError before anything is declared."
+            )
+        lines = []
+        for attr, annotation, doc in output_docs(cls, handle):
+            lines.append(f"    {attr}: {annotation}")
+            lines += [f"        {line}" for line in doc.splitlines()]
+        own = inspect.cleandoc(cls.__doc__ or "")
+        cls.__doc__ = own + ("\n\nOutputs (attribute: type):\n" + "\n".join(lines) if lines else "")
+        return cls
+
+    return wrap

@@ -10,7 +10,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from elastic_gpu.args_doc import documented
+from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.config import (
@@ -111,7 +111,7 @@ def priority_expander_data(node_groups: list[NodeGroupRef]) -> pulumi.Output[dic
 
 def has_fallback(gpu_pools: list[SpotGpuPool]) -> bool:
     """Some pool has spot groups and on-demand ones: only the priority expander ranks them right."""
-    return any({g.capacity for g in p.node_groups} == {"spot", "on-demand"} for p in gpu_pools)
+    return any({g.capacity for g in p.node_group_refs} == {"spot", "on-demand"} for p in gpu_pools)
 
 
 def autoscaler_problems(name: str, args: ClusterAutoscalerArgs, runs_pod: bool) -> list[str]:
@@ -146,6 +146,7 @@ def autoscaler_problems(name: str, args: ClusterAutoscalerArgs, runs_pod: bool) 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 
 
+@documented_component(ClusterAutoscalerArgs)
 class ClusterAutoscaler(pulumi.ComponentResource):
     """The cluster autoscaler, set up so spot GPU pools scale 0..max and fall back to on-demand.
 
@@ -161,6 +162,19 @@ class ClusterAutoscaler(pulumi.ComponentResource):
     autoScalerProfile plus each agent pool's min/max, and it honours that ConfigMap.
     """
 
+    image: str | None
+    """The autoscaler image this library runs (EKS); None where the cloud runs the autoscaler."""
+    role: pulumi.Resource | None
+    """EKS: the `aws.iam.Role` the autoscaler acts as (IRSA); None where the cloud runs it."""
+    role_arn: pulumi.Output[str] | None
+    """That role's ARN."""
+    service_account_name: str | None
+    """The ServiceAccount the autoscaler runs as; None where the cloud runs it."""
+    deployment: k8s.apps.v1.Deployment | None
+    """EKS: the autoscaler's Deployment; None where the cloud runs it."""
+    priority_config: k8s.core.v1.ConfigMap | None
+    """The priority expander's ConfigMap (spot above on-demand); None without the priority expander."""
+
     def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := handle_problems(f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs.", args.cluster):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
@@ -173,7 +187,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
         self.priority_config: k8s.core.v1.ConfigMap | None = None
         if "priority" in args.expander and getattr(cloud, "SUPPORTS_PRIORITY_EXPANDER", True):
             pools = [*([args.general_pool] if args.general_pool else []), *args.gpu_pools]
-            node_groups = [g for p in pools for g in p.node_groups]
+            node_groups = [g for p in pools for g in p.node_group_refs]
             self.priority_config = k8s.core.v1.ConfigMap(
                 f"{name}-priorities",
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=PRIORITY_CONFIGMAP, namespace=args.namespace),
@@ -182,11 +196,11 @@ class ClusterAutoscaler(pulumi.ComponentResource):
                 opts=pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(depends_on=nodes_first(args))),
             )
         built = cloud.build_autoscaler(name, args, self)
-        self.image: str | None = built.get("image")
-        #: the IAM role (EKS, IRSA) the autoscaler acts as; None where the cloud runs it
-        self.role_arn: pulumi.Output[str] | None = built.get("role_arn")
-        #: the ServiceAccount the autoscaler runs as; None where the cloud runs it
-        self.service_account_name: str | None = built.get("service_account_name")
+        self.image = built.get("image")
+        self.role = built.get("role")
+        self.role_arn = built.get("role_arn")
+        self.service_account_name = built.get("service_account_name")
+        self.deployment = built.get("deployment")
         self.register_outputs(
             {"image": self.image, "role_arn": self.role_arn, "service_account_name": self.service_account_name}
         )

@@ -58,25 +58,39 @@ class ClusterHandle(Protocol):
     """What every pool and add-on needs from a cluster (see the module docstring)."""
 
     cloud: str
+    """"aws", "azure" or "gcp": picks the per-cloud builders."""
     cluster_name: pulumi.Output[str]
+    """The cloud's name of the cluster."""
     provider: k8s.Provider
+    """The `pulumi_kubernetes.Provider` for the cluster's API (never the ambient kubeconfig)."""
     tags: dict[str, str]
+    """Tags/labels for what the add-ons create (may be empty)."""
 
     @property
-    def zones(self) -> list[str]: ...
+    def zones(self) -> list[str]:
+        """The zones pools may use (plain: they decide how many node groups there are)."""
+        ...
 
     @property
-    def kubernetes_version(self) -> str: ...
+    def kubernetes_version(self) -> str:
+        """The Kubernetes minor, e.g. "1.33" (plain: it picks the autoscaler image)."""
+        ...
 
 
 @runtime_checkable
 class EksClusterHandle(ClusterHandle, Protocol):
     region: pulumi.Output[str]
+    """The AWS region."""
     node_role_arn: pulumi.Output[str]
+    """The IAM role the pools' node groups use (a pool's `node_identity` overrides it)."""
     subnet_ids: Mapping[str, pulumi.Input[str]]
+    """Zone -> private subnet id of the node groups (a pool's `subnet_ids` overrides it)."""
     oidc_provider_arn: pulumi.Output[str]
+    """The cluster's IAM OIDC provider (IRSA for the autoscaler)."""
     oidc_issuer_url: pulumi.Output[str]
+    """Its issuer URL."""
     node_dependencies: list[pulumi.Resource]
+    """Resources a node group waits for (the node role's policies, the NAT route); empty when existing."""
 
 
 @dataclass(frozen=True)
@@ -92,14 +106,19 @@ class ManagedAutoscalerProfile:
 @runtime_checkable
 class AksClusterHandle(ClusterHandle, Protocol):
     resource_group_name: pulumi.Output[str]
+    """The cluster's resource group."""
     location: pulumi.Output[str]
+    """The Azure region."""
     autoscaler_profile: ManagedAutoscalerProfile | None
+    """The managed autoscaler's settings when this library set them; None when it cannot know them."""
 
 
 @runtime_checkable
 class GkeClusterHandle(ClusterHandle, Protocol):
     project: pulumi.Output[str]
+    """The GCP project."""
     location: pulumi.Output[str]
+    """The cluster's zone or region."""
 
 
 #: Per cloud: the attributes its handle must have (beyond the common ones).
@@ -175,6 +194,25 @@ def zones_problems(where: str, zones: object, allowed: tuple[str, ...] | None = 
     return []
 
 
+#: The inputs a cluster-handle component records (its own props): the cluster's facts as the handle has
+#: them, so that the offline reports (zones of a pool, the Kubernetes minor a diff compares) read them from
+#: the captured resources of any program, also where the subnets or the cluster come from elsewhere.
+ZONES_INPUT = "zones"
+VERSION_INPUT = "kubernetesVersion"
+#: EKS: zone -> subnet id, as the handle maps them (components/aws/preview.py reads it back).
+SUBNET_IDS_INPUT = "subnetIds"
+
+
+def handle_inputs(
+    zones: Sequence[str], kubernetes_version: str, subnet_ids: Mapping[str, pulumi.Input[str]] | None = None
+) -> dict[str, Any]:
+    """The props a cluster-handle component registers with (see ZONES_INPUT)."""
+    inputs: dict[str, Any] = {ZONES_INPUT: list(zones), VERSION_INPUT: kubernetes_version}
+    if subnet_ids is not None:
+        inputs[SUBNET_IDS_INPUT] = dict(subnet_ids)
+    return inputs
+
+
 def raise_if(problems: list[str], source: str) -> None:
     if problems:
         raise ConfigError(problems, source=source)
@@ -192,6 +230,9 @@ class ExistingCluster(pulumi.ComponentResource):
     Subclasses check their arguments, call `super().__init__`, set their cloud's handle
     attributes, then `_use_provider` with the caller's provider or a kubeconfig to build one from.
     """
+
+    kubeconfig: pulumi.Output[str] | None
+    """The kubeconfig (secret) the Kubernetes provider was built from; None when `k8s_provider` was given."""
 
     def _plain_facts(self, zones: Sequence[str], kubernetes_version: str, tags: Mapping[str, str] | None) -> None:
         self._zones = list(zones)

@@ -23,10 +23,12 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
 from elastic_gpu.prices import TABLE_PATH, price_row
 from elastic_gpu.validation import (
+    CLOUD_ONLY_POOL_SETTINGS,
     DURATION_PATTERN,
     NODES_PER_CLUSTER,
     autoscaler_settings_problems,
     cidr_problems,
+    cloud_only_problems,
     duplicate_problems,
     general_pool_problems,
     gpu_instance_type_problems,
@@ -515,10 +517,12 @@ def validate_stack(cfg: StackConfig) -> list[str]:
             )
         if pool.on_demand_fallback and not pool.spot:
             problems.append(f"{where}.onDemandFallback: only a spot pool can fall back to on-demand (spot is false)")
-        if pool.ami_family != "al2023" and cloud != "aws":
-            problems.append(f"{where}.amiFamily: an AWS-only setting; remove it for cloud {cloud!r}")
-        if pool.spot_max_price is not None and cloud != "azure":
-            problems.append(f"{where}.spotMaxPrice: an Azure-only setting; remove it for cloud {cloud!r}")
+        problems += cloud_only_problems(
+            lambda key, at=where: f"{at}.{to_camel(key)}",
+            cloud,
+            {key: getattr(pool, key) for key in CLOUD_ONLY_POOL_SETTINGS if key in GpuPoolConfig.model_fields},
+            lambda key, p=pool: key in p.model_fields_set,
+        )
         if pool.instance_types and len(set(pool.instance_types)) != len(pool.instance_types):
             dups = sorted({t for t in pool.instance_types if pool.instance_types.count(t) > 1})
             problems.append(f"{where}.instanceTypes: each type may appear once (repeated: {', '.join(dups)})")
@@ -644,14 +648,13 @@ def _ignored_setting_problems(cfg: StackConfig) -> list[str]:
 AWS_ONLY_CLUSTER_KEYS = ("nat_gateways", "ecr_endpoints")
 #: Keys that only mean something on GCP, per model.
 GCP_ONLY_CLUSTER_KEYS = ("project", "release_channel", "private_nodes", "regional", "control_plane_cidr")
-GCP_ONLY_GPU_POOL_KEYS = ("gpu_driver_version", "queued_provisioning")
+#: (The GPU pools' cloud-only keys: validation.CLOUD_ONLY_POOL_SETTINGS.)
 
 
 def _gcp_only_problems(cfg: StackConfig) -> list[str]:
     if cfg.cloud == "gcp":
         return []
     sets = [("cluster", cfg.cluster, GCP_ONLY_CLUSTER_KEYS)]
-    sets += [(f"gpuPools[{i}]", p, GCP_ONLY_GPU_POOL_KEYS) for i, p in enumerate(cfg.gpu_pools)]
     return [
         f"{where}.{to_camel(key)}: a GCP-only setting; remove it for cloud {cfg.cloud!r} (got {getattr(model, key)!r})"
         for where, model, keys in sets

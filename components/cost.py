@@ -161,13 +161,14 @@ def price_hints(prices: Sequence[tuple[NodePrice, str | None, bool]]) -> list[st
     hints = []
     if missing:
         hints.append(
-            f"no price for {', '.join(dict.fromkeys(missing))}: add a row to {TABLE_PATH} "
-            "or set `prices.<item>.onDemand` in the stack config"
+            f"no price for {', '.join(dict.fromkeys(missing))}: set `elastic-gpu:prices.<item>.onDemand` (USD per "
+            f"hour) in the stack's config, which any program using elastic-gpu reads, or add a row to {TABLE_PATH} "
+            "in the repository"
         )
     if no_spot:
         hints.append(
-            f"no spot price for {', '.join(dict.fromkeys(no_spot))}: add it to {TABLE_PATH} "
-            "or set `prices.<item>.spot` in the stack config"
+            f"no spot price for {', '.join(dict.fromkeys(no_spot))}: set `elastic-gpu:prices.<item>.spot` in the "
+            f"stack's config, which any program using elastic-gpu reads, or add it to {TABLE_PATH} in the repository"
         )
     return hints
 

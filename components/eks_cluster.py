@@ -10,12 +10,14 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.args_doc import documented
+from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.aws import rules as aws_rules
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
-from elastic_gpu.aws.network import build_network
+from elastic_gpu.aws.network import Network, build_network
 from elastic_gpu.cluster_handle import (
+    EksClusterHandle,
     ExistingCluster,
+    handle_inputs,
     input_str_problems,
     is_input_str,
     k8s_provider_problems,
@@ -85,6 +87,7 @@ def eks_cluster_problems(name: str, args: EksClusterArgs) -> list[str]:
     return aws_rules.zone_problems(lambda i, _: f"{where}zones[{i}]", args.region, args.zones)
 
 
+@documented_component(EksClusterArgs, handle=EksClusterHandle)
 class EksCluster(pulumi.ComponentResource):
     """An EKS cluster with no default node group, its VPC, IAM roles and an OIDC provider.
 
@@ -94,6 +97,19 @@ class EksCluster(pulumi.ComponentResource):
     (secret) that authenticates with `aws eks get-token`; and a Kubernetes
     provider built from it, which the Kubernetes-side components use.
     """
+
+    args: EksClusterArgs
+    """The arguments the cluster was declared with."""
+    cluster: aws.eks.Cluster
+    """The EKS control plane."""
+    network: Network
+    """The VPC, its subnets per zone, NAT gateways and endpoints."""
+    node_role: aws.iam.Role
+    """The IAM role every pool's node groups use (unless a pool sets its own)."""
+    oidc_provider: aws.iam.OpenIdConnectProvider
+    """The IAM OIDC provider (IRSA)."""
+    kubeconfig: pulumi.Output[str]
+    """A kubeconfig (secret) that gets tokens from `aws eks get-token`."""
 
     cloud = "aws"
 
@@ -195,7 +211,7 @@ class EksCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         raise_if(eks_cluster_problems(name, args), source=f"EksCluster '{name}'")
-        super().__init__(TYPE_TOKEN, name, None, opts)
+        super().__init__(TYPE_TOKEN, name, handle_inputs(args.zones, args.kubernetes_version), opts)
         self.args = args
         child = pulumi.ResourceOptions(parent=self)
 
@@ -296,6 +312,7 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: str) -> 
     return exec_kubeconfig(cluster_name, endpoint, ca_data, plugin)
 
 
+@documented_component(None, handle=EksClusterHandle)
 class ExistingEksCluster(ExistingCluster):
     """An EKS cluster this library did not create, as a cluster handle for pools and add-ons.
 
@@ -347,7 +364,9 @@ class ExistingEksCluster(ExistingCluster):
             problems.append(f"{where}region: must be a string or an Output, got {type(region).__name__} {region!r}")
         problems += k8s_provider_problems(where, k8s_provider)
         raise_if(problems, source=f"EksCluster.existing '{resource_name}'")
-        super().__init__(EXISTING_TYPE_TOKEN, resource_name, None, opts)
+        super().__init__(
+            EXISTING_TYPE_TOKEN, resource_name, handle_inputs(list(subnet_ids), kubernetes_version, subnet_ids), opts
+        )
         invoke_opts = pulumi.InvokeOutputOptions(parent=self)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.region: pulumi.Output[str] = (

@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 
 import pulumi
 
-from elastic_gpu.args_doc import documented
+from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import ClusterHandle, PoolComponent
 from elastic_gpu.validation import args_type_problems, cloud_args_problems, instance_type_problems, size_problems
 
@@ -21,7 +22,7 @@ DEFAULT_DISK_SIZE_GIB = 50
 
 @documented
 @dataclass
-class GeneralPoolArgs:
+class GeneralPoolArgs(NodeOverrides):
     cluster: ClusterHandle
     """The cluster handle the pool joins (EksCluster, AksCluster, GkeCluster or an existing one)."""
     instance_types: list[str]
@@ -52,9 +53,13 @@ def general_pool_problems(name: str, args: GeneralPoolArgs) -> list[str]:
         problems.append(f"{where}instance_types: at least one instance type is required")
     problems += instance_type_problems(f"{where}instance_types", args.cluster.cloud, list(args.instance_types))
     problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
+    problems += override_type_problems(where, args)
+    if not problems:
+        problems += cloud_module(args.cluster.cloud, "pools").override_problems(where, args)
     return problems
 
 
+@documented_component(GeneralPoolArgs)
 class GeneralPool(PoolComponent):
     """One autoscaled node group across the cluster's zones, labelled as the general pool.
 
@@ -62,6 +67,9 @@ class GeneralPool(PoolComponent):
     template (encrypted gp3 disk, IMDSv2 required), plus the autoscaler's
     discovery tags. The ClusterAutoscaler's pod selects this pool's labels.
     """
+
+    args: GeneralPoolArgs
+    """The arguments the pool was declared with."""
 
     def __init__(self, name: str, args: GeneralPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := general_pool_problems(name, args):

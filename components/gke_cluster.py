@@ -9,9 +9,11 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.args_doc import documented
+from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.cluster_handle import (
     ExistingCluster,
+    GkeClusterHandle,
+    handle_inputs,
     input_str_problems,
     k8s_provider_problems,
     raise_if,
@@ -79,6 +81,7 @@ def gke_cluster_problems(name: str, args: GkeClusterArgs) -> list[str]:
     return gcp_rules.zone_problems(lambda i, _: f"{where}zones[{i}]", args.region, args.zones)
 
 
+@documented_component(GkeClusterArgs, handle=GkeClusterHandle)
 class GkeCluster(pulumi.ComponentResource):
     """A GKE Standard cluster with its default node pool removed.
 
@@ -90,6 +93,13 @@ class GkeCluster(pulumi.ComponentResource):
     authenticates through `gke-gcloud-auth-plugin`; and a Kubernetes provider
     built from it, which the Kubernetes-side components use.
     """
+
+    args: GkeClusterArgs
+    """The arguments the cluster was declared with."""
+    cluster: gcp.container.Cluster
+    """The GKE Standard control plane."""
+    kubeconfig: pulumi.Output[str]
+    """A kubeconfig (secret) that authenticates with gke-gcloud-auth-plugin."""
 
     cloud = "gcp"
 
@@ -130,7 +140,7 @@ class GkeCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         raise_if(gke_cluster_problems(name, args), source=f"GkeCluster '{name}'")
-        super().__init__(TYPE_TOKEN, name, None, opts)
+        super().__init__(TYPE_TOKEN, name, handle_inputs(args.zones, args.kubernetes_version), opts)
         self.args = args
         child = pulumi.ResourceOptions(parent=self)
         private = (
@@ -224,6 +234,7 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str) -> str:
     return exec_kubeconfig(cluster_name, f"https://{endpoint}", ca_data, plugin)
 
 
+@documented_component(None, handle=GkeClusterHandle)
 class ExistingGkeCluster(ExistingCluster):
     """A GKE Standard cluster this library did not create, as a cluster handle for pools and add-ons.
 
@@ -266,7 +277,7 @@ class ExistingGkeCluster(ExistingCluster):
         problems += version_problems(where, kubernetes_version)
         problems += k8s_provider_problems(where, k8s_provider)
         raise_if(problems, source=f"GkeCluster.existing '{resource_name}'")
-        super().__init__(EXISTING_TYPE_TOKEN, resource_name, None, opts)
+        super().__init__(EXISTING_TYPE_TOKEN, resource_name, handle_inputs(zones, kubernetes_version), opts)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.project: pulumi.Output[str] = pulumi.Output.from_input(project)
         self.location: pulumi.Output[str] = pulumi.Output.from_input(location)

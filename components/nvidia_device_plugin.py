@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from elastic_gpu.args_doc import documented
+from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import GPU_NODE_LABEL, GPU_NODE_LABEL_VALUE, GPU_RESOURCE, POOL_LABEL, tolerations_for
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
@@ -57,6 +57,7 @@ def time_slicing_config(replicas: int) -> str:
     )
 
 
+@documented_component(NvidiaDevicePluginArgs)
 class NvidiaDevicePlugin(pulumi.ComponentResource):
     """NVIDIA's k8s-device-plugin as a DaemonSet on the stack's GPU nodes.
 
@@ -72,6 +73,13 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
     With `time_slicing_replicas`, a ConfigMap enables GPU sharing.
     """
 
+    daemonset: k8s.apps.v1.DaemonSet | None
+    """The plugin's DaemonSet; None when every pool's nodes run their own plugin (GKE, Bottlerocket)."""
+    served_pools: list[SpotGpuPool]
+    """The GPU pools whose nodes it runs on."""
+    tolerations: list[dict[str, str]]
+    """The tolerations it carries: every taint of the pools it serves."""
+
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         where = f"NvidiaDevicePlugin '{name}': NvidiaDevicePluginArgs."
         problems = args_type_problems(where, args)
@@ -81,7 +89,7 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
             raise ConfigError(problems, source=f"NvidiaDevicePlugin '{name}'")
         super().__init__(TYPE_TOKEN, name, None, opts)
         self.served_pools = [p for p in args.gpu_pools if not p.ships_device_plugin]
-        self.daemonset: k8s.apps.v1.DaemonSet | None = None
+        self.daemonset = None
         if self.served_pools:
             self.daemonset = self._declare(name, args)
         self.tolerations = tolerations_for([t for p in self.served_pools for t in p.taints])

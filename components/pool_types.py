@@ -57,29 +57,38 @@ class BuiltPool:
 
 
 class PoolComponent(pulumi.ComponentResource):
-    """What GeneralPool and SpotGpuPool share: the outputs a user wires on.
+    """What GeneralPool and SpotGpuPool share: the outputs a user wires on (listed by `help()`)."""
 
-    - ``node_group_names``: the cloud's node-group names (Output of a list; they follow
-      an Output cluster name).
-    - ``node_group_ids``: their provider ids.
-    - ``cloud_outputs``: per cloud; on AWS ``asg_names`` (the Auto Scaling groups EKS made),
-      ``launch_template_ids`` and ``node_role_arn`` (the IAM role of the nodes).
-    """
-
-    node_groups: list[NodeGroupRef]
-    taints: list[Taint]
-    labels: dict[str, str]
+    pool_name: str
+    """The pool's name: its nodes' `elastic-gpu.io/pool` label, the stem of its children's names."""
+    node_groups: list[pulumi.Resource]
+    """The cloud's node-group resources, to pass to `depends_on` or read any output of: EKS
+    `aws.eks.NodeGroup`, AKS `containerservice.AgentPool`, GKE `gcp.container.NodePool` (one per zone,
+    VM size and capacity, as the pool splits)."""
     node_group_resources: list[pulumi.Resource]
+    """Every cloud-side resource of the pool: the node groups and, on GKE with a fallback, its ComputeClass."""
     node_group_names: pulumi.Output[list[str]]
+    """The cloud's node-group names (they follow an Output cluster name)."""
     node_group_ids: pulumi.Output[list[str]]
+    """The node groups' provider ids."""
+    node_group_refs: list[NodeGroupRef]
+    """Each node group's name, capacity and name regex, as the ClusterAutoscaler ranks them."""
+    taints: list[Taint]
+    """The taints the pool's nodes carry (a pod tolerates them to land there)."""
+    labels: dict[str, str]
+    """The labels of the pool's (first) node group."""
     cloud_outputs: dict[str, Any]
+    """Per cloud. AWS: `asg_names` (the Auto Scaling groups EKS made), `launch_templates` (the
+    `aws.ec2.LaunchTemplate` resources) and `launch_template_ids`, `node_role_arn` (the nodes' IAM role).
+    AKS: `kubelet_identity_object_id` (the identity the nodes act as)."""
 
     def _publish(self, name: str, built: BuiltPool) -> None:
         self.pool_name = name
-        self.node_groups = built.node_groups
+        self.node_group_refs = built.node_groups
         self.taints = built.taints
         self.labels = built.labels
         self.node_group_resources = list(built.resources)
+        self.node_groups = built.node_resources
         #: the cloud node groups alone: Kubernetes objects that need these nodes depend on them
         self.nodes: list[pulumi.Resource] = built.node_resources
         self.node_group_names = pulumi.Output.all(*[g.name for g in built.node_groups])

@@ -62,11 +62,14 @@ POOL_REPLACE_FIELDS: dict[str, ReplaceRule] = {
             "scaleSetEvictionPolicy",
             "spotMaxPrice",
             "gpuInstanceProfile",
+            "vnetSubnetID",
+            "kubeletConfig",
         ),
         source="azure-native containerservice.AgentPool replaces on its URL parameters (agentPoolName, "
         "resourceName, resourceGroupName); AKS refuses in-place changes of the rest: terraform-provider-azurerm "
         "kubernetes_cluster_node_pool marks priority, eviction_policy, spot_max_price, os_type, gpu_instance "
-        "ForceNew and rotates the pool (temporary_name_for_rotation) for vm_size, zones, os_disk_size_gb",
+        "ForceNew and rotates the pool (temporary_name_for_rotation) for vm_size, zones, os_disk_size_gb, "
+        "vnet_subnet_id, kubelet_config",
     ),
     GKE_NODE_POOL: ReplaceRule(
         fields=(

@@ -6,17 +6,20 @@ from dataclasses import dataclass, field
 
 import pulumi
 
-from elastic_gpu.args_doc import documented
+from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import cloud_module
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.config import DEFAULT_GPU_DRIVER_VERSION, AmiFamily, GpuDriverVersion
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.validation import (
+    CLOUD_ONLY_POOL_SETTINGS,
     args_type_problems,
     cloud_args_problems,
+    cloud_only_problems,
     gpu_instance_type_problems,
     size_problems,
 )
@@ -32,7 +35,7 @@ DEFAULT_DISK_SIZE_GIB = 100
 
 @documented
 @dataclass
-class SpotGpuPoolArgs:
+class SpotGpuPoolArgs(NodeOverrides):
     cluster: ClusterHandle
     """The cluster component (EksCluster, ...) the pool joins."""
     instance_types: list[str]
@@ -144,14 +147,21 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     if len(set(args.instance_types)) != len(args.instance_types):
         problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
     problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
+    problems += cloud_only_problems(
+        lambda key: f"{where}{key}",
+        args.cluster.cloud,
+        {key: getattr(args, key) for key in CLOUD_ONLY_POOL_SETTINGS},
+    )
     if args.on_demand_fallback and not args.spot:
         problems.append(f"{where}on_demand_fallback: only a spot pool can fall back to on-demand (spot=False)")
     if args.fallback_max_size is not None and not args.on_demand_fallback:
         problems.append(f"{where}fallback_max_size: set only with on_demand_fallback (got {args.fallback_max_size})")
+    problems += override_type_problems(where, args)
     problems += promise_problems(where, args)
     if problems:
         return problems  # the group counts below need valid types and zones
     pools = cloud_module(args.cluster.cloud, "pools")
+    problems += pools.override_problems(where, args)
     problems += pools.pool_problems(where, args)
     primary, fallback = pools.node_group_counts(args)
     for field_name, total, groups in (
@@ -177,6 +187,7 @@ def promise_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     return []
 
 
+@documented_component(SpotGpuPoolArgs)
 class SpotGpuPool(PoolComponent):
     """GPU node groups on spot capacity, scaling 0..max, tainted for GPU work only.
 
@@ -186,6 +197,13 @@ class SpotGpuPool(PoolComponent):
     (`ignore_changes`). With `on_demand_fallback`, an on-demand group that the
     ClusterAutoscaler's priority expander ranks below the spot groups.
     """
+
+    args: SpotGpuPoolArgs
+    """The arguments the pool was declared with."""
+    workload: WorkloadContract
+    """What a pod needs to land on this pool: tolerations, node selector, Job labels (`job_manifest`)."""
+    ships_device_plugin: bool
+    """The node image runs its own NVIDIA device plugin (GKE, Bottlerocket): NvidiaDevicePlugin skips it."""
 
     def __init__(self, name: str, args: SpotGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := spot_gpu_pool_problems(name, args):

@@ -162,6 +162,35 @@ def bounds_problems(where: str, value: int, bounds: Bounds, unit: str = "") -> l
     return [f"{where}: {value}{unit} is out of range; allowed: {bounds.low} to {bounds.high}{unit} ({bounds.source})"]
 
 
+#: GPU-pool settings that mean something on one cloud only (SpotGpuPoolArgs and gpuPools[] alike): the
+#: cloud, and the value that leaves them unset.
+CLOUD_ONLY_POOL_SETTINGS: dict[str, tuple[str, object]] = {
+    "ami_family": ("aws", "al2023"),
+    "spot_max_price": ("azure", None),
+    "gpu_driver_version": ("gcp", "DEFAULT"),
+    "queued_provisioning": ("gcp", False),
+    "gpu_count": ("gcp", None),
+}
+_CLOUD_NAMES = {"aws": "an AWS", "azure": "an Azure", "gcp": "a GCP"}
+
+
+def cloud_only_problems(
+    field: Callable[[str], str],
+    cloud: str,
+    values: Mapping[str, object],
+    given: Callable[[str], bool] = lambda _: False,
+) -> list[str]:
+    """Each setting of another cloud that is set (not its unset value, or `given`); `field` spells it."""
+    problems = []
+    for key, value in values.items():
+        owner, unset = CLOUD_ONLY_POOL_SETTINGS[key]
+        if owner != cloud and (value != unset or given(key)):
+            problems.append(
+                f"{field(key)}: {_CLOUD_NAMES[owner]}-only setting; remove it for cloud {cloud!r} (got {value!r})"
+            )
+    return problems
+
+
 #: A cluster-autoscaler duration, a Go `time.Duration` in whole units: "90s", "5m", "1h30m".
 DURATION_PATTERN = r"^([0-9]+h([0-9]+m)?([0-9]+s)?|[0-9]+m([0-9]+s)?|[0-9]+s)$"
 

@@ -45,3 +45,64 @@ def test_help_shows_the_values_of_defaults() -> None:
     assert "the cluster already runs an autoscaler under that name" in text
     spot = help_text(elastic_gpu.SpotGpuPoolArgs)
     assert "min_size: int = 0" in spot and "cluster: ClusterHandle = required" in spot
+
+
+COMPONENTS = {
+    "SpotGpuPool": ["node_groups", "node_group_names", "cloud_outputs", "workload", "taints"],
+    "GeneralPool": ["node_groups", "node_group_ids", "args"],
+    "ClusterAutoscaler": ["role", "role_arn", "deployment", "priority_config", "service_account_name"],
+    "NvidiaDevicePlugin": ["daemonset", "tolerations"],
+    "EksCluster": ["cluster", "node_role", "oidc_provider", "provider", "zones", "subnet_ids", "kubeconfig"],
+    "AksCluster": ["cluster", "resource_group", "provider", "location", "autoscaler_profile"],
+    "GkeCluster": ["cluster", "provider", "project", "location", "kubernetes_version"],
+    "ExistingEksCluster": ["cluster_name", "node_role_arn", "oidc_issuer_url", "kubeconfig"],
+    "ExistingAksCluster": ["resource_group_name", "provider"],
+    "ExistingGkeCluster": ["project", "zones"],
+}
+
+
+@pytest.mark.parametrize("name", COMPONENTS)
+def test_help_on_a_component_lists_its_outputs_not_pulumis_params(name: str) -> None:
+    cls = getattr(elastic_gpu, name)
+    text = help_text(cls)
+    assert ":param str t" not in text  # ComponentResource.__init__'s docstring, meaningless to a user
+    assert "Declare the" in text and "Outputs (attribute: type):" in text
+    lines = (cls.__doc__ or "").split("Outputs (attribute: type):\n")[1].splitlines()
+    for attr in COMPONENTS[name]:
+        # "    name: type", then its meaning indented below it
+        [i] = [i for i, line in enumerate(lines) if line.startswith(f"    {attr}: ")]
+        assert len(lines[i]) > len(f"    {attr}: ") and lines[i + 1].startswith(" " * 8) and lines[i + 1].strip()
+
+
+RESOURCES = """
+import pulumi
+from elastic_gpu import (ClusterAutoscaler, ClusterAutoscalerArgs, EksCluster, GkeCluster, SpotGpuPool,
+                         SpotGpuPoolArgs)
+eks = EksCluster.existing("a", cluster_name="a", kubernetes_version="1.33", region="us-east-1",
+    node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids={"us-east-1a": "subnet-1"},
+    oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/x", oidc_provider_url="https://x")
+l4 = SpotGpuPool("l4", SpotGpuPoolArgs(cluster=eks, instance_types=["g6.xlarge"], max_size=2,
+                                       on_demand_fallback=True))
+ca = ClusterAutoscaler("ca", ClusterAutoscalerArgs(cluster=eks, gpu_pools=[l4], node_selector={"a": "b"}))
+gke = GkeCluster.existing("g", cluster_name="g", project="p", location="us-central1", zones=["us-central1-a"],
+                          kubernetes_version="1.33")
+g2 = SpotGpuPool("g2", SpotGpuPoolArgs(cluster=gke, instance_types=["g2-standard-4"], max_size=2,
+                                       on_demand_fallback=True))
+pulumi.export("eks", [type(r).__module__ + "." + type(r).__name__ for r in l4.node_groups])
+pulumi.export("eksNames", [r.node_group_name for r in l4.node_groups])
+pulumi.export("lts", [type(r).__name__ for r in l4.cloud_outputs["launch_templates"]])
+pulumi.export("gke", [type(r).__name__ for r in g2.node_groups])
+pulumi.export("role", type(ca.role).__name__)
+pulumi.export("roleArn", ca.role.arn)
+pulumi.export("deployment", ca.deployment.metadata.name)
+"""
+
+
+def test_pool_and_autoscaler_outputs_are_the_resources_themselves(run_program) -> None:
+    out = {k: v.value for k, v in run_program(RESOURCES).outputs.items()}
+    assert out["eks"] == ["pulumi_aws.eks.node_group.NodeGroup"] * 2  # spot and fallback in one zone
+    assert all(name.startswith("a-l4-") for name in out["eksNames"])
+    assert out["lts"] == ["LaunchTemplate", "LaunchTemplate"]
+    assert out["gke"] == ["NodePool", "NodePool"]  # the node pools, not the ComputeClass
+    assert out["role"] == "Role" and out["roleArn"].endswith(":role/ca-role")
+    assert out["deployment"] == "cluster-autoscaler"

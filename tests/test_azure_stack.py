@@ -34,13 +34,26 @@ def prod() -> Preview:
     return stack_preview("azure-prod")
 
 
+@pytest.fixture(scope="module")
+def zonal(tmp_path_factory: pytest.TempPathFactory) -> Preview:
+    """azure-dev with `perZone: true`: one spot agent pool per zone (the shipped stack spans both)."""
+    values = stack_values("azure-dev")
+    values[P + "gpuPools"][0]["perZone"] = True
+    values[P + "gpuPools"][0]["maxMinutesToFallback"] = 95  # two zonal pools take turns in backoff
+    root = tmp_path_factory.mktemp("zonal")
+    (root / "stacks").mkdir()
+    (root / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (root / "__main__.py").write_text((ROOT / "__main__.py").read_text())
+    (root / "stacks" / "Pulumi.zonal.yaml").write_text(yaml.safe_dump({"config": values}))
+    return run_preview("zonal", root)
+
+
 def test_dev_declares_exactly_these_azure_resources(dev: Preview) -> None:
     declared = sorted((r.type, r.name) for r in dev.resources if r.type.startswith("azure-native:"))
     assert declared == [
         (AGENT_POOL, "general-pool"),
         (AGENT_POOL, "t4-t4o0"),
-        (AGENT_POOL, "t4-t4s01"),
-        (AGENT_POOL, "t4-t4s02"),
+        (AGENT_POOL, "t4-t4s0"),
         (CLUSTER, "gpu-dev-aks"),
         (RESOURCE_GROUP, "gpu-dev-rg"),
     ]
@@ -90,10 +103,16 @@ def ap_name(preview: Preview, resource_name: str) -> str:
     return preview.one(AGENT_POOL, resource_name).inputs["agentPoolName"]
 
 
-def test_spot_gpu_agent_pools(dev: Preview) -> None:
+def test_dev_spot_pool_is_one_agent_pool_across_both_zones(dev: Preview) -> None:
+    spot = dev.one(AGENT_POOL, "t4-t4s0").inputs
+    assert spot["scaleSetPriority"] == "Spot" and spot["availabilityZones"] == ["1", "2"]
+    assert (spot["minCount"], spot["maxCount"]) == (0, 4)
+
+
+def test_spot_gpu_agent_pools(zonal: Preview) -> None:
     names = set()
     for zone in ("1", "2"):
-        r = dev.one(AGENT_POOL, f"t4-t4s0{zone}")
+        r = zonal.one(AGENT_POOL, f"t4-t4s0{zone}")
         i = r.inputs
         # <stem><kind><digest of the fields that force a replacement>, <= 12 characters
         assert re.fullmatch(r"t4s[0-9a-f]{6}", i["agentPoolName"])
@@ -131,15 +150,15 @@ def test_on_demand_fallback_and_general_pools(dev: Preview) -> None:
     assert gp.ignore_changes == ["count"]
 
 
-def test_priority_configmap_ranks_spot_pools_above_on_demand(dev: Preview) -> None:
-    cm = dev.one("kubernetes:core/v1:ConfigMap", "cluster-autoscaler-priorities").inputs
+def test_priority_configmap_ranks_spot_pools_above_on_demand(zonal: Preview) -> None:
+    cm = zonal.one("kubernetes:core/v1:ConfigMap", "cluster-autoscaler-priorities").inputs
     assert cm["metadata"] == {"name": "cluster-autoscaler-priority-expander", "namespace": "kube-system"}
     ranks = yaml.safe_load(cm["data"]["priorities"])
 
     def rank(vmss: str) -> int | None:
         return max((p for p, regexes in ranks.items() if any(re.fullmatch(rx, vmss) for rx in regexes)), default=None)
 
-    s1, s2, od, general = (ap_name(dev, n) for n in ("t4-t4s01", "t4-t4s02", "t4-t4o0", "general-pool"))
+    s1, s2, od, general = (ap_name(zonal, n) for n in ("t4-t4s01", "t4-t4s02", "t4-t4o0", "general-pool"))
     # AKS names each pool's scale set aks-<pool>-<number>-vmss.
     assert rank(f"aks-{s1}-12345678-vmss") == rank(f"aks-{s2}-87654321-vmss") == 50
     assert rank(f"aks-{od}-12345678-vmss") == rank(f"aks-{general}-12345678-vmss") == 10
@@ -188,9 +207,9 @@ def test_existing_resource_group_is_used_not_created(program_dir) -> None:
     assert {r.inputs["resourceGroupName"] for r in preview.of_type(AGENT_POOL)} == {"shared-rg"}
 
 
-def test_pool_table_shows_aks_pools(dev: Preview) -> None:
-    rows = {p.node_group: p for p in pool_summaries(dev)}
-    s1, s2, od, general = (ap_name(dev, n) for n in ("t4-t4s01", "t4-t4s02", "t4-t4o0", "general-pool"))
+def test_pool_table_shows_aks_pools(zonal: Preview) -> None:
+    rows = {p.node_group: p for p in pool_summaries(zonal)}
+    s1, s2, od, general = (ap_name(zonal, n) for n in ("t4-t4s01", "t4-t4s02", "t4-t4o0", "general-pool"))
     assert set(rows) == {"system", general, od, s1, s2}  # the System pool is inline in the cluster
     assert rows[s1].capacity == "spot" and rows[s1].zones == ["1"]
     assert rows[od].capacity == "on-demand"

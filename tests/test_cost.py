@@ -319,9 +319,9 @@ def test_stack_config_overrides_change_the_preview_and_the_cost_command(program_
     preview = run_preview("test", directory)
     rows = {r["node_group"]: r for r in to_json(preview)["cost"]["pools"]}
     ap = {r.name: r.inputs["agentPoolName"] for r in preview.of_type("azure-native:containerservice:AgentPool")}
-    spot, fallback = rows[ap["t4-t4s01"]], rows[ap["t4-t4o0"]]
+    spot, fallback = rows[ap["t4-t4s0"]], rows[ap["t4-t4o0"]]
     assert (spot["on_demand_hourly"], spot["spot_hourly"], spot["eviction_rate"]) == (1.0, 0.25, 0.1)
-    assert spot["max_monthly"] == pytest.approx(2 * 0.25 * HOURS_PER_MONTH)
+    assert spot["max_monthly"] == pytest.approx(4 * 0.25 * HOURS_PER_MONTH)  # one agent pool, both zones
     assert fallback["max_monthly"] == pytest.approx(4 * 1.0 * HOURS_PER_MONTH)
     assert spot["source"].startswith("override") and spot["saving_pct"] == 75
     assert rows[ap["general-pool"]]["on_demand_hourly"] == _approx(

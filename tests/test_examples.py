@@ -165,9 +165,33 @@ def _readme_block(section: str, index: int = 0) -> str:
     return text.split("```python\n")[index + 1].split("```")[0]
 
 
-def test_the_readme_library_example_passes_the_gate(run_program) -> None:
-    preview = run_program(_readme_block("## As a library"))
-    assert preview.of_type("elastic-gpu:index:SpotGpuPool")
+#: The README's smallest program per cloud, in order, and what each declares as its cluster and pools.
+README_PROGRAMS = [
+    ("eks", "aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup"),
+    ("aks", "azure-native:containerservice:ManagedCluster", "azure-native:containerservice:AgentPool"),
+    ("gke", "gcp:container/cluster:Cluster", "gcp:container/nodePool:NodePool"),
+]
+
+
+@pytest.mark.parametrize(("index", "cloud"), [(i, p[0]) for i, p in enumerate(README_PROGRAMS)])
+def test_the_readme_library_programs_run_offline_and_pass_the_gate(run_program, index: int, cloud: str) -> None:
+    section = "## Use it as a library"
+    readme = (ROOT / "README.md").read_text()
+    assert readme.index(section) < readme.index("## What a stack creates"), "near the top, before the stacks"
+    source = _readme_block(section, index)
+    assert f"from elastic_gpu.{cloud}_cluster import" in source
+    preview = run_program(source)
+    _, cluster_type, pool_type = README_PROGRAMS[index]
+    assert len(preview.of_type(cluster_type)) == 1
+    pools = preview.of_type(pool_type)
+    assert {
+        r.inputs.get("nodeLabels", r.inputs.get("labels", r.inputs.get("nodeConfig", {}).get("labels")))[
+            "elastic-gpu.io/pool"
+        ]
+        for r in pools
+    } == {"general", "l4" if cloud != "aks" else "t4"}
+    assert preview.of_type("elastic-gpu:index:ClusterAutoscaler")
+    assert preview.outputs["gpuNodeGroups"].value
     assert run_policies(preview).mandatory == []
 
 

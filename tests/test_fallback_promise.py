@@ -15,8 +15,9 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.policy_run import run_policies, stack_resources
 from elastic_gpu.offline.runner import run_preview
 from elastic_gpu.policy_rules.fallback_rules import preview_of, validate_fallback_promise
+from elastic_gpu.simulation import simulate
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT, SpotGpuPoolArgs, spot_gpu_pool_problems
-from tests.conftest import stack_preview, stack_values
+from tests.conftest import ROOT, stack_preview, stack_values
 
 P = "elastic-gpu:"
 RULE = "spot-gpu-pool-fallback-promise"
@@ -27,7 +28,7 @@ def violations(preview):
 
 
 def test_shipped_stacks_keep_their_promise_and_record_it():
-    for stack, promise in [("aws-dev", 10.0), ("azure-dev", 95.0), ("azure-prod", 20.0), ("gcp-prod", 10.0)]:
+    for stack, promise in [("aws-dev", 10.0), ("azure-dev", 20.0), ("azure-prod", 20.0), ("gcp-prod", 10.0)]:
         preview = stack_preview(stack)
         assert violations(preview) == [], stack
         recorded = [r.inputs.get(PROMISE_INPUT) for r in preview.of_type("elastic-gpu:index:SpotGpuPool")]
@@ -50,7 +51,7 @@ def test_two_aks_spot_sizes_break_the_default_promise_and_the_message_names_the_
 
 def test_zonal_aks_spot_pools_without_a_promise_are_told_perzone_false(program_dir):
     values = stack_values("azure-dev")
-    del values[P + "gpuPools"][0]["maxMinutesToFallback"]
+    values[P + "gpuPools"][0]["perZone"] = True
     (v,) = violations(run_preview("test", program_dir(values)))
     assert "perZone: false (1 spot node group(s) across the zones)" in v.message
 
@@ -59,6 +60,8 @@ def test_three_aks_spot_pools_never_reach_the_fallback(program_dir, capsys):
     values = stack_values("azure-dev")
     values[P + "cluster"]["zones"] = ["1", "2", "3"]
     values[P + "gpuPools"][0]["maxSize"] = 6
+    values[P + "gpuPools"][0]["perZone"] = True
+    values[P + "gpuPools"][0]["maxMinutesToFallback"] = 95
     program = program_dir(values)
     (v,) = violations(run_preview("test", program))
     assert "never (the spot groups take turns leaving their backoff)" in v.message
@@ -79,12 +82,14 @@ def test_simulate_json_gives_the_range_the_promise_and_their_sources(capsys):
     assert main(["simulate", "--stack", "azure-dev", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     (t4,) = out["pools"]
-    assert t4["minutes_to_fallback"] == {"min": 90.1, "max": 91.0}
-    assert t4["max_minutes_to_fallback"] == 95.0
+    # One spot agent pool across both zones: one max-node-provision-time (15 min) plus one to two scans.
+    assert t4["minutes_to_fallback"] == {"min": 15.02, "max": 15.17}
+    assert t4["max_minutes_to_fallback"] == 20.0
     assert "max-node-provision-time" in t4["minutes_to_fallback_source"]
     assert t4["max_minutes_to_fallback_source"] == "SpotGpuPool input maxMinutesToFallback"
-    assert t4["minutes_to_first_node"] == {"min": 0.0, "max": 91.0}
-    assert t4["scenarios"]["one zone has spot capacity"] == {"min": 0.0, "max": 15.17}
+    assert t4["minutes_to_first_node"] == {"min": 0.0, "max": 15.17}
+    # The agent pool spans both zones, so one zone with capacity is enough for the first attempt.
+    assert t4["scenarios"]["one zone has spot capacity"] == {"min": 0.0, "max": 0.0}
     names = {c["name"] for c in out["backoff_constants"]}
     assert {"scan-interval", "initial-node-group-backoff-duration", "max-node-group-backoff-duration"} <= names
 
@@ -158,3 +163,31 @@ def test_the_rule_says_nothing_while_a_value_it_reads_is_unknown():
     reports: list[str] = []
     validate_fallback_promise(StackValidationArgs(resources, {}), lambda m, urn=None: reports.append(m))
     assert reports == []
+
+
+def test_readme_fallback_table_is_what_simulate_says():
+    readme = (ROOT / "README.md").read_text()
+    header = "| Stack | Pool | Spot groups | To fallback | Promise |"
+    rows = readme[readme.index(header) :].split("\n\n", 1)[0].splitlines()[2:]
+    table = {tuple(c.strip() for c in row.strip("|").split("|")) for row in rows}
+    expected = set()
+    for stack in ("aws-dev", "aws-prod", "azure-dev", "azure-prod", "gcp-dev", "gcp-prod"):
+        for o in simulate(stack_preview(stack)):
+            if o.fallback is None:
+                continue
+            spot = [g for tier in o.tiers for g in tier if g.capacity == "spot"]
+            zonal = len(spot) > 1 and all(len(g.zones) == 1 for g in spot)
+            count = f"{len(spot)} (zones)" if zonal else str(len(spot))
+            promise = f"{o.max_minutes_to_fallback:g} min"
+            expected.add((stack, o.pool, count, str(o.minutes_to_fallback), promise))
+    assert table == expected
+
+
+def test_a_single_zone_pool_with_spot_capacity_is_asked_at_once(capsys):
+    """gcp-dev: one zone, one spot node pool, no fallback: with capacity its first node is asked at 0;
+    with none it never comes; spot back after 60 min: when the pool's backoff lets the autoscaler ask."""
+    assert main(["simulate", "--stack", "gcp-dev", "--json"]) == 0
+    (t4,) = json.loads(capsys.readouterr().out)["pools"]
+    assert t4["scenarios"]["one zone has spot capacity"] == {"min": 0.0, "max": 0.0}
+    assert t4["scenarios"]["all spot groups out of capacity"] == "never"
+    assert t4["minutes_to_first_node"]["min"] == 0.0 and t4["minutes_to_first_node"]["max"] == "never"

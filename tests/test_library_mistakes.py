@@ -129,6 +129,13 @@ MISTAKES = {
         "Make one pool per model, or set mixed_gpu_models=True",
         "l4",
     ),
+    # A setting of another cloud was silently ignored (the stack config refused it).
+    "another cloud's setting": (
+        {"POOL": "queued_provisioning=True"},
+        "SpotGpuPool 'l4': SpotGpuPoolArgs.queued_provisioning: a GCP-only setting; remove it for cloud 'aws' "
+        "(got True)",
+        "l4",
+    ),
     # Zones are checked against the region (they were only compared with the subnet map's own keys).
     "zone of another region": (
         {"SUBNETS": '{"us-east-1a": "subnet-1", "eu-central-1b": "subnet-2"}'},
@@ -287,3 +294,89 @@ def test_private_nodes_is_named_where_it_matters(run_program) -> None:
     assert messages and all("GkeCluster.existing(..., private_nodes=True)" in m for m in messages)
     private = run_policies(run_program(source))
     assert not [v for v in private.violations if v.policy == "no-public-node-ips"]
+
+
+def test_a_missing_extra_says_which_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    import elastic_gpu
+    from elastic_gpu.clouds import cloud_module
+
+    monkeypatch.setitem(sys.modules, "pulumi_aws", None)  # as if `pip install elastic-gpu` without [aws]
+    monkeypatch.delitem(sys.modules, "elastic_gpu.eks_cluster", raising=False)
+    with pytest.raises(ModuleNotFoundError) as exc:
+        elastic_gpu.EksCluster  # noqa: B018 - `from elastic_gpu import EksCluster`
+    assert str(exc.value) == (
+        "elastic_gpu.EksCluster needs the pulumi_aws package, which the [aws] extra installs: "
+        "pip install 'elastic-gpu[aws]'"
+    )
+    monkeypatch.setitem(sys.modules, "pulumi_gcp", None)
+    monkeypatch.delitem(sys.modules, "elastic_gpu.gcp.stack", raising=False)
+    with pytest.raises(ConfigError, match=re.escape("pip install 'elastic-gpu[gcp]'")):
+        cloud_module("gcp", "stack")
+
+
+def test_hints_speak_to_a_program_too(tmp_path) -> None:
+    """The policies' hints name the argument a program sets, not only the stack file's key."""
+    from elastic_gpu.offline.policy_run import run_policies
+
+    main_py = write(tmp_path) / "__main__.py"
+    source = main_py.read_text().replace('TAGS = {"project": "ml-platform", "cost-center": "research"}', "TAGS = {}")
+    main_py.write_text(source.replace("on_demand_fallback=True", "on_demand_fallback=False"))
+    report = run_policies(run_preview("dev", tmp_path))
+    tags = {v.message for v in report.violations if v.policy == "cost-allocation-tags"}
+    assert tags and all("`tags=` of the components (SpotGpuPoolArgs.tags" in m for m in tags)
+    fallback = {v.message for v in report.violations if v.policy == "spot-gpu-pool-on-demand-fallback"}
+    want = "SpotGpuPoolArgs.on_demand_fallback=True in a program, onDemandFallback: true in a stack file"
+    assert fallback and all(want in m for m in fallback)
+
+
+def test_a_price_gap_names_the_config_key_any_program_reads() -> None:
+    from elastic_gpu.cost import NodePrice, price_hints
+
+    [hint] = price_hints([(NodePrice("g9.xlarge", (), (), ("g9.xlarge",)), "us-east-1", True)])
+    assert hint == (
+        "no price for g9.xlarge (us-east-1): set `elastic-gpu:prices.<item>.onDemand` (USD per hour) in the stack's "
+        "config, which any program using elastic-gpu reads, or add a row to components/data/prices.csv in the "
+        "repository"
+    )
+
+
+@pytest.mark.parametrize(
+    ("pool", "problem"),
+    [
+        (
+            'instance_types=["g2-standard-4", "g2-standard-8"], max_size=2',
+            "SpotGpuPoolArgs.instance_types: a GKE node pool has one machine type (got ['g2-standard-4', "
+            "'g2-standard-8']); allowed: a list of one",
+        ),
+        (
+            'instance_types=["g2-standard-4"], max_size=2, queued_provisioning=True',
+            "SpotGpuPoolArgs.spot: a queued-provisioning pool uses flex-start capacity, not spot",
+        ),
+    ],
+)
+def test_gke_pool_rules_of_the_stack_config_hold_for_a_program(run_program, pool: str, problem: str) -> None:
+    """A GKE node pool took only the first machine type, silently; the stack config refused it."""
+    source = GKE.replace("LOCATION", '"europe-west4"').replace("ZONES", '["europe-west4-a"]')
+    source = source.replace('GkeCluster.existing("g"', 'cluster = GkeCluster.existing("g"')
+    source += "from elastic_gpu import SpotGpuPool, SpotGpuPoolArgs\n"
+    source += f"SpotGpuPool('l4', SpotGpuPoolArgs(cluster=cluster, {pool}))\n"
+    with pytest.raises(ConfigError) as exc:
+        run_program(source)
+    assert f"SpotGpuPool 'l4': {problem}" in str(exc.value)
+
+
+def test_aks_cluster_args_are_type_checked_first(run_program) -> None:
+    source = """
+from elastic_gpu import AksCluster, AksClusterArgs
+AksCluster("c", AksClusterArgs(cluster_name="c", location="westeurope", zones=["1"], kubernetes_version="1.35",
+                               system_min_size="1", expander=["priority", "least-wast"]))
+"""
+    with pytest.raises(ConfigError) as exc:
+        run_program(source)
+    assert exc.value.problems == [
+        "AksCluster 'c': AksClusterArgs.system_min_size: must be an integer, got str '1'",
+        "AksCluster 'c': AksClusterArgs.expander[1]: 'least-wast' is not allowed; did you mean 'least-waste'? "
+        "allowed: priority, least-waste, most-pods, random, price",
+    ]

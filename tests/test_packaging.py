@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import tomllib
 
 from tests.conftest import ROOT
@@ -52,3 +55,56 @@ def test_every_lazy_export_is_listed_and_resolves() -> None:
     assert set(elastic_gpu._LAZY) <= set(elastic_gpu.__all__)
     for name in elastic_gpu.__all__:
         assert getattr(elastic_gpu, name) is not None
+
+
+CLOUD_SDKS = {"pulumi_aws", "pulumi_eks", "pulumi_azure_native", "pulumi_gcp"}
+
+
+def _module_file(module: str):
+    path = ROOT / "components" / Path(*module.split(".")[1:])
+    for candidate in (path / "__init__.py", path.with_suffix(".py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def type_checked_imports(module: str) -> set[str]:
+    """The top-level packages a type checker reads for `import <module>`: every import statement of every
+    elastic_gpu module it reaches, run-time, `if TYPE_CHECKING:` or inside a function (mypy and pyright
+    follow them all), and the packages above each module."""
+    seen: set[str] = set()
+    external: set[str] = set()
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        parts = name.split(".")
+        todo += [".".join(parts[:i]) for i in range(1, len(parts))]
+        path = _module_file(name)
+        if path is None:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            for imported in names:
+                if imported.split(".")[0] == "elastic_gpu":
+                    todo += [imported] if _module_file(imported) else []
+                else:
+                    external.add(imported.split(".")[0])
+    return external
+
+
+def test_type_checking_the_package_reads_no_cloud_sdk() -> None:
+    """`from elastic_gpu import SpotGpuPool` must not make mypy read pulumi_aws, pulumi_azure_native and
+    pulumi_gcp (each is minutes and gigabytes cold); a cluster class's module reads its own cloud only."""
+    assert type_checked_imports("elastic_gpu") & CLOUD_SDKS == set()
+    assert "pulumi_kubernetes" in type_checked_imports("elastic_gpu")  # the walk does see third-party imports
+    assert type_checked_imports("elastic_gpu.eks_cluster") & CLOUD_SDKS == {"pulumi_aws", "pulumi_eks"}
+    assert type_checked_imports("elastic_gpu.aks_cluster") & CLOUD_SDKS == {"pulumi_azure_native"}
+    assert type_checked_imports("elastic_gpu.gke_cluster") & CLOUD_SDKS == {"pulumi_gcp"}

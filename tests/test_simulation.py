@@ -75,7 +75,7 @@ def test_shipped_pool_outcomes():
         ("aws-dev", "t4"): (True, {"min": 0.33, "max": 2.33}, 10.0, 5.0, 8),
         ("aws-prod", "inference"): (True, {"min": 0.5, "max": 3.5}, 10.0, 10.0, 18),
         ("aws-prod", "training"): (False, None, None, 10.0, 6),
-        ("azure-dev", "t4"): (True, {"min": 90.1, "max": 91.0}, 95.0, 5.0, 8),
+        ("azure-dev", "t4"): (True, {"min": 15.02, "max": 15.17}, 20.0, 5.0, 8),
         ("azure-prod", "inference"): (True, {"min": 15.02, "max": 15.17}, 20.0, 10.0, 18),
         ("azure-prod", "training"): (False, None, None, 10.0, 3),
         ("gcp-dev", "t4"): (False, None, None, 10.0, 3),

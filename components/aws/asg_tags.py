@@ -20,13 +20,6 @@ def auto_discovery_cluster_key(cluster_name: str) -> str:
     return f"{CA_TAG_PREFIX}/{cluster_name}"
 
 
-def eks_owned_tags(cluster_name: str) -> dict[str, str]:
-    """The auto-discovery tags EKS itself puts on every managed node group's ASG (EKS user guide,
-    "Managed node groups": `k8s.io/cluster-autoscaler/enabled=true` and
-    `k8s.io/cluster-autoscaler/<cluster>=owned`). Never declared by us: see node_groups.build_node_group."""
-    return {AUTO_DISCOVERY_ENABLED_KEY: "true", auto_discovery_cluster_key(cluster_name): "owned"}
-
-
 def node_template_tags(
     *, labels: Mapping[str, str], taints: list[Taint], resources: Mapping[str, str]
 ) -> dict[str, str]:

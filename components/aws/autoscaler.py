@@ -107,7 +107,7 @@ def build_autoscaler_role(
 def node_groups_of(args: ClusterAutoscalerArgs) -> list[NodeGroupRef]:
     """The groups this autoscaler scales: the general pool's and the GPU pools' (their ASGs)."""
     pools = [*([args.general_pool] if args.general_pool else []), *args.gpu_pools]
-    return [g for p in pools for g in p.node_groups if g.autoscaler_group is not None]
+    return [g for p in pools for g in p.node_group_refs if g.autoscaler_group is not None]
 
 
 def nodes_flag(group: NodeGroupRef) -> pulumi.Output[str]:
@@ -135,7 +135,7 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
         parent=parent,
     )
     placement = general_pool_selector(args.general_pool.pool_name) if args.general_pool else args.node_selector
-    build_workload(
+    deployment = build_workload(
         name,
         Workload(
             namespace=args.namespace,
@@ -157,4 +157,10 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
             *nodes_first(args),
         ],
     )
-    return {"image": image, "role_arn": role.arn, "service_account_name": args.workload_name}
+    return {
+        "image": image,
+        "role": role,
+        "role_arn": role.arn,
+        "service_account_name": args.workload_name,
+        "deployment": deployment,
+    }

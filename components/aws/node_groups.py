@@ -7,7 +7,8 @@ so general, spot and fallback groups differ only in the arguments they pass.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pulumi
@@ -28,6 +29,7 @@ AMI_TYPES = {
     ("bottlerocket", False): "BOTTLEROCKET_x86_64",
     ("bottlerocket", True): "BOTTLEROCKET_x86_64_NVIDIA",
 }
+AMI_TYPE_CUSTOM = "CUSTOM"
 #: The volume that holds images and pods: AL2023's root, Bottlerocket's data volume.
 DATA_DEVICE = {"al2023": "/dev/xvda", "bottlerocket": "/dev/xvdb"}
 #: Bottlerocket's NVIDIA variants run their own device plugin (eksctl skips NVIDIA's there).
@@ -80,10 +82,18 @@ class NodeGroupSpec:
     disk_size_gib: int
     #: extra node-template resources for scale-from-zero, e.g. {"nvidia.com/gpu": "1"}
     template_resources: dict[str, str]
+    #: the pool's own settings (elastic_gpu.pool_overrides); None / empty: the cluster's
+    node_role_arn: pulumi.Input[str] | None = None
+    subnet_ids: Mapping[str, pulumi.Input[str]] = field(default_factory=dict)
+    security_group_ids: list[pulumi.Input[str]] | None = None
+    image_id: pulumi.Input[str] | None = None
+    #: the launch template's user data, base64 (aws/user_data.py)
+    user_data: pulumi.Input[str] | None = None
 
     @property
     def ami_type(self) -> str:
-        return AMI_TYPES[(self.ami_family, self.gpu)]
+        # What EKS reports for a custom AMI (DescribeNodegroup amiType); it adds no bootstrap then.
+        return AMI_TYPE_CUSTOM if self.image_id is not None else AMI_TYPES[(self.ami_family, self.gpu)]
 
 
 @dataclass(frozen=True)
@@ -129,6 +139,9 @@ def build_node_group(
                 ),
             )
         ],
+        image_id=spec.image_id,
+        user_data=spec.user_data,
+        vpc_security_group_ids=spec.security_group_ids,
         metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
             http_endpoint="enabled",
             http_tokens="required",
@@ -141,9 +154,10 @@ def build_node_group(
         tags=tags,
         opts=opts,
     )
-    subnet_ids = [cluster.subnet_ids[z] for z in spec.zones]
+    subnet_ids = [spec.subnet_ids.get(z, cluster.subnet_ids[z]) for z in spec.zones]
+    node_role_arn = cluster.node_role_arn if spec.node_role_arn is None else spec.node_role_arn
     node_group_name = pulumi.Output.all(
-        spec.base_name, cluster.cluster_name, cluster.node_role_arn, launch_template.id, *subnet_ids
+        spec.base_name, cluster.cluster_name, node_role_arn, launch_template.id, *subnet_ids
     ).apply(
         lambda a: eks_node_group_name(
             a[0],
@@ -162,12 +176,14 @@ def build_node_group(
         name,
         cluster_name=cluster.cluster_name,
         node_group_name=node_group_name,
-        node_role_arn=cluster.node_role_arn,
-        version=cluster.kubernetes_version,
+        node_role_arn=node_role_arn,
+        # With a custom AMI, CreateNodegroup takes neither amiType nor version ("or the node group deployment
+        # will fail", EKS API reference): the AMI decides both.
+        version=cluster.kubernetes_version if spec.image_id is None else None,
         subnet_ids=subnet_ids,
         instance_types=spec.instance_types,
         capacity_type=spec.capacity_type,
-        ami_type=spec.ami_type,
+        ami_type=spec.ami_type if spec.image_id is None else None,
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(
             desired_size=spec.min_size, min_size=spec.min_size, max_size=spec.max_size
         ),

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
@@ -15,6 +16,8 @@ from elastic_gpu.aws.node_groups import (
     asg_name_regex,
     build_node_group,
 )
+from elastic_gpu.aws.user_data import launch_template_user_data, user_data_problems
+from elastic_gpu.pool_overrides import NodeOverrides
 from elastic_gpu.pool_types import BuiltPool, NodeGroupRef
 from elastic_gpu.scheduling import (
     AWS_ACCELERATOR_LABEL,
@@ -46,7 +49,11 @@ def _group_name(cluster: EksClusterHandle, suffix: str) -> pulumi.Output[str]:
 
 
 def _built(
-    refs: list[NodeGroupRef], groups: list[BuiltNodeGroup], cluster: EksClusterHandle, **kw: object
+    refs: list[NodeGroupRef],
+    groups: list[BuiltNodeGroup],
+    cluster: EksClusterHandle,
+    overrides: NodeOverrides,
+    **kw: object,
 ) -> BuiltPool:
     return BuiltPool(
         node_groups=refs,
@@ -54,8 +61,9 @@ def _built(
         node_group_ids=[g.node_group.id for g in groups],
         cloud_outputs={
             "asg_names": [g.asg_name for g in groups],
+            "launch_templates": [g.launch_template for g in groups],
             "launch_template_ids": [g.launch_template.id for g in groups],
-            "node_role_arn": cluster.node_role_arn,
+            "node_role_arn": cluster.node_role_arn if overrides.node_identity is None else overrides.node_identity,
         },
         **kw,  # type: ignore[arg-type]
     )
@@ -88,9 +96,37 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
         gpu=False,
         disk_size_gib=args.disk_size_gib,
         template_resources={EPHEMERAL_STORAGE: f"{args.disk_size_gib}Gi"},
+        **node_settings(args, "al2023"),
     )
     group = build_node_group(f"{name}-ng", spec, cluster=cluster, tags=args.tags, parent=parent)
-    return _built([_ref(spec, group)], [group], cluster, taints=[], labels=labels)
+    return _built([_ref(spec, group)], [group], cluster, args, taints=[], labels=labels)
+
+
+def node_settings(args: NodeOverrides, ami_family: str) -> dict[str, Any]:
+    """The pool's own node settings as NodeGroupSpec fields."""
+    subnets = args.subnet_ids
+    return {
+        "node_role_arn": args.node_identity,
+        "subnet_ids": dict(subnets) if isinstance(subnets, Mapping) else {},
+        "security_group_ids": list(args.security_group_ids) if args.security_group_ids else None,
+        "image_id": args.image,
+        "user_data": launch_template_user_data(args, ami_family),
+    }
+
+
+def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
+    """What EKS makes of the pool's own node settings: all of them, shaped as EKS takes them."""
+    problems = []
+    subnets = args.subnet_ids
+    if subnets is not None and not isinstance(subnets, Mapping):
+        problems.append(
+            f"{where}subnet_ids: on EKS a node group's subnet follows its zone; map each zone to a subnet id, "
+            f'e.g. {{"{args.cluster.zones[0]}": "subnet-0abc..."}} (got {subnets!r})'
+        )
+    elif subnets is not None and (unknown := [z for z in subnets if z not in args.cluster.zones]):
+        problems.append(f"{where}subnet_ids: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
+    ami_family = getattr(args, "ami_family", "al2023")  # a GeneralPool runs AL2023
+    return problems + user_data_problems(where, args, ami_family)
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
@@ -154,6 +190,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
             gpu=True,
             disk_size_gib=args.disk_size_gib,
             template_resources=resources,
+            **node_settings(args, args.ami_family),
         )
 
     zones = args.pool_zones
@@ -188,6 +225,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         refs,
         groups,
         cluster,
+        args,
         taints=taints,
         labels=labels,
         ships_device_plugin=args.ami_family in AMI_FAMILIES_WITH_DEVICE_PLUGIN,

@@ -19,6 +19,7 @@ from pulumi_azure_native import containerservice as cs
 from elastic_gpu.azure.node_template import resources_tag
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.prices import price_rows
 from elastic_gpu.replacement import DIGEST_LEN, short_digest
@@ -113,6 +114,9 @@ class AgentPoolSpec:
     spot_max_price: float | None = None
     #: price rank among the pool's agent pools of this capacity (0 = cheapest)
     rank: int = 0
+    #: the pool's own VNet subnet (vnetSubnetID) and kubelet settings (KubeletConfigArgs keywords)
+    vnet_subnet_id: str | None = None
+    kubelet_config: dict[str, object] = field(default_factory=dict)
     #: tags on top of the pool's own: the autoscaler's node-template resources (azure/node_template.py)
     node_template_tags: dict[str, str] = field(default_factory=dict)
 
@@ -128,6 +132,9 @@ class AgentPoolSpec:
                 "osDiskSizeGB": self.disk_size_gib,
                 "scaleSetPriority": "Spot" if spot else "Regular",
                 "spotMaxPrice": self.spot_max_price if spot else None,
+                # Only when set, so the names of pools without them do not change.
+                **({"vnetSubnetID": self.vnet_subnet_id} if self.vnet_subnet_id else {}),
+                **({"kubeletConfig": self.kubelet_config} if self.kubelet_config else {}),
             },
         )
 
@@ -170,6 +177,8 @@ def build_agent_pool(
         node_labels=spec.labels,
         node_taints=[str(t) for t in spec.taints] or None,
         os_disk_size_gb=spec.disk_size_gib,
+        vnet_subnet_id=spec.vnet_subnet_id,
+        kubelet_config=cs.KubeletConfigArgs(**spec.kubelet_config) if spec.kubelet_config else None,  # type: ignore[arg-type]
         tags={**tags, **spec.node_template_tags},
         opts=pulumi.ResourceOptions(
             parent=parent,
@@ -214,11 +223,38 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
         labels=labels,
         taints=[],
         disk_size_gib=args.disk_size_gib,
+        **_node_settings(args),
     )
     pool = build_agent_pool(f"{name}-pool", spec, cluster=cluster, tags=args.tags, parent=parent)
     return BuiltPool(
         node_groups=[spec.ref()], taints=[], labels=labels, resources=[pool], cloud_outputs=_identity(cluster)
     )
+
+
+def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
+    """What AKS makes of the pool's own node settings: a subnet and kubelet settings, nothing else."""
+    problems = unsupported(
+        where,
+        args,
+        "azure",
+        {
+            "node_identity": "AKS nodes act as the cluster's kubelet identity",
+            "security_group_ids": "AKS filters traffic with the subnet's network security group",
+            "image": "AKS manages the node image (its node OS upgrade channel)",
+            "user_data": "AKS agent pools take no user data",
+        },
+    )
+    if args.subnet_ids is not None and not isinstance(args.subnet_ids, str):
+        problems.append(
+            f"{where}subnet_ids: on AKS one VNet subnet id for all the pool's agent pools (an Azure subnet spans "
+            f"zones), a plain string as it is part of the agent-pool name (got {args.subnet_ids!r})"
+        )
+    return problems + kubelet_problems(where, args, "azure")
+
+
+def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]:
+    subnet = args.subnet_ids if isinstance(args.subnet_ids, str) else None
+    return {"vnet_subnet_id": subnet, "kubelet_config": kubelet_args(args, "azure")}
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
@@ -319,6 +355,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
             spot_max_price=spot_max_price if spot else None,
             rank=rank,
             node_template_tags=template_tags(vm),
+            **_node_settings(args),
         )
 
     zones = args.pool_zones

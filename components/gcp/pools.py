@@ -7,7 +7,7 @@ GKE pick whichever zone has capacity, so `per_zone` needs no pool per zone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pulumi
@@ -17,6 +17,7 @@ import pulumi_kubernetes as k8s
 from elastic_gpu.gcp.kueue import LOCAL_QUEUE
 from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.replacement import pool_name
 from elastic_gpu.scheduling import (
@@ -124,6 +125,10 @@ class _PoolSpec:
     disk_size_gib: int
     accelerator: gcp.container.NodePoolNodeConfigGuestAcceleratorArgs | None = None
     queued: bool = False
+    #: the pool's own service account, image type and kubelet settings (NodePoolNodeConfigKubeletConfigArgs)
+    service_account: str | None = None
+    image_type: pulumi.Input[str] | None = None
+    kubelet_config: dict[str, object] = field(default_factory=dict)
 
     @property
     def gke_name(self) -> str:
@@ -136,6 +141,8 @@ class _PoolSpec:
                 "guestAccelerators": _accelerator_fields(acc),
                 "oauthScopes": OAUTH_SCOPES,
                 "reservationAffinity": QUEUED_RESERVATION_AFFINITY if self.queued else None,
+                # Only when set, so the names of pools without one do not change.
+                **({"serviceAccount": self.service_account} if self.service_account else {}),
             },
         )
 
@@ -173,6 +180,11 @@ def _node_pool(
             disk_size_gb=spec.disk_size_gib,
             disk_type="pd-balanced",
             oauth_scopes=OAUTH_SCOPES,
+            service_account=spec.service_account,
+            image_type=spec.image_type,
+            kubelet_config=gcp.container.NodePoolNodeConfigKubeletConfigArgs(**spec.kubelet_config)  # type: ignore[arg-type]
+            if spec.kubelet_config
+            else None,
             workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
                 mode=WORKLOAD_METADATA_MODE
             ),
@@ -209,6 +221,7 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
         labels=labels,
         taints=[],
         disk_size_gib=args.disk_size_gib,
+        **_node_settings(args),
     )
     pool = _node_pool(f"{name}-np", spec, cluster, args.tags, parent)
     ref = _ref(cluster, spec.gke_name, "spot" if args.spot else "on-demand")
@@ -230,9 +243,48 @@ def compute_class_spec(spot_pool: str, fallback_pool: str) -> dict[str, object]:
     }
 
 
+def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
+    """What GKE makes of the pool's own node settings: a service account, an image type, kubelet settings."""
+    problems = unsupported(
+        where,
+        args,
+        "gcp",
+        {
+            "subnet_ids": "GKE node pools use the cluster's subnetwork",
+            "security_group_ids": "GKE filters traffic with VPC firewall rules on network tags",
+            "user_data": "GKE node pools take no user data",
+        },
+    )
+    if args.node_identity is not None and not isinstance(args.node_identity, str):
+        problems.append(
+            f"{where}node_identity: on GKE a plain service account email, as it is part of the node-pool name "
+            f"(a change replaces the pool) (got {type(args.node_identity).__name__})"
+        )
+    return problems + kubelet_problems(where, args, "gcp")
+
+
+def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]:
+    return {
+        "service_account": args.node_identity,
+        "image_type": args.image,
+        "kubelet_config": kubelet_args(args, "gcp"),
+    }
+
+
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
-    """GKE has no further rules here: time-slicing is GKE's own gpuSharingConfig (see below)."""
-    return []
+    """The stack config's node-pool rules (components/gcp/rules.py); time-slicing is GKE's own
+    gpuSharingConfig (see below)."""
+    from elastic_gpu.gcp.rules import node_pool_problems
+
+    return node_pool_problems(
+        lambda key: f"{where}{key}",
+        list(args.instance_types),
+        args.gpu_count,
+        "gpu_count",
+        queued=args.queued_provisioning,
+        min_size=args.min_size,
+        spot=args.spot,
+    )
 
 
 def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
@@ -318,6 +370,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
             disk_size_gib=args.disk_size_gib,
             accelerator=accelerator,
             queued=queued,
+            **_node_settings(args),
         )
 
     if args.queued_provisioning:

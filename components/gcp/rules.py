@@ -6,6 +6,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from pydantic.alias_generators import to_camel
+
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, tag_problems
 
@@ -157,11 +159,6 @@ def validate(cfg: StackConfig) -> list[str]:
 
 def _pool_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> list[str]:
     problems: list[str] = []
-    if pool.instance_types and len(pool.instance_types) > 1:
-        problems.append(
-            f"{where}.instanceTypes: a GKE node pool has one machine type (got {pool.instance_types}); "
-            "allowed: a list of one"
-        )
     if pool.gpu in GPU_FAMILIES:
         family = GPU_FAMILIES[pool.gpu]
         for j, machine in enumerate(pool.instance_types or []):
@@ -172,24 +169,53 @@ def _pool_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> list[st
                     f"machine type {machine!r} (family {machine_family(machine)}); it goes on {family}: "
                     f"{', '.join(attachable)}"
                 )
-    types = pool.instance_types or []
-    row = gpu_instance_type("gcp", types[0]) if types else None
-    if row is not None and "gpus_per_node" in pool.model_fields_set and pool.gpus_per_node != row.gpus:
+    gpus = pool.gpus_per_node if "gpus_per_node" in pool.model_fields_set else None
+    problems += node_pool_problems(
+        lambda key: f"{where}.{to_camel(key)}",
+        list(pool.instance_types or []),
+        gpus,
+        "gpus_per_node",
+        queued=pool.queued_provisioning,
+        min_size=pool.min_size,
+        spot=pool.spot,
+    )
+    return problems
+
+
+def node_pool_problems(
+    field: Callable[[str], str],
+    instance_types: list[str],
+    gpus: int | None,
+    gpus_key: str,
+    *,
+    queued: bool,
+    min_size: int,
+    spot: bool,
+) -> list[str]:
+    """A GKE GPU node pool's rules, for the stack config and SpotGpuPoolArgs alike: one machine type, the
+    GPU count it takes, and queued provisioning's capacity; `field(snake_name)` spells a setting."""
+    problems: list[str] = []
+    if len(instance_types) > 1:
+        problems.append(
+            f"{field('instance_types')}: a GKE node pool has one machine type (got {instance_types}); "
+            "allowed: a list of one"
+        )
+    row = gpu_instance_type("gcp", instance_types[0]) if instance_types else None
+    if row is not None and gpus is not None and gpus != row.gpus:
         allowed = row.gpu_counts or (row.gpus,)
-        if pool.gpus_per_node not in allowed:
+        if gpus not in allowed:
             problems.append(
-                f"{where}.gpusPerNode: {row.name!r} takes {', '.join(map(str, allowed))} x {row.model.name} "
-                f"(got {pool.gpus_per_node})"
+                f"{field(gpus_key)}: {row.name!r} takes {', '.join(map(str, allowed))} x {row.model.name} (got {gpus})"
             )
-    if pool.queued_provisioning:
-        if pool.min_size > 0:
+    if queued:
+        if min_size > 0:
             problems.append(
-                f"{where}.minSize: a queued-provisioning pool gets nodes only through ProvisioningRequests; "
-                f"allowed: 0 (got {pool.min_size})"
+                f"{field('min_size')}: a queued-provisioning pool gets nodes only through ProvisioningRequests; "
+                f"allowed: 0 (got {min_size})"
             )
-        if pool.spot:
+        if spot:
             problems.append(
-                f"{where}.spot: a queued-provisioning pool uses flex-start capacity, not spot; "
+                f"{field('spot')}: a queued-provisioning pool uses flex-start capacity, not spot; "
                 "allowed: false (got true)"
             )
     return problems

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 import yaml
 
+from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_stack_file
 from elastic_gpu.offline.runner import CapturedResource, Program, run_preview
@@ -53,9 +54,22 @@ class Side:
 
     @property
     def kubernetes_version(self) -> str | None:
+        """The stack config's `cluster.kubernetesVersion`; in any other program, the minor its cluster
+        handles record (cluster_handle.VERSION_INPUT); None when the program has no handle."""
         cluster = self.config.get(f"{PROJECT_NS}cluster") or {}
         version = cluster.get("kubernetesVersion") if isinstance(cluster, dict) else None
-        return str(version) if version is not None else None
+        if version is not None:
+            return str(version)
+        handles = {
+            str(v)
+            for r in self.resources.values()
+            if not r.custom and isinstance(v := r.inputs.get(VERSION_INPUT), str | int | float)
+        }
+        return handles.pop() if len(handles) == 1 else None
+
+    @property
+    def general_pools(self) -> int:
+        return sum(is_general_pool(r) for r in self.resources.values())
 
 
 @dataclass
@@ -93,6 +107,11 @@ class Diff:
     def of(self, op: Op) -> list[Change]:
         return [c for c in self.changes if c.op == op]
 
+    @property
+    def has_general_pool(self) -> bool:
+        """The base runs a general pool whose survival matters (a program need not declare one)."""
+        return self.base.general_pools > 0
+
     def to_json(self) -> dict[str, Any]:
         return {
             "base": self.base.label,
@@ -100,7 +119,7 @@ class Diff:
             "kubernetesVersion": {"base": self.base.kubernetes_version, "head": self.head.kubernetes_version},
             "changes": [c.to_json() for c in self.changes],
             "summary": {op: len(self.of(op)) for op in ("create", "update", "replace", "delete")},
-            "generalPoolMinAlive": min(self.general_alive, default=None),
+            "generalPoolMinAlive": min(self.general_alive, default=None) if self.has_general_pool else None,
             "waves": [[c.name for c in wave] for wave in self.waves],
         }
 
@@ -412,7 +431,10 @@ SYMBOL = {"create": "+", "delete": "-", "update": "~", "replace": "+-"}
 def render_diff(stack: str, diff: Diff) -> str:
     b, h = diff.base.kubernetes_version, diff.head.kubernetes_version
     lines = [f"elastic-gpu diff: stack {stack}, {diff.base.label} -> {diff.head.label} (mock engine)"]
-    lines.append(f"Kubernetes: {b} -> {h}" if b != h else f"Kubernetes: {h} (unchanged)")
+    if b != h:
+        lines.append(f"Kubernetes: {b or 'not declared'} -> {h or 'not declared'}")
+    elif h is not None:
+        lines.append(f"Kubernetes: {h} (unchanged)")
     lines.append("")
     for c in diff.changes:
         detail = ""
@@ -426,7 +448,7 @@ def render_diff(stack: str, diff: Diff) -> str:
         lines.append("  no changes")
     summary = ", ".join(f"{len(diff.of(op))} to {op}" for op in ("create", "update", "replace", "delete"))
     lines += ["", summary]
-    if diff.general_alive:
+    if diff.general_alive and diff.has_general_pool:
         low = min(diff.general_alive)
         state = "never absent" if low > 0 else "ABSENT during the plan"
         lines.append(f"General pool: {state} (fewest node groups alive at any step: {low})")

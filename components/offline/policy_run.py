@@ -92,7 +92,7 @@ def _default_provider(r: CapturedResource, preview: Preview) -> PolicyProviderRe
     package = r.type.split(":", 1)[0]
     if not r.custom or package == "pulumi":
         return None
-    props = {k.split(":", 1)[1]: v for k, v in preview.config.items() if k.startswith(f"{package}:")}
+    props = preview.provider_inputs(r)
     urn = f"urn:pulumi:{preview.stack}::{preview.project}::pulumi:providers:{package}::default"
     return PolicyProviderResource(f"pulumi:providers:{package}", props, urn, "default")
 

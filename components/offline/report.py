@@ -8,13 +8,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from elastic_gpu.config import PROJECT, load_price_overrides, load_stack_config
+from elastic_gpu.aws.preview import subnet_zones
 from elastic_gpu.cost import (
     DEFAULT_EVICTION_RATE,
     EVICTION_ASSUMED,
     OVERRIDE_SOURCE,
     NodePrice,
-    Overrides,
     PoolCost,
     PoolWork,
     StackCost,
@@ -25,6 +24,7 @@ from elastic_gpu.cost import (
     work_total,
 )
 from elastic_gpu.offline.policy_run import stack_resources
+from elastic_gpu.offline.price_overrides import price_overrides
 from elastic_gpu.offline.runner import SECRET_MASK, UNKNOWN, CapturedResource, Preview
 from elastic_gpu.pool_view import stack_pools
 from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH
@@ -65,11 +65,10 @@ def _known(value: Any, default: Any) -> Any:
 
 
 def _eks_node_group(r: CapturedResource, preview: Preview) -> PoolSummary:
-    subnets = preview.by_id()
+    subnets = subnet_zones(preview.resources)
     subnet_ids = _known(r.inputs.get("subnetIds"), [])
     zones = sorted(
-        subnets[s].inputs.get("availabilityZone", "?") if isinstance(s, str) and s in subnets else "?"
-        for s in (subnet_ids if isinstance(subnet_ids, list) else [])
+        subnets.get(s, "?") if isinstance(s, str) else "?" for s in (subnet_ids if isinstance(subnet_ids, list) else [])
     )
     scaling = _known(r.inputs.get("scalingConfig"), {})
     return PoolSummary(
@@ -139,17 +138,6 @@ def pool_summaries(preview: Preview) -> list[PoolSummary]:
 
 
 # --- cost --------------------------------------------------------------------------------------
-
-
-def price_overrides(preview: Preview) -> Overrides:
-    """The stack config's `elastic-gpu:prices` overrides, in an elastic-gpu stack or any other program.
-
-    An elastic-gpu stack's config was validated as a whole by the program; any other program
-    (one that imports the components) may set `elastic-gpu:prices` alone, validated here.
-    """
-    if f"{PROJECT}:cloud" in preview.config:
-        return load_stack_config(preview.config, project=PROJECT).prices
-    return load_price_overrides(preview.config)
 
 
 def preview_cost(preview: Preview) -> StackCost:

@@ -15,6 +15,7 @@ import logging
 import runpy
 import sys
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,18 @@ class Preview:
 
     def by_id(self) -> dict[str, CapturedResource]:
         return {r.id: r for r in self.resources if r.id}
+
+    def provider_inputs(self, r: CapturedResource) -> dict[str, Any]:
+        """The inputs of `r`'s provider: its explicit provider resource's, else those of the engine's
+        default provider, which are the package's stack config (`aws:region: ...` -> {"region": ...}).
+        The mock engine registers no default provider, so this builds what the engine would pass."""
+        if r.provider:
+            # A provider reference is `<provider urn>::<id>`.
+            by_urn = {p.urn: p for p in self.resources if p.type.startswith("pulumi:providers:")}
+            provider = by_urn.get(r.provider) or by_urn.get(r.provider.rsplit("::", 1)[0])
+            return dict(provider.inputs) if provider is not None else {}
+        package = r.type.split(":", 1)[0]
+        return {k.split(":", 1)[1]: v for k, v in self.config.items() if k.startswith(f"{package}:")}
 
     def children(self, parent: CapturedResource) -> list[CapturedResource]:
         return [r for r in self.resources if r.parent == parent.urn]
@@ -317,6 +330,13 @@ class _Collect(logging.Handler):
 def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, config: dict[str, Any]) -> Preview:
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    # The SDK calls the mock monitor from the loop's executor threads, and each thread makes itself an
+    # event loop there (pulumi.runtime.sync_await._ensure_event_loop) that nothing closes. A loop left for
+    # the garbage collector may be collected at interpreter exit after its self-pipe socket was: its
+    # __del__ then prints "Exception ignored ... Invalid file descriptor: -1" (some runs of a failing
+    # program). So the threads get their loop from us, and we close each one once the threads have ended.
+    thread_loops: list[asyncio.AbstractEventLoop] = []
+    loop.set_default_executor(ThreadPoolExecutor(initializer=_thread_loop, initargs=(thread_loops,)))
     # The program's directory is on the import path, as in a real run; its mocks hook may import from it.
     sys.path.insert(0, str(main.parent))
     try:
@@ -365,6 +385,8 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
         # Pulumi's RPC threads each make an event loop; ending the threads now lets those
         # loops close cleanly instead of failing noisily at interpreter exit.
         loop.run_until_complete(loop.shutdown_default_executor())
+        for thread_loop in thread_loops:
+            thread_loop.close()
         loop.close()
         asyncio.set_event_loop(None)
     resources = sorted(monitor.captured, key=lambda r: r.urn)  # registration order is async; URNs are stable
@@ -376,6 +398,13 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
         config=config,
         warnings=[*user.missing, *collect.messages],
     )
+
+
+def _thread_loop(loops: list[asyncio.AbstractEventLoop]) -> None:
+    """An executor thread's event loop, made before the SDK makes one, and kept to be closed."""
+    thread_loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(thread_loop)
+    loops.append(thread_loop)
 
 
 def _missing_mocks(user: UserMocks, exc: BaseException) -> None:

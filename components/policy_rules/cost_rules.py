@@ -154,7 +154,9 @@ def validate_cost_tags(args: ResourceValidationArgs, report: ReportViolation) ->
     if missing:
         report(
             f"Missing cost-allocation key(s) {', '.join(missing)} in {path}: its spend cannot be attributed. "
-            "Add them to the stack's `tags` config (or the AWS provider's defaultTags).",
+            "Add them to the tags: `tags=` of the components (SpotGpuPoolArgs.tags, GeneralPoolArgs.tags, the "
+            "cluster handle's tags) in a program, `elastic-gpu:tags` in a stack file, or the AWS provider's "
+            "defaultTags.",
             None,
         )
 
@@ -163,7 +165,8 @@ cost_allocation_tags = ResourceValidationPolicy(
     name="cost-allocation-tags",
     description=(
         "Every taggable resource (AWS/Azure tags, GKE resource labels) carries the cost-allocation keys in "
-        "`requiredKeys` (default project, cost-center). Fix: set them in the stack's `tags` config."
+        "`requiredKeys` (default project, cost-center). Fix: set them in the components' `tags=` (a program) or "
+        "the stack's `tags` config."
     ),
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=_TAGS_SCHEMA,

@@ -158,7 +158,8 @@ def validate_fallback(args: StackValidationArgs, report: ReportViolation) -> Non
             report(
                 f"Spot GPU pool '{pool.label}' (pool '{pool.pool}') has no on-demand fallback: when spot capacity "
                 "runs out its pods stay pending. Add an on-demand GPU pool with the same pool label "
-                f"(onDemandFallback: true), or list '{pool.pool}' in this policy's `optOut` config.",
+                "(SpotGpuPoolArgs.on_demand_fallback=True in a program, onDemandFallback: true in a stack file), or "
+                f"list '{pool.pool}' in this policy's `optOut` config.",
                 urn,
             )
 
@@ -167,7 +168,8 @@ spot_gpu_pool_on_demand_fallback = StackValidationPolicy(
     name="spot-gpu-pool-on-demand-fallback",
     description=(
         "Every spot GPU pool has an on-demand GPU pool with the same pool label that the autoscaler falls back "
-        "to, or is listed in the config's `optOut`. Fix: set onDemandFallback: true on the pool."
+        "to, or is listed in the config's `optOut`. Fix: on_demand_fallback=True on the SpotGpuPoolArgs "
+        "(onDemandFallback: true in a stack file)."
     ),
     enforcement_level=EnforcementLevel.ADVISORY,
     config_schema=_FALLBACK_SCHEMA,

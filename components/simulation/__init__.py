@@ -1,8 +1,9 @@
 """Offline scale-up simulation over a stack's captured resources (`python -m elastic_gpu simulate`).
 
 `templates` builds each node group's scale-from-zero node as its cloud's autoscaler does, `fit`
-is the scheduler's filter, `expanders` the autoscaler's choice, `timings` its clocks per cloud,
-and `run` puts them together per pool.
+is the scheduler's filter, `expanders` the autoscaler's choice, `timings` its settings and clocks per
+cloud, `backoff` its scale-up state machine (attempts, backoff, the expander among groups not in
+backoff) stepped on a clock, and `run` puts them together per pool.
 """
 
 from elastic_gpu.simulation.run import PoolOutcome, render_text, simulate, to_json

@@ -310,28 +310,27 @@ def first_node_after_return(groups: Sequence[Group], machine: Machine, returns_a
     over the attempt times and draws. Always finite: after T every group is free within the backoff cap."""
     results = []
     for attempt, step in ((machine.attempt[0], SECOND), (machine.attempt[1], machine.scan)):
-        memo: dict[tuple[int, _State], tuple[int, int]] = {}
         graph = _Graph(groups, lambda g: not g.spot, machine, attempt, step)
-
-        def visit(t: int, state: _State, graph: _Graph = graph, memo: dict = memo) -> tuple[int, int]:
-            key = (t, state)
-            if key in memo:
-                return memo[key]
-            free = [i for i, (_, left) in enumerate(state) if left < 0]
-            if t >= returns_after and free:
-                result = (0, 0)  # the best free tier delivers now: spot is back, on-demand always
-            else:
-                best, worst = None, None
-                for seconds, n in graph.edges(state):
-                    lo, hi = (0, 0) if n is None else visit(t + seconds, n)
-                    best = seconds + lo if best is None else min(best, seconds + lo)
-                    worst = seconds + hi if worst is None else max(worst, seconds + hi)
-                assert best is not None and worst is not None
-                result = (best, worst)
-            memo[key] = result
-            return result
-
-        results.append(visit(0, graph.canonical(tuple(_NONE for _ in groups))))
+        start = (0, graph.canonical(tuple(_NONE for _ in groups)))
+        # Every decision (time, state) reachable before a delivering group is asked; time always grows.
+        children: dict[tuple[int, _State], list[tuple[int, tuple[int, _State] | None]]] = {}
+        todo = [start]
+        while todo:
+            node = todo.pop()
+            if node in children:
+                continue
+            t, state = node
+            if t >= returns_after and any(left < 0 for _, left in state):
+                children[node] = [(0, None)]  # the best free tier delivers now: spot is back, on-demand always
+                continue
+            children[node] = [(seconds, None if n is None else (t + seconds, n)) for seconds, n in graph.edges(state)]
+            todo += [n for _, n in children[node] if n is not None and n not in children]
+        # Best and worst time to delivery, latest decisions first.
+        span_of: dict[tuple[int, _State], tuple[int, int]] = {}
+        for node in sorted(children, key=lambda n: n[0], reverse=True):
+            tails = [(seconds, (0, 0) if n is None else span_of[n]) for seconds, n in children[node]]
+            span_of[node] = (min(s + lo for s, (lo, _) in tails), max(s + hi for s, (_, hi) in tails))
+        results.append(span_of[start])
     return min(r[0] for r in results), max(r[1] for r in results)
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from elastic_gpu.cost import node_price
+from elastic_gpu.cost import Overrides, node_price
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.price_overrides import price_overrides
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.prices import HOURS_PER_MONTH
 from elastic_gpu.scheduling import GKE_COMPUTE_CLASS_KEY
@@ -168,11 +169,13 @@ def _class_order(preview: Preview, pod: PodShape) -> list[str]:
     return ["<no such ComputeClass>"]
 
 
-def _worst_case(groups: list[NodeTemplate], cloud: str) -> tuple[int, float | None, list[str]]:
+def _worst_case(
+    groups: list[NodeTemplate], cloud: str, overrides: Overrides | None = None
+) -> tuple[int, float | None, list[str]]:
     nodes = sum(g.max_size for g in groups)
     total, notes = 0.0, []
     for g in groups:
-        price = node_price(cloud, g.region, g.instance_type, g.accelerators)
+        price = node_price(cloud, g.region, g.instance_type, g.accelerators, overrides)
         hourly = price.hourly(g.capacity == "spot")
         if hourly is None and price.on_demand is not None:
             hourly = price.on_demand  # spot never costs more: an upper bound
@@ -208,7 +211,8 @@ def simulate_pod(
     order = [g for tier in tiers for g in tier]
     reached_pool = pool or (order[0].pool if order else None)
     own = [t for t in templates if t.pool == reached_pool]
-    nodes, monthly, notes = _worst_case(own, settings.cloud)
+    # Priced as the preview prices them: the table, and the program's `elastic-gpu:prices` overrides.
+    nodes, monthly, notes = _worst_case(own, settings.cloud, price_overrides(preview))
     if not order:
         why = "; ".join(
             f"{t.group}: {_blocked(pod, t, kueue) if t in scaled else 'not a group the autoscaler lists (--nodes)'}"
@@ -281,12 +285,12 @@ def _scenarios(groups: list[Group], settings: AutoscalerSettings) -> dict[str, F
         return "never" if s is None else Minutes.of(s)
 
     out: dict[str, Figure] = {SCENARIO_ALL_OUT: to_fallback(groups, machine)}
-    zones = sorted({z for g in groups if g.spot for z in g.zones})
-    if len(zones) > 1:
-        # Each zone in turn is the one with capacity; a group without zones spans them all.
-        out[SCENARIO_ONE_ZONE] = _combine(
-            [figure(span(groups, lambda g, z=z: not g.spot or not g.zones or z in g.zones, machine)) for z in zones]
-        )
+    # Each zone in turn is the one with capacity (a single-zone pool: its zone); a group without
+    # zones spans them all.
+    zones = sorted({z for g in groups if g.spot for z in g.zones}) or [""]
+    out[SCENARIO_ONE_ZONE] = _combine(
+        [figure(span(groups, lambda g, z=z: not g.spot or not g.zones or z in g.zones, machine)) for z in zones]
+    )
     best, worst = first_node_after_return(groups, machine, SPOT_RETURNS_AFTER)
     out[SCENARIO_RETURNS] = Minutes(round(best / 60, 2), round(worst / 60, 2))
     return out

@@ -31,10 +31,11 @@ from collections import defaultdict
 from typing import Any
 
 from elastic_gpu.aws.asg_tags import NODE_TEMPLATE_PREFIX, taint_from_eks_api
+from elastic_gpu.aws.preview import subnet_zones
 from elastic_gpu.azure.node_template import resources_from_tags
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.offline.mocks import MOCK_UUID
-from elastic_gpu.offline.runner import Preview
+from elastic_gpu.offline.runner import CapturedResource, Preview
 from elastic_gpu.pool_view import (
     AKS_AGENT_POOL,
     AKS_MANAGED_CLUSTER,
@@ -81,12 +82,11 @@ def _taint(key: str, value: str | None, effect: str) -> Taint:
     return Taint(key, value or "", KUBERNETES_TAINT_EFFECT.get(effect, effect))  # type: ignore[arg-type]
 
 
-def _provider_region(preview: Preview, package: str) -> str | None:
-    """The region the stack's `package` provider (aws, gcp) is pinned to."""
-    for r in preview.of_type(f"pulumi:providers:{package}"):
-        if isinstance(r.inputs.get("region"), str):
-            return r.inputs["region"]
-    return None
+def _provider_region(preview: Preview, r: CapturedResource) -> str | None:
+    """The region `r`'s provider is pinned to: its explicit provider's, else the stack config's
+    (`aws:region`, `gcp:region`), which is what the engine's default provider uses."""
+    region = preview.provider_inputs(r).get("region")
+    return region if isinstance(region, str) and region else None
 
 
 def aws_templates(preview: Preview) -> list[NodeTemplate]:
@@ -94,8 +94,7 @@ def aws_templates(preview: Preview) -> list[NodeTemplate]:
     for r in preview.of_type(ASG_TAG):
         tag = r.inputs.get("tag") or {}
         tags[r.inputs.get("autoscalingGroupName", "")][tag.get("key", "")] = tag.get("value", "")
-    region = _provider_region(preview, "aws")
-    subnet_zones = {r.id: r.inputs.get("availabilityZone") for r in preview.of_type("aws:ec2/subnet:Subnet") if r.id}
+    zone_of = subnet_zones(preview.resources)
     out = []
     for ng in preview.of_type(EKS_NODE_GROUP):
         p = ng.inputs
@@ -126,7 +125,7 @@ def aws_templates(preview: Preview) -> list[NodeTemplate]:
         for key, value in (p.get("tags") or {}).items():
             if key.startswith(resources_prefix := f"{NODE_TEMPLATE_PREFIX}/resources/"):
                 allocatable[key.removeprefix(resources_prefix)] = quantity(value)
-        zones = [z for s in p.get("subnetIds") or [] if (z := subnet_zones.get(s))]
+        zones = [z for s in p.get("subnetIds") or [] if isinstance(s, str) and (z := zone_of.get(s))]
         if zones:
             # The template node is placed in the group's first zone (aws_manager.go, template.Zone
             # = the ASG's AvailabilityZones[0]), whatever zone a real node would land in.
@@ -146,7 +145,7 @@ def aws_templates(preview: Preview) -> list[NodeTemplate]:
                 min_size=int(scaling.get("minSize", 0)),
                 max_size=int(scaling.get("maxSize", 0)),
                 zones=zones,
-                region=region,
+                region=_provider_region(preview, ng),
             )
         )
     return out
@@ -192,7 +191,10 @@ def azure_templates(preview: Preview) -> list[NodeTemplate]:
         for c in clusters
         for i, profile in enumerate(c.inputs.get("agentPoolProfiles") or [])
     ]
-    return out + [_aks_template(r.name, r.inputs, region) for r in preview.of_type(AKS_AGENT_POOL)]
+    return out + [
+        _aks_template(r.name, r.inputs, region or preview.provider_inputs(r).get("location"))
+        for r in preview.of_type(AKS_AGENT_POOL)
+    ]
 
 
 def gcp_templates(preview: Preview) -> list[NodeTemplate]:
@@ -239,7 +241,7 @@ def gcp_templates(preview: Preview) -> list[NodeTemplate]:
                 zones=list(p.get("nodeLocations") or []),
                 region=gce_region(location)
                 if isinstance(location, str) and location
-                else _provider_region(preview, "gcp"),
+                else _provider_region(preview, np),
                 accelerators=accelerators,
                 compute_class=labels.get(GKE_COMPUTE_CLASS_KEY),
                 queued=queued,
