@@ -336,8 +336,8 @@ def cidr_problems(
     return []
 
 
-def duration_problems(where: str, seconds: int, text: str, bounds: Bounds, unit_seconds: int = 1) -> list[str]:
-    """A duration (already parsed to seconds) within `bounds` (in seconds), in whole `unit_seconds`."""
+def duration_problems(where: str, seconds: int, text: str, bounds: Bounds) -> list[str]:
+    """A duration (already parsed to seconds) within `bounds` (in seconds)."""
 
     def show(s: int) -> str:
         return f"{s // 3600}h" if s % 3600 == 0 and s >= 3600 else f"{s // 60}m" if s % 60 == 0 else f"{s}s"
@@ -347,20 +347,24 @@ def duration_problems(where: str, seconds: int, text: str, bounds: Bounds, unit_
         problems.append(
             f"{where}: {text!r} is out of range; allowed: {show(bounds.low)} to {show(bounds.high)} ({bounds.source})"
         )
-    elif seconds % unit_seconds:
-        problems.append(f"{where}: {text!r} is not allowed; allowed: whole minutes such as 10m ({bounds.source})")
     return problems
 
 
 def autoscaler_duration_problems(cloud: str, durations: Mapping[str, str], label: Mapping[str, str]) -> list[str]:
     """The autoscaler's durations (by attribute name: max_node_provision_time ...) within the cloud's bounds
-    (components/<cloud>/rules.py AUTOSCALER_DURATIONS); `label` names each field for the message. A zero
-    duration is left to the caller's own "must be longer than 0"."""
+    (components/<cloud>/rules.py AUTOSCALER_DURATIONS), written as the cloud takes them (DURATION_FORMAT, if
+    any); `label` names each field for the message. A zero duration is left to the caller's own "must be
+    longer than 0"."""
     from elastic_gpu.clouds import cloud_module
 
-    table = getattr(cloud_module(cloud, "rules"), "AUTOSCALER_DURATIONS", {})
+    rules = cloud_module(cloud, "rules")
+    table = getattr(rules, "AUTOSCALER_DURATIONS", {})
+    written = getattr(rules, "DURATION_FORMAT", None)
     problems = []
     for key, text in durations.items():
+        if written is not None and not re.fullmatch(written[0], text):
+            problems.append(f"{label[key]}: {text!r} is not allowed; allowed: {written[1]}")
+            continue
         seconds = duration_seconds(text)
         if key in table and seconds > 0:
             problems += duration_problems(label[key], seconds, text, table[key])
