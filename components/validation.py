@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -21,7 +22,13 @@ from elastic_gpu.gpu_catalog import GPU_MODELS, ONE_GROUP_MANY_TYPES_CLOUDS, gpu
 
 
 def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_size: int) -> list[str]:
-    problems = [f"{where}{n}: must be >= 0 (got {v})" for n, v in ((min_name, min_size), (max_name, max_size)) if v < 0]
+    """Node counts of a pool: 0 to Kubernetes' 5,000 nodes per cluster (bounded before any arithmetic or
+    serialization: 10**400 is no float), min <= max."""
+    sizes = ((min_name, min_size), (max_name, max_size))
+    problems = [f"{where}{n}: must be >= 0 (got {shown_number(v)})" for n, v in sizes if v < 0]
+    problems += [
+        bounds_problems(f"{where}{n}", v, NODES_PER_CLUSTER)[0] for n, v in sizes if v > NODES_PER_CLUSTER.high
+    ]
     if min_size > max_size:
         problems.append(f"{where}{max_name}: must be >= {min_name} (got {min_name}={min_size}, {max_name}={max_size})")
     return problems
@@ -159,7 +166,10 @@ class Bounds:
 def bounds_problems(where: str, value: int, bounds: Bounds, unit: str = "") -> list[str]:
     if bounds.low <= value <= bounds.high:
         return []
-    return [f"{where}: {value}{unit} is out of range; allowed: {bounds.low} to {bounds.high}{unit} ({bounds.source})"]
+    return [
+        f"{where}: {shown_number(value)}{unit} is out of range; allowed: {bounds.low} to {bounds.high}{unit} "
+        f"({bounds.source})"
+    ]
 
 
 #: GPU-pool settings that mean something on one cloud only (SpotGpuPoolArgs and gpuPools[] alike): the
@@ -290,7 +300,10 @@ PODS_PER_NODE = Bounds(2, 110, "Kubernetes supports at most 110 pods per node")
 def shown_number(value: object) -> str:
     """A number for a message: a huge int is named by its size, not printed in full."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**18:
-        return f"a {len(str(abs(value)))}-digit number"
+        try:
+            return f"a {len(str(abs(value)))}-digit number"
+        except ValueError:  # over Python's int-to-text limit (sys.get_int_max_str_digits, 4300 by default)
+            return f"a number of more than {sys.get_int_max_str_digits()} digits"
     return repr(value)
 
 

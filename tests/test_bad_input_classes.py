@@ -13,6 +13,7 @@ import pytest
 from elastic_gpu.__main__ import main
 from elastic_gpu.azure.stack import cluster_args, cluster_problems
 from elastic_gpu.config import load_stack_config
+from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline import runner
 from tests.conftest import ROOT, stack_values
 from tests.test_policy_totals_and_context import PRIVATE_GKE
@@ -201,3 +202,50 @@ def test_the_gate_on_a_library_pool_next_to_a_cluster_of_the_program(tmp_path, c
     assert main(["policy", "--program", str(tmp_path)]) == exit_code
     out = capsys.readouterr().out
     assert ("no-public-node-ips" in out) == (private == "False"), out
+
+
+# --- the same classes from a library user's program -----------------------------------------------------
+
+LIBRARY_POOL = """
+from elastic_gpu import GeneralPool, GeneralPoolArgs, GkeCluster, SpotGpuPool, SpotGpuPoolArgs
+
+cluster = GkeCluster.existing("ml", cluster_name="ml", project="acme-ml", location="us-central1",
+                              zones=["us-central1-a"], kubernetes_version="1.33", private_nodes=True)
+GeneralPool("cpu", GeneralPoolArgs(cluster=cluster, instance_types=["e2-standard-4"], max_size=GENERAL))
+SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, instance_types=["g2-standard-4"], max_size=GPU,
+                                  on_demand_fallback=True, fallback_max_size=FALLBACK))
+"""
+
+
+@pytest.mark.parametrize(
+    ("general", "gpu", "fallback", "expected"),
+    [
+        ("3", "10**400", "None", "SpotGpuPool 'l4': SpotGpuPoolArgs.max_size: a 401-digit number is out of range; "
+         "allowed: 0 to 5000 (Kubernetes supports at most 5,000 nodes per cluster)"),
+        ("3", "2", "10**400", "SpotGpuPool 'l4': SpotGpuPoolArgs.fallback_max_size: a 401-digit number is out of "
+         "range; allowed: 0 to 5000"),
+        ("10**6", "2", "None", "GeneralPool 'cpu': GeneralPoolArgs.max_size: 1000000 is out of range; allowed: 0 to "
+         "5000"),
+    ],
+)  # fmt: skip
+def test_library_pool_sizes_are_bounded_before_any_resource(run_program, registered, general, gpu, fallback, expected):
+    """10**400 passed the Args checks and overflowed in the engine's serialization of the pool's node pool
+    ("the program raised OverflowError"), after the pool was declared."""
+    source = LIBRARY_POOL.replace("GENERAL", general).replace("GPU", gpu).replace("FALLBACK", fallback)
+    with pytest.raises(ConfigError) as exc:
+        run_program(source)
+    assert expected in str(exc.value) and "OverflowError" not in str(exc.value)
+    component = expected.split(" ", 1)[0]  # the component refused: not declared, so none of its node pools
+    assert f"elastic-gpu:index:{component}" not in registered, registered
+
+
+def test_a_number_past_pythons_int_to_text_limit_is_named_not_printed() -> None:
+    """A 5,001-digit count raised ValueError (int-to-text limit) while the message was written."""
+    values = stack_values("aws-dev")
+    values["elastic-gpu:generalPool"]["maxSize"] = 10**5000
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    assert exc.value.problems == [
+        "generalPool.maxSize: Input should be less than or equal to 5000 (got a number of more than 4300 digits); "
+        "Kubernetes supports at most 5,000 nodes per cluster"
+    ]
