@@ -54,6 +54,20 @@ AKS_DURATION_PATTERN = r"(0|[1-9][0-9]*)m"
 AZURE_ZONES = ("1", "2", "3")
 #: The taint the AKS docs recommend for a dedicated System pool (use-system-pools.md).
 CRITICAL_ADDONS_ONLY_TAINT = "CriticalAddonsOnly=true:NoSchedule"
+#: A private cluster's API server answers only inside its VNet (private-clusters.md: connect from the cluster
+#: VNet or a connected network; no Microsoft-hosted Azure DevOps agents, use self-hosted ones; without a
+#: network path, `az aks command invoke` runs commands through the Azure API, which a Pulumi provider can't use).
+PRIVATE_CLUSTER_RUNNER_WARNING = (
+    "a private cluster (public_access=False; stack config cluster.apiAccess.public: false): its API server "
+    "answers only inside the cluster's VNet, and this library declares Kubernetes objects through it (the "
+    "NVIDIA device plugin, the autoscaler's priority ConfigMap, ...), so `pulumi up` from a runner outside "
+    "the VNet fails on them. Run it from a self-hosted runner in the VNet or in a network connected to it "
+    "(peering, VPN, ExpressRoute) that resolves the cluster's private DNS zone (hosted CI runners are outside "
+    "it), or keep a public API server limited to your runner's ranges (authorized_ip_ranges; "
+    "cluster.apiAccess.publicCidrs). `az aks command invoke` runs kubectl through the Azure API for a look "
+    "inside, but the Pulumi Kubernetes provider cannot go through it. When the runner does reach the API "
+    "server, say so: runner_in_vnet=True (cluster.apiAccess.runnerInVnet: true)"
+)
 #: AKS cluster names: 1-63 letters, digits, '-' and '_', starting and ending alphanumeric.
 CLUSTER_NAME_PATTERN = r"^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$"
 
@@ -99,6 +113,10 @@ class AksClusterArgs:
     """Default true: a public API server; false: a private cluster (API server in the VNet only)."""
     authorized_ip_ranges: list[str] | None = None
     """IPv4 ranges allowed to the public API server (AKS API server authorized IP ranges); default: anywhere."""
+    runner_in_vnet: bool = False
+    """Default false: with public_access=False, warn that `pulumi up` must run where the private API server
+    is reachable (this library's Kubernetes objects go through it); true: the runner is in the cluster's
+    VNet or a network connected to it, no warning. Read only with public_access=False."""
 
 
 def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
@@ -233,6 +251,12 @@ class AksCluster(pulumi.ComponentResource):
         else:
             self.resource_group_name = pulumi.Output.from_input(rg_name)
 
+        # The System pool is inline (ARM creates a cluster only with one) and named `system` for good: AKS
+        # refuses a change of its VM size, zones or disk in place, and an update of the cluster can neither
+        # rename an inline pool nor add one (pulumi-azure-native#579). Rotating it through a separate System
+        # AgentPool would leave the inline one behind, and ignoring agentPoolProfiles breaks later cluster
+        # updates (pulumi-azure-native#2719). So `diff` refuses such a change with the hand rotation that
+        # terraform-provider-azurerm automates (elastic_gpu.replacement.INLINE_POOL_REFUSED_FIELDS).
         system_pool = cs.ManagedClusterAgentPoolProfileArgs(
             name=SYSTEM_POOL_NAME,
             mode=cs.AgentPoolMode.SYSTEM,
@@ -271,6 +295,8 @@ class AksCluster(pulumi.ComponentResource):
                 parent=self, protect=args.protect, ignore_changes=["agentPoolProfiles[0].count"]
             ),
         )
+        if not args.public_access and not args.runner_in_vnet:
+            pulumi.log.warn(f"AksCluster '{name}': {PRIVATE_CLUSTER_RUNNER_WARNING}", resource=self)
         self.cluster_name: pulumi.Output[str] = self.cluster.name
         self.kubeconfig: pulumi.Output[str] = user_kubeconfig(self.resource_group_name, self.cluster.name, self)
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)

@@ -241,8 +241,15 @@ def common_flags(args: ClusterAutoscalerArgs) -> list[str]:
     ]
 
 
-def autoscaler_image(name: str, kubernetes_version: str) -> str:
+def autoscaler_image(name: str, kubernetes_version: pulumi.Input[str]) -> pulumi.Input[str]:
+    """The pinned image of the cluster's minor (components/versions.py), or a ConfigError naming the minor."""
+    if isinstance(kubernetes_version, pulumi.Output):
+        # The minor read from a pulumi-eks cluster (EksCluster.from_pulumi_eks): it is known at preview when
+        # the cluster exists or sets `version`, so an unpinned minor fails the preview (exit 2 offline); a new
+        # cluster without `version` gets EKS's default minor only when it is created, and no earlier point
+        # knows it (the handle warns at preview).
+        return kubernetes_version.apply(lambda version: autoscaler_image(name, version))
     try:
         return cluster_autoscaler_image(kubernetes_version)
     except ValueError as exc:
-        raise ConfigError([f"ClusterAutoscaler '{name}': {exc}"]) from None
+        raise ConfigError([f"ClusterAutoscaler '{name}': {exc}"], source=f"ClusterAutoscaler '{name}'") from None

@@ -8,16 +8,20 @@ attributes. Pools and add-ons read nothing else: no `isinstance` checks on the
 cluster classes, no private attributes.
 
 Names and ids may be `Output`s (from another resource or a `StackReference`); they
-stay `Output`s all the way into node-group names, tag keys and policies. Only
-`zones` and `kubernetes_version` must be plain values, because they decide how
-many node groups there are and which autoscaler image runs.
+stay `Output`s all the way into node-group names, tag keys and policies. `zones`
+must be plain, because they decide how many node groups there are. So is
+`kubernetes_version`, except on an EKS handle read from a pulumi-eks cluster
+(`EksCluster.from_pulumi_eks` without `kubernetes_version`): there it is the cluster's
+`version` Output, and the autoscaler image, the node groups' version and the EKS
+add-ons are chosen from it once it is known.
 
 Common to every cloud (`ClusterHandle`):
 
 - ``cloud``: "aws", "azure" or "gcp"; picks the per-cloud builders.
 - ``cluster_name``: the cloud's name of the cluster (`Output[str]`).
 - ``zones``: the zones pools may use (plain `list[str]`).
-- ``kubernetes_version``: the Kubernetes minor, e.g. "1.33" (plain `str`).
+- ``kubernetes_version``: the Kubernetes minor, e.g. "1.33" (plain `str`; an `Output[str]` only on
+  an EKS handle read from a pulumi-eks cluster).
 - ``provider``: the `pulumi_kubernetes.Provider` for the cluster's API.
 - ``tags``: tags/labels for what the add-ons create (may be empty).
 
@@ -72,8 +76,9 @@ class ClusterHandle(Protocol):
         ...
 
     @property
-    def kubernetes_version(self) -> str:
-        """The Kubernetes minor, e.g. "1.33" (plain: it picks the autoscaler image)."""
+    def kubernetes_version(self) -> pulumi.Input[str]:
+        """The Kubernetes minor, e.g. "1.33": plain, except on an EKS handle read from a pulumi-eks cluster,
+        where it is that cluster's `version` Output (it picks the autoscaler image)."""
         ...
 
 
@@ -204,7 +209,9 @@ SUBNET_IDS_INPUT = "subnetIds"
 
 
 def handle_inputs(
-    zones: Sequence[str], kubernetes_version: str, subnet_ids: Mapping[str, pulumi.Input[str]] | None = None
+    zones: Sequence[str],
+    kubernetes_version: pulumi.Input[str],
+    subnet_ids: Mapping[str, pulumi.Input[str]] | None = None,
 ) -> dict[str, Any]:
     """The props a cluster-handle component registers with (see ZONES_INPUT)."""
     inputs: dict[str, Any] = {ZONES_INPUT: list(zones), VERSION_INPUT: kubernetes_version}
@@ -234,11 +241,22 @@ class ExistingCluster(pulumi.ComponentResource):
     kubeconfig: pulumi.Output[str] | None
     """The kubeconfig (secret) the Kubernetes provider was built from; None when `k8s_provider` was given."""
 
-    def _plain_facts(self, zones: Sequence[str], kubernetes_version: str, tags: Mapping[str, str] | None) -> None:
+    def _plain_facts(
+        self, zones: Sequence[str], kubernetes_version: pulumi.Input[str], tags: Mapping[str, str] | None
+    ) -> None:
         self._zones = list(zones)
         self._kubernetes_version = kubernetes_version
-        for warning in minor_support_warnings("kubernetes_version: ", self.cloud, kubernetes_version):
-            pulumi.log.warn(warning, resource=self)
+
+        def warn(version: str) -> None:
+            for warning in minor_support_warnings("kubernetes_version: ", self.cloud, version):
+                pulumi.log.warn(warning, resource=self)
+
+        # An Output minor (read from a pulumi-eks cluster) is warned about once known: at preview when the
+        # cluster exists or sets its `version`; a warning has nothing to refuse, so late is harmless.
+        if isinstance(kubernetes_version, pulumi.Output):
+            kubernetes_version.apply(warn)
+        else:
+            warn(kubernetes_version)
         self.tags: dict[str, str] = dict(tags or {})
 
     def _use_provider(
@@ -261,5 +279,5 @@ class ExistingCluster(pulumi.ComponentResource):
         return list(self._zones)
 
     @property
-    def kubernetes_version(self) -> str:
+    def kubernetes_version(self) -> pulumi.Input[str]:
         return self._kubernetes_version

@@ -136,6 +136,9 @@ class ApiAccessConfig(_Model):
     public_cidrs: list[str] | None = Field(default=None, min_length=1)
     """IPv4 ranges allowed on the public endpoint (EKS publicAccessCidrs, AKS authorized IP ranges, GKE
     master authorized networks); default: anywhere. Include your CI's and operators' addresses."""
+    runner_in_vnet: bool = False
+    """Azure only, with `public: false`: default false warns that `pulumi up` must run where the private API
+    server answers (the cluster's VNet or a network connected to it); true says the runner is there."""
 
 
 #: NAT gateways for an EKS VPC: one per zone (a zone failure cuts no other zone's egress) or one in total.
@@ -584,6 +587,12 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
         problems.append(
             "cluster.apiAccess.publicCidrs: set only with a public endpoint (public: true); a private-only "
             f"endpoint has no public ranges (got {access.public_cidrs})"
+        )
+    if "runner_in_vnet" in access.model_fields_set and (cfg.cloud != "azure" or access.public):
+        problems.append(
+            "cluster.apiAccess.runnerInVnet: set only on azure with a private cluster (public: false); it "
+            f"silences the private-cluster runner warning (got runnerInVnet: {access.runner_in_vnet} with "
+            f"cloud {cfg.cloud!r}, public: {access.public})"
         )
     if cfg.cloud == "gcp" and cidr_problems("cluster.controlPlaneCidr", cfg.cluster.control_plane_cidr, range(28, 29)):
         cidr = cfg.cluster.control_plane_cidr

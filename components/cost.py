@@ -173,6 +173,15 @@ def price_hints(prices: Sequence[tuple[NodePrice, str | None, bool]]) -> list[st
     return hints
 
 
+#: Flex-start nodes bill at Dynamic Workload Scheduler prices: "discounts (up to 53%) on vCPUs, GPUs and TPUs",
+#: pay as you go (GKE docs, concepts/dws "Flex-start pricing"). The price table has no flex-start rows (no
+#: per-SKU figure was found), so a flex-start pool is priced at on-demand: an upper bound.
+FLEX_START_PRICING = (
+    "flex-start pools are priced at on-demand, but bill at Dynamic Workload Scheduler prices, up to 53% below "
+    "on-demand for vCPUs and GPUs (GKE docs, concepts/dws); the price table has no flex-start rows"
+)
+
+
 @dataclass(frozen=True)
 class PoolCost:
     """One node group's prices: per node-hour, per GPU-hour and per month at min and max size."""
@@ -185,7 +194,12 @@ class PoolCost:
 
     @property
     def capacity(self) -> str:
-        return "spot" if self.pool.spot else "on-demand"
+        return "spot" if self.pool.spot else "flex-start" if self.pool.flex_start else "on-demand"
+
+    @property
+    def on_demand_bound(self) -> bool:
+        """Priced at on-demand although it bills less: flex-start (FLEX_START_PRICING has why)."""
+        return self.pool.flex_start and not self.pool.spot
 
     @property
     def gap(self) -> str | None:
@@ -344,6 +358,12 @@ class PoolWork:
     price: NodePrice  #: the pool's own (first) instance type
     gpus_per_node: int | None
     work: WorkCost | None  #: None: no on-demand price or no GPU count
+    #: an on-demand-priced flex-start pool: its figures are an upper bound (FLEX_START_PRICING)
+    flex_start: bool = False
+
+    @property
+    def capacity(self) -> str:
+        return "spot" if self.spot else "flex-start" if self.flex_start else "on-demand"
 
     @property
     def own_cost(self) -> float | None:
@@ -381,7 +401,10 @@ def pools_work(
         if price.on_demand is not None and gpus:
             spot = price.spot if spot_groups else None
             work = work_cost(gpu_hours, gpus, price.on_demand, spot, price.eviction_rate, eviction_rate)
-        out.append(PoolWork(name, [m.label for m in members], lead.pool.region, bool(spot_groups), price, gpus, work))
+        flex = not spot_groups and lead.pool.flex_start
+        out.append(
+            PoolWork(name, [m.label for m in members], lead.pool.region, bool(spot_groups), price, gpus, work, flex)
+        )
     return out
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,6 @@ from elastic_gpu.cluster_handle import (
     raise_if,
     version_problems,
 )
-from elastic_gpu.errors import ConfigError
 from elastic_gpu.kubeconfig import exec_kubeconfig
 from elastic_gpu.validation import args_type_problems, shown_value
 
@@ -34,13 +33,30 @@ if TYPE_CHECKING:
 TYPE_TOKEN = "elastic-gpu:index:EksCluster"
 EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingEksCluster"
 
-#: Why GPU node groups should not share the node role of a pulumi-eks cluster's self-managed nodes.
-SHARED_NODE_ROLE_WARNING = (
-    "node_role_arn: not given, so the GPU node groups use the cluster's instance role, which its self-managed "
-    "nodes use too. When the last managed node group using a role is deleted (a pool removed, `pulumi destroy` "
-    "of this program), EKS removes that role's aws-auth mapping and self-managed nodes using it go NotReady "
-    "(https://docs.aws.amazon.com/eks/latest/userguide/delete-managed-node-group.html). Pass node_role_arn= "
-    "a role of the GPU nodes' own"
+#: What happens to a node role the GPU node groups share with a pulumi-eks cluster's self-managed nodes.
+SHARED_NODE_ROLE_RISK = (
+    "When the last managed node group using a node IAM role is deleted, EKS removes that role from the aws-auth "
+    'ConfigMap, and self-managed nodes using the same role move to NotReady (EKS User Guide, "Delete a managed '
+    'node group from your cluster", https://docs.aws.amazon.com/eks/latest/userguide/delete-managed-node-group.html). '
+    "Scaling to zero deletes no group; removing the last pool on the role does, and so does moving the groups to "
+    "another role later (node-group names carry a digest of the fields EKS replaces on, node role included, so "
+    "the new group is created and the old one deleted; a replacement that keeps the role leaves it in use)"
+)
+#: How to give the GPU nodes a role of their own, or share the instance role knowingly.
+NODE_ROLE_HINT = (
+    "pass node_role_arn= a role of the GPU nodes' own (AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy, "
+    "AmazonEC2ContainerRegistryReadOnly; examples/existing-eks), or share the instance role knowingly "
+    "(e.g. GPU groups already deployed on it, which moving would delete): "
+    "node_role_arn=cluster.instance_roles.apply(lambda roles: roles[0].arn)"
+)
+
+#: A pulumi-eks cluster whose `version` is unknown at preview: a new one that sets none.
+UNKNOWN_VERSION_WARNING = (
+    "kubernetes_version: not given, and the pulumi-eks cluster's version is unknown until it is created (it "
+    "sets no `version`, so EKS gives it its default minor). The autoscaler image, the node groups' version and "
+    "EKS add-on versions are chosen from that minor during `pulumi up`, and a minor this library pins no "
+    "autoscaler release for fails the update then. Set version= on the pulumi-eks cluster (or "
+    "kubernetes_version= here) to know it at preview"
 )
 
 #: Control-plane logs worth paying for: who did what (audit), and why auth failed.
@@ -151,22 +167,28 @@ class EksCluster(pulumi.ComponentResource):
         cluster: pulumi_eks.Cluster,
         *,
         subnet_ids: Mapping[str, pulumi.Input[str]],
-        kubernetes_version: str,
+        kubernetes_version: str | None = None,
         node_role_arn: pulumi.Input[str] | None = None,
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingEksCluster:
-        """A handle on a `pulumi_eks.Cluster` (built with `create_oidc_provider=True` for IRSA: without it the
-        cluster reports an empty OIDC provider ARN, the autoscaler's role would trust `"Federated": ""`, and
-        the `eks-irsa-trusts-an-oidc-provider` policy fails; the value is known only once the cluster exists).
+        """A handle on a `pulumi_eks.Cluster` (built with `create_oidc_provider=True` for IRSA: without it
+        pulumi-eks reports an empty OIDC provider ARN, known at preview, and a `ClusterAutoscaler` on this
+        handle refuses it, naming `create_oidc_provider`, before its IRSA role would trust `"Federated": ""`).
 
         Reads its EKS cluster's name, its OIDC provider and its kubeconfig (which runs
         `aws eks get-token`). `subnet_ids` maps each zone the pools may use to a private
-        subnet of the cluster's VPC. `node_role_arn`: the role the GPU node groups use;
-        default None: the cluster's first instance role, which its self-managed nodes also
-        use, so a warning says why a role of their own is safer (`SHARED_NODE_ROLE_WARNING`);
-        a cluster without instance roles (`skip_default_node_group` and no instance role)
-        needs `node_role_arn`.
+        subnet of the cluster's VPC. `kubernetes_version`: default None: the EKS cluster's
+        own `version` (an Output), from which the autoscaler image, the node groups' version
+        and EKS add-on versions are chosen once it is known: at preview when the cluster
+        exists or sets `version=` (an unpinned minor then fails the preview), else only at
+        `pulumi up`, because a new cluster without `version` gets EKS's default minor when it
+        is created (a preview warning says so, `UNKNOWN_VERSION_WARNING`); a plain minor here
+        (e.g. "1.35") is used instead. `node_role_arn` (required): the role the GPU node
+        groups use. A role of their own is safest: one the cluster's self-managed nodes
+        also use (its instance role) loses its aws-auth mapping when the last managed
+        node group using it is deleted, and those nodes go NotReady (`SHARED_NODE_ROLE_RISK`;
+        passing the instance role anyway gives a warning).
         """
         if type(cluster).__module__.split(".")[0] != "pulumi_eks" or not hasattr(cluster, "eks_cluster"):
             raise_if(
@@ -178,28 +200,27 @@ class EksCluster(pulumi.ComponentResource):
             )
         where = f"EksCluster.from_pulumi_eks '{resource_name}': "
         if node_role_arn is None:
-            pulumi.log.warn(where + SHARED_NODE_ROLE_WARNING)
-
-            def first_role(roles: list[Any]) -> pulumi.Output[str]:
-                if not roles:
-                    # Known only once the cluster's outputs are: pulumi-eks reports no instance role when
-                    # its default node group is skipped and no role is given (cluster.ts createCore).
-                    raise ConfigError(
-                        [
-                            f"{where}node_role_arn: the pulumi-eks cluster has no instance role (skip_default_node_"
-                            "group without create_instance_role / instance_role); pass node_role_arn= the ARN of a "
-                            "role for the GPU nodes (AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy, "
-                            "AmazonEC2ContainerRegistryReadOnly)"
-                        ],
-                        source=f"EksCluster.from_pulumi_eks '{resource_name}'",
-                    )
-                return roles[0].arn
-
-            node_role_arn = cluster.instance_roles.apply(first_role)
+            # An error, not a default: the shared role's failure comes at a later removal, long after a
+            # preview's warning, and moving off the role then triggers it (pulumi-eks's own ManagedNodeGroup
+            # takes no default role either: nodejs/eks/nodes/nodegroup.ts).
+            raise_if(
+                [
+                    f"{where}node_role_arn: required; without it the GPU node groups would share the pulumi-eks "
+                    f"cluster's instance role with its self-managed nodes. {SHARED_NODE_ROLE_RISK}. {NODE_ROLE_HINT}"
+                ],
+                source=f"EksCluster.from_pulumi_eks '{resource_name}'",
+            )
+        warn_if_shared_role(where, node_role_arn, cluster)
+        version: pulumi.Input[str]
+        if kubernetes_version is None:
+            version = cluster.eks_cluster.apply(lambda eks_cluster: eks_cluster.version)
+            when_unknown(version, lambda: pulumi.log.warn(where + UNKNOWN_VERSION_WARNING))
+        else:
+            version = kubernetes_version
         return ExistingEksCluster(
             resource_name,
             cluster_name=cluster.eks_cluster.apply(lambda c: c.name),
-            kubernetes_version=kubernetes_version,
+            kubernetes_version=version,
             node_role_arn=node_role_arn,
             subnet_ids=subnet_ids,
             oidc_provider_arn=cluster.oidc_provider_arn,
@@ -322,8 +343,9 @@ class ExistingEksCluster(ExistingCluster):
     provider whose kubeconfig (secret) is built as `aws eks update-kubeconfig`
     does: endpoint and CA from `aws.eks.getCluster`, tokens from `aws eks get-token`.
 
-    Arguments: `cluster_name` (the EKS name); `kubernetes_version` (plain minor,
-    e.g. "1.33": picks the autoscaler image); `node_role_arn` (the IAM role the
+    Arguments: `cluster_name` (the EKS name); `kubernetes_version` (the minor,
+    e.g. "1.33": picks the autoscaler image; `EksCluster.existing` takes it plain,
+    `from_pulumi_eks` may pass the cluster's `version` Output); `node_role_arn` (the IAM role the
     new node groups use; it needs the EKS worker, CNI and ECR read policies and an
     access entry of type EC2_LINUX); `subnet_ids` (zone -> private subnet id, the
     zones pools may use); `oidc_provider_arn` / `oidc_provider_url` (the cluster's
@@ -339,7 +361,7 @@ class ExistingEksCluster(ExistingCluster):
         resource_name: str,
         *,
         cluster_name: pulumi.Input[str],
-        kubernetes_version: str,
+        kubernetes_version: pulumi.Input[str],
         node_role_arn: pulumi.Input[str],
         subnet_ids: Mapping[str, pulumi.Input[str]],
         oidc_provider_arn: pulumi.Input[str],
@@ -358,7 +380,8 @@ class ExistingEksCluster(ExistingCluster):
             oidc_provider_arn=oidc_provider_arn,
             oidc_provider_url=oidc_provider_url,
         )
-        problems += version_problems(where, kubernetes_version)
+        if not isinstance(kubernetes_version, pulumi.Output):
+            problems += version_problems(where, kubernetes_version)
         problems += subnet_ids_problems(where, subnet_ids, known_region(region))
         if region is not None and not is_input_str(region):
             problems.append(f"{where}region: must be a string or an Output, got {type(region).__name__} {region!r}")
@@ -391,6 +414,32 @@ class ExistingEksCluster(ExistingCluster):
 
         self._use_provider(resource_name, k8s_provider, from_cluster)
         self.register_outputs({"cluster_name": self.cluster_name, "node_role_arn": self.node_role_arn})
+
+
+def warn_if_shared_role(where: str, node_role_arn: pulumi.Input[str], cluster: pulumi_eks.Cluster) -> None:
+    """Warn when the node role given is one of the pulumi-eks cluster's instance roles (known at preview
+    for roles that exist or are declared with a name; a warning can come late without harm)."""
+    instance_role_arns = cluster.instance_roles.apply(lambda roles: pulumi.Output.all(*[r.arn for r in roles]))
+
+    def warn(arns: list[Any]) -> None:
+        if arns[0] in arns[1]:
+            pulumi.log.warn(
+                f"{where}node_role_arn: the pulumi-eks cluster's instance role, which its self-managed nodes use "
+                f"too. {SHARED_NODE_ROLE_RISK}"
+            )
+
+    pulumi.Output.all(node_role_arn, instance_role_arns).apply(warn)
+
+
+def when_unknown(value: pulumi.Output[Any], act: Callable[[], None]) -> None:
+    """Call `act` once `value` turns out unknown (in a preview); an `apply` would skip it instead."""
+
+    async def check() -> None:
+        if not await value.is_known():
+            act()
+
+    # An Output of the check, so that the program waits for it (Pulumi tracks every Output).
+    pulumi.Output.from_input(check())
 
 
 def subnet_ids_problems(where: str, subnet_ids: Any, region: str | None = None) -> list[str]:

@@ -69,6 +69,8 @@ class PoolView:
     labels: dict[str, str] = field(default_factory=dict)
     #: where the nodes bill (for prices); set by `resource_pools` / `stack_pools`, None when unknown
     region: str | None = None
+    #: GKE flex-start nodes (nodeConfig.flexStart): billed at Dynamic Workload Scheduler prices
+    flex_start: bool = False
 
     @property
     def all_taints(self) -> list[Taint]:
@@ -170,6 +172,7 @@ def _gke(name: str, p: Mapping[str, Any]) -> PoolView:
         implicit_taints=[GKE_GPU_TAINT] if gpu else [],
         accelerators=accelerators,
         labels=labels,
+        flex_start=bool(node.get("flexStart")),
     )
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from elastic_gpu.pool_view import AKS_AGENT_POOL, EKS_NODE_GROUP, GKE_NODE_POOL
+from elastic_gpu.azure.system_pool import system_pool_rotation_steps
+from elastic_gpu.pool_view import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER, EKS_NODE_GROUP, GKE_NODE_POOL
 
 #: Hex digits of the digest appended to a node-pool name: 16^6 = 16.7M values.
 DIGEST_LEN = 6
@@ -90,10 +91,13 @@ POOL_REPLACE_FIELDS: dict[str, ReplaceRule] = {
             "nodeConfig.metadata",
             "nodeConfig.minCpuPlatform",
             "nodeConfig.shieldedInstanceConfig",
+            "nodeConfig.flexStart",
+            "nodeConfig.maxRunDuration",
         ),
         source="pulumi-gcp container.NodePool = terraform-provider-google google/services/container/"
-        "resource_container_node_pool.go and node_config.go, ForceNew fields (machineType, diskSizeGb, "
-        "diskType, labels, taints, nodeLocations, autoscaling update in place)",
+        "resource_container_node_pool.go and node_config.go, ForceNew fields (flex_start and max_run_duration "
+        "ForceNew in schemaNodeConfig; machineType, diskSizeGb, diskType, labels, taints, nodeLocations, "
+        "autoscaling update in place)",
     ),
 }
 
@@ -130,6 +134,83 @@ POOL_NAME_FIELD: dict[str, str] = {
 }
 
 
+@dataclass(frozen=True)
+class InlinePoolRule:
+    """Node pools declared inside their cluster resource (a list input, one entry per pool, by name)."""
+
+    #: the list input holding the pools, and the key that names each entry
+    list_field: str
+    key: str
+    #: fields of one pool the cloud refuses to change on an existing pool
+    fields: tuple[str, ...]
+    source: str
+    #: the steps that make such a change by hand: (pool name, cluster inputs, the pool's new inputs) -> text
+    way_out: Callable[[str, Mapping[str, Any], Mapping[str, Any]], str]
+
+
+#: Inline pools whose change is refused, not replaced: the cluster resource updates in place (the provider
+#: marks none of these ForceNew), the cloud refuses the change, and renaming the inline pool is no way out
+#: either. `diff` refuses such a change (exit 2) with the steps that do it (inline_pool_refusals).
+INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {
+    AKS_MANAGED_CLUSTER: InlinePoolRule(
+        list_field="agentPoolProfiles",
+        key="name",
+        fields=(
+            "vmSize",
+            "availabilityZones",
+            "osDiskSizeGB",
+            "osDiskType",
+            "kubeletDiskType",
+            "maxPods",
+            "vnetSubnetID",
+            "podSubnetID",
+            "kubeletConfig",
+            "linuxOSConfig",
+            "enableEncryptionAtHost",
+            "enableNodePublicIP",
+            "enableFIPS",
+            "enableUltraSSD",
+            "creationData",
+        ),
+        source="AKS refuses these on an existing agent pool (ARM PropertyChangeNotAllowed, e.g. "
+        "'Changing property agentPoolProfile.vmSize is not allowed', Azure/bicep-registry-modules#7130; "
+        "manage-node-pools.md: 'You can't change the VM size of a node pool after you create it'); "
+        "terraform-provider-azurerm kubernetes_cluster_resource.go rotates the default node pool "
+        "(temporary_name_for_rotation) for exactly these (vm_size, zones, os_disk_size_gb, ...); azure-native "
+        "updates agentPoolProfiles in place (pulumi-azure-native#2774), and a ManagedCluster PUT cannot add "
+        "or rename an inline pool ('A new agent pool was introduced', pulumi-azure-native#579)",
+        way_out=system_pool_rotation_steps,
+    ),
+}
+
+
+def inline_pool_refusals(
+    resource_type: str, resource_name: str, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> list[str]:
+    """What an update of `resource_type` would ask of its inline pools that the cloud refuses, each with
+    the way to do it by hand (empty: nothing refused)."""
+    rule = INLINE_POOL_REFUSED_FIELDS.get(resource_type)
+    if rule is None:
+        return []
+    before = {p.get(rule.key): p for p in old.get(rule.list_field) or [] if isinstance(p, Mapping)}
+    after = {p.get(rule.key): p for p in new.get(rule.list_field) or [] if isinstance(p, Mapping)}
+    where = f"{resource_type} {resource_name}: {rule.list_field}"
+    problems = [
+        f"{where}[{n}]: a new inline pool; an update of the cluster cannot add or rename one "
+        f"(was: {', '.join(sorted(map(str, before))) or 'none'}); add it as its own agent pool"
+        for n in after
+        if n not in before and before
+    ]
+    for n, pool in after.items():
+        if n not in before:
+            continue
+        changed = [f for f in rule.fields if before[n].get(f) != pool.get(f)]
+        if changed:
+            moves = ", ".join(f"{where}[{n}].{f}: {before[n].get(f)!r} -> {pool.get(f)!r}" for f in changed)
+            problems.append(f"{moves}. {rule.way_out(n, new, pool)}")
+    return problems
+
+
 def short_digest(values: Mapping[str, Any]) -> str:
     """A stable short digest of `values` (JSON, sorted keys): equal inputs, equal digest."""
     text = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
@@ -157,4 +238,13 @@ def replace_table_markdown() -> str:
     rows = ["| Resource | Fields that force a replacement | Source |", "| --- | --- | --- |"]
     for type_, rule in POOL_REPLACE_FIELDS.items():
         rows.append(f"| `{type_}` | {', '.join(f'`{f}`' for f in rule.fields)} | {rule.source} |")
+    return "\n".join(rows)
+
+
+def inline_pool_table_markdown() -> str:
+    """The README's table of inline-pool fields whose change `diff` refuses."""
+    rows = ["| Resource | Inline-pool fields whose change is refused | Source |", "| --- | --- | --- |"]
+    for type_, rule in INLINE_POOL_REFUSED_FIELDS.items():
+        fields = ", ".join(f"`{rule.list_field}[].{f}`" for f in rule.fields)
+        rows.append(f"| `{type_}` | {fields} | {rule.source} |")
     return "\n".join(rows)

@@ -17,6 +17,7 @@ import pulumi
 from pulumi_azure_native import containerservice as cs
 
 from elastic_gpu.azure.node_template import resources_tag
+from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
 
 #: AKS Linux agent-pool names: lowercase letters and digits, starting with a letter, 1-12 characters.
 AGENT_POOL_NAME_PATTERN = r"^[a-z][a-z0-9]{0,11}$"
-MAX_AGENT_POOL_NAME = 12
 #: Agent-pool name: up to STEM_CHARS of the pool name, a kind letter, and a digest of the fields
 #: that force a replacement (elastic_gpu.replacement): 5 + 1 + 6 = 12.
 STEM_CHARS = MAX_AGENT_POOL_NAME - 1 - DIGEST_LEN

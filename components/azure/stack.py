@@ -42,6 +42,7 @@ def cluster_args(cfg: StackConfig) -> AksClusterArgs:
         tags=cfg.tags,
         public_access=c.api_access.public,
         authorized_ip_ranges=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
+        runner_in_vnet=c.api_access.runner_in_vnet,
     )
 
 

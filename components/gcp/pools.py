@@ -137,6 +137,7 @@ class _PoolSpec:
             self.base_name,
             {
                 "spot": self.spot,
+                # nodeConfig.flexStart (ForceNew) is set exactly when queuedProvisioning is, so this covers it.
                 "queuedProvisioning": self.queued,
                 "guestAccelerators": _accelerator_fields(acc),
                 "oauthScopes": OAUTH_SCOPES,

@@ -12,6 +12,7 @@ from elastic_gpu.aws.preview import subnet_zones
 from elastic_gpu.cost import (
     DEFAULT_EVICTION_RATE,
     EVICTION_ASSUMED,
+    FLEX_START_PRICING,
     OVERRIDE_SOURCE,
     NodePrice,
     PoolCost,
@@ -176,6 +177,7 @@ def _cost_row_json(c: PoolCost) -> dict[str, Any]:
         "date": c.price.date,
         "missing": list(c.price.missing),
         "gap": c.gap,
+        "upper_bound": c.on_demand_bound,
     }
 
 
@@ -272,6 +274,8 @@ def render_cost(cost: StackCost) -> list[str]:
         lines.append(
             "  A node group of several instance types is priced as its first (the autoscaler's node template)."
         )
+    if any(c.on_demand_bound for c in cost.pools):
+        lines.append(f"  Upper bound: {FLEX_START_PRICING}.")
     lines += [f"  n/a: {hint}" for hint in cost.hints]
     return lines
 
@@ -346,7 +350,8 @@ def work_json(stack: str, gpu_hours: float, works: list[PoolWork]) -> dict[str, 
                 "pool": p.pool,
                 "node_groups": p.node_groups,
                 "region": p.region,
-                "capacity": "spot" if p.spot else "on-demand",
+                "capacity": p.capacity,
+                "upper_bound": p.flex_start,
                 "priced_as": p.price.label,
                 "gpus_per_node": p.gpus_per_node,
                 "node_hours": _round(w.node_hours) if w else None,
@@ -397,7 +402,7 @@ def render_work(stack: str, gpu_hours: float, works: list[PoolWork]) -> str:
         rows.append(
             (
                 p.pool,
-                "spot" if p.spot else "on-demand",
+                p.capacity,
                 p.price.label,
                 str(p.gpus_per_node or "n/a"),
                 f"{w.node_hours:,.1f}" if w else "n/a",
@@ -425,5 +430,7 @@ def render_work(stack: str, gpu_hours: float, works: list[PoolWork]) -> str:
         "  Spot run hours = node-hours x (1 + eviction rate): evicted work is re-run. Eviction rate: the price row's, "
         f"else --eviction-rate, else assumed {DEFAULT_EVICTION_RATE:.0%}."
     )
+    if any(p.flex_start for p in works):
+        lines.append(f"  Upper bound: {FLEX_START_PRICING}.")
     lines += [f"  n/a: {hint}" for hint in price_hints([(p.price, p.region, p.spot) for p in works])]
     return "\n".join(lines)

@@ -1,0 +1,44 @@
+"""GKE flex-start (issue 16): nodeConfig.flexStart forces a replacement (terraform-provider-google schemaNodeConfig:
+flex_start ForceNew), and `cost` says its on-demand price is an upper bound."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from conftest import stack_preview
+
+from elastic_gpu.__main__ import main
+from elastic_gpu.offline.diff import Side, build_diff
+from elastic_gpu.pool_view import GKE_NODE_POOL
+from elastic_gpu.replacement import replacing_paths
+
+
+def test_flex_start_change_is_a_replacement() -> None:
+    assert replacing_paths(GKE_NODE_POOL, ["nodeConfig.flexStart"]) == ["nodeConfig.flexStart"]
+    base = stack_preview("gcp-prod")
+    head = copy.deepcopy(base.resources)
+    [pool] = [r for r in head if r.type == GKE_NODE_POOL and r.inputs["nodeConfig"].get("flexStart")]
+    pool.inputs["nodeConfig"]["flexStart"] = False
+    diff = build_diff(
+        Side("base", {r.urn: r for r in base.resources}, base.config),
+        Side("head", {r.urn: r for r in head}, base.config),
+    )
+    [change] = [c for c in diff.changes if c.name == pool.name]
+    assert change.op == "replace" and "nodeConfig.flexStart" in change.forced_by
+
+
+def test_cost_marks_flex_start_as_an_upper_bound(capsys) -> None:
+    assert main(["cost", "--stack", "gcp-prod", "--gpu-hours", "100", "--json"]) == 0
+    rows = {r["pool"]: r for r in json.loads(capsys.readouterr().out)["pools"]}
+    assert (rows["training"]["capacity"], rows["training"]["upper_bound"]) == ("flex-start", True)
+    assert (rows["inference"]["capacity"], rows["inference"]["upper_bound"]) == ("spot", False)
+    assert main(["cost", "--stack", "gcp-prod", "--gpu-hours", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "training   flex-start" in out and "Upper bound: flex-start pools are priced at on-demand" in out
+
+
+def test_preview_cost_table_marks_flex_start(capsys) -> None:
+    assert main(["preview", "--stack", "gcp-prod"]) == 0
+    out = capsys.readouterr().out
+    assert "flex-start  a2-highgpu-1g" in out and "up to 53% below on-demand" in out
