@@ -40,7 +40,9 @@ them, None when it cannot know them (an existing cluster); it may have
 region's prices.
 
 GKE (`GkeClusterHandle`) adds ``project`` and ``location`` (the cluster's zone or region),
-and may have ``private_nodes`` (True/False: the node pools' own setting; None or absent: the cluster's).
+and may have ``private_nodes`` (True/False: the node pools' own setting; None or absent: the cluster's)
+and ``provisioner`` ("auto-provisioning": the cluster auto-creates node pools, so a spot pool is a
+ComputeClass and no node pool; "cluster-autoscaler", None or absent: pools declare node pools).
 """
 
 from __future__ import annotations

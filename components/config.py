@@ -42,6 +42,11 @@ PROJECT = "elastic-gpu"
 
 Cloud = Literal["aws", "azure", "gcp"]
 Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
+#: What scales the GPU pools: the cluster-autoscaler over declared node groups (every cloud), Karpenter
+#: (EKS; AKS node auto-provisioning), or GKE node pool auto-creation through ComputeClasses. Each cloud
+#: lists the ones it can do in its rules.PROVISIONERS.
+Provisioner = Literal["cluster-autoscaler", "karpenter", "auto-provisioning"]
+DEFAULT_PROVISIONER: Provisioner = "cluster-autoscaler"
 #: A cluster-autoscaler duration, a Go `time.Duration` in whole units: "90s", "5m", "1h30m" (the stack
 #: config and ClusterAutoscalerArgs are checked against the same pattern).
 Duration = Annotated[str, Field(pattern=DURATION_PATTERN)]
@@ -300,6 +305,10 @@ class StackConfig(_Model):
     general_pool: GeneralPoolConfig
     gpu_pools: list[GpuPoolConfig] = Field(min_length=1)
     autoscaler: AutoscalerConfig = AutoscalerConfig()
+    provisioner: Provisioner = DEFAULT_PROVISIONER
+    """What scales the GPU pools (default cluster-autoscaler); `karpenter` on aws: Karpenter's NodePools per
+    pool (no GPU node groups), its controller on the general pool; `auto-provisioning` on gcp: a ComputeClass
+    per pool and node pool auto-creation within the cluster's resource limits, no GPU node pools."""
     device_plugin: DevicePluginConfig = DevicePluginConfig()
     tags: dict[str, str] = Field(default_factory=dict)
     """Cost-allocation tags (AWS tags, Azure tags, GCP labels) on every taggable resource."""
@@ -481,6 +490,12 @@ def validate_stack(cfg: StackConfig) -> list[str]:
     )
     problems += general_pool_problems("generalPool.", cloud, list(cfg.general_pool.instance_types))
     rules = cloud_module(cloud, "rules")
+    provisioners = getattr(rules, "PROVISIONERS", (DEFAULT_PROVISIONER,))
+    if cfg.provisioner not in provisioners:
+        problems.append(
+            f"provisioner: {cfg.provisioner!r} is not available on {cloud}; "
+            f"allowed on {cloud}: {', '.join(provisioners)}"
+        )
     splits_per_zone = rules.SPLITS_PER_ZONE
     fallback = next((i for i, p in enumerate(cfg.gpu_pools) if p.on_demand_fallback), None)
     problems += autoscaler_settings_problems(

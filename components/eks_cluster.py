@@ -13,6 +13,7 @@ import pulumi_kubernetes as k8s
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.aws import rules as aws_rules
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
+from elastic_gpu.aws.karpenter.release import DISCOVERY_TAG_KEY as KARPENTER_DISCOVERY_TAG_KEY
 from elastic_gpu.aws.network import Network, build_network
 from elastic_gpu.cluster_handle import (
     EksClusterHandle,
@@ -91,6 +92,9 @@ class EksClusterArgs:
     """Default true: a public API endpoint besides the private one (nodes use the private one)."""
     public_access_cidrs: list[str] | None = None
     """IPv4 ranges allowed on the public endpoint; default None: anywhere (EKS's 0.0.0.0/0)."""
+    karpenter_discovery: bool = False
+    """Default false; true tags the private subnets and the cluster security group (the nodes') with
+    `karpenter.sh/discovery: <cluster_name>`, which Karpenter's default EC2NodeClass selectors look for."""
 
 
 def eks_cluster_problems(name: str, args: EksClusterArgs) -> list[str]:
@@ -246,6 +250,7 @@ class EksCluster(pulumi.ComponentResource):
             region=args.region,
             nat_gateways=args.nat_gateways,
             ecr_endpoints=args.ecr_endpoints,
+            private_subnet_tags=self._discovery_tags(args),
         )
         cluster_role, cluster_role_attachments = role_with_policies(
             f"{name}-cluster-role",
@@ -282,6 +287,16 @@ class EksCluster(pulumi.ComponentResource):
             # The cluster role's policy before the cluster, and (on delete) after it.
             opts=pulumi.ResourceOptions(parent=self, protect=args.protect, depends_on=cluster_role_attachments),
         )
+        if args.karpenter_discovery:
+            # EKS creates the cluster security group (the managed nodes' one); a tag resource marks it.
+            for key, value in self._discovery_tags(args).items():
+                aws.ec2.Tag(
+                    f"{name}-node-sg-discovery",
+                    resource_id=self.cluster.vpc_config.cluster_security_group_id,
+                    key=key,
+                    value=value,
+                    opts=child,
+                )
         self.oidc_issuer_url: pulumi.Output[str] = self.cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
         self.oidc_provider = aws.iam.OpenIdConnectProvider(
             f"{name}-oidc",
@@ -317,6 +332,10 @@ class EksCluster(pulumi.ComponentResource):
                 "node_role_arn": self.node_role.arn,
             }
         )
+
+    @staticmethod
+    def _discovery_tags(args: EksClusterArgs) -> dict[str, str]:
+        return {KARPENTER_DISCOVERY_TAG_KEY: args.cluster_name} if args.karpenter_discovery else {}
 
     @property
     def zones(self) -> list[str]:

@@ -21,6 +21,8 @@ from elastic_gpu.cluster_handle import (
     zones_problems,
 )
 from elastic_gpu.gcp import rules as gcp_rules
+from elastic_gpu.gcp.autoprovisioning import PROVISIONER
+from elastic_gpu.gcp.autoprovisioning.cluster import AutoProvisioningLimits, cluster_autoscaling_args
 from elastic_gpu.kubeconfig import exec_kubeconfig
 from elastic_gpu.validation import args_type_problems
 
@@ -67,6 +69,10 @@ class GkeClusterArgs:
     """IPv4 ranges allowed to the control plane (GKE master authorized networks); default: anywhere."""
     control_plane_cidr: str = "172.16.0.0/28"
     """With private_nodes: the control plane's /28; webhook firewall rules (Kueue's) allow it."""
+    auto_provisioning: AutoProvisioningLimits | None = None
+    """Default None: every pool declares its node pools. Set: node auto-provisioning on within these
+    resource limits (they cap every node, auto-created or not), and each spot GPU pool on the cluster
+    is a ComputeClass GKE auto-creates node pools for (components/gcp/autoprovisioning)."""
 
     @property
     def location(self) -> str:
@@ -116,6 +122,7 @@ class GkeCluster(pulumi.ComponentResource):
         k8s_provider: k8s.Provider | None = None,
         tags: Mapping[str, str] | None = None,
         private_nodes: bool | None = None,
+        provisioner: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingGkeCluster:
         """A handle on a GKE Standard cluster this library did not create (see `ExistingGkeCluster`).
@@ -124,6 +131,14 @@ class GkeCluster(pulumi.ComponentResource):
         privateClusterConfig.enablePrivateNodes), so the pools' node pools are private too; False
         gives them public IPs. Left None, the pools inherit a setting the policy pack cannot see, and
         `no-public-node-ips` fails for every pool's node pool.
+
+        `provisioner`: "auto-provisioning" makes each spot GPU pool a ComputeClass that GKE
+        auto-creates node pools for, and no node pool. Requirement: the cluster has node
+        auto-provisioning enabled (`gcloud container clusters update --enable-autoprovisioning`) with
+        `cpu` and `memory` limits that cover every node, and a limit for each pool's GPU type of at
+        least (maxSize + fallbackMaxSize) x GPUs per node (components/gcp/autoprovisioning/cluster.py);
+        GKE creates no node pool of a GPU type without a limit. The program cannot see those limits:
+        check them with `gcloud container clusters describe <name> --format='value(autoscaling)'`.
         """
         return ExistingGkeCluster(
             resource_name,
@@ -135,6 +150,7 @@ class GkeCluster(pulumi.ComponentResource):
             k8s_provider=k8s_provider,
             tags=tags,
             private_nodes=private_nodes,
+            provisioner=provisioner,
             opts=opts,
         )
 
@@ -180,7 +196,9 @@ class GkeCluster(pulumi.ComponentResource):
             else gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(cidr_blocks=[])
             if not args.public_access
             else None,
-            cluster_autoscaling=gcp.container.ClusterClusterAutoscalingArgs(autoscaling_profile=AUTOSCALING_PROFILE),
+            cluster_autoscaling=cluster_autoscaling_args(args.auto_provisioning, args.zones, AUTOSCALING_PROFILE)
+            if args.auto_provisioning
+            else gcp.container.ClusterClusterAutoscalingArgs(autoscaling_profile=AUTOSCALING_PROFILE),
             deletion_protection=args.protect,
             resource_labels=args.tags,
             opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
@@ -210,6 +228,8 @@ class GkeCluster(pulumi.ComponentResource):
         self.project: pulumi.Output[str] = pulumi.Output.from_input(args.project)
         #: None: node pools inherit the cluster's privateClusterConfig
         self.private_nodes: bool | None = None
+        #: "auto-provisioning": spot pools on this cluster are ComputeClasses (the handle's `provisioner`)
+        self.provisioner: str | None = PROVISIONER if args.auto_provisioning else None
         self.tags: dict[str, str] = dict(args.tags)
         self.register_outputs(
             {"cluster_name": self.cluster_name, "location": self.location, "kubeconfig": self.kubeconfig}
@@ -266,6 +286,7 @@ class ExistingGkeCluster(ExistingCluster):
         k8s_provider: k8s.Provider | None = None,
         tags: Mapping[str, str] | None = None,
         private_nodes: bool | None = None,
+        provisioner: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         where = f"GkeCluster.existing '{resource_name}': "
@@ -276,12 +297,19 @@ class ExistingGkeCluster(ExistingCluster):
             problems += gcp_rules.zone_problems(lambda i, _: f"{where}zones[{i}]", region, list(zones))
         problems += version_problems(where, kubernetes_version)
         problems += k8s_provider_problems(where, k8s_provider)
+        if provisioner not in (None, *gcp_rules.PROVISIONERS):
+            problems.append(
+                f"{where}provisioner: {provisioner!r} is not available on gcp; "
+                f"allowed: None, {', '.join(gcp_rules.PROVISIONERS)}"
+            )
         raise_if(problems, source=f"GkeCluster.existing '{resource_name}'")
         super().__init__(EXISTING_TYPE_TOKEN, resource_name, handle_inputs(zones, kubernetes_version), opts)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.project: pulumi.Output[str] = pulumi.Output.from_input(project)
         self.location: pulumi.Output[str] = pulumi.Output.from_input(location)
         self.private_nodes: bool | None = private_nodes
+        #: "auto-provisioning": spot pools on this cluster are ComputeClasses (see `GkeCluster.existing`)
+        self.provisioner: str | None = provisioner
         self._plain_facts(zones, kubernetes_version, tags)
         self._use_provider(resource_name, k8s_provider, self._kubeconfig_from_cluster)
         self.register_outputs({"cluster_name": self.cluster_name, "location": self.location})

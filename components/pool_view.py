@@ -21,6 +21,7 @@ from elastic_gpu.scheduling import (
     CAPACITY_LABEL,
     CAPACITY_SPOT,
     GKE_GPU_TAINT,
+    GPU_RESOURCE,
     KUBERNETES_TAINT_EFFECT,
     POOL_LABEL,
     Taint,
@@ -31,7 +32,18 @@ AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
 AKS_MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
 GKE_CLUSTER = "gcp:container/cluster:Cluster"
-POOL_TYPES = (EKS_NODE_GROUP, AKS_AGENT_POOL, AKS_MANAGED_CLUSTER, GKE_NODE_POOL)
+GKE_COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
+#: A Karpenter NodePool (karpenter.sh/v1): its cloud is its node class's API group.
+KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
+KARPENTER_NODE_CLASS_CLOUDS = {"karpenter.k8s.aws": "aws"}
+POOL_TYPES = (
+    EKS_NODE_GROUP,
+    AKS_AGENT_POOL,
+    AKS_MANAGED_CLUSTER,
+    GKE_NODE_POOL,
+    GKE_COMPUTE_CLASS,
+    KARPENTER_NODE_POOL,
+)
 
 #: EKS AMI types that ship the NVIDIA driver (AL2_x86_64_GPU, AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA ...).
 _EKS_GPU_AMI = re.compile(r"(_GPU|_NVIDIA)$")
@@ -71,6 +83,12 @@ class PoolView:
     region: str | None = None
     #: GKE flex-start nodes (nodeConfig.flexStart): billed at Dynamic Workload Scheduler prices
     flex_start: bool = False
+    #: pools with the same key share one cap, their max_size (GKE auto-provisioning: the cluster's
+    #: resource limit of their GPU type): a stack's worst case counts it once
+    cap_group: str | None = None
+    #: any of its instance types may be launched (a Karpenter NodePool): priced as the most expensive, not
+    #: as the first (an autoscaler's node template)
+    any_type: bool = False
 
     @property
     def all_taints(self) -> list[Taint]:
@@ -176,6 +194,40 @@ def _gke(name: str, p: Mapping[str, Any]) -> PoolView:
     )
 
 
+def _karpenter(name: str, p: Mapping[str, Any]) -> PoolView | None:
+    """A NodePool as a pool: its capacity type, its instance types, `limits.nodes` as its max (min 0:
+    Karpenter makes nodes only for pending pods); None for a node class of a cloud not listed."""
+    spec = p.get("spec") or {}
+    template = spec.get("template") or {}
+    tspec = template.get("spec") or {}
+    cloud = KARPENTER_NODE_CLASS_CLOUDS.get((tspec.get("nodeClassRef") or {}).get("group") or "")
+    if cloud is None:
+        return None
+    reqs = {r.get("key"): r for r in tspec.get("requirements") or [] if r.get("operator") == "In"}
+    types = list((reqs.get("node.kubernetes.io/instance-type") or {}).get("values") or [])
+    capacity = (reqs.get("karpenter.sh/capacity-type") or {}).get("values") or []
+    labels = dict((template.get("metadata") or {}).get("labels") or {})
+    taints = [_taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in tspec.get("taints") or []]
+    label = (p.get("metadata") or {}).get("name") or name
+    nodes = (spec.get("limits") or {}).get("nodes")
+    return PoolView(
+        cloud=cloud,
+        label=label,
+        pool=labels.get(POOL_LABEL, label),
+        gpu=any(gpu_instance_type(cloud, t) for t in types) or any(t.key == GPU_RESOURCE for t in taints),
+        spot=list(capacity) == ["spot"],
+        intends_spot=_intends_spot(labels, label),
+        instance_types=types,
+        min_size=0,
+        max_size=int(nodes) if isinstance(nodes, str) and nodes.isdigit() else _int(nodes),
+        pinned_size_path=None,
+        autoscaled=True,
+        taints=taints,
+        labels=labels,
+        any_type=True,
+    )
+
+
 def _intends_spot(labels: Mapping[str, str], label: str) -> bool:
     return labels.get(CAPACITY_LABEL) == CAPACITY_SPOT or "spot" in re.split(r"[-_.]", label.lower())
 
@@ -191,6 +243,12 @@ def pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> Iterato
             yield _aks(f"{name}[{i}]", profile, path=f"agentPoolProfiles[{i}].")
     elif resource_type == GKE_NODE_POOL:
         yield _gke(name, props)
+    elif resource_type == GKE_COMPUTE_CLASS:
+        from elastic_gpu.gcp.autoprovisioning.pools import compute_class_pools
+
+        yield from compute_class_pools(name, props)
+    elif resource_type == KARPENTER_NODE_POOL and (pool := _karpenter(name, props)) is not None:
+        yield pool
 
 
 def gpu_pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> list[PoolView]:
@@ -256,6 +314,14 @@ def region_of(resource: StackResource, stack: Iterable[StackResource]) -> str | 
     if kind == GKE_NODE_POOL:
         location = _known(props, "location") or _provider_prop(resource, "region")
         return gce_region(location) if location else None
+    if kind == GKE_COMPUTE_CLASS:  # the nodes of its auto-created pools bill where the cluster is
+        locations = {_known(r.props, "location") for r in stack if r.resource_type == GKE_CLUSTER} - {None}
+        return gce_region(locations.pop()) if len(locations) == 1 else None  # type: ignore[arg-type]
+    if kind == KARPENTER_NODE_POOL:
+        # A Kubernetes object: its nodes bill where its cloud's resources of the stack are (EKS: the AWS
+        # provider's region, read off any AWS resource).
+        regions = {_provider_prop(r, "region") for r in stack if r.resource_type.startswith("aws:")} - {None}
+        return regions.pop() if len(regions) == 1 else None
     return None
 
 
@@ -274,9 +340,14 @@ def resource_pools(
         ]
     except UnknownValueError:
         return []
+    stack = list(stack)
     region = region_of(resource, stack) if pools else None
     for pool in pools:
         pool.region = region
+    if stack and any(p.cap_group for p in pools):
+        from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits
+
+        apply_cluster_limits(pools, stack)
     return pools
 
 
@@ -284,3 +355,15 @@ def stack_pools(stack: Iterable[StackResource], *, gpu_only: bool = False) -> li
     """Every pool the stack's resources declare, each with its region."""
     resources = list(stack)
     return [pool for r in resources for pool in resource_pools(r, resources, gpu_only=gpu_only)]
+
+
+def worst_case_nodes(pools: Iterable[PoolView]) -> int:
+    """The pools' max sizes added up, a cap several pools share (cap_group) counted once."""
+    shared: dict[str, int] = {}
+    total = 0
+    for p in pools:
+        if p.cap_group is None:
+            total += p.max_size or 0
+        else:
+            shared[p.cap_group] = max(shared.get(p.cap_group, 0), p.max_size or 0)
+    return total + sum(shared.values())

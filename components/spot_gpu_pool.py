@@ -13,7 +13,7 @@ from elastic_gpu.config import DEFAULT_GPU_DRIVER_VERSION, AmiFamily, GpuDriverV
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
-from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent
+from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent, PoolProvisioner
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.validation import (
     CLOUD_ONLY_POOL_SETTINGS,
@@ -81,6 +81,9 @@ class SpotGpuPoolArgs(NodeOverrides):
     """GCP only: Dynamic Workload Scheduler queued provisioning (flex-start, not spot; min 0)."""
     spot_max_price: float | None = None
     """Azure only: max USD/hour per spot VM; default None: -1 (capped at the on-demand price)."""
+    provisioner: PoolProvisioner | None = None
+    """Default None: the cloud's node groups, scaled by the ClusterAutoscaler. A provisioner that makes the
+    nodes itself (EKS: `Karpenter(...).nodes`) declares the pool's objects instead (no node groups)."""
     gpu_sharing_replicas: int = 1
     """Pods per physical GPU when the device plugin time-slices (scales the advertised GPU count)."""
     tags: dict[str, str] = field(default_factory=dict)
@@ -167,6 +170,13 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     pools = cloud_module(args.cluster.cloud, "pools")
     problems += pools.override_problems(where, args)
     problems += pools.pool_problems(where, args)
+    if args.provisioner is not None:
+        if not isinstance(args.provisioner, PoolProvisioner):
+            problems.append(
+                f"{where}provisioner: must have build_pool(name, args, parent), such as Karpenter(...).nodes "
+                f"(got {type(args.provisioner).__name__})"
+            )
+        return problems + getattr(args.provisioner, "pool_problems", lambda *_: [])(where, args)
     primary, fallback = pools.node_group_counts(args)
     for field_name, total, groups in (
         ("max_size", args.max_size, primary),
@@ -222,7 +232,8 @@ class SpotGpuPool(PoolComponent):
         if self.max_minutes_to_fallback is not None:
             inputs[PROMISE_INPUT] = self.max_minutes_to_fallback
         super().__init__(TYPE_TOKEN, name, inputs, opts)
-        built = pools.build_spot_gpu_pool(name, args, self)
+        builder = pools.build_spot_gpu_pool if args.provisioner is None else args.provisioner.build_pool
+        built = builder(name, args, self)
         self.args = args
         self.ships_device_plugin = built.ships_device_plugin
         self._publish(name, built)

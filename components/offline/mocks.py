@@ -31,6 +31,10 @@ def _eks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
         "certificateAuthority": {"data": MOCK_CA},
         "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.example.amazonaws.com/id/{cluster.upper()}"}]}],
         "arn": f"arn:aws:eks:example:{ACCOUNT}:cluster/{cluster}",
+        "vpcConfig": {
+            **(inputs.get("vpcConfig") or {}),
+            "clusterSecurityGroupId": f"sg-{hashlib.sha256(cluster.encode()).hexdigest()[:17]}",
+        },
     }
 
 

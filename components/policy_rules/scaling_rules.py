@@ -14,7 +14,7 @@ from pulumi_policy import (
 
 from elastic_gpu.policy_rules._base import config, known_gpu_pools, schema
 from elastic_gpu.policy_rules.scope import judged
-from elastic_gpu.pool_view import PoolView, gpu_pools_of, pools_of
+from elastic_gpu.pool_view import PoolView, gpu_pools_of, pools_of, worst_case_nodes
 
 # --- 2. spot-gpu-pool-scales-to-zero ---------------------------------------------------------
 
@@ -209,7 +209,8 @@ def validate_max_cap(args: StackValidationArgs, report: ReportViolation) -> None
     pools: dict[str, tuple[str, list[tuple[PoolView, str]]]] = {}
     for r in args.resources:
         owner = _owning_pool(r)
-        for pool in known_gpu_pools(r, ()):
+        # The stack: a GKE ComputeClass's auto-created pools are capped by the cluster's limits.
+        for pool in known_gpu_pools(r, args.resources):
             key, label = (owner.urn, owner.name) if owner is not None else (f"{r.urn}#{pool.label}", pool.label)
             pools.setdefault(key, (label, []))[1].append((pool, r.urn))
     for label, members in pools.values():
@@ -224,7 +225,7 @@ def validate_max_cap(args: StackValidationArgs, report: ReportViolation) -> None
                 at,
             )
             continue
-        total = sum(pool.max_size or 0 for pool, _ in members)
+        total = worst_case_nodes(pool for pool, _ in members)
         if total > cap:
             parts = " + ".join(f"{pool.label} {pool.max_size}" for pool, _ in sorted(members, key=lambda m: m[0].label))
             over = f" over its {len(members)} node groups ({parts})" if len(members) > 1 else ""

@@ -251,4 +251,6 @@ def gcp_templates(preview: Preview) -> list[NodeTemplate]:
 
 
 def node_templates(preview: Preview) -> list[NodeTemplate]:
-    return aws_templates(preview) + azure_templates(preview) + gcp_templates(preview)
+    from elastic_gpu.gcp.autoprovisioning.simulation import templates as gke_auto_created
+
+    return aws_templates(preview) + azure_templates(preview) + gcp_templates(preview) + gke_auto_created(preview)
