@@ -17,7 +17,9 @@ from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent, Pool
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.validation import (
     CLOUD_ONLY_POOL_SETTINGS,
+    NODES_PER_CLUSTER,
     args_type_problems,
+    bounds_problems,
     cloud_args_problems,
     cloud_only_problems,
     gpu_instance_type_problems,
@@ -134,6 +136,8 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     if problems := handle_problems(where, args.cluster) + args_type_problems(where, args):
         return problems  # the rest reads the cluster and compares the values
     problems = size_problems(where, "min_size", args.min_size, "max_size", args.max_size)
+    if args.fallback_max_size is not None and args.fallback_max_size > NODES_PER_CLUSTER.high:
+        problems += bounds_problems(f"{where}fallback_max_size", args.fallback_max_size, NODES_PER_CLUSTER)
     if not args.instance_types:
         problems.append(f"{where}instance_types: at least one GPU instance type is required")
     problems += gpu_instance_type_problems(

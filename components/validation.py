@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -22,7 +23,13 @@ from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type
 
 
 def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_size: int) -> list[str]:
-    problems = [f"{where}{n}: must be >= 0 (got {v})" for n, v in ((min_name, min_size), (max_name, max_size)) if v < 0]
+    """Node counts of a pool: 0 to Kubernetes' 5,000 nodes per cluster (bounded before any arithmetic or
+    serialization: 10**400 is no float), min <= max."""
+    sizes = ((min_name, min_size), (max_name, max_size))
+    problems = [f"{where}{n}: must be >= 0 (got {shown_number(v)})" for n, v in sizes if v < 0]
+    problems += [
+        bounds_problems(f"{where}{n}", v, NODES_PER_CLUSTER)[0] for n, v in sizes if v > NODES_PER_CLUSTER.high
+    ]
     if min_size > max_size:
         problems.append(f"{where}{max_name}: must be >= {min_name} (got {min_name}={min_size}, {max_name}={max_size})")
     return problems
@@ -160,7 +167,10 @@ class Bounds:
 def bounds_problems(where: str, value: int, bounds: Bounds, unit: str = "") -> list[str]:
     if bounds.low <= value <= bounds.high:
         return []
-    return [f"{where}: {value}{unit} is out of range; allowed: {bounds.low} to {bounds.high}{unit} ({bounds.source})"]
+    return [
+        f"{where}: {shown_number(value)}{unit} is out of range; allowed: {bounds.low} to {bounds.high}{unit} "
+        f"({bounds.source})"
+    ]
 
 
 #: GPU-pool settings that mean something on one cloud only (SpotGpuPoolArgs and gpuPools[] alike): the
@@ -277,7 +287,10 @@ PODS_PER_NODE = Bounds(2, 110, "Kubernetes supports at most 110 pods per node")
 def shown_number(value: object) -> str:
     """A number for a message: a huge int is named by its size, not printed in full."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**18:
-        return f"a {len(str(abs(value)))}-digit number"
+        try:
+            return f"a {len(str(abs(value)))}-digit number"
+        except ValueError:  # over Python's int-to-text limit (sys.get_int_max_str_digits, 4300 by default)
+            return f"a number of more than {sys.get_int_max_str_digits()} digits"
     return repr(value)
 
 
@@ -323,8 +336,8 @@ def cidr_problems(
     return []
 
 
-def duration_problems(where: str, seconds: int, text: str, bounds: Bounds, unit_seconds: int = 1) -> list[str]:
-    """A duration (already parsed to seconds) within `bounds` (in seconds), in whole `unit_seconds`."""
+def duration_problems(where: str, seconds: int, text: str, bounds: Bounds) -> list[str]:
+    """A duration (already parsed to seconds) within `bounds` (in seconds)."""
 
     def show(s: int) -> str:
         return f"{s // 3600}h" if s % 3600 == 0 and s >= 3600 else f"{s // 60}m" if s % 60 == 0 else f"{s}s"
@@ -334,18 +347,22 @@ def duration_problems(where: str, seconds: int, text: str, bounds: Bounds, unit_
         problems.append(
             f"{where}: {text!r} is out of range; allowed: {show(bounds.low)} to {show(bounds.high)} ({bounds.source})"
         )
-    elif seconds % unit_seconds:
-        problems.append(f"{where}: {text!r} is not allowed; allowed: whole minutes such as 10m ({bounds.source})")
     return problems
 
 
 def autoscaler_duration_problems(cloud: str, durations: Mapping[str, str], label: Mapping[str, str]) -> list[str]:
     """The autoscaler's durations (by attribute name: max_node_provision_time ...) within the cloud's bounds
-    (components/<cloud>/rules.py AUTOSCALER_DURATIONS); `label` names each field for the message. A zero
-    duration is left to the caller's own "must be longer than 0"."""
-    table = getattr(get_cloud(cloud).rules, "AUTOSCALER_DURATIONS", {})
+    (components/<cloud>/rules.py AUTOSCALER_DURATIONS), written as the cloud takes them (DURATION_FORMAT, if
+    any); `label` names each field for the message. A zero duration is left to the caller's own "must be
+    longer than 0"."""
+    rules = get_cloud(cloud).rules
+    table = getattr(rules, "AUTOSCALER_DURATIONS", {})
+    written = getattr(rules, "DURATION_FORMAT", None)
     problems = []
     for key, text in durations.items():
+        if written is not None and not re.fullmatch(written[0], text):
+            problems.append(f"{label[key]}: {text!r} is not allowed; allowed: {written[1]}")
+            continue
         seconds = duration_seconds(text)
         if key in table and seconds > 0:
             problems += duration_problems(label[key], seconds, text, table[key])

@@ -22,6 +22,7 @@ from elastic_gpu.compose import PlannedCluster
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.policy_run import run_policies
+from elastic_gpu.offline.report import to_json
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.simulation.run import simulate
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
@@ -367,3 +368,10 @@ def test_simulate_reports_karpenter_next_to_the_autoscaler() -> None:
     assert karp["training"]["minutes_to_zero"] == 10.42  # consolidateAfter 10m + 10 s poll + 15 s validation
     # the worst case: every NodePool at limits.nodes, priced as its priciest type (g4dn.8xlarge, g5.8xlarge)
     assert karp["inference"]["worst_case_nodes"] == 18 and karp["training"]["worst_case_nodes"] == 6
+
+
+def test_the_pools_rows_mark_node_pools_only() -> None:
+    karp = {r["node_group"]: r for r in to_json(stack_preview("aws-karpenter"))["pools"]}
+    assert karp["inference-spot"]["any_type"] is True and karp["inference-spot"]["max_size"] == 9
+    assert "any_type" not in karp[next(n for n in karp if n.startswith("gpu-karpenter-general"))]
+    assert all("any_type" not in r for r in to_json(stack_preview("aws-prod"))["pools"])

@@ -189,6 +189,14 @@ POOL_EXTRACTORS: dict[str, Callable[[CapturedResource, Preview], list[PoolSummar
 }
 
 
+def _summary_json(p: PoolSummary) -> dict[str, Any]:
+    """A Pools row; `any_type` only where it is true (a Karpenter NodePool), so other rows read as before."""
+    row = asdict(p)
+    if not row["any_type"]:
+        del row["any_type"]
+    return row
+
+
 def pool_summaries(preview: Preview) -> list[PoolSummary]:
     rows = [row for r in preview.resources if r.type in POOL_EXTRACTORS for row in POOL_EXTRACTORS[r.type](r, preview)]
     return sorted(rows, key=lambda p: (p.pool, p.node_group))
@@ -257,7 +265,7 @@ def cost_json(cost: StackCost) -> dict[str, Any]:
 
 def to_json(preview: Preview) -> dict[str, Any]:
     return preview.to_json() | {
-        "pools": [asdict(p) for p in pool_summaries(preview)],
+        "pools": [_summary_json(p) for p in pool_summaries(preview)],
         "cost": cost_json(preview_cost(preview)),
     }
 
