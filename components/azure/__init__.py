@@ -19,4 +19,6 @@ CLOUD = Cloud(
     spot_fix="set scaleSetPriority: Spot",
     prices_accelerators=False,
     pool_settings={"spot_max_price": None},
+    cluster_settings=("resource_group", "network_plugin", "system_pool"),
+    private_api_needs_runner=True,
 )
