@@ -173,7 +173,7 @@ def _rule_errors(node: dict[str, Any], value: Any, path: str) -> list[str]:
 def validate(obj: dict[str, Any]) -> list[str]:
     """Every reason the API server would refuse to create `obj` (empty: it would accept it)."""
     key = (obj.get("apiVersion", ""), obj.get("kind", ""))
-    crd = crds().get((*key, None)) or crds().get((*key, node_class_group(obj)))
+    crd = crds().get((*key, node_class_group(obj))) or crds().get((*key, None))
     if crd is None:
         return [f"{key[0]} {key[1]}: no CRD schema in tests/data/crds (add the upstream one)"]
     where = f"{crd.kind} {(obj.get('metadata') or {}).get('name')!r}"

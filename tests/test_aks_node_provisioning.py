@@ -7,6 +7,8 @@ import copy
 import dataclasses
 
 import pytest
+from pulumi_policy import PolicyResource, ResourceValidationArgs, StackValidationArgs
+from pulumi_policy.policy import PolicyResourceOptions
 
 from elastic_gpu.azure.node_provisioning import simulation as nap_sim
 from elastic_gpu.azure.node_provisioning.cluster import nap_cluster_problems, node_provisioning_profile
@@ -21,6 +23,7 @@ from elastic_gpu.azure.node_provisioning.pools import nap_pool_problems, node_po
 from elastic_gpu.azure.node_provisioning.skus import NAP_GPU_SKUS, eligible_skus
 from elastic_gpu.compose import PlannedCluster
 from elastic_gpu.gpu_catalog import gpu_instance_types
+from elastic_gpu.policy_rules.karpenter_rules import NODE_POOL_TYPE, validate_fallback_ordered, validate_gpu_node_pool
 from elastic_gpu.scheduling import AKS_SPOT_TAINT, GPU_TAINT
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 from tests.crd_schemas import validate
@@ -144,3 +147,60 @@ def test_fallback_comes_after_one_failed_launch_per_spot_size(spot_skus: int, be
     assert nap_sim.to_fallback(spot_skus) == nap_sim.Seconds(best, worst)
     assert nap_sim.to_first_node() == nap_sim.Seconds(1, 10)
     assert nap_sim.minutes_to_zero(600) == (10.0, 10.17)
+
+
+# --- policy: karpenter-gpu-node-pool, karpenter-fallback-ordered ---------------------------------
+
+
+def _resource(obj: dict) -> PolicyResource:
+    opts = PolicyResourceOptions(False, [], False, [], None, [])  # type: ignore[arg-type]
+    return PolicyResource(
+        NODE_POOL_TYPE, obj, f"urn:{obj['metadata']['name']}", obj["metadata"]["name"], opts, None, None, [], {}
+    )
+
+
+def _node_pool_reports(obj: dict) -> list[str]:
+    reports: list[str] = []
+    r = _resource(obj)
+    args = ResourceValidationArgs(r.resource_type, r.props, r.urn, r.name, r.opts, None)
+    validate_gpu_node_pool(args, lambda m, urn=None: reports.append(m))
+    return reports
+
+
+def test_a_gpu_node_pool_with_limits_taint_and_consolidation_passes() -> None:
+    for obj in node_pools(pool_args()):
+        assert _node_pool_reports(obj) == []
+
+
+def test_a_gpu_node_pool_without_limits_taint_or_consolidation_fails() -> None:
+    [spot, _] = node_pools(pool_args())
+    spot["spec"].pop("limits")
+    spot["spec"]["disruption"]["consolidateAfter"] = "Never"
+    spot["spec"]["template"]["spec"]["taints"] = [
+        t for t in spot["spec"]["template"]["spec"]["taints"] if t["key"] != "nvidia.com/gpu"
+    ]
+    reports = _node_pool_reports(spot)
+    assert [r.split(":")[0] for r in reports] == [
+        "GPU NodePool 'inference-spot' has no limits.nodes or limits.nvidia.com/gpu",
+        "GPU NodePool 'inference-spot' does not taint its nodes nvidia.com/gpu=true",
+        "GPU NodePool 'inference-spot' never consolidates (consolidateAfter",
+    ]
+
+
+def _order_reports(objs: list[dict]) -> list[str]:
+    reports: list[str] = []
+    validate_fallback_ordered(
+        StackValidationArgs([_resource(o) for o in objs], {}), lambda m, urn=None: reports.append(m)
+    )
+    return reports
+
+
+def test_spot_above_the_fallback_passes_and_equal_weights_fail() -> None:
+    spot, fallback = node_pools(pool_args())
+    assert _order_reports([spot, fallback]) == []
+    fallback["spec"]["weight"] = 100
+    [report] = _order_reports([spot, fallback])
+    assert report.startswith(
+        "Pool 'inference': on-demand NodePool 'inference-on-demand' (weight 100) is not below spot NodePool "
+        "'inference-spot' (weight 100)"
+    )
