@@ -6,9 +6,11 @@
 Cloud SDKs are imported lazily, so importing this package does not load them all, at run time or in a
 type checker: the cloud-neutral names are typed here, while a cluster class is typed where it is defined
 (`from elastic_gpu.eks_cluster import EksCluster, EksClusterArgs`; `aks_cluster`, `gke_cluster`,
-`eks_addons`). Imported from here, a cluster class works the same but is `Any` to mypy and pyright, because
-typing it here would make them read every cloud's SDK (pulumi_aws, pulumi_azure_native, pulumi_gcp) for any
-program, whichever cloud it uses: a cold mypy of 2 minutes and 7 GB with every extra installed.
+`eks_addons`: re-exports of the cloud folders' `elastic_gpu.aws.cluster`, `elastic_gpu.azure.cluster`,
+`elastic_gpu.gcp.cluster`, `elastic_gpu.aws.addons`). Imported from here, a cluster class works the same
+but is `Any` to mypy and pyright, because typing it here would make them read every cloud's SDK
+(pulumi_aws, pulumi_azure_native, pulumi_gcp) for any program, whichever cloud it uses: a cold mypy of
+2 minutes and 7 GB with every extra installed.
 """
 
 from __future__ import annotations
@@ -34,17 +36,17 @@ _LAZY = {
     "EksClusterHandle": "elastic_gpu.cluster_handle",
     "AksClusterHandle": "elastic_gpu.cluster_handle",
     "GkeClusterHandle": "elastic_gpu.cluster_handle",
-    "ExistingEksCluster": "elastic_gpu.eks_cluster",
-    "ExistingAksCluster": "elastic_gpu.aks_cluster",
-    "ExistingGkeCluster": "elastic_gpu.gke_cluster",
-    "EksCluster": "elastic_gpu.eks_cluster",
-    "EksAddons": "elastic_gpu.eks_addons",
-    "EksAddonsArgs": "elastic_gpu.eks_addons",
-    "EksClusterArgs": "elastic_gpu.eks_cluster",
-    "AksCluster": "elastic_gpu.aks_cluster",
-    "AksClusterArgs": "elastic_gpu.aks_cluster",
-    "GkeCluster": "elastic_gpu.gke_cluster",
-    "GkeClusterArgs": "elastic_gpu.gke_cluster",
+    "ExistingEksCluster": "elastic_gpu.aws.cluster",
+    "ExistingAksCluster": "elastic_gpu.azure.cluster",
+    "ExistingGkeCluster": "elastic_gpu.gcp.cluster",
+    "EksCluster": "elastic_gpu.aws.cluster",
+    "EksAddons": "elastic_gpu.aws.addons",
+    "EksAddonsArgs": "elastic_gpu.aws.addons",
+    "EksClusterArgs": "elastic_gpu.aws.cluster",
+    "AksCluster": "elastic_gpu.azure.cluster",
+    "AksClusterArgs": "elastic_gpu.azure.cluster",
+    "GkeCluster": "elastic_gpu.gcp.cluster",
+    "GkeClusterArgs": "elastic_gpu.gcp.cluster",
     "GeneralPool": "elastic_gpu.general_pool",
     "GeneralPoolArgs": "elastic_gpu.general_pool",
     "SpotGpuPool": "elastic_gpu.spot_gpu_pool",

@@ -1,380 +1,44 @@
-"""AksCluster: an AKS cluster ready for elastic GPU pools."""
+"""`elastic_gpu.aks_cluster`: the AKS cluster handles, which live in `elastic_gpu.azure.cluster` (a cloud is one folder,
+components/clouds.py); this module keeps the documented import path."""
 
-from __future__ import annotations
-
-import base64
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
-
-import pulumi
-import pulumi_azure_native as azure_native
-import pulumi_kubernetes as k8s
-from pulumi_azure_native import containerservice as cs
-
-from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.cluster_handle import (
-    AksClusterHandle,
-    ExistingCluster,
-    ManagedAutoscalerProfile,
-    handle_inputs,
-    input_str_problems,
-    k8s_provider_problems,
-    raise_if,
-    version_problems,
-    zones_problems,
+from elastic_gpu.azure.cluster import (
+    AKS_DURATION_PATTERN,
+    AKS_EXPANDERS,
+    AZURE_ZONES,
+    CLUSTER_NAME_PATTERN,
+    CRITICAL_ADDONS_ONLY_TAINT,
+    EXISTING_TYPE_TOKEN,
+    NETWORK_PLUGINS,
+    PRIVATE_CLUSTER_RUNNER_WARNING,
+    SYSTEM_POOL_NAME,
+    TYPE_TOKEN,
+    AksCluster,
+    AksClusterArgs,
+    ExistingAksCluster,
+    aks_cluster_problems,
+    api_server_access,
+    autoscaler_profile,
+    kubelet_object_id,
+    user_kubeconfig,
 )
-from elastic_gpu.config import (
-    DEFAULT_AKS_NETWORK_PLUGIN,
-    DEFAULT_AKS_SYSTEM_MAX,
-    DEFAULT_AKS_SYSTEM_MIN,
-    DEFAULT_AKS_SYSTEM_VM_SIZE,
-    DEFAULT_EXPANDER,
-    DEFAULT_MAX_NODE_PROVISION_TIME,
-    DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
-    DEFAULT_SCALE_DOWN_UNNEEDED,
-    Expander,
-)
-from elastic_gpu.errors import ConfigError
-from elastic_gpu.scheduling import NODE_CLASS_GENERAL, node_labels
-from elastic_gpu.validation import args_type_problems
 
-TYPE_TOKEN = "elastic-gpu:index:AksCluster"
-EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingAksCluster"
-
-#: The System pool's agent-pool name (AKS: lowercase alphanumeric, <= 12 characters).
-SYSTEM_POOL_NAME = "system"
-#: Expanders the AKS autoScalerProfile accepts (one value, not a chain).
-AKS_EXPANDERS = ("least-waste", "most-pods", "priority", "random")
-NETWORK_PLUGINS = ("azure", "kubenet", "none")
-#: AKS autoscaler durations: "Values must be an integer followed by an 'm'" (ManagedClusterAutoScalerProfile).
-#: "0m" included: the AKS docs' bursty-workload profile sets scale-down-delay-after-add=0m (cluster-autoscaler.md).
-AKS_DURATION_PATTERN = r"(0|[1-9][0-9]*)m"
-AZURE_ZONES = ("1", "2", "3")
-#: The taint the AKS docs recommend for a dedicated System pool (use-system-pools.md).
-CRITICAL_ADDONS_ONLY_TAINT = "CriticalAddonsOnly=true:NoSchedule"
-#: AKS cluster names: 1-63 letters, digits, '-' and '_', starting and ending alphanumeric.
-CLUSTER_NAME_PATTERN = r"^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$"
-
-
-@documented
-@dataclass
-class AksClusterArgs:
-    cluster_name: str
-    """AKS cluster name (also the DNS prefix)."""
-    location: str
-    """Azure region, e.g. "westeurope"."""
-    zones: list[str]
-    """Availability zones ("1", "2", "3") the pools span."""
-    kubernetes_version: str
-    """Kubernetes minor, e.g. "1.33" (AKS picks the latest GA patch)."""
-    resource_group_name: str | None = None
-    """Default: f"{cluster_name}-rg"."""
-    create_resource_group: bool = True
-    """Default true: create the group; false: use an existing group of that name."""
-    network_plugin: str = DEFAULT_AKS_NETWORK_PLUGIN
-    """Default "azure" (Azure CNI in overlay mode); or "kubenet", "none" (bring your own CNI)."""
-    system_vm_size: str = DEFAULT_AKS_SYSTEM_VM_SIZE
-    """VM size of the System pool (system pods; on AKS the autoscaler is managed, not a pod)."""
-    system_min_size: int = DEFAULT_AKS_SYSTEM_MIN
-    """Default 1; AKS requires >= 1 in a System pool."""
-    system_max_size: int = DEFAULT_AKS_SYSTEM_MAX
-    """Upper bound of the System pool's autoscaling."""
-    system_critical_addons_only: bool = False
-    """Default false; true keeps application pods off the System pool (CriticalAddonsOnly taint)."""
-    scale_down_unneeded_time: str = DEFAULT_SCALE_DOWN_UNNEEDED
-    """The managed autoscaler's profile: how long a node must be unneeded before removal."""
-    scale_down_delay_after_add: str = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
-    """The managed autoscaler's profile: delay after a scale-up before scale-down resumes."""
-    max_node_provision_time: str = DEFAULT_MAX_NODE_PROVISION_TIME
-    """The managed autoscaler's profile: how long a pool may take before the next is tried."""
-    expander: list[Expander] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
-    """Our expander chain; AKS takes one value: the chain's first (priority by default)."""
-    protect: bool = False
-    """Protect the cluster (and a created resource group) from deletion (production)."""
-    tags: dict[str, str] = field(default_factory=dict)
-    """Azure tags on the resource group and cluster (cost allocation)."""
-    public_access: bool = True
-    """Default true: a public API server; false: a private cluster (API server in the VNet only)."""
-    authorized_ip_ranges: list[str] | None = None
-    """IPv4 ranges allowed to the public API server (AKS API server authorized IP ranges); default: anywhere."""
-
-
-def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
-    where = f"AksCluster '{name}': "
-    if problems := args_type_problems(f"{where}AksClusterArgs.", args):
-        return problems  # the rules below compare and iterate the values
-    if not re.fullmatch(CLUSTER_NAME_PATTERN, args.cluster_name):
-        problems.append(f"{where}cluster_name: {args.cluster_name!r} is not a valid AKS name ({CLUSTER_NAME_PATTERN})")
-    if bad := [z for z in args.zones if z not in AZURE_ZONES]:
-        problems.append(f"{where}zones: {bad} are not Azure zones; allowed: {', '.join(AZURE_ZONES)}")
-    if args.network_plugin not in NETWORK_PLUGINS:
-        problems.append(
-            f"{where}network_plugin: {args.network_plugin!r} is unknown; allowed: {', '.join(NETWORK_PLUGINS)}"
-        )
-    if args.system_min_size < 1:
-        problems.append(f"{where}system_min_size: a System pool needs >= 1 node (got {args.system_min_size})")
-    if args.system_max_size < args.system_min_size:
-        problems.append(
-            f"{where}system_max_size: must be >= system_min_size "
-            f"(got system_min_size={args.system_min_size}, system_max_size={args.system_max_size})"
-        )
-    for field_name in ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time"):
-        value = getattr(args, field_name)
-        if not re.fullmatch(AKS_DURATION_PATTERN, value):
-            problems.append(
-                f"{where}{field_name}: AKS takes whole minutes, an integer followed by 'm' such as '10m' "
-                f"(ManagedClusterAutoScalerProfile); got {value!r}"
-            )
-        elif field_name == "max_node_provision_time" and value == "0m":
-            problems.append(f"{where}{field_name}: must be longer than 0 (got {value!r})")
-    if not args.expander or args.expander[0] not in AKS_EXPANDERS:
-        first = args.expander[0] if args.expander else None
-        problems.append(f"{where}expander: AKS takes one of {', '.join(AKS_EXPANDERS)} first (got {first!r})")
-    return problems
-
-
-def autoscaler_profile(args: AksClusterArgs) -> cs.ManagedClusterPropertiesAutoScalerProfileArgs:
-    """The managed autoscaler's settings: ours where we have one, the rest left to AKS's defaults."""
-    return cs.ManagedClusterPropertiesAutoScalerProfileArgs(
-        # AKS takes a single expander; `priority` reads the cluster-autoscaler-priority-expander
-        # ConfigMap in kube-system that ClusterAutoscaler declares.
-        expander=args.expander[0],
-        scale_down_unneeded_time=args.scale_down_unneeded_time,
-        scale_down_delay_after_add=args.scale_down_delay_after_add,
-        max_node_provision_time=args.max_node_provision_time,
-        # Per-zone GPU pools must not be balanced against each other (seed 002).
-        balance_similar_node_groups="false",
-        # GPU pods often use emptyDir scratch space; do not pin their nodes forever.
-        skip_nodes_with_local_storage="false",
-    )
-
-
-def api_server_access(args: AksClusterArgs) -> cs.ManagedClusterAPIServerAccessProfileArgs | None:
-    """Private cluster, or authorized IP ranges on the public API server (AKS takes one or the other)."""
-    if not args.public_access:
-        return cs.ManagedClusterAPIServerAccessProfileArgs(enable_private_cluster=True)
-    if args.authorized_ip_ranges:
-        return cs.ManagedClusterAPIServerAccessProfileArgs(authorized_ip_ranges=list(args.authorized_ip_ranges))
-    return None
-
-
-@documented_component(AksClusterArgs, handle=AksClusterHandle)
-class AksCluster(pulumi.ComponentResource):
-    """An AKS cluster with a System-mode pool, managed identity, RBAC and the managed autoscaler's profile.
-
-    Creates (or uses) a resource group; `containerservice.ManagedCluster` with a
-    SystemAssigned identity, Kubernetes RBAC, the configured network plugin, one
-    on-demand System pool (autoscaled, min >= 1), and `autoScalerProfile` filled
-    from our autoscaler settings (on AKS the cluster autoscaler is this managed
-    one, enabled per pool); a kubeconfig (secret) from
-    `listManagedClusterUserCredentials`; and a Kubernetes provider built from it.
-    User pools (GeneralPool, SpotGpuPool) are separate AgentPool resources.
-    """
-
-    args: AksClusterArgs
-    """The arguments the cluster was declared with."""
-    resource_group: azure_native.resources.ResourceGroup | None
-    """The resource group it created; None when it uses an existing one."""
-    cluster: cs.ManagedCluster
-    """The AKS cluster (with its System pool)."""
-    kubeconfig: pulumi.Output[str]
-    """The cluster-user kubeconfig (secret)."""
-    kubelet_identity_object_id: pulumi.Output[str | None]
-    """The identity the nodes act as (grant it AcrPull, storage, ...)."""
-
-    cloud = "azure"
-
-    @classmethod
-    def existing(
-        cls,
-        resource_name: str,
-        *,
-        cluster_name: pulumi.Input[str],
-        resource_group_name: pulumi.Input[str],
-        location: pulumi.Input[str],
-        zones: Sequence[str],
-        kubernetes_version: str,
-        k8s_provider: k8s.Provider | None = None,
-        tags: Mapping[str, str] | None = None,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> ExistingAksCluster:
-        """A handle on an AKS cluster this library did not create (see `ExistingAksCluster`)."""
-        return ExistingAksCluster(
-            resource_name,
-            cluster_name=cluster_name,
-            resource_group_name=resource_group_name,
-            location=location,
-            zones=zones,
-            kubernetes_version=kubernetes_version,
-            k8s_provider=k8s_provider,
-            tags=tags,
-            opts=opts,
-        )
-
-    def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        if problems := aks_cluster_problems(name, args):
-            raise ConfigError(problems, source=f"AksCluster '{name}'")
-        super().__init__(TYPE_TOKEN, name, handle_inputs(args.zones, args.kubernetes_version), opts)
-        self.args = args
-        child = pulumi.ResourceOptions(parent=self)
-        rg_name = args.resource_group_name or f"{args.cluster_name}-rg"
-        self.resource_group: azure_native.resources.ResourceGroup | None = None
-        if args.create_resource_group:
-            self.resource_group = azure_native.resources.ResourceGroup(
-                f"{name}-rg",
-                resource_group_name=rg_name,
-                location=args.location,
-                tags=args.tags,
-                opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
-            )
-            self.resource_group_name: pulumi.Output[str] = self.resource_group.name
-        else:
-            self.resource_group_name = pulumi.Output.from_input(rg_name)
-
-        system_pool = cs.ManagedClusterAgentPoolProfileArgs(
-            name=SYSTEM_POOL_NAME,
-            mode=cs.AgentPoolMode.SYSTEM,
-            type=cs.AgentPoolType.VIRTUAL_MACHINE_SCALE_SETS,
-            os_type=cs.OSType.LINUX,
-            vm_size=args.system_vm_size,
-            count=args.system_min_size,
-            enable_auto_scaling=True,
-            min_count=args.system_min_size,
-            max_count=args.system_max_size,
-            availability_zones=list(args.zones),
-            node_labels=node_labels(pool=SYSTEM_POOL_NAME, node_class=NODE_CLASS_GENERAL, spot=False),
-            node_taints=[CRITICAL_ADDONS_ONLY_TAINT] if args.system_critical_addons_only else None,
-            tags=args.tags,
-        )
-        self.cluster = cs.ManagedCluster(
-            f"{name}-aks",
-            resource_name_=args.cluster_name,
-            resource_group_name=self.resource_group_name,
-            location=args.location,
-            dns_prefix=args.cluster_name,
-            kubernetes_version=args.kubernetes_version,
-            enable_rbac=True,
-            identity=cs.ManagedClusterIdentityArgs(type=cs.ResourceIdentityType.SYSTEM_ASSIGNED),
-            agent_pool_profiles=[system_pool],
-            network_profile=cs.ContainerServiceNetworkProfileArgs(
-                network_plugin=args.network_plugin,
-                network_plugin_mode=cs.NetworkPluginMode.OVERLAY if args.network_plugin == "azure" else None,
-                load_balancer_sku=cs.LoadBalancerSku.STANDARD,
-            ),
-            auto_scaler_profile=autoscaler_profile(args),
-            api_server_access_profile=api_server_access(args),
-            tags=args.tags,
-            # The autoscaler owns the System pool's node count.
-            opts=pulumi.ResourceOptions(
-                parent=self, protect=args.protect, ignore_changes=["agentPoolProfiles[0].count"]
-            ),
-        )
-        self.cluster_name: pulumi.Output[str] = self.cluster.name
-        self.kubeconfig: pulumi.Output[str] = user_kubeconfig(self.resource_group_name, self.cluster.name, self)
-        self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
-        # The cluster handle (elastic_gpu.cluster_handle.AksClusterHandle).
-        self.location: pulumi.Output[str] = pulumi.Output.from_input(args.location)
-        #: The location as a plain value (prices rank the VM sizes before deployment).
-        self.plain_location: str | None = args.location
-        self.autoscaler_profile: ManagedAutoscalerProfile | None = ManagedAutoscalerProfile(
-            expander=args.expander[0],
-            scale_down_unneeded_time=args.scale_down_unneeded_time,
-            scale_down_delay_after_add=args.scale_down_delay_after_add,
-            max_node_provision_time=args.max_node_provision_time,
-        )
-        self.tags: dict[str, str] = dict(args.tags)
-        self.kubelet_identity_object_id: pulumi.Output[str | None] = self.cluster.identity_profile.apply(
-            kubelet_object_id
-        )
-        self.register_outputs(
-            {
-                "cluster_name": self.cluster_name,
-                "resource_group_name": self.resource_group_name,
-                "kubeconfig": self.kubeconfig,
-            }
-        )
-
-    @property
-    def zones(self) -> list[str]:
-        return list(self.args.zones)
-
-    @property
-    def kubernetes_version(self) -> str:
-        return self.args.kubernetes_version
-
-
-def kubelet_object_id(profile: Mapping[str, Any] | None) -> str | None:
-    """The kubelet identity's object id from a cluster's `identityProfile` (None without one)."""
-    identity = (profile or {}).get("kubeletidentity")
-    return None if identity is None else identity.object_id
-
-
-def user_kubeconfig(
-    resource_group_name: pulumi.Input[str], cluster_name: pulumi.Input[str], parent: pulumi.Resource
-) -> pulumi.Output[str]:
-    """The cluster-user kubeconfig (secret), as `az aks get-credentials` fetches it."""
-    creds = cs.list_managed_cluster_user_credentials_output(
-        resource_group_name=resource_group_name,
-        resource_name=cluster_name,
-        opts=pulumi.InvokeOutputOptions(parent=parent),
-    )
-    return pulumi.Output.secret(creds.kubeconfigs.apply(lambda kcs: base64.b64decode(kcs[0].value).decode()))
-
-
-@documented_component(None, handle=AksClusterHandle)
-class ExistingAksCluster(ExistingCluster):
-    """An AKS cluster this library did not create, as a cluster handle for pools and add-ons.
-
-    Made by `AksCluster.existing(...)`. Names may be Outputs; `zones` ("1", "2",
-    "3") and `kubernetes_version` (e.g. "1.33") must be plain. Declares no Azure
-    resource. Without `k8s_provider` it declares a Kubernetes provider from the
-    cluster-user credentials (`listManagedClusterUserCredentials`, as
-    `az aks get-credentials`). The managed autoscaler's profile is not ours to
-    read: with spot pools that fall back, ClusterAutoscaler warns that the
-    expander must be `priority` and prints the `az aks update` command. `tags` go on what
-    the add-ons create.
-    """
-
-    cloud = "azure"
-
-    def __init__(
-        self,
-        resource_name: str,
-        *,
-        cluster_name: pulumi.Input[str],
-        resource_group_name: pulumi.Input[str],
-        location: pulumi.Input[str],
-        zones: Sequence[str],
-        kubernetes_version: str,
-        k8s_provider: k8s.Provider | None = None,
-        tags: Mapping[str, str] | None = None,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        where = f"AksCluster.existing '{resource_name}': "
-        problems = input_str_problems(
-            where, cluster_name=cluster_name, resource_group_name=resource_group_name, location=location
-        )
-        problems += zones_problems(where, zones, AZURE_ZONES)
-        problems += version_problems(where, kubernetes_version)
-        problems += k8s_provider_problems(where, k8s_provider)
-        raise_if(problems, source=f"AksCluster.existing '{resource_name}'")
-        super().__init__(EXISTING_TYPE_TOKEN, resource_name, handle_inputs(zones, kubernetes_version), opts)
-        self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
-        self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(resource_group_name)
-        self.location: pulumi.Output[str] = pulumi.Output.from_input(location)
-        #: The location as a plain value when given as one (prices rank the VM sizes before deployment).
-        self.plain_location: str | None = location if isinstance(location, str) else None
-        self.autoscaler_profile: ManagedAutoscalerProfile | None = None
-        #: the identity the nodes act as, read from the cluster
-        self.kubelet_identity_object_id: pulumi.Output[str | None] = cs.get_managed_cluster_output(
-            resource_group_name=self.resource_group_name,
-            resource_name=self.cluster_name,
-            opts=pulumi.InvokeOutputOptions(parent=self),
-        ).identity_profile.apply(kubelet_object_id)
-        self._plain_facts(zones, kubernetes_version, tags)
-        self._use_provider(
-            resource_name, k8s_provider, lambda: user_kubeconfig(self.resource_group_name, self.cluster_name, self)
-        )
-        self.register_outputs({"cluster_name": self.cluster_name, "resource_group_name": self.resource_group_name})
+__all__ = [
+    "AKS_DURATION_PATTERN",
+    "AKS_EXPANDERS",
+    "AZURE_ZONES",
+    "CLUSTER_NAME_PATTERN",
+    "CRITICAL_ADDONS_ONLY_TAINT",
+    "EXISTING_TYPE_TOKEN",
+    "NETWORK_PLUGINS",
+    "PRIVATE_CLUSTER_RUNNER_WARNING",
+    "SYSTEM_POOL_NAME",
+    "TYPE_TOKEN",
+    "AksCluster",
+    "AksClusterArgs",
+    "ExistingAksCluster",
+    "aks_cluster_problems",
+    "api_server_access",
+    "autoscaler_profile",
+    "kubelet_object_id",
+    "user_kubeconfig",
+]

@@ -24,7 +24,7 @@ METRICS_PORT = 8085
 @dataclass
 class Workload:
     namespace: str
-    image: str
+    image: pulumi.Input[str]
     flags: list[pulumi.Input[str]]
     #: where the pod runs: a node selector (the general pool's on-demand nodes, or the user's)
     node_selector: dict[str, str]

@@ -1,18 +1,56 @@
-"""Per-cloud modules by convention: `components.<cloud>.<part>` (aws, azure, gcp).
+"""A cloud is one folder: `components/<cloud>/` (aws, azure, gcp), behind one interface, `Cloud`.
 
-Each cloud package provides `pools` (build_general_pool, build_spot_gpu_pool),
-`stack` (build_stack), `autoscaler` (build_autoscaler) and optionally `rules`
-(validate(cfg) -> list[str], its config checks). Importing only the stack's
-cloud keeps the other SDKs unloaded.
+The cloud-neutral core (components, config, validation, simulation, offline reports, policy rules)
+never branches on a cloud's name: it asks the stack's `Cloud` (`get_cloud(name)`), or every cloud in
+turn (`all_clouds()`, always in `CLOUDS` order, so merged tables keep one order). Each folder's
+`__init__` exports its instance as `CLOUD`, holding plain facts only, so that importing it loads no
+cloud SDK; the rest of what the cloud means is in modules of its folder, imported on first use
+through the instance's attributes:
+
+SDK-free facts (`Cloud` fields): `name` (the stack config's `cloud`, the handle's `cloud`), `service`
+(EKS, AKS, GKE), `owner` (for "an AWS-only setting"), `handle_attributes` and `existing_hint` (what its
+cluster handle adds to `ClusterHandle`, and how to wrap a cluster one already has),
+`example_instance_type`, `instance_type_pattern` (how the cloud names its types), `pool_settings` (the
+GPU-pool settings only this cloud has, with the value that leaves them unset),
+`pins_autoscaler_image` (we run a pinned cluster-autoscaler; AKS runs its own),
+`one_group_many_types` (one scaling group may mix instance types), `spot_fix` (what makes a pool
+spot), `prices_accelerators` (its GPUs are priced per accelerator).
+
+Modules, by attribute (SDK means the module imports the cloud's SDK):
+
+- `cluster` (SDK): the cluster handle classes (`EksCluster`, `AksCluster`, `GkeCluster` and their
+  `existing()` wrappers; `elastic_gpu.eks_cluster` etc. re-export them).
+- `pools` (SDK): `build_general_pool`, `build_spot_gpu_pool`, `override_problems`,
+  `DEFAULT_MAX_MINUTES_TO_FALLBACK`.
+- `autoscaler` (SDK): `build_autoscaler`, the provisioner (today only the cluster-autoscaler).
+- `stack` (SDK): `build_stack(cfg)`, the composition of a stack config.
+- `rules`: the config rules (`validate`, `warnings`, `SPLITS_PER_ZONE`, `PRIORITY_EXPANDER`, ...).
+- `pool_view`: `POOL_READERS` (resource type -> reader of its pools as `PoolView`s) and `region_of`.
+- `node_templates`: `node_templates(preview)` (the scale-from-zero templates of its groups) and
+  `autoscaler_settings(preview)` (its autoscaler's settings, or None when the preview has none of it).
+- `mocks`: `RESOURCE_MOCKS`, `INVOKE_MOCKS` (the mock engine's answers for its resource types).
+- `replacement`: `POOL_REPLACE_FIELDS`, `OTHER_REPLACE_FIELDS`, `POOL_NAME_FIELD`,
+  `INLINE_POOL_REFUSED_FIELDS` (its rows).
+- `versions`: `KUBERNETES_SUPPORT` (its Kubernetes minors and their support dates).
+- `provisioning` (optional): `simulate_pod(...)`, the simulation of a provisioner of its own (EKS:
+  Karpenter) for the pods its objects take.
+
+Adding a provisioner or a cloud touches its folder (and the config schema); the core merges the
+folders' rows and calls their functions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
 from importlib import import_module
 from types import ModuleType
+from typing import Any
 
 from elastic_gpu.errors import ConfigError
 
+#: The registry: each name is a folder `components/<name>/` exporting `CLOUD`.
 CLOUDS = ("aws", "azure", "gcp")
 #: The SDK each extra brings (pyproject's optional-dependencies).
 EXTRAS = {"pulumi_aws": "aws", "pulumi_eks": "aws", "pulumi_azure_native": "azure", "pulumi_gcp": "gcp"}
@@ -32,16 +70,99 @@ def missing_extra(exc: ModuleNotFoundError, what: str) -> ModuleNotFoundError | 
     return error
 
 
-def cloud_module(cloud: str, part: str, *, optional: bool = False) -> ModuleType | None:
-    if cloud not in CLOUDS:
-        raise ConfigError([f"cloud: {cloud!r} is unknown; allowed: {', '.join(CLOUDS)}"])
-    try:
-        return import_module(f"elastic_gpu.{cloud}.{part}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"elastic_gpu.{cloud}.{part}" and exc.name != f"elastic_gpu.{cloud}":
-            if (error := missing_extra(exc, f"cloud {cloud!r}")) is not None:
+# --- the row types of the folders' tables (here, so a folder's table imports no module that merges it) ---
+
+
+@dataclass(frozen=True)
+class MinorSupport:
+    """One Kubernetes minor on one managed service: until when it is in standard support, when it
+    reaches end of life (no support at all; the service refuses new clusters or upgrades them), and
+    the source of both dates."""
+
+    minor: str
+    end_of_standard_support: date
+    end_of_life: date
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ReplaceRule:
+    """The inputs of one resource type whose change replaces it (components/replacement.py)."""
+
+    #: input paths (camelCase, as the engine sees them; "a.b" = nested key) whose change replaces
+    fields: tuple[str, ...]
+    #: where the list comes from
+    source: str
+
+
+@dataclass(frozen=True)
+class InlinePoolRule:
+    """Node pools declared inside their cluster resource (a list input, one entry per pool, by name)."""
+
+    #: the list input holding the pools, and the key that names each entry
+    list_field: str
+    key: str
+    #: fields of one pool the cloud refuses to change on an existing pool
+    fields: tuple[str, ...]
+    source: str
+    #: the steps that make such a change by hand: (pool name, cluster inputs, the pool's new inputs) -> text
+    way_out: Callable[[str, Mapping[str, Any], Mapping[str, Any]], str]
+
+
+@dataclass(frozen=True)
+class Cloud:
+    """What the cloud-neutral core asks of one cloud (see the module docstring)."""
+
+    name: str
+    service: str
+    owner: str
+    handle_attributes: tuple[str, ...]
+    existing_hint: str
+    example_instance_type: str
+    instance_type_pattern: str
+    pins_autoscaler_image: bool
+    one_group_many_types: bool
+    #: what to set so that a pool is billed as spot (the spot-pool-is-spot policy's advice)
+    spot_fix: str
+    #: its GPUs are priced per accelerator (`gpu` rows of the price table), not per machine
+    prices_accelerators: bool
+    pool_settings: dict[str, object] = field(default_factory=dict)
+
+    def part(self, part: str, *, optional: bool = False) -> Any:
+        """The folder's module `part`, imported on first use (a missing SDK names its extra); with
+        `optional`, None when the folder has no such module."""
+        module = f"elastic_gpu.{self.name}.{part}"
+        try:
+            return import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name == module and optional:
+                return None
+            if exc.name != module and (error := missing_extra(exc, f"cloud {self.name!r}")) is not None:
                 raise ConfigError([f"cloud: {error}"]) from None
             raise
-        if optional:
-            return None
-        raise ConfigError([f"cloud: {cloud!r} has no {part} implementation yet"]) from None
+
+    cluster = property(lambda self: self.part("cluster"))
+    pools = property(lambda self: self.part("pools"))
+    autoscaler = property(lambda self: self.part("autoscaler"))
+    stack = property(lambda self: self.part("stack"))
+    rules = property(lambda self: self.part("rules"))
+    pool_view = property(lambda self: self.part("pool_view"))
+    node_templates = property(lambda self: self.part("node_templates"))
+    mocks = property(lambda self: self.part("mocks"))
+    replacement = property(lambda self: self.part("replacement"))
+    versions = property(lambda self: self.part("versions"))
+
+
+def get_cloud(name: str) -> Cloud:
+    """The `Cloud` of a name from the registry; an unknown name is a ConfigError."""
+    if name not in CLOUDS:
+        raise ConfigError([f"cloud: {name!r} is unknown; allowed: {', '.join(CLOUDS)}"])
+    module: ModuleType = import_module(f"elastic_gpu.{name}")
+    cloud: Cloud = module.CLOUD
+    return cloud
+
+
+def all_clouds() -> list[Cloud]:
+    """Every cloud, in `CLOUDS` order."""
+    return [get_cloud(name) for name in CLOUDS]

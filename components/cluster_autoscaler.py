@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.clouds import cloud_module
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.config import (
     DEFAULT_EXPANDER,
@@ -178,7 +178,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
     def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := handle_problems(f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs.", args.cluster):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
-        cloud = cloud_module(args.cluster.cloud, "autoscaler")
+        cloud = get_cloud(args.cluster.cloud).autoscaler
         # A cloud whose autoscaler is managed (GKE, AKS) runs no pod of ours.
         if problems := autoscaler_problems(name, args, getattr(cloud, "RUNS_POD", True)):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
@@ -241,8 +241,15 @@ def common_flags(args: ClusterAutoscalerArgs) -> list[str]:
     ]
 
 
-def autoscaler_image(name: str, kubernetes_version: str) -> str:
+def autoscaler_image(name: str, kubernetes_version: pulumi.Input[str]) -> pulumi.Input[str]:
+    """The pinned image of the cluster's minor (components/versions.py), or a ConfigError naming the minor."""
+    if isinstance(kubernetes_version, pulumi.Output):
+        # The minor read from a pulumi-eks cluster (EksCluster.from_pulumi_eks): it is known at preview when
+        # the cluster exists or sets `version`, so an unpinned minor fails the preview (exit 2 offline); a new
+        # cluster without `version` gets EKS's default minor only when it is created, and no earlier point
+        # knows it (the handle warns at preview).
+        return kubernetes_version.apply(lambda version: autoscaler_image(name, version))
     try:
         return cluster_autoscaler_image(kubernetes_version)
     except ValueError as exc:
-        raise ConfigError([f"ClusterAutoscaler '{name}': {exc}"]) from None
+        raise ConfigError([f"ClusterAutoscaler '{name}': {exc}"], source=f"ClusterAutoscaler '{name}'") from None

@@ -8,16 +8,20 @@ attributes. Pools and add-ons read nothing else: no `isinstance` checks on the
 cluster classes, no private attributes.
 
 Names and ids may be `Output`s (from another resource or a `StackReference`); they
-stay `Output`s all the way into node-group names, tag keys and policies. Only
-`zones` and `kubernetes_version` must be plain values, because they decide how
-many node groups there are and which autoscaler image runs.
+stay `Output`s all the way into node-group names, tag keys and policies. `zones`
+must be plain, because they decide how many node groups there are. So is
+`kubernetes_version`, except on an EKS handle read from a pulumi-eks cluster
+(`EksCluster.from_pulumi_eks` without `kubernetes_version`): there it is the cluster's
+`version` Output, and the autoscaler image, the node groups' version and the EKS
+add-ons are chosen from it once it is known.
 
 Common to every cloud (`ClusterHandle`):
 
-- ``cloud``: "aws", "azure" or "gcp"; picks the per-cloud builders.
+- ``cloud``: the cloud's name (components/clouds.py CLOUDS); picks its folder's builders.
 - ``cluster_name``: the cloud's name of the cluster (`Output[str]`).
 - ``zones``: the zones pools may use (plain `list[str]`).
-- ``kubernetes_version``: the Kubernetes minor, e.g. "1.33" (plain `str`).
+- ``kubernetes_version``: the Kubernetes minor, e.g. "1.33" (plain `str`; an `Output[str]` only on
+  an EKS handle read from a pulumi-eks cluster).
 - ``provider``: the `pulumi_kubernetes.Provider` for the cluster's API.
 - ``tags``: tags/labels for what the add-ons create (may be empty).
 
@@ -36,7 +40,9 @@ them, None when it cannot know them (an existing cluster); it may have
 region's prices.
 
 GKE (`GkeClusterHandle`) adds ``project`` and ``location`` (the cluster's zone or region),
-and may have ``private_nodes`` (True/False: the node pools' own setting; None or absent: the cluster's).
+and may have ``private_nodes`` (True/False: the node pools' own setting; None or absent: the cluster's)
+and ``provisioner`` ("auto-provisioning": the cluster auto-creates node pools, so a spot pool is a
+ComputeClass and no node pool; "cluster-autoscaler", None or absent: pools declare node pools).
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from typing import Any, Protocol, runtime_checkable
 import pulumi
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.clouds import CLOUDS, all_clouds, get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, minor_support_warnings
 
@@ -58,7 +65,7 @@ class ClusterHandle(Protocol):
     """What every pool and add-on needs from a cluster (see the module docstring)."""
 
     cloud: str
-    """"aws", "azure" or "gcp": picks the per-cloud builders."""
+    """The cloud's name (components/clouds.py CLOUDS): picks its folder's builders."""
     cluster_name: pulumi.Output[str]
     """The cloud's name of the cluster."""
     provider: k8s.Provider
@@ -72,8 +79,9 @@ class ClusterHandle(Protocol):
         ...
 
     @property
-    def kubernetes_version(self) -> str:
-        """The Kubernetes minor, e.g. "1.33" (plain: it picks the autoscaler image)."""
+    def kubernetes_version(self) -> pulumi.Input[str]:
+        """The Kubernetes minor, e.g. "1.33": plain, except on an EKS handle read from a pulumi-eks cluster,
+        where it is that cluster's `version` Output (it picks the autoscaler image)."""
         ...
 
 
@@ -121,35 +129,24 @@ class GkeClusterHandle(ClusterHandle, Protocol):
     """The cluster's zone or region."""
 
 
-#: Per cloud: the attributes its handle must have (beyond the common ones).
-CLOUD_ATTRIBUTES: dict[str, tuple[str, ...]] = {
-    "aws": ("region", "node_role_arn", "subnet_ids", "oidc_provider_arn", "oidc_issuer_url", "node_dependencies"),
-    "azure": ("resource_group_name", "location", "autoscaler_profile"),
-    "gcp": ("project", "location"),
-}
 COMMON_ATTRIBUTES = ("cloud", "cluster_name", "zones", "kubernetes_version", "provider", "tags")
-
-_EXISTING = {
-    "aws": "EksCluster.existing(...) or EksCluster.from_pulumi_eks(...)",
-    "azure": "AksCluster.existing(...)",
-    "gcp": "GkeCluster.existing(...)",
-}
 
 
 def handle_problems(where: str, cluster: object) -> list[str]:
     """Why `cluster` is not a usable handle (empty when it is); never raises AttributeError."""
     cloud = getattr(cluster, "cloud", None)
-    if cloud not in CLOUD_ATTRIBUTES:
+    if cloud not in CLOUDS:
         return [
-            f"{where}cluster: {type(cluster).__name__} is not a cluster handle (no `cloud` of aws, azure, gcp); "
+            f"{where}cluster: {type(cluster).__name__} is not a cluster handle (no `cloud` of {', '.join(CLOUDS)}); "
             "pass an EksCluster/AksCluster/GkeCluster, or wrap a cluster you already have with "
-            + ", ".join(_EXISTING.values())
+            + ", ".join(c.existing_hint for c in all_clouds())
         ]
-    missing = [a for a in (*COMMON_ATTRIBUTES, *CLOUD_ATTRIBUTES[cloud]) if not hasattr(cluster, a)]
+    spec = get_cloud(cloud)
+    missing = [a for a in (*COMMON_ATTRIBUTES, *spec.handle_attributes) if not hasattr(cluster, a)]
     if missing:
         return [
             f"{where}cluster: {type(cluster).__name__} lacks {', '.join(missing)} of the {cloud} cluster handle; "
-            f"wrap the cluster with {_EXISTING[cloud]}"
+            f"wrap the cluster with {spec.existing_hint}"
         ]
     return []
 
@@ -204,7 +201,9 @@ SUBNET_IDS_INPUT = "subnetIds"
 
 
 def handle_inputs(
-    zones: Sequence[str], kubernetes_version: str, subnet_ids: Mapping[str, pulumi.Input[str]] | None = None
+    zones: Sequence[str],
+    kubernetes_version: pulumi.Input[str],
+    subnet_ids: Mapping[str, pulumi.Input[str]] | None = None,
 ) -> dict[str, Any]:
     """The props a cluster-handle component registers with (see ZONES_INPUT)."""
     inputs: dict[str, Any] = {ZONES_INPUT: list(zones), VERSION_INPUT: kubernetes_version}
@@ -234,11 +233,22 @@ class ExistingCluster(pulumi.ComponentResource):
     kubeconfig: pulumi.Output[str] | None
     """The kubeconfig (secret) the Kubernetes provider was built from; None when `k8s_provider` was given."""
 
-    def _plain_facts(self, zones: Sequence[str], kubernetes_version: str, tags: Mapping[str, str] | None) -> None:
+    def _plain_facts(
+        self, zones: Sequence[str], kubernetes_version: pulumi.Input[str], tags: Mapping[str, str] | None
+    ) -> None:
         self._zones = list(zones)
         self._kubernetes_version = kubernetes_version
-        for warning in minor_support_warnings("kubernetes_version: ", self.cloud, kubernetes_version):
-            pulumi.log.warn(warning, resource=self)
+
+        def warn(version: str) -> None:
+            for warning in minor_support_warnings("kubernetes_version: ", self.cloud, version):
+                pulumi.log.warn(warning, resource=self)
+
+        # An Output minor (read from a pulumi-eks cluster) is warned about once known: at preview when the
+        # cluster exists or sets its `version`; a warning has nothing to refuse, so late is harmless.
+        if isinstance(kubernetes_version, pulumi.Output):
+            kubernetes_version.apply(warn)
+        else:
+            warn(kubernetes_version)
         self.tags: dict[str, str] = dict(tags or {})
 
     def _use_provider(
@@ -261,5 +271,5 @@ class ExistingCluster(pulumi.ComponentResource):
         return list(self._zones)
 
     @property
-    def kubernetes_version(self) -> str:
+    def kubernetes_version(self) -> pulumi.Input[str]:
         return self._kubernetes_version

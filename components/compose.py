@@ -14,14 +14,14 @@ from typing import Any
 import pulumi
 from pydantic.alias_generators import to_camel
 
-from elastic_gpu.clouds import cloud_module
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
-from elastic_gpu.cluster_handle import CLOUD_ATTRIBUTES, COMMON_ATTRIBUTES
+from elastic_gpu.cluster_handle import COMMON_ATTRIBUTES
 from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs, general_pool_problems
 from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
-from elastic_gpu.pool_types import ClusterHandle
+from elastic_gpu.pool_types import ClusterHandle, PoolProvisioner
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs, spot_gpu_pool_problems
 
 
@@ -31,7 +31,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     Every component's Args is checked first, so a problem only a component sees is reported
     (with its config path) before the cluster or anything else is registered.
     """
-    stack = cloud_module(cfg.cloud, "stack")
+    stack = get_cloud(cfg.cloud).stack
     problems = [f"cluster ({p})" for p in getattr(stack, "cluster_problems", lambda _: [])(cfg)]
     problems += args_problems(cfg, lambda p: stack.pool_args(cfg, p))
     if problems:
@@ -49,9 +49,11 @@ class PlannedCluster:
     zones: list[str]
     kubernetes_version: str
     tags: dict[str, str]
+    #: the stack's `provisioner` (a GKE handle's optional `provisioner`)
+    provisioner: str | None = None
 
     def __getattr__(self, name: str) -> None:
-        if name in CLOUD_ATTRIBUTES.get(self.cloud, ()) or name in COMMON_ATTRIBUTES:
+        if name in get_cloud(self.cloud).handle_attributes or name in COMMON_ATTRIBUTES:
             return None
         raise AttributeError(name)
 
@@ -112,7 +114,7 @@ def args_problems(cfg: StackConfig, cloud_pool_args: Callable[[GpuPoolConfig], d
     """The components' own Args checks over the config, each message led by the config path and naming
     the argument too (`gpuPools[0].maxSize (SpotGpuPool 't4': SpotGpuPoolArgs.max_size: ...)`)."""
     c = cfg.cluster
-    handle = PlannedCluster(cfg.cloud, c.name, list(c.zones), c.kubernetes_version, dict(cfg.tags))
+    handle = PlannedCluster(cfg.cloud, c.name, list(c.zones), c.kubernetes_version, dict(cfg.tags), cfg.provisioner)
     problems = [
         f"{config_path('generalPool', p)} ({p})"
         for p in general_pool_problems("general", general_pool_args(cfg, handle))
@@ -138,17 +140,21 @@ def build_pools_and_addons(
     cluster: Any,
     opts: pulumi.ResourceOptions,
     cloud_pool_args: Callable[[GpuPoolConfig], dict[str, Any]] = lambda _: {},
+    provisioner: Callable[[GeneralPool], PoolProvisioner] | None = None,
 ) -> Composed:
     """General pool, GPU pools, device plugin and autoscaler, as the config says.
 
     `cluster` has a `provider` (Kubernetes); `cloud_pool_args` adds a cloud's own
-    SpotGpuPoolArgs fields for a pool (e.g. Azure's spot max price).
+    SpotGpuPoolArgs fields for a pool (e.g. Azure's spot max price); `provisioner`, given the general
+    pool (where its controller runs), declares a provisioner that makes the GPU pools' nodes itself
+    (EKS: Karpenter); the autoscaler then scales the general pool alone.
     """
     handle: ClusterHandle = cluster
     general = GeneralPool("general", general_pool_args(cfg, handle), opts=opts)
     sharing = cfg.device_plugin.time_slicing_replicas
+    own = {} if provisioner is None else {"provisioner": provisioner(general)}
     gpu_pools = [
-        SpotGpuPool(p.name, gpu_pool_args(cfg, p, handle, cloud_pool_args(p)), opts=opts) for p in cfg.gpu_pools
+        SpotGpuPool(p.name, gpu_pool_args(cfg, p, handle, cloud_pool_args(p) | own), opts=opts) for p in cfg.gpu_pools
     ]
     # Workloads need a node first; on an upgrade they move after the node groups.
     k8s_opts = pulumi.ResourceOptions(depends_on=general.nodes)

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
-from elastic_gpu.clouds import cloud_module
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
 from elastic_gpu.prices import TABLE_PATH, price_row
@@ -42,6 +42,11 @@ PROJECT = "elastic-gpu"
 
 Cloud = Literal["aws", "azure", "gcp"]
 Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
+#: What scales the GPU pools: the cluster-autoscaler over declared node groups (every cloud), Karpenter
+#: (EKS; AKS node auto-provisioning), or GKE node pool auto-creation through ComputeClasses. Each cloud
+#: lists the ones it can do in its rules.PROVISIONERS.
+Provisioner = Literal["cluster-autoscaler", "karpenter", "auto-provisioning"]
+DEFAULT_PROVISIONER: Provisioner = "cluster-autoscaler"
 #: A cluster-autoscaler duration, a Go `time.Duration` in whole units: "90s", "5m", "1h30m" (the stack
 #: config and ClusterAutoscalerArgs are checked against the same pattern).
 Duration = Annotated[str, Field(pattern=DURATION_PATTERN)]
@@ -136,6 +141,9 @@ class ApiAccessConfig(_Model):
     public_cidrs: list[str] | None = Field(default=None, min_length=1)
     """IPv4 ranges allowed on the public endpoint (EKS publicAccessCidrs, AKS authorized IP ranges, GKE
     master authorized networks); default: anywhere. Include your CI's and operators' addresses."""
+    runner_in_vnet: bool = False
+    """Azure only, with `public: false`: default false warns that `pulumi up` must run where the private API
+    server answers (the cluster's VNet or a network connected to it); true says the runner is there."""
 
 
 #: NAT gateways for an EKS VPC: one per zone (a zone failure cuts no other zone's egress) or one in total.
@@ -297,6 +305,10 @@ class StackConfig(_Model):
     general_pool: GeneralPoolConfig
     gpu_pools: list[GpuPoolConfig] = Field(min_length=1)
     autoscaler: AutoscalerConfig = AutoscalerConfig()
+    provisioner: Provisioner = DEFAULT_PROVISIONER
+    """What scales the GPU pools (default cluster-autoscaler); `karpenter` on aws: Karpenter's NodePools per
+    pool (no GPU node groups), its controller on the general pool; `auto-provisioning` on gcp: a ComputeClass
+    per pool and node pool auto-creation within the cluster's resource limits, no GPU node pools."""
     device_plugin: DevicePluginConfig = DevicePluginConfig()
     tags: dict[str, str] = Field(default_factory=dict)
     """Cost-allocation tags (AWS tags, Azure tags, GCP labels) on every taggable resource."""
@@ -477,7 +489,13 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         "devicePlugin.timeSlicingReplicas", cloud, cfg.device_plugin.time_slicing_replicas
     )
     problems += general_pool_problems("generalPool.", cloud, list(cfg.general_pool.instance_types))
-    rules = cloud_module(cloud, "rules")
+    rules = get_cloud(cloud).rules
+    provisioners = getattr(rules, "PROVISIONERS", (DEFAULT_PROVISIONER,))
+    if cfg.provisioner not in provisioners:
+        problems.append(
+            f"provisioner: {cfg.provisioner!r} is not available on {cloud}; "
+            f"allowed on {cloud}: {', '.join(provisioners)}"
+        )
     splits_per_zone = rules.SPLITS_PER_ZONE
     fallback = next((i for i, p in enumerate(cfg.gpu_pools) if p.on_demand_fallback), None)
     problems += autoscaler_settings_problems(
@@ -585,6 +603,12 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
             "cluster.apiAccess.publicCidrs: set only with a public endpoint (public: true); a private-only "
             f"endpoint has no public ranges (got {access.public_cidrs})"
         )
+    if "runner_in_vnet" in access.model_fields_set and (cfg.cloud != "azure" or access.public):
+        problems.append(
+            "cluster.apiAccess.runnerInVnet: set only on azure with a private cluster (public: false); it "
+            f"silences the private-cluster runner warning (got runnerInVnet: {access.runner_in_vnet} with "
+            f"cloud {cfg.cloud!r}, public: {access.public})"
+        )
     if cfg.cloud == "gcp" and cidr_problems("cluster.controlPlaneCidr", cfg.cluster.control_plane_cidr, range(28, 29)):
         cidr = cfg.cluster.control_plane_cidr
         problems.append(f"cluster.controlPlaneCidr: {cidr!r} is not an IPv4 /28 (GKE's control plane range)")
@@ -605,7 +629,7 @@ def stack_warnings(cfg: StackConfig) -> list[str]:
     """Printed, not fatal: a Kubernetes minor past its end of standard support (components/versions.py),
     and what deploys only after a quota increase (the cloud's rules.warnings)."""
     warnings = minor_support_warnings("cluster.kubernetesVersion: ", cfg.cloud, cfg.cluster.kubernetes_version)
-    return warnings + list(cloud_module(cfg.cloud, "rules").warnings(cfg))
+    return warnings + list(get_cloud(cfg.cloud).rules.warnings(cfg))
 
 
 def _cidr_problems(cfg: StackConfig) -> list[str]:

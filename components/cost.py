@@ -236,15 +236,16 @@ class PoolCost:
 
 
 def pool_cost(pool: PoolView, overrides: Overrides | None = None, *, upper_bound: bool = False) -> PoolCost:
-    """Price ``pool`` (in ``pool.region``) as its first instance type, or with ``upper_bound``
-    as the most expensive of its types on its own capacity type."""
+    """Price ``pool`` (in ``pool.region``) as its first instance type, or with ``upper_bound`` (or for a pool
+    that may launch any of its types, a Karpenter NodePool) as the most expensive of its types on its own
+    capacity type."""
     types = pool.instance_types or ["?"]
 
     def priced(t: str) -> PoolCost:
         price = node_price(pool.cloud, pool.region, t, pool.accelerators, overrides)
         return PoolCost(pool, price, gpus_per_node(pool, t), upper_bound)
 
-    if not upper_bound:
+    if not upper_bound and not pool.any_type:
         return priced(types[0])
     costs = [priced(t) for t in types]
     known = [c for c in costs if c.hourly is not None]
@@ -263,7 +264,15 @@ class StackCost:
 
     @property
     def max_monthly(self) -> float:
-        return sum(c.max_monthly or 0.0 for c in self.pools)
+        """Every pool at its max; pools that share a cap (cap_group) count it once, at the dearest of them."""
+        shared: dict[str, float] = {}
+        total = 0.0
+        for c in self.pools:
+            if c.pool.cap_group is None:
+                total += c.max_monthly or 0.0
+            else:
+                shared[c.pool.cap_group] = max(shared.get(c.pool.cap_group, 0.0), c.max_monthly or 0.0)
+        return total + sum(shared.values())
 
     @property
     def idle_excludes(self) -> list[str]:
@@ -272,6 +281,19 @@ class StackCost:
     @property
     def max_excludes(self) -> list[str]:
         return [c.pool.label for c in self.pools if c.max_monthly is None]
+
+    @property
+    def shared_caps(self) -> list[str]:
+        """One line per cap several pools share (cap_group), saying how the total counts it."""
+        groups: dict[str, list[str]] = {}
+        for c in self.pools:
+            if c.pool.cap_group is not None:
+                groups.setdefault(c.pool.cap_group, []).append(c.pool.label)
+        return [
+            f"{', '.join(labels)} share the cluster's auto-provisioning limit of {cap}: at max size the total "
+            "counts it once, at the dearest of them (each priced as its largest machine type)"
+            for cap, labels in groups.items()
+        ]
 
     @property
     def hints(self) -> list[str]:

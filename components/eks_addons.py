@@ -1,59 +1,20 @@
-"""EksAddons: the EKS managed add-ons (vpc-cni, kube-proxy, coredns, eks-pod-identity-agent) at the
-versions of the cluster's Kubernetes minor, so a version bump moves them too (eksctl installs them as
-EKS add-ons by default; a cluster left with the self-managed copies keeps old versions after upgrades)."""
+"""`elastic_gpu.eks_addons`: the EKS managed add-ons, which live in `elastic_gpu.aws.addons` (a cloud is one folder,
+components/clouds.py); this module keeps the documented import path."""
 
-from __future__ import annotations
+from elastic_gpu.aws.addons import (
+    ADDON_NAMES,
+    RESOLVE_CONFLICTS,
+    TYPE_TOKEN,
+    EksAddons,
+    EksAddonsArgs,
+    addon_versions,
+)
 
-from dataclasses import dataclass, field
-
-import pulumi
-import pulumi_aws as aws
-
-from elastic_gpu.cluster_handle import EksClusterHandle
-from elastic_gpu.errors import ConfigError
-from elastic_gpu.versions import eks_addon_versions
-
-TYPE_TOKEN = "elastic-gpu:index:EksAddons"
-
-#: We own the add-ons' configuration: on create EKS adopts the self-managed copies it installed with the
-#: cluster, on update our version wins (EKS API resolveConflicts: OVERWRITE).
-RESOLVE_CONFLICTS = "OVERWRITE"
-
-
-@dataclass
-class EksAddonsArgs:
-    cluster: EksClusterHandle
-    """The EKS cluster (created by EksCluster, or an existing one's handle): its name and Kubernetes minor."""
-    nodes: list[pulumi.Resource] = field(default_factory=list)
-    """Node groups the add-ons wait for: coredns needs nodes, and on an upgrade the add-ons move only
-    after the node groups (control plane, node groups, add-ons, as the EKS upgrade guide orders them)."""
-    versions: dict[str, str] | None = None
-    """Default: the table in components/versions.py for the cluster's minor."""
-    tags: dict[str, str] = field(default_factory=dict)
-    """Tags on each add-on (cost allocation)."""
-
-
-class EksAddons(pulumi.ComponentResource):
-    """One `aws.eks.Addon` per managed add-on, pinned to the cluster minor's version."""
-
-    def __init__(self, name: str, args: EksAddonsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        try:
-            versions = args.versions or eks_addon_versions(args.cluster.kubernetes_version)
-        except ValueError as exc:
-            raise ConfigError([f"EksAddons '{name}': {exc}"], source=f"EksAddons '{name}'") from None
-        super().__init__(TYPE_TOKEN, name, None, opts)
-        self.addons = {
-            addon: aws.eks.Addon(
-                f"{name}-{addon}",
-                cluster_name=args.cluster.cluster_name,
-                addon_name=addon,
-                addon_version=version,
-                resolve_conflicts_on_create=RESOLVE_CONFLICTS,
-                resolve_conflicts_on_update=RESOLVE_CONFLICTS,
-                tags=args.tags,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=args.nodes),
-            )
-            for addon, version in sorted(versions.items())
-        }
-        self.versions = versions
-        self.register_outputs({"versions": versions})
+__all__ = [
+    "ADDON_NAMES",
+    "RESOLVE_CONFLICTS",
+    "TYPE_TOKEN",
+    "EksAddons",
+    "EksAddonsArgs",
+    "addon_versions",
+]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pulumi
 
 from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.clouds import cloud_module
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
@@ -55,7 +55,7 @@ def general_pool_problems(name: str, args: GeneralPoolArgs) -> list[str]:
     problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
     problems += override_type_problems(where, args)
     if not problems:
-        problems += cloud_module(args.cluster.cloud, "pools").override_problems(where, args)
+        problems += get_cloud(args.cluster.cloud).pools.override_problems(where, args)
     return problems
 
 
@@ -75,6 +75,6 @@ class GeneralPool(PoolComponent):
         if problems := general_pool_problems(name, args):
             raise ConfigError(problems, source=f"GeneralPool '{name}'")
         super().__init__(TYPE_TOKEN, name, None, opts)
-        built = cloud_module(args.cluster.cloud, "pools").build_general_pool(name, args, self)
+        built = get_cloud(args.cluster.cloud).pools.build_general_pool(name, args, self)
         self.args = args
         self._publish(name, built)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from elastic_gpu.clouds import get_cloud
+
 
 @dataclass(frozen=True)
 class GpuModel:
@@ -188,16 +190,13 @@ def gpu_instance_types(cloud: str) -> list[GpuInstanceType]:
     return [t for (c, _), t in GPU_INSTANCE_TYPES.items() if c == cloud]
 
 
-#: Clouds whose node group holds several instance types (an EKS managed node group); there
-#: the types of one group must share one shape (see validation.gpu_instance_type_problems).
-ONE_GROUP_MANY_TYPES_CLOUDS = ("aws",)
-
-
 def default_instance_types(cloud: str, gpu: str, gpus_per_node: int = 1) -> list[str]:
     """The catalog types of ``gpu`` with ``gpus_per_node`` GPUs: a diversified spot request where each
     type gets its own group (AKS), only the smallest shape where one group holds them all (EKS)."""
     rows = [t for t in gpu_instance_types(cloud) if t.gpu == gpu and t.gpus == gpus_per_node]
-    if cloud in ONE_GROUP_MANY_TYPES_CLOUDS and rows:
+    # One group holds several types (an EKS managed node group): they must share one shape
+    # (see validation.gpu_instance_type_problems).
+    if rows and get_cloud(cloud).one_group_many_types:
         first = min(rows, key=lambda t: (t.vcpus, t.memory_gib))
         rows = [t for t in rows if (t.vcpus, t.memory_gib) == (first.vcpus, first.memory_gib)]
     return [t.name for t in rows]

@@ -50,34 +50,6 @@ class NodeOverrides:
     (kubeletConfig) and GKE (nodeConfig.kubeletConfig): the keys that cloud maps, others are an error."""
 
 
-#: KubeletConfiguration key -> the AKS / GKE SDK argument that sets it.
-KUBELET_KEYS: dict[str, dict[str, str]] = {
-    "azure": {
-        "cpuManagerPolicy": "cpu_manager_policy",
-        "cpuCFSQuota": "cpu_cfs_quota",
-        "cpuCFSQuotaPeriod": "cpu_cfs_quota_period",
-        "podPidsLimit": "pod_max_pids",
-        "imageGCHighThresholdPercent": "image_gc_high_threshold",
-        "imageGCLowThresholdPercent": "image_gc_low_threshold",
-        "containerLogMaxFiles": "container_log_max_files",
-        "topologyManagerPolicy": "topology_manager_policy",
-        "allowedUnsafeSysctls": "allowed_unsafe_sysctls",
-        "failSwapOn": "fail_swap_on",
-    },
-    "gcp": {
-        "cpuManagerPolicy": "cpu_manager_policy",
-        "cpuCFSQuota": "cpu_cfs_quota",
-        "cpuCFSQuotaPeriod": "cpu_cfs_quota_period",
-        "podPidsLimit": "pod_pids_limit",
-        "imageGCHighThresholdPercent": "image_gc_high_threshold_percent",
-        "imageGCLowThresholdPercent": "image_gc_low_threshold_percent",
-        "containerLogMaxFiles": "container_log_max_files",
-        "containerLogMaxSize": "container_log_max_size",
-        "allowedUnsafeSysctls": "allowed_unsafe_sysctls",
-    },
-}
-
-
 def override_type_problems(where: str, args: NodeOverrides) -> list[str]:
     """Each setting has the shape its field says (before any cloud reads it)."""
     problems = []
@@ -118,14 +90,13 @@ def unsupported(where: str, args: NodeOverrides, cloud: str, fields: Mapping[str
     ]
 
 
-def kubelet_problems(where: str, args: NodeOverrides, cloud: str) -> list[str]:
-    keys = KUBELET_KEYS[cloud]
+def kubelet_problems(where: str, args: NodeOverrides, cloud: str, keys: Mapping[str, str]) -> list[str]:
+    """`keys`: KubeletConfiguration key -> the cloud SDK argument that sets it (its pools.py KUBELET_KEYS)."""
     if unknown := sorted(set(args.kubelet_config) - set(keys)):
         return [f"{where}kubelet_config: {unknown} cannot be set on {cloud}; allowed: {', '.join(keys)}"]
     return []
 
 
-def kubelet_args(args: NodeOverrides, cloud: str) -> dict[str, Any]:
+def kubelet_args(args: NodeOverrides, keys: Mapping[str, str]) -> dict[str, Any]:
     """The cloud SDK's keyword arguments for `kubelet_config` (validated by kubelet_problems)."""
-    keys = KUBELET_KEYS[cloud]
     return {keys[k]: v for k, v in sorted(args.kubelet_config.items())}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import pulumi
 
@@ -56,6 +56,16 @@ class BuiltPool:
         return list(self.resources if self.nodes is None else self.nodes)
 
 
+@runtime_checkable
+class PoolProvisioner(Protocol):
+    """A provisioner that makes a GPU pool's nodes itself (Karpenter on EKS: `Karpenter(...).nodes`), in
+    place of the node groups the cluster-autoscaler scales. A SpotGpuPool with one declares its objects."""
+
+    def build_pool(self, name: str, args: Any, parent: pulumi.Resource) -> BuiltPool:
+        """The pool's objects (children of `parent`), as a node-group builder returns them."""
+        ...
+
+
 class PoolComponent(pulumi.ComponentResource):
     """What GeneralPool and SpotGpuPool share: the outputs a user wires on (listed by `help()`)."""
 
@@ -100,4 +110,4 @@ class PoolComponent(pulumi.ComponentResource):
         )
 
 
-__all__ = ["BuiltPool", "Capacity", "ClusterHandle", "NodeGroupRef", "PoolComponent"]
+__all__ = ["BuiltPool", "Capacity", "ClusterHandle", "NodeGroupRef", "PoolComponent", "PoolProvisioner"]

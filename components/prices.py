@@ -24,7 +24,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from elastic_gpu.clouds import CLOUDS
+from elastic_gpu.clouds import CLOUDS, get_cloud
 from elastic_gpu.errors import ConfigError
 
 #: Hours in an average month (8760 / 12), the usual cloud-billing convention.
@@ -147,7 +147,7 @@ def _row(
         problems.append(f"{where}: column cloud: {rec['cloud']!r} is not one of {', '.join(CLOUDS)}")
     if rec["kind"] not in KINDS:
         problems.append(f"{where}: column kind: {rec['kind']!r} is not one of {', '.join(KINDS)}")
-    elif rec["kind"] == KIND_GPU and rec["cloud"] != "gcp":
+    elif rec["kind"] == KIND_GPU and (rec["cloud"] not in CLOUDS or not get_cloud(rec["cloud"]).prices_accelerators):
         problems.append(f"{where}: column kind: 'gpu' rows (one accelerator) are GCP only (got cloud {rec['cloud']!r})")
     for column in ("region", "item"):
         if not rec[column]:

@@ -1,7 +1,8 @@
 """Which input changes make the engine replace a resource, and the names that let it create first.
 
-One table, per resource type, of the inputs whose change forces a replacement (the provider
-marks them ForceNew, or the cloud API refuses to change them in place). The node-pool builders
+One table per resource type (each cloud's rows in components/<cloud>/replacement.py) of the inputs
+whose change forces a replacement (the provider marks them ForceNew, or the cloud API refuses to change
+them in place). The node-pool builders
 put the values of those fields into the pool's name (`pool_name`), so a change that forces a
 replacement also gives the replacement a new name: the engine then creates the new pool before
 it deletes the old one (`delete_before_replace=False`), and the cluster never loses its general
@@ -13,112 +14,24 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from elastic_gpu.pool_view import AKS_AGENT_POOL, EKS_NODE_GROUP, GKE_NODE_POOL
+from elastic_gpu.clouds import InlinePoolRule, ReplaceRule, all_clouds
+
+__all__ = ["InlinePoolRule", "ReplaceRule"]  # the clouds' rows' type (components/clouds.py)
 
 #: Hex digits of the digest appended to a node-pool name: 16^6 = 16.7M values.
 DIGEST_LEN = 6
 
 
-@dataclass(frozen=True)
-class ReplaceRule:
-    #: input paths (camelCase, as the engine sees them; "a.b" = nested key) whose change replaces
-    fields: tuple[str, ...]
-    #: where the list comes from
-    source: str
-
-
-#: Node-pool resources: the fields that force replacement, per cloud (shown in the README).
+#: Node-pool resources: the fields that force replacement, per cloud (shown in the README), in cloud order.
 POOL_REPLACE_FIELDS: dict[str, ReplaceRule] = {
-    EKS_NODE_GROUP: ReplaceRule(
-        fields=(
-            "nodeGroupName",
-            "clusterName",
-            "nodeRoleArn",
-            "subnetIds",
-            "instanceTypes",
-            "capacityType",
-            "amiType",
-            "diskSize",
-            "remoteAccess",
-            "launchTemplate.id",
-            "launchTemplate.name",
-        ),
-        source="pulumi-aws eks.NodeGroup = terraform-provider-aws internal/service/eks/node_group.go, ForceNew "
-        "fields (version, labels, taints, scalingConfig, launchTemplate.version update in place)",
-    ),
-    AKS_AGENT_POOL: ReplaceRule(
-        fields=(
-            "agentPoolName",
-            "resourceName",
-            "resourceGroupName",
-            "vmSize",
-            "availabilityZones",
-            "osDiskSizeGB",
-            "osType",
-            "scaleSetPriority",
-            "scaleSetEvictionPolicy",
-            "spotMaxPrice",
-            "gpuInstanceProfile",
-            "vnetSubnetID",
-            "kubeletConfig",
-        ),
-        source="azure-native containerservice.AgentPool replaces on its URL parameters (agentPoolName, "
-        "resourceName, resourceGroupName); AKS refuses in-place changes of the rest: terraform-provider-azurerm "
-        "kubernetes_cluster_node_pool marks priority, eviction_policy, spot_max_price, os_type, gpu_instance "
-        "ForceNew and rotates the pool (temporary_name_for_rotation) for vm_size, zones, os_disk_size_gb, "
-        "vnet_subnet_id, kubelet_config",
-    ),
-    GKE_NODE_POOL: ReplaceRule(
-        fields=(
-            "name",
-            "cluster",
-            "location",
-            "project",
-            "initialNodeCount",
-            "queuedProvisioning",
-            "maxPodsPerNode",
-            "placementPolicy",
-            "nodeConfig.guestAccelerators",
-            "nodeConfig.spot",
-            "nodeConfig.preemptible",
-            "nodeConfig.oauthScopes",
-            "nodeConfig.serviceAccount",
-            "nodeConfig.reservationAffinity",
-            "nodeConfig.metadata",
-            "nodeConfig.minCpuPlatform",
-            "nodeConfig.shieldedInstanceConfig",
-            "nodeConfig.flexStart",
-            "nodeConfig.maxRunDuration",
-        ),
-        source="pulumi-gcp container.NodePool = terraform-provider-google google/services/container/"
-        "resource_container_node_pool.go and node_config.go, ForceNew fields (flex_start and max_run_duration "
-        "ForceNew in schemaNodeConfig; machineType, diskSizeGb, diskType, labels, taints, nodeLocations, "
-        "autoscaling update in place)",
-    ),
+    t: rule for c in all_clouds() for t, rule in c.replacement.POOL_REPLACE_FIELDS.items()
 }
 
 #: Other resources whose replacement the diff should name (same sources: the providers' ForceNew fields).
 OTHER_REPLACE_FIELDS: dict[str, ReplaceRule] = {
-    "aws:autoscaling/tag:Tag": ReplaceRule(
-        ("autoscalingGroupName", "tag"), "terraform-provider-aws aws_autoscaling_group_tag: both ForceNew"
-    ),
-    "aws:eks/addon:Addon": ReplaceRule(
-        ("clusterName", "addonName"), "terraform-provider-aws aws_eks_addon: cluster_name, addon_name ForceNew"
-    ),
-    "aws:eks/cluster:Cluster": ReplaceRule(
-        ("name", "roleArn", "vpcConfig.subnetIds", "kubernetesNetworkConfig"),
-        "terraform-provider-aws aws_eks_cluster: name, role_arn, subnet_ids, kubernetes_network_config ForceNew",
-    ),
-    "aws:ec2/vpc:Vpc": ReplaceRule(("cidrBlock",), "terraform-provider-aws aws_vpc: cidr_block ForceNew"),
-    "aws:ec2/subnet:Subnet": ReplaceRule(
-        ("vpcId", "cidrBlock", "availabilityZone"), "terraform-provider-aws aws_subnet: ForceNew fields"
-    ),
-    "aws:ec2/natGateway:NatGateway": ReplaceRule(
-        ("subnetId", "allocationId"), "terraform-provider-aws aws_nat_gateway: ForceNew fields"
-    ),
+    t: rule for c in all_clouds() for t, rule in c.replacement.OTHER_REPLACE_FIELDS.items()
 }
 
 REPLACE_FIELDS: dict[str, ReplaceRule] = POOL_REPLACE_FIELDS | OTHER_REPLACE_FIELDS
@@ -126,11 +39,42 @@ REPLACE_FIELDS: dict[str, ReplaceRule] = POOL_REPLACE_FIELDS | OTHER_REPLACE_FIE
 #: The input that is a pool's cloud name. Replacing a pool whose name stays the same cannot create the
 #: new pool first (the name is taken): the provider deletes first (pulumi-terraform-bridge
 #: nameRequiresDeleteBeforeReplace; azure-native replaces on the same URL). Hence the digest in names.
-POOL_NAME_FIELD: dict[str, str] = {
-    EKS_NODE_GROUP: "nodeGroupName",
-    AKS_AGENT_POOL: "agentPoolName",
-    GKE_NODE_POOL: "name",
+POOL_NAME_FIELD: dict[str, str] = {t: f for c in all_clouds() for t, f in c.replacement.POOL_NAME_FIELD.items()}
+
+
+#: Inline pools whose change is refused, not replaced: the cluster resource updates in place (the provider
+#: marks none of these ForceNew), the cloud refuses the change, and renaming the inline pool is no way out
+#: either. `diff` refuses such a change (exit 2) with the steps that do it (inline_pool_refusals).
+INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {
+    t: rule for c in all_clouds() for t, rule in c.replacement.INLINE_POOL_REFUSED_FIELDS.items()
 }
+
+
+def inline_pool_refusals(
+    resource_type: str, resource_name: str, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> list[str]:
+    """What an update of `resource_type` would ask of its inline pools that the cloud refuses, each with
+    the way to do it by hand (empty: nothing refused)."""
+    rule = INLINE_POOL_REFUSED_FIELDS.get(resource_type)
+    if rule is None:
+        return []
+    before = {p.get(rule.key): p for p in old.get(rule.list_field) or [] if isinstance(p, Mapping)}
+    after = {p.get(rule.key): p for p in new.get(rule.list_field) or [] if isinstance(p, Mapping)}
+    where = f"{resource_type} {resource_name}: {rule.list_field}"
+    problems = [
+        f"{where}[{n}]: a new inline pool; an update of the cluster cannot add or rename one "
+        f"(was: {', '.join(sorted(map(str, before))) or 'none'}); add it as its own agent pool"
+        for n in after
+        if n not in before and before
+    ]
+    for n, pool in after.items():
+        if n not in before:
+            continue
+        changed = [f for f in rule.fields if before[n].get(f) != pool.get(f)]
+        if changed:
+            moves = ", ".join(f"{where}[{n}].{f}: {before[n].get(f)!r} -> {pool.get(f)!r}" for f in changed)
+            problems.append(f"{moves}. {rule.way_out(n, new, pool)}")
+    return problems
 
 
 def short_digest(values: Mapping[str, Any]) -> str:
@@ -160,4 +104,13 @@ def replace_table_markdown() -> str:
     rows = ["| Resource | Fields that force a replacement | Source |", "| --- | --- | --- |"]
     for type_, rule in POOL_REPLACE_FIELDS.items():
         rows.append(f"| `{type_}` | {', '.join(f'`{f}`' for f in rule.fields)} | {rule.source} |")
+    return "\n".join(rows)
+
+
+def inline_pool_table_markdown() -> str:
+    """The README's table of inline-pool fields whose change `diff` refuses."""
+    rows = ["| Resource | Inline-pool fields whose change is refused | Source |", "| --- | --- | --- |"]
+    for type_, rule in INLINE_POOL_REFUSED_FIELDS.items():
+        fields = ", ".join(f"`{rule.list_field}[].{f}`" for f in rule.fields)
+        rows.append(f"| `{type_}` | {fields} | {rule.source} |")
     return "\n".join(rows)

@@ -7,17 +7,19 @@ from dataclasses import dataclass, field
 import pulumi
 
 from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.clouds import cloud_module
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.config import DEFAULT_GPU_DRIVER_VERSION, AmiFamily, GpuDriverVersion
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
-from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent
+from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent, PoolProvisioner
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.validation import (
     CLOUD_ONLY_POOL_SETTINGS,
+    NODES_PER_CLUSTER,
     args_type_problems,
+    bounds_problems,
     cloud_args_problems,
     cloud_only_problems,
     gpu_instance_type_problems,
@@ -79,6 +81,9 @@ class SpotGpuPoolArgs(NodeOverrides):
     """GCP only: Dynamic Workload Scheduler queued provisioning (flex-start, not spot; min 0)."""
     spot_max_price: float | None = None
     """Azure only: max USD/hour per spot VM; default None: -1 (capped at the on-demand price)."""
+    provisioner: PoolProvisioner | None = None
+    """Default None: the cloud's node groups, scaled by the ClusterAutoscaler. A provisioner that makes the
+    nodes itself (EKS: `Karpenter(...).nodes`) declares the pool's objects instead (no node groups)."""
     gpu_sharing_replicas: int = 1
     """Pods per physical GPU when the device plugin time-slices (scales the advertised GPU count)."""
     tags: dict[str, str] = field(default_factory=dict)
@@ -102,7 +107,7 @@ class SpotGpuPoolArgs(NodeOverrides):
             return None
         if self.max_minutes_to_fallback is not None:
             return float(self.max_minutes_to_fallback)
-        return float(cloud_module(self.cluster.cloud, "pools").DEFAULT_MAX_MINUTES_TO_FALLBACK)
+        return float(get_cloud(self.cluster.cloud).pools.DEFAULT_MAX_MINUTES_TO_FALLBACK)
 
     @property
     def gpus_per_node(self) -> int:
@@ -131,6 +136,8 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     if problems := handle_problems(where, args.cluster) + args_type_problems(where, args):
         return problems  # the rest reads the cluster and compares the values
     problems = size_problems(where, "min_size", args.min_size, "max_size", args.max_size)
+    if args.fallback_max_size is not None and args.fallback_max_size > NODES_PER_CLUSTER.high:
+        problems += bounds_problems(f"{where}fallback_max_size", args.fallback_max_size, NODES_PER_CLUSTER)
     if not args.instance_types:
         problems.append(f"{where}instance_types: at least one GPU instance type is required")
     problems += gpu_instance_type_problems(
@@ -160,9 +167,16 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     problems += promise_problems(where, args)
     if problems:
         return problems  # the group counts below need valid types and zones
-    pools = cloud_module(args.cluster.cloud, "pools")
+    pools = get_cloud(args.cluster.cloud).pools
     problems += pools.override_problems(where, args)
     problems += pools.pool_problems(where, args)
+    if args.provisioner is not None:
+        if not isinstance(args.provisioner, PoolProvisioner):
+            problems.append(
+                f"{where}provisioner: must have build_pool(name, args, parent), such as Karpenter(...).nodes "
+                f"(got {type(args.provisioner).__name__})"
+            )
+        return problems + getattr(args.provisioner, "pool_problems", lambda *_: [])(where, args)
     primary, fallback = pools.node_group_counts(args)
     for field_name, total, groups in (
         ("max_size", args.max_size, primary),
@@ -208,7 +222,7 @@ class SpotGpuPool(PoolComponent):
     def __init__(self, name: str, args: SpotGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := spot_gpu_pool_problems(name, args):
             raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
-        pools = cloud_module(args.cluster.cloud, "pools")
+        pools = get_cloud(args.cluster.cloud).pools
         #: what a pod needs to land on this pool (tolerations, node selector, Job labels)
         self.workload: WorkloadContract = pools.workload_contract(name, args)
         #: the pool's promise: minutes to the on-demand fallback (None without one)
@@ -218,7 +232,8 @@ class SpotGpuPool(PoolComponent):
         if self.max_minutes_to_fallback is not None:
             inputs[PROMISE_INPUT] = self.max_minutes_to_fallback
         super().__init__(TYPE_TOKEN, name, inputs, opts)
-        built = pools.build_spot_gpu_pool(name, args, self)
+        builder = pools.build_spot_gpu_pool if args.provisioner is None else args.provisioner.build_pool
+        built = builder(name, args, self)
         self.args = args
         self.ships_device_plugin = built.ships_device_plugin
         self._publish(name, built)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -17,11 +18,18 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_typ
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from elastic_gpu.gpu_catalog import GPU_MODELS, ONE_GROUP_MANY_TYPES_CLOUDS, gpu_instance_type
+from elastic_gpu.clouds import all_clouds, get_cloud
+from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type
 
 
 def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_size: int) -> list[str]:
-    problems = [f"{where}{n}: must be >= 0 (got {v})" for n, v in ((min_name, min_size), (max_name, max_size)) if v < 0]
+    """Node counts of a pool: 0 to Kubernetes' 5,000 nodes per cluster (bounded before any arithmetic or
+    serialization: 10**400 is no float), min <= max."""
+    sizes = ((min_name, min_size), (max_name, max_size))
+    problems = [f"{where}{n}: must be >= 0 (got {shown_number(v)})" for n, v in sizes if v < 0]
+    problems += [
+        bounds_problems(f"{where}{n}", v, NODES_PER_CLUSTER)[0] for n, v in sizes if v > NODES_PER_CLUSTER.high
+    ]
     if min_size > max_size:
         problems.append(f"{where}{max_name}: must be >= {min_name} (got {min_name}={min_size}, {max_name}={max_size})")
     return problems
@@ -69,7 +77,7 @@ def gpu_instance_type_problems(
             f"{where}{types_field}: all types in a pool must carry the same GPU count "
             f"(the autoscaler builds one node template per group); got counts {sorted(counts)}"
         )
-    if len(shapes) > 1 and cloud in ONE_GROUP_MANY_TYPES_CLOUDS:
+    if len(shapes) > 1 and get_cloud(cloud).one_group_many_types:
         # cluster-autoscaler's AWS provider builds an empty group's node template from the first
         # type only (aws_wrapper.go, instanceTypesOverrides[0]); its README: the types of one group
         # "should have the same amount of RAM and number of CPU cores".
@@ -159,19 +167,17 @@ class Bounds:
 def bounds_problems(where: str, value: int, bounds: Bounds, unit: str = "") -> list[str]:
     if bounds.low <= value <= bounds.high:
         return []
-    return [f"{where}: {value}{unit} is out of range; allowed: {bounds.low} to {bounds.high}{unit} ({bounds.source})"]
+    return [
+        f"{where}: {shown_number(value)}{unit} is out of range; allowed: {bounds.low} to {bounds.high}{unit} "
+        f"({bounds.source})"
+    ]
 
 
 #: GPU-pool settings that mean something on one cloud only (SpotGpuPoolArgs and gpuPools[] alike): the
 #: cloud, and the value that leaves them unset.
 CLOUD_ONLY_POOL_SETTINGS: dict[str, tuple[str, object]] = {
-    "ami_family": ("aws", "al2023"),
-    "spot_max_price": ("azure", None),
-    "gpu_driver_version": ("gcp", "DEFAULT"),
-    "queued_provisioning": ("gcp", False),
-    "gpu_count": ("gcp", None),
+    key: (c.name, unset) for c in all_clouds() for key, unset in c.pool_settings.items()
 }
-_CLOUD_NAMES = {"aws": "an AWS", "azure": "an Azure", "gcp": "a GCP"}
 
 
 def cloud_only_problems(
@@ -186,7 +192,7 @@ def cloud_only_problems(
         owner, unset = CLOUD_ONLY_POOL_SETTINGS[key]
         if owner != cloud and (value != unset or given(key)):
             problems.append(
-                f"{field(key)}: {_CLOUD_NAMES[owner]}-only setting; remove it for cloud {cloud!r} (got {value!r})"
+                f"{field(key)}: {get_cloud(owner).owner}-only setting; remove it for cloud {cloud!r} (got {value!r})"
             )
     return problems
 
@@ -218,7 +224,6 @@ def autoscaler_settings_problems(
     ClusterAutoscalerArgs alike: `field(name)` spells a setting (`autoscaler.expander`,
     `ClusterAutoscalerArgs.expander`); `fallback` names a pool with an on-demand fallback, if any;
     `example` is a working expander chain in the caller's language."""
-    from elastic_gpu.clouds import cloud_module  # clouds -> errors only; import here keeps this module pure
 
     problems = [
         f"{field(key)}: must be longer than 0 (got {value!r})"
@@ -229,7 +234,7 @@ def autoscaler_settings_problems(
     if not expander:
         problems.append(f"{field('expander')}: at least one expander is required, e.g. {example}")
     problems += duplicate_problems(field("expander"), list(expander))
-    if fallback is not None and cloud_module(cloud, "rules").PRIORITY_EXPANDER and "priority" not in expander:
+    if fallback is not None and get_cloud(cloud).rules.PRIORITY_EXPANDER and "priority" not in expander:
         problems.append(
             f"{field('expander')}: {fallback} needs `priority` in the expander chain, or the autoscaler may pick the "
             f"on-demand group before the spot ones (got {list(expander)}); put priority first, e.g. {example}"
@@ -239,23 +244,16 @@ def autoscaler_settings_problems(
 
 def instance_type_cloud(name: str) -> str | None:
     """Which cloud's naming an instance type follows (`m5.large`, `Standard_D4s_v5`, `e2-standard-4`)."""
-    if re.fullmatch(r"[a-z][a-z0-9-]*\.[a-z0-9]+", name):
-        return "aws"
-    if re.fullmatch(r"Standard_[A-Za-z0-9_]+", name):
-        return "azure"
-    if re.fullmatch(r"[a-z][a-z0-9]*-[a-z0-9-]+", name):
-        return "gcp"
-    return None
+    return next((c.name for c in all_clouds() if re.fullmatch(c.instance_type_pattern, name)), None)
 
 
 def instance_type_problems(where: str, cloud: str, names: list[str]) -> list[str]:
     """Types that are not named as the cloud names its types (a CPU type of another cloud, a typo), or
     whose family the cloud's table (components/<cloud>/rules.py MACHINE_TYPE_PATTERN) does not know; and
     each type once."""
-    from elastic_gpu.clouds import cloud_module  # clouds -> errors only; import here keeps this module pure
 
-    rules = cloud_module(cloud, "rules")
-    example = {"aws": "m6i.xlarge", "azure": "Standard_D4s_v5", "gcp": "e2-standard-4"}[cloud]
+    rules = get_cloud(cloud).rules
+    example = get_cloud(cloud).example_instance_type
     problems = []
     for j, name in enumerate(names):
         owner = instance_type_cloud(name) if isinstance(name, str) else None
@@ -272,9 +270,8 @@ def instance_type_problems(where: str, cloud: str, names: list[str]) -> list[str
 
 def cloud_args_problems(where: str, cloud: str, tags: Mapping[str, str], disk_size_gib: int) -> list[str]:
     """A pool component's tags and disk against its cloud's rules (components/<cloud>/rules.py)."""
-    from elastic_gpu.clouds import cloud_module  # clouds -> errors only; import here keeps this module pure
 
-    rules = cloud_module(cloud, "rules")
+    rules = get_cloud(cloud).rules
     return tag_problems(f"{where}tags", tags, rules.TAG_RULES) + bounds_problems(
         f"{where}disk_size_gib", disk_size_gib, rules.DISK_GIB, " GiB"
     )
@@ -290,7 +287,10 @@ PODS_PER_NODE = Bounds(2, 110, "Kubernetes supports at most 110 pods per node")
 def shown_number(value: object) -> str:
     """A number for a message: a huge int is named by its size, not printed in full."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**18:
-        return f"a {len(str(abs(value)))}-digit number"
+        try:
+            return f"a {len(str(abs(value)))}-digit number"
+        except ValueError:  # over Python's int-to-text limit (sys.get_int_max_str_digits, 4300 by default)
+            return f"a number of more than {sys.get_int_max_str_digits()} digits"
     return repr(value)
 
 
@@ -336,8 +336,8 @@ def cidr_problems(
     return []
 
 
-def duration_problems(where: str, seconds: int, text: str, bounds: Bounds, unit_seconds: int = 1) -> list[str]:
-    """A duration (already parsed to seconds) within `bounds` (in seconds), in whole `unit_seconds`."""
+def duration_problems(where: str, seconds: int, text: str, bounds: Bounds) -> list[str]:
+    """A duration (already parsed to seconds) within `bounds` (in seconds)."""
 
     def show(s: int) -> str:
         return f"{s // 3600}h" if s % 3600 == 0 and s >= 3600 else f"{s // 60}m" if s % 60 == 0 else f"{s}s"
@@ -347,20 +347,22 @@ def duration_problems(where: str, seconds: int, text: str, bounds: Bounds, unit_
         problems.append(
             f"{where}: {text!r} is out of range; allowed: {show(bounds.low)} to {show(bounds.high)} ({bounds.source})"
         )
-    elif seconds % unit_seconds:
-        problems.append(f"{where}: {text!r} is not allowed; allowed: whole minutes such as 10m ({bounds.source})")
     return problems
 
 
 def autoscaler_duration_problems(cloud: str, durations: Mapping[str, str], label: Mapping[str, str]) -> list[str]:
     """The autoscaler's durations (by attribute name: max_node_provision_time ...) within the cloud's bounds
-    (components/<cloud>/rules.py AUTOSCALER_DURATIONS); `label` names each field for the message. A zero
-    duration is left to the caller's own "must be longer than 0"."""
-    from elastic_gpu.clouds import cloud_module
-
-    table = getattr(cloud_module(cloud, "rules"), "AUTOSCALER_DURATIONS", {})
+    (components/<cloud>/rules.py AUTOSCALER_DURATIONS), written as the cloud takes them (DURATION_FORMAT, if
+    any); `label` names each field for the message. A zero duration is left to the caller's own "must be
+    longer than 0"."""
+    rules = get_cloud(cloud).rules
+    table = getattr(rules, "AUTOSCALER_DURATIONS", {})
+    written = getattr(rules, "DURATION_FORMAT", None)
     problems = []
     for key, text in durations.items():
+        if written is not None and not re.fullmatch(written[0], text):
+            problems.append(f"{label[key]}: {text!r} is not allowed; allowed: {written[1]}")
+            continue
         seconds = duration_seconds(text)
         if key in table and seconds > 0:
             problems += duration_problems(label[key], seconds, text, table[key])
@@ -369,20 +371,16 @@ def autoscaler_duration_problems(cloud: str, durations: Mapping[str, str], label
 
 def time_slicing_problems(where: str, cloud: str, replicas: int | None) -> list[str]:
     """GPU time-slicing replicas within the cloud's bound (rules.py TIME_SLICING_REPLICAS)."""
-    from elastic_gpu.clouds import cloud_module
-
     if replicas is None:
         return []
-    return bounds_problems(where, replicas, cloud_module(cloud, "rules").TIME_SLICING_REPLICAS)
+    return bounds_problems(where, replicas, get_cloud(cloud).rules.TIME_SLICING_REPLICAS)
 
 
 def general_pool_problems(
     where: str, cloud: str, instance_types: list[str], types_field: str = "instanceTypes"
 ) -> list[str]:
     """The general (CPU) pool's types: the cloud's, known, each once, and as many as one pool of the cloud takes."""
-    from elastic_gpu.clouds import cloud_module
-
-    rules = cloud_module(cloud, "rules")
+    rules = get_cloud(cloud).rules
     problems = instance_type_problems(f"{where}{types_field}", cloud, list(instance_types))
     limit = getattr(rules, "GENERAL_POOL_TYPES", None)
     if limit is not None and len(instance_types) > limit[0]:

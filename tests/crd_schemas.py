@@ -3,7 +3,8 @@
 For a create: structural defaults are applied first, then the OpenAPI v3 schema strictly (an unknown
 field is an error, as with `kubectl apply --validate=strict`; types, enums, patterns, limits,
 x-kubernetes-int-or-string, list-type set/map uniqueness), then every `x-kubernetes-validations` CEL
-rule, evaluated with the `common-expression-language` package. Transition rules (those reading
+rule, evaluated with the `common-expression-language` package (plus what Karpenter's CRDs use of the
+API server's libraries: the regex library's `find`, the strings extension's `split`). Transition rules (those reading
 `oldSelf`) only run on updates and are skipped. Metadata: a DNS-1123 name (a namespace is the
 provider's default when left out, and the API server clears it on a cluster-scoped object).
 """
@@ -132,15 +133,23 @@ def _list_map_errors(node: dict[str, Any], value: list[Any], path: str) -> list[
     return errors
 
 
-def _find(text: str, pattern: str) -> str:
-    """Kubernetes' CEL regex library (k8s.io/apiserver/pkg/cel/library/regex.go): `s.find(re)`, the first
-    match or "". The karpenter.sh CRDs read a label's domain with it."""
-    match = re.search(python_pattern(pattern), text)
-    return match.group(0) if match else ""
+def _find(value: str, pattern: str) -> str:
+    """Kubernetes' CEL `<string>.find(<regex>)` (k8s.io/apiserver/pkg/cel/library/regex.go): the first
+    match, or "" when there is none."""
+    found = re.search(python_pattern(pattern), value)
+    return found.group(0) if found else ""
 
 
-#: Kubernetes' CEL extension functions the shipped CRDs use, beyond the CEL standard library.
-KUBERNETES_CEL_FUNCTIONS = {"find": _find}
+def _split(value: str, separator: str, limit: int = -1) -> list[str]:
+    """cel-go's strings extension `<string>.split(<sep>[, <n>])`, which the API server enables
+    (k8s.io/apiserver/pkg/cel/environment/base.go ext.Strings): n < 0 all parts, n == 0 none."""
+    if limit == 0:
+        return []
+    return value.split(separator, limit - 1 if limit > 0 else -1)
+
+
+#: CEL functions the API server has beyond the standard library (the ones the CRDs here use).
+KUBERNETES_CEL_FUNCTIONS = {"find": _find, "split": _split}
 
 
 def _rule_errors(node: dict[str, Any], value: Any, path: str) -> list[str]:
@@ -151,7 +160,7 @@ def _rule_errors(node: dict[str, Any], value: Any, path: str) -> list[str]:
         if "oldSelf" in expr:
             continue  # a transition rule: only on update
         try:
-            ok = cel.evaluate(expr, cel.Context(variables={"self": value}, functions=KUBERNETES_CEL_FUNCTIONS))
+            ok = cel.evaluate(expr, cel.Context({"self": value}, KUBERNETES_CEL_FUNCTIONS))
         except Exception as exc:  # the API server reports an evaluation error as invalid too
             ok = False
             expr = f"{expr} ({exc})"

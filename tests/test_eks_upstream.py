@@ -6,6 +6,7 @@ import pytest
 import yaml
 
 from elastic_gpu.aws.node_groups import eks_node_group_name
+from elastic_gpu.eks_cluster import SHARED_NODE_ROLE_RISK
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.diff import build_diff
 from elastic_gpu.offline.mocks import pulumi_eks_cluster_problems
@@ -43,13 +44,16 @@ from elastic_gpu import EksCluster, SpotGpuPool, SpotGpuPoolArgs
 
 cluster = eks.Cluster("ml", name="ml", vpc_id="vpc-1", private_subnet_ids=["subnet-a"], authentication_mode="API",
                       create_oidc_provider=True, {cluster_args})
-handle = EksCluster.from_pulumi_eks("h", cluster, subnet_ids={{"us-west-2a": "subnet-a"}}, kubernetes_version="1.33"
+handle = EksCluster.from_pulumi_eks("h", cluster, subnet_ids={{"us-west-2a": "subnet-a"}}, kubernetes_version="1.33",
                                     {handle_args})
 SpotGpuPool("l4", SpotGpuPoolArgs(cluster=handle, instance_types=["g6.xlarge"], max_size=2))
 """
 
 
-def pulumi_eks_program(cluster_args: str, handle_args: str = "") -> str:
+OWN_ROLE = 'node_role_arn="arn:aws:iam::123456789012:role/gpu"'
+
+
+def pulumi_eks_program(cluster_args: str, handle_args: str = OWN_ROLE) -> str:
     return PULUMI_EKS_PROGRAM.format(cluster_args=cluster_args, handle_args=handle_args)
 
 
@@ -82,29 +86,48 @@ def test_the_pulumi_eks_mock_refuses_what_pulumi_eks_refuses(run_program) -> Non
     )
 
 
-def test_from_pulumi_eks_without_instance_roles_asks_for_node_role_arn(run_program) -> None:
-    with pytest.raises(ConfigError) as err:
-        run_program(pulumi_eks_program("skip_default_node_group=True"))
-    assert "EksCluster.from_pulumi_eks 'h': node_role_arn: the pulumi-eks cluster has no instance role" in str(
-        err.value
-    )
-    assert "IndexError" not in str(err.value)
-    preview = run_program(
-        pulumi_eks_program("skip_default_node_group=True", ', node_role_arn="arn:aws:iam::123456789012:role/gpu"')
-    )
+def test_from_pulumi_eks_requires_node_role_arn_and_says_what_sharing_costs(run_program) -> None:
+    """EKS removes a role's aws-auth mapping when the last managed node group using it is deleted, and
+    self-managed nodes on that role go NotReady (EKS User Guide, delete-managed-node-group): the GPU groups no
+    longer default to the cluster's instance role (pulumi-eks's ManagedNodeGroup takes no default either)."""
+    for cluster_args in (
+        "node_group_options=eks.ClusterNodeGroupOptionsArgs(min_size=1)",
+        "skip_default_node_group=True",
+    ):
+        with pytest.raises(ConfigError) as err:
+            run_program(pulumi_eks_program(cluster_args, handle_args=""))
+        [problem] = err.value.problems
+        assert problem == (
+            "EksCluster.from_pulumi_eks 'h': node_role_arn: required; without it the GPU node groups would share the "
+            "pulumi-eks cluster's instance role with its self-managed nodes. When the last managed node group using "
+            "a node IAM role is deleted, EKS removes that role from the aws-auth ConfigMap, and self-managed nodes "
+            'using the same role move to NotReady (EKS User Guide, "Delete a managed node group from your cluster", '
+            "https://docs.aws.amazon.com/eks/latest/userguide/delete-managed-node-group.html). Scaling to zero "
+            "deletes no group; removing the last pool on the role does, and so does moving the groups to another "
+            "role later (node-group names carry a digest of the fields EKS replaces on, node role included, so the "
+            "new group is created and the old one deleted; a replacement that keeps the role leaves it in use). "
+            "pass node_role_arn= a role of the GPU nodes' own (AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy, "
+            "AmazonEC2ContainerRegistryReadOnly; examples/existing-eks), or share the instance role knowingly (e.g. "
+            "GPU groups already deployed on it, which moving would delete): "
+            "node_role_arn=cluster.instance_roles.apply(lambda roles: roles[0].arn)"
+        )
+    # A role of their own: used, and nothing to warn about.
+    preview = run_program(pulumi_eks_program("skip_default_node_group=True"))
     groups = preview.of_type("aws:eks/nodeGroup:NodeGroup")
     assert {g.inputs["nodeRoleArn"] for g in groups} == {"arn:aws:iam::123456789012:role/gpu"}
     assert not [w for w in preview.warnings if "node_role_arn" in w]
 
 
-def test_from_pulumi_eks_warns_when_gpu_groups_share_the_self_managed_role(run_program) -> None:
-    preview = run_program(pulumi_eks_program("node_group_options=eks.ClusterNodeGroupOptionsArgs(min_size=1)"))
+def test_from_pulumi_eks_warns_when_gpu_groups_share_the_self_managed_role_knowingly(run_program) -> None:
+    shared = "node_role_arn=cluster.instance_roles.apply(lambda roles: roles[0].arn)"
+    preview = run_program(pulumi_eks_program("node_group_options=eks.ClusterNodeGroupOptionsArgs(min_size=1)", shared))
     groups = preview.of_type("aws:eks/nodeGroup:NodeGroup")
     assert {g.inputs["nodeRoleArn"] for g in groups} == {"arn:aws:mock::123456789012:role/ml-instanceRole-role"}
     [warning] = [w for w in preview.warnings if "node_role_arn" in w]
-    assert warning.startswith("EksCluster.from_pulumi_eks 'h': node_role_arn: not given")
-    assert "self-managed nodes using it go NotReady" in warning
-    assert "delete-managed-node-group.html" in warning
+    assert warning == (
+        "EksCluster.from_pulumi_eks 'h': node_role_arn: the pulumi-eks cluster's instance role, which its "
+        f"self-managed nodes use too. {SHARED_NODE_ROLE_RISK}"
+    )
 
 
 # --- which groups the autoscaler scales (issue 16; issue 20: only the library's groups) -------------

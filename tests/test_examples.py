@@ -16,6 +16,7 @@ from elastic_gpu.offline.mocks import MOCK_UUID
 from elastic_gpu.offline.policy_run import run_policies
 from elastic_gpu.offline.report import to_json
 from elastic_gpu.offline.runner import Preview, run_preview
+from elastic_gpu.versions import cluster_autoscaler_image
 
 EXAMPLES = ROOT / "examples"
 NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "Pulumi.yaml").exists())
@@ -88,6 +89,13 @@ def test_existing_eks_on_pulumi_eks() -> None:
     assert trust["Statement"][0]["Principal"]["Federated"].endswith("oidc.eks.example.amazonaws.com/id/ML")
     [cm] = _by_type(preview, "kubernetes:core/v1:ConfigMap").values()
     assert "ml\\-l4\\-fallback\\-us\\-west\\-2a" in cm["data"]["priorities"]
+    # The minor is the pulumi-eks cluster's own `version` (the program repeats it nowhere).
+    assert (
+        component.inputs["version"] == "1.35"
+        and "kubernetes_version" not in (EXAMPLES / "existing-eks" / "__main__.py").read_text()
+    )
+    assert dep["spec"]["template"]["spec"]["containers"][0]["image"] == cluster_autoscaler_image("1.35")
+    assert {g["version"] for g in groups.values()} == {"1.35"}
 
 
 def test_existing_eks_plain_reads_the_stack_reference_and_its_own_node_group() -> None:

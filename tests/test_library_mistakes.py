@@ -258,9 +258,11 @@ def test_a_gke_zone_belongs_to_the_cluster_s_location(run_program, location: str
         run_program(source)
 
 
-def test_a_pulumi_eks_cluster_without_an_oidc_provider_fails_the_gate(tmp_path, capsys) -> None:
-    """pulumi-eks reports oidcProviderArn "" without create_oidc_provider=True, and the autoscaler's role then
-    trusted `"Federated": ""`; the value exists only once the cluster does, so the gate (not the handle) says it."""
+def test_a_pulumi_eks_cluster_without_an_oidc_provider_exits_2_naming_create_oidc_provider(
+    tmp_path, registered, capsys
+) -> None:
+    """pulumi-eks reports oidcProviderArn "" without create_oidc_provider=True (cluster.ts), known at preview: the
+    autoscaler refuses it before its IRSA role would trust `"Federated": ""` (the gate passed it before)."""
     import shutil
 
     example = ROOT / "examples" / "existing-eks"
@@ -269,11 +271,26 @@ def test_a_pulumi_eks_cluster_without_an_oidc_provider_fails_the_gate(tmp_path, 
     source = (example / "__main__.py").read_text()
     assert "create_oidc_provider=True," in source
     (tmp_path / "__main__.py").write_text(source.replace("create_oidc_provider=True,", ""))
-    assert main(["policy", "--program", str(tmp_path), "--stack", "dev"]) != 0
-    out = capsys.readouterr().out
-    assert "eks-irsa-trusts-an-oidc-provider" in out
-    assert 'trusts the provider ""' in out and "create_oidc_provider=True" in out
+    assert main(["preview", "--program", str(tmp_path), "--stack", "dev"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "ClusterAutoscaler 'autoscaler': the cluster has no IAM OIDC provider (its oidc_provider_arn is ''), so the "
+        'autoscaler\'s IRSA role would trust `"Federated": ""` and its pod could never assume it: build the '
+        "pulumi_eks.Cluster with create_oidc_provider=True (EksCluster.from_pulumi_eks), or pass "
+        "EksCluster.existing(oidc_provider_arn=...) the ARN of the cluster's IAM OIDC provider"
+    ) in err
+    assert "Traceback" not in err
+    assert main(["policy", "--program", str(tmp_path), "--stack", "dev"]) == 2
     assert main(["policy", "--program", str(example), "--stack", "dev"]) == 0
+
+
+def test_a_plain_empty_oidc_provider_arn_is_refused_by_the_handle(tmp_path, registered, capsys) -> None:
+    program = write(tmp_path)
+    arn = '"arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/ABC"'
+    (program / "__main__.py").write_text((program / "__main__.py").read_text().replace(arn, '""'))
+    assert main(["preview", "--program", str(program), "--stack", "dev"]) == 2
+    assert "EksCluster.existing 'ml': oidc_provider_arn: must not be empty" in capsys.readouterr().err
+    assert [n for _, n in registered if n == "ml" or n.startswith("ca")] == []
 
 
 def test_private_nodes_is_named_where_it_matters(run_program) -> None:
@@ -300,10 +317,10 @@ def test_a_missing_extra_says_which_to_install(monkeypatch: pytest.MonkeyPatch) 
     import sys
 
     import elastic_gpu
-    from elastic_gpu.clouds import cloud_module
+    from elastic_gpu.clouds import get_cloud
 
     monkeypatch.setitem(sys.modules, "pulumi_aws", None)  # as if `pip install elastic-gpu` without [aws]
-    monkeypatch.delitem(sys.modules, "elastic_gpu.eks_cluster", raising=False)
+    monkeypatch.delitem(sys.modules, "elastic_gpu.aws.cluster", raising=False)
     with pytest.raises(ModuleNotFoundError) as exc:
         elastic_gpu.EksCluster  # noqa: B018 - `from elastic_gpu import EksCluster`
     assert str(exc.value) == (
@@ -313,7 +330,7 @@ def test_a_missing_extra_says_which_to_install(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(sys.modules, "pulumi_gcp", None)
     monkeypatch.delitem(sys.modules, "elastic_gpu.gcp.stack", raising=False)
     with pytest.raises(ConfigError, match=re.escape("pip install 'elastic-gpu[gcp]'")):
-        cloud_module("gcp", "stack")
+        get_cloud("gcp").stack  # noqa: B018
 
 
 def test_hints_speak_to_a_program_too(tmp_path) -> None:

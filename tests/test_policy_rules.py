@@ -68,9 +68,17 @@ def test_programs_declare_the_ok_and_bad_resources(cloud: str) -> None:
 def test_every_rule_of_the_issue_has_cases() -> None:
     # The version rules depend on the day; tests/test_versions.py judges them on fixed dates.
     # gpu-monthly-cost-ceiling and spot-gpu-pool-fallback-promise have their own files
-    # (test_cost.py, test_fallback_promise.py).
+    # (test_cost.py, test_fallback_promise.py), the Karpenter rules test_karpenter_eks.py.
     dated = {"kubernetes-version-standard-support", "kubernetes-version-not-end-of-life"}
     own_files = {"gpu-monthly-cost-ceiling", "spot-gpu-pool-fallback-promise"}
+    own_files |= {"karpenter-gpu-node-pool", "karpenter-fallback-ordered", "karpenter-interruption-handling"}
+    # GKE auto-provisioning's rules: tests/test_gke_autoprovisioning.py
+    own_files |= {
+        "gke-auto-provisioning-gpu-limits",
+        "gke-compute-class-gpu-taint",
+        "gke-compute-class-spot-first",
+        "gke-compute-class-scale-down",
+    }
     assert set(EXPECTED) | own_files | dated == set(POLICIES_BY_NAME)
 
 

@@ -1,1 +1,30 @@
-"""AWS mapping of the cloud-neutral components (EKS managed node groups, IRSA)."""
+"""AWS: EKS clusters, managed node groups, IRSA and the cluster-autoscaler (components/clouds.py, `Cloud`)."""
+
+from elastic_gpu.clouds import Cloud
+
+#: Its resource types the cloud-neutral core reads (offline reports, policy rules).
+EKS_CLUSTER = "aws:eks/cluster:Cluster"
+EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+
+CLOUD = Cloud(
+    name="aws",
+    service="EKS",
+    owner="an AWS",
+    handle_attributes=(
+        "region",
+        "node_role_arn",
+        "subnet_ids",
+        "oidc_provider_arn",
+        "oidc_issuer_url",
+        "node_dependencies",
+    ),
+    existing_hint="EksCluster.existing(...) or EksCluster.from_pulumi_eks(...)",
+    example_instance_type="m6i.xlarge",
+    instance_type_pattern=r"[a-z][a-z0-9-]*\.[a-z0-9]+",
+    pins_autoscaler_image=True,
+    # An EKS managed node group holds several instance types (see validation.gpu_instance_type_problems).
+    one_group_many_types=True,
+    spot_fix="set capacityType: SPOT",
+    prices_accelerators=False,
+    pool_settings={"ami_family": "al2023"},
+)

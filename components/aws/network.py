@@ -32,6 +32,7 @@ def build_network(
     region: str,
     nat_gateways: str = "perZone",
     ecr_endpoints: bool = False,
+    private_subnet_tags: dict[str, str] | None = None,
 ) -> Network:
     if len(zones) > MAX_ZONES:
         raise ValueError(f"at most {MAX_ZONES} zones are supported (got {len(zones)})")
@@ -114,6 +115,7 @@ def build_network(
                 **cluster_tag,
                 "Name": f"{cluster_name}-private-{zone}",
                 "kubernetes.io/role/internal-elb": "1",
+                **(private_subnet_tags or {}),
             },
             opts=opts,
         )

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 #: A GPU pool's max is split over one node group per zone (components/aws/pools.py).
 SPLITS_PER_ZONE = True
+#: The stack setting `provisioner` on aws: managed node groups and the cluster-autoscaler, or Karpenter
+#: (components/aws/karpenter).
+PROVISIONERS = ("cluster-autoscaler", "karpenter")
+KARPENTER = "karpenter"
 #: The self-run cluster-autoscaler has the priority expander that ranks spot above the fallback.
 PRIORITY_EXPANDER = True
 
@@ -170,4 +174,11 @@ def validate(cfg: StackConfig) -> list[str]:
             "generalPool.spot: the cluster-autoscaler runs on the general pool and must never run on spot nodes; "
             "allowed: false (got true)"
         )
+    if cfg.provisioner == KARPENTER:
+        problems += [
+            f"gpuPools[{i}].amiFamily: under provisioner karpenter the pool's EC2NodeClass runs AL2023 "
+            f"(components/aws/karpenter/nodes.py AMI_ALIAS); allowed: al2023 (got {p.ami_family!r})"
+            for i, p in enumerate(cfg.gpu_pools)
+            if p.ami_family != "al2023"
+        ]
     return problems

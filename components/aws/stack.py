@@ -7,10 +7,14 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 
+from elastic_gpu.aws.addons import EksAddons, EksAddonsArgs
+from elastic_gpu.aws.cluster import EksCluster, EksClusterArgs
+from elastic_gpu.aws.karpenter.controller import Karpenter, KarpenterArgs
+from elastic_gpu.aws.rules import KARPENTER
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
-from elastic_gpu.eks_addons import EksAddons, EksAddonsArgs
-from elastic_gpu.eks_cluster import EksCluster, EksClusterArgs
+from elastic_gpu.general_pool import GeneralPool
+from elastic_gpu.pool_types import PoolProvisioner
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
@@ -37,14 +41,24 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
             ecr_endpoints=c.ecr_endpoints,
             public_access=c.api_access.public,
             public_access_cidrs=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
+            karpenter_discovery=cfg.provisioner == KARPENTER,
         ),
         opts=opts,
     )
-    parts = build_pools_and_addons(cfg, cluster, opts, lambda p: pool_args(cfg, p))
+
+    def karpenter(general: GeneralPool) -> PoolProvisioner:
+        # An idle GPU node lives as long under Karpenter as under the autoscaler: scaleDownUnneededTime (a Go
+        # duration in whole units, which NodePool's consolidateAfter pattern also takes).
+        idle = cfg.autoscaler.scale_down_unneeded_time
+        args = KarpenterArgs(cluster=cluster, general_pool=general, consolidate_after=idle, tags=cfg.tags)
+        return Karpenter("karpenter", args, opts=opts).nodes
+
+    provisioner = karpenter if cfg.provisioner == KARPENTER else None
+    parts = build_pools_and_addons(cfg, cluster, opts, lambda p: pool_args(cfg, p), provisioner)
     # After every node group: on a version bump the add-ons move after the node groups have.
     nodes = [r for pool in [parts.general, *parts.gpu_pools] for r in pool.nodes]
     addons = EksAddons("eks-addons", EksAddonsArgs(cluster=cluster, nodes=nodes, tags=cfg.tags), opts=opts)
-    return {
+    outputs = {
         "cloud": "aws",
         "clusterName": cluster.cluster_name,
         "region": c.region,
@@ -54,3 +68,8 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         "gpuNodeGroups": {p.pool_name: p.node_group_names for p in parts.gpu_pools},
         "eksAddonVersions": addons.versions,
     }
+    if provisioner is not None:
+        outputs["gpuNodePools"] = {
+            p.pool_name: [r.metadata["name"] for r in p.node_group_resources[1:]] for p in parts.gpu_pools
+        }
+    return outputs

@@ -1,1 +1,22 @@
-"""Azure (AKS) implementations behind the cloud-neutral components."""
+"""Azure: AKS clusters and agent pools; AKS runs its own cluster-autoscaler (components/clouds.py, `Cloud`)."""
+
+from elastic_gpu.clouds import Cloud
+
+#: Its resource types the cloud-neutral core reads (offline reports, policy rules).
+AKS_MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
+AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
+
+CLOUD = Cloud(
+    name="azure",
+    service="AKS",
+    owner="an Azure",
+    handle_attributes=("resource_group_name", "location", "autoscaler_profile"),
+    existing_hint="AksCluster.existing(...)",
+    example_instance_type="Standard_D4s_v5",
+    instance_type_pattern=r"Standard_[A-Za-z0-9_]+",
+    pins_autoscaler_image=False,
+    one_group_many_types=False,
+    spot_fix="set scaleSetPriority: Spot",
+    prices_accelerators=False,
+    pool_settings={"spot_max_price": None},
+)

@@ -17,6 +17,7 @@ import pulumi
 from pulumi_azure_native import containerservice as cs
 
 from elastic_gpu.azure.node_template import resources_tag
+from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
 
 #: AKS Linux agent-pool names: lowercase letters and digits, starting with a letter, 1-12 characters.
 AGENT_POOL_NAME_PATTERN = r"^[a-z][a-z0-9]{0,11}$"
-MAX_AGENT_POOL_NAME = 12
 #: Agent-pool name: up to STEM_CHARS of the pool name, a kind letter, and a digest of the fields
 #: that force a replacement (elastic_gpu.replacement): 5 + 1 + 6 = 12.
 STEM_CHARS = MAX_AGENT_POOL_NAME - 1 - DIGEST_LEN
@@ -58,6 +58,20 @@ DEFAULT_SPOT_MAX_PRICE = -1.0
 #: maxNodeProvisionTime (15 min by default; simulation/backoff.py), so one spot agent pool plus slack.
 DEFAULT_MAX_MINUTES_TO_FALLBACK = 20.0
 #: The AKS spot label's value on spot nodes (spot-node-pool.md).
+
+#: KubeletConfiguration key -> the AKS SDK argument that sets it.
+KUBELET_KEYS: dict[str, str] = {
+    "cpuManagerPolicy": "cpu_manager_policy",
+    "cpuCFSQuota": "cpu_cfs_quota",
+    "cpuCFSQuotaPeriod": "cpu_cfs_quota_period",
+    "podPidsLimit": "pod_max_pids",
+    "imageGCHighThresholdPercent": "image_gc_high_threshold",
+    "imageGCLowThresholdPercent": "image_gc_low_threshold",
+    "containerLogMaxFiles": "container_log_max_files",
+    "topologyManagerPolicy": "topology_manager_policy",
+    "allowedUnsafeSysctls": "allowed_unsafe_sysctls",
+    "failSwapOn": "fail_swap_on",
+}
 
 
 def agent_pool_stem(pool_name: str) -> str:
@@ -249,12 +263,12 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
             f"{where}subnet_ids: on AKS one VNet subnet id for all the pool's agent pools (an Azure subnet spans "
             f"zones), a plain string as it is part of the agent-pool name (got {args.subnet_ids!r})"
         )
-    return problems + kubelet_problems(where, args, "azure")
+    return problems + kubelet_problems(where, args, "azure", KUBELET_KEYS)
 
 
 def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]:
     subnet = args.subnet_ids if isinstance(args.subnet_ids, str) else None
-    return {"vnet_subnet_id": subnet, "kubelet_config": kubelet_args(args, "azure")}
+    return {"vnet_subnet_id": subnet, "kubelet_config": kubelet_args(args, KUBELET_KEYS)}
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from elastic_gpu.aks_cluster import AKS_EXPANDERS, AZURE_ZONES
+from elastic_gpu.azure.cluster import AKS_DURATION_PATTERN, AKS_EXPANDERS, AZURE_ZONES
 from elastic_gpu.azure.pools import MAX_AGENT_POOL_NAME, agent_pool_name_problems, agent_pool_stem
 from elastic_gpu.config import SystemPoolConfig
 from elastic_gpu.gpu_catalog import gpu_instance_type
@@ -55,8 +55,12 @@ MACHINE_TYPE_PATTERN = r"Standard_[A-Z]{1,3}[0-9]+(-[0-9]+)?[a-z]*(_[A-Z][A-Za-z
 MACHINE_TYPE_SOURCE = "Azure VM size naming conventions"
 #: An AKS agent pool has one VM size (ManagedClusterAgentPoolProfile.vmSize).
 GENERAL_POOL_TYPES = (1, "an AKS agent pool has exactly one VM size; give one")
-#: The AKS managed autoscaler takes whole minutes (checked by AksClusterArgs); the bounds of sense are the
-#: self-run autoscaler's (components/aws/rules.py AUTOSCALER_DURATIONS has the reasons).
+#: The AKS managed autoscaler takes whole minutes: "Values must be an integer followed by an 'm'. No unit of time
+#: other than minutes (m) is supported" (ManagedClusterPropertiesAutoScalerProfile, learn.microsoft.com/javascript/
+#: api/@azure-rest/arm-containerservice/managedclusterpropertiesautoscalerprofile). The stack passes the values
+#: as written, so they are refused here by their config field, not later by AksClusterArgs.
+DURATION_FORMAT = (AKS_DURATION_PATTERN, "whole minutes, an integer followed by 'm' such as 10m or 60m (AKS)")
+#: The bounds of sense are the self-run autoscaler's (components/aws/rules.py AUTOSCALER_DURATIONS has the reasons).
 AUTOSCALER_DURATIONS = {
     "max_node_provision_time": Bounds(5 * 60, 2 * 3600, "a GPU node needs minutes to join; over 2h a failed group "
                                       "holds up the fallback for hours"),

@@ -7,7 +7,7 @@ from typing import Any
 import pulumi
 import pulumi_azure_native as azure_native
 
-from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs, aks_cluster_problems
+from elastic_gpu.azure.cluster import AksCluster, AksClusterArgs, aks_cluster_problems
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import DEFAULT_AKS_NETWORK_PLUGIN, GpuPoolConfig, StackConfig, SystemPoolConfig
 
@@ -42,6 +42,7 @@ def cluster_args(cfg: StackConfig) -> AksClusterArgs:
         tags=cfg.tags,
         public_access=c.api_access.public,
         authorized_ip_ranges=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
+        runner_in_vnet=c.api_access.runner_in_vnet,
     )
 
 

@@ -16,9 +16,9 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.gcp.kueue_api import KUEUE_API, PROVISIONING_CLASS, PROVISIONING_CONTROLLER
+from elastic_gpu.gcp.versions import KUEUE_CHART, KUEUE_VERSION, KUEUE_VISIBILITY_PORT, KUEUE_WEBHOOK_PORT
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
-from elastic_gpu.versions import KUEUE_CHART, KUEUE_VERSION, KUEUE_VISIBILITY_PORT, KUEUE_WEBHOOK_PORT
 
 if TYPE_CHECKING:
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs

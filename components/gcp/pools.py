@@ -64,6 +64,19 @@ COMPUTE_CLASS_API = "cloud.google.com/v1"
 #: With every ranked pool out of capacity, leave pods pending rather than use another pool.
 WHEN_UNSATISFIABLE = "DoNotScaleUp"
 
+#: KubeletConfiguration key -> the GKE SDK argument that sets it.
+KUBELET_KEYS: dict[str, str] = {
+    "cpuManagerPolicy": "cpu_manager_policy",
+    "cpuCFSQuota": "cpu_cfs_quota",
+    "cpuCFSQuotaPeriod": "cpu_cfs_quota_period",
+    "podPidsLimit": "pod_pids_limit",
+    "imageGCHighThresholdPercent": "image_gc_high_threshold_percent",
+    "imageGCLowThresholdPercent": "image_gc_low_threshold_percent",
+    "containerLogMaxFiles": "container_log_max_files",
+    "containerLogMaxSize": "container_log_max_size",
+    "allowedUnsafeSysctls": "allowed_unsafe_sysctls",
+}
+
 
 #: GCE network tags: lowercase letters, digits and hyphens, 1-63 characters (GKE cluster names: at most 40).
 NODE_TAG_PREFIX = "elastic-gpu-"
@@ -244,8 +257,22 @@ def compute_class_spec(spot_pool: str, fallback_pool: str) -> dict[str, object]:
     }
 
 
+def auto_provisioned(args: SpotGpuPoolArgs) -> bool:
+    """The pool is a ComputeClass GKE auto-creates node pools for: its cluster auto-provisions
+    (the handle's optional `provisioner`), and it is no queued-provisioning pool (those keep theirs)."""
+    from elastic_gpu.gcp.autoprovisioning import PROVISIONER
+
+    return getattr(args.cluster, "provisioner", None) == PROVISIONER and not args.queued_provisioning
+
+
 def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
     """What GKE makes of the pool's own node settings: a service account, an image type, kubelet settings."""
+    if not hasattr(args, "queued_provisioning") or not auto_provisioned(args):  # type: ignore[arg-type]
+        return _override_problems(where, args)
+    return []  # the ComputeClass's own rules: pool_problems
+
+
+def _override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
     problems = unsupported(
         where,
         args,
@@ -261,22 +288,25 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
             f"{where}node_identity: on GKE a plain service account email, as it is part of the node-pool name "
             f"(a change replaces the pool) (got {type(args.node_identity).__name__})"
         )
-    return problems + kubelet_problems(where, args, "gcp")
+    return problems + kubelet_problems(where, args, "gcp", KUBELET_KEYS)
 
 
 def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]:
     return {
         "service_account": args.node_identity,
         "image_type": args.image,
-        "kubelet_config": kubelet_args(args, "gcp"),
+        "kubelet_config": kubelet_args(args, KUBELET_KEYS),
     }
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """The stack config's node-pool rules (components/gcp/rules.py); time-slicing is GKE's own
     gpuSharingConfig (see below)."""
+    from elastic_gpu.gcp.autoprovisioning import compute_class
     from elastic_gpu.gcp.rules import node_pool_problems
 
+    if auto_provisioned(args):
+        return compute_class.pool_problems(where, args)
     return node_pool_problems(
         lambda key: f"{where}{key}",
         list(args.instance_types),
@@ -289,7 +319,10 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
 
 
 def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
-    """(primary node pools, fallback node pools): one each; a GKE node pool spans its zones."""
+    """(primary node pools, fallback node pools): one each; a GKE node pool spans its zones; none
+    under auto-provisioning (GKE creates them)."""
+    if auto_provisioned(args):
+        return 0, 0
     return 1, (1 if args.on_demand_fallback else 0)
 
 
@@ -310,6 +343,10 @@ def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
     ComputeClass that ranks spot above the fallback, and on a queued-provisioning pool go through
     Kueue's LocalQueue (created suspended; Kueue admits it once DWS has the capacity) and tolerate
     the taint GKE puts on queued-provisioning nodes."""
+    if auto_provisioned(args):
+        from elastic_gpu.gcp.autoprovisioning import compute_class
+
+        return compute_class.workload_contract(name, args)
     selector = {POOL_LABEL: name}
     if compute_class := _compute_class(name, args):
         selector[GKE_COMPUTE_CLASS_KEY] = compute_class
@@ -332,8 +369,13 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     so the pool reports `ships_device_plugin`. The GPU taint is declared as GKE
     puts it, so the spec matches what the nodes carry. Time-slicing is GKE's own
     (gpuSharingConfig TIME_SHARING): its device plugin advertises GPUs x clients and
-    its autoscaler plans with the same figure.
+    its autoscaler plans with the same figure. On a cluster that auto-provisions, the pool is its
+    ComputeClass alone (components/gcp/autoprovisioning).
     """
+    if auto_provisioned(args):
+        from elastic_gpu.gcp.autoprovisioning import compute_class
+
+        return compute_class.build_spot_gpu_pool(name, args, parent)
     cluster: GkeClusterHandle = args.cluster  # type: ignore[assignment]
     row = gpu_instance_type(cluster.cloud, args.instance_types[0])
     assert row is not None, "validated before use"

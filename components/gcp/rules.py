@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 SPLITS_PER_ZONE = False
 #: GKE's managed autoscaler has no priority expander (a ComputeClass ranks spot above on-demand).
 PRIORITY_EXPANDER = False
+#: The stack setting `provisioner` on gcp: node pools of ours, or GKE's node pool auto-creation
+#: (components/gcp/autoprovisioning).
+PROVISIONERS = ("cluster-autoscaler", "auto-provisioning")
 
 #: Compute Engine regions (cloud.google.com/compute/docs/regions-zones, 2025). A new region needs a row.
 REGIONS = (

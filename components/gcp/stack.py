@@ -9,9 +9,11 @@ import pulumi_gcp as gcp
 
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
+from elastic_gpu.gcp.autoprovisioning import PROVISIONER
+from elastic_gpu.gcp.autoprovisioning.cluster import limits_for, limits_problems
+from elastic_gpu.gcp.cluster import GkeCluster, GkeClusterArgs
 from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs, WebhookFirewall, cluster_queue_quota
 from elastic_gpu.gcp.pools import node_network_tag
-from elastic_gpu.gke_cluster import GkeCluster, GkeClusterArgs
 from elastic_gpu.gpu_catalog import gpu_instance_type
 
 
@@ -25,13 +27,20 @@ def _gpu_count(cfg: StackConfig, pool: GpuPoolConfig) -> int | None:
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
     """This cloud's own SpotGpuPoolArgs fields for a configured pool."""
+    nap = cfg.provisioner == PROVISIONER and not p.queued_provisioning
     return {
-        # A GKE node pool has one machine type: the configured one, or the catalog's smallest.
-        "instance_types": cfg.instance_types(p)[:1],
+        # A GKE node pool has one machine type: the configured one, or the catalog's smallest; a
+        # ComputeClass takes them all (a `gpu:` pool: its family).
+        "instance_types": cfg.instance_types(p) if nap else cfg.instance_types(p)[:1],
         "gpu_count": _gpu_count(cfg, p),
         "gpu_driver_version": p.gpu_driver_version,
         "queued_provisioning": p.queued_provisioning,
     }
+
+
+def cluster_problems(cfg: StackConfig) -> list[str]:
+    """Under auto-provisioning: the cluster's limits must be summable from every pool's machine types."""
+    return limits_problems(cfg) if cfg.provisioner == PROVISIONER else []
 
 
 def build_stack(cfg: StackConfig) -> dict[str, Any]:
@@ -56,6 +65,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
             public_access=c.api_access.public,
             authorized_networks=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
             control_plane_cidr=c.control_plane_cidr,
+            auto_provisioning=limits_for(cfg) if cfg.provisioner == PROVISIONER else None,
         ),
         opts=opts,
     )

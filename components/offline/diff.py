@@ -4,10 +4,12 @@ Both sides run under the mock engine: the base is the program and stack file at 
 that ref's own tree) or the working tree's program with a second stack file; the head is the working
 tree. Resources are matched by URN and sorted into created, deleted, updated in place (with the inputs
 that changed) and replaced (an input that forces a replacement changed: elastic_gpu.replacement),
-create-first or delete-first as the resource's options say. The plan is then walked in the engine's
-order (creates and replacements in dependency order, deletes at the end) to count the general pool's
-node groups alive after every step, and the changed resources are put in dependency waves, which is
-the order an upgrade moves in (control plane, node groups, then add-ons and the autoscaler).
+create-first or delete-first as the resource's options say. A change the cloud refuses and the engine
+cannot replace (a field of the AKS System pool inline in its cluster) is refused, exit 2, with the steps.
+The plan is then walked in the engine's order (creates and replacements in dependency order, deletes
+at the end) to count the general pool's node groups alive after every step, and the changed resources
+are put in dependency waves, which is the order an upgrade moves in (control plane, node groups, then
+add-ons and the autoscaler).
 """
 
 from __future__ import annotations
@@ -25,13 +27,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
+from pulumi.runtime import rpc
 
 from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_stack_file
 from elastic_gpu.offline.runner import CapturedResource, Program, run_preview
 from elastic_gpu.pool_view import pools_of
-from elastic_gpu.replacement import POOL_NAME_FIELD, POOL_REPLACE_FIELDS, replacing_paths
+from elastic_gpu.replacement import POOL_NAME_FIELD, POOL_REPLACE_FIELDS, inline_pool_refusals, replacing_paths
 from elastic_gpu.scheduling import NODE_CLASS_GENERAL, NODE_CLASS_LABEL
 
 Op = Literal["create", "delete", "update", "replace"]
@@ -55,7 +58,8 @@ class Side:
     @property
     def kubernetes_version(self) -> str | None:
         """The stack config's `cluster.kubernetesVersion`; in any other program, the minor its cluster
-        handles record (cluster_handle.VERSION_INPUT); None when the program has no handle."""
+        handles record (cluster_handle.VERSION_INPUT); None when the program has no handle, or its minor
+        is unknown at preview (a new pulumi-eks cluster without `version`)."""
         cluster = self.config.get(f"{PROJECT_NS}cluster") or {}
         version = cluster.get("kubernetesVersion") if isinstance(cluster, dict) else None
         if version is not None:
@@ -63,7 +67,7 @@ class Side:
         handles = {
             str(v)
             for r in self.resources.values()
-            if not r.custom and isinstance(v := r.inputs.get(VERSION_INPUT), str | int | float)
+            if not r.custom and isinstance(v := r.inputs.get(VERSION_INPUT), str | int | float) and v != rpc.UNKNOWN
         }
         return handles.pop() if len(handles) == 1 else None
 
@@ -274,9 +278,22 @@ def minor_jump_problem(base: Side, head: Side) -> str | None:
     return None
 
 
+def inline_pool_problems(base: Side, head: Side) -> list[str]:
+    """Changes of a pool declared inside its cluster (the AKS System pool) that the cloud refuses in place and
+    the engine cannot replace (elastic_gpu.replacement.INLINE_POOL_REFUSED_FIELDS)."""
+    return [
+        problem
+        for urn, new in head.resources.items()
+        if (old := base.resources.get(urn)) is not None
+        for problem in inline_pool_refusals(new.type, new.name, old.inputs, new.inputs)
+    ]
+
+
 def build_diff(base: Side, head: Side) -> Diff:
     if problem := minor_jump_problem(base, head):
         raise DiffError(problem)
+    if problems := inline_pool_problems(base, head):
+        raise DiffError("\n".join(problems))
     changes = compare(base, head)
     return Diff(base, head, changes, general_pools_alive(base, head, changes), waves(head, changes))
 

@@ -31,6 +31,10 @@ def _eks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
         "certificateAuthority": {"data": MOCK_CA},
         "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.example.amazonaws.com/id/{cluster.upper()}"}]}],
         "arn": f"arn:aws:eks:example:{ACCOUNT}:cluster/{cluster}",
+        "vpcConfig": {
+            **(inputs.get("vpcConfig") or {}),
+            "clusterSecurityGroupId": f"sg-{hashlib.sha256(cluster.encode()).hexdigest()[:17]}",
+        },
     }
 
 
@@ -238,6 +242,9 @@ def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RegisterChild)
     cluster_name = inputs.get("name") or f"{name}-eksCluster-mock"
     subnets = inputs.get("privateSubnetIds") or inputs.get("subnetIds") or []
     roles = _pulumi_eks_instance_roles(name, inputs, child)
+    # Without `version` the EKS cluster's version stays None, which the mock engine sends as unknown: what a
+    # real preview of a new cluster shows before EKS picks its default minor (a program may give an existing
+    # cluster's version in its offline_mocks.py: RESOURCES = {"aws:eks/cluster:Cluster": ...}).
     eks = child(
         "aws:eks/cluster:Cluster",
         f"{name}-eksCluster",

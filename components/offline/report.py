@@ -27,7 +27,7 @@ from elastic_gpu.cost import (
 from elastic_gpu.offline.policy_run import stack_resources
 from elastic_gpu.offline.price_overrides import price_overrides
 from elastic_gpu.offline.runner import SECRET_MASK, UNKNOWN, CapturedResource, Preview
-from elastic_gpu.pool_view import stack_pools
+from elastic_gpu.pool_view import KARPENTER_NODE_POOL, pools_of, stack_pools
 from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH
 from elastic_gpu.scheduling import POOL_LABEL
 
@@ -58,6 +58,8 @@ class PoolSummary:
     max_size: int
     zones: list[str]
     taints: list[str]
+    #: any of its instance types may be launched (a Karpenter NodePool), not the first alone
+    any_type: bool = False
 
 
 def _known(value: Any, default: Any) -> Any:
@@ -124,13 +126,75 @@ def _aks_cluster_pools(r: CapturedResource, preview: Preview) -> list[PoolSummar
     return [_aks_pool(p, p.get("name", r.name)) for p in r.inputs.get("agentPoolProfiles", [])]
 
 
+def _gke_compute_class(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
+    """A ComputeClass that auto-creates node pools: a row per priority, sized by the cluster's GPU limit."""
+    from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits, compute_class_pools
+
+    views = list(compute_class_pools(r.name, r.inputs))
+    apply_cluster_limits(views, stack_resources(preview))
+    clusters = [c for c in preview.resources if c.type == "gcp:container/cluster:Cluster"]
+    zones = next(
+        (
+            list(z)
+            for c in clusters
+            if (z := (c.inputs.get("clusterAutoscaling") or {}).get("autoProvisioningLocations"))
+        ),
+        [],
+    )
+    return [
+        PoolSummary(
+            pool=v.pool,
+            node_group=v.label,
+            capacity="spot" if v.spot else "on-demand",
+            # Priced as its largest machine type (the first); the cost table says how many there are.
+            instance_types=[v.instance_types[0], *(f"{n}x{a}" for a, n in v.accelerators)],
+            min_size=v.min_size or 0,
+            max_size=v.max_size or 0,
+            zones=sorted(zones),
+            taints=[str(t) for t in v.taints],
+        )
+        for v in views
+    ]
+
+
+def _karpenter_node_pool(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
+    """A Karpenter NodePool as the pool view reads it (components/pool_view.py), its zones from its requirement."""
+    views = list(pools_of(r.type, r.name, r.inputs))
+    reqs = (((r.inputs.get("spec") or {}).get("template") or {}).get("spec") or {}).get("requirements") or []
+    zones = next((list(q.get("values") or []) for q in reqs if q.get("key") == "topology.kubernetes.io/zone"), [])
+    return [
+        PoolSummary(
+            pool=v.pool,
+            node_group=v.label,
+            capacity="spot" if v.spot else "on-demand",
+            instance_types=list(v.instance_types),
+            min_size=v.min_size or 0,
+            max_size=v.max_size or 0,
+            zones=sorted(zones),
+            taints=[str(t) for t in v.taints],
+            any_type=True,
+        )
+        for v in views
+    ]
+
+
 #: Per provider type: how a captured resource reads as pool rows. Each cloud adds its own.
 POOL_EXTRACTORS: dict[str, Callable[[CapturedResource, Preview], list[PoolSummary]]] = {
     "aws:eks/nodeGroup:NodeGroup": lambda r, p: [_eks_node_group(r, p)],
     "gcp:container/nodePool:NodePool": lambda r, p: [_gke_node_pool(r, p)],
+    "kubernetes:cloud.google.com/v1:ComputeClass": _gke_compute_class,
     "azure-native:containerservice:AgentPool": _aks_agent_pool,
     "azure-native:containerservice:ManagedCluster": _aks_cluster_pools,
+    KARPENTER_NODE_POOL: _karpenter_node_pool,
 }
+
+
+def _summary_json(p: PoolSummary) -> dict[str, Any]:
+    """A Pools row; `any_type` only where it is true (a Karpenter NodePool), so other rows read as before."""
+    row = asdict(p)
+    if not row["any_type"]:
+        del row["any_type"]
+    return row
 
 
 def pool_summaries(preview: Preview) -> list[PoolSummary]:
@@ -178,6 +242,7 @@ def _cost_row_json(c: PoolCost) -> dict[str, Any]:
         "missing": list(c.price.missing),
         "gap": c.gap,
         "upper_bound": c.on_demand_bound,
+        "cap_group": c.pool.cap_group,
     }
 
 
@@ -200,7 +265,7 @@ def cost_json(cost: StackCost) -> dict[str, Any]:
 
 def to_json(preview: Preview) -> dict[str, Any]:
     return preview.to_json() | {
-        "pools": [asdict(p) for p in pool_summaries(preview)],
+        "pools": [_summary_json(p) for p in pool_summaries(preview)],
         "cost": cost_json(preview_cost(preview)),
     }
 
@@ -232,7 +297,7 @@ def table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: int = 0) 
 
 def _priced_as(c: PoolCost) -> str:
     n = len(c.pool.instance_types)
-    return c.price.label + (f" (1st of {n})" if n > 1 else "")
+    return c.price.label + (f" ({'priciest' if c.pool.any_type else '1st'} of {n})" if n > 1 else "")
 
 
 def _prices_from(prices: list[NodePrice], regions: list[str]) -> str:
@@ -270,12 +335,15 @@ def render_cost(cost: StackCost) -> list[str]:
         by_gap = {gap: [label for label, g in gaps.items() if g == gap] for gap in dict.fromkeys(gaps.values())}
         total += " (excludes " + "; ".join(f"{', '.join(labels)}: {gap}" for gap, labels in by_gap.items()) + ")"
     lines.append(total)
-    if any(len(c.pool.instance_types) > 1 for c in cost.pools):
+    if any(len(c.pool.instance_types) > 1 and not c.pool.any_type for c in cost.pools):
         lines.append(
             "  A node group of several instance types is priced as its first (the autoscaler's node template)."
         )
+    if any(len(c.pool.instance_types) > 1 and c.pool.any_type for c in cost.pools):
+        lines.append("  A Karpenter NodePool may launch any of its types: priced as the priciest, at its limits.nodes.")
     if any(c.on_demand_bound for c in cost.pools):
         lines.append(f"  Upper bound: {FLEX_START_PRICING}.")
+    lines += [f"  Shared cap: {line}." for line in cost.shared_caps]
     lines += [f"  n/a: {hint}" for hint in cost.hints]
     return lines
 

@@ -55,6 +55,8 @@ def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) ->
     overrides = _overrides(cfg["pricePerHour"])
     total = 0.0
     lines: list[str] = []
+    #: pools that share a cap (GKE auto-provisioning's GPU limit) count it once, at the dearest of them
+    shared: dict[str, float] = {}
     for r in args.resources:
         if not judged(args, r.urn):
             continue  # the total is the judged pools' (other resources are context only)
@@ -72,10 +74,16 @@ def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) ->
             monthly = cost.monthly(pool.max_size)
             if monthly is None:
                 continue  # no max size: gpu-pool-max-size-cap reports an unbounded pool
-            total += monthly
+            if pool.cap_group is None:
+                total += monthly
+            else:
+                shared[pool.cap_group] = max(shared.get(pool.cap_group, 0.0), monthly)
             lines.append(
                 f"{pool.label}: {pool.max_size} x {cost.price.label} at ${cost.hourly:.3f}/h = ${monthly:,.0f}"
             )
+    total += sum(shared.values())
+    if shared:
+        lines.append(f"pools sharing a cluster limit ({', '.join(shared)}) count it once, at the dearest")
     if total > budget:
         report(
             f"At max size the stack's GPU pools can cost ${total:,.0f}/month, over the budget of ${budget:,.0f} "

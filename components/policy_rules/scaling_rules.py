@@ -12,9 +12,10 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.policy_rules._base import config, known_gpu_pools, schema
 from elastic_gpu.policy_rules.scope import judged
-from elastic_gpu.pool_view import PoolView, gpu_pools_of, pools_of
+from elastic_gpu.pool_view import PoolView, gpu_pools_of, pools_of, worst_case_nodes
 
 # --- 2. spot-gpu-pool-scales-to-zero ---------------------------------------------------------
 
@@ -68,16 +69,13 @@ spot_gpu_pool_scales_to_zero = ResourceValidationPolicy(
 def validate_really_spot(args: ResourceValidationArgs, report: ReportViolation) -> None:
     for pool in pools_of(args.resource_type, args.name, args.props):
         if pool.intends_spot and not pool.spot:
-            fix = {
-                "aws": "set capacityType: SPOT",
-                "azure": "set scaleSetPriority: Spot",
-                "gcp": "set nodeConfig.spot: true (preemptible is the legacy 24-hour kind)",
-            }[pool.cloud]
+            fix = get_cloud(pool.cloud).spot_fix
             report(
                 f"Pool '{pool.label}' is labelled or named spot but is billed on-demand: {fix}.",
                 None,
             )
-        if pool.cloud == "azure" and pool.spot and pool.eviction_policy not in (None, "Delete"):
+        # Only an AKS pool has an eviction policy (components/azure/pool_view.py).
+        if pool.spot and pool.eviction_policy not in (None, "Delete"):
             report(
                 f"AKS spot pool '{pool.label}' has scaleSetEvictionPolicy {pool.eviction_policy}: deallocated nodes "
                 "keep their disks billed and count against quota, and the autoscaler cannot replace them. "
@@ -209,7 +207,8 @@ def validate_max_cap(args: StackValidationArgs, report: ReportViolation) -> None
     pools: dict[str, tuple[str, list[tuple[PoolView, str]]]] = {}
     for r in args.resources:
         owner = _owning_pool(r)
-        for pool in known_gpu_pools(r, ()):
+        # The stack: a GKE ComputeClass's auto-created pools are capped by the cluster's limits.
+        for pool in known_gpu_pools(r, args.resources):
             key, label = (owner.urn, owner.name) if owner is not None else (f"{r.urn}#{pool.label}", pool.label)
             pools.setdefault(key, (label, []))[1].append((pool, r.urn))
     for label, members in pools.values():
@@ -224,7 +223,7 @@ def validate_max_cap(args: StackValidationArgs, report: ReportViolation) -> None
                 at,
             )
             continue
-        total = sum(pool.max_size or 0 for pool, _ in members)
+        total = worst_case_nodes(pool for pool, _ in members)
         if total > cap:
             parts = " + ".join(f"{pool.label} {pool.max_size}" for pool, _ in sorted(members, key=lambda m: m[0].label))
             over = f" over its {len(members)} node groups ({parts})" if len(members) > 1 else ""

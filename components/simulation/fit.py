@@ -31,6 +31,15 @@ class NodeTemplate:
     compute_class: str | None = None
     #: GKE queued provisioning: nodes come only through a ProvisioningRequest (Kueue), never for a pending pod
     queued: bool = False
+    #: the instance types the provisioner may launch for this group; default: [instance_type]
+    eligible: list[str] = field(default_factory=list)
+    #: groups with the same key share one cap (GKE auto-provisioning: the cluster's limit of their GPU
+    #: type): their max_size is that cap, counted once in a worst case
+    limit_group: str | None = None
+
+    @property
+    def instance_types(self) -> list[str]:
+        return self.eligible or [self.instance_type]
 
 
 def tolerates(toleration: Toleration, taint: Taint) -> bool:

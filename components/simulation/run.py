@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cost import Overrides, node_price
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.gcp.autoprovisioning.spec import priority_group
 from elastic_gpu.offline.price_overrides import price_overrides
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.prices import HOURS_PER_MONTH
@@ -99,6 +101,10 @@ class PoolOutcome:
     #: the pool's promise (maxMinutesToFallback) and where the timing model comes from
     max_minutes_to_fallback: float | None = None
     timing_source: str = ""
+    #: the instance types the groups the pod reaches may launch (one per node group under the
+    #: cluster-autoscaler; a ComputeClass priority's family under GKE auto-provisioning; every type of its
+    #: NodePools under Karpenter)
+    instance_types: list[str] = field(default_factory=list)
 
     @property
     def breaks_promise(self) -> bool:
@@ -130,6 +136,8 @@ class PoolOutcome:
             else None,
             "scenarios": {k: _figure_json(v) for k, v in self.scenarios.items()},
             "minutes_to_zero": self.minutes_to_zero,
+            "instance_types_eligible": len(self.instance_types),
+            "instance_types": self.instance_types,
             "worst_case_nodes": self.worst_case_nodes,
             "worst_case_monthly_usd": None
             if self.worst_case_monthly_usd is None
@@ -163,8 +171,11 @@ def _class_order(preview: Preview, pod: PodShape) -> list[str]:
         return []
     for r in preview.of_type(COMPUTE_CLASS):
         if (r.inputs.get("metadata") or {}).get("name") == wanted:
+            # A priority names node pools, or (node pool auto-creation) is itself the group GKE creates.
             return [
-                n for prio in (r.inputs.get("spec") or {}).get("priorities") or [] for n in prio.get("nodepools") or []
+                n
+                for i, prio in enumerate((r.inputs.get("spec") or {}).get("priorities") or [])
+                for n in prio.get("nodepools") or [priority_group(wanted, i)]
             ]
     return ["<no such ComputeClass>"]
 
@@ -172,18 +183,33 @@ def _class_order(preview: Preview, pod: PodShape) -> list[str]:
 def _worst_case(
     groups: list[NodeTemplate], cloud: str, overrides: Overrides | None = None
 ) -> tuple[int, float | None, list[str]]:
-    nodes = sum(g.max_size for g in groups)
-    total, notes = 0.0, []
+    # Groups that share a cap (limit_group) count it once, at the dearest of them and of their types.
+    capped: dict[str, list[NodeTemplate]] = {}
     for g in groups:
-        price = node_price(cloud, g.region, g.instance_type, g.accelerators, overrides)
-        hourly = price.hourly(g.capacity == "spot")
-        if hourly is None and price.on_demand is not None:
-            hourly = price.on_demand  # spot never costs more: an upper bound
-            notes.append(f"{g.group}: no spot price for {price.label} in {g.region}, priced on-demand")
-        if hourly is None:
-            notes.append(f"{g.group}: no price for {', '.join(price.missing)} in {g.region}")
-            return nodes, None, notes
-        total += g.max_size * hourly * HOURS_PER_MONTH
+        if g.limit_group is not None:
+            capped.setdefault(g.limit_group, []).append(g)
+    units = [[g] for g in groups if g.limit_group is None] + list(capped.values())
+    nodes = sum(unit[0].max_size for unit in units)
+    total, notes = 0.0, []
+    for unit in units:
+        hourlies = []
+        for g in unit:
+            for instance_type in g.instance_types:
+                price = node_price(cloud, g.region, instance_type, g.accelerators, overrides)
+                hourly = price.hourly(g.capacity == "spot")
+                if hourly is None and price.on_demand is not None:
+                    hourly = price.on_demand  # spot never costs more: an upper bound
+                    notes.append(f"{g.group}: no spot price for {price.label} in {g.region}, priced on-demand")
+                if hourly is None:
+                    notes.append(f"{g.group}: no price for {', '.join(price.missing)} in {g.region}")
+                    return nodes, None, notes
+                hourlies.append(hourly)
+        if len(unit) > 1 or len(unit[0].instance_types) > 1:
+            notes.append(
+                f"{', '.join(g.group for g in unit)}: {unit[0].max_size} nodes in all (the cap they share), "
+                "each priced as the dearest of their instance types and capacities"
+            )
+        total += unit[0].max_size * max(hourlies) * HOURS_PER_MONTH
     return nodes, total, notes
 
 
@@ -253,6 +279,7 @@ def simulate_pod(
         scenarios=figures,
         max_minutes_to_fallback=promise,
         timing_source=settings.machine.source,
+        instance_types=list(dict.fromkeys(t for g in order for t in g.instance_types)),
     )
 
 
@@ -304,16 +331,21 @@ def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[P
     except ValueError as exc:
         raise ConfigError([f"stack {preview.stack!r}: {exc}; nothing to simulate"], source="simulate") from None
     promises = pool_promises(preview)
+    # A provisioner of the cloud's own (EKS: Karpenter) answers for the pods its objects take.
+    own = get_cloud(settings.cloud).part("provisioning", optional=True)
+    region = next((t.region for t in templates if t.region), None)
+
+    def one(pod: PodShape, pool: str | None, promise: float | None) -> PoolOutcome:
+        outcome = None if own is None else own.simulate_pod(preview, pod, region, pool, promise)
+        if outcome is None or (pool is None and not outcome.reaches):
+            outcome = simulate_pod(preview, pod, templates, settings, pool=pool, promise=promise)
+        return outcome
+
     if manifest is not None:
-        outcome = simulate_pod(preview, pod_shape(manifest), templates, settings)
+        outcome = one(pod_shape(manifest), None, None)
         outcome.max_minutes_to_fallback = promises.get(outcome.pool or "")
         return [outcome]
-    return [
-        simulate_pod(
-            preview, pod_shape(job_manifest(c)), templates, settings, pool=c.pool, promise=promises.get(c.pool)
-        )
-        for c in pool_contracts(preview)
-    ]
+    return [one(pod_shape(job_manifest(c)), c.pool, promises.get(c.pool)) for c in pool_contracts(preview)]
 
 
 def _minutes(value: float | None) -> str:
@@ -340,6 +372,7 @@ def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
             lines.append(f"  time to fallback:  {_figure_text(o.minutes_to_fallback)}{promise}")
             lines.append(f"  first node:        {_figure_text(o.minutes_to_first_node)}")
             lines += [f"    {name + ':':<33}{_figure_text(f)}" for name, f in o.scenarios.items()]
+            lines.append(f"  instance types:    {len(o.instance_types)}: {', '.join(o.instance_types)}")
             lines.append(f"  timing:            {o.timing_source}")
         lines.append(f"  back to zero:      {_minutes(o.minutes_to_zero)} after the pod ends")
         money = "n/a" if o.worst_case_monthly_usd is None else f"${o.worst_case_monthly_usd:,.0f}/month"

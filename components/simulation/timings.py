@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 import yaml
 
+from elastic_gpu.clouds import all_clouds
 from elastic_gpu.cluster_autoscaler import PRIORITY_CONFIGMAP
 from elastic_gpu.offline.runner import Preview
-from elastic_gpu.pool_view import AKS_MANAGED_CLUSTER, EKS_NODE_GROUP, GKE_CLUSTER
-from elastic_gpu.simulation.backoff import AWS_ASG_REFRESH, GCE_MIG_INSTANCES_REFRESH, SECOND, Machine
+from elastic_gpu.simulation.backoff import SECOND, Machine
 
 #: cluster-autoscaler's own defaults (FAQ, "What are the parameters to CA?").
 CA_DEFAULT_EXPANDER = "random"
@@ -52,7 +52,7 @@ class AutoscalerSettings:
         return max(self.scale_down_unneeded, self.scale_down_delay_after_add)
 
 
-def _priorities(preview: Preview) -> dict[int, list[str]]:
+def priorities(preview: Preview) -> dict[int, list[str]]:
     for r in preview.of_type("kubernetes:core/v1:ConfigMap"):
         if (r.inputs.get("metadata") or {}).get("name") == PRIORITY_CONFIGMAP:
             data = yaml.safe_load((r.inputs.get("data") or {}).get("priorities") or "") or {}
@@ -70,7 +70,7 @@ def _words(preview: Preview) -> list[str] | None:
     return None
 
 
-def _flags(preview: Preview) -> dict[str, str] | None:
+def autoscaler_flags(preview: Preview) -> dict[str, str] | None:
     """The flags of a self-run cluster-autoscaler Deployment (EKS), or None when there is none."""
     words = _words(preview)
     return None if words is None else dict(w[2:].partition("=")[::2] for w in words if w.startswith("--"))
@@ -84,11 +84,11 @@ def listed_groups(preview: Preview) -> frozenset[str] | None:
     return frozenset(names) if names else None
 
 
-def _seconds(duration: str) -> int:
+def seconds(duration: str) -> int:
     return round(minutes(duration) * 60)
 
 
-def _early_failure(scan: int, provision: int, refresh: int, how: str) -> Machine:
+def early_failure(scan: int, provision: int, refresh: int, how: str) -> Machine:
     """A provider that reports the failed launch: seen at the first loop after its cache shows it
     (at most ``refresh`` later), and never later than max-node-provision-time."""
     return Machine(
@@ -99,7 +99,7 @@ def _early_failure(scan: int, provision: int, refresh: int, how: str) -> Machine
     )
 
 
-def _timeout_only(scan: int, provision: int, how: str) -> Machine:
+def timeout_only(scan: int, provision: int, how: str) -> Machine:
     """A provider that does not report it: the scale-up times out at the first loop after
     max-node-provision-time (clusterstate.go:277 ExpectedAddTime.Before(now))."""
     return Machine(
@@ -112,72 +112,9 @@ def _timeout_only(scan: int, provision: int, how: str) -> Machine:
 
 
 def autoscaler_settings(preview: Preview) -> AutoscalerSettings:
-    if preview.of_type(EKS_NODE_GROUP):
-        flags = _flags(preview) or {}
-        provision = minutes(flags.get("max-node-provision-time", CA_DEFAULT_MAX_NODE_PROVISION_TIME))
-        return AutoscalerSettings(
-            cloud="aws",
-            expanders=tuple(flags.get("expander", CA_DEFAULT_EXPANDER).split(",")),
-            priorities=_priorities(preview),
-            scale_down_unneeded=minutes(flags.get("scale-down-unneeded-time", CA_DEFAULT_SCALE_DOWN_UNNEEDED)),
-            scale_down_delay_after_add=minutes(
-                flags.get("scale-down-delay-after-add", CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD)
-            ),
-            max_node_provision=provision,
-            machine=_early_failure(
-                _seconds(flags.get("scan-interval", CA_DEFAULT_SCAN_INTERVAL)),
-                round(provision * 60),
-                AWS_ASG_REFRESH.seconds,
-                "EKS: a failed spot launch (InsufficientInstanceCapacity) is a failed ASG scaling activity, "
-                "which the next ASG cache refresh turns into an out-of-resources placeholder (autoscaler#4489)",
-            ),
-            source="cluster-autoscaler Deployment flags",
-            groups=listed_groups(preview),
-        )
-    clusters = preview.of_type(AKS_MANAGED_CLUSTER)
-    if clusters:
-        profile = clusters[0].inputs.get("autoScalerProfile") or {}
-        provision = minutes(profile.get("maxNodeProvisionTime", CA_DEFAULT_MAX_NODE_PROVISION_TIME))
-        return AutoscalerSettings(
-            cloud="azure",
-            # AKS's managed autoscaler takes one expander (autoScalerProfile.expander).
-            expanders=(profile.get("expander", CA_DEFAULT_EXPANDER),),
-            priorities=_priorities(preview),
-            scale_down_unneeded=minutes(profile.get("scaleDownUnneededTime", CA_DEFAULT_SCALE_DOWN_UNNEEDED)),
-            scale_down_delay_after_add=minutes(
-                profile.get("scaleDownDelayAfterAdd", CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD)
-            ),
-            max_node_provision=provision,
-            # A spot scale set that cannot allocate is seen only when the scale-up times out: the
-            # fast path (autoscaler#5548) needs enableFastDeleteOnFailedProvisioning, off by default
-            # and not in autoScalerProfile (autoscaler#8323).
-            machine=_timeout_only(
-                _seconds(profile.get("scanInterval", CA_DEFAULT_SCAN_INTERVAL)),
-                round(provision * 60),
-                "AKS: a spot scale set that cannot allocate is not reported (autoscaler#8323)",
-            ),
-            source="AKS autoScalerProfile",
-        )
-    if preview.of_type(GKE_CLUSTER):
-        return AutoscalerSettings(
-            cloud="gcp",
-            # GKE's managed autoscaler has no priority expander: a ComputeClass ranks pools instead;
-            # it does not document its expander, least-waste is what is modelled here.
-            expanders=("least-waste",),
-            priorities={},
-            # GKE does not expose its scale-down timers; the upstream defaults are an upper bound
-            # (the OPTIMIZE_UTILIZATION profile removes unneeded nodes sooner).
-            scale_down_unneeded=minutes(CA_DEFAULT_SCALE_DOWN_UNNEEDED),
-            scale_down_delay_after_add=minutes(CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD),
-            max_node_provision=minutes(CA_DEFAULT_MAX_NODE_PROVISION_TIME),
-            # GKE runs its own build of the autoscaler; modelled by the upstream GCE provider.
-            machine=_early_failure(
-                _seconds(CA_DEFAULT_SCAN_INTERVAL),
-                _seconds(CA_DEFAULT_MAX_NODE_PROVISION_TIME),
-                GCE_MIG_INSTANCES_REFRESH.seconds,
-                "GKE: a stockout (ZONE_RESOURCE_POOL_EXHAUSTED) is an instance error on the MIG, "
-                "read back at the next loop while the group scales up",
-            ),
-            source="GKE managed autoscaler (upstream defaults as upper bounds)",
-        )
+    """The settings of the first cloud (in cloud order) whose autoscaler the preview has."""
+    for cloud in all_clouds():
+        settings = cloud.node_templates.autoscaler_settings(preview)
+        if settings is not None:
+            return settings
     raise ValueError("no EKS node group, AKS cluster or GKE cluster in the captured resources")

@@ -66,9 +66,9 @@ attachments = [
 # The ARN once the policies are attached: the node groups wait for them (and are deleted before them).
 gpu_node_role_arn = pulumi.Output.all(gpu_node_role.arn, *[a.id for a in attachments]).apply(lambda a: a[0])
 
-handle = EksCluster.from_pulumi_eks(
-    "ml-gpu", cluster, subnet_ids=subnets, kubernetes_version="1.35", node_role_arn=gpu_node_role_arn, tags=TAGS
-)
+# The Kubernetes minor is the cluster's own `version` (1.35): it picks the autoscaler image and the node groups'
+# version. Without `version=` above it would be unknown until EKS creates the cluster (preview warns).
+handle = EksCluster.from_pulumi_eks("ml-gpu", cluster, subnet_ids=subnets, node_role_arn=gpu_node_role_arn, tags=TAGS)
 l4 = SpotGpuPool(
     "l4",
     SpotGpuPoolArgs(cluster=handle, instance_types=["g6.xlarge"], max_size=4, on_demand_fallback=True, tags=TAGS),

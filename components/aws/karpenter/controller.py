@@ -1,0 +1,122 @@
+"""Karpenter: the controller that provisions the GPU pools' nodes on EKS (instead of node groups)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from elastic_gpu.args_doc import documented, documented_component
+from elastic_gpu.autoscaler_workload import general_pool_selector
+from elastic_gpu.aws.karpenter.iam import build_controller_role, build_node_role
+from elastic_gpu.aws.karpenter.interruption import build_interruption_queue
+from elastic_gpu.aws.karpenter.nodes import KarpenterNodes
+from elastic_gpu.aws.karpenter.release import (
+    CHART,
+    DISCOVERY_TAG_KEY,
+    KARPENTER_VERSION,
+    NAMESPACE,
+    RELEASE_NAME,
+)
+
+if TYPE_CHECKING:
+    from elastic_gpu.cluster_handle import EksClusterHandle
+    from elastic_gpu.general_pool import GeneralPool
+
+TYPE_TOKEN = "elastic-gpu:index:Karpenter"
+#: How long a GPU node stays empty before Karpenter removes it, when not given (the autoscaler's default
+#: scale-down-unneeded-time, so both provisioners keep an idle GPU node equally long).
+DEFAULT_CONSOLIDATE_AFTER = "10m"
+#: The controller's requests and limits (getting-started step08-apply-helm-chart.sh: cpu 1, memory 1Gi).
+CONTROLLER_RESOURCES = {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1", "memory": "1Gi"}}
+
+
+def discovery_terms(cluster_name: pulumi.Input[str]) -> list[dict[str, Any]]:
+    """Selector terms for what carries `karpenter.sh/discovery: <cluster>`."""
+    return [{"tags": {DISCOVERY_TAG_KEY: cluster_name}}]
+
+
+@documented
+@dataclass
+class KarpenterArgs:
+    cluster: EksClusterHandle
+    """The EKS cluster (handle) Karpenter provisions nodes for."""
+    general_pool: GeneralPool
+    """The pool the controller runs on (its on-demand nodes; never on nodes Karpenter made)."""
+    consolidate_after: str = DEFAULT_CONSOLIDATE_AFTER
+    """How long a GPU node is empty before Karpenter removes it (NodePool disruption.consolidateAfter)."""
+    subnet_selector_terms: list[dict[str, Any]] | None = None
+    """EC2NodeClass subnetSelectorTerms; default: subnets tagged `karpenter.sh/discovery: <cluster>` (an
+    EksCluster with `karpenter_discovery=True` tags its private subnets; tag an existing cluster's)."""
+    security_group_selector_terms: list[dict[str, Any]] | None = None
+    """EC2NodeClass securityGroupSelectorTerms; default: security groups tagged `karpenter.sh/discovery:
+    <cluster>` (an EksCluster with `karpenter_discovery=True` tags its cluster security group)."""
+    version: str = KARPENTER_VERSION
+    """The Karpenter chart version."""
+    tags: dict[str, str] = field(default_factory=dict)
+    """Tags on the IAM roles, policies, queue and rules."""
+
+
+@documented_component(KarpenterArgs)
+class Karpenter(pulumi.ComponentResource):
+    """Karpenter's controller and what it needs in AWS, for GPU pools declared with `provisioner=` it.
+
+    Creates: the node role (EKS worker, CNI, ECR pull, SSM) with an EC2_LINUX access entry; the
+    interruption queue (SQS, SSE, 300 s retention) and the EventBridge rules feeding it; the controller's
+    IRSA role with upstream's policy scoped to this cluster; and the pinned Helm chart, pinned to the general
+    pool's on-demand nodes. Each SpotGpuPool then declares its EC2NodeClass and NodePools (`nodes`).
+    """
+
+    nodes: KarpenterNodes
+    """What the pools' EC2NodeClass and NodePools use (node role, selectors, provider, readiness)."""
+    release: k8s.helm.v3.Release
+    """The Helm release of the controller (and its CRDs)."""
+
+    def __init__(self, name: str, args: KarpenterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__(TYPE_TOKEN, name, {"version": args.version}, opts)
+        cluster = args.cluster
+        tags = {**cluster.tags, **args.tags}
+        self.node_role, node_ready = build_node_role(name, cluster, parent=self)
+        self.interruption = build_interruption_queue(name, cluster.cluster_name, tags, parent=self)
+        self.controller_role, controller_ready = build_controller_role(
+            name, cluster, self.node_role.arn, self.interruption.queue.arn, parent=self
+        )
+        values = {
+            "settings": {"clusterName": cluster.cluster_name, "interruptionQueue": self.interruption.queue.name},
+            "serviceAccount": {"annotations": {"eks.amazonaws.com/role-arn": self.controller_role.arn}},
+            # The chart's own selector plus the general pool's on-demand nodes (upstream: run the controller
+            # on nodes Karpenter does not manage; its affinity already excludes karpenter.sh/nodepool nodes).
+            "nodeSelector": {"kubernetes.io/os": "linux", **general_pool_selector(args.general_pool.pool_name)},
+            "controller": {"resources": CONTROLLER_RESOURCES},
+        }
+        self.release = k8s.helm.v3.Release(
+            f"{name}-release",
+            name=RELEASE_NAME,
+            chart=CHART,
+            version=args.version,
+            namespace=NAMESPACE,
+            values=values,
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                provider=cluster.provider,
+                depends_on=[*node_ready, *controller_ready, *self.interruption.resources, *args.general_pool.nodes],
+            ),
+        )
+        self.nodes = KarpenterNodes(
+            node_role_name=self.node_role.name,
+            subnet_selector_terms=args.subnet_selector_terms or discovery_terms(cluster.cluster_name),
+            security_group_selector_terms=args.security_group_selector_terms or discovery_terms(cluster.cluster_name),
+            consolidate_after=args.consolidate_after,
+            provider=cluster.provider,
+            ready=[self.release, *node_ready],
+            tags=tags,
+        )
+        self.register_outputs(
+            {
+                "node_role_arn": self.node_role.arn,
+                "controller_role_arn": self.controller_role.arn,
+                "interruption_queue": self.interruption.queue.name,
+            }
+        )

@@ -1,0 +1,117 @@
+"""What Karpenter does with a pending GPU pod, on a clock (kubernetes-sigs/karpenter and
+aws/karpenter-provider-aws, both at tag v1.14.1; the AWS provider's go.mod pins the core at that tag's
+commit 6e7eab7a0f48).
+
+One *loop* is a batching window followed by a scheduling pass (provisioning/provisioner.go): the pod
+controller triggers the batcher for every provisionable pod and requeues it every 10 s
+(provisioning/controller.go:70, :77); the window closes after BATCH_IDLE_DURATION without a new trigger or
+at BATCH_MAX_DURATION (provisioning/batcher.go Wait). The scheduler orders NodePools by weight
+(provisioner.go:290-293, utils/nodepool/nodepool.go:161) and takes the first that can hold the pod
+(scheduling/scheduler.go:695 addToNewNodeClaim, :757 "always take an earlier successful schedule"). An instance
+type can hold it only through an *available* offering (cloudprovider/types.go:214 and :235 keep
+available offerings only; scheduling/nodeclaim.go `fits`).
+
+The NodeClaim's launch is one EC2 CreateFleet over up to 60 eligible types (instance.go:67) in every zone
+of the NodePool: spot with price-capacity-optimized, on-demand with lowest-price
+(pkg/providers/instance/types.go:234, :244). Every offering that fails for capacity is put in the
+unavailable-offerings cache (instance.go:626-642 MarkUnavailable) for 3 minutes (pkg/cache/cache.go:31),
+and the offering resolver reports it unavailable meanwhile (instancetype/offering/base_resolver.go:106,
+:135). The failed NodeClaim is deleted (core nodeclaim/lifecycle/launch.go:85-89) and the pod, still
+pending, is batched again at its next requeue.
+
+So: when every spot offering is out of capacity, the spot NodePool has no available offering in the next
+loop, and the scheduler moves to the lower-weight on-demand NodePool in that loop. One failed CreateFleet
+costs one loop, not a backoff per group. The figures are the times of the loop that asks capacity that
+delivers; the node's boot comes on top, as in the cluster-autoscaler model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from elastic_gpu.simulation.backoff import MINUTE, SPOT_RETURNS_AFTER, Constant
+
+_CORE = "kubernetes-sigs/karpenter v1.14.1"
+_AWS = "aws/karpenter-provider-aws v1.14.1"
+
+BATCH_IDLE = Constant("BATCH_IDLE_DURATION", 1, f"{_CORE} pkg/operator/options/options.go:130")
+BATCH_MAX = Constant("BATCH_MAX_DURATION", 10, f"{_CORE} pkg/operator/options/options.go:129")
+POD_REQUEUE = Constant("pending-pod requeue", 10, f"{_CORE} pkg/controllers/provisioning/controller.go:77 RequeueAfter")
+UNAVAILABLE_OFFERINGS_TTL = Constant(
+    "UnavailableOfferingsTTL",
+    3 * MINUTE,
+    f"{_AWS} pkg/cache/cache.go:31 (set at pkg/providers/instance/instance.go:641)",
+)
+DISRUPTION_POLL = Constant("disruption pollingPeriod", 10, f"{_CORE} pkg/controllers/disruption/controller.go:71")
+EMPTINESS_VALIDATION = Constant(
+    "commandValidationDelay",
+    15,
+    f"{_CORE} pkg/controllers/disruption/consolidation.go:45 (waited by emptiness.go:101 before deleting)",
+)
+
+CONSTANTS: tuple[Constant, ...] = (
+    BATCH_IDLE,
+    BATCH_MAX,
+    POD_REQUEUE,
+    UNAVAILABLE_OFFERINGS_TTL,
+    DISRUPTION_POLL,
+    EMPTINESS_VALIDATION,
+)
+
+SOURCE = (
+    f"{_CORE} and {_AWS}: batching window, weight-ordered NodePools, unavailable-offerings cache "
+    "(components/aws/karpenter/model.py)"
+)
+
+#: A loop: from its first trigger, the window closes after [idle, max] seconds.
+FIRST_LOOP = (BATCH_IDLE.seconds, BATCH_MAX.seconds)
+#: After a failed launch: the pod's next requeue (0 to 10 s away), then a window.
+NEXT_LOOP = (BATCH_IDLE.seconds, POD_REQUEUE.seconds + BATCH_MAX.seconds)
+
+
+@dataclass(frozen=True)
+class Seconds:
+    """Seconds from the pod's first trigger: best and worst."""
+
+    best: int
+    worst: int
+
+
+def _plus(a: tuple[int, int], b: tuple[int, int]) -> Seconds:
+    return Seconds(a[0] + b[0], a[1] + b[1])
+
+
+def to_fallback(spot: bool, fallback: bool) -> Seconds | None:
+    """Every spot offering out of capacity: until the on-demand NodePool is asked; None: never (spot only).
+    An on-demand pool asks on-demand in its first loop."""
+    if not spot:
+        return Seconds(*FIRST_LOOP)
+    if not fallback:
+        return None
+    return _plus(FIRST_LOOP, NEXT_LOOP)
+
+
+def first_node(spot: bool, fallback: bool) -> dict[str, Seconds | None]:
+    """Per scenario (the cluster-autoscaler model's three), until capacity that delivers is asked."""
+    from elastic_gpu.simulation.run import SCENARIO_ALL_OUT, SCENARIO_ONE_ZONE, SCENARIO_RETURNS
+
+    out = to_fallback(spot, fallback)
+    if spot and not fallback:
+        # Spot only: a failed launch hides every offering for the TTL; the first loop after it asks again.
+        # Spot back at T: the first launch at or after T, at most one retry period later.
+        period = UNAVAILABLE_OFFERINGS_TTL.seconds + NEXT_LOOP[1]
+        returns: Seconds | None = Seconds(SPOT_RETURNS_AFTER, SPOT_RETURNS_AFTER + period)
+    else:
+        returns = out
+    return {
+        SCENARIO_ALL_OUT: out,
+        # One CreateFleet covers every zone of the NodePool: a zone with capacity delivers in the first loop.
+        SCENARIO_ONE_ZONE: Seconds(*FIRST_LOOP),
+        SCENARIO_RETURNS: returns,
+    }
+
+
+def to_zero(consolidate_after_seconds: int) -> int:
+    """Seconds from a GPU node's last pod ending to Karpenter deleting it (WhenEmpty): consolidateAfter, then
+    the next disruption poll, then the emptiness command's validation delay (worst case)."""
+    return consolidate_after_seconds + DISRUPTION_POLL.seconds + EMPTINESS_VALIDATION.seconds

@@ -1,0 +1,217 @@
+"""The Karpenter objects of one SpotGpuPool: an EC2NodeClass and its NodePools (spot, then on-demand).
+
+The pool keeps its meaning: its GPU and GPUs per node, spot first with an on-demand fallback, `max_size`
+as the cap (NodePool `limits`), scale to zero, the GPU taint and the pool's labels, its disk, and the same
+workload contract. What changes is who picks the instance: Karpenter, per pending pod, among every
+catalog type with the pool's GPU and GPU count (the cluster-autoscaler plans with one shape per group).
+No EKS node group is declared for the pool.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from elastic_gpu.aws.karpenter.release import NODE_CLASS_API, NODE_CLASS_GROUP, NODE_POOL_API
+from elastic_gpu.aws.node_groups import DATA_DEVICE, IMDS_HOP_LIMIT
+from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_instance_types
+from elastic_gpu.pool_types import BuiltPool
+from elastic_gpu.scheduling import (
+    AWS_ACCELERATOR_LABEL,
+    GPU_RESOURCE,
+    GPU_TAINT,
+    NODE_CLASS_GPU,
+    Taint,
+    node_labels,
+)
+
+if TYPE_CHECKING:
+    from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+
+#: Karpenter's well-known labels (kubernetes-sigs/karpenter pkg/apis/v1/labels.go; Kubernetes' own).
+CAPACITY_TYPE_KEY = "karpenter.sh/capacity-type"
+INSTANCE_TYPE_KEY = "node.kubernetes.io/instance-type"
+ZONE_KEY = "topology.kubernetes.io/zone"
+CAPACITY_TYPES = {"spot": "spot", "on-demand": "on-demand"}
+
+#: NodePool weights (1..100, pkg/apis/v1/nodepool.go:64-65): the scheduler tries NodePools by weight,
+#: highest first (pkg/utils/nodepool/nodepool.go:161 OrderByWeight; provisioner.go:293), so spot first.
+#: Room is left between them for a user's own NodePools.
+SPOT_WEIGHT = 100
+ON_DEMAND_WEIGHT = 10
+
+#: The AMI: AL2023's newest, resolved by Karpenter (`al2023@latest`). A pinned `al2023@v<date>` would need a
+#: bump per release; with @latest a new AMI makes running nodes Drifted, which DRIFT_BUDGET stops from
+#: evicting GPU work: new nodes get the new AMI, running ones leave when empty (or at EXPIRE_AFTER).
+AMI_ALIAS = "al2023@latest"
+#: No node is replaced because it drifted (new AMI, changed NodePool): a GPU job is never evicted for it.
+DRIFT_BUDGET = {"nodes": "0", "reasons": ["Drifted"]}
+#: Upstream's default budget (pkg/apis/v1/nodepool.go `+kubebuilder:default:={{nodes: "10%"}}`), kept for
+#: every other reason since a budget list replaces the default.
+DEFAULT_BUDGET = {"nodes": "10%"}
+#: WhenEmpty, not WhenEmptyOrUnderutilized: underutilization consolidation evicts running pods to repack
+#: them (and replaces spot with cheaper spot); a GPU job evicted loses its progress. An empty GPU node is
+#: what costs money, and it goes after `consolidateAfter`.
+CONSOLIDATION_POLICY = "WhenEmpty"
+#: A node's longest life (upstream's default, pkg/apis/v1/nodepool.go:263 `default:="720h"`), stated.
+EXPIRE_AFTER = "720h"
+
+
+@dataclass(frozen=True)
+class KarpenterNodes:
+    """What a pool's Karpenter objects need from the Karpenter install (the `Karpenter` component)."""
+
+    #: the IAM role the nodes run as (EC2NodeClass `role`: Karpenter makes the instance profile)
+    node_role_name: pulumi.Input[str]
+    subnet_selector_terms: list[dict[str, Any]]
+    security_group_selector_terms: list[dict[str, Any]]
+    #: how long a node stays empty before Karpenter removes it (NodePool disruption.consolidateAfter)
+    consolidate_after: str
+    provider: k8s.Provider
+    #: the controller (its CRDs): the objects are created after it
+    ready: list[pulumi.Resource] = field(default_factory=list)
+    tags: dict[str, str] = field(default_factory=dict)
+
+    def build_pool(self, name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+        """The pool's EC2NodeClass and NodePools (elastic_gpu.pool_types.PoolProvisioner)."""
+        return build_karpenter_pool(name, args, self, parent)
+
+    def pool_problems(self, where: str, args: SpotGpuPoolArgs) -> list[str]:
+        """What a pool cannot ask of Karpenter here: another AMI family than the EC2NodeClass's AL2023."""
+        if args.ami_family != "al2023":
+            return [
+                f"{where}ami_family: Karpenter's EC2NodeClass runs {AMI_ALIAS}; allowed: 'al2023' "
+                f"(got {args.ami_family!r})"
+            ]
+        return []
+
+
+def eligible_instance_types(args: SpotGpuPoolArgs) -> list[str]:
+    """Every catalog type with one of the pool's GPU models and its GPUs per node, whatever its vCPUs and
+    memory (Karpenter picks per pod; an EKS node group must keep one shape)."""
+    models = {row.gpu for t in args.instance_types if (row := gpu_instance_type("aws", t)) is not None}
+    gpus = args.gpus_per_node
+    return [t.name for t in gpu_instance_types("aws") if t.gpu in models and t.gpus == gpus]
+
+
+def node_class_name(pool: str) -> str:
+    return pool
+
+
+def node_pool_name(pool: str, capacity: str) -> str:
+    return f"{pool}-{capacity}"
+
+
+def node_class_spec(args: SpotGpuPoolArgs, nodes: KarpenterNodes) -> dict[str, Any]:
+    """EC2NodeClass: AL2023, IMDSv2 only with one hop (pods use IRSA, not the node's role), an encrypted gp3
+    root volume of the pool's disk, the cluster's private subnets and node security group."""
+    return {
+        "role": nodes.node_role_name,
+        "amiSelectorTerms": [{"alias": AMI_ALIAS}],
+        "subnetSelectorTerms": nodes.subnet_selector_terms,
+        "securityGroupSelectorTerms": nodes.security_group_selector_terms,
+        "metadataOptions": {
+            "httpEndpoint": "enabled",
+            "httpProtocolIPv6": "disabled",
+            "httpPutResponseHopLimit": IMDS_HOP_LIMIT,
+            "httpTokens": "required",
+        },
+        "blockDeviceMappings": [
+            {
+                "deviceName": DATA_DEVICE["al2023"],
+                "rootVolume": True,
+                "ebs": {
+                    "volumeSize": f"{args.disk_size_gib}Gi",
+                    "volumeType": "gp3",
+                    "encrypted": True,
+                    "deleteOnTermination": True,
+                },
+            }
+        ],
+        "tags": dict(args.tags),
+    }
+
+
+def taints(args: SpotGpuPoolArgs) -> list[Taint]:
+    return sorted({GPU_TAINT, *args.extra_taints})
+
+
+def node_pool_spec(
+    pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, capacity: str, max_nodes: int
+) -> dict[str, Any]:
+    """One NodePool: the pool's labels and taints, the eligible types in its zones, one capacity type.
+
+    `limits`: nodes = the pool's max_size (the fallback's for on-demand), and nvidia.com/gpu = that times the
+    GPUs per node (the physical GPUs: Karpenter counts the instance type's, not time-sliced replicas). No
+    cpu or memory limit: `nodes` already bounds them, and a cpu cap sized for the smallest type would refuse
+    the larger ones Karpenter may pick.
+    """
+    accelerator = {AWS_ACCELERATOR_LABEL: args.accelerator} if args.accelerator else {}
+    labels = node_labels(pool=pool, node_class=NODE_CLASS_GPU, spot=capacity == "spot") | accelerator
+    return {
+        "weight": SPOT_WEIGHT if capacity == "spot" else ON_DEMAND_WEIGHT,
+        "limits": {"nodes": str(max_nodes), GPU_RESOURCE: str(max_nodes * args.gpus_per_node)},
+        "disruption": {
+            "consolidationPolicy": CONSOLIDATION_POLICY,
+            "consolidateAfter": nodes.consolidate_after,
+            "budgets": [DEFAULT_BUDGET, DRIFT_BUDGET],
+        },
+        "template": {
+            "metadata": {"labels": labels | args.extra_labels},
+            "spec": {
+                "nodeClassRef": {"group": NODE_CLASS_GROUP, "kind": "EC2NodeClass", "name": node_class_name(pool)},
+                "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints(args)],
+                "requirements": [
+                    {"key": CAPACITY_TYPE_KEY, "operator": "In", "values": [CAPACITY_TYPES[capacity]]},
+                    {"key": INSTANCE_TYPE_KEY, "operator": "In", "values": eligible_instance_types(args)},
+                    {"key": ZONE_KEY, "operator": "In", "values": list(args.pool_zones)},
+                ],
+                "expireAfter": EXPIRE_AFTER,
+            },
+        },
+    }
+
+
+def node_pools(pool: str, args: SpotGpuPoolArgs) -> list[tuple[str, int]]:
+    """(capacity, max nodes) per NodePool: the pool's own capacity, then the on-demand fallback."""
+    out = [("spot" if args.spot else "on-demand", args.max_size)]
+    if args.on_demand_fallback:
+        out.append(("on-demand", args.fallback_total))
+    return out
+
+
+def build_karpenter_pool(name: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, parent: pulumi.Resource) -> BuiltPool:
+    opts = pulumi.ResourceOptions(parent=parent, provider=nodes.provider, depends_on=nodes.ready)
+    node_class = k8s.apiextensions.CustomResource(
+        f"{name}-nodeclass",
+        api_version=NODE_CLASS_API,
+        kind="EC2NodeClass",
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=node_class_name(name)),
+        spec=node_class_spec(args, nodes),
+        opts=opts,
+    )
+    resources: list[pulumi.Resource] = [node_class]
+    for capacity, max_nodes in node_pools(name, args):
+        resources.append(
+            k8s.apiextensions.CustomResource(
+                f"{name}-{capacity}",
+                api_version=NODE_POOL_API,
+                kind="NodePool",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=node_pool_name(name, capacity)),
+                spec=node_pool_spec(name, args, nodes, capacity, max_nodes),
+                opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[node_class])),
+            )
+        )
+    first = node_pool_spec(name, args, nodes, node_pools(name, args)[0][0], args.max_size)
+    return BuiltPool(
+        node_groups=[],
+        taints=taints(args),
+        labels=first["template"]["metadata"]["labels"],
+        resources=resources,
+        node_group_ids=[],
+        cloud_outputs={"node_role_name": nodes.node_role_name},
+        nodes=[],
+    )

@@ -1,0 +1,30 @@
+"""AKS: the Kubernetes minors it accepts (components/versions.py merges them)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from elastic_gpu.clouds import MinorSupport
+
+_SOURCE = (
+    "AKS release calendar, MicrosoftDocs/azure-aks-docs articles/aks/supported-kubernetes-versions.md "
+    "(commit fb060ab of 2026-08-21): End of life column, the last day of the month it names"
+)
+#: After End of life only AKS's paid Long Term Support (Premium tier) continues, which this library does not
+#: enable, so end of standard support is end of life. AKS 1.37 (GA planned Oct 2026 in the AKS calendar) needs
+#: no autoscaler image: AKS runs its own.
+_NOTE = "AKS LTS (Premium tier) would extend it one more year; not enabled by this library"
+KUBERNETES_SUPPORT = (
+    MinorSupport("1.32", date(2026, 3, 31), date(2026, 3, 31), _SOURCE, _NOTE),
+    MinorSupport("1.33", date(2026, 7, 31), date(2026, 7, 31), _SOURCE, _NOTE),
+    MinorSupport("1.34", date(2026, 11, 30), date(2026, 11, 30), _SOURCE, _NOTE),
+    MinorSupport("1.35", date(2027, 3, 31), date(2027, 3, 31), _SOURCE, _NOTE),
+    MinorSupport("1.36", date(2027, 6, 30), date(2027, 6, 30), _SOURCE, _NOTE),
+    MinorSupport(
+        "1.37",
+        date(2027, 10, 31),
+        date(2027, 10, 31),
+        _SOURCE,
+        _NOTE + "; GA planned Oct 2026, not re-checked",
+    ),
+)

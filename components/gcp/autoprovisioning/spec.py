@@ -1,0 +1,43 @@
+"""Reading a ComputeClass spec (no SDK imports: the policy pack, the simulation and the builders share it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from elastic_gpu.gcp.rules import machine_family
+from elastic_gpu.gpu_catalog import GpuInstanceType, gpu_instance_types
+
+
+def takes_gpu(row: GpuInstanceType, model: str, count: int) -> bool:
+    """The machine type can carry `count` GPUs of `model` (N1 attaches 1/2/4/8, the others fix the count)."""
+    return row.gpu == model and (row.gpus == count if not row.gpu_counts else count in row.gpu_counts)
+
+
+def eligible_machine_types(model: str, count: int, family: str | None = None) -> list[str]:
+    """The catalog's GCE machine types that can carry `count` x `model` (in `family` when given)."""
+    return [
+        t.name
+        for t in gpu_instance_types("gcp")
+        if takes_gpu(t, model, count) and (family is None or machine_family(t.name) == family)
+    ]
+
+
+def priority_group(compute_class: str, index: int) -> str:
+    """The name a priority's auto-created group goes by in the reports: `<class>[<i>]`."""
+    return f"{compute_class}[{index}]"
+
+
+def auto_creates(spec: dict[str, Any]) -> bool:
+    """The ComputeClass lets GKE create node pools (nodePoolAutoCreation.enabled)."""
+    return bool((spec.get("nodePoolAutoCreation") or {}).get("enabled"))
+
+
+def priority_machine_types(priority: dict[str, Any]) -> list[str]:
+    """The catalog machine types a priority lets GKE create: its machineType, or its family's that carry its GPU."""
+    if priority.get("machineType"):
+        return [priority["machineType"]]
+    gpu = priority.get("gpu") or {}
+    model = next((t.gpu for t in gpu_instance_types("gcp") if t.accelerator == gpu.get("type")), None)
+    if model is None or not priority.get("machineFamily"):
+        return []
+    return eligible_machine_types(model, int(gpu.get("count", 1)), priority["machineFamily"])

@@ -1,0 +1,121 @@
+"""GKE in the simulation: each node pool's scale-from-zero template, and GKE's managed autoscaler
+(upstream defaults as upper bounds) (components/simulation merges every cloud's).
+
+- GKE (cloudprovider/gce templates.go): the machine type, the accelerators (x shared clients with
+  gpuSharingConfig), node labels and taints plus GKE's own (node-pool and accelerator labels,
+  the GPU taint, the queued-provisioning taint), ephemeral-storage from the boot disk. A
+  queued-provisioning pool is marked `queued`: only a ProvisioningRequest scales it (simulation/kueue.py).
+"""
+
+from __future__ import annotations
+
+from elastic_gpu.gcp import GKE_CLUSTER, GKE_NODE_POOL
+from elastic_gpu.gcp.pool_view import gce_region
+from elastic_gpu.offline.runner import Preview
+from elastic_gpu.scheduling import (
+    EPHEMERAL_STORAGE,
+    GKE_COMPUTE_CLASS_KEY,
+    GKE_GPU_TAINT,
+    GKE_QUEUED_TAINT,
+    GPU_RESOURCE,
+    POOL_LABEL,
+)
+from elastic_gpu.simulation.backoff import GCE_MIG_INSTANCES_REFRESH
+from elastic_gpu.simulation.fit import NodeTemplate
+from elastic_gpu.simulation.templates import provider_region, shape, template_taint
+from elastic_gpu.simulation.timings import (
+    CA_DEFAULT_MAX_NODE_PROVISION_TIME,
+    CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
+    CA_DEFAULT_SCALE_DOWN_UNNEEDED,
+    CA_DEFAULT_SCAN_INTERVAL,
+    AutoscalerSettings,
+    early_failure,
+    minutes,
+    seconds,
+)
+
+GKE_NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
+GKE_SPOT_LABEL = "cloud.google.com/gke-spot"
+GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
+
+
+def node_templates(preview: Preview) -> list[NodeTemplate]:
+    out = []
+    for np in preview.of_type(GKE_NODE_POOL):
+        p = np.inputs
+        node = p.get("nodeConfig") or {}
+        name = p.get("name", np.name)
+        machine = node.get("machineType", "?")
+        allocatable = shape("gcp", machine)
+        allocatable.pop(GPU_RESOURCE, None)
+        labels = dict(node.get("labels") or {}) | {GKE_NODEPOOL_LABEL: name}
+        taints = {
+            template_taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in node.get("taints") or []
+        }
+        accelerators = []
+        for acc in node.get("guestAccelerators") or []:
+            count = int(acc.get("count", 0))
+            accelerators.append((acc.get("type", ""), count))
+            shared = (acc.get("gpuSharingConfig") or {}).get("maxSharedClientsPerGpu") or 1
+            allocatable[GPU_RESOURCE] = allocatable.get(GPU_RESOURCE, 0.0) + count * int(shared)
+            labels[GKE_ACCELERATOR_LABEL] = acc.get("type", "")
+            taints.add(GKE_GPU_TAINT)  # GKE taints GPU nodes itself
+        if node.get("spot"):
+            labels[GKE_SPOT_LABEL] = "true"
+        queued = bool((p.get("queuedProvisioning") or {}).get("enabled"))
+        if queued:
+            taints.add(GKE_QUEUED_TAINT)  # GKE taints queued-provisioning nodes itself
+        if node.get("diskSizeGb"):
+            allocatable[EPHEMERAL_STORAGE] = float(node["diskSizeGb"]) * 1e9
+        scaling = p.get("autoscaling") or {}
+        location = p.get("location") or ""
+        out.append(
+            NodeTemplate(
+                group=name,
+                resource=np.name,
+                autoscaler_name=name,
+                pool=labels.get(POOL_LABEL, name),
+                capacity="spot" if node.get("spot") else "on-demand",
+                instance_type=machine,
+                labels=labels,
+                taints=sorted(taints),
+                allocatable=allocatable,
+                min_size=int(scaling.get("totalMinNodeCount", scaling.get("minNodeCount", 0)) or 0),
+                max_size=int(scaling.get("totalMaxNodeCount", scaling.get("maxNodeCount", 0)) or 0),
+                zones=list(p.get("nodeLocations") or []),
+                region=gce_region(location) if isinstance(location, str) and location else provider_region(preview, np),
+                accelerators=accelerators,
+                compute_class=labels.get(GKE_COMPUTE_CLASS_KEY),
+                queued=queued,
+            )
+        )
+    from elastic_gpu.gcp.autoprovisioning.simulation import templates as auto_created
+
+    return out + auto_created(preview)
+
+
+def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
+    """GKE's managed autoscaler, when the preview has a GKE cluster."""
+    if not preview.of_type(GKE_CLUSTER):
+        return None
+    return AutoscalerSettings(
+        cloud="gcp",
+        # GKE's managed autoscaler has no priority expander: a ComputeClass ranks pools instead;
+        # it does not document its expander, least-waste is what is modelled here.
+        expanders=("least-waste",),
+        priorities={},
+        # GKE does not expose its scale-down timers; the upstream defaults are an upper bound
+        # (the OPTIMIZE_UTILIZATION profile removes unneeded nodes sooner).
+        scale_down_unneeded=minutes(CA_DEFAULT_SCALE_DOWN_UNNEEDED),
+        scale_down_delay_after_add=minutes(CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD),
+        max_node_provision=minutes(CA_DEFAULT_MAX_NODE_PROVISION_TIME),
+        # GKE runs its own build of the autoscaler; modelled by the upstream GCE provider.
+        machine=early_failure(
+            seconds(CA_DEFAULT_SCAN_INTERVAL),
+            seconds(CA_DEFAULT_MAX_NODE_PROVISION_TIME),
+            GCE_MIG_INSTANCES_REFRESH.seconds,
+            "GKE: a stockout (ZONE_RESOURCE_POOL_EXHAUSTED) is an instance error on the MIG, "
+            "read back at the next loop while the group scales up",
+        ),
+        source="GKE managed autoscaler (upstream defaults as upper bounds)",
+    )

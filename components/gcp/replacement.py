@@ -1,0 +1,44 @@
+"""GKE: the inputs whose change replaces its resources (components/replacement.py merges every cloud's)."""
+
+from __future__ import annotations
+
+from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
+from elastic_gpu.gcp import GKE_NODE_POOL
+
+#: Node-pool resources: the fields that force replacement (shown in the README).
+POOL_REPLACE_FIELDS = {
+    GKE_NODE_POOL: ReplaceRule(
+        fields=(
+            "name",
+            "cluster",
+            "location",
+            "project",
+            "initialNodeCount",
+            "queuedProvisioning",
+            "maxPodsPerNode",
+            "placementPolicy",
+            "nodeConfig.guestAccelerators",
+            "nodeConfig.spot",
+            "nodeConfig.preemptible",
+            "nodeConfig.oauthScopes",
+            "nodeConfig.serviceAccount",
+            "nodeConfig.reservationAffinity",
+            "nodeConfig.metadata",
+            "nodeConfig.minCpuPlatform",
+            "nodeConfig.shieldedInstanceConfig",
+            "nodeConfig.flexStart",
+            "nodeConfig.maxRunDuration",
+        ),
+        source="pulumi-gcp container.NodePool = terraform-provider-google google/services/container/"
+        "resource_container_node_pool.go and node_config.go, ForceNew fields (flex_start and max_run_duration "
+        "ForceNew in schemaNodeConfig; machineType, diskSizeGb, diskType, labels, taints, nodeLocations, "
+        "autoscaling update in place)",
+    ),
+}
+
+OTHER_REPLACE_FIELDS: dict[str, ReplaceRule] = {}
+
+#: The input that is a pool's cloud name.
+POOL_NAME_FIELD = {GKE_NODE_POOL: "name"}
+
+INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {}

@@ -1,0 +1,189 @@
+"""The AKS System pool inline in its ManagedCluster, and who can reach a private AKS cluster's API server."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import subprocess
+from typing import Any
+
+import pytest
+import yaml
+
+from elastic_gpu.__main__ import main
+from elastic_gpu.aks_cluster import SYSTEM_POOL_NAME
+from elastic_gpu.config import load_stack_config
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.diff import DiffError, Side, build_diff
+from elastic_gpu.offline.runner import Preview
+from elastic_gpu.pool_view import AKS_MANAGED_CLUSTER
+from elastic_gpu.replacement import inline_pool_table_markdown
+from tests.conftest import ROOT, stack_preview, stack_values
+
+P = "elastic-gpu:"
+
+
+def side(preview: Preview) -> Side:
+    return Side("x", {r.urn: r for r in preview.resources}, preview.config)
+
+
+def with_system_pool(preview: Preview, **changes: Any) -> Preview:
+    """A copy of `preview` whose ManagedCluster's System pool has `changes`."""
+    head = copy.deepcopy(preview)
+    [cluster] = [r for r in head.resources if r.type == AKS_MANAGED_CLUSTER]
+    [pool] = cluster.inputs["agentPoolProfiles"]
+    pool.update(changes)
+    return head
+
+
+def system_pool(preview: Preview) -> dict[str, Any]:
+    [cluster] = [r for r in preview.resources if r.type == AKS_MANAGED_CLUSTER]
+    [pool] = cluster.inputs["agentPoolProfiles"]
+    return pool
+
+
+# --- the inline System pool: a change AKS refuses in place is refused, with the rotation --------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "new"),
+    [("vmSize", "Standard_D8s_v5"), ("availabilityZones", ["1"]), ("osDiskSizeGB", 256)],
+)
+def test_a_system_pool_change_aks_refuses_in_place_is_refused_with_the_rotation(field: str, new: Any) -> None:
+    base = stack_preview("azure-dev")
+    old = system_pool(base).get(field)
+    assert old != new
+    with pytest.raises(DiffError) as err:
+        build_diff(side(base), side(with_system_pool(base, **{field: new})))
+    text = str(err.value)
+    assert (
+        f"{AKS_MANAGED_CLUSTER} gpu-dev-aks: agentPoolProfiles[{SYSTEM_POOL_NAME}].{field}: {old!r} -> {new!r}" in text
+    )
+    add = "az aks nodepool add --resource-group gpu-dev-rg --cluster-name gpu-dev --mode System"
+    assert f"  1. {add}" in text and text.count(add) == 2
+    assert "  2. az aks nodepool delete --resource-group gpu-dev-rg --cluster-name gpu-dev --name system " in text
+    assert text.endswith(
+        "  4. az aks nodepool delete --resource-group gpu-dev-rg --cluster-name gpu-dev --name systemtmp\n"
+        "  5. pulumi refresh, then pulumi up"
+    )
+    flag = {
+        "vmSize": "--node-vm-size Standard_D8s_v5",
+        "availabilityZones": "--zones 1 ",
+        "osDiskSizeGB": "--node-osdisk-size 256",
+    }[field]
+    assert text.count(flag) == 2, text
+
+
+def test_a_system_pool_change_aks_makes_in_place_is_an_update() -> None:
+    """Scaling bounds and labels update in place (the engine's update works): nothing refused."""
+    base = stack_preview("azure-dev")
+    head = with_system_pool(base, maxCount=5, nodeLabels={**system_pool(base)["nodeLabels"], "team": "ml"})
+    diff = build_diff(side(base), side(head))
+    assert [(c.type, c.op, c.changed) for c in diff.changes] == [(AKS_MANAGED_CLUSTER, "update", ["agentPoolProfiles"])]
+
+
+def test_a_renamed_inline_pool_is_refused() -> None:
+    """A ManagedCluster update cannot add (or rename) an inline pool (pulumi-azure-native#579)."""
+    base = stack_preview("azure-dev")
+    with pytest.raises(DiffError, match=r"agentPoolProfiles\[system2\]: a new inline pool; .*\(was: system\)"):
+        build_diff(side(base), side(with_system_pool(base, name="system2")))
+
+
+def test_diff_against_a_git_ref_refuses_a_new_system_vm_size(tmp_path, capsys) -> None:
+    """`diff --base REF` end to end: a stack file's new systemPool.vmSize exits 2 naming the field."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    shutil.copytree(ROOT / "components", repo / "components", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "stacks", repo / "stacks")
+    for item in ("Pulumi.yaml", "__main__.py"):
+        shutil.copy(ROOT / item, repo / item)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], cwd=repo, check=True)
+    stack_file = repo / "stacks" / "Pulumi.azure-dev.yaml"
+    data = yaml.safe_load(stack_file.read_text())
+    old = data["config"][P + "cluster"]["systemPool"]["vmSize"]
+    data["config"][P + "cluster"]["systemPool"]["vmSize"] = "Standard_D8s_v5"
+    stack_file.write_text(yaml.safe_dump(data))
+    assert main(["diff", "--stack", "azure-dev", "--program", str(repo), "--base", "HEAD"]) == 2
+    err = capsys.readouterr().err
+    assert f"agentPoolProfiles[system].vmSize: {old!r} -> 'Standard_D8s_v5'" in err
+    assert "temporary_name_for_rotation" in err
+
+
+def test_the_readme_shows_the_inline_pool_table() -> None:
+    table = inline_pool_table_markdown()
+    assert "`agentPoolProfiles[].vmSize`, `agentPoolProfiles[].availabilityZones`, " in table
+    assert "`agentPoolProfiles[].osDiskSizeGB`" in table
+    assert table in (ROOT / "README.md").read_text()
+
+
+# --- a private cluster and the runner ----------------------------------------------------------------------
+
+
+def private_preview(program_dir, **access: Any) -> Preview:
+    from elastic_gpu.offline.runner import run_preview
+
+    values = stack_values("azure-dev")
+    values[P + "cluster"]["apiAccess"] = {"public": False, **access}
+    return run_preview("azure-dev", program_dir(values, stack="azure-dev"))
+
+
+def runner_warnings(preview: Preview) -> list[str]:
+    return [w for w in preview.warnings if "private cluster" in w]
+
+
+def test_a_private_cluster_warns_that_the_runner_must_reach_its_api_server(program_dir) -> None:
+    [warning] = runner_warnings(private_preview(program_dir))
+    assert warning.startswith("AksCluster 'gpu-dev': a private cluster (public_access=False; ")
+    # the setting, in both spellings, and the ways out
+    assert "runner_in_vnet=True (cluster.apiAccess.runnerInVnet: true)" in warning
+    assert "self-hosted runner in the VNet" in warning
+    assert "authorized_ip_ranges; cluster.apiAccess.publicCidrs" in warning
+    assert "`az aks command invoke`" in warning and "Pulumi Kubernetes provider cannot go through it" in warning
+
+
+def test_a_private_cluster_whose_runner_is_in_the_vnet_does_not_warn(program_dir) -> None:
+    preview = private_preview(program_dir, runnerInVnet=True)
+    assert runner_warnings(preview) == []
+    [cluster] = [r for r in preview.resources if r.type == AKS_MANAGED_CLUSTER]
+    assert cluster.inputs["apiServerAccessProfile"] == {"enablePrivateCluster": True}
+
+
+def test_a_library_user_gets_the_warning_at_declaration(run_program) -> None:
+    source = """
+from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs
+base = dict(cluster_name="lab", location="westeurope", zones=["1"], kubernetes_version="1.35", public_access=False)
+AksCluster("quiet", AksClusterArgs(**base, runner_in_vnet=True))
+AksCluster("loud", AksClusterArgs(**{**base, "cluster_name": "lab2"}))
+"""
+    warnings = runner_warnings(run_program(source))
+    assert [w.split(":")[0] for w in warnings] == ["AksCluster 'loud'"]
+
+
+@pytest.mark.parametrize("stack", ["azure-dev", "azure-prod"])
+def test_the_shipped_azure_stacks_have_public_api_servers_and_no_runner_warning(stack: str) -> None:
+    preview = stack_preview(stack)
+    assert runner_warnings(preview) == []
+    assert system_pool(preview)["name"] == SYSTEM_POOL_NAME  # the System pool keeps its name: no rotation
+
+
+@pytest.mark.parametrize(
+    ("cloud_stack", "access", "message"),
+    [
+        ("aws-dev", {"public": False, "runnerInVnet": True}, "got runnerInVnet: True with cloud 'aws', public: False"),
+        (
+            "azure-dev",
+            {"public": True, "runnerInVnet": True},
+            "got runnerInVnet: True with cloud 'azure', public: True",
+        ),
+    ],
+)
+def test_runner_in_vnet_is_refused_where_it_does_nothing(cloud_stack: str, access: dict, message: str) -> None:
+    values = stack_values(cloud_stack)
+    values[P + "cluster"]["apiAccess"] = access
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(values)
+    assert "cluster.apiAccess.runnerInVnet: set only on azure with a private cluster (public: false)" in str(err.value)
+    assert message in str(err.value)

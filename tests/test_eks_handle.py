@@ -1,0 +1,145 @@
+"""The EKS handle on a pulumi-eks cluster (issue 20): the Kubernetes minor read from the cluster, known or
+unknown at preview (its OIDC provider: tests/test_library_mistakes.py)."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+from pulumi.runtime import rpc
+
+from elastic_gpu import versions
+from elastic_gpu.__main__ import main
+from elastic_gpu.aws.versions import EKS_ADDON_VERSIONS, eks_addon_versions
+from elastic_gpu.cluster_handle import VERSION_INPUT
+from elastic_gpu.eks_addons import ADDON_NAMES
+from elastic_gpu.eks_cluster import UNKNOWN_VERSION_WARNING
+from elastic_gpu.offline.diff import Side
+from elastic_gpu.offline.runner import Preview
+from elastic_gpu.versions import cluster_autoscaler_image
+
+PROGRAM = """
+import pulumi_eks as eks
+from elastic_gpu import (ClusterAutoscaler, ClusterAutoscalerArgs, EksAddons, EksAddonsArgs, EksCluster, SpotGpuPool,
+                         SpotGpuPoolArgs)
+
+cluster = eks.Cluster("ml", name="ml", vpc_id="vpc-1", private_subnet_ids=["subnet-a"], authentication_mode="API",
+                      skip_default_node_group=True, CLUSTER_ARGS)
+handle = EksCluster.from_pulumi_eks("h", cluster, subnet_ids={"us-west-2a": "subnet-a"},
+                                    node_role_arn="arn:aws:iam::123456789012:role/gpu" HANDLE_ARGS)
+l4 = SpotGpuPool("l4", SpotGpuPoolArgs(cluster=handle, instance_types=["g6.xlarge"], max_size=2))
+ClusterAutoscaler("ca", ClusterAutoscalerArgs(cluster=handle, gpu_pools=[l4], node_selector={"node-role": "system"}))
+ADDONS
+"""
+ADDONS = 'EksAddons("addons", EksAddonsArgs(cluster=handle))'
+
+
+def source(cluster_args: str, handle_args: str = "", addons: str = ADDONS) -> str:
+    return PROGRAM.replace("CLUSTER_ARGS", cluster_args).replace("HANDLE_ARGS", handle_args).replace("ADDONS", addons)
+
+
+@pytest.fixture(autouse=True)
+def fixed_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Support warnings are judged on a fixed day (1.33 past standard support, 1.34 and 1.35 within it)."""
+    monkeypatch.setattr(versions, "today", lambda: date(2026, 11, 24))
+
+
+def image(preview: Preview) -> str:
+    dep = preview.one("kubernetes:apps/v1:Deployment", "ca-deployment").inputs
+    return dep["spec"]["template"]["spec"]["containers"][0]["image"]
+
+
+def what_uses_the_minor(preview: Preview) -> dict[str, object]:
+    """Each place the handle's minor reaches, as the preview declares it."""
+    return {
+        "image": image(preview),
+        "node groups": {g.inputs.get("version") for g in preview.of_type("aws:eks/nodeGroup:NodeGroup")},
+        "add-ons": {a.inputs["addonName"]: a.inputs["addonVersion"] for a in preview.of_type("aws:eks/addon:Addon")},
+        "handle": preview.one("elastic-gpu:index:ExistingEksCluster", "h").inputs[VERSION_INPUT],
+        "diff": Side("head", {r.urn: r for r in preview.resources}, {}).kubernetes_version,
+    }
+
+
+def known(minor: str) -> dict[str, object]:
+    return {
+        "image": cluster_autoscaler_image(minor),
+        "node groups": {minor},
+        "add-ons": eks_addon_versions(minor),
+        "handle": minor,
+        "diff": minor,
+    }
+
+
+@pytest.mark.parametrize(
+    ("cluster_args", "handle_args", "minor"),
+    [
+        ('create_oidc_provider=True, version="1.34"', "", "1.34"),  # read from the pulumi-eks cluster
+        ('create_oidc_provider=True, version="1.33"', "", "1.33"),  # ... past standard support: warned
+        ('create_oidc_provider=True, version="1.34"', ', kubernetes_version="1.35"', "1.35"),  # given: it wins
+        ("create_oidc_provider=True", ', kubernetes_version="1.35"', "1.35"),
+    ],
+)
+def test_the_minor_is_read_from_the_pulumi_eks_cluster(run_program, cluster_args, handle_args, minor) -> None:
+    preview = run_program(source(cluster_args, handle_args))
+    assert what_uses_the_minor(preview) == known(minor)
+    assert not [w for w in preview.warnings if UNKNOWN_VERSION_WARNING in w]
+    support = versions.minor_support_warnings("kubernetes_version: ", "aws", minor)
+    assert [w for w in preview.warnings if w.startswith("kubernetes_version: ")] == support
+    assert bool(support) == (minor == "1.33")
+
+
+def test_an_existing_cluster_s_version_comes_from_its_state(run_program, tmp_path: Path) -> None:
+    """A cluster that exists has a version even when the program sets none: the offline preview gets it from
+    the program's offline_mocks.py, as a real preview gets it from the state."""
+    (tmp_path / "offline_mocks.py").write_text(
+        'RESOURCES = {"aws:eks/cluster:Cluster": lambda name, inputs: {"version": "1.35"}}\n'
+    )
+    preview = run_program(source("create_oidc_provider=True"))
+    assert what_uses_the_minor(preview) == known("1.35")
+
+
+def test_a_new_cluster_without_version_is_unknown_at_preview_and_says_so(run_program, tmp_path: Path) -> None:
+    """EKS gives a new cluster without `version` its default minor when it creates it (CreateCluster API); the
+    preview cannot know it, says what follows, and declares the image, node-group and add-on versions unknown."""
+    preview = run_program(source("create_oidc_provider=True"))
+    assert what_uses_the_minor(preview) == {
+        "image": rpc.UNKNOWN,
+        "node groups": {rpc.UNKNOWN},
+        "add-ons": dict.fromkeys(ADDON_NAMES, rpc.UNKNOWN),
+        "handle": rpc.UNKNOWN,
+        "diff": None,  # the diff names no minor rather than the engine's marker
+    }
+    assert f"EksCluster.from_pulumi_eks 'h': {UNKNOWN_VERSION_WARNING}" in preview.warnings
+    assert main(["preview", "--program", str(tmp_path), "--stack", "test"]) == 0
+
+
+def test_every_minor_pins_the_same_add_ons() -> None:
+    """An add-on version chosen once the minor is known needs the add-on's name before (eks_addons.py)."""
+    assert all(tuple(sorted(row)) == ADDON_NAMES for row in EKS_ADDON_VERSIONS.values())
+
+
+def test_a_minor_without_a_pinned_autoscaler_fails_the_preview(run_program, tmp_path: Path, capsys) -> None:
+    run_program_dir = tmp_path
+    (run_program_dir / "stacks").mkdir()
+    (run_program_dir / "Pulumi.yaml").write_text("name: consumer\nruntime: python\nstackConfigDir: stacks\n")
+    (run_program_dir / "stacks" / "Pulumi.test.yaml").write_text("config: {}\n")
+    (run_program_dir / "__main__.py").write_text(source('create_oidc_provider=True, version="1.29"', addons=""))
+    assert main(["preview", "--program", str(run_program_dir), "--stack", "test"]) == 2
+    err = capsys.readouterr().err
+    assert "ClusterAutoscaler 'ca': no cluster-autoscaler release pinned for Kubernetes 1.29; pinned: 1.30," in err
+    assert "Traceback" not in err
+    (run_program_dir / "__main__.py").write_text(source('create_oidc_provider=True, version="1.29"', addons=ADDONS))
+    assert main(["preview", "--program", str(run_program_dir), "--stack", "test"]) == 2
+    assert "no EKS add-on versions pinned for Kubernetes 1.29" in capsys.readouterr().err
+
+
+def test_help_says_where_the_minor_comes_from() -> None:
+    import pydoc
+
+    from elastic_gpu import EksCluster
+
+    doc = " ".join(pydoc.render_doc(EksCluster.from_pulumi_eks, renderer=pydoc.plaintext).split())
+    assert "`kubernetes_version`: default None: the EKS cluster's own `version` (an Output)" in doc
+    assert "a new cluster without `version` gets EKS's default minor when it is created" in doc
+    assert "`node_role_arn` (required)" in doc

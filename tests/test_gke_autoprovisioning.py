@@ -1,0 +1,324 @@
+"""GKE node pool auto-creation (provisioner auto-provisioning): the ComputeClass per spot pool, the
+cluster's node auto-provisioning limits, the workload contract, CRD validation, the simulation and
+the policy rules, on the shipped stack gcp-autoprovision and on small variants."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from policy_programs import judge, write_program
+
+from elastic_gpu.compose import PlannedCluster
+from elastic_gpu.config import load_stack_config
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.gcp.autoprovisioning.cluster import limits_for, limits_problems, machine_shape
+from elastic_gpu.gcp.autoprovisioning.compute_class import compute_class_spec, instance_types_eligible
+from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.simulation.run import simulate
+from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs, spot_gpu_pool_problems
+from tests.conftest import stack_preview, stack_values
+from tests.crd_schemas import validate
+
+NS = "elastic-gpu:"
+STACK = "gcp-autoprovision"
+COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
+G2_ONE_L4 = ["g2-standard-4", "g2-standard-8", "g2-standard-12", "g2-standard-16", "g2-standard-32"]
+
+
+def _class() -> dict[str, Any]:
+    return copy.deepcopy(stack_preview(STACK).one(COMPUTE_CLASS, "inference-compute-class").inputs)
+
+
+def _errors(values: dict[str, Any]) -> str:
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    return str(exc.value)
+
+
+# --- the ComputeClass -------------------------------------------------------------------------
+
+
+def test_the_spot_pool_is_one_compute_class_spot_first_with_node_pool_auto_creation() -> None:
+    spec = _class()["spec"]
+    assert _class()["metadata"] == {"name": "inference-spot-first"}
+    assert [(p["machineFamily"], p["spot"], p["gpu"]) for p in spec["priorities"]] == [
+        ("g2", True, {"type": "nvidia-l4", "count": 1, "driverVersion": "default"}),
+        ("g2", False, {"type": "nvidia-l4", "count": 1, "driverVersion": "default"}),
+    ]
+    assert [p["nodeLabels"]["elastic-gpu.io/capacity"] for p in spec["priorities"]] == ["spot", "on-demand"]
+    assert {p["nodeLabels"]["elastic-gpu.io/pool"] for p in spec["priorities"]} == {"inference"}
+    assert spec["priorities"][0]["storage"] == {"bootDiskSize": 100, "bootDiskType": "pd-balanced"}
+    assert spec["nodePoolAutoCreation"] == {"enabled": True}
+    assert spec["whenUnsatisfiable"] == "DoNotScaleUp"
+    assert spec["activeMigration"] == {"optimizeRulePriority": True}
+    assert spec["autoscalingPolicy"] == {"consolidationDelayMinutes": 10}
+
+
+def test_no_node_pool_is_declared_for_the_spot_pool() -> None:
+    pools = {r.name for r in stack_preview(STACK).of_type("gcp:container/nodePool:NodePool")}
+    # The general pool, and the queued-provisioning pool whose ProvisioningRequests need a node pool.
+    assert pools == {"general-np", "training-dws"}
+
+
+def test_a_pool_of_one_machine_type_names_it_and_a_gpu_pool_its_family() -> None:
+    handle = PlannedCluster("gcp", "c", ["us-central1-a"], "1.35", {}, "auto-provisioning")
+    pinned = SpotGpuPoolArgs(cluster=handle, instance_types=["g2-standard-8"], max_size=3, on_demand_fallback=True)
+    assert spot_gpu_pool_problems("p", pinned) == []
+    assert [(p["machineType"], p["spot"]) for p in compute_class_spec("p", pinned)["priorities"]] == [
+        ("g2-standard-8", True),
+        ("g2-standard-8", False),
+    ]
+    assert instance_types_eligible(["g2-standard-8"], 1) == ["g2-standard-8"]
+    family = SpotGpuPoolArgs(cluster=handle, instance_types=G2_ONE_L4, max_size=3)
+    assert [p.get("machineFamily") for p in compute_class_spec("p", family)["priorities"]] == ["g2"]
+    assert instance_types_eligible(G2_ONE_L4, 1) == G2_ONE_L4
+
+
+def test_eligible_machine_types_carry_exactly_the_gpu_count() -> None:
+    # Every G2 type with one L4 (g2-standard-24 has two); N1 attaches 1, 2 or 4 T4s to any of the catalog's rows.
+    assert eligible_machine_types("l4", 1, "g2") == G2_ONE_L4
+    assert eligible_machine_types("l4", 2) == ["g2-standard-24"]
+    assert eligible_machine_types("t4", 2) == ["n1-standard-4", "n1-standard-8", "n1-standard-16"]
+    assert eligible_machine_types("v100", 1) == ["n1-highmem-8"]
+
+
+def test_the_compute_class_validates_against_the_crd_and_a_wrong_field_fails() -> None:
+    obj = _class()
+    assert validate(obj) == []
+    obj["spec"]["priorities"][0]["gpu"]["model"] = "l4"
+    obj["spec"]["priorities"][1]["gpu"]["driverVersion"] = "LATEST"
+    errors = validate(obj)
+    assert any("'model' was unexpected" in e for e in errors), errors
+    assert any("'LATEST' is not one of ['default', 'latest']" in e for e in errors), errors
+
+
+def test_the_workload_selects_the_compute_class_and_tolerates_the_taints_gke_puts() -> None:
+    [pool] = [r for r in stack_preview(STACK).of_type("elastic-gpu:index:SpotGpuPool") if r.name == "inference"]
+    contract = pool.inputs["workloadContract"]
+    assert contract["nodeSelector"] == {
+        "cloud.google.com/compute-class": "inference-spot-first",
+        "elastic-gpu.io/pool": "inference",
+    }
+    assert contract["taints"] == [
+        "cloud.google.com/compute-class=inference-spot-first:NoSchedule",
+        "nvidia.com/gpu=present:NoSchedule",
+    ]
+
+
+# --- the cluster --------------------------------------------------------------------------------
+
+
+def test_the_cluster_auto_provisions_within_limits_summed_from_every_pool() -> None:
+    scaling = stack_preview(STACK).one("gcp:container/cluster:Cluster", "gpu-nap-gke").inputs["clusterAutoscaling"]
+    assert scaling["enabled"] is True
+    assert scaling["autoscalingProfile"] == "OPTIMIZE_UTILIZATION"
+    assert scaling["autoProvisioningLocations"] == ["us-central1-a", "us-central1-b", "us-central1-c"]
+    # general: 6 x e2-standard-4 (4 vCPU, 16 GB); inference: (9 spot + 9 fallback) x its largest eligible
+    # type g2-standard-32; training: 4 x a2-highgpu-1g.
+    g2, a2 = gpu_instance_type("gcp", "g2-standard-32"), gpu_instance_type("gcp", "a2-highgpu-1g")
+    assert g2 is not None and a2 is not None
+    limits = {lim["resourceType"]: lim["maximum"] for lim in scaling["resourceLimits"]}
+    assert limits == {
+        "cpu": 6 * 4 + 18 * g2.vcpus + 4 * a2.vcpus,
+        "memory": 6 * 16 + 18 * g2.memory_gib + 4 * a2.memory_gib,
+        "nvidia-l4": 18,
+        "nvidia-tesla-a100": 4,
+    }
+    defaults = scaling["autoProvisioningDefaults"]
+    assert defaults["management"] == {"autoRepair": True, "autoUpgrade": True}
+    assert defaults["shieldedInstanceConfig"] == {"enableIntegrityMonitoring": True, "enableSecureBoot": True}
+    assert defaults["oauthScopes"] == ["https://www.googleapis.com/auth/cloud-platform"]
+
+
+def test_the_cluster_autoscaler_stacks_keep_auto_provisioning_off() -> None:
+    scaling = stack_preview("gcp-prod").one("gcp:container/cluster:Cluster", "gpu-prod-gke").inputs
+    assert scaling["clusterAutoscaling"] == {"autoscalingProfile": "OPTIMIZE_UTILIZATION"}
+
+
+def test_machine_shapes_for_the_limits() -> None:
+    assert machine_shape("e2-standard-4") == (4, 16.0)
+    assert machine_shape("n1-standard-8") == (8, 30.0)
+    assert machine_shape("n2-highcpu-16") == (16, 16.0)
+    assert machine_shape("e2-custom-4-8192") is None
+    v = stack_values(STACK)
+    v[NS + "generalPool"]["instanceTypes"] = ["e2-custom-4-8192"]
+    [problem] = limits_problems(load_stack_config(v))
+    assert problem.startswith("generalPool.instanceTypes[0]: 'e2-custom-4-8192': node auto-provisioning's cpu")
+
+
+def test_two_pools_of_one_gpu_add_up_in_its_limit() -> None:
+    v = stack_values(STACK)
+    second = dict(v[NS + "gpuPools"][0], name="batch", maxSize=2, onDemandFallback=False)
+    v[NS + "gpuPools"].append(second)
+    assert limits_for(load_stack_config(v)).gpus == {"nvidia-l4": 18 + 2, "nvidia-tesla-a100": 4}
+
+
+# --- the config ---------------------------------------------------------------------------------
+
+
+def test_a_provisioner_a_cloud_cannot_do_is_a_config_error() -> None:
+    v = stack_values("aws-prod")
+    v[NS + "provisioner"] = "auto-provisioning"
+    assert "provisioner: 'auto-provisioning' is not available on aws; allowed on aws: cluster-autoscaler" in _errors(v)
+    v = stack_values(STACK)
+    v[NS + "provisioner"] = "karpenter"
+    assert (
+        "provisioner: 'karpenter' is not available on gcp; allowed on gcp: cluster-autoscaler, auto-provisioning"
+        in _errors(v)
+    )
+    v[NS + "provisioner"] = "nap"
+    assert "provisioner: Input should be 'cluster-autoscaler', 'karpenter' or 'auto-provisioning'" in _errors(v)
+
+
+def test_the_provisioner_defaults_to_the_cluster_autoscaler() -> None:
+    assert load_stack_config(stack_values("gcp-prod")).provisioner == "cluster-autoscaler"
+    assert load_stack_config(stack_values(STACK)).provisioner == "auto-provisioning"
+
+
+# --- the simulation -----------------------------------------------------------------------------
+
+
+def test_simulate_reports_eligible_types_and_the_fallback_from_the_compute_class() -> None:
+    [nap, _] = simulate(stack_preview(STACK))
+    [ca, _] = simulate(stack_preview("gcp-prod"))
+    assert nap.to_json()["instance_types_eligible"] == 5 and nap.instance_types == G2_ONE_L4
+    assert ca.to_json()["instance_types_eligible"] == 1 and ca.instance_types == ["g2-standard-8"]
+    assert [[g.resource for g in tier] for tier in nap.tiers] == [
+        ["inference-compute-class[0]"],
+        ["inference-compute-class[1]"],
+    ]
+    assert (nap.tiers[0][0].capacity, nap.tiers[1][0].capacity) == ("spot", "on-demand")
+    # The same upstream autoscaler backs off a failed group and asks the next priority in the same loop.
+    assert nap.to_json()["minutes_to_fallback"] == ca.to_json()["minutes_to_fallback"]
+    # Both priorities share the cluster's nvidia-l4 limit (18): 18 nodes, priced at the dearest.
+    assert nap.worst_case_nodes == 18
+
+
+# --- the policy rules ---------------------------------------------------------------------------
+
+RULES_PROGRAM = """
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+L4 = {"type": "nvidia-l4", "count": 1}
+T4 = {"type": "nvidia-tesla-t4", "count": 1}
+
+gcp.container.Cluster(
+    "c1",
+    location="us-central1",
+    cluster_autoscaling={
+        "enabled": True,
+        "resource_limits": [
+            {"resource_type": "cpu", "maximum": 100},
+            {"resource_type": "memory", "maximum": 400},
+            {"resource_type": "nvidia-l4", "maximum": 4},
+        ],
+    },
+)
+
+
+def cc(name, priorities, delay=10):
+    spec = {"priorities": priorities, "nodePoolAutoCreation": {"enabled": True}, "whenUnsatisfiable": "DoNotScaleUp"}
+    if delay is not None:
+        spec["autoscalingPolicy"] = {"consolidationDelayMinutes": delay}
+    k8s.apiextensions.CustomResource(
+        name, api_version="cloud.google.com/v1", kind="ComputeClass", metadata={"name": name}, spec=spec
+    )
+
+
+cc("ok-class", [{"machineFamily": "g2", "spot": True, "gpu": L4}, {"machineFamily": "g2", "spot": False, "gpu": L4}])
+cc("bad-nolimit", [{"machineFamily": "n1", "spot": True, "gpu": T4}])
+cc("bad-nogpu", [{"machineFamily": "g2", "spot": True, "gpu": L4}, {"machineFamily": "e2", "spot": False}])
+cc("bad-odfirst", [{"machineFamily": "g2", "spot": False, "gpu": L4}, {"machineFamily": "g2", "spot": True, "gpu": L4}])
+cc("bad-noscaledown", [{"machineFamily": "g2", "spot": True, "gpu": L4}], delay=None)
+cc("bad-slowscaledown", [{"machineFamily": "g2", "spot": True, "gpu": L4}], delay=600)
+"""
+
+RULES = {
+    "gke-auto-provisioning-gpu-limits": {"bad-nolimit"},
+    "gke-compute-class-gpu-taint": {"bad-nogpu"},
+    "gke-compute-class-spot-first": {"bad-odfirst"},
+    "gke-compute-class-scale-down": {"bad-noscaledown", "bad-slowscaledown"},
+}
+
+
+@pytest.fixture(scope="module")
+def rules_report(tmp_path_factory: pytest.TempPathFactory):
+    return judge(run_preview("test", write_program(RULES_PROGRAM, tmp_path_factory.mktemp("gke-nap-rules"))))
+
+
+@pytest.mark.parametrize("policy", sorted(RULES))
+def test_each_rule_flags_exactly_its_bad_class(rules_report, policy: str) -> None:
+    assert {v.name for v in rules_report.of(policy)} == RULES[policy]
+
+
+def test_the_rule_messages_say_what_to_do(rules_report) -> None:
+    [limit] = rules_report.of("gke-auto-provisioning-gpu-limits")
+    assert "1 x nvidia-tesla-t4" in limit.message and "has a nvidia-tesla-t4 limit of 0" in limit.message
+    [order] = rules_report.of("gke-compute-class-spot-first")
+    assert "on-demand priority 0 before spot priorities [1]" in order.message
+    slow = {v.name: v.message for v in rules_report.of("gke-compute-class-scale-down")}
+    assert "consolidationDelayMinutes: 600 min, allowed: 1 to 60" in slow["bad-slowscaledown"]
+    assert "consolidationDelayMinutes: unset" in slow["bad-noscaledown"]
+
+
+def test_the_shipped_stack_passes_the_new_rules() -> None:
+    from elastic_gpu.offline.policy_run import run_policies
+
+    report = run_policies(stack_preview(STACK))
+    assert [v for v in report.violations if v.policy in RULES] == []
+    assert [v.policy for v in report.violations if v.level == "mandatory"] == []
+
+
+EXISTING_PROGRAM = """
+import pulumi
+from elastic_gpu import GkeCluster, SpotGpuPool, SpotGpuPoolArgs
+
+cluster = GkeCluster.existing(
+    "ext", cluster_name="c1", project="p-123456", location="us-central1", zones=["us-central1-a"],
+    kubernetes_version="1.35", private_nodes=True, provisioner=PROVISIONER,
+)
+SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, instance_types=["g2-standard-8"], max_size=2,
+                                  on_demand_fallback=True))
+"""
+
+
+def test_an_existing_cluster_that_auto_provisions_gets_a_compute_class_and_no_node_pool(tmp_path) -> None:
+    preview = run_preview(
+        "test", write_program(EXISTING_PROGRAM.replace("PROVISIONER", '"auto-provisioning"'), tmp_path)
+    )
+    assert preview.of_type("gcp:container/nodePool:NodePool") == []
+    [cc] = preview.of_type(COMPUTE_CLASS)
+    assert [p["machineType"] for p in cc.inputs["spec"]["priorities"]] == ["g2-standard-8", "g2-standard-8"]
+
+
+def test_an_unknown_provisioner_on_an_existing_cluster_is_an_error() -> None:
+    from elastic_gpu import GkeCluster
+
+    with pytest.raises(ConfigError) as exc:
+        GkeCluster.existing(
+            "ext", cluster_name="c1", project="p-123456", location="us-central1", zones=["us-central1-a"],
+            kubernetes_version="1.35", provisioner="karpenter",
+        )  # fmt: skip
+    assert (
+        "provisioner: 'karpenter' is not available on gcp; allowed: None, cluster-autoscaler, auto-provisioning"
+        in str(exc.value)
+    )
+
+
+def test_the_readme_table_is_what_simulate_says() -> None:
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    for stack, provisioner in (("gcp-prod", "cluster-autoscaler"), (STACK, "auto-provisioning")):
+        [o, _] = simulate(stack_preview(stack))
+        data = o.to_json()
+        row = (
+            f"| {stack} | {provisioner} | {o.pool} | {data['instance_types_eligible']} | "
+            f"{o.minutes_to_fallback} | {o.worst_case_nodes} nodes, ${o.worst_case_monthly_usd:,.0f}/month |"
+        )
+        assert row.replace(" min |", " |") in readme, row

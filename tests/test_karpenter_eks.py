@@ -1,0 +1,377 @@
+"""Karpenter on EKS: the controller's IAM (upstream's policy, scoped), the interruption queue, the per-pool
+EC2NodeClass/NodePools (against the upstream CRDs at v1.14.1) and the timing model from source."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from elastic_gpu.aws.karpenter import model
+from elastic_gpu.aws.karpenter.iam import NODE_POLICIES, controller_policies
+from elastic_gpu.aws.karpenter.interruption import MESSAGE_RETENTION_SECONDS, RULES, queue_policy
+from elastic_gpu.aws.karpenter.nodes import (
+    KarpenterNodes,
+    eligible_instance_types,
+    node_class_spec,
+    node_pool_spec,
+    node_pools,
+)
+from elastic_gpu.compose import PlannedCluster
+from elastic_gpu.config import load_stack_config
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.offline.policy_run import run_policies
+from elastic_gpu.offline.report import to_json
+from elastic_gpu.offline.runner import Preview
+from elastic_gpu.simulation.run import simulate
+from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+from tests.conftest import stack_preview, stack_values, stem
+from tests.crd_schemas import validate
+
+NODE_ROLE = "arn:aws:iam::123456789012:role/gpu-prod-karpenter-node"
+QUEUE = "arn:aws:sqs:us-east-1:123456789012:gpu-prod"
+ZONES = ["us-east-1a", "us-east-1b", "us-east-1c"]
+
+
+def pool_args(**changes: object) -> SpotGpuPoolArgs:
+    """aws-prod's inference pool; each test changes one field."""
+    base: dict[str, object] = {
+        "cluster": PlannedCluster("aws", "gpu-prod", ZONES, "1.35", {}),
+        "instance_types": ["g4dn.xlarge"],
+        "max_size": 9,
+        "on_demand_fallback": True,
+        "tags": {"project": "elastic-gpu"},
+    }
+    return SpotGpuPoolArgs(**(base | changes))  # type: ignore[arg-type]
+
+
+NODES = KarpenterNodes(
+    node_role_name="gpu-prod-karpenter-node",
+    subnet_selector_terms=[{"tags": {"karpenter.sh/discovery": "gpu-prod"}}],
+    security_group_selector_terms=[{"tags": {"karpenter.sh/discovery": "gpu-prod"}}],
+    consolidate_after="10m",
+    provider=None,  # type: ignore[arg-type]
+)
+
+
+def node_pool(capacity: str = "spot", **changes: object) -> dict:
+    args = pool_args(**changes)
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": f"inference-{capacity}"},
+        "spec": node_pool_spec("inference", args, NODES, capacity, args.max_size),
+    }
+
+
+def node_class(**changes: object) -> dict:
+    return {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": "inference"},
+        "spec": node_class_spec(pool_args(**changes), NODES),
+    }
+
+
+# --- IAM ------------------------------------------------------------------------------------------------
+
+
+def test_the_controller_policy_is_upstreams_scoped_to_this_cluster() -> None:
+    docs = controller_policies("gpu-prod", "us-east-1", NODE_ROLE, QUEUE)
+    assert list(docs) == [
+        "NodeLifecyclePolicy",
+        "IAMIntegrationPolicy",
+        "EKSIntegrationPolicy",
+        "InterruptionPolicy",
+        "ZonalShiftPolicy",
+        "ResourceDiscoveryPolicy",
+    ]
+    sids = [s["Sid"] for d in docs.values() for s in d["Statement"]]
+    assert len(sids) == 6 + 4 + 1 + 1 + 1 + 5 == len(set(sids))
+    [passrole] = [s for s in docs["IAMIntegrationPolicy"]["Statement"] if s["Action"] == "iam:PassRole"]
+    assert passrole["Resource"] == NODE_ROLE  # the node role only, never `*`
+    assert docs["InterruptionPolicy"]["Statement"][0]["Resource"] == QUEUE
+    cluster_arn = "arn:aws:eks:us-east-1:123456789012:cluster/gpu-prod"
+    assert docs["EKSIntegrationPolicy"]["Statement"][0]["Resource"] == cluster_arn
+    text = json.dumps(docs)
+    assert "${" not in text and "kubernetes.io/cluster/gpu-prod" in text
+    # every mutating EC2 statement is conditioned on this cluster's ownership tag
+    for s in docs["NodeLifecyclePolicy"]["Statement"][1:]:
+        cond = json.dumps(s["Condition"])
+        assert "kubernetes.io/cluster/gpu-prod" in cond, s["Sid"]
+
+
+def test_the_node_role_has_upstreams_managed_policies() -> None:
+    assert {p.rsplit("/", 1)[1] for p in NODE_POLICIES} == {
+        "AmazonEKS_CNI_Policy",
+        "AmazonEKSWorkerNodePolicy",
+        "AmazonEC2ContainerRegistryPullOnly",
+        "AmazonSSMManagedInstanceCore",
+    }
+
+
+def test_the_interruption_queue_gets_upstreams_events_over_tls_only() -> None:
+    assert MESSAGE_RETENTION_SECONDS == 300
+    assert sorted(p["detail-type"][0] for p in RULES.values()) == [
+        "AWS Health Event",
+        "EC2 Capacity Reservation Instance Interruption Warning",
+        "EC2 Instance Rebalance Recommendation",
+        "EC2 Instance State-change Notification",
+        "EC2 Spot Instance Interruption Warning",
+    ]
+    allow, deny = queue_policy(QUEUE)["Statement"]
+    assert allow["Principal"]["Service"] == ["events.amazonaws.com", "sqs.amazonaws.com"]
+    assert deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}} and deny["Effect"] == "Deny"
+
+
+# --- objects against the CRDs ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("capacity", ["spot", "on-demand"])
+def test_the_node_pools_and_node_class_validate_against_the_upstream_crds(capacity: str) -> None:
+    assert validate(node_pool(capacity)) == []
+    assert validate(node_class()) == []
+
+
+def test_the_node_pool_carries_the_pools_meaning() -> None:
+    spot, od = node_pool("spot")["spec"], node_pool("on-demand")["spec"]
+    assert spot["weight"] > od["weight"]
+    assert spot["limits"] == {"nodes": "9", "nvidia.com/gpu": "9"}
+    tmpl = spot["template"]
+    assert tmpl["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]
+    assert tmpl["metadata"]["labels"] == {
+        "elastic-gpu.io/node-class": "gpu",
+        "elastic-gpu.io/pool": "inference",
+        "elastic-gpu.io/capacity": "spot",
+        "nvidia.com/gpu.present": "true",
+        "k8s.amazonaws.com/accelerator": "nvidia-tesla-t4",
+    }
+    assert tmpl["spec"]["requirements"] == [
+        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot"]},
+        {
+            "key": "node.kubernetes.io/instance-type",
+            "operator": "In",
+            "values": ["g4dn.xlarge", "g4dn.2xlarge", "g4dn.4xlarge", "g4dn.8xlarge"],
+        },
+        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ZONES},
+    ]
+    assert spot["disruption"]["consolidationPolicy"] == "WhenEmpty"
+    assert spot["disruption"]["consolidateAfter"] == "10m"
+
+
+def test_a_four_gpu_pool_limits_gpus_by_four_per_node() -> None:
+    spec = node_pool(instance_types=["g5.12xlarge"], max_size=3)["spec"]
+    assert spec["limits"] == {"nodes": "3", "nvidia.com/gpu": "12"}
+
+
+def test_the_node_class_is_al2023_imdsv2_and_an_encrypted_gp3_of_the_pools_disk() -> None:
+    spec = node_class(disk_size_gib=200)["spec"]
+    assert spec["amiSelectorTerms"] == [{"alias": "al2023@latest"}]
+    assert spec["metadataOptions"]["httpTokens"] == "required"
+    assert spec["metadataOptions"]["httpPutResponseHopLimit"] == 1
+    [root] = spec["blockDeviceMappings"]
+    assert root["rootVolume"] is True
+    assert root["ebs"] == {"volumeSize": "200Gi", "volumeType": "gp3", "encrypted": True, "deleteOnTermination": True}
+
+
+def test_a_wrong_node_pool_field_enum_or_weight_fails() -> None:
+    obj = node_pool()
+    obj["spec"]["disruption"]["consolidationPolicy"] = "WhenIdle"
+    assert any("'WhenIdle' is not one of" in e for e in validate(obj))
+    obj = node_pool()
+    obj["spec"]["weight"] = 0  # 1..100
+    assert any("weight: 0 is less than the minimum of 1" in e for e in validate(obj))
+    obj = node_pool()
+    obj["spec"]["template"]["spec"]["taint"] = obj["spec"]["template"]["spec"].pop("taints")
+    assert any("'taint' was unexpected" in e for e in validate(obj))
+
+
+def test_a_node_pool_cel_rule_is_checked() -> None:
+    obj = node_pool()
+    obj["spec"]["template"]["metadata"]["labels"]["karpenter.sh/team"] = "x"
+    [error] = validate(obj)
+    assert 'label domain "karpenter.sh" is restricted' in error
+
+
+def test_a_wrong_node_class_fails() -> None:
+    obj = node_class()
+    obj["spec"]["amiSelectorTerms"] = [{"alias": "ubuntu@latest"}]
+    assert validate(obj)  # the alias family is an enum-like CEL rule
+    obj = node_class()
+    obj["spec"]["instanceProfile"] = "x"  # role or instanceProfile, not both
+    assert any("must specify exactly one of ['role', 'instanceProfile']" in e for e in validate(obj))
+    obj = copy.deepcopy(node_class())
+    obj["spec"]["metadataOptions"]["httpTokens"] = "optional-ish"
+    assert any("httpTokens: 'optional-ish' is not one of" in e for e in validate(obj))
+
+
+# --- what Karpenter may pick ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("types", "eligible"),
+    [
+        (["g4dn.xlarge"], ["g4dn.xlarge", "g4dn.2xlarge", "g4dn.4xlarge", "g4dn.8xlarge"]),
+        (["g5.2xlarge"], ["g5.xlarge", "g5.2xlarge", "g5.4xlarge", "g5.8xlarge"]),
+        (["g5.12xlarge"], ["g5.12xlarge"]),
+        (["p3.8xlarge"], ["p3.8xlarge"]),
+    ],
+)
+def test_eligible_types_are_every_catalog_type_of_the_gpu_and_count(types: list[str], eligible: list[str]) -> None:
+    assert eligible_instance_types(pool_args(instance_types=types)) == eligible
+
+
+def test_node_pools_per_pool() -> None:
+    assert node_pools("p", pool_args()) == [("spot", 9), ("on-demand", 9)]
+    assert node_pools("p", pool_args(on_demand_fallback=False)) == [("spot", 9)]
+    assert node_pools("p", pool_args(fallback_max_size=3)) == [("spot", 9), ("on-demand", 3)]
+    assert node_pools("p", pool_args(spot=False, on_demand_fallback=False)) == [("on-demand", 9)]
+
+
+# --- the model ------------------------------------------------------------------------------------------
+
+
+def test_the_fallback_comes_one_loop_after_the_failed_spot_launch() -> None:
+    # first loop: idle 1 s .. max 10 s; then the pod's requeue (<= 10 s) and another window
+    assert model.to_fallback(spot=True, fallback=True) == model.Seconds(2, 30)
+    assert model.to_fallback(spot=True, fallback=False) is None
+    assert model.to_fallback(spot=False, fallback=False) == model.Seconds(1, 10)
+
+
+def test_spot_only_retries_after_the_unavailable_offerings_ttl() -> None:
+    figures = model.first_node(spot=True, fallback=False)
+    assert list(figures.values()) == [None, model.Seconds(1, 10), model.Seconds(3600, 3600 + 180 + 20)]
+
+
+def test_time_to_zero_is_consolidate_after_plus_a_poll_and_the_validation_delay() -> None:
+    assert model.to_zero(600) == 625
+    assert {c.name for c in model.CONSTANTS} >= {"BATCH_IDLE_DURATION", "BATCH_MAX_DURATION", "UnavailableOfferingsTTL"}
+    assert all("v1.14.1" in c.source for c in model.CONSTANTS)
+
+
+# --- the aws-karpenter stack ----------------------------------------------------------------------------
+
+KARPENTER_RULES = ("karpenter-gpu-node-pool", "karpenter-fallback-ordered", "karpenter-interruption-handling")
+
+
+def karpenter_stack() -> Preview:
+    return copy.deepcopy(stack_preview("aws-karpenter"))
+
+
+def violations(preview: Preview, rule: str) -> list[str]:
+    return [v.message for v in run_policies(preview).violations if v.policy == rule]
+
+
+def test_the_stack_declares_karpenter_and_no_gpu_node_groups() -> None:
+    preview = stack_preview("aws-karpenter")
+    groups = preview.of_type("aws:eks/nodeGroup:NodeGroup")
+    assert [stem(g.inputs["nodeGroupName"]) for g in groups] == ["gpu-karpenter-general"]
+    release = preview.one("kubernetes:helm.sh/v3:Release", "karpenter-release").inputs
+    assert (release["chart"], release["version"], release["namespace"]) == (
+        "oci://public.ecr.aws/karpenter/karpenter",
+        "1.14.1",
+        "kube-system",
+    )
+    values = release["values"]
+    assert values["settings"] == {"clusterName": "gpu-karpenter", "interruptionQueue": "gpu-karpenter"}
+    assert values["nodeSelector"] == {
+        "kubernetes.io/os": "linux",
+        "elastic-gpu.io/node-class": "general",
+        "elastic-gpu.io/pool": "general",
+        "elastic-gpu.io/capacity": "on-demand",
+    }
+    assert values["serviceAccount"]["annotations"]["eks.amazonaws.com/role-arn"].startswith("arn:aws:")
+    assert preview.one("aws:eks/accessEntry:AccessEntry", "karpenter-node-access").inputs["type"] == "EC2_LINUX"
+    queue = preview.one("aws:sqs/queue:Queue", "karpenter-interruption").inputs
+    assert (queue["messageRetentionSeconds"], queue["sqsManagedSseEnabled"]) == (300, True)
+    assert len(preview.of_type("aws:cloudwatch/eventRule:EventRule")) == 5
+    assert sorted(r.name for r in preview.of_type("kubernetes:karpenter.sh/v1:NodePool")) == [
+        "inference-on-demand",
+        "inference-spot",
+        "training-spot",
+    ]
+
+
+def test_the_stack_tags_its_private_subnets_and_node_security_group_for_discovery() -> None:
+    preview = stack_preview("aws-karpenter")
+    subnets = {r.name: r.inputs["tags"] for r in preview.of_type("aws:ec2/subnet:Subnet")}
+    assert {n for n, t in subnets.items() if t.get("karpenter.sh/discovery") == "gpu-karpenter"} == {
+        f"gpu-karpenter-private-us-east-1{z}" for z in "abc"
+    }
+    tag = preview.one("aws:ec2/tag:Tag", "gpu-karpenter-node-sg-discovery").inputs
+    assert (tag["key"], tag["value"]) == ("karpenter.sh/discovery", "gpu-karpenter")
+    assert tag["resourceId"].startswith("sg-")
+    # the cluster-autoscaler stacks are unchanged: no discovery tag there
+    assert not any("karpenter.sh/discovery" in r.inputs.get("tags", {}) for r in stack_preview("aws-prod").resources)
+
+
+def test_the_karpenter_rules_pass_on_the_stack() -> None:
+    preview = karpenter_stack()
+    for rule in KARPENTER_RULES:
+        assert violations(preview, rule) == [], rule
+
+
+def _node_pool(preview: Preview, name: str) -> dict:
+    return preview.one("kubernetes:karpenter.sh/v1:NodePool", name).inputs["spec"]
+
+
+def test_a_node_pool_without_limits_or_taint_or_consolidation_fails() -> None:
+    preview = karpenter_stack()
+    spec = _node_pool(preview, "training-spot")
+    del spec["limits"]
+    spec["template"]["spec"]["taints"] = []
+    spec["disruption"]["consolidateAfter"] = "Never"
+    [limits, taint, never] = violations(preview, "karpenter-gpu-node-pool")
+    assert "no limits.nodes" in limits and "does not taint" in taint and "never consolidates" in never
+
+
+def test_an_on_demand_fallback_weighing_as_much_as_spot_fails() -> None:
+    preview = karpenter_stack()
+    _node_pool(preview, "inference-on-demand")["weight"] = 100
+    [message] = violations(preview, "karpenter-fallback-ordered")
+    assert "on-demand NodePool 'inference-on-demand' (weight 100) is not below spot" in message
+
+
+def test_karpenter_without_the_interruption_queue_fails() -> None:
+    preview = karpenter_stack()
+    preview.one("kubernetes:helm.sh/v3:Release", "karpenter-release").inputs["values"]["settings"].pop(
+        "interruptionQueue"
+    )
+    preview.resources = [
+        r for r in preview.resources if not (r.type == "aws:cloudwatch/eventRule:EventRule" and "spot" in r.name)
+    ]
+    [message] = violations(preview, "karpenter-interruption-handling")
+    assert "settings.interruptionQueue" in message and "EC2 Spot Instance Interruption Warning" in message
+
+
+def test_karpenter_on_a_cloud_without_it_is_a_config_error() -> None:
+    values = stack_values("azure-dev") | {"elastic-gpu:provisioner": "karpenter"}
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    assert "provisioner: 'karpenter' is not available on azure; allowed on azure: cluster-autoscaler" in str(exc.value)
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(stack_values("aws-prod") | {"elastic-gpu:provisioner": "karpenters"})
+    assert "provisioner" in str(exc.value) and "karpenter" in str(exc.value)
+
+
+def test_simulate_reports_karpenter_next_to_the_autoscaler() -> None:
+    karp = {o.pool: o.to_json() for o in simulate(stack_preview("aws-karpenter"))}
+    ca = {o.pool: o.to_json() for o in simulate(stack_preview("aws-prod"))}
+    assert {p: o["instance_types_eligible"] for p, o in karp.items()} == {"inference": 4, "training": 4}
+    assert {p: o["instance_types_eligible"] for p, o in ca.items()} == {"inference": 1, "training": 1}
+    inf = karp["inference"]
+    assert (inf["first_choice"], inf["fallback"]) == ("inference-spot", "inference-on-demand")
+    assert inf["minutes_to_fallback"] == {"min": 0.03, "max": 0.5}  # 2 s .. 30 s
+    assert ca["inference"]["minutes_to_fallback"]["max"] > inf["minutes_to_fallback"]["max"]
+    assert karp["training"]["scenarios"]["spot comes back after 60 min"] == {"min": 60.0, "max": 63.33}
+    assert karp["training"]["minutes_to_zero"] == 10.42  # consolidateAfter 10m + 10 s poll + 15 s validation
+    # the worst case: every NodePool at limits.nodes, priced as its priciest type (g4dn.8xlarge, g5.8xlarge)
+    assert karp["inference"]["worst_case_nodes"] == 18 and karp["training"]["worst_case_nodes"] == 6
+
+
+def test_the_pools_rows_mark_node_pools_only() -> None:
+    karp = {r["node_group"]: r for r in to_json(stack_preview("aws-karpenter"))["pools"]}
+    assert karp["inference-spot"]["any_type"] is True and karp["inference-spot"]["max_size"] == 9
+    assert "any_type" not in karp[next(n for n in karp if n.startswith("gpu-karpenter-general"))]
+    assert all("any_type" not in r for r in to_json(stack_preview("aws-prod"))["pools"])
