@@ -1,17 +1,13 @@
-"""Karpenter core (kubernetes-sigs/karpenter): the facts of its NodePool API and of its scheduling loop that
-every cloud running Karpenter shares (EKS: Karpenter, components/aws/karpenter/; AKS: node
-auto-provisioning, components/azure/node_provisioning/). A cloud's provider adds its node class, its
-instance-type label and how a launch fails for capacity.
+"""Karpenter core (kubernetes-sigs/karpenter): the facts of its NodePool API that every cloud running
+Karpenter shares (EKS: Karpenter, components/aws/karpenter/; AKS: node auto-provisioning,
+components/azure/node_provisioning/). A cloud's provider adds its node class, its instance-type label and
+how a launch fails for capacity; the scheduling loop's timings are in elastic_gpu.simulation.karpenter.
 
 Read at kubernetes-sigs/karpenter v1.14.1 (the core aws/karpenter-provider-aws v1.14.1 pins);
 Azure/karpenter-provider-azure v1.14.2 vendors v1.14.0, whose files cited here hold the same values.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-
-from elastic_gpu.simulation.backoff import Constant
 
 CORE = "kubernetes-sigs/karpenter v1.14.1"
 
@@ -43,43 +39,6 @@ DEFAULT_BUDGET = {"nodes": "10%"}
 CONSOLIDATION_POLICY = "WhenEmpty"
 #: A node's longest life (upstream's default, pkg/apis/v1/nodepool.go:263 `default:="720h"`), stated.
 EXPIRE_AFTER = "720h"
-
-# --- the scheduling loop, on a clock ---
-
-BATCH_IDLE = Constant("BATCH_IDLE_DURATION", 1, f"{CORE} pkg/operator/options/options.go:130")
-BATCH_MAX = Constant("BATCH_MAX_DURATION", 10, f"{CORE} pkg/operator/options/options.go:129")
-POD_REQUEUE = Constant("pending-pod requeue", 10, f"{CORE} pkg/controllers/provisioning/controller.go:77 RequeueAfter")
-DISRUPTION_POLL = Constant("disruption pollingPeriod", 10, f"{CORE} pkg/controllers/disruption/controller.go:71")
-EMPTINESS_VALIDATION = Constant(
-    "commandValidationDelay",
-    15,
-    f"{CORE} pkg/controllers/disruption/consolidation.go:45 (waited by emptiness.go:101 before deleting)",
-)
-CONSTANTS: tuple[Constant, ...] = (BATCH_IDLE, BATCH_MAX, POD_REQUEUE, DISRUPTION_POLL, EMPTINESS_VALIDATION)
-
-#: A loop: from its first trigger, the window closes after [idle, max] seconds.
-FIRST_LOOP = (BATCH_IDLE.seconds, BATCH_MAX.seconds)
-#: After a failed launch: the pod's next requeue (0 to 10 s away), then a window.
-NEXT_LOOP = (BATCH_IDLE.seconds, POD_REQUEUE.seconds + BATCH_MAX.seconds)
-
-
-@dataclass(frozen=True)
-class Seconds:
-    """Seconds from the pod's first trigger: best and worst."""
-
-    best: int
-    worst: int
-
-
-def after_failures(failed_launches: int) -> Seconds:
-    """The first loop, then one more loop per failed launch."""
-    return Seconds(FIRST_LOOP[0] + failed_launches * NEXT_LOOP[0], FIRST_LOOP[1] + failed_launches * NEXT_LOOP[1])
-
-
-def to_zero(consolidate_after_seconds: int) -> int:
-    """Seconds from a GPU node's last pod ending to Karpenter deleting it (WhenEmpty): consolidateAfter, then
-    the next disruption poll, then the emptiness command's validation delay (worst case)."""
-    return consolidate_after_seconds + DISRUPTION_POLL.seconds + EMPTINESS_VALIDATION.seconds
 
 
 def duration_seconds(text: str) -> int:

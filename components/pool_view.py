@@ -22,6 +22,7 @@ from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, INSTANCE_TYPE_KEY
 from elastic_gpu.scheduling import (
     CAPACITY_LABEL,
     CAPACITY_SPOT,
@@ -43,7 +44,7 @@ __all__ = [
 #: A Karpenter NodePool (karpenter.sh/v1, the same API on every cloud that runs Karpenter): its cloud is
 #: its node class's API group; each such cloud's pool_view reads its own NodePools.
 KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
-KARPENTER_NODE_CLASS_CLOUDS = {"karpenter.k8s.aws": "aws"}
+KARPENTER_NODE_CLASS_CLOUDS = {"karpenter.k8s.aws": "aws", "karpenter.azure.com": "azure"}
 
 
 @dataclass
@@ -105,9 +106,10 @@ def intends_spot(labels: Mapping[str, str], label: str) -> bool:
     return labels.get(CAPACITY_LABEL) == CAPACITY_SPOT or "spot" in re.split(r"[-_.]", label.lower())
 
 
-def karpenter_pool_view(name: str, p: Mapping[str, Any]) -> PoolView | None:
-    """A NodePool as a pool: its capacity type, its instance types, `limits.nodes` as its max (min 0:
-    Karpenter makes nodes only for pending pods); None for a node class of a cloud not listed."""
+def karpenter_pool_view(name: str, p: Mapping[str, Any], type_key: str = INSTANCE_TYPE_KEY) -> PoolView | None:
+    """A NodePool as a pool: its capacity type, its instance types (the `In` values of `type_key`, the label
+    its provider names them by), `limits.nodes` as its max (min 0: Karpenter makes nodes only for pending
+    pods); None for a node class of a cloud not listed."""
     spec = p.get("spec") or {}
     template = spec.get("template") or {}
     tspec = template.get("spec") or {}
@@ -115,8 +117,8 @@ def karpenter_pool_view(name: str, p: Mapping[str, Any]) -> PoolView | None:
     if cloud is None:
         return None
     reqs = {r.get("key"): r for r in tspec.get("requirements") or [] if r.get("operator") == "In"}
-    types = list((reqs.get("node.kubernetes.io/instance-type") or {}).get("values") or [])
-    capacity = (reqs.get("karpenter.sh/capacity-type") or {}).get("values") or []
+    types = list((reqs.get(type_key) or {}).get("values") or [])
+    capacity = (reqs.get(CAPACITY_TYPE_KEY) or {}).get("values") or []
     labels = dict((template.get("metadata") or {}).get("labels") or {})
     taints = [taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in tspec.get("taints") or []]
     label = (p.get("metadata") or {}).get("name") or name

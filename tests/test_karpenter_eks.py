@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from elastic_gpu import karpenter_core
 from elastic_gpu.aws.karpenter import model
 from elastic_gpu.aws.karpenter.iam import NODE_POLICIES, controller_policies
 from elastic_gpu.aws.karpenter.interruption import MESSAGE_RETENTION_SECONDS, RULES, queue_policy
@@ -25,6 +24,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.policy_run import run_policies
 from elastic_gpu.offline.report import to_json
 from elastic_gpu.offline.runner import Preview
+from elastic_gpu.simulation import karpenter as karpenter_sim
 from elastic_gpu.simulation.run import simulate
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 from tests.conftest import stack_preview, stack_values, stem
@@ -246,7 +246,7 @@ def test_spot_only_retries_after_the_unavailable_offerings_ttl() -> None:
 
 
 def test_time_to_zero_is_consolidate_after_plus_a_poll_and_the_validation_delay() -> None:
-    assert karpenter_core.to_zero(600) == 625
+    assert karpenter_sim.to_zero(600) == 625
     assert {c.name for c in model.CONSTANTS} >= {"BATCH_IDLE_DURATION", "BATCH_MAX_DURATION", "UnavailableOfferingsTTL"}
     assert all("v1.14.1" in c.source for c in model.CONSTANTS)
 

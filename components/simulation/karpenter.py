@@ -17,15 +17,53 @@ from typing import Any
 
 from elastic_gpu.cost import Overrides, node_price
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, ZONE_KEY, Seconds, duration_seconds, to_zero
+from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, ZONE_KEY, duration_seconds
 from elastic_gpu.offline.runner import CapturedResource, Preview
 from elastic_gpu.pool_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL
 from elastic_gpu.prices import HOURS_PER_MONTH
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE, KUBERNETES_TAINT_EFFECT, POOL_LABEL, Taint
+from elastic_gpu.simulation.backoff import Constant
 from elastic_gpu.simulation.fit import NodeTemplate, misfit
 from elastic_gpu.simulation.pod import PodShape
 
 GIB = 2**30
+
+# --- Karpenter core's scheduling loop, on a clock ---
+
+BATCH_IDLE = Constant("BATCH_IDLE_DURATION", 1, f"{CORE} pkg/operator/options/options.go:130")
+BATCH_MAX = Constant("BATCH_MAX_DURATION", 10, f"{CORE} pkg/operator/options/options.go:129")
+POD_REQUEUE = Constant("pending-pod requeue", 10, f"{CORE} pkg/controllers/provisioning/controller.go:77 RequeueAfter")
+DISRUPTION_POLL = Constant("disruption pollingPeriod", 10, f"{CORE} pkg/controllers/disruption/controller.go:71")
+EMPTINESS_VALIDATION = Constant(
+    "commandValidationDelay",
+    15,
+    f"{CORE} pkg/controllers/disruption/consolidation.go:45 (waited by emptiness.go:101 before deleting)",
+)
+CONSTANTS: tuple[Constant, ...] = (BATCH_IDLE, BATCH_MAX, POD_REQUEUE, DISRUPTION_POLL, EMPTINESS_VALIDATION)
+
+#: A loop: from its first trigger, the window closes after [idle, max] seconds.
+FIRST_LOOP = (BATCH_IDLE.seconds, BATCH_MAX.seconds)
+#: After a failed launch: the pod's next requeue (0 to 10 s away), then a window.
+NEXT_LOOP = (BATCH_IDLE.seconds, POD_REQUEUE.seconds + BATCH_MAX.seconds)
+
+
+@dataclass(frozen=True)
+class Seconds:
+    """Seconds from the pod's first trigger: best and worst."""
+
+    best: int
+    worst: int
+
+
+def after_failures(failed_launches: int) -> Seconds:
+    """The first loop, then one more loop per failed launch."""
+    return Seconds(FIRST_LOOP[0] + failed_launches * NEXT_LOOP[0], FIRST_LOOP[1] + failed_launches * NEXT_LOOP[1])
+
+
+def to_zero(consolidate_after_seconds: int) -> int:
+    """Seconds from a GPU node's last pod ending to Karpenter deleting it (WhenEmpty): consolidateAfter, then
+    the next disruption poll, then the emptiness command's validation delay (worst case)."""
+    return consolidate_after_seconds + DISRUPTION_POLL.seconds + EMPTINESS_VALIDATION.seconds
 
 
 @dataclass(frozen=True)

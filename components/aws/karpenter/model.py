@@ -27,9 +27,10 @@ delivers; the node's boot comes on top, as in the cluster-autoscaler model.
 
 from __future__ import annotations
 
-from elastic_gpu.karpenter_core import CONSTANTS as CORE_CONSTANTS
-from elastic_gpu.karpenter_core import CORE, FIRST_LOOP, NEXT_LOOP, Seconds, after_failures
+from elastic_gpu.karpenter_core import CORE
 from elastic_gpu.simulation.backoff import MINUTE, SPOT_RETURNS_AFTER, Constant
+from elastic_gpu.simulation.karpenter import CONSTANTS as CORE_CONSTANTS
+from elastic_gpu.simulation.karpenter import FIRST_LOOP, NEXT_LOOP, Seconds, after_failures
 
 _AWS = "aws/karpenter-provider-aws v1.14.1"
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from elastic_gpu.aws.karpenter import model
 from elastic_gpu.aws.karpenter.release import NODE_CLASS_API
-from elastic_gpu.karpenter_core import INSTANCE_TYPE_KEY, after_failures
+from elastic_gpu.karpenter_core import INSTANCE_TYPE_KEY
 from elastic_gpu.offline.runner import Preview
-from elastic_gpu.simulation.karpenter import KarpenterModel
+from elastic_gpu.simulation.karpenter import KarpenterModel, after_failures
 from elastic_gpu.simulation.pod import quantity
 
 NODE_CLASS_TYPE = f"kubernetes:{NODE_CLASS_API}:EC2NodeClass"

@@ -8,3 +8,16 @@ Sources (pinned): Azure/karpenter-provider-azure tag v1.14.2 (d1552b7e, 2026-08-
 sigs.k8s.io/karpenter v1.14.0), the AKS docs in MicrosoftDocs/azure-aks-docs (fb060abe, 2026-08-21)
 and the azure-native SDK 3.29.0 (`ManagedClusterNodeProvisioningProfileArgs`).
 """
+
+from __future__ import annotations
+
+from typing import Any
+
+#: The value of the stack setting `provisioner` (and of `AksClusterArgs.provisioner`, the AKS handle's
+#: `provisioner`) that turns node auto-provisioning on.
+PROVISIONER = "karpenter"
+
+
+def uses_node_provisioning(cluster: Any) -> bool:
+    """The cluster handle says its GPU pools are NAP NodePools (the handle's optional `provisioner`)."""
+    return getattr(cluster, "provisioner", None) == PROVISIONER

@@ -9,34 +9,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from elastic_gpu.karpenter_core import (
+    CAPACITY_TYPE_KEY,
+    CONSOLIDATION_POLICY,
+    DEFAULT_BUDGET,
+    DRIFT_BUDGET,
+    EXPIRE_AFTER,
+    ZONE_KEY,
+)
 from elastic_gpu.scheduling import AKS_SPOT_TAINT, GPU_RESOURCE, Taint
 
 NODE_CLASS_API = "karpenter.azure.com/v1beta1"
 NODE_CLASS_KIND = "AKSNodeClass"
 NODE_CLASS_GROUP = NODE_CLASS_API.split("/")[0]
-NODE_POOL_API = "karpenter.sh/v1"
-NODE_POOL_KIND = "NodePool"
 
-#: Karpenter's well-known requirement keys (sigs.k8s.io/karpenter pkg/apis/v1/labels.go) and the
-#: provider's SKU name label (karpenter-provider-azure pkg/apis/v1beta1/labels.go:138).
-CAPACITY_TYPE_KEY = "karpenter.sh/capacity-type"
+#: The provider's SKU name label (karpenter-provider-azure pkg/apis/v1beta1/labels.go:138): the NodePools
+#: list their sizes by it. Karpenter's own keys, weights, budgets, consolidation and expireAfter are the
+#: core's (elastic_gpu.karpenter_core): "When multiple NodePools match, it uses the one with highest
+#: weight" (AKS docs node-auto-provisioning-node-pools.md), so spot (SPOT_WEIGHT) before the fallback.
 SKU_NAME_KEY = "karpenter.azure.com/sku-name"
-ZONE_KEY = "topology.kubernetes.io/zone"
 CAPACITY_SPOT, CAPACITY_ON_DEMAND = "spot", "on-demand"
-#: Karpenter tries NodePools by weight, highest first (NodePool.spec.weight, 1-100): spot before the
-#: on-demand fallback ("When multiple NodePools match, it uses the one with highest weight",
-#: AKS docs node-auto-provisioning-node-pools.md).
-SPOT_WEIGHT = 100
-FALLBACK_WEIGHT = 10
 #: The node image: Ubuntu, the AKSNodeClass default, whose GPU sizes NAP installs the NVIDIA driver on
 #: (supported-gpus.yaml lists "ubuntu" for every catalog size; AzureLinux 2 misses the A100/H100 ones).
 IMAGE_FAMILY = "Ubuntu"
-#: Consolidation: only empty GPU nodes are removed (WhenEmptyOrUnderutilized would evict running GPU
-#: jobs to repack them); after `consolidateAfter` (the autoscaler's scale-down-unneeded-time, as the AKS
-#: migration guide maps it: migrate-from-autoscaler-to-node-auto-provisioning.md).
-CONSOLIDATION_POLICY = "WhenEmpty"
-#: Nodes are replaced after 30 days (Karpenter's default expireAfter, written out so the policy sees it).
-EXPIRE_AFTER = "720h"
 
 
 @dataclass(frozen=True)
@@ -64,7 +59,13 @@ class NodePoolSpec:
         return {
             "weight": self.weight,
             "limits": {"nodes": str(self.max_nodes), GPU_RESOURCE: str(self.max_nodes * self.gpus_per_node)},
-            "disruption": {"consolidationPolicy": CONSOLIDATION_POLICY, "consolidateAfter": self.consolidate_after},
+            "disruption": {
+                "consolidationPolicy": CONSOLIDATION_POLICY,
+                "consolidateAfter": self.consolidate_after,
+                # NAP updates nodes to a new node image through drift; AKS points to Karpenter's disruption
+                # budgets to control it (learn.microsoft.com/azure/aks/node-auto-provisioning-upgrade-image)
+                "budgets": [DEFAULT_BUDGET, DRIFT_BUDGET],
+            },
             "template": {
                 "metadata": {"labels": dict(self.labels)},
                 "spec": {

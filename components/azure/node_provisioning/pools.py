@@ -17,18 +17,18 @@ import pulumi_kubernetes as k8s
 from elastic_gpu.azure.node_provisioning.objects import (
     CAPACITY_ON_DEMAND,
     CAPACITY_SPOT,
-    FALLBACK_WEIGHT,
     NODE_CLASS_API,
     NODE_CLASS_KIND,
-    NODE_POOL_API,
-    NODE_POOL_KIND,
-    SPOT_WEIGHT,
     NodePoolSpec,
     azure_zone,
     node_class_spec,
     spot_taints,
 )
 from elastic_gpu.azure.node_provisioning.skus import NAP_GPU_SKUS, eligible_skus
+from elastic_gpu.config import DEFAULT_SCALE_DOWN_UNNEEDED
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.karpenter_core import NODE_POOL_API, NODE_POOL_KIND, ON_DEMAND_WEIGHT, SPOT_WEIGHT
+from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import GPU_TAINT, NODE_CLASS_GPU, Taint, node_labels
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def node_pool_specs(
         return [spec(CAPACITY_ON_DEMAND, args.max_size, SPOT_WEIGHT)]
     specs = [spec(CAPACITY_SPOT, args.max_size, SPOT_WEIGHT)]
     if args.on_demand_fallback:
-        specs.append(spec(CAPACITY_ON_DEMAND, args.fallback_total, FALLBACK_WEIGHT))
+        specs.append(spec(CAPACITY_ON_DEMAND, args.fallback_total, ON_DEMAND_WEIGHT))
     return specs
 
 
@@ -116,3 +116,29 @@ def build_node_provisioning_pool(
         for s in specs
     ]
     return specs, [node_class, *pools]
+
+
+def build_nap_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+    """A SpotGpuPool under node auto-provisioning (elastic_gpu.azure.pools dispatches here): its AKSNodeClass
+    and NodePools; no agent pool, so no node group for the autoscaler."""
+    cluster = args.cluster
+    region = getattr(cluster, "plain_location", None)
+    if region is None:
+        raise ConfigError(
+            [f"SpotGpuPool '{name}': cluster: node auto-provisioning needs the cluster's location as a plain value"]
+        )
+    consolidate_after = getattr(cluster, "consolidate_after", None) or DEFAULT_SCALE_DOWN_UNNEEDED
+    specs, resources = build_node_provisioning_pool(
+        name, args, parent, region=region, consolidate_after=consolidate_after
+    )
+    identity = getattr(cluster, "kubelet_identity_object_id", None)
+    return BuiltPool(
+        node_groups=[],
+        # Every taint any of the pool's nodes carries: the device plugin tolerates them all.
+        taints=list(specs[0].taints),
+        labels=dict(specs[0].labels),
+        resources=resources,
+        node_group_ids=[],
+        cloud_outputs={} if identity is None else {"kubelet_identity_object_id": identity},
+        nodes=[],
+    )
