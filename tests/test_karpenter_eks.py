@@ -347,10 +347,13 @@ def test_karpenter_without_the_interruption_queue_fails() -> None:
 
 
 def test_karpenter_on_a_cloud_without_it_is_a_config_error() -> None:
-    values = stack_values("azure-dev") | {"elastic-gpu:provisioner": "karpenter"}
+    values = stack_values("gcp-dev") | {"elastic-gpu:provisioner": "karpenter"}
     with pytest.raises(ConfigError) as exc:
         load_stack_config(values)
-    assert "provisioner: 'karpenter' is not available on azure; allowed on azure: cluster-autoscaler" in str(exc.value)
+    assert (
+        "provisioner: 'karpenter' is not available on gcp; allowed on gcp: cluster-autoscaler, auto-provisioning"
+        in str(exc.value)
+    )
     with pytest.raises(ConfigError) as exc:
         load_stack_config(stack_values("aws-prod") | {"elastic-gpu:provisioner": "karpenters"})
     assert "provisioner" in str(exc.value) and "karpenter" in str(exc.value)

@@ -96,7 +96,7 @@ def build_node_provisioning_pool(
     subnet = args.subnet_ids if isinstance(args.subnet_ids, str) else None
     opts = pulumi.ResourceOptions(parent=parent, provider=cluster.provider)
     node_class = k8s.apiextensions.CustomResource(
-        f"{name}-node-class",
+        f"{name}-nodeclass",
         api_version=NODE_CLASS_API,
         kind=NODE_CLASS_KIND,
         metadata=k8s.meta.v1.ObjectMetaArgs(name=name),
@@ -106,7 +106,7 @@ def build_node_provisioning_pool(
     specs = node_pool_specs(name, args, region=region, consolidate_after=consolidate_after, node_class=name)
     pools = [
         k8s.apiextensions.CustomResource(
-            f"{s.name}-node-pool",
+            s.name,
             api_version=NODE_POOL_API,
             kind=NODE_POOL_KIND,
             metadata=k8s.meta.v1.ObjectMetaArgs(name=s.name),
