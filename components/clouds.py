@@ -33,7 +33,8 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
   `INLINE_POOL_REFUSED_FIELDS` (its rows).
 - `versions`: `KUBERNETES_SUPPORT` (its Kubernetes minors and their support dates).
 - `provisioning` (optional): `simulate_pod(...)`, the simulation of a provisioner of its own (EKS:
-  Karpenter) for the pods its objects take.
+  Karpenter; AKS: node auto-provisioning, both through `elastic_gpu.simulation.karpenter` with the
+  cloud's `KarpenterModel`) for the pods its objects take.
 
 Adding a provisioner or a cloud touches its folder (and the config schema); the core merges the
 folders' rows and calls their functions.

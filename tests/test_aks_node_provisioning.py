@@ -395,3 +395,17 @@ def test_simulate_reports_nap_next_to_the_autoscaler() -> None:
     assert nap["training"]["minutes_to_fallback"] is None
     assert nap["training"]["minutes_to_zero"] == 10.42  # consolidateAfter 10m + 10 s poll + 15 s validation
     assert (inf["worst_case_nodes"], nap["training"]["worst_case_nodes"]) == (18, 3)
+
+
+def test_the_readme_table_is_what_simulate_says() -> None:
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    for stack, provisioner in (("azure-prod", "cluster-autoscaler"), ("azure-karpenter", "karpenter")):
+        for o in simulate(stack_preview(stack)):
+            data = o.to_json()
+            row = (
+                f"| {stack} | {provisioner} | {o.pool} | {data['instance_types_eligible']} | "
+                f"{o.minutes_to_fallback} | {o.worst_case_nodes} nodes, ${o.worst_case_monthly_usd:,.0f}/month |"
+            )
+            assert row.replace(" min |", " |") in readme, row
