@@ -409,3 +409,16 @@ def test_the_readme_table_is_what_simulate_says() -> None:
                 f"{o.minutes_to_fallback} | {o.worst_case_nodes} nodes, ${o.worst_case_monthly_usd:,.0f}/month |"
             )
             assert row.replace(" min |", " |") in readme, row
+
+
+def test_an_aks_cluster_takes_only_its_provisioners() -> None:
+    from elastic_gpu.azure.cluster import AksClusterArgs, aks_cluster_problems
+
+    args = AksClusterArgs(cluster_name="c1", location="eastus2", zones=["1"], kubernetes_version="1.35")
+    assert aks_cluster_problems("c1", dataclasses.replace(args, provisioner="karpenter")) == []
+    assert aks_cluster_problems("c1", dataclasses.replace(args, provisioner="auto-provisioning")) == [
+        "AksCluster 'c1': provisioner: 'auto-provisioning' is not available on AKS; "
+        "allowed: None, cluster-autoscaler, karpenter"
+    ]
+    [kubenet] = aks_cluster_problems("c1", dataclasses.replace(args, provisioner="karpenter", network_plugin="kubenet"))
+    assert kubenet.startswith("AksCluster 'c1': network_plugin: node auto-provisioning (provisioner karpenter) needs")
