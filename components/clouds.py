@@ -12,6 +12,10 @@ SDK-free facts (`Cloud` fields): `name` (the stack config's `cloud`, the handle'
 cluster handle adds to `ClusterHandle`, and how to wrap a cluster one already has),
 `example_instance_type`, `instance_type_pattern` (how the cloud names its types), `pool_settings` (the
 GPU-pool settings only this cloud has, with the value that leaves them unset),
+`cluster_settings` (the stack's `cluster` keys only this cloud has),
+`private_api_needs_runner` (a private API server answers only inside its network: its rules warn about
+where `pulumi up` runs unless `cluster.apiAccess.runnerInVnet` says so),
+`karpenter_node_class_group` (the API group of its Karpenter node class, when it runs Karpenter),
 `pins_autoscaler_image` (we run a pinned cluster-autoscaler; AKS runs its own),
 `one_group_many_types` (one scaling group may mix instance types), `spot_fix` (what makes a pool
 spot), `prices_accelerators` (its GPUs are priced per accelerator).
@@ -24,10 +28,14 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
   `DEFAULT_MAX_MINUTES_TO_FALLBACK`.
 - `autoscaler` (SDK): `build_autoscaler`, the provisioner (today only the cluster-autoscaler).
 - `stack` (SDK): `build_stack(cfg)`, the composition of a stack config.
-- `rules`: the config rules (`validate`, `warnings`, `SPLITS_PER_ZONE`, `PRIORITY_EXPANDER`, ...).
-- `pool_view`: `POOL_READERS` (resource type -> reader of its pools as `PoolView`s) and `region_of`.
+- `rules`: the config rules (`validate`, `warnings`, `SPLITS_PER_ZONE`, `PRIORITY_EXPANDER`, ...;
+  optional: `PROVISIONERS`, `cluster_items(cfg)`, the priced items of the cluster outside its pools).
+- `pool_view`: `POOL_READERS` (resource type -> reader of its pools as `PoolView`s) and `REGION_READERS`;
+  optional: `apply_cluster_limits(pools, stack)` (the cap its pools with a `cap_group` share).
 - `node_templates`: `node_templates(preview)` (the scale-from-zero templates of its groups) and
-  `autoscaler_settings(preview)` (its autoscaler's settings, or None when the preview has none of it).
+  `autoscaler_settings(preview)` (its autoscaler's settings, or None when the preview has none of it);
+  optional: `group_order(preview, pod)` (the groups a pod's own selector ranks, first to last: GKE's
+  ComputeClass priorities).
 - `mocks`: `RESOURCE_MOCKS`, `INVOKE_MOCKS` (the mock engine's answers for its resource types).
 - `replacement`: `POOL_REPLACE_FIELDS`, `OTHER_REPLACE_FIELDS`, `POOL_NAME_FIELD`,
   `INLINE_POOL_REFUSED_FIELDS` (its rows).
@@ -35,6 +43,8 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
 - `provisioning` (optional): `simulate_pod(...)`, the simulation of a provisioner of its own (EKS:
   Karpenter; AKS: node auto-provisioning, both through `elastic_gpu.simulation.karpenter` with the
   cloud's `KarpenterModel`) for the pods its objects take.
+- `policies` (optional): `POLICIES`, the policy pack's rules for its own objects (EKS Karpenter's
+  interruption handling, GKE's ComputeClass auto-creation), after the cloud-neutral ones.
 
 Adding a provisioner or a cloud touches its folder (and the config schema); the core merges the
 folders' rows and calls their functions.
@@ -129,6 +139,12 @@ class Cloud:
     #: its GPUs are priced per accelerator (`gpu` rows of the price table), not per machine
     prices_accelerators: bool
     pool_settings: dict[str, object] = field(default_factory=dict)
+    #: the stack config's `cluster` keys (model attribute names) only this cloud has: set on another, refused
+    cluster_settings: tuple[str, ...] = ()
+    #: a private API server answers only inside the cluster's network: its rules warn about the runner
+    private_api_needs_runner: bool = False
+    #: the API group of its Karpenter node class (`nodeClassRef.group` of a NodePool), when it runs Karpenter
+    karpenter_node_class_group: str | None = None
 
     def part(self, part: str, *, optional: bool = False) -> Any:
         """The folder's module `part`, imported on first use (a missing SDK names its extra); with
@@ -153,6 +169,8 @@ class Cloud:
     mocks = property(lambda self: self.part("mocks"))
     replacement = property(lambda self: self.part("replacement"))
     versions = property(lambda self: self.part("versions"))
+    provisioning = property(lambda self: self.part("provisioning", optional=True))
+    policies = property(lambda self: self.part("policies", optional=True))
 
 
 def get_cloud(name: str) -> Cloud:

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
-from elastic_gpu.clouds import get_cloud
+from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
 from elastic_gpu.prices import TABLE_PATH, price_row
@@ -550,25 +550,9 @@ def validate_stack(cfg: StackConfig) -> list[str]:
                 f"GPU count (got gpusPerNode={pool.gpus_per_node} with {pool.instance_types}); remove one of them"
             )
         problems += _gpu_type_problems(cfg, where, pool)
-    problems += _gcp_only_problems(cfg)
+    problems += cluster_setting_problems(cfg)
     problems += price_override_problems(cfg)
-    if cloud != "azure":
-        problems += [
-            f"cluster.{key}: an Azure-only setting; remove it for cloud {cloud!r}"
-            for key, value in (
-                ("resourceGroup", cfg.cluster.resource_group),
-                ("networkPlugin", cfg.cluster.network_plugin),
-                ("systemPool", cfg.cluster.system_pool),
-            )
-            if value is not None
-        ]
     problems += api_access_problems(cfg)
-    if cloud != "aws":
-        problems += [
-            f"cluster.{to_camel(key)}: an AWS-only setting; remove it for cloud {cloud!r}"
-            for key in AWS_ONLY_CLUSTER_KEYS
-            if key in cfg.cluster.model_fields_set
-        ]
     if cfg.kueue is not None and not any(p.queued_provisioning for p in cfg.gpu_pools):
         problems.append(
             "kueue: only used with a gpuPools[].queuedProvisioning pool (GCP), which this stack has none of; remove it"
@@ -603,20 +587,14 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
             "cluster.apiAccess.publicCidrs: set only with a public endpoint (public: true); a private-only "
             f"endpoint has no public ranges (got {access.public_cidrs})"
         )
-    if "runner_in_vnet" in access.model_fields_set and (cfg.cloud != "azure" or access.public):
+    runner_clouds = [c.name for c in all_clouds() if c.private_api_needs_runner]
+    if "runner_in_vnet" in access.model_fields_set and (cfg.cloud not in runner_clouds or access.public):
         problems.append(
-            "cluster.apiAccess.runnerInVnet: set only on azure with a private cluster (public: false); it "
-            f"silences the private-cluster runner warning (got runnerInVnet: {access.runner_in_vnet} with "
-            f"cloud {cfg.cloud!r}, public: {access.public})"
+            f"cluster.apiAccess.runnerInVnet: set only on {' or '.join(runner_clouds)} with a private cluster "
+            "(public: false); it silences the private-cluster runner warning (got runnerInVnet: "
+            f"{access.runner_in_vnet} with cloud {cfg.cloud!r}, public: {access.public})"
         )
-    if cfg.cloud == "gcp" and cidr_problems("cluster.controlPlaneCidr", cfg.cluster.control_plane_cidr, range(28, 29)):
-        cidr = cfg.cluster.control_plane_cidr
-        problems.append(f"cluster.controlPlaneCidr: {cidr!r} is not an IPv4 /28 (GKE's control plane range)")
-    if not access.public and cfg.cloud == "gcp" and not cfg.cluster.private_nodes:
-        problems.append(
-            "cluster.apiAccess.public: a GKE private endpoint needs private nodes; set cluster.privateNodes: true "
-            "(got public: false with privateNodes: false)"
-        )
+    # (A cloud's own rules on its private endpoint, such as GKE's control-plane range: its rules.validate.)
     return problems
 
 
@@ -668,37 +646,37 @@ def _ignored_setting_problems(cfg: StackConfig) -> list[str]:
     return problems
 
 
-#: Keys that only mean something on AWS.
-AWS_ONLY_CLUSTER_KEYS = ("nat_gateways", "ecr_endpoints")
-#: Keys that only mean something on GCP, per model.
-GCP_ONLY_CLUSTER_KEYS = ("project", "release_channel", "private_nodes", "regional", "control_plane_cidr")
-#: (The GPU pools' cloud-only keys: validation.CLOUD_ONLY_POOL_SETTINGS.)
-
-
-def _gcp_only_problems(cfg: StackConfig) -> list[str]:
-    if cfg.cloud == "gcp":
-        return []
-    sets = [("cluster", cfg.cluster, GCP_ONLY_CLUSTER_KEYS)]
-    return [
-        f"{where}.{to_camel(key)}: a GCP-only setting; remove it for cloud {cfg.cloud!r} (got {getattr(model, key)!r})"
-        for where, model, keys in sets
-        for key in keys
-        if key in model.model_fields_set
-    ]
+def cluster_setting_problems(cfg: StackConfig) -> list[str]:
+    """Each `cluster` key of another cloud (its Cloud.cluster_settings) that the stack sets. (The GPU pools'
+    cloud-only keys: validation.CLOUD_ONLY_POOL_SETTINGS.)"""
+    problems = []
+    for other in all_clouds():
+        if other.name == cfg.cloud:
+            continue
+        for key in other.cluster_settings:
+            if key in cfg.cluster.model_fields_set:
+                value = getattr(cfg.cluster, key)
+                shown = value.model_dump(by_alias=True) if isinstance(value, BaseModel) else value
+                problems.append(
+                    f"cluster.{to_camel(key)}: {other.owner}-only setting; remove it for cloud {cfg.cloud!r} "
+                    f"(got {shown!r})"
+                )
+    return problems
 
 
 def stack_items(cfg: StackConfig) -> list[str]:
     """What the stack's pools are priced by: instance types / VM sizes / machine types, GKE accelerators."""
+    cloud = get_cloud(cfg.cloud)
     types = list(cfg.general_pool.instance_types)
-    if cfg.cloud == "azure":
-        types.append((cfg.cluster.system_pool or SystemPoolConfig()).vm_size)
+    # The cluster's own priced items outside its pools (the AKS System pool's VM size).
+    types += getattr(cloud.rules, "cluster_items", lambda _: [])(cfg)
     for pool in cfg.gpu_pools:
         if pool.gpu is None and not pool.instance_types:
             continue  # reported by _gpu_type_problems
         for name in cfg.instance_types(pool):
             types.append(name)
             row = gpu_instance_type(cfg.cloud, name)
-            if cfg.cloud == "gcp" and row is not None and row.accelerator:
+            if cloud.prices_accelerators and row is not None and row.accelerator:
                 types.append(row.accelerator)
     return list(dict.fromkeys(types))
 

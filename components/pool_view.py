@@ -16,11 +16,7 @@ from typing import Any, Protocol
 
 from pulumi_policy.proxy import UnknownValueError
 
-# The clouds' resource types, named here too for the policy rules and reports that read them.
-from elastic_gpu.aws import EKS_NODE_GROUP
-from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
-from elastic_gpu.clouds import all_clouds
-from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
+from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, INSTANCE_TYPE_KEY
 from elastic_gpu.scheduling import (
@@ -32,19 +28,12 @@ from elastic_gpu.scheduling import (
     Taint,
 )
 
-__all__ = [
-    "AKS_AGENT_POOL",
-    "AKS_MANAGED_CLUSTER",
-    "EKS_NODE_GROUP",
-    "GKE_CLUSTER",
-    "GKE_COMPUTE_CLASS",
-    "GKE_NODE_POOL",
-]
-
 #: A Karpenter NodePool (karpenter.sh/v1, the same API on every cloud that runs Karpenter): its cloud is
-#: its node class's API group; each such cloud's pool_view reads its own NodePools.
+#: its node class's API group (Cloud.karpenter_node_class_group); each such cloud's pool_view reads its own NodePools.
 KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
-KARPENTER_NODE_CLASS_CLOUDS = {"karpenter.k8s.aws": "aws", "karpenter.azure.com": "azure"}
+KARPENTER_NODE_CLASS_CLOUDS = {
+    c.karpenter_node_class_group: c.name for c in all_clouds() if c.karpenter_node_class_group
+}
 
 
 @dataclass
@@ -231,9 +220,8 @@ def resource_pools(
     for pool in pools:
         pool.region = region
     if stack and any(p.cap_group for p in pools):
-        from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits
-
-        apply_cluster_limits(pools, stack)
+        # A cap its pools share, read from the stack (GKE auto-provisioning: the cluster's resource limits).
+        get_cloud(pools[0].cloud).pool_view.apply_cluster_limits(pools, stack)
     return pools
 
 

@@ -9,8 +9,8 @@ import json
 from conftest import stack_preview
 
 from elastic_gpu.__main__ import main
+from elastic_gpu.gcp import GKE_NODE_POOL
 from elastic_gpu.offline.diff import Side, build_diff
-from elastic_gpu.pool_view import GKE_NODE_POOL
 from elastic_gpu.replacement import replacing_paths
 
 

@@ -6,10 +6,12 @@ import re
 
 import pytest
 
+from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.aws.node_groups import MAX_NODE_GROUP_NAME, eks_node_group_name
+from elastic_gpu.azure import AKS_AGENT_POOL
+from elastic_gpu.gcp import GKE_NODE_POOL
 from elastic_gpu.gcp.pools import MAX_NODE_POOL_NAME, gke_node_pool_name
 from elastic_gpu.offline.runner import CapturedResource, Preview
-from elastic_gpu.pool_view import AKS_AGENT_POOL, EKS_NODE_GROUP, GKE_NODE_POOL
 from elastic_gpu.replacement import POOL_REPLACE_FIELDS, replace_table_markdown
 from tests.conftest import ROOT, stack_preview
 

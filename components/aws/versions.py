@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from elastic_gpu.aws import EKS_CLUSTER
 from elastic_gpu.clouds import MinorSupport
 
 _SOURCE = (
@@ -76,3 +77,7 @@ def eks_addon_versions(kubernetes_version: str) -> dict[str, str]:
     except KeyError:
         allowed = ", ".join(EKS_ADDON_VERSIONS)
         raise ValueError(f"no EKS add-on versions pinned for Kubernetes {minor}; pinned: {allowed}") from None
+
+
+#: Its cluster resource and the input that carries its Kubernetes version (the version policy rules).
+VERSION_INPUTS = {EKS_CLUSTER: "version"}

@@ -99,6 +99,11 @@ def warnings(cfg: StackConfig) -> list[str]:
     return fixed
 
 
+def cluster_items(cfg: StackConfig) -> list[str]:
+    """The System pool's VM size: priced like the pools (prices overrides, cost)."""
+    return [(cfg.cluster.system_pool or SystemPoolConfig()).vm_size]
+
+
 #: Azure spot max price: -1 or a positive USD/hour with at most 5 decimals (AgentPool spotMaxPrice).
 SPOT_PRICE_DECIMALS = 5
 

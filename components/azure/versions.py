@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from elastic_gpu.azure import AKS_MANAGED_CLUSTER
 from elastic_gpu.clouds import MinorSupport
 
 _SOURCE = (
@@ -28,3 +29,6 @@ KUBERNETES_SUPPORT = (
         _NOTE + "; GA planned Oct 2026, not re-checked",
     ),
 )
+
+#: Its cluster resource and the input that carries its Kubernetes version (the version policy rules).
+VERSION_INPUTS = {AKS_MANAGED_CLUSTER: "kubernetesVersion"}

@@ -9,7 +9,8 @@
 
 from __future__ import annotations
 
-from elastic_gpu.gcp import GKE_CLUSTER, GKE_NODE_POOL
+from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
+from elastic_gpu.gcp.autoprovisioning.spec import priority_group
 from elastic_gpu.gcp.pool_view import gce_region
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.scheduling import (
@@ -22,6 +23,7 @@ from elastic_gpu.scheduling import (
 )
 from elastic_gpu.simulation.backoff import GCE_MIG_INSTANCES_REFRESH
 from elastic_gpu.simulation.fit import NodeTemplate
+from elastic_gpu.simulation.pod import PodShape
 from elastic_gpu.simulation.templates import provider_region, shape, template_taint
 from elastic_gpu.simulation.timings import (
     CA_DEFAULT_MAX_NODE_PROVISION_TIME,
@@ -119,3 +121,19 @@ def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
         ),
         source="GKE managed autoscaler (upstream defaults as upper bounds)",
     )
+
+
+def group_order(preview: Preview, pod: PodShape) -> list[str]:
+    """The groups the pod's ComputeClass (its node selector) ranks, first to last; none without one."""
+    wanted = pod.node_selector.get(GKE_COMPUTE_CLASS_KEY)
+    if not wanted:
+        return []
+    for r in preview.of_type(GKE_COMPUTE_CLASS):
+        if (r.inputs.get("metadata") or {}).get("name") == wanted:
+            # A priority names node pools, or (node pool auto-creation) is itself the group GKE creates.
+            return [
+                n
+                for i, prio in enumerate((r.inputs.get("spec") or {}).get("priorities") or [])
+                for n in prio.get("nodepools") or [priority_group(wanted, i)]
+            ]
+    return ["<no such ComputeClass>"]

@@ -78,3 +78,10 @@ def _compute_class_region(resource: StackResource, stack: Iterable[StackResource
 POOL_READERS = {GKE_NODE_POOL: _gke, GKE_COMPUTE_CLASS: _compute_class}
 #: Resource type -> the region its nodes bill in.
 REGION_READERS = {GKE_NODE_POOL: _region, GKE_COMPUTE_CLASS: _compute_class_region}
+
+
+def apply_cluster_limits(pools: list[PoolView], stack: Iterable[StackResource]) -> None:
+    """The auto-created pools' shared cap: the cluster's resource limit of their GPU type (autoprovisioning)."""
+    from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits as apply
+
+    apply(pools, stack)

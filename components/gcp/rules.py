@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
-from elastic_gpu.validation import Bounds, TagRules, bounds_problems, tag_problems
+from elastic_gpu.validation import Bounds, TagRules, bounds_problems, cidr_problems, tag_problems
 
 if TYPE_CHECKING:
     from elastic_gpu.config import GpuPoolConfig, StackConfig
@@ -121,12 +121,26 @@ def zone_problems(field: Callable[[int, str], str], region: str | None, zones: S
     return problems
 
 
+def private_endpoint_problems(cfg: StackConfig) -> list[str]:
+    """The control plane's range is a /28; a private endpoint needs private nodes."""
+    problems = []
+    if cidr_problems("cluster.controlPlaneCidr", cfg.cluster.control_plane_cidr, range(28, 29)):
+        cidr = cfg.cluster.control_plane_cidr
+        problems.append(f"cluster.controlPlaneCidr: {cidr!r} is not an IPv4 /28 (GKE's control plane range)")
+    if not cfg.cluster.api_access.public and not cfg.cluster.private_nodes:
+        problems.append(
+            "cluster.apiAccess.public: a GKE private endpoint needs private nodes; set cluster.privateNodes: true "
+            "(got public: false with privateNodes: false)"
+        )
+    return problems
+
+
 def validate(cfg: StackConfig) -> list[str]:
-    problems: list[str] = []
+    problems: list[str] = private_endpoint_problems(cfg)
     c = cfg.cluster
     region = c.region
     if region not in REGIONS:
-        return [f"cluster.region: {region!r} is not a GCP region; allowed: {', '.join(REGIONS)}"]
+        return [*problems, f"cluster.region: {region!r} is not a GCP region; allowed: {', '.join(REGIONS)}"]
     if c.project is not None and not re.fullmatch(PROJECT_ID_PATTERN, c.project):
         problems.append(
             f"cluster.project: {c.project!r} cannot be a GCP project id; allowed: 6 to 30 lowercase letters, "

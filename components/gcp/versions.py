@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from elastic_gpu.clouds import MinorSupport
+from elastic_gpu.gcp import GKE_CLUSTER
 
 _SOURCE = (
     "GKE release schedule (cloud.google.com/kubernetes-engine/docs/release-schedule) as mirrored by "
@@ -34,3 +35,6 @@ KUEUE_WEBHOOK_PORT = 9443
 #: v0.19.2): on by default (feature VisibilityOnDemand, beta and default true since 0.9), and the chart
 #: registers its APIService with the kube-apiserver, which must reach it like the webhook.
 KUEUE_VISIBILITY_PORT = 8082
+
+#: Its cluster resource and the input that carries its Kubernetes version (the version policy rules).
+VERSION_INPUTS = {GKE_CLUSTER: "minMasterVersion"}

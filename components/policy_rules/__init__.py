@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
 
-from elastic_gpu.aws.karpenter.policy import karpenter_interruption_handling
-from elastic_gpu.gcp.autoprovisioning.rules import POLICIES as GKE_AUTO_PROVISIONING_POLICIES
+from elastic_gpu.clouds import all_clouds
 from elastic_gpu.policy_rules.aws_rules import eks_autoscaler_asg_tags, eks_gpu_groups_autoscaled
 from elastic_gpu.policy_rules.cost_rules import cost_allocation_tags, gpu_monthly_cost_ceiling
 from elastic_gpu.policy_rules.fallback_rules import spot_gpu_pool_fallback_promise
@@ -69,8 +68,8 @@ ALL_POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
         eks_irsa_trusts_an_oidc_provider,  # issue 20: IRSA needs the cluster's OIDC provider
         karpenter_gpu_node_pool,  # issue 19: a GPU NodePool has limits, the GPU taint, consolidation
         karpenter_fallback_ordered,  # issue 19: spot NodePool weighs more than its on-demand fallback
-        karpenter_interruption_handling,  # issue 19: EKS Karpenter has its interruption queue
-        *GKE_AUTO_PROVISIONING_POLICIES,  # issue 19: GKE ComputeClass node pool auto-creation
+        # issue 19: each cloud's rules for its own objects (its folder's `policies`), in CLOUDS order
+        *(p for cloud in all_clouds() if cloud.policies is not None for p in cloud.policies.POLICIES),
     )
 ]
 

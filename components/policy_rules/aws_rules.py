@@ -7,6 +7,7 @@ from collections import defaultdict
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, StackValidationArgs, StackValidationPolicy
 from pulumi_policy.proxy import UnknownValueError
 
+from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.aws.asg_tags import (
     AUTO_DISCOVERY_ENABLED_KEY,
     CA_TAG_PREFIX,
@@ -14,7 +15,7 @@ from elastic_gpu.aws.asg_tags import (
     taint_from_eks_api,
 )
 from elastic_gpu.policy_rules._base import parent_urn, props_of
-from elastic_gpu.pool_view import EKS_NODE_GROUP, pools_of
+from elastic_gpu.pool_view import pools_of
 from elastic_gpu.scheduling import GPU_NODE_LABEL, GPU_RESOURCE
 
 ASG_TAG = "aws:autoscaling/tag:Tag"

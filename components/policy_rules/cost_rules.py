@@ -16,9 +16,9 @@ from pulumi_policy import (
 
 from elastic_gpu.config import PriceOverride
 from elastic_gpu.cost import pool_cost
+from elastic_gpu.gcp import GKE_CLUSTER, GKE_NODE_POOL
 from elastic_gpu.policy_rules._base import config, known_gpu_pools, schema
 from elastic_gpu.policy_rules.scope import judged
-from elastic_gpu.pool_view import GKE_CLUSTER, GKE_NODE_POOL
 from elastic_gpu.prices import TABLE_PATH
 
 # --- 9. gpu-monthly-cost-ceiling -------------------------------------------------------------

@@ -14,9 +14,10 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.policy_rules._base import config, known_gpu_pools, props_of, schema
-from elastic_gpu.pool_view import EKS_NODE_GROUP, gpu_pools_of
+from elastic_gpu.pool_view import gpu_pools_of
 from elastic_gpu.scheduling import (
     AKS_SPOT_TAINT,
     AWS_ACCELERATOR_LABEL,

@@ -14,8 +14,10 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from elastic_gpu.aws import EKS_NODE_GROUP
+from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
+from elastic_gpu.gcp import GKE_CLUSTER, GKE_NODE_POOL
 from elastic_gpu.policy_rules._base import props_of
-from elastic_gpu.pool_view import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER, EKS_NODE_GROUP, GKE_CLUSTER, GKE_NODE_POOL
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
 

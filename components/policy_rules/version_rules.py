@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy
 
-from elastic_gpu.pool_view import AKS_MANAGED_CLUSTER, GKE_CLUSTER
+from elastic_gpu.clouds import all_clouds
 from elastic_gpu.versions import SupportStatus, support_status
 
-EKS_CLUSTER = "aws:eks/cluster:Cluster"
-
-#: The cluster resource of each cloud and the input that carries its Kubernetes version.
+#: The cluster resource of each cloud and the input that carries its Kubernetes version (its versions part).
 CLUSTER_VERSION_INPUTS: dict[str, tuple[str, str]] = {
-    EKS_CLUSTER: ("aws", "version"),
-    AKS_MANAGED_CLUSTER: ("azure", "kubernetesVersion"),
-    GKE_CLUSTER: ("gcp", "minMasterVersion"),
+    resource_type: (cloud.name, key)
+    for cloud in all_clouds()
+    for resource_type, key in cloud.versions.VERSION_INPUTS.items()
 }
 
 

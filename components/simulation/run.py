@@ -9,11 +9,9 @@ from typing import Any, Literal
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cost import Overrides, node_price
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gcp.autoprovisioning.spec import priority_group
 from elastic_gpu.offline.price_overrides import price_overrides
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.prices import HOURS_PER_MONTH
-from elastic_gpu.scheduling import GKE_COMPUTE_CLASS_KEY
 from elastic_gpu.simulation.backoff import (
     CONSTANTS,
     SPOT_RETURNS_AFTER,
@@ -32,8 +30,6 @@ from elastic_gpu.simulation.timings import AutoscalerSettings, autoscaler_settin
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract, job_manifest
-
-COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
 
 SCENARIO_ALL_OUT = "all spot groups out of capacity"
 SCENARIO_ONE_ZONE = "one zone has spot capacity"
@@ -165,21 +161,6 @@ def pool_contracts(preview: Preview) -> list[WorkloadContract]:
     ]
 
 
-def _class_order(preview: Preview, pod: PodShape) -> list[str]:
-    wanted = pod.node_selector.get(GKE_COMPUTE_CLASS_KEY)
-    if not wanted:
-        return []
-    for r in preview.of_type(COMPUTE_CLASS):
-        if (r.inputs.get("metadata") or {}).get("name") == wanted:
-            # A priority names node pools, or (node pool auto-creation) is itself the group GKE creates.
-            return [
-                n
-                for i, prio in enumerate((r.inputs.get("spec") or {}).get("priorities") or [])
-                for n in prio.get("nodepools") or [priority_group(wanted, i)]
-            ]
-    return ["<no such ComputeClass>"]
-
-
 def _worst_case(
     groups: list[NodeTemplate], cloud: str, overrides: Overrides | None = None
 ) -> tuple[int, float | None, list[str]]:
@@ -233,7 +214,9 @@ def simulate_pod(
     # A group the autoscaler does not list is never scaled by it, whatever fits there.
     scaled = [t for t in templates if settings.groups is None or t.autoscaler_name in settings.groups]
     fits = [t for t in scaled if _blocked(pod, t, kueue) is None]
-    tiers = rank(pod, fits, settings.expanders, settings.priorities, _class_order(preview, pod))
+    # The groups the pod's own selector ranks (GKE: its ComputeClass's priorities), from its cloud's folder.
+    group_order = getattr(get_cloud(settings.cloud).node_templates, "group_order", None)
+    tiers = rank(pod, fits, settings.expanders, settings.priorities, group_order(preview, pod) if group_order else [])
     order = [g for tier in tiers for g in tier]
     reached_pool = pool or (order[0].pool if order else None)
     own = [t for t in templates if t.pool == reached_pool]
