@@ -42,7 +42,8 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
   `INLINE_POOL_REFUSED_FIELDS` (its rows).
 - `versions`: `KUBERNETES_SUPPORT` (its Kubernetes minors and their support dates).
 - `provisioning` (optional): `simulate_pod(...)`, the simulation of a provisioner of its own (EKS:
-  Karpenter) for the pods its objects take.
+  Karpenter; AKS: node auto-provisioning, both through `elastic_gpu.simulation.karpenter` with the
+  cloud's `KarpenterModel`) for the pods its objects take.
 - `policies` (optional): `POLICIES`, the policy pack's rules for its own objects (EKS Karpenter's
   interruption handling, GKE's ComputeClass auto-creation), after the cloud-neutral ones.
 

@@ -37,7 +37,9 @@ AKS (`AksClusterHandle`) adds ``resource_group_name``, ``location`` and
 them, None when it cannot know them (an existing cluster); it may have
 ``kubelet_identity_object_id`` (the identity the nodes act as), which pools export, and
 ``plain_location`` (the location as a plain string, or None), by which pools rank VM sizes by the
-region's prices.
+region's prices, and ``provisioner`` ("karpenter": node auto-provisioning, so a GPU pool is an
+AKSNodeClass and NodePools, no agent pool, and ``consolidate_after`` is their idle time; None or absent:
+agent pools).
 
 GKE (`GkeClusterHandle`) adds ``project`` and ``location`` (the cluster's zone or region),
 and may have ``private_nodes`` (True/False: the node pools' own setting; None or absent: the cluster's)

@@ -18,6 +18,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, INSTANCE_TYPE_KEY
 from elastic_gpu.scheduling import (
     CAPACITY_LABEL,
     CAPACITY_SPOT,
@@ -94,9 +95,10 @@ def intends_spot(labels: Mapping[str, str], label: str) -> bool:
     return labels.get(CAPACITY_LABEL) == CAPACITY_SPOT or "spot" in re.split(r"[-_.]", label.lower())
 
 
-def karpenter_pool_view(name: str, p: Mapping[str, Any]) -> PoolView | None:
-    """A NodePool as a pool: its capacity type, its instance types, `limits.nodes` as its max (min 0:
-    Karpenter makes nodes only for pending pods); None for a node class of a cloud not listed."""
+def karpenter_pool_view(name: str, p: Mapping[str, Any], type_key: str = INSTANCE_TYPE_KEY) -> PoolView | None:
+    """A NodePool as a pool: its capacity type, its instance types (the `In` values of `type_key`, the label
+    its provider names them by), `limits.nodes` as its max (min 0: Karpenter makes nodes only for pending
+    pods); None for a node class of a cloud not listed."""
     spec = p.get("spec") or {}
     template = spec.get("template") or {}
     tspec = template.get("spec") or {}
@@ -104,8 +106,8 @@ def karpenter_pool_view(name: str, p: Mapping[str, Any]) -> PoolView | None:
     if cloud is None:
         return None
     reqs = {r.get("key"): r for r in tspec.get("requirements") or [] if r.get("operator") == "In"}
-    types = list((reqs.get("node.kubernetes.io/instance-type") or {}).get("values") or [])
-    capacity = (reqs.get("karpenter.sh/capacity-type") or {}).get("values") or []
+    types = list((reqs.get(type_key) or {}).get("values") or [])
+    capacity = (reqs.get(CAPACITY_TYPE_KEY) or {}).get("values") or []
     labels = dict((template.get("metadata") or {}).get("labels") or {})
     taints = [taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in tspec.get("taints") or []]
     label = (p.get("metadata") or {}).get("name") or name

@@ -34,19 +34,30 @@ class Crd:
     kind: str
     schema: dict[str, Any]
     source: str
+    #: a karpenter.sh CRD as one provider ships it (its CEL rules list that provider's labels): the
+    #: node class group whose objects it checks; None for a CRD with one schema everywhere
+    node_class_group: str | None = None
 
 
 @cache
-def crds() -> dict[tuple[str, str], Crd]:
-    """(apiVersion, kind) -> its CRD, for every file in tests/data/crds."""
+def crds() -> dict[tuple[str, str, str | None], Crd]:
+    """(apiVersion, kind, node class group or None) -> its CRD, for every file in tests/data/crds."""
     out = {}
     for path in sorted(CRD_DIR.glob("*.yaml")):
         text = path.read_text()
         data = yaml.safe_load(text)
         source = text.splitlines()[0].removeprefix("# ")
-        crd = Crd(data["group"], data["version"], data["kind"], data["openAPIV3Schema"], source)
-        out[(f"{crd.group}/{crd.version}", crd.kind)] = crd
+        crd = Crd(
+            data["group"], data["version"], data["kind"], data["openAPIV3Schema"], source, data.get("nodeClassGroup")
+        )
+        out[(f"{crd.group}/{crd.version}", crd.kind, crd.node_class_group)] = crd
     return out
+
+
+def node_class_group(obj: dict[str, Any]) -> str | None:
+    """The group of the node class a Karpenter object references (spec.template.spec.nodeClassRef)."""
+    ref = ((((obj.get("spec") or {}).get("template") or {}).get("spec") or {}).get("nodeClassRef")) or {}
+    return ref.get("group") if isinstance(ref, dict) else None
 
 
 def python_pattern(pattern: str) -> str:
@@ -171,7 +182,7 @@ def _rule_errors(node: dict[str, Any], value: Any, path: str) -> list[str]:
 def validate(obj: dict[str, Any]) -> list[str]:
     """Every reason the API server would refuse to create `obj` (empty: it would accept it)."""
     key = (obj.get("apiVersion", ""), obj.get("kind", ""))
-    crd = crds().get(key)
+    crd = crds().get((*key, node_class_group(obj))) or crds().get((*key, None))
     if crd is None:
         return [f"{key[0]} {key[1]}: no CRD schema in tests/data/crds (add the upstream one)"]
     where = f"{crd.kind} {(obj.get('metadata') or {}).get('name')!r}"

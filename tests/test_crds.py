@@ -48,7 +48,7 @@ def test_the_shipped_programs_declare_the_custom_resources_checked_here() -> Non
         "ProvisioningRequestConfig"
     }
     assert {o["kind"] for o in custom_resources(example("existing-gke")).values()} == {"ComputeClass"}
-    assert {(f"{c.group}/{c.version}", c.kind) for c in crds().values()} == set(crds())
+    assert {(f"{c.group}/{c.version}", c.kind, c.node_class_group) for c in crds().values()} == set(crds())
 
 
 def test_a_custom_resource_without_a_crd_schema_fails() -> None:

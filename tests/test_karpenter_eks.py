@@ -24,6 +24,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.policy_run import run_policies
 from elastic_gpu.offline.report import to_json
 from elastic_gpu.offline.runner import Preview
+from elastic_gpu.simulation import karpenter as karpenter_sim
 from elastic_gpu.simulation.run import simulate
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 from tests.conftest import stack_preview, stack_values, stem
@@ -245,7 +246,7 @@ def test_spot_only_retries_after_the_unavailable_offerings_ttl() -> None:
 
 
 def test_time_to_zero_is_consolidate_after_plus_a_poll_and_the_validation_delay() -> None:
-    assert model.to_zero(600) == 625
+    assert karpenter_sim.to_zero(600) == 625
     assert {c.name for c in model.CONSTANTS} >= {"BATCH_IDLE_DURATION", "BATCH_MAX_DURATION", "UnavailableOfferingsTTL"}
     assert all("v1.14.1" in c.source for c in model.CONSTANTS)
 
@@ -346,10 +347,13 @@ def test_karpenter_without_the_interruption_queue_fails() -> None:
 
 
 def test_karpenter_on_a_cloud_without_it_is_a_config_error() -> None:
-    values = stack_values("azure-dev") | {"elastic-gpu:provisioner": "karpenter"}
+    values = stack_values("gcp-dev") | {"elastic-gpu:provisioner": "karpenter"}
     with pytest.raises(ConfigError) as exc:
         load_stack_config(values)
-    assert "provisioner: 'karpenter' is not available on azure; allowed on azure: cluster-autoscaler" in str(exc.value)
+    assert (
+        "provisioner: 'karpenter' is not available on gcp; allowed on gcp: cluster-autoscaler, auto-provisioning"
+        in str(exc.value)
+    )
     with pytest.raises(ConfigError) as exc:
         load_stack_config(stack_values("aws-prod") | {"elastic-gpu:provisioner": "karpenters"})
     assert "provisioner" in str(exc.value) and "karpenter" in str(exc.value)

@@ -19,6 +19,8 @@ CLOUD = Cloud(
     spot_fix="set scaleSetPriority: Spot",
     prices_accelerators=False,
     pool_settings={"spot_max_price": None},
+    # node auto-provisioning's AKSNodeClass (provisioner karpenter, components/azure/node_provisioning)
+    karpenter_node_class_group="karpenter.azure.com",
     cluster_settings=("resource_group", "network_plugin", "system_pool"),
     private_api_needs_runner=True,
 )

@@ -45,9 +45,13 @@ def show_expander_command(cluster: AksClusterHandle) -> pulumi.Output[str]:
 
 def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Resource) -> dict[str, object]:
     """AKS: no Deployment, no identity; checks (or, on a cluster we did not create, warns about) the profile."""
+    from elastic_gpu.azure.node_provisioning import uses_node_provisioning
     from elastic_gpu.cluster_autoscaler import has_fallback
 
     cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
+    if uses_node_provisioning(cluster):
+        # Node auto-provisioning makes the GPU pools' nodes; no agent pool autoscales (AksClusterArgs.provisioner).
+        return {"image": None, "role_arn": None, "service_account_name": None}
     where = f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs."
     problems = []
     if args.image is not None:

@@ -14,6 +14,8 @@ import pulumi_kubernetes as k8s
 from pulumi_azure_native import containerservice as cs
 
 from elastic_gpu.args_doc import documented, documented_component
+from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
+from elastic_gpu.azure.node_provisioning.cluster import nap_cluster_problems, node_provisioning_profile
 from elastic_gpu.cluster_handle import (
     AksClusterHandle,
     ExistingCluster,
@@ -70,6 +72,8 @@ PRIVATE_CLUSTER_RUNNER_WARNING = (
 )
 #: AKS cluster names: 1-63 letters, digits, '-' and '_', starting and ending alphanumeric.
 CLUSTER_NAME_PATTERN = r"^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$"
+#: AksClusterArgs.provisioner values besides None (the managed cluster-autoscaler).
+PROVISIONERS = ("cluster-autoscaler", NAP)
 
 
 @documented
@@ -117,6 +121,11 @@ class AksClusterArgs:
     """Default false: with public_access=False, warn that `pulumi up` must run where the private API server
     is reachable (this library's Kubernetes objects go through it); true: the runner is in the cluster's
     VNet or a network connected to it, no warning. Read only with public_access=False."""
+    provisioner: str | None = None
+    """Default None: GPU pools are agent pools scaled by AKS's managed cluster-autoscaler. "karpenter": node
+    auto-provisioning (`nodeProvisioningProfile` mode Auto, no default NodePools): each SpotGpuPool becomes
+    an AKSNodeClass and NodePools, no agent pool; the System pool (and a GeneralPool) keep a fixed count of
+    their min size, as AKS creates no autoscaling agent pool under NAP, and no autoScalerProfile is set."""
 
 
 def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
@@ -147,6 +156,13 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
             )
         elif field_name == "max_node_provision_time" and value == "0m":
             problems.append(f"{where}{field_name}: must be longer than 0 (got {value!r})")
+    if args.provisioner not in (None, *PROVISIONERS):
+        problems.append(
+            f"{where}provisioner: {args.provisioner!r} is not available on AKS; "
+            f"allowed: None, {', '.join(PROVISIONERS)}"
+        )
+    elif args.provisioner == NAP:
+        problems += nap_cluster_problems(where, args.network_plugin)
     if not args.expander or args.expander[0] not in AKS_EXPANDERS:
         first = args.expander[0] if args.expander else None
         problems.append(f"{where}expander: AKS takes one of {', '.join(AKS_EXPANDERS)} first (got {first!r})")
@@ -257,6 +273,8 @@ class AksCluster(pulumi.ComponentResource):
         # AgentPool would leave the inline one behind, and ignoring agentPoolProfiles breaks later cluster
         # updates (pulumi-azure-native#2719). So `diff` refuses such a change with the hand rotation that
         # terraform-provider-azurerm automates (elastic_gpu.replacement.INLINE_POOL_REFUSED_FIELDS).
+        # Under node auto-provisioning AKS creates no autoscaling agent pool: the System pool keeps its min size.
+        nap = args.provisioner == NAP
         system_pool = cs.ManagedClusterAgentPoolProfileArgs(
             name=SYSTEM_POOL_NAME,
             mode=cs.AgentPoolMode.SYSTEM,
@@ -264,9 +282,9 @@ class AksCluster(pulumi.ComponentResource):
             os_type=cs.OSType.LINUX,
             vm_size=args.system_vm_size,
             count=args.system_min_size,
-            enable_auto_scaling=True,
-            min_count=args.system_min_size,
-            max_count=args.system_max_size,
+            enable_auto_scaling=not nap,
+            min_count=None if nap else args.system_min_size,
+            max_count=None if nap else args.system_max_size,
             availability_zones=list(args.zones),
             node_labels=node_labels(pool=SYSTEM_POOL_NAME, node_class=NODE_CLASS_GENERAL, spot=False),
             node_taints=[CRITICAL_ADDONS_ONLY_TAINT] if args.system_critical_addons_only else None,
@@ -287,12 +305,13 @@ class AksCluster(pulumi.ComponentResource):
                 network_plugin_mode=cs.NetworkPluginMode.OVERLAY if args.network_plugin == "azure" else None,
                 load_balancer_sku=cs.LoadBalancerSku.STANDARD,
             ),
-            auto_scaler_profile=autoscaler_profile(args),
+            auto_scaler_profile=None if nap else autoscaler_profile(args),
+            node_provisioning_profile=node_provisioning_profile() if nap else None,
             api_server_access_profile=api_server_access(args),
             tags=args.tags,
-            # The autoscaler owns the System pool's node count.
+            # The autoscaler owns the System pool's node count (under NAP the count is ours).
             opts=pulumi.ResourceOptions(
-                parent=self, protect=args.protect, ignore_changes=["agentPoolProfiles[0].count"]
+                parent=self, protect=args.protect, ignore_changes=[] if nap else ["agentPoolProfiles[0].count"]
             ),
         )
         if not args.public_access and not args.runner_in_vnet:
@@ -304,12 +323,20 @@ class AksCluster(pulumi.ComponentResource):
         self.location: pulumi.Output[str] = pulumi.Output.from_input(args.location)
         #: The location as a plain value (prices rank the VM sizes before deployment).
         self.plain_location: str | None = args.location
-        self.autoscaler_profile: ManagedAutoscalerProfile | None = ManagedAutoscalerProfile(
-            expander=args.expander[0],
-            scale_down_unneeded_time=args.scale_down_unneeded_time,
-            scale_down_delay_after_add=args.scale_down_delay_after_add,
-            max_node_provision_time=args.max_node_provision_time,
+        self.autoscaler_profile: ManagedAutoscalerProfile | None = (
+            None
+            if nap
+            else ManagedAutoscalerProfile(
+                expander=args.expander[0],
+                scale_down_unneeded_time=args.scale_down_unneeded_time,
+                scale_down_delay_after_add=args.scale_down_delay_after_add,
+                max_node_provision_time=args.max_node_provision_time,
+            )
         )
+        #: "karpenter": node auto-provisioning makes the GPU pools' nodes (the handle's optional `provisioner`)
+        self.provisioner: str | None = args.provisioner
+        #: the idle time before NAP removes an empty GPU node (its NodePools' consolidateAfter)
+        self.consolidate_after: str = args.scale_down_unneeded_time
         self.tags: dict[str, str] = dict(args.tags)
         self.kubelet_identity_object_id: pulumi.Output[str | None] = self.cluster.identity_profile.apply(
             kubelet_object_id

@@ -8,12 +8,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
+from elastic_gpu.azure.node_provisioning.objects import SKU_NAME_KEY
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_view import (
+    KARPENTER_NODE_POOL,
     PoolView,
     StackResource,
     int_or_none,
     intends_spot,
+    karpenter_pool_view,
     known,
     parse_taint_string,
     provider_prop,
@@ -77,7 +80,24 @@ def _agent_pool_region(resource: StackResource, stack: Iterable[StackResource]) 
     return known(props, "location") or provider_prop(resource, "location")
 
 
+def _karpenter(name: str, p: Mapping[str, Any]) -> Iterator[PoolView]:
+    """A node auto-provisioning NodePool (its node class an AKSNodeClass), its sizes by SKU name."""
+    pool = karpenter_pool_view(name, p, SKU_NAME_KEY)
+    if pool is not None and pool.cloud == "azure":
+        yield pool
+
+
+def _karpenter_region(resource: StackResource, stack: Iterable[StackResource]) -> str | None:
+    """A Kubernetes object: its nodes bill where the stack's one AKS cluster is."""
+    locations = {known(r.props, "location") for r in stack if r.resource_type == AKS_MANAGED_CLUSTER} - {None}
+    return locations.pop() if len(locations) == 1 else None
+
+
 #: Resource type -> the pools it declares.
-POOL_READERS = {AKS_AGENT_POOL: _agent_pool, AKS_MANAGED_CLUSTER: _managed_cluster}
+POOL_READERS = {AKS_AGENT_POOL: _agent_pool, AKS_MANAGED_CLUSTER: _managed_cluster, KARPENTER_NODE_POOL: _karpenter}
 #: Resource type -> the region its nodes bill in.
-REGION_READERS = {AKS_MANAGED_CLUSTER: _cluster_region, AKS_AGENT_POOL: _agent_pool_region}
+REGION_READERS = {
+    AKS_MANAGED_CLUSTER: _cluster_region,
+    AKS_AGENT_POOL: _agent_pool_region,
+    KARPENTER_NODE_POOL: _karpenter_region,
+}

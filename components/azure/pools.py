@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 import pulumi
 from pulumi_azure_native import containerservice as cs
 
+from elastic_gpu.azure.node_provisioning import uses_node_provisioning
+from elastic_gpu.azure.node_provisioning.pools import build_nap_gpu_pool, nap_pool_problems
 from elastic_gpu.azure.node_template import resources_tag
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.errors import ConfigError
@@ -133,6 +135,8 @@ class AgentPoolSpec:
     kubelet_config: dict[str, object] = field(default_factory=dict)
     #: tags on top of the pool's own: the autoscaler's node-template resources (azure/node_template.py)
     node_template_tags: dict[str, str] = field(default_factory=dict)
+    #: False: a fixed count of min_count nodes (under node auto-provisioning no agent pool autoscales)
+    autoscaled: bool = True
 
     @property
     def agent_pool_name(self) -> str:
@@ -180,10 +184,10 @@ def build_agent_pool(
         availability_zones=list(spec.zones),
         # Follows the control plane: on an upgrade the pools move after the cluster (they depend on it).
         orchestrator_version=cluster.kubernetes_version,
-        enable_auto_scaling=True,
+        enable_auto_scaling=spec.autoscaled,
         count=spec.min_count,
-        min_count=spec.min_count,
-        max_count=spec.max_count,
+        min_count=spec.min_count if spec.autoscaled else None,
+        max_count=spec.max_count if spec.autoscaled else None,
         scale_set_priority=cs.ScaleSetPriority.SPOT if spot else cs.ScaleSetPriority.REGULAR,
         # Delete (not Deallocate): an evicted spot VM stops costing disk and frees quota.
         scale_set_eviction_policy=cs.ScaleSetEvictionPolicy.DELETE if spot else None,
@@ -197,7 +201,7 @@ def build_agent_pool(
         opts=pulumi.ResourceOptions(
             parent=parent,
             # The autoscaler owns the node count; `pulumi up` must never fight it.
-            ignore_changes=["count"],
+            ignore_changes=["count"] if spec.autoscaled else [],
             # A change that forces a replacement also renames the pool: create first, then delete.
             delete_before_replace=False,
             depends_on=[previous] if previous is not None else [],
@@ -237,6 +241,7 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
         labels=labels,
         taints=[],
         disk_size_gib=args.disk_size_gib,
+        autoscaled=not uses_node_provisioning(cluster),
         **_node_settings(args),
     )
     pool = build_agent_pool(f"{name}-pool", spec, cluster=cluster, tags=args.tags, parent=parent)
@@ -273,6 +278,8 @@ def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """AKS rules for a GPU pool beyond the cloud-neutral ones."""
+    if uses_node_provisioning(args.cluster):
+        return nap_pool_problems(where, args)
     problems = []
     if len(args.instance_types) > MAX_VM_SIZES:
         problems.append(
@@ -325,6 +332,8 @@ def price_ranks(vm_sizes: list[str], spot: bool, region: str | None) -> list[int
 
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
+    if uses_node_provisioning(cluster):
+        return build_nap_gpu_pool(name, args, parent)
     if problems := agent_pool_name_problems(f"SpotGpuPool '{name}': ", name):
         raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
     if args.spot_max_price is not None and args.spot_max_price != -1 and args.spot_max_price <= 0:

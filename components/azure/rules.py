@@ -6,8 +6,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from elastic_gpu.azure.cluster import AKS_DURATION_PATTERN, AKS_EXPANDERS, AZURE_ZONES
+from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.pools import MAX_AGENT_POOL_NAME, agent_pool_name_problems, agent_pool_stem
-from elastic_gpu.config import SystemPoolConfig
+from elastic_gpu.config import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, tag_problems
 
@@ -18,6 +19,9 @@ if TYPE_CHECKING:
 SPLITS_PER_ZONE = True
 #: AKS's managed autoscaler honours the priority expander's ConfigMap.
 PRIORITY_EXPANDER = True
+#: The stack setting `provisioner` on azure: agent pools and AKS's managed cluster-autoscaler, or node
+#: auto-provisioning (AKS-managed Karpenter, components/azure/node_provisioning).
+PROVISIONERS = ("cluster-autoscaler", NAP)
 
 #: Azure regions with availability zones or AKS (`az account list-locations`, Azure "products by
 #: region", 2025). A new region needs a row here.
@@ -80,7 +84,19 @@ def gpus_per_node_selects(pool: GpuPoolConfig) -> bool:
 
 
 def warnings(cfg: StackConfig) -> list[str]:
-    return []
+    if cfg.provisioner != NAP:
+        return []
+    system = cfg.cluster.system_pool or SystemPoolConfig()
+    fixed = [
+        f"{path}.maxSize: {high} is not used under provisioner karpenter: AKS creates no autoscaling agent "
+        f"pool under node auto-provisioning, so the pool keeps {low} nodes (its minSize)"
+        for path, low, high in (
+            ("cluster.systemPool", system.min_size, system.max_size),
+            ("generalPool", cfg.general_pool.min_size, cfg.general_pool.max_size),
+        )
+        if high > low
+    ]
+    return fixed
 
 
 def cluster_items(cfg: StackConfig) -> list[str]:
@@ -147,6 +163,11 @@ def validate(cfg: StackConfig) -> list[str]:
             f"cluster.systemPool.vmSize: {system.vm_size!r}: AKS does not support B-series VMs in System pools"
         )
 
+    if cfg.provisioner == NAP and (plugin := c.network_plugin or DEFAULT_AKS_NETWORK_PLUGIN) != "azure":
+        problems.append(
+            f"cluster.networkPlugin: node auto-provisioning (provisioner karpenter) needs Azure CNI; "
+            f"allowed: azure (got {plugin!r})"
+        )
     gp = cfg.general_pool
     if gp.spot:
         problems.append(
@@ -171,7 +192,12 @@ def validate(cfg: StackConfig) -> list[str]:
                 f"(hyphens are dropped, at most {MAX_AGENT_POOL_NAME} characters); rename one"
             )
         stems.setdefault(stem, pool.name)
-        if pool.spot_max_price is not None:
+        if pool.spot_max_price is not None and cfg.provisioner == NAP:
+            problems.append(
+                f"{where}.spotMaxPrice: node auto-provisioning (provisioner karpenter) always bids up to the "
+                f"on-demand price; leave it unset (got {pool.spot_max_price!r})"
+            )
+        elif pool.spot_max_price is not None:
             problems += _spot_price_problems(where, pool.spot_max_price)
         if pool.instance_types and len(pool.instance_types) > 9:
             problems.append(

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_azure_native as azure_native
 
 from elastic_gpu.azure.cluster import AksCluster, AksClusterArgs, aks_cluster_problems
+from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import DEFAULT_AKS_NETWORK_PLUGIN, GpuPoolConfig, StackConfig, SystemPoolConfig
 
@@ -43,6 +44,7 @@ def cluster_args(cfg: StackConfig) -> AksClusterArgs:
         public_access=c.api_access.public,
         authorized_ip_ranges=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
         runner_in_vnet=c.api_access.runner_in_vnet,
+        provisioner=NAP if cfg.provisioner == NAP else None,
     )
 
 
@@ -58,7 +60,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     opts = pulumi.ResourceOptions(providers=[provider])
     cluster = AksCluster(c.name, cluster_args(cfg), opts=opts)
     parts = build_pools_and_addons(cfg, cluster, opts, lambda p: pool_args(cfg, p))
-    return {
+    outputs = {
         "cloud": "azure",
         "clusterName": cluster.cluster_name,
         "resourceGroup": cluster.resource_group_name,
@@ -66,3 +68,8 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         "kubeconfig": cluster.kubeconfig,
         "gpuNodeGroups": {p.pool_name: p.node_group_names for p in parts.gpu_pools},
     }
+    if cfg.provisioner == NAP:
+        outputs["gpuNodePools"] = {
+            p.pool_name: [r.metadata["name"] for r in p.node_group_resources[1:]] for p in parts.gpu_pools
+        }
+    return outputs

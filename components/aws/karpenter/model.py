@@ -1,6 +1,6 @@
 """What Karpenter does with a pending GPU pod, on a clock (kubernetes-sigs/karpenter and
 aws/karpenter-provider-aws, both at tag v1.14.1; the AWS provider's go.mod pins the core at that tag's
-commit 6e7eab7a0f48).
+commit 6e7eab7a0f48); the core's constants are in components/karpenter_core.py.
 
 One *loop* is a batching window followed by a scheduling pass (provisioning/provisioner.go): the pod
 controller triggers the batcher for every provisionable pod and requeues it every 10 s
@@ -27,71 +27,39 @@ delivers; the node's boot comes on top, as in the cluster-autoscaler model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from elastic_gpu.karpenter_core import CORE
 from elastic_gpu.simulation.backoff import MINUTE, SPOT_RETURNS_AFTER, Constant
+from elastic_gpu.simulation.karpenter import CONSTANTS as CORE_CONSTANTS
+from elastic_gpu.simulation.karpenter import FIRST_LOOP, NEXT_LOOP, Seconds, after_failures
 
-_CORE = "kubernetes-sigs/karpenter v1.14.1"
 _AWS = "aws/karpenter-provider-aws v1.14.1"
 
-BATCH_IDLE = Constant("BATCH_IDLE_DURATION", 1, f"{_CORE} pkg/operator/options/options.go:130")
-BATCH_MAX = Constant("BATCH_MAX_DURATION", 10, f"{_CORE} pkg/operator/options/options.go:129")
-POD_REQUEUE = Constant("pending-pod requeue", 10, f"{_CORE} pkg/controllers/provisioning/controller.go:77 RequeueAfter")
 UNAVAILABLE_OFFERINGS_TTL = Constant(
     "UnavailableOfferingsTTL",
     3 * MINUTE,
     f"{_AWS} pkg/cache/cache.go:31 (set at pkg/providers/instance/instance.go:641)",
 )
-DISRUPTION_POLL = Constant("disruption pollingPeriod", 10, f"{_CORE} pkg/controllers/disruption/controller.go:71")
-EMPTINESS_VALIDATION = Constant(
-    "commandValidationDelay",
-    15,
-    f"{_CORE} pkg/controllers/disruption/consolidation.go:45 (waited by emptiness.go:101 before deleting)",
-)
 
-CONSTANTS: tuple[Constant, ...] = (
-    BATCH_IDLE,
-    BATCH_MAX,
-    POD_REQUEUE,
-    UNAVAILABLE_OFFERINGS_TTL,
-    DISRUPTION_POLL,
-    EMPTINESS_VALIDATION,
-)
+#: The core's loop constants (elastic_gpu.karpenter_core) and the AWS provider's cache TTL.
+CONSTANTS: tuple[Constant, ...] = (*CORE_CONSTANTS, UNAVAILABLE_OFFERINGS_TTL)
 
 SOURCE = (
-    f"{_CORE} and {_AWS}: batching window, weight-ordered NodePools, unavailable-offerings cache "
+    f"{CORE} and {_AWS}: batching window, weight-ordered NodePools, unavailable-offerings cache "
     "(components/aws/karpenter/model.py)"
 )
-
-#: A loop: from its first trigger, the window closes after [idle, max] seconds.
-FIRST_LOOP = (BATCH_IDLE.seconds, BATCH_MAX.seconds)
-#: After a failed launch: the pod's next requeue (0 to 10 s away), then a window.
-NEXT_LOOP = (BATCH_IDLE.seconds, POD_REQUEUE.seconds + BATCH_MAX.seconds)
-
-
-@dataclass(frozen=True)
-class Seconds:
-    """Seconds from the pod's first trigger: best and worst."""
-
-    best: int
-    worst: int
-
-
-def _plus(a: tuple[int, int], b: tuple[int, int]) -> Seconds:
-    return Seconds(a[0] + b[0], a[1] + b[1])
 
 
 def to_fallback(spot: bool, fallback: bool) -> Seconds | None:
     """Every spot offering out of capacity: until the on-demand NodePool is asked; None: never (spot only).
-    An on-demand pool asks on-demand in its first loop."""
+    An on-demand pool asks on-demand in its first loop. One failed CreateFleet covers every type."""
     if not spot:
         return Seconds(*FIRST_LOOP)
     if not fallback:
         return None
-    return _plus(FIRST_LOOP, NEXT_LOOP)
+    return after_failures(1)
 
 
-def first_node(spot: bool, fallback: bool) -> dict[str, Seconds | None]:
+def first_node(spot: bool, fallback: bool, spot_types: int = 0) -> dict[str, Seconds | None]:
     """Per scenario (the cluster-autoscaler model's three), until capacity that delivers is asked."""
     from elastic_gpu.simulation.run import SCENARIO_ALL_OUT, SCENARIO_ONE_ZONE, SCENARIO_RETURNS
 
@@ -109,9 +77,3 @@ def first_node(spot: bool, fallback: bool) -> dict[str, Seconds | None]:
         SCENARIO_ONE_ZONE: Seconds(*FIRST_LOOP),
         SCENARIO_RETURNS: returns,
     }
-
-
-def to_zero(consolidate_after_seconds: int) -> int:
-    """Seconds from a GPU node's last pod ending to Karpenter deleting it (WhenEmpty): consolidateAfter, then
-    the next disruption poll, then the emptiness command's validation delay (worst case)."""
-    return consolidate_after_seconds + DISRUPTION_POLL.seconds + EMPTINESS_VALIDATION.seconds

@@ -15,9 +15,22 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.aws.karpenter.release import NODE_CLASS_API, NODE_CLASS_GROUP, NODE_POOL_API
+from elastic_gpu.aws.karpenter.release import NODE_CLASS_API, NODE_CLASS_GROUP
 from elastic_gpu.aws.node_groups import DATA_DEVICE, IMDS_HOP_LIMIT
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_instance_types
+from elastic_gpu.karpenter_core import (
+    CAPACITY_TYPE_KEY,
+    CAPACITY_TYPES,
+    CONSOLIDATION_POLICY,
+    DEFAULT_BUDGET,
+    DRIFT_BUDGET,
+    EXPIRE_AFTER,
+    INSTANCE_TYPE_KEY,
+    NODE_POOL_API,
+    ON_DEMAND_WEIGHT,
+    SPOT_WEIGHT,
+    ZONE_KEY,
+)
 from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import (
     AWS_ACCELERATOR_LABEL,
@@ -31,33 +44,10 @@ from elastic_gpu.scheduling import (
 if TYPE_CHECKING:
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
-#: Karpenter's well-known labels (kubernetes-sigs/karpenter pkg/apis/v1/labels.go; Kubernetes' own).
-CAPACITY_TYPE_KEY = "karpenter.sh/capacity-type"
-INSTANCE_TYPE_KEY = "node.kubernetes.io/instance-type"
-ZONE_KEY = "topology.kubernetes.io/zone"
-CAPACITY_TYPES = {"spot": "spot", "on-demand": "on-demand"}
-
-#: NodePool weights (1..100, pkg/apis/v1/nodepool.go:64-65): the scheduler tries NodePools by weight,
-#: highest first (pkg/utils/nodepool/nodepool.go:161 OrderByWeight; provisioner.go:293), so spot first.
-#: Room is left between them for a user's own NodePools.
-SPOT_WEIGHT = 100
-ON_DEMAND_WEIGHT = 10
-
 #: The AMI: AL2023's newest, resolved by Karpenter (`al2023@latest`). A pinned `al2023@v<date>` would need a
 #: bump per release; with @latest a new AMI makes running nodes Drifted, which DRIFT_BUDGET stops from
 #: evicting GPU work: new nodes get the new AMI, running ones leave when empty (or at EXPIRE_AFTER).
 AMI_ALIAS = "al2023@latest"
-#: No node is replaced because it drifted (new AMI, changed NodePool): a GPU job is never evicted for it.
-DRIFT_BUDGET = {"nodes": "0", "reasons": ["Drifted"]}
-#: Upstream's default budget (pkg/apis/v1/nodepool.go `+kubebuilder:default:={{nodes: "10%"}}`), kept for
-#: every other reason since a budget list replaces the default.
-DEFAULT_BUDGET = {"nodes": "10%"}
-#: WhenEmpty, not WhenEmptyOrUnderutilized: underutilization consolidation evicts running pods to repack
-#: them (and replaces spot with cheaper spot); a GPU job evicted loses its progress. An empty GPU node is
-#: what costs money, and it goes after `consolidateAfter`.
-CONSOLIDATION_POLICY = "WhenEmpty"
-#: A node's longest life (upstream's default, pkg/apis/v1/nodepool.go:263 `default:="720h"`), stated.
-EXPIRE_AFTER = "720h"
 
 
 @dataclass(frozen=True)

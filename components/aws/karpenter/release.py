@@ -16,7 +16,7 @@ RELEASE_NAME = "karpenter"
 #: (getting-started: `karpenter.sh/discovery: ${CLUSTER_NAME}`).
 DISCOVERY_TAG_KEY = "karpenter.sh/discovery"
 
-#: API groups and versions of the objects a pool declares (pkg/apis/crds at v1.14.1: v1 only).
-NODE_POOL_API = "karpenter.sh/v1"
+#: The node class a pool declares (pkg/apis/crds at v1.14.1: v1 only); the NodePool API is the core's
+#: (elastic_gpu.karpenter_core.NODE_POOL_API).
 NODE_CLASS_API = "karpenter.k8s.aws/v1"
 NODE_CLASS_GROUP = "karpenter.k8s.aws"

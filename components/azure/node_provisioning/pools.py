@@ -1,0 +1,144 @@
+"""SpotGpuPool under node auto-provisioning: one AKSNodeClass and its NodePools, no agent pools.
+
+A spot pool gets a spot NodePool (weight SPOT_WEIGHT) and, with `on_demand_fallback`, an on-demand
+NodePool of lower weight over the same sizes: Karpenter asks the spot one first and the fallback once
+every spot offering is in its unavailable-offerings cache (simulation.py). `max_size` and
+`fallback_max_size` become each NodePool's `limits` (nodes, and GPUs). The NodePools span the pool's
+zones; NAP picks the zone per node, so `per_zone` has no meaning here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from elastic_gpu.azure.node_provisioning.objects import (
+    CAPACITY_ON_DEMAND,
+    CAPACITY_SPOT,
+    NODE_CLASS_API,
+    NODE_CLASS_KIND,
+    NodePoolSpec,
+    azure_zone,
+    node_class_spec,
+    spot_taints,
+)
+from elastic_gpu.azure.node_provisioning.skus import NAP_GPU_SKUS, eligible_skus
+from elastic_gpu.config import DEFAULT_SCALE_DOWN_UNNEEDED
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.karpenter_core import NODE_POOL_API, NODE_POOL_KIND, ON_DEMAND_WEIGHT, SPOT_WEIGHT
+from elastic_gpu.pool_types import BuiltPool
+from elastic_gpu.scheduling import GPU_TAINT, NODE_CLASS_GPU, Taint, node_labels
+
+if TYPE_CHECKING:
+    from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+
+#: The pool settings NAP has no place for, and why (a value other than the default is an error).
+UNSUPPORTED = {
+    "spot_max_price": "NAP always bids -1, up to the on-demand price (karpenter-provider-azure v1.14.2 "
+    "pkg/providers/instance/vminstance.go:664 setVMPropertiesBillingProfile)",
+}
+
+
+def nap_pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
+    """What a GPU pool cannot be under node auto-provisioning."""
+    problems = [
+        f"{where}{key}: {why}; leave it unset under provisioner karpenter (got {getattr(args, key)!r})"
+        for key, why in UNSUPPORTED.items()
+        if getattr(args, key) is not None
+    ]
+    if unsupported := [t for t in args.instance_types if t not in NAP_GPU_SKUS]:
+        problems.append(
+            f"{where}instance_types: {unsupported} get no NVIDIA driver under node auto-provisioning "
+            f"(karpenter-provider-azure supported-gpus.yaml); allowed: {', '.join(sorted(NAP_GPU_SKUS))}"
+        )
+    return problems
+
+
+def node_pool_specs(
+    name: str, args: SpotGpuPoolArgs, *, region: str, consolidate_after: str, node_class: str
+) -> list[NodePoolSpec]:
+    """The pool's NodePools, spot first: each over every eligible size (skus.eligible_skus)."""
+    gpu_taints: list[Taint] = sorted({GPU_TAINT, *args.extra_taints})
+    skus = eligible_skus(list(args.instance_types))
+    zones = [azure_zone(region, z) for z in args.pool_zones]
+
+    def spec(capacity: str, max_nodes: int, weight: int) -> NodePoolSpec:
+        spot = capacity == CAPACITY_SPOT
+        return NodePoolSpec(
+            name=f"{name}-{capacity}",
+            capacity=capacity,
+            skus=skus,
+            zones=zones,
+            labels=node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | args.extra_labels,
+            taints=spot_taints(gpu_taints) if spot else gpu_taints,
+            max_nodes=max_nodes,
+            gpus_per_node=args.gpus_per_node,
+            weight=weight,
+            node_class=node_class,
+            consolidate_after=consolidate_after,
+        )
+
+    if not args.spot:
+        return [spec(CAPACITY_ON_DEMAND, args.max_size, SPOT_WEIGHT)]
+    specs = [spec(CAPACITY_SPOT, args.max_size, SPOT_WEIGHT)]
+    if args.on_demand_fallback:
+        specs.append(spec(CAPACITY_ON_DEMAND, args.fallback_total, ON_DEMAND_WEIGHT))
+    return specs
+
+
+def build_node_provisioning_pool(
+    name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource, *, region: str, consolidate_after: str
+) -> tuple[list[NodePoolSpec], list[pulumi.Resource]]:
+    """The pool's AKSNodeClass and NodePools, applied through the cluster's Kubernetes provider."""
+    cluster = args.cluster
+    subnet = args.subnet_ids if isinstance(args.subnet_ids, str) else None
+    opts = pulumi.ResourceOptions(parent=parent, provider=cluster.provider)
+    node_class = k8s.apiextensions.CustomResource(
+        f"{name}-nodeclass",
+        api_version=NODE_CLASS_API,
+        kind=NODE_CLASS_KIND,
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=name),
+        spec=node_class_spec(args.disk_size_gib, args.tags, subnet),
+        opts=opts,
+    )
+    specs = node_pool_specs(name, args, region=region, consolidate_after=consolidate_after, node_class=name)
+    pools = [
+        k8s.apiextensions.CustomResource(
+            s.name,
+            api_version=NODE_POOL_API,
+            kind=NODE_POOL_KIND,
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=s.name),
+            spec=s.to_spec(),
+            opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[node_class])),
+        )
+        for s in specs
+    ]
+    return specs, [node_class, *pools]
+
+
+def build_nap_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+    """A SpotGpuPool under node auto-provisioning (elastic_gpu.azure.pools dispatches here): its AKSNodeClass
+    and NodePools; no agent pool, so no node group for the autoscaler."""
+    cluster = args.cluster
+    region = getattr(cluster, "plain_location", None)
+    if region is None:
+        raise ConfigError(
+            [f"SpotGpuPool '{name}': cluster: node auto-provisioning needs the cluster's location as a plain value"]
+        )
+    consolidate_after = getattr(cluster, "consolidate_after", None) or DEFAULT_SCALE_DOWN_UNNEEDED
+    specs, resources = build_node_provisioning_pool(
+        name, args, parent, region=region, consolidate_after=consolidate_after
+    )
+    identity = getattr(cluster, "kubelet_identity_object_id", None)
+    return BuiltPool(
+        node_groups=[],
+        # Every taint any of the pool's nodes carries: the device plugin tolerates them all.
+        taints=list(specs[0].taints),
+        labels=dict(specs[0].labels),
+        resources=resources,
+        node_group_ids=[],
+        cloud_outputs={} if identity is None else {"kubelet_identity_object_id": identity},
+        nodes=[],
+    )
