@@ -16,6 +16,8 @@ GPU-pool settings only this cloud has, with the value that leaves them unset),
 `private_api_needs_runner` (a private API server answers only inside its network: its rules warn about
 where `pulumi up` runs unless `cluster.apiAccess.runnerInVnet` says so),
 `karpenter_node_class_group` (the API group of its Karpenter node class, when it runs Karpenter),
+`takes_autoscaler_settings` (the stack's `autoscaler` section reaches its autoscaler; GKE runs its own),
+`creates_network` (the stack creates the cluster's network, sized by `cluster.networkCidr`),
 `pins_autoscaler_image` (we run a pinned cluster-autoscaler; AKS runs its own),
 `one_group_many_types` (one scaling group may mix instance types), `spot_fix` (what makes a pool
 spot), `prices_accelerators` (its GPUs are priced per accelerator).
@@ -144,6 +146,10 @@ class Cloud:
     cluster_settings: tuple[str, ...] = ()
     #: a private API server answers only inside the cluster's network: its rules warn about the runner
     private_api_needs_runner: bool = False
+    #: the stack's `autoscaler` section reaches its autoscaler (config.IGNORED_SETTINGS)
+    takes_autoscaler_settings: bool = True
+    #: the stack creates the cluster's network, sized by `cluster.networkCidr` (config.IGNORED_SETTINGS)
+    creates_network: bool = False
     #: the API group of its Karpenter node class (`nodeClassRef.group` of a NodePool), when it runs Karpenter
     karpenter_node_class_group: str | None = None
 

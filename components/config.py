@@ -614,19 +614,20 @@ def _cidr_problems(cfg: StackConfig) -> list[str]:
     return cidr_problems("cluster.networkCidr", cfg.cluster.network_cidr, CIDR_PREFIXES)
 
 
-#: Settings that do nothing on some clouds: (section, key or None for the whole section, clouds where it
-#: does something, what to do instead). The key is a model attribute name; set keys only are errors.
-IGNORED_SETTINGS: tuple[tuple[str, str | None, tuple[str, ...], str], ...] = (
+#: Settings that do nothing on some clouds: (section, key or None for the whole section, the `Cloud` flag
+#: that says it does something there, what to do instead). The key is a model attribute name; set keys only
+#: are errors.
+IGNORED_SETTINGS: tuple[tuple[str, str | None, str, str], ...] = (
     (
         "autoscaler",
         None,
-        ("aws", "azure"),
+        "takes_autoscaler_settings",
         "GKE runs its own cluster autoscaler (profile set by GkeCluster, limits per node pool); remove the section",
     ),
     (
         "cluster",
         "network_cidr",
-        ("aws",),
+        "creates_network",
         "only the AWS stack creates a network (a VPC); AKS uses Azure CNI overlay and GKE the project's "
         "default network; remove it",
     ),
@@ -635,8 +636,9 @@ IGNORED_SETTINGS: tuple[tuple[str, str | None, tuple[str, ...], str], ...] = (
 
 def _ignored_setting_problems(cfg: StackConfig) -> list[str]:
     problems = []
-    for section, key, clouds, instead in IGNORED_SETTINGS:
-        if cfg.cloud in clouds:
+    cloud = get_cloud(cfg.cloud)
+    for section, key, flag, instead in IGNORED_SETTINGS:
+        if getattr(cloud, flag):
             continue
         attr = to_snake(section)
         if key is None and attr in cfg.model_fields_set:

@@ -10,6 +10,7 @@ from conftest import ROOT, stack_values
 
 from elastic_gpu.clouds import CLOUDS, all_clouds, get_cloud
 from elastic_gpu.config import (
+    IGNORED_SETTINGS,
     PROJECT,
     ClusterConfig,
     StackConfig,
@@ -211,3 +212,19 @@ def test_each_cloud_mocks_its_own_types_once() -> None:
         assert len({t for _, t in tokens}) == len(tokens), table
         providers = {"aws": "aws:", "azure": "azure-native:", "gcp": "gcp:"}
         assert [(c, t) for c, t in tokens if not t.startswith(providers[c])] == []
+
+
+def test_settings_without_effect_are_read_from_each_cloud() -> None:
+    # config.IGNORED_SETTINGS names a Cloud flag, not clouds: the same refusals as the clouds' flags say.
+    assert [(f, [c.name for c in all_clouds() if not getattr(c, f)]) for _, _, f, _ in IGNORED_SETTINGS] == [
+        ("takes_autoscaler_settings", ["gcp"]),
+        ("creates_network", ["azure", "gcp"]),
+    ]
+    values = stack_values("aws-dev")
+    values[f"{PROJECT}:cluster"]["networkCidr"] = "10.1.0.0/16"
+    values[f"{PROJECT}:autoscaler"] = {"scaleDownUnneededTime": "5m"}
+    assert load_stack_config(values).cluster.network_cidr == "10.1.0.0/16"
+    assert [p for p in _problems("azure-dev", networkCidr="10.1.0.0/16") if "does nothing" in p] == [
+        "cluster.networkCidr: does nothing on azure: only the AWS stack creates a network (a VPC); AKS uses Azure "
+        "CNI overlay and GKE the project's default network; remove it"
+    ]

@@ -27,6 +27,7 @@ CLOUD = Cloud(
     spot_fix="set capacityType: SPOT",
     prices_accelerators=False,
     pool_settings={"ami_family": "al2023"},
+    creates_network=True,
     cluster_settings=("nat_gateways", "ecr_endpoints"),
     karpenter_node_class_group="karpenter.k8s.aws",
 )

@@ -21,5 +21,7 @@ CLOUD = Cloud(
     spot_fix="set nodeConfig.spot: true (preemptible is the legacy 24-hour kind)",
     prices_accelerators=True,
     pool_settings={"gpu_driver_version": "DEFAULT", "queued_provisioning": False, "gpu_count": None},
+    # GKE runs its own cluster autoscaler (profile set by GkeCluster, limits per node pool).
+    takes_autoscaler_settings=False,
     cluster_settings=("project", "release_channel", "private_nodes", "regional", "control_plane_cidr"),
 )
