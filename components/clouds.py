@@ -38,6 +38,7 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
   `autoscaler_settings(preview)` (its autoscaler's settings, or None when the preview has none of it);
   optional: `group_order(preview, pod)` (the groups a pod's own selector ranks, first to last: GKE's
   ComputeClass priorities).
+- `report`: `POOL_ROWS` (resource type -> its rows of the preview's Pools table).
 - `mocks`: `RESOURCE_MOCKS`, `INVOKE_MOCKS` (the mock engine's answers for its resource types and invokes);
   optional: `PROVIDER_DEFAULTS` (outputs of every resource of its provider), `REMOTE_COMPONENTS` (pulumi-eks).
 - `replacement`: `POOL_REPLACE_FIELDS`, `OTHER_REPLACE_FIELDS`, `POOL_NAME_FIELD`,
@@ -174,6 +175,7 @@ class Cloud:
     pool_view = property(lambda self: self.part("pool_view"))
     node_templates = property(lambda self: self.part("node_templates"))
     mocks = property(lambda self: self.part("mocks"))
+    report = property(lambda self: self.part("report"))
     replacement = property(lambda self: self.part("replacement"))
     versions = property(lambda self: self.part("versions"))
     provisioning = property(lambda self: self.part("provisioning", optional=True))

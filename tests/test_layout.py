@@ -36,8 +36,6 @@ IMPORTS_NOT_YET = {
     COMPONENTS / "policy_rules" / "scheduling_rules.py",
     COMPONENTS / "policy_rules" / "security_rules.py",
     COMPONENTS / "policy_rules" / "cost_rules.py",
-    # The Pools table's rows per resource type (EKS subnets' zones, GKE ComputeClasses), to move into the folders.
-    COMPONENTS / "offline" / "report.py",
     # Kueue's ProvisioningRequest names (GKE queued provisioning).
     COMPONENTS / "simulation" / "kueue.py",
 }
@@ -110,7 +108,9 @@ def test_each_folder_exports_its_cloud() -> None:
     for cloud in all_clouds():
         assert get_cloud(cloud.name) is cloud
         # What the core reads of every folder is there, in the folder.
-        for part in ("pool_view", "node_templates", "replacement", "versions", "rules", "cluster", "pools", "mocks"):
+        parts = ("pool_view", "node_templates", "replacement", "versions", "rules", "cluster", "pools")
+        parts += ("mocks", "report")
+        for part in parts:
             assert (COMPONENTS / cloud.name / f"{part}.py").is_file(), (cloud.name, part)
 
 

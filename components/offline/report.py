@@ -6,9 +6,10 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import cache
 from typing import Any
 
-from elastic_gpu.aws.preview import subnet_zones
+from elastic_gpu.clouds import all_clouds
 from elastic_gpu.cost import (
     DEFAULT_EVICTION_RATE,
     EVICTION_ASSUMED,
@@ -29,7 +30,6 @@ from elastic_gpu.offline.price_overrides import price_overrides
 from elastic_gpu.offline.runner import SECRET_MASK, UNKNOWN, CapturedResource, Preview
 from elastic_gpu.pool_view import KARPENTER_NODE_POOL, pools_of, stack_pools
 from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH
-from elastic_gpu.scheduling import POOL_LABEL
 
 
 def _finite(value: Any) -> Any:
@@ -62,99 +62,9 @@ class PoolSummary:
     any_type: bool = False
 
 
-def _known(value: Any, default: Any) -> Any:
+def known_input(value: Any, default: Any) -> Any:
     """A captured input, or `default` where the program left it out or it is unknown until deployment."""
     return default if value is None or value == UNKNOWN else value
-
-
-def _eks_node_group(r: CapturedResource, preview: Preview) -> PoolSummary:
-    subnets = subnet_zones(preview.resources)
-    subnet_ids = _known(r.inputs.get("subnetIds"), [])
-    zones = sorted(
-        subnets.get(s, "?") if isinstance(s, str) else "?" for s in (subnet_ids if isinstance(subnet_ids, list) else [])
-    )
-    scaling = _known(r.inputs.get("scalingConfig"), {})
-    return PoolSummary(
-        pool=_known(r.inputs.get("labels"), {}).get(POOL_LABEL, r.name),
-        # Without nodeGroupName, EKS auto-names the group from the resource name.
-        node_group=str(_known(r.inputs.get("nodeGroupName"), r.name)),
-        capacity="spot" if r.inputs.get("capacityType") == "SPOT" else "on-demand",
-        instance_types=list(r.inputs.get("instanceTypes", [])),
-        min_size=_known(scaling.get("minSize"), 0),
-        max_size=_known(scaling.get("maxSize"), 0),
-        zones=zones,
-        taints=[f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in r.inputs.get("taints", [])],
-    )
-
-
-def _gke_node_pool(r: CapturedResource, preview: Preview) -> PoolSummary:
-    node_config = r.inputs.get("nodeConfig", {})
-    scaling = r.inputs.get("autoscaling", {})
-    accelerators = [f"{a['count']}x{a['type']}" for a in node_config.get("guestAccelerators", [])]
-    return PoolSummary(
-        pool=node_config.get("labels", {}).get(POOL_LABEL, r.name),
-        node_group=r.inputs.get("name", r.name),
-        capacity="spot" if node_config.get("spot") else "on-demand",
-        instance_types=[node_config.get("machineType", "?"), *accelerators],
-        min_size=scaling.get("totalMinNodeCount", 0),
-        max_size=scaling.get("totalMaxNodeCount", 0),
-        zones=sorted(r.inputs.get("nodeLocations", [])),
-        taints=[f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in node_config.get("taints", [])],
-    )
-
-
-def _aks_pool(inputs: dict[str, Any], name: str) -> PoolSummary:
-    count = inputs.get("count")
-    return PoolSummary(
-        pool=inputs.get("nodeLabels", {}).get(POOL_LABEL, name),
-        node_group=inputs.get("agentPoolName", name),
-        capacity="spot" if inputs.get("scaleSetPriority") == "Spot" else "on-demand",
-        instance_types=[inputs["vmSize"]],
-        min_size=inputs.get("minCount", count),
-        max_size=inputs.get("maxCount", count),
-        zones=sorted(inputs.get("availabilityZones", [])),
-        taints=list(inputs.get("nodeTaints", [])),
-    )
-
-
-def _aks_agent_pool(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
-    return [_aks_pool(r.inputs, r.name)]
-
-
-def _aks_cluster_pools(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
-    """The pools a ManagedCluster declares inline (the System pool)."""
-    return [_aks_pool(p, p.get("name", r.name)) for p in r.inputs.get("agentPoolProfiles", [])]
-
-
-def _gke_compute_class(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
-    """A ComputeClass that auto-creates node pools: a row per priority, sized by the cluster's GPU limit."""
-    from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits, compute_class_pools
-
-    views = list(compute_class_pools(r.name, r.inputs))
-    apply_cluster_limits(views, stack_resources(preview))
-    clusters = [c for c in preview.resources if c.type == "gcp:container/cluster:Cluster"]
-    zones = next(
-        (
-            list(z)
-            for c in clusters
-            if (z := (c.inputs.get("clusterAutoscaling") or {}).get("autoProvisioningLocations"))
-        ),
-        [],
-    )
-    return [
-        PoolSummary(
-            pool=v.pool,
-            node_group=v.label,
-            capacity="spot" if v.spot else "on-demand",
-            # Priced as its largest machine type (the first); the cost table says how many there are.
-            instance_types=[v.instance_types[0], *(f"{n}x{a}" for a, n in v.accelerators)],
-            min_size=v.min_size or 0,
-            max_size=v.max_size or 0,
-            zones=sorted(zones),
-            taints=[str(t) for t in v.taints],
-        )
-        for v in views
-    ]
 
 
 def _karpenter_node_pool(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
@@ -178,15 +88,18 @@ def _karpenter_node_pool(r: CapturedResource, preview: Preview) -> list[PoolSumm
     ]
 
 
-#: Per provider type: how a captured resource reads as pool rows. Each cloud adds its own.
-POOL_EXTRACTORS: dict[str, Callable[[CapturedResource, Preview], list[PoolSummary]]] = {
-    "aws:eks/nodeGroup:NodeGroup": lambda r, p: [_eks_node_group(r, p)],
-    "gcp:container/nodePool:NodePool": lambda r, p: [_gke_node_pool(r, p)],
-    "kubernetes:cloud.google.com/v1:ComputeClass": _gke_compute_class,
-    "azure-native:containerservice:AgentPool": _aks_agent_pool,
-    "azure-native:containerservice:ManagedCluster": _aks_cluster_pools,
-    KARPENTER_NODE_POOL: _karpenter_node_pool,
-}
+#: How a captured resource reads as Pools rows.
+PoolRows = Callable[[CapturedResource, Preview], list[PoolSummary]]
+
+
+@cache
+def pool_rows() -> dict[str, PoolRows]:
+    """Per resource type, its rows: a Karpenter NodePool's (the same API on every cloud), then every cloud's
+    own (its folder's `report` part, POOL_ROWS)."""
+    rows: dict[str, PoolRows] = {KARPENTER_NODE_POOL: _karpenter_node_pool}
+    for cloud in all_clouds():
+        rows |= cloud.report.POOL_ROWS
+    return rows
 
 
 def _summary_json(p: PoolSummary) -> dict[str, Any]:
@@ -198,7 +111,8 @@ def _summary_json(p: PoolSummary) -> dict[str, Any]:
 
 
 def pool_summaries(preview: Preview) -> list[PoolSummary]:
-    rows = [row for r in preview.resources if r.type in POOL_EXTRACTORS for row in POOL_EXTRACTORS[r.type](r, preview)]
+    extractors = pool_rows()
+    rows = [row for r in preview.resources if r.type in extractors for row in extractors[r.type](r, preview)]
     return sorted(rows, key=lambda p: (p.pool, p.node_group))
 
 
