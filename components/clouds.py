@@ -36,7 +36,8 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
   `autoscaler_settings(preview)` (its autoscaler's settings, or None when the preview has none of it);
   optional: `group_order(preview, pod)` (the groups a pod's own selector ranks, first to last: GKE's
   ComputeClass priorities).
-- `mocks`: `RESOURCE_MOCKS`, `INVOKE_MOCKS` (the mock engine's answers for its resource types).
+- `mocks`: `RESOURCE_MOCKS`, `INVOKE_MOCKS` (the mock engine's answers for its resource types and invokes);
+  optional: `PROVIDER_DEFAULTS` (outputs of every resource of its provider), `REMOTE_COMPONENTS` (pulumi-eks).
 - `replacement`: `POOL_REPLACE_FIELDS`, `OTHER_REPLACE_FIELDS`, `POOL_NAME_FIELD`,
   `INLINE_POOL_REFUSED_FIELDS` (its rows).
 - `versions`: `KUBERNETES_SUPPORT` (its Kubernetes minors and their support dates).

@@ -109,7 +109,7 @@ def test_each_folder_exports_its_cloud() -> None:
     for cloud in all_clouds():
         assert get_cloud(cloud.name) is cloud
         # What the core reads of every folder is there, in the folder.
-        for part in ("pool_view", "node_templates", "replacement", "versions", "rules", "cluster", "pools"):
+        for part in ("pool_view", "node_templates", "replacement", "versions", "rules", "cluster", "pools", "mocks"):
             assert (COMPONENTS / cloud.name / f"{part}.py").is_file(), (cloud.name, part)
 
 
@@ -202,3 +202,12 @@ def test_no_cloud_neutral_module_imports_a_cloud_folder() -> None:
     assert found == []
     # An exemption that no longer imports a folder is dropped from the list.
     assert [p for p in IMPORTS_NOT_YET if not cloud_imports(p.read_text())] == []
+
+
+def test_each_cloud_mocks_its_own_types_once() -> None:
+    # offline/mocks.py merges the folders' tables: a token answered by two folders would hide one of them.
+    for table in ("RESOURCE_MOCKS", "INVOKE_MOCKS"):
+        tokens = [(c.name, t) for c in all_clouds() for t in getattr(c.mocks, table)]
+        assert len({t for _, t in tokens}) == len(tokens), table
+        providers = {"aws": "aws:", "azure": "azure-native:", "gcp": "gcp:"}
+        assert [(c, t) for c, t in tokens if not t.startswith(providers[c])] == []

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pulumi.output import Unknown
 
-from elastic_gpu.offline.mocks import MOCK_UUID, _eks_node_group
+from elastic_gpu.aws.mocks import _eks_node_group
+from elastic_gpu.offline.mocks import MOCK_UUID
 
 
 def _asg_name(outputs: dict) -> str:

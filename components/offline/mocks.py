@@ -1,4 +1,5 @@
-"""Mock provider answers: each resource echoes its inputs plus the outputs the program reads.
+"""Mock provider answers: each resource echoes its inputs plus the outputs the program reads (each cloud's
+answers are in its folder's `mocks` part: components/clouds.py).
 
 Values here stand in for what the cloud would return (an ARN, an endpoint, an
 ASG name), shaped like the real thing and derived only from names, so two runs
@@ -7,298 +8,59 @@ of the same stack give identical results.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import runpy
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pulumi
-import yaml
 
-ACCOUNT = "123456789012"
+from elastic_gpu.clouds import all_clouds
+
 MOCK_UUID = "00000000-0000-0000-0000-000000000000"
 MOCK_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm1vY2sKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
-
-
-def _eks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    cluster = inputs.get("name", name)
-    return {
-        "endpoint": f"https://{cluster}.gr7.example.eks.amazonaws.com",
-        "certificateAuthority": {"data": MOCK_CA},
-        "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.example.amazonaws.com/id/{cluster.upper()}"}]}],
-        "arn": f"arn:aws:eks:example:{ACCOUNT}:cluster/{cluster}",
-        "vpcConfig": {
-            **(inputs.get("vpcConfig") or {}),
-            "clusterSecurityGroupId": f"sg-{hashlib.sha256(cluster.encode()).hexdigest()[:17]}",
-        },
-    }
-
-
-def _eks_node_group(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    ng = inputs.get("nodeGroupName")
-    if not isinstance(ng, str):  # absent, or unknown at preview: EKS names the ASG after the group anyway
-        ng = name
-    return {"resources": [{"autoscalingGroups": [{"name": f"eks-{ng}-{MOCK_UUID}"}]}]}
-
-
-def _gke_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    # 203.0.113.0/24 is TEST-NET-3 (RFC 5737): an endpoint shaped like GKE's public IP.
-    return {"endpoint": "203.0.113.10", "masterAuth": {"clusterCaCertificate": MOCK_CA}}
-
-
-def _aks_kubelet_identity(cluster: str) -> dict[str, Any]:
-    """identityProfile.kubeletidentity as AKS reports it (ids derived from the name)."""
-    digest = hashlib.sha256(cluster.encode()).hexdigest()
-    object_id = f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
-    return {
-        "kubeletidentity": {"objectId": object_id, "clientId": object_id, "resourceId": f"mock/{cluster}-agentpool"}
-    }
-
-
-def _aks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    cluster = inputs.get("resourceName", name)
-    return {
-        "name": cluster,
-        "fqdn": f"{cluster}-mock.hcp.example.azmk8s.io",
-        "identityProfile": _aks_kubelet_identity(cluster),
-    }
-
-
-def _aks_user_credentials(args: dict[str, Any]) -> dict[str, Any]:
-    """listManagedClusterUserCredentials: one base64 kubeconfig, as AKS returns it."""
-    cluster = args.get("resourceName", "cluster")
-    kubeconfig = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [
-            {
-                "name": cluster,
-                "cluster": {
-                    "server": f"https://{cluster}-mock.hcp.example.azmk8s.io:443",
-                    "certificate-authority-data": MOCK_CA,
-                },
-            }
-        ],
-        "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": f"clusterUser_{cluster}"}}],
-        "current-context": cluster,
-        "users": [{"name": f"clusterUser_{cluster}", "user": {"token": "mock-token"}}],
-    }
-    value = base64.b64encode(yaml.safe_dump(kubeconfig, sort_keys=False).encode()).decode()
-    return {"kubeconfigs": [{"name": "clusterUser", "value": value}]}
-
-
-COMPUTED: dict[str, Any] = {
-    "aws:eks/cluster:Cluster": _eks_cluster,
-    "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
-    "aws:ec2/launchTemplate:LaunchTemplate": lambda name, inputs: {"latestVersion": 1},
-    "gcp:container/cluster:Cluster": _gke_cluster,
-    "azure-native:containerservice:ManagedCluster": _aks_cluster,
-    "azure-native:containerservice:AgentPool": lambda name, inputs: {"name": inputs.get("agentPoolName", name)},
-    "azure-native:resources:ResourceGroup": lambda name, inputs: {"name": inputs.get("resourceGroupName", name)},
-}
-
-
-def _eks_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
-    """aws.eks.getCluster: the cluster as the EKS cluster mock describes it."""
-    described = _eks_cluster(args.get("name", "cluster"), args)
-    return described | {
-        "name": args.get("name"),
-        "id": args.get("name"),
-        "certificateAuthorities": [described["certificateAuthority"]],
-        "version": "1.33",
-    }
-
-
-def _gke_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
-    described = _gke_cluster(args.get("name", "cluster"), args)
-    return {
-        "name": args.get("name"),
-        "location": args.get("location"),
-        "project": args.get("project"),
-        "endpoint": described["endpoint"],
-        "masterAuths": [described["masterAuth"]],
-    }
-
-
-#: The region an invoke of aws.getRegion answers with when the program's config names none.
-MOCK_AWS_REGION = "us-east-1"
-
-#: Invoke token -> the answer the cloud would give (derived only from the arguments).
-INVOKES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "azure-native:containerservice:listManagedClusterUserCredentials": _aks_user_credentials,
-    "aws:eks/getCluster:getCluster": _eks_get_cluster,
-    "azure-native:containerservice:getManagedCluster": lambda args: {
-        "name": args.get("resourceName"),
-        "identityProfile": _aks_kubelet_identity(args.get("resourceName", "cluster")),
-    },
-    "gcp:container/getCluster:getCluster": _gke_get_cluster,
-    "aws:index/getRegion:getRegion": lambda args: {
-        "name": args.get("region") or MOCK_AWS_REGION,
-        "region": args.get("region") or MOCK_AWS_REGION,
-        "id": args.get("region") or MOCK_AWS_REGION,
-        "description": "mock region",
-        "endpoint": "ec2.amazonaws.com",
-    },
-}
 
 
 #: A child a remote-component mock registers: (type, name, inputs) -> its resource reference.
 RegisterChild = Callable[[str, str, dict[str, Any]], dict[str, Any]]
 
 
-#: Singular node-group options of pulumi-eks's ClusterArgs that `nodeGroupOptions` excludes.
-PULUMI_EKS_SINGULAR_NODE_GROUP_OPTIONS = (
-    "nodeSubnetIds",
-    "nodeAssociatePublicIpAddress",
-    "instanceType",
-    "instanceProfileName",
-    "nodePublicKey",
-    "nodeRootVolumeSize",
-    "nodeUserData",
-    "minSize",
-    "maxSize",
-    "desiredCapacity",
-    "nodeAmiId",
-    "gpu",
-)
+# --- each cloud's mocks (its folder's `mocks` part), merged on first use --------------------------------
 
 
-class PulumiEksError(Exception):
-    """What pulumi-eks itself throws for these arguments (a real `pulumi up` fails the same way)."""
+def _merged(name: str) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for cloud in all_clouds():
+        merged |= getattr(cloud.mocks, name, {})
+    return merged
 
 
-def _js_truthy(value: Any) -> bool:
-    """pulumi-eks tests options with JavaScript truthiness: 0, false, "" and absent are all unset."""
-    return value not in (None, False, 0, "")
+@cache
+def _resource_mocks() -> dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]]:
+    """Resource type -> the outputs the cloud would add to its inputs (every cloud's RESOURCE_MOCKS)."""
+    return _merged("RESOURCE_MOCKS")
 
 
-def pulumi_eks_cluster_problems(name: str, inputs: dict[str, Any]) -> list[str]:
-    """The argument checks pulumi-eks makes before it declares anything (pulumi/pulumi-eks
-    nodejs/eks/cluster/cluster.ts createCore and the publicAccessCidrs check on the cluster)."""
-    where = f"pulumi-eks Cluster '{name}': "
-    problems = []
-    if _js_truthy(inputs.get("instanceRole")) and _js_truthy(inputs.get("instanceRoles")):
-        problems.append(f"{where}instanceRole and instanceRoles are mutually exclusive, and cannot both be set.")
-    if _js_truthy(inputs.get("subnetIds")) and (
-        _js_truthy(inputs.get("publicSubnetIds")) or _js_truthy(inputs.get("privateSubnetIds"))
-    ):
-        problems.append(
-            f"{where}subnetIds, and the use of publicSubnetIds and/or privateSubnetIds are mutually exclusive. "
-            "Choose a single approach."
-        )
-    singular = [k for k in PULUMI_EKS_SINGULAR_NODE_GROUP_OPTIONS if _js_truthy(inputs.get(k))]
-    if _js_truthy(inputs.get("nodeGroupOptions")) and singular:
-        problems.append(
-            f"{where}Setting nodeGroupOptions, and any set of singular node group option(s) on the cluster, is "
-            f"mutually exclusive. Choose a single approach. (singular options set: {', '.join(singular)})"
-        )
-    auto_mode = inputs.get("autoMode") or {}
-    auto = isinstance(auto_mode, dict) and auto_mode.get("enabled")
-    if auto and inputs.get("authenticationMode") not in ("API", "API_AND_CONFIG_MAP"):
-        problems.append(
-            f"{where}Access entries are required when using EKS Auto Mode. Use the authentication mode "
-            "'API' or 'API_AND_CONFIG_MAP'."
-        )
-    if inputs.get("publicAccessCidrs") and inputs.get("endpointPublicAccess") is False:
-        problems.append(f"{where}`publicAccessCidrs` can only be set when `endpointPublicAccess` is true")
-    return problems
+@cache
+def _invoke_mocks() -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
+    """Invoke token -> the answer the cloud would give, derived only from the arguments (INVOKE_MOCKS)."""
+    return _merged("INVOKE_MOCKS")
 
 
-def _pulumi_eks_instance_roles(name: str, inputs: dict[str, Any], child: RegisterChild) -> list[Any]:
-    """The roles pulumi-eks reports as `instanceRoles` (cluster.ts createCore): the given ones, else one it
-    creates unless the default node group is skipped without `createInstanceRole`, else none."""
-    if inputs.get("instanceRoles"):
-        return list(inputs["instanceRoles"])
-    if inputs.get("instanceRole"):
-        return [inputs["instanceRole"]]
-    create = inputs.get("createInstanceRole")
-    if create or (not inputs.get("skipDefaultNodeGroup") and create is None):
-        role = child(
-            "aws:iam/role:Role",
-            f"{name}-instanceRole-role",
-            {
-                "assumeRolePolicy": '{"Version":"2012-10-17","Statement":[{"Effect":"Allow",'
-                '"Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}'
-            },
-        )
-        return [role]
-    return []
+@cache
+def _provider_defaults() -> dict[str, Callable[[str, str], dict[str, Any]]]:
+    """Type prefix -> outputs every resource of that provider has unless its inputs give them (an AWS ARN)."""
+    return _merged("PROVIDER_DEFAULTS")
 
 
-def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RegisterChild) -> dict[str, Any]:
-    """pulumi-eks `eks:index:Cluster` (a remote component): the children and outputs a program reads.
+@cache
+def remote_components() -> dict[str, Callable[[str, dict[str, Any], RegisterChild], dict[str, Any]]]:
+    """Remote (multi-language) components (pulumi-eks's Cluster): their mock registers the children a real run
+    would create and returns the component's outputs, resource references included (REMOTE_COMPONENTS)."""
+    return _merged("REMOTE_COMPONENTS")
 
-    It first refuses what pulumi-eks refuses (`pulumi_eks_cluster_problems`). The names follow pulumi-eks
-    (`<name>-eksCluster`, `<name>-instanceRole-role`, `<name>-oidcProvider`); without `name` the EKS
-    cluster is auto-named. Its default node group (unless `skipDefaultNodeGroup`) is not modelled: the
-    offline report shows only what elastic-gpu and the program declare themselves.
-    """
-    if problems := pulumi_eks_cluster_problems(name, inputs):
-        raise PulumiEksError("; ".join(problems))
-    cluster_name = inputs.get("name") or f"{name}-eksCluster-mock"
-    subnets = inputs.get("privateSubnetIds") or inputs.get("subnetIds") or []
-    roles = _pulumi_eks_instance_roles(name, inputs, child)
-    # Without `version` the EKS cluster's version stays None, which the mock engine sends as unknown: what a
-    # real preview of a new cluster shows before EKS picks its default minor (a program may give an existing
-    # cluster's version in its offline_mocks.py: RESOURCES = {"aws:eks/cluster:Cluster": ...}).
-    eks = child(
-        "aws:eks/cluster:Cluster",
-        f"{name}-eksCluster",
-        {"name": cluster_name, "version": inputs.get("version"), "vpcConfig": {"subnetIds": subnets}},
-    )
-    issuer = _eks_cluster(cluster_name, {"name": cluster_name})["identities"][0]["oidcs"][0]["issuer"]
-    oidc_arn = ""
-    if inputs.get("createOidcProvider"):
-        child(
-            "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
-            f"{name}-oidcProvider",
-            {"url": issuer, "clientIdLists": ["sts.amazonaws.com"]},
-        )
-        oidc_arn = f"arn:aws:iam::{ACCOUNT}:oidc-provider/{issuer.removeprefix('https://')}"
-    described = _eks_cluster(cluster_name, {})
-    kubeconfig = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [
-            {"name": "kubernetes", "cluster": {"server": described["endpoint"], "certificate-authority-data": MOCK_CA}}
-        ],
-        "contexts": [{"name": "aws", "context": {"cluster": "kubernetes", "user": "aws"}}],
-        "current-context": "aws",
-        "users": [
-            {
-                "name": "aws",
-                "user": {
-                    "exec": {
-                        "apiVersion": "client.authentication.k8s.io/v1beta1",
-                        "command": "aws",
-                        "args": ["eks", "get-token", "--cluster-name", cluster_name],
-                    }
-                },
-            }
-        ],
-    }
-    return {
-        "eksCluster": eks,
-        "instanceRoles": roles,
-        "kubeconfig": kubeconfig,
-        "kubeconfigJson": json.dumps(kubeconfig),
-        "oidcProviderArn": oidc_arn,
-        "oidcProviderUrl": issuer,
-        "oidcIssuer": issuer.removeprefix("https://"),
-        "clusterSecurityGroupId": f"sg-{name}-cluster",
-        "nodeSecurityGroupId": f"sg-{name}-node",
-    }
-
-
-#: Remote (multi-language) components: their mock registers the children a real run would create
-#: and returns the component's outputs, resource references included.
-REMOTE_COMPONENTS: dict[str, Callable[[str, dict[str, Any], RegisterChild], dict[str, Any]]] = {
-    "eks:index:Cluster": _pulumi_eks_cluster,
-}
 
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
 
@@ -316,9 +78,11 @@ class StackMocks(pulumi.runtime.Mocks):
             return None, {}
         state = dict(args.inputs)
         state.setdefault("name", args.name)
-        if args.typ.startswith("aws:"):
-            state.setdefault("arn", f"arn:aws:mock::{ACCOUNT}:{args.typ.split(':')[-1].lower()}/{args.name}")
-        if extra := COMPUTED.get(args.typ):
+        for prefix, defaults in _provider_defaults().items():
+            if args.typ.startswith(prefix):
+                for key, value in defaults(args.typ, args.name).items():
+                    state.setdefault(key, value)
+        if extra := _resource_mocks().get(args.typ):
             state.update(extra(args.name, args.inputs))
         if extra := self.user.resources.get(args.typ):
             state.update(extra(args.name, dict(args.inputs)))
@@ -336,7 +100,7 @@ class StackMocks(pulumi.runtime.Mocks):
         return ref, {"name": ref, "outputs": outputs, "secretOutputNames": []}
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
-        if invoke := self.user.invokes.get(args.token) or INVOKES.get(args.token):
+        if invoke := self.user.invokes.get(args.token) or _invoke_mocks().get(args.token):
             return invoke(dict(args.args)), []
         raise NotImplementedError(
             f"the offline preview has no mock for the invoke {args.token!r}; add one to the program's "

@@ -30,7 +30,7 @@ from pulumi.runtime.stack import run_pulumi_func
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
-from elastic_gpu.offline.mocks import REMOTE_COMPONENTS, StackMocks, UserMocks
+from elastic_gpu.offline.mocks import StackMocks, UserMocks, remote_components
 from elastic_gpu.replacement import POOL_NAME_FIELD
 
 SECRET_MASK = "[secret]"
@@ -143,7 +143,7 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         self.captured: list[CapturedResource] = []
 
     def RegisterResource(self, request: Any) -> Any:
-        if request.remote and request.type in REMOTE_COMPONENTS:
+        if request.remote and request.type in remote_components():
             response = self._remote_component(request)
         else:
             response = super().RegisterResource(request)
@@ -192,7 +192,7 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
                 "packageVersion": "",
             }
 
-        state = REMOTE_COMPONENTS[request.type](request.name, dict(inputs), child)
+        state = remote_components()[request.type](request.name, dict(inputs), child)
         self.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, "", state)
         obj = pulumi_mocks._sync_await(rpc.serialize_properties(state, {}))
         return resource_pb2.RegisterResourceResponse(urn=urn, object=obj)

@@ -1,0 +1,223 @@
+"""EKS in the offline preview: the mock engine's answers for its resources and invokes, pulumi-eks's
+Cluster as a remote component (merged by components/offline/mocks.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from elastic_gpu.offline.mocks import MOCK_CA, MOCK_UUID, RegisterChild
+
+ACCOUNT = "123456789012"
+
+
+def _eks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    cluster = inputs.get("name", name)
+    return {
+        "endpoint": f"https://{cluster}.gr7.example.eks.amazonaws.com",
+        "certificateAuthority": {"data": MOCK_CA},
+        "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.example.amazonaws.com/id/{cluster.upper()}"}]}],
+        "arn": f"arn:aws:eks:example:{ACCOUNT}:cluster/{cluster}",
+        "vpcConfig": {
+            **(inputs.get("vpcConfig") or {}),
+            "clusterSecurityGroupId": f"sg-{hashlib.sha256(cluster.encode()).hexdigest()[:17]}",
+        },
+    }
+
+
+def _eks_node_group(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    ng = inputs.get("nodeGroupName")
+    if not isinstance(ng, str):  # absent, or unknown at preview: EKS names the ASG after the group anyway
+        ng = name
+    return {"resources": [{"autoscalingGroups": [{"name": f"eks-{ng}-{MOCK_UUID}"}]}]}
+
+
+def _eks_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.eks.getCluster: the cluster as the EKS cluster mock describes it."""
+    described = _eks_cluster(args.get("name", "cluster"), args)
+    return described | {
+        "name": args.get("name"),
+        "id": args.get("name"),
+        "certificateAuthorities": [described["certificateAuthority"]],
+        "version": "1.33",
+    }
+
+
+#: The region an invoke of aws.getRegion answers with when the program's config names none.
+MOCK_AWS_REGION = "us-east-1"
+
+#: Invoke token -> the answer the cloud would give (derived only from the arguments).
+INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "aws:eks/getCluster:getCluster": _eks_get_cluster,
+    "aws:index/getRegion:getRegion": lambda args: {
+        "name": args.get("region") or MOCK_AWS_REGION,
+        "region": args.get("region") or MOCK_AWS_REGION,
+        "id": args.get("region") or MOCK_AWS_REGION,
+        "description": "mock region",
+        "endpoint": "ec2.amazonaws.com",
+    },
+}
+
+
+#: Singular node-group options of pulumi-eks's ClusterArgs that `nodeGroupOptions` excludes.
+PULUMI_EKS_SINGULAR_NODE_GROUP_OPTIONS = (
+    "nodeSubnetIds",
+    "nodeAssociatePublicIpAddress",
+    "instanceType",
+    "instanceProfileName",
+    "nodePublicKey",
+    "nodeRootVolumeSize",
+    "nodeUserData",
+    "minSize",
+    "maxSize",
+    "desiredCapacity",
+    "nodeAmiId",
+    "gpu",
+)
+
+
+class PulumiEksError(Exception):
+    """What pulumi-eks itself throws for these arguments (a real `pulumi up` fails the same way)."""
+
+
+def _js_truthy(value: Any) -> bool:
+    """pulumi-eks tests options with JavaScript truthiness: 0, false, "" and absent are all unset."""
+    return value not in (None, False, 0, "")
+
+
+def pulumi_eks_cluster_problems(name: str, inputs: dict[str, Any]) -> list[str]:
+    """The argument checks pulumi-eks makes before it declares anything (pulumi/pulumi-eks
+    nodejs/eks/cluster/cluster.ts createCore and the publicAccessCidrs check on the cluster)."""
+    where = f"pulumi-eks Cluster '{name}': "
+    problems = []
+    if _js_truthy(inputs.get("instanceRole")) and _js_truthy(inputs.get("instanceRoles")):
+        problems.append(f"{where}instanceRole and instanceRoles are mutually exclusive, and cannot both be set.")
+    if _js_truthy(inputs.get("subnetIds")) and (
+        _js_truthy(inputs.get("publicSubnetIds")) or _js_truthy(inputs.get("privateSubnetIds"))
+    ):
+        problems.append(
+            f"{where}subnetIds, and the use of publicSubnetIds and/or privateSubnetIds are mutually exclusive. "
+            "Choose a single approach."
+        )
+    singular = [k for k in PULUMI_EKS_SINGULAR_NODE_GROUP_OPTIONS if _js_truthy(inputs.get(k))]
+    if _js_truthy(inputs.get("nodeGroupOptions")) and singular:
+        problems.append(
+            f"{where}Setting nodeGroupOptions, and any set of singular node group option(s) on the cluster, is "
+            f"mutually exclusive. Choose a single approach. (singular options set: {', '.join(singular)})"
+        )
+    auto_mode = inputs.get("autoMode") or {}
+    auto = isinstance(auto_mode, dict) and auto_mode.get("enabled")
+    if auto and inputs.get("authenticationMode") not in ("API", "API_AND_CONFIG_MAP"):
+        problems.append(
+            f"{where}Access entries are required when using EKS Auto Mode. Use the authentication mode "
+            "'API' or 'API_AND_CONFIG_MAP'."
+        )
+    if inputs.get("publicAccessCidrs") and inputs.get("endpointPublicAccess") is False:
+        problems.append(f"{where}`publicAccessCidrs` can only be set when `endpointPublicAccess` is true")
+    return problems
+
+
+def _pulumi_eks_instance_roles(name: str, inputs: dict[str, Any], child: RegisterChild) -> list[Any]:
+    """The roles pulumi-eks reports as `instanceRoles` (cluster.ts createCore): the given ones, else one it
+    creates unless the default node group is skipped without `createInstanceRole`, else none."""
+    if inputs.get("instanceRoles"):
+        return list(inputs["instanceRoles"])
+    if inputs.get("instanceRole"):
+        return [inputs["instanceRole"]]
+    create = inputs.get("createInstanceRole")
+    if create or (not inputs.get("skipDefaultNodeGroup") and create is None):
+        role = child(
+            "aws:iam/role:Role",
+            f"{name}-instanceRole-role",
+            {
+                "assumeRolePolicy": '{"Version":"2012-10-17","Statement":[{"Effect":"Allow",'
+                '"Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}'
+            },
+        )
+        return [role]
+    return []
+
+
+def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RegisterChild) -> dict[str, Any]:
+    """pulumi-eks `eks:index:Cluster` (a remote component): the children and outputs a program reads.
+
+    It first refuses what pulumi-eks refuses (`pulumi_eks_cluster_problems`). The names follow pulumi-eks
+    (`<name>-eksCluster`, `<name>-instanceRole-role`, `<name>-oidcProvider`); without `name` the EKS
+    cluster is auto-named. Its default node group (unless `skipDefaultNodeGroup`) is not modelled: the
+    offline report shows only what elastic-gpu and the program declare themselves.
+    """
+    if problems := pulumi_eks_cluster_problems(name, inputs):
+        raise PulumiEksError("; ".join(problems))
+    cluster_name = inputs.get("name") or f"{name}-eksCluster-mock"
+    subnets = inputs.get("privateSubnetIds") or inputs.get("subnetIds") or []
+    roles = _pulumi_eks_instance_roles(name, inputs, child)
+    # Without `version` the EKS cluster's version stays None, which the mock engine sends as unknown: what a
+    # real preview of a new cluster shows before EKS picks its default minor (a program may give an existing
+    # cluster's version in its offline_mocks.py: RESOURCES = {"aws:eks/cluster:Cluster": ...}).
+    eks = child(
+        "aws:eks/cluster:Cluster",
+        f"{name}-eksCluster",
+        {"name": cluster_name, "version": inputs.get("version"), "vpcConfig": {"subnetIds": subnets}},
+    )
+    issuer = _eks_cluster(cluster_name, {"name": cluster_name})["identities"][0]["oidcs"][0]["issuer"]
+    oidc_arn = ""
+    if inputs.get("createOidcProvider"):
+        child(
+            "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
+            f"{name}-oidcProvider",
+            {"url": issuer, "clientIdLists": ["sts.amazonaws.com"]},
+        )
+        oidc_arn = f"arn:aws:iam::{ACCOUNT}:oidc-provider/{issuer.removeprefix('https://')}"
+    described = _eks_cluster(cluster_name, {})
+    kubeconfig = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {"name": "kubernetes", "cluster": {"server": described["endpoint"], "certificate-authority-data": MOCK_CA}}
+        ],
+        "contexts": [{"name": "aws", "context": {"cluster": "kubernetes", "user": "aws"}}],
+        "current-context": "aws",
+        "users": [
+            {
+                "name": "aws",
+                "user": {
+                    "exec": {
+                        "apiVersion": "client.authentication.k8s.io/v1beta1",
+                        "command": "aws",
+                        "args": ["eks", "get-token", "--cluster-name", cluster_name],
+                    }
+                },
+            }
+        ],
+    }
+    return {
+        "eksCluster": eks,
+        "instanceRoles": roles,
+        "kubeconfig": kubeconfig,
+        "kubeconfigJson": json.dumps(kubeconfig),
+        "oidcProviderArn": oidc_arn,
+        "oidcProviderUrl": issuer,
+        "oidcIssuer": issuer.removeprefix("https://"),
+        "clusterSecurityGroupId": f"sg-{name}-cluster",
+        "nodeSecurityGroupId": f"sg-{name}-node",
+    }
+
+
+RESOURCE_MOCKS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
+    "aws:eks/cluster:Cluster": _eks_cluster,
+    "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
+    "aws:ec2/launchTemplate:LaunchTemplate": lambda name, inputs: {"latestVersion": 1},
+}
+
+#: Every AWS resource has an ARN (unless its inputs give one).
+PROVIDER_DEFAULTS: dict[str, Callable[[str, str], dict[str, Any]]] = {
+    "aws:": lambda typ, name: {"arn": f"arn:aws:mock::{ACCOUNT}:{typ.split(':')[-1].lower()}/{name}"},
+}
+
+#: Remote (multi-language) components: their mock registers the children a real run would create
+#: and returns the component's outputs, resource references included.
+REMOTE_COMPONENTS: dict[str, Callable[[str, dict[str, Any], RegisterChild], dict[str, Any]]] = {
+    "eks:index:Cluster": _pulumi_eks_cluster,
+}

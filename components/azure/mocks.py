@@ -1,0 +1,70 @@
+"""AKS in the offline preview: the mock engine's answers for its resources and invokes (merged by
+components/offline/mocks.py)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+
+from elastic_gpu.offline.mocks import MOCK_CA
+
+
+def _aks_kubelet_identity(cluster: str) -> dict[str, Any]:
+    """identityProfile.kubeletidentity as AKS reports it (ids derived from the name)."""
+    digest = hashlib.sha256(cluster.encode()).hexdigest()
+    object_id = f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+    return {
+        "kubeletidentity": {"objectId": object_id, "clientId": object_id, "resourceId": f"mock/{cluster}-agentpool"}
+    }
+
+
+def _aks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    cluster = inputs.get("resourceName", name)
+    return {
+        "name": cluster,
+        "fqdn": f"{cluster}-mock.hcp.example.azmk8s.io",
+        "identityProfile": _aks_kubelet_identity(cluster),
+    }
+
+
+def _aks_user_credentials(args: dict[str, Any]) -> dict[str, Any]:
+    """listManagedClusterUserCredentials: one base64 kubeconfig, as AKS returns it."""
+    cluster = args.get("resourceName", "cluster")
+    kubeconfig = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": cluster,
+                "cluster": {
+                    "server": f"https://{cluster}-mock.hcp.example.azmk8s.io:443",
+                    "certificate-authority-data": MOCK_CA,
+                },
+            }
+        ],
+        "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": f"clusterUser_{cluster}"}}],
+        "current-context": cluster,
+        "users": [{"name": f"clusterUser_{cluster}", "user": {"token": "mock-token"}}],
+    }
+    value = base64.b64encode(yaml.safe_dump(kubeconfig, sort_keys=False).encode()).decode()
+    return {"kubeconfigs": [{"name": "clusterUser", "value": value}]}
+
+
+RESOURCE_MOCKS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
+    "azure-native:containerservice:ManagedCluster": _aks_cluster,
+    "azure-native:containerservice:AgentPool": lambda name, inputs: {"name": inputs.get("agentPoolName", name)},
+    "azure-native:resources:ResourceGroup": lambda name, inputs: {"name": inputs.get("resourceGroupName", name)},
+}
+
+#: Invoke token -> the answer AKS would give (derived only from the arguments).
+INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "azure-native:containerservice:listManagedClusterUserCredentials": _aks_user_credentials,
+    "azure-native:containerservice:getManagedCluster": lambda args: {
+        "name": args.get("resourceName"),
+        "identityProfile": _aks_kubelet_identity(args.get("resourceName", "cluster")),
+    },
+}
