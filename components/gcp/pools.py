@@ -265,6 +265,14 @@ def auto_provisioned(args: SpotGpuPoolArgs) -> bool:
     return getattr(args.cluster, "provisioner", None) == PROVISIONER and not args.queued_provisioning
 
 
+#: The pool settings a GKE node (a node pool's or an auto-created one's) has no place for, and why.
+NO_PLACE_ON_GKE = {
+    "subnet_ids": "GKE node pools use the cluster's subnetwork",
+    "security_group_ids": "GKE filters traffic with VPC firewall rules on network tags",
+    "user_data": "GKE node pools take no user data",
+}
+
+
 def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
     """What GKE makes of the pool's own node settings: a service account, an image type, kubelet settings."""
     if not hasattr(args, "queued_provisioning") or not auto_provisioned(args):  # type: ignore[arg-type]
@@ -273,16 +281,7 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
 
 
 def _override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
-    problems = unsupported(
-        where,
-        args,
-        "gcp",
-        {
-            "subnet_ids": "GKE node pools use the cluster's subnetwork",
-            "security_group_ids": "GKE filters traffic with VPC firewall rules on network tags",
-            "user_data": "GKE node pools take no user data",
-        },
-    )
+    problems = unsupported(where, args, "gcp", NO_PLACE_ON_GKE)
     if args.node_identity is not None and not isinstance(args.node_identity, str):
         problems.append(
             f"{where}node_identity: on GKE a plain service account email, as it is part of the node-pool name "

@@ -27,7 +27,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_gpu
-from elastic_gpu.gcp.pools import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
+from elastic_gpu.gcp.pools import COMPUTE_CLASS_API, NO_PLACE_ON_GKE, WHEN_UNSATISFIABLE, compute_class_name
 from elastic_gpu.gcp.rules import machine_family
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_overrides import unsupported
@@ -146,16 +146,7 @@ def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """What a pool under auto-provisioning cannot say: one machine family, the GPU count each type
     takes, no queued provisioning here (a DWS pool keeps its node pool), GKE node image names."""
-    problems = unsupported(
-        where,
-        args,
-        "gcp",
-        {
-            "subnet_ids": "GKE node pools use the cluster's subnetwork",
-            "security_group_ids": "GKE filters traffic with VPC firewall rules on network tags",
-            "user_data": "GKE node pools take no user data",
-        },
-    )
+    problems = unsupported(where, args, "gcp", NO_PLACE_ON_GKE)
     if args.kubelet_config:
         problems.append(
             f"{where}kubelet_config: not mapped to a ComputeClass (priorities[].nodeSystemConfig) yet under "
