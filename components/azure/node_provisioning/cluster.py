@@ -13,11 +13,9 @@ from pulumi_azure_native import containerservice as cs
 
 #: AKS docs node-auto-provisioning-networking.md: NAP supports Azure CNI Overlay, Azure CNI Overlay
 #: powered by Cilium and Azure CNI; not kubenet, Calico network policy or dynamic IP allocation.
+#: The same page recommends Cilium ("We recommend using Azure CNI with Cilium"); the cluster keeps the
+#: library's Azure CNI Overlay without a network policy engine, which NAP supports.
 NAP_NETWORK_PLUGINS = ("azure",)
-#: Recommended there ("We recommend using Azure CNI with Cilium"), and what `az aks create
-#: --node-provisioning-mode Auto` uses in use-node-auto-provisioning.md.
-NAP_NETWORK_DATAPLANE = cs.NetworkDataplane.CILIUM
-NAP_NETWORK_POLICY = cs.NetworkPolicy.CILIUM
 
 
 def node_provisioning_profile() -> cs.ManagedClusterNodeProvisioningProfileArgs:
