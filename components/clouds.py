@@ -37,7 +37,8 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
 - `node_templates`: `node_templates(preview)` (the scale-from-zero templates of its groups) and
   `autoscaler_settings(preview)` (its autoscaler's settings, or None when the preview has none of it);
   optional: `group_order(preview, pod)` (the groups a pod's own selector ranks, first to last: GKE's
-  ComputeClass priorities).
+  ComputeClass priorities), `admission_problem(preview, pod)` (why its queue would not admit the pod to a
+  `queued` group: GKE's Kueue; None when it would).
 - `report`: `POOL_ROWS` (resource type -> its rows of the preview's Pools table).
 - `mocks`: `RESOURCE_MOCKS`, `INVOKE_MOCKS` (the mock engine's answers for its resource types and invokes);
   optional: `PROVIDER_DEFAULTS` (outputs of every resource of its provider), `REMOTE_COMPONENTS` (pulumi-eks).

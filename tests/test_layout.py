@@ -36,8 +36,6 @@ IMPORTS_NOT_YET = {
     COMPONENTS / "policy_rules" / "scheduling_rules.py",
     COMPONENTS / "policy_rules" / "security_rules.py",
     COMPONENTS / "policy_rules" / "cost_rules.py",
-    # Kueue's ProvisioningRequest names (GKE queued provisioning).
-    COMPONENTS / "simulation" / "kueue.py",
 }
 
 

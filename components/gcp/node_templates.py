@@ -4,13 +4,15 @@
 - GKE (cloudprovider/gce templates.go): the machine type, the accelerators (x shared clients with
   gpuSharingConfig), node labels and taints plus GKE's own (node-pool and accelerator labels,
   the GPU taint, the queued-provisioning taint), ephemeral-storage from the boot disk. A
-  queued-provisioning pool is marked `queued`: only a ProvisioningRequest scales it (simulation/kueue.py).
+  queued-provisioning pool is marked `queued`: only a ProvisioningRequest scales it (`admission_problem`,
+  gcp/kueue_simulation.py).
 """
 
 from __future__ import annotations
 
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
 from elastic_gpu.gcp.autoprovisioning.spec import priority_group
+from elastic_gpu.gcp.kueue_simulation import admission_problem as admission_problem  # the simulation asks for it here
 from elastic_gpu.gcp.pool_view import gce_region
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.scheduling import (

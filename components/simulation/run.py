@@ -23,7 +23,6 @@ from elastic_gpu.simulation.backoff import (
 )
 from elastic_gpu.simulation.expanders import Tier, rank
 from elastic_gpu.simulation.fit import NodeTemplate, misfit
-from elastic_gpu.simulation.kueue import admission_problem
 from elastic_gpu.simulation.pod import PodShape, pod_shape
 from elastic_gpu.simulation.templates import node_templates
 from elastic_gpu.simulation.timings import AutoscalerSettings, autoscaler_settings
@@ -210,7 +209,9 @@ def simulate_pod(
     pool: str | None = None,
     promise: float | None = None,
 ) -> PoolOutcome:
-    kueue = admission_problem(preview, pod) if any(t.queued for t in templates) else None
+    # A queued group (GKE queued provisioning) scales only for what its cloud's queue admits (Kueue on GKE).
+    admission = getattr(get_cloud(settings.cloud).node_templates, "admission_problem", None)
+    kueue = admission(preview, pod) if admission and any(t.queued for t in templates) else None
     # A group the autoscaler does not list is never scaled by it, whatever fits there.
     scaled = [t for t in templates if settings.groups is None or t.autoscaler_name in settings.groups]
     fits = [t for t in scaled if _blocked(pod, t, kueue) is None]
