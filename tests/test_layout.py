@@ -29,14 +29,7 @@ REGISTRY = COMPONENTS / "clouds.py"
 #: cloud's folder by design.
 REEXPORTS = {COMPONENTS / f for f in ("eks_cluster.py", "aks_cluster.py", "gke_cluster.py", "eks_addons.py")}
 #: Cloud-neutral modules that still import a cloud's folder, and why (each entry is work left; the list only shrinks).
-IMPORTS_NOT_YET = {
-    # Rules about one cloud's resources (EKS node groups and launch templates, AKS/GKE node public IPs, GKE
-    # node pool labels), to move into their folders' `policies` part.
-    COMPONENTS / "policy_rules" / "aws_rules.py",
-    COMPONENTS / "policy_rules" / "scheduling_rules.py",
-    COMPONENTS / "policy_rules" / "security_rules.py",
-    COMPONENTS / "policy_rules" / "cost_rules.py",
-}
+IMPORTS_NOT_YET: set[Path] = set()
 
 
 def _neutral_modules() -> list[Path]:

@@ -26,6 +26,11 @@ def config(args: ResourceValidationArgs | StackValidationArgs, policy_schema: Po
     return merged
 
 
+def is_true(value: object) -> bool:
+    """A boolean input, which a provider may hold as the string "true"."""
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
 def props_of(resource: PolicyResource) -> Mapping[str, Any]:
     return resource.props or {}
 

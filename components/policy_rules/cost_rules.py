@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 from pulumi_policy import (
@@ -14,9 +15,9 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from elastic_gpu.clouds import all_clouds
 from elastic_gpu.config import PriceOverride
 from elastic_gpu.cost import pool_cost
-from elastic_gpu.gcp import GKE_CLUSTER, GKE_NODE_POOL
 from elastic_gpu.policy_rules._base import config, known_gpu_pools, schema
 from elastic_gpu.policy_rules.scope import judged
 from elastic_gpu.prices import TABLE_PATH
@@ -115,49 +116,21 @@ _TAGS_SCHEMA = schema(
     }
 )
 
-#: AWS resources the stacks declare that bill or hold cost and take `tags`, even when a program omits them.
-AWS_TAGGABLE = {
-    "aws:eks/cluster:Cluster",
-    "aws:eks/nodeGroup:NodeGroup",
-    "aws:ec2/launchTemplate:LaunchTemplate",
-    "aws:ec2/vpc:Vpc",
-    "aws:ec2/subnet:Subnet",
-    "aws:ec2/natGateway:NatGateway",
-    "aws:ec2/eip:Eip",
-    "aws:ec2/internetGateway:InternetGateway",
-    "aws:ec2/routeTable:RouteTable",
-    "aws:iam/role:Role",
-    "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
-}
-AZURE_TAGGABLE = {
-    "azure-native:containerservice:ManagedCluster",
-    "azure-native:containerservice:AgentPool",
-    "azure-native:resources:ResourceGroup",
-    "azure-native:network:VirtualNetwork",
-}
+#: a cloud's reader of a taggable resource's cost-allocation keys: (property path, the keys it carries)
+TagReader = Callable[[ResourceValidationArgs], tuple[str, set[str]]]
 
 
-def _tag_map(resource_type: str, props: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | None:
-    """(property path, tags) for a taggable resource; None when the type takes no tags we check."""
-    if resource_type in AWS_TAGGABLE or resource_type in AZURE_TAGGABLE:
-        return "tags", props.get("tags") or {}
-    if resource_type == GKE_NODE_POOL:
-        node = props.get("nodeConfig") or {}
-        return "nodeConfig.resourceLabels", node.get("resourceLabels") or {}
-    if resource_type == GKE_CLUSTER:
-        return "resourceLabels", props.get("resourceLabels") or {}
-    return None
+@cache
+def _tag_readers() -> dict[str, TagReader]:
+    """Resource type -> its reader, from every cloud's `policies` part (COST_TAGS)."""
+    return {t: read for c in all_clouds() if c.policies is not None for t, read in c.policies.COST_TAGS.items()}
 
 
 def validate_cost_tags(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    found = _tag_map(args.resource_type, args.props)
-    if found is None:
-        return
-    path, tags = found
-    keys = set(tags)
-    if args.resource_type.startswith("aws:") and args.provider is not None:
-        default_tags = ((args.provider.props or {}).get("defaultTags") or {}).get("tags") or {}
-        keys |= set(default_tags)
+    read = _tag_readers().get(args.resource_type)
+    if read is None:
+        return  # a type that takes no tags we check
+    path, keys = read(args)
     missing = [k for k in config(args, _TAGS_SCHEMA)["requiredKeys"] if k not in keys]
     if missing:
         report(

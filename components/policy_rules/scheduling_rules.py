@@ -14,13 +14,10 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from elastic_gpu.aws import EKS_NODE_GROUP
-from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.policy_rules._base import config, known_gpu_pools, props_of, schema
 from elastic_gpu.pool_view import gpu_pools_of
 from elastic_gpu.scheduling import (
     AKS_SPOT_TAINT,
-    AWS_ACCELERATOR_LABEL,
     CAPACITY_LABEL,
     CAPACITY_ON_DEMAND,
     GPU_TAINT,
@@ -203,43 +200,4 @@ cluster_autoscaler_off_spot_and_gpu = ResourceValidationPolicy(
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=_CA_SCHEMA,
     validate=validate_autoscaler_placement,
-)
-
-
-# --- gpu-node-group-one-model (issue 20) ------------------------------------------------------
-
-
-def validate_one_model(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    """An EKS node group labelled with one accelerator carries only that GPU model."""
-    if args.resource_type != EKS_NODE_GROUP:
-        return
-    label = (args.props.get("labels") or {}).get(AWS_ACCELERATOR_LABEL)
-    types = args.props.get("instanceTypes") or []
-    if not isinstance(label, str) or isinstance(types, str):
-        return
-    models: dict[str, list[str]] = {}
-    for t in types:
-        row = gpu_instance_type("aws", t) if isinstance(t, str) else None
-        if row is not None:
-            models.setdefault(row.model.accelerator_label, []).append(t)
-    others = {m: ts for m, ts in models.items() if m != label}
-    if others:
-        listed = "; ".join(f"{m}: {', '.join(ts)}" for m, ts in others.items())
-        report(
-            f"Node group '{args.name}' is labelled {AWS_ACCELERATOR_LABEL}={label} but also runs other GPUs "
-            f"({listed}): a pod that selects one model lands on another. Make one pool per model, or set no "
-            "accelerator label (SpotGpuPoolArgs.mixed_gpu_models=True in a program, mixedGpuModels: true in a "
-            "stack file).",
-            None,
-        )
-
-
-gpu_node_group_one_model = ResourceValidationPolicy(
-    name="gpu-node-group-one-model",
-    description=(
-        f"An EKS GPU node group labelled {AWS_ACCELERATOR_LABEL}=<model> runs only instance types of that GPU model. "
-        "Fix: one pool per model, or no accelerator label (mixed_gpu_models / mixedGpuModels)."
-    ),
-    enforcement_level=EnforcementLevel.MANDATORY,
-    validate=validate_one_model,
 )

@@ -1,10 +1,19 @@
-"""Rule 4: EKS GPU node groups carry the autoscaler's node-template ASG tags, and nobody re-declares EKS's own."""
+"""The policy pack's rules for EKS node groups (aws/policies.py): rule 4, the autoscaler's node-template ASG tags
+(and nobody re-declares EKS's own); the autoscaler lists every GPU group; one GPU model per labelled group."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
-from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, StackValidationArgs, StackValidationPolicy
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyResource,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
 from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.aws import EKS_NODE_GROUP
@@ -14,9 +23,10 @@ from elastic_gpu.aws.asg_tags import (
     NODE_TEMPLATE_PREFIX,
     taint_from_eks_api,
 )
+from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.policy_rules._base import parent_urn, props_of
 from elastic_gpu.pool_view import pools_of
-from elastic_gpu.scheduling import GPU_NODE_LABEL, GPU_RESOURCE
+from elastic_gpu.scheduling import AWS_ACCELERATOR_LABEL, GPU_NODE_LABEL, GPU_RESOURCE
 
 ASG_TAG = "aws:autoscaling/tag:Tag"
 
@@ -194,4 +204,43 @@ eks_gpu_groups_autoscaled = StackValidationPolicy(
     ),
     enforcement_level=EnforcementLevel.MANDATORY,
     validate=validate_gpu_groups_autoscaled,
+)
+
+
+# --- gpu-node-group-one-model (issue 20) ------------------------------------------------------
+
+
+def validate_one_model(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    """An EKS node group labelled with one accelerator carries only that GPU model."""
+    if args.resource_type != EKS_NODE_GROUP:
+        return
+    label = (args.props.get("labels") or {}).get(AWS_ACCELERATOR_LABEL)
+    types = args.props.get("instanceTypes") or []
+    if not isinstance(label, str) or isinstance(types, str):
+        return
+    models: dict[str, list[str]] = {}
+    for t in types:
+        row = gpu_instance_type("aws", t) if isinstance(t, str) else None
+        if row is not None:
+            models.setdefault(row.model.accelerator_label, []).append(t)
+    others = {m: ts for m, ts in models.items() if m != label}
+    if others:
+        listed = "; ".join(f"{m}: {', '.join(ts)}" for m, ts in others.items())
+        report(
+            f"Node group '{args.name}' is labelled {AWS_ACCELERATOR_LABEL}={label} but also runs other GPUs "
+            f"({listed}): a pod that selects one model lands on another. Make one pool per model, or set no "
+            "accelerator label (SpotGpuPoolArgs.mixed_gpu_models=True in a program, mixedGpuModels: true in a "
+            "stack file).",
+            None,
+        )
+
+
+gpu_node_group_one_model = ResourceValidationPolicy(
+    name="gpu-node-group-one-model",
+    description=(
+        f"An EKS GPU node group labelled {AWS_ACCELERATOR_LABEL}=<model> runs only instance types of that GPU model. "
+        "Fix: one pool per model, or no accelerator label (mixed_gpu_models / mixedGpuModels)."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_one_model,
 )

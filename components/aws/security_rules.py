@@ -1,0 +1,154 @@
+"""The policy pack's rules for EKS nodes' security (aws/policies.py), rule 7's EKS part: node disks encrypted,
+launch templates require IMDSv2 and give nodes no public IP; and IRSA roles trust an OIDC provider."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyResource,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+)
+
+from elastic_gpu.aws import EKS_NODE_GROUP
+from elastic_gpu.policy_rules._base import is_true, props_of
+
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+
+
+def validate_disks_encrypted(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    p = args.props
+    if args.resource_type == LAUNCH_TEMPLATE:
+        mappings = p.get("blockDeviceMappings") or []
+        if not mappings:
+            report(
+                "Launch template declares no blockDeviceMappings, so the root volume's encryption depends on the "
+                "AMI snapshot and the account default. Declare the root volume with ebs.encrypted: true.",
+                None,
+            )
+        for m in mappings:
+            ebs = m.get("ebs")
+            if ebs is not None and not is_true(ebs.get("encrypted")):
+                report(
+                    f"EBS volume {m.get('deviceName', '?')} of this launch template is not encrypted. "
+                    "Set ebs.encrypted: true (and optionally a kmsKeyId).",
+                    None,
+                )
+    elif args.resource_type == EKS_NODE_GROUP and not p.get("launchTemplate"):
+        report(
+            f"Node group '{p.get('nodeGroupName') or args.name}' has no launch template, so its root volume is "
+            "encrypted only if the account's EBS default encryption is on. Use a launch template with an "
+            "encrypted root volume (GeneralPool and SpotGpuPool do).",
+            None,
+        )
+
+
+node_disks_encrypted = ResourceValidationPolicy(
+    name="node-disks-encrypted",
+    description=(
+        "Node root volumes are encrypted: EKS node groups use a launch template whose EBS volumes set "
+        "encrypted: true. (AKS and GKE disks are encrypted at rest by the platform.)"
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_disks_encrypted,
+)
+
+
+def validate_imdsv2(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type != LAUNCH_TEMPLATE:
+        return
+    meta = args.props.get("metadataOptions") or {}
+    if meta.get("httpTokens") != "required":
+        report(
+            "Launch template does not require IMDSv2 (metadataOptions.httpTokens is "
+            f"{meta.get('httpTokens', 'unset')!r}): any pod can read the node role's credentials with one GET. "
+            "Set metadataOptions.httpTokens: required and httpPutResponseHopLimit: 1.",
+            None,
+        )
+    hops = meta.get("httpPutResponseHopLimit")
+    if isinstance(hops, int | float) and hops > 2:
+        report(
+            f"Launch template's httpPutResponseHopLimit is {int(hops)}: pods can reach the instance metadata. "
+            "Use 1 (or 2 if a node agent needs it).",
+            None,
+        )
+
+
+eks_launch_template_imdsv2 = ResourceValidationPolicy(
+    name="eks-launch-template-imdsv2",
+    description=(
+        "EC2 launch templates for nodes require IMDSv2 (metadataOptions.httpTokens: required) with a hop limit "
+        "of at most 2. Fix: set metadataOptions on the launch template."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_imdsv2,
+)
+
+
+def public_node_ips(resources: Sequence[PolicyResource]) -> Iterator[tuple[PolicyResource, str]]:
+    """no-public-node-ips' EKS part (policy_rules/security_rules.py): launch templates that give nodes a public IP."""
+    for r in resources:
+        if r.resource_type != LAUNCH_TEMPLATE:
+            continue
+        for ni in props_of(r).get("networkInterfaces") or []:
+            if is_true(ni.get("associatePublicIpAddress")):
+                yield (
+                    r,
+                    "Launch template gives nodes a public IP (networkInterfaces.associatePublicIpAddress). "
+                    "Remove it and run nodes in private subnets behind a NAT gateway.",
+                )
+
+
+# --- eks-irsa-trusts-an-oidc-provider (issue 20) ----------------------------------------------
+
+IAM_ROLE = "aws:iam/role:Role"
+WEB_IDENTITY = "sts:AssumeRoleWithWebIdentity"
+
+
+def _web_identity_principals(policy: object) -> list[object]:
+    """The `Federated` principals of a trust policy's web-identity statements (IRSA)."""
+    if isinstance(policy, str):
+        try:
+            policy = json.loads(policy)
+        except ValueError:
+            return []
+    if not isinstance(policy, dict):
+        return []
+    statements = policy.get("Statement") or []
+    found = []
+    for s in statements if isinstance(statements, list) else [statements]:
+        actions = s.get("Action") if isinstance(s, dict) else None
+        if WEB_IDENTITY in (actions if isinstance(actions, list) else [actions]):
+            found.append((s.get("Principal") or {}).get("Federated") if isinstance(s.get("Principal"), dict) else None)
+    return found
+
+
+def validate_irsa_trust(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type != IAM_ROLE:
+        return
+    for federated in _web_identity_principals(args.props.get("assumeRolePolicy")):
+        if not isinstance(federated, str) or not federated.strip():
+            report(
+                f"IAM role '{args.name}' is assumed with a web identity (IRSA) but trusts the provider "
+                f"{json.dumps(federated)}: the cluster has no IAM OIDC provider, so the pod (e.g. the "
+                "cluster-autoscaler) can never assume the role. Create one: pulumi_eks.Cluster(..., "
+                "create_oidc_provider=True) for EksCluster.from_pulumi_eks, or pass its ARN to "
+                "EksCluster.existing(oidc_provider_arn=...).",
+                None,
+            )
+
+
+eks_irsa_trusts_an_oidc_provider = ResourceValidationPolicy(
+    name="eks-irsa-trusts-an-oidc-provider",
+    description=(
+        "An IAM role assumed with a web identity (IRSA, e.g. the cluster-autoscaler's) trusts an IAM OIDC provider "
+        '(`"Federated": "arn:...:oidc-provider/..."`), not an empty one. Fix: create_oidc_provider=True on the '
+        "pulumi_eks.Cluster, or the provider's ARN in EksCluster.existing(oidc_provider_arn=...)."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=validate_irsa_trust,
+)
