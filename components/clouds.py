@@ -48,8 +48,12 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
 - `provisioning` (optional): `simulate_pod(...)`, the simulation of a provisioner of its own (EKS:
   Karpenter; AKS: node auto-provisioning, both through `elastic_gpu.simulation.karpenter` with the
   cloud's `KarpenterModel`) for the pods its objects take.
-- `policies` (optional): `POLICIES`, the policy pack's rules for its own objects (EKS Karpenter's
-  interruption handling, GKE's ComputeClass auto-creation), after the cloud-neutral ones.
+- `policies` (optional): `POLICIES`, the policy pack's rules for its own objects (EKS node groups, launch
+  templates, IRSA and Karpenter's interruption handling; GKE's ComputeClass auto-creation) as (the name of
+  the cloud-neutral rule each follows, or None for after all of them; the rule) pairs, so the pack keeps
+  the rule list's order (policy_rules.assemble); and its parts of the cloud-neutral rules:
+  `public_node_ips(resources)` (no-public-node-ips) and `COST_TAGS` (cost-allocation-tags: resource type ->
+  reader of its tag keys).
 
 Adding a provisioner or a cloud touches its folder (and the config schema); the core merges the
 folders' rows and calls their functions.
