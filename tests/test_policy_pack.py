@@ -37,6 +37,7 @@ def test_the_pack_keeps_the_rule_lists_order() -> None:
         "spot-gpu-pool-fallback-promise",
         "gpu-node-group-one-model",
         "eks-irsa-trusts-an-oidc-provider",
+        "spot-gpu-pool-fallback-promise-advisory",
         "karpenter-gpu-node-pool",
         "karpenter-fallback-ordered",
         "karpenter-interruption-handling",

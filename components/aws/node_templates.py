@@ -11,6 +11,7 @@ cluster-autoscaler's settings (components/simulation merges every cloud's).
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 
@@ -23,7 +24,15 @@ from elastic_gpu.scheduling import POOL_LABEL, Taint
 from elastic_gpu.simulation.backoff import AWS_ASG_REFRESH
 from elastic_gpu.simulation.fit import NodeTemplate
 from elastic_gpu.simulation.pod import quantity
-from elastic_gpu.simulation.templates import ZONE_LABEL, provider_region, shape, template_taint
+from elastic_gpu.simulation.templates import (
+    EVICTION_HARD_MEMORY,
+    MIB,
+    ZONE_LABEL,
+    provider_region,
+    shape,
+    template_taint,
+    tiered_cpu_reserve,
+)
 from elastic_gpu.simulation.timings import (
     CA_DEFAULT_EXPANDER,
     CA_DEFAULT_MAX_NODE_PROVISION_TIME,
@@ -31,7 +40,9 @@ from elastic_gpu.simulation.timings import (
     CA_DEFAULT_SCALE_DOWN_UNNEEDED,
     CA_DEFAULT_SCAN_INTERVAL,
     AutoscalerSettings,
+    Evidence,
     autoscaler_flags,
+    autoscaler_image,
     early_failure,
     listed_groups,
     minutes,
@@ -40,6 +51,18 @@ from elastic_gpu.simulation.timings import (
 )
 
 ASG_TAG = "aws:autoscaling/tag:Tag"
+#: What an EKS AL2023 node keeps (awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go
+#: withDefaultReservedResources): kube-reserved CPU by tiers, memory 11 MiB x maxPods + 255 MiB, and the
+#: kubelet's 100Mi hard eviction. maxPods comes from the instance's ENIs, not known here: the 255 MiB base
+#: is a lower bound, and a pod near the node's memory is reported "fits only if".
+AL2023_RESERVE_SOURCE = "EKS AL2023 nodeadm kube-reserved (11 MiB per pod on top) and 100Mi eviction"
+
+
+def al2023_reserve(allocatable: dict[str, float]) -> dict[str, float]:
+    cpu, memory = allocatable.get("cpu", 0.0), allocatable.get("memory", 0.0)
+    if math.isinf(cpu) or math.isinf(memory):
+        return {}
+    return {"cpu": tiered_cpu_reserve(cpu), "memory": 255 * MIB + EVICTION_HARD_MEMORY}
 
 
 def node_templates(preview: Preview) -> list[NodeTemplate]:
@@ -99,6 +122,9 @@ def node_templates(preview: Preview) -> list[NodeTemplate]:
                 max_size=int(scaling.get("maxSize", 0)),
                 zones=zones,
                 region=provider_region(preview, ng),
+                # The autoscaler's AWS template is the raw capacity (aws_manager.go:291-292); the node is not.
+                reserved=al2023_reserve(allocatable),
+                reserved_source=AL2023_RESERVE_SOURCE,
             )
         )
     return out
@@ -128,4 +154,11 @@ def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
         ),
         source="cluster-autoscaler Deployment flags",
         groups=listed_groups(preview),
+        # The autoscaler this stack runs, as is: its code is the evidence.
+        evidence=Evidence(
+            "source",
+            f"kubernetes/autoscaler cluster-autoscaler-1.33.6 core, clusterstate and cloudprovider/aws (backoff and "
+            f"loop code unchanged in 1.34.5 and 1.35.2), the image this stack deploys: "
+            f"{autoscaler_image(preview) or 'its cluster-autoscaler Deployment'}",
+        ),
     )

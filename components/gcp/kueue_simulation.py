@@ -116,3 +116,16 @@ def admission_problem(preview: Preview, pod: PodShape) -> str | None:
             "Kueue would admit the Job without asking GKE for queued-provisioning nodes"
         )
     return _quota_problem(pod, cq_name, cq_spec)
+
+
+def admission_path(preview: Preview, pod: PodShape) -> str:
+    """The way a queued workload gets its nodes, by the objects' names (for a workload Kueue admits)."""
+    queue = pod.labels.get(QUEUE_NAME_LABEL, "")
+    local = _named(preview, "LocalQueue", queue, pod.namespace)
+    cq_name = _spec(local).get("clusterQueue", "")
+    checks = [c for c in _check_names(_spec(_named(preview, "ClusterQueue", cq_name))) if _provisions_queued_nodes(preview, c)]
+    return (
+        f"Kueue (LocalQueue {pod.namespace}/{queue} -> ClusterQueue {cq_name} -> AdmissionCheck "
+        f"{', '.join(checks) or '?'}) has GKE's ProvisioningRequest ({PROVISIONING_CLASS}, flex-start/DWS) "
+        "provisioned and"
+    )

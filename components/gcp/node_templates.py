@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
 from elastic_gpu.gcp.autoprovisioning.spec import priority_group
+from elastic_gpu.gcp.kueue_simulation import admission_path as admission_path  # the simulation asks for it here
 from elastic_gpu.gcp.kueue_simulation import admission_problem as admission_problem  # the simulation asks for it here
 from elastic_gpu.gcp.pool_view import gce_region
 from elastic_gpu.offline.runner import Preview
@@ -26,13 +27,22 @@ from elastic_gpu.scheduling import (
 from elastic_gpu.simulation.backoff import GCE_MIG_INSTANCES_REFRESH
 from elastic_gpu.simulation.fit import NodeTemplate
 from elastic_gpu.simulation.pod import PodShape
-from elastic_gpu.simulation.templates import provider_region, shape, template_taint
+from elastic_gpu.simulation.templates import (
+    EVICTION_HARD_MEMORY,
+    GIB,
+    MIB,
+    provider_region,
+    shape,
+    template_taint,
+    tiered_cpu_reserve,
+)
 from elastic_gpu.simulation.timings import (
     CA_DEFAULT_MAX_NODE_PROVISION_TIME,
     CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
     CA_DEFAULT_SCALE_DOWN_UNNEEDED,
     CA_DEFAULT_SCAN_INTERVAL,
     AutoscalerSettings,
+    Evidence,
     early_failure,
     minutes,
     seconds,
@@ -41,6 +51,48 @@ from elastic_gpu.simulation.timings import (
 GKE_NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
 GKE_SPOT_LABEL = "cloud.google.com/gke-spot"
 GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
+#: GKE runs its own, closed build of the cluster autoscaler: the upstream GCE provider's clocks stand in
+#: for it. What Google documents is the order: a ComputeClass's next priority is tried "immediately" on
+#: a stockout (GKE docs, "About custom compute classes"), with no time given.
+GKE_EVIDENCE = Evidence(
+    "proxy",
+    "upstream kubernetes/autoscaler cluster-autoscaler-1.33.6 cloudprovider/gce (MIG instance errors read "
+    "back at the next loop) standing in for GKE's closed build; documented: ComputeClass priorities in order, "
+    "the next one tried immediately on stockout (GKE docs, custom compute classes)",
+)
+
+
+#: A queued-provisioning pool's nodes: what GKE documents (no time is given for the wait).
+QUEUED_EVIDENCE = Evidence(
+    "docs",
+    "GKE docs, queued provisioning with flex-start (nodes only through a ProvisioningRequest, which waits "
+    "for capacity); Kueue v0.19 ProvisioningRequest admission check",
+)
+GKE_RESERVE_SOURCE = "GKE kube-reserved, kernel reserve and 100Mi eviction (cloudprovider/gce templates.go:69-135)"
+
+
+def gke_reserve(allocatable: dict[str, float]) -> dict[str, float]:
+    """What the GCE template subtracts and a GKE node keeps (kubernetes/autoscaler cluster-autoscaler-1.33.6
+    cloudprovider/gce templates.go:69-135 BuildCapacity/CalculateAllocatable): the kernel's memory
+    (gce_reserved.go:90-129, COS), kube-reserved as GKE sets it in kube-env (GKE docs, "Plan node sizes":
+    memory 255 MiB under 1 GiB, else 25% of the first 4 GiB, 20% of the next 4, 10% of the next 8, 6% of
+    the next 112, 2% above; CPU by tiers) and the 100Mi hard eviction (gce_reserved.go:48)."""
+    cpu, memory = allocatable.get("cpu", 0.0), allocatable.get("memory", 0.0)
+    if cpu == float("inf") or memory == float("inf"):
+        return {}
+    kernel = memory / 64 + 16 * MIB + (64 * MIB if memory > 3 * GIB else 0) + (8 * MIB if memory <= 8 * GIB else 0)
+    kernel += min(0.00175 * memory, 248 * MIB)
+    if memory < GIB:
+        kube = 255 * MIB
+    else:
+        kube, rest = 0.0, memory
+        for size, share in ((4 * GIB, 0.25), (4 * GIB, 0.2), (8 * GIB, 0.1), (112 * GIB, 0.06), (float("inf"), 0.02)):
+            part = min(rest, size)
+            kube += part * share
+            rest -= part
+            if rest <= 0:
+                break
+    return {"cpu": tiered_cpu_reserve(cpu), "memory": kernel + kube + EVICTION_HARD_MEMORY}
 
 
 def node_templates(preview: Preview) -> list[NodeTemplate]:
@@ -91,6 +143,9 @@ def node_templates(preview: Preview) -> list[NodeTemplate]:
                 accelerators=accelerators,
                 compute_class=labels.get(GKE_COMPUTE_CLASS_KEY),
                 queued=queued,
+                reserved=gke_reserve(allocatable),
+                reserved_source=GKE_RESERVE_SOURCE,
+                template_reserves=True,
             )
         )
     from elastic_gpu.gcp.autoprovisioning.simulation import templates as auto_created
@@ -122,6 +177,7 @@ def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
             "read back at the next loop while the group scales up",
         ),
         source="GKE managed autoscaler (upstream defaults as upper bounds)",
+        evidence=GKE_EVIDENCE,
     )
 
 

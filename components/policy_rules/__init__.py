@@ -14,7 +14,10 @@ from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
 
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.policy_rules.cost_rules import cost_allocation_tags, gpu_monthly_cost_ceiling
-from elastic_gpu.policy_rules.fallback_rules import spot_gpu_pool_fallback_promise
+from elastic_gpu.policy_rules.fallback_rules import (
+    spot_gpu_pool_fallback_promise,
+    spot_gpu_pool_fallback_promise_advisory,
+)
 from elastic_gpu.policy_rules.karpenter_rules import karpenter_fallback_ordered, karpenter_gpu_node_pool
 from elastic_gpu.policy_rules.scaling_rules import (
     autoscaler_owned_size_ignored,
@@ -56,6 +59,7 @@ NEUTRAL_POLICIES: list[Policy] = [
     kubernetes_version_standard_support,  # 13
     kubernetes_version_not_end_of_life,  # 13
     spot_gpu_pool_fallback_promise,  # 15 (issue 17)
+    spot_gpu_pool_fallback_promise_advisory,  # 15 where the figure is documentation or a proxy
     karpenter_gpu_node_pool,  # issue 19: a GPU NodePool has limits, the GPU taint, consolidation
     karpenter_fallback_ordered,  # issue 19: spot NodePool weighs more than its on-demand fallback
 ]

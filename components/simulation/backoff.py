@@ -12,8 +12,16 @@ not even an upcoming one, and the scale-up orchestrator asks one group for a nod
 - While the asked group's node is upcoming, the pod packs onto it in the snapshot and nothing else is
   asked (core/static_autoscaler.go:451-456). The attempt ends when the loop sees it failed: on AWS at
   the ASG cache refresh that finds the failed scaling activity (cloudprovider/aws), on GKE when the
-  MIG lists the stockout (cloudprovider/gce), on AKS only when max-node-provision-time has passed
-  (clusterstate/clusterstate.go:277 `ExpectedAddTime.Before(now)`; kubernetes/autoscaler#8323).
+  MIG lists the stockout (cloudprovider/gce); the failed instance is deleted and the cluster state
+  recalculated in that loop (static_autoscaler.go:429, :903), so the next group is asked in it. On AKS
+  a VM that fails to provision is deleted at once by AKS's managed autoscaler (fast delete:
+  azure_scale_set_instance_cache.go:227-247, `AZURE_ENABLE_FAST_DELETE_ON_FAILED_PROVISIONING`
+  azure_config.go:330, on in AKS since its 2025-09-21 release), the same early path; a scale-set-level
+  asynchronous error (kubernetes/autoscaler#8323) is seen only when max-node-provision-time has passed
+  (clusterstate/clusterstate.go:277 `ExpectedAddTime.Before(now)`), and the timed-out VM still counts as
+  upcoming until it is long-unregistered (clusterstate.go:661-676, :1003: max-node-provision-time after
+  it was first listed, a loop after the ask) and removed (static_autoscaler.go:405-420): the next group
+  is asked one loop after the timeout backed the failed one off (`Machine.lag`).
 - The failed group is backed off (clusterstate.go:310 -> utils/backoff/exponential_backoff.go:69):
   the initial duration the first time; double the last one, capped, when it fails again after its
   backoff ended; the same one when it fails while still backed off (it cannot: it was free when
@@ -24,9 +32,11 @@ not even an upcoming one, and the scale-up orchestrator asks one group for a nod
   one attempt lasts from one decision to the next. When every group is backed off and none can
   deliver, the next decision is the first loop after the earliest backoff ends.
 
-The figures are the times of decisions: when the autoscaler *asks* a group that delivers (an
-on-demand fallback, or spot that has capacity). The node's own boot time comes on top, and is
-not in the autoscaler's source.
+The figures are the times of decisions, counted from the pending pod's creation: the autoscaler does
+not scale up for a pod that requests a GPU until it is 30 s old (`GPU_POD_WAIT`), then asks at its
+next loop (`Machine.start`); the figure is when it *asks* a group that delivers (an on-demand
+fallback, or spot that has capacity). The node's own boot time comes on top, and is not in the
+autoscaler's source.
 
 Ties (groups the expander ranks equal) are drawn at random upstream; here every draw is explored,
 so a range covers every order. Symmetric groups (same tier, same fate) are merged.
@@ -95,9 +105,22 @@ GCE_MIG_INSTANCES_REFRESH = Constant(
 AZURE_FAST_DELETE = Constant(
     "enableFastDeleteOnFailedProvisioning",
     0,
-    "kubernetes/autoscaler cluster-autoscaler/cloudprovider/azure/azure_config.go:114 (default false; "
-    "azure_scale_set_instance_cache.go:231): without it a failed spot VM counts as running and the scale-up "
-    "fails only at max-node-provision-time (kubernetes/autoscaler#8323); AKS does not expose the setting",
+    "kubernetes/autoscaler cluster-autoscaler/cloudprovider/azure/azure_config.go:114, :330 "
+    "(AZURE_ENABLE_FAST_DELETE_ON_FAILED_PROVISIONING), azure_scale_set_instance_cache.go:227-247: a VM in "
+    "provisioning state Failed is an out-of-resources creation error, deleted at once; upstream default off, "
+    "on in AKS's managed autoscaler (Azure/AKS CHANGELOG 2025-09-21, 2025-10-12; Azure/AKS#5589). "
+    "Scale-set-level async errors still wait for max-node-provision-time (kubernetes/autoscaler#8323)",
+)
+GPU_POD_WAIT = Constant(
+    "unschedulablePodWithGpuTimeBuffer",
+    30 * SECOND,
+    "kubernetes/autoscaler cluster-autoscaler/core/static_autoscaler.go:70, checked at :544 allPodsAreNew "
+    "(:1046-1051): no scale-up while the oldest pending pod that requests a GPU is younger",
+)
+POD_WAIT = Constant(
+    "unschedulablePodTimeBuffer",
+    2 * SECOND,
+    "kubernetes/autoscaler cluster-autoscaler/core/static_autoscaler.go:66 (a pod that requests no GPU)",
 )
 
 #: The table the README and `simulate --json` show.
@@ -110,6 +133,8 @@ CONSTANTS: tuple[Constant, ...] = (
     AWS_ASG_REFRESH,
     GCE_MIG_INSTANCES_REFRESH,
     AZURE_FAST_DELETE,
+    GPU_POD_WAIT,
+    POD_WAIT,
 )
 
 #: Scenario "spot comes back after T": the T, a scenario parameter (not an upstream figure).
@@ -123,6 +148,12 @@ class Machine:
 
     attempt: tuple[int, int]
     scan: int = SCAN_INTERVAL.seconds
+    #: from the pod's creation to the first decision: its age before a scale-up (GPU_POD_WAIT), then
+    #: up to one loop (best, worst)
+    start: tuple[int, int] = (GPU_POD_WAIT.seconds, GPU_POD_WAIT.seconds + SCAN_INTERVAL.seconds)
+    #: seconds between the failed group's backoff and the next decision (AKS timeout: the timed-out VM
+    #: is upcoming one more loop)
+    lag: int = 0
     #: the attempt ends only when max-node-provision-time runs out (no early failure)
     timeout_bound: bool = False
     initial: int = INITIAL_BACKOFF.seconds
@@ -143,7 +174,7 @@ class Group:
 
 @dataclass(frozen=True)
 class Span:
-    """Seconds from the pod's first scale-up to the goal: best and worst over the explored runs;
+    """Seconds to the goal: best and worst over the explored runs;
     ``worst`` None when some run never gets there (an order of draws that cycles forever)."""
 
     best: int
@@ -169,7 +200,7 @@ def _fail(state: _State, i: int, attempt: int, machine: Machine) -> _State:
     later = list(_advance(state, attempt))
     duration = state[i][0]
     duration = machine.initial if duration == 0 else min(2 * duration, machine.cap)
-    later[i] = (duration, duration)
+    later[i] = (duration, duration - machine.lag)
     return tuple(later)
 
 
@@ -289,15 +320,21 @@ def _longest(start: _State, graph: dict[_State, list[tuple[int, _State | None]]]
     return result if result is not None and result >= 0 else None
 
 
+def _ends(machine: Machine) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(attempt, loop after a backoff) at both ends: the shortest with the quickest loop, the longest
+    with a whole scan interval."""
+    return (machine.attempt[0], SECOND), (machine.attempt[1], machine.scan)
+
+
 def span(groups: Sequence[Group], delivers: Callable[[Group], bool], machine: Machine) -> Span | None:
-    """Seconds until a delivering group is asked, over both ends of the attempt time and every
+    """Seconds from the pod's creation until a delivering group is asked, over both ends of the attempt time and every
     draw between equals; None when no run ever asks one (e.g. spot groups cycling through backoff)."""
     spans = []
     # The shortest attempt with the quickest loop after a backoff; the longest with a whole scan interval.
-    for attempt, step in ((machine.attempt[0], SECOND), (machine.attempt[1], machine.scan)):
+    for (attempt, step), start in zip(_ends(machine), machine.start, strict=True):
         s = _Graph(groups, delivers, machine, attempt, step).span()
         if s is not None:
-            spans.append(s)
+            spans.append(Span(s.best + start, None if s.worst is None else s.worst + start))
     if not spans:
         return None
     worst = [s.worst for s in spans]
@@ -305,13 +342,13 @@ def span(groups: Sequence[Group], delivers: Callable[[Group], bool], machine: Ma
 
 
 def first_node_after_return(groups: Sequence[Group], machine: Machine, returns_after: int) -> tuple[int, int]:
-    """Scenario "spot comes back after T": every spot group fails until ``returns_after``, then
+    """Scenario "spot comes back after T" (T from the pod's creation): every spot group fails until ``returns_after``, then
     delivers. Seconds until a delivering group (spot after T, or on-demand) is asked, best and worst
     over the attempt times and draws. Always finite: after T every group is free within the backoff cap."""
     results = []
-    for attempt, step in ((machine.attempt[0], SECOND), (machine.attempt[1], machine.scan)):
+    for (attempt, step), first in zip(_ends(machine), machine.start, strict=True):
         graph = _Graph(groups, lambda g: not g.spot, machine, attempt, step)
-        start = (0, graph.canonical(tuple(_NONE for _ in groups)))
+        start = (first, graph.canonical(tuple(_NONE for _ in groups)))
         # Every decision (time, state) reachable before a delivering group is asked; time always grows.
         children: dict[tuple[int, _State], list[tuple[int, tuple[int, _State] | None]]] = {}
         todo = [start]
@@ -330,14 +367,15 @@ def first_node_after_return(groups: Sequence[Group], machine: Machine, returns_a
         for node in sorted(children, key=lambda n: n[0], reverse=True):
             tails = [(seconds, (0, 0) if n is None else span_of[n]) for seconds, n in children[node]]
             span_of[node] = (min(s + lo for s, (lo, _) in tails), max(s + hi for s, (_, hi) in tails))
-        results.append(span_of[start])
+        lo, hi = span_of[start]
+        results.append((lo + first, hi + first))
     return min(r[0] for r in results), max(r[1] for r in results)
 
 
 def timeline(
     groups: Sequence[Group], delivers: Callable[[Group], bool], machine: Machine, *, slow: bool, limit: int = 50
 ) -> list[tuple[int, str]]:
-    """One run, always drawing the first of equals: (seconds, group asked) per decision, up to the
+    """One run, always drawing the first of equals: (seconds from the first decision, group asked) per decision, up to the
     first that delivers; "-" where nothing could be asked (every group backed off). For the report
     and the tests' hand-worked timelines."""
     attempt, step = (machine.attempt[1], machine.scan) if slow else (machine.attempt[0], SECOND)

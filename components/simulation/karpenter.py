@@ -25,6 +25,7 @@ from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE, KUBERNETES_T
 from elastic_gpu.simulation.backoff import Constant
 from elastic_gpu.simulation.fit import NodeTemplate, misfit
 from elastic_gpu.simulation.pod import PodShape
+from elastic_gpu.simulation.timings import Evidence
 
 GIB = 2**30
 
@@ -80,6 +81,8 @@ class KarpenterModel:
     #: every spot offering out of capacity, until the on-demand NodePool is asked
     to_fallback: Callable[[int], Seconds]
     source: str
+    #: what the figures rest on (Karpenter on EKS: its code at the tag this library deploys)
+    evidence: Evidence = Evidence("source", "")
 
 
 def requirements(spec: dict[str, Any]) -> dict[str, list[str]]:
@@ -248,4 +251,7 @@ def simulate_pod(
         max_minutes_to_fallback=promise,
         timing_source=model.source,
         instance_types=eligible_types(preview, [t.resource for t in fits], model),
+        evidence=model.evidence,
+        first_choice_group=first.group,
+        fallback_group=fallback.group if fallback else None,
     )

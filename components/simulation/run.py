@@ -3,7 +3,8 @@ in which order, how long until the fallback, until the pool is back to zero, and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from collections.abc import Callable
 from typing import Any, Literal
 
 from elastic_gpu.clouds import get_cloud
@@ -14,6 +15,7 @@ from elastic_gpu.offline.runner import Preview
 from elastic_gpu.prices import HOURS_PER_MONTH
 from elastic_gpu.simulation.backoff import (
     CONSTANTS,
+    POD_WAIT,
     SPOT_RETURNS_AFTER,
     Group,
     Machine,
@@ -22,22 +24,26 @@ from elastic_gpu.simulation.backoff import (
     span,
 )
 from elastic_gpu.simulation.expanders import Tier, rank
-from elastic_gpu.simulation.fit import NodeTemplate, misfit
+from elastic_gpu.simulation.fit import NodeTemplate, misfit, near_fit
 from elastic_gpu.simulation.pod import PodShape, pod_shape
 from elastic_gpu.simulation.templates import node_templates
-from elastic_gpu.simulation.timings import AutoscalerSettings, autoscaler_settings
+from elastic_gpu.scheduling import GPU_RESOURCE
+from elastic_gpu.simulation.timings import AutoscalerSettings, Evidence, autoscaler_settings
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract, job_manifest
 
 SCENARIO_ALL_OUT = "all spot groups out of capacity"
 SCENARIO_ONE_ZONE = "one zone has spot capacity"
+#: a scenario's name where the autoscaler is not zone-aware (AKS): the zone's shortage can fail a
+#: multi-zone group whole
+SCENARIO_ZONAL_SHORTAGE = "one zone has spot capacity (not zone-aware)"
 SCENARIO_RETURNS = f"spot comes back after {SPOT_RETURNS_AFTER // 60} min"
 
 
 @dataclass(frozen=True)
 class Minutes:
-    """Minutes from the pod's first scale-up, best and worst; ``max`` None: some run never gets there."""
+    """Minutes from the pending pod's creation, best and worst; ``max`` None: some run never gets there."""
 
     min: float
     max: float | None
@@ -100,6 +106,18 @@ class PoolOutcome:
     #: cluster-autoscaler; a ComputeClass priority's family under GKE auto-provisioning; every type of its
     #: NodePools under Karpenter)
     instance_types: list[str] = field(default_factory=list)
+    #: what the timing figures rest on (source, docs or proxy, with the reference)
+    evidence: Evidence | None = None
+    #: per regime (AKS: a VM that fails to provision, a scale-set-level error), its figures:
+    #: {"to fallback": ..., scenario: ...}; empty when the autoscaler has one regime
+    regimes: dict[str, dict[str, Figure]] = field(default_factory=dict)
+    #: the cloud's names of the first choice and the fallback (as `preview` shows them)
+    first_choice_group: str | None = None
+    fallback_group: str | None = None
+    #: a group the pod fits only if the node's reservations are smaller than modelled ("fits only if ...")
+    fit_notes: list[str] = field(default_factory=list)
+    #: queued provisioning (GKE DWS): nodes come when the queue admits the workload, with no bound
+    queued: str | None = None
 
     @property
     def breaks_promise(self) -> bool:
@@ -119,17 +137,30 @@ class PoolOutcome:
             "first_choice_ties": [g.resource for g in self.tiers[0]] if self.tiers else [],
             "fallback": self.fallback,
             "order": [[g.resource for g in tier] for tier in self.tiers],
+            "first_choice_group": self.first_choice_group,
+            "fallback_group": self.fallback_group,
+            "evidence": self.evidence.to_json() if self.evidence else None,
             "minutes_to_fallback": _figure_json(self.minutes_to_fallback),
+            "minutes_to_fallback_evidence": self.evidence.kind
+            if self.evidence and self.minutes_to_fallback is not None
+            else None,
             "minutes_to_fallback_source": self.timing_source if self.minutes_to_fallback is not None else None,
+            "breaks_promise": self.breaks_promise,
             "max_minutes_to_fallback": self.max_minutes_to_fallback,
             "max_minutes_to_fallback_source": f"SpotGpuPool input {PROMISE_INPUT}"
             if self.max_minutes_to_fallback is not None
             else None,
             "minutes_to_first_node": _figure_json(self.minutes_to_first_node),
+            "minutes_to_first_node_evidence": self.evidence.kind
+            if self.evidence and self.minutes_to_first_node is not None
+            else None,
             "minutes_to_first_node_source": (self.timing_source + "; node boot time not included")
             if self.minutes_to_first_node is not None
             else None,
             "scenarios": {k: _figure_json(v) for k, v in self.scenarios.items()},
+            "regimes": {r: {k: _figure_json(v) for k, v in f.items()} for r, f in self.regimes.items()},
+            "queued": self.queued,
+            "fit_notes": self.fit_notes,
             "minutes_to_zero": self.minutes_to_zero,
             "instance_types_eligible": len(self.instance_types),
             "instance_types": self.instance_types,
@@ -244,8 +275,17 @@ def simulate_pod(
         )
     first = order[0]
     fallback = next((g for g in order if g.capacity != "spot"), None) if first.capacity == "spot" else None
-    figures = _scenarios(machine_groups(tiers), settings)
+    groups = machine_groups(tiers)
+    # A pod that requests no GPU is scaled up for after 2 s, not 30 s (static_autoscaler.go:66, :70).
+    gpu = pod.requests.get(GPU_RESOURCE, 0.0) > 0
+    per_regime = {
+        r.name: _scenarios(groups, settings, r.machine if gpu else _no_gpu_wait(r.machine))
+        for r in settings.all_regimes
+    }
+    figures = {k: _combine([f[k] for f in per_regime.values()]) for k in next(iter(per_regime.values()))}
     fallback_time = figures[SCENARIO_ALL_OUT] if fallback else None
+    queued = _queued(preview, pod, settings) if first.queued else None
+    queued_evidence = getattr(get_cloud(settings.cloud).node_templates, "QUEUED_EVIDENCE", None)
     return PoolOutcome(
         pool=reached_pool,
         pod=pod.name,
@@ -259,12 +299,31 @@ def simulate_pod(
         worst_case_nodes=nodes,
         worst_case_monthly_usd=monthly,
         price_notes=notes,
-        minutes_to_first_node=_combine(list(figures.values())),
-        scenarios=figures,
+        minutes_to_first_node=None if queued else _combine(list(figures.values())),
+        scenarios={} if queued else figures,
         max_minutes_to_fallback=promise,
-        timing_source=settings.machine.source,
+        timing_source=settings.machine.source
+        if len(per_regime) == 1
+        else "; ".join(r.machine.source for r in settings.all_regimes),
         instance_types=list(dict.fromkeys(t for g in order for t in g.instance_types)),
+        evidence=queued_evidence if queued and queued_evidence else settings.evidence,
+        regimes={} if len(per_regime) == 1 or queued else per_regime,
+        first_choice_group=first.group,
+        fallback_group=fallback.group if fallback else None,
+        fit_notes=[n for g in order if (n := near_fit(pod, g))],
+        queued=queued,
     )
+
+
+def _queued(preview: Preview, pod: PodShape, settings: AutoscalerSettings) -> str:
+    """A queued-provisioning group's figure: no time, the admission path its nodes come through."""
+    path = getattr(get_cloud(settings.cloud).node_templates, "admission_path", None)
+    via = path(preview, pod) if path else "its cloud's queue"
+    return f"queued: nodes come when {via} admits the workload; the wait has no documented bound"
+
+
+def _no_gpu_wait(machine: Machine) -> Machine:
+    return replace(machine, start=(POD_WAIT.seconds, POD_WAIT.seconds + machine.scan))
 
 
 def machine_groups(tiers: list[Tier]) -> list[Group]:
@@ -288,9 +347,9 @@ def _combine(figures: list[Figure]) -> Figure:
     return Minutes(min(f.min for f in finite), None if never else max(w for w in worst if w is not None))
 
 
-def _scenarios(groups: list[Group], settings: AutoscalerSettings) -> dict[str, Figure]:
-    """Per scenario, minutes until a group that delivers is asked (spot with capacity, or on-demand)."""
-    machine = settings.machine
+def _scenarios(groups: list[Group], settings: AutoscalerSettings, machine: Machine) -> dict[str, Figure]:
+    """Per scenario, minutes from the pod's creation until a group that delivers is asked (spot with
+    capacity, or on-demand)."""
 
     def figure(s: Span | None) -> Figure:
         return "never" if s is None else Minutes.of(s)
@@ -299,9 +358,22 @@ def _scenarios(groups: list[Group], settings: AutoscalerSettings) -> dict[str, F
     # Each zone in turn is the one with capacity (a single-zone pool: its zone); a group without
     # zones spans them all.
     zones = sorted({z for g in groups if g.spot for z in g.zones}) or [""]
-    out[SCENARIO_ONE_ZONE] = _combine(
-        [figure(span(groups, lambda g, z=z: not g.spot or not g.zones or z in g.zones, machine)) for z in zones]
-    )
+
+    def has(z: str) -> Callable[[Group], bool]:
+        return lambda g: not g.spot or not g.zones or z in g.zones
+
+    def only(z: str) -> Callable[[Group], bool]:
+        # Not zone-aware: a multi-zone group may put its node in a zone without capacity and fail whole.
+        return lambda g: not g.spot or not g.zones or set(g.zones) == {z}
+
+    if settings.zone_aware or not any(len(g.zones) > 1 for g in groups if g.spot):
+        out[SCENARIO_ONE_ZONE] = _combine([figure(span(groups, has(z), machine)) for z in zones])
+    else:
+        # Best: the group's node lands in the zone with capacity; worst: each try of a group that spans
+        # a zone without capacity fails and backs the whole group off.
+        out[SCENARIO_ZONAL_SHORTAGE] = _combine(
+            [figure(span(groups, f(z), machine)) for z in zones for f in (has, only)]
+        )
     best, worst = first_node_after_return(groups, machine, SPOT_RETURNS_AFTER)
     out[SCENARIO_RETURNS] = Minutes(round(best / 60, 2), round(worst / 60, 2))
     return out
@@ -338,8 +410,8 @@ def _minutes(value: float | None) -> str:
 
 def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
     lines = [
-        f"simulate {stack}: a pending GPU pod per pool; minutes from its first scale-up until the autoscaler "
-        "asks a group that delivers (node boot time on top)"
+        f"simulate {stack}: a pending GPU pod per pool; minutes from the pod's creation until the autoscaler "
+        "asks a group that delivers (node boot time on top); node groups by the cloud's names, as `preview` shows them"
     ]
     for o in outcomes:
         lines.append("")
@@ -348,16 +420,28 @@ def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
             lines.append(f"  reaches:           no: {o.reason}")
         else:
             for i, tier in enumerate(o.tiers, 1):
-                names = ", ".join(f"{g.resource} ({g.capacity}, {g.instance_type})" for g in tier)
+                names = ", ".join(f"{g.group} ({g.capacity}, {g.instance_type})" for g in tier)
                 lines.append(f"  {'try ' + str(i) + (' (tie)' if len(tier) > 1 else ''):<18} {names}")
-            lines.append(f"  first choice:      {o.first_choice}")
-            lines.append(f"  fallback:          {o.fallback or 'none'}")
-            promise = "" if o.max_minutes_to_fallback is None else f" (promise: {o.max_minutes_to_fallback:g} min)"
-            lines.append(f"  time to fallback:  {_figure_text(o.minutes_to_fallback)}{promise}")
-            lines.append(f"  first node:        {_figure_text(o.minutes_to_first_node)}")
-            lines += [f"    {name + ':':<33}{_figure_text(f)}" for name, f in o.scenarios.items()]
+            lines.append(f"  first choice:      {o.first_choice_group or o.first_choice}")
+            lines.append(f"  fallback:          {o.fallback_group or o.fallback or 'none'}")
+            if o.queued:
+                lines.append(f"  first node:        {o.queued}")
+            else:
+                promise = "" if o.max_minutes_to_fallback is None else f" (promise: {o.max_minutes_to_fallback:g} min)"
+                broken = "  BREAKS THE PROMISE" if o.breaks_promise else ""
+                lines.append(f"  time to fallback:  {_figure_text(o.minutes_to_fallback)}{promise}{broken}")
+                lines.append(f"  first node:        {_figure_text(o.minutes_to_first_node)}")
+                if o.regimes:
+                    for regime, figures in o.regimes.items():
+                        lines.append(f"    {regime}:")
+                        lines += [f"      {name + ':':<45}{_figure_text(f)}" for name, f in figures.items()]
+                else:
+                    lines += [f"    {name + ':':<47}{_figure_text(f)}" for name, f in o.scenarios.items()]
             lines.append(f"  instance types:    {len(o.instance_types)}: {', '.join(o.instance_types)}")
+            lines += [f"  fit: {n}" for n in o.fit_notes]
             lines.append(f"  timing:            {o.timing_source}")
+            if o.evidence:
+                lines.append(f"  evidence:          {o.evidence}")
         lines.append(f"  back to zero:      {_minutes(o.minutes_to_zero)} after the pod ends")
         money = "n/a" if o.worst_case_monthly_usd is None else f"${o.worst_case_monthly_usd:,.0f}/month"
         lines.append(f"  worst case:        {o.worst_case_nodes} nodes, {money}")
@@ -366,24 +450,25 @@ def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
 
 
 def _summary(outcomes: list[PoolOutcome]) -> list[str]:
-    """One row per pool: the figures a reviewer compares between stacks."""
-    rows = [("POOL", "FIRST CHOICE", "FALLBACK", "TO FALLBACK", "PROMISE", "TO ZERO", "WORST CASE")]
+    """One row per pool: the figures a reviewer compares between stacks; a broken promise is marked."""
+    rows = [("POOL", "FIRST CHOICE", "FALLBACK", "TO FALLBACK", "PROMISE", "EVIDENCE", "TO ZERO", "WORST CASE")]
     for o in outcomes:
         money = "n/a" if o.worst_case_monthly_usd is None else f"${o.worst_case_monthly_usd:,.0f}/mo"
+        promise = _minutes(o.max_minutes_to_fallback) if o.fallback else "-"
         rows.append(
             (
                 o.pool or "-",
-                o.first_choice or "no group fits",
-                o.fallback or "-",
-                _figure_text(o.minutes_to_fallback),
-                _minutes(o.max_minutes_to_fallback) if o.fallback else "-",
+                o.first_choice_group or o.first_choice or "no group fits",
+                o.fallback_group or o.fallback or "-",
+                "queued" if o.queued else _figure_text(o.minutes_to_fallback),
+                f"{promise} BROKEN" if o.breaks_promise else promise,
+                o.evidence.kind if o.evidence else "-",
                 _minutes(o.minutes_to_zero),
                 f"{o.worst_case_nodes} nodes, {money}",
             )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
-
 
 def to_json(stack: str, settings: AutoscalerSettings, outcomes: list[PoolOutcome]) -> dict[str, Any]:
     return {

@@ -4,7 +4,8 @@ documented behaviour takes to move on from a group and to scale a pool back to z
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 import yaml
 
@@ -13,8 +14,9 @@ from elastic_gpu.cluster_autoscaler import PRIORITY_CONFIGMAP
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.simulation.backoff import SECOND, Machine
 
-#: cluster-autoscaler's own defaults (FAQ, "What are the parameters to CA?").
-CA_DEFAULT_EXPANDER = "random"
+#: cluster-autoscaler's own defaults (FAQ, "What are the parameters to CA?"); the expander's is
+#: least-waste since 1.33 (cluster-autoscaler-1.33.6 config/flags/flags.go:143).
+CA_DEFAULT_EXPANDER = "least-waste"
 CA_DEFAULT_SCALE_DOWN_UNNEEDED = "10m"
 CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD = "10m"
 CA_DEFAULT_MAX_NODE_PROVISION_TIME = "15m"
@@ -27,6 +29,36 @@ def minutes(duration: str) -> float:
     if not match:
         raise ValueError(f"not a duration: {duration!r}")
     return float(match[1]) * {"s": 1 / 60, "m": 1, "h": 60}[match[2]]
+
+
+#: What a runtime figure rests on: `source`, upstream code that runs as is, at a tag (the
+#: cluster-autoscaler this library deploys on EKS, Karpenter); `docs`, a managed service's own
+#: documentation (AKS, GKE, node auto-provisioning); `proxy`, upstream code standing in for a closed build.
+EvidenceClass = Literal["source", "docs", "proxy"]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The class of a figure's evidence and its reference (repository and tag, or documentation page)."""
+
+    kind: EvidenceClass
+    reference: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"class": self.kind, "reference": self.reference}
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.reference}"
+
+
+@dataclass(frozen=True)
+class Regime:
+    """One way the autoscaler learns that a group failed, with its own clocks (AKS has two)."""
+
+    name: str
+    machine: Machine
+    #: what the regime applies to, for the report
+    when: str = ""
 
 
 @dataclass(frozen=True)
@@ -44,6 +76,18 @@ class AutoscalerSettings:
     source: str
     #: the groups (by the autoscaler's name for them: EKS ASG names) it may scale; None: every group
     groups: frozenset[str] | None = None
+    #: what the figures rest on
+    evidence: Evidence = Evidence("proxy", "")
+    #: the ways a failed group is seen, each with its clocks; empty: `machine` alone. The promise is
+    #: judged on `machine`, the slowest.
+    regimes: tuple[Regime, ...] = field(default_factory=tuple)
+    #: does a zonal shortage fail only that zone's part of a multi-zone group? AKS's autoscaler is not
+    #: zone-aware: a scale set spanning zones can fail, and be backed off whole, for one zone's shortage.
+    zone_aware: bool = True
+
+    @property
+    def all_regimes(self) -> tuple[Regime, ...]:
+        return self.regimes or (Regime("", self.machine),)
 
     @property
     def minutes_to_zero(self) -> float:
@@ -76,6 +120,17 @@ def autoscaler_flags(preview: Preview) -> dict[str, str] | None:
     return None if words is None else dict(w[2:].partition("=")[::2] for w in words if w.startswith("--"))
 
 
+def autoscaler_image(preview: Preview) -> str | None:
+    """The image of a self-run cluster-autoscaler Deployment (EKS), or None when there is none."""
+    for r in preview.of_type("kubernetes:apps/v1:Deployment"):
+        for c in (((r.inputs.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or []:
+            words = [*(c.get("command") or []), *(c.get("args") or [])]
+            if words and isinstance(words[0], str) and words[0].endswith("cluster-autoscaler"):
+                image = c.get("image")
+                return image if isinstance(image, str) else None
+    return None
+
+
 def listed_groups(preview: Preview) -> frozenset[str] | None:
     """The ASGs an EKS autoscaler lists with `--nodes=<min>:<max>:<name>`; None when it lists none (tag
     auto-discovery finds every managed group: EKS tags them all) or there is no autoscaler."""
@@ -101,13 +156,17 @@ def early_failure(scan: int, provision: int, refresh: int, how: str) -> Machine:
 
 def timeout_only(scan: int, provision: int, how: str) -> Machine:
     """A provider that does not report it: the scale-up times out at the first loop after
-    max-node-provision-time (clusterstate.go:277 ExpectedAddTime.Before(now))."""
+    max-node-provision-time (clusterstate.go:277 ExpectedAddTime.Before(now)) and backs the group off;
+    its VM, first listed a loop after the ask, is long-unregistered a loop later (clusterstate.go:666),
+    no longer upcoming (:1003) and removed (static_autoscaler.go:405-420): the next group is asked then."""
     return Machine(
-        attempt=(provision + SECOND, provision + scan),
+        attempt=(provision + scan + SECOND, provision + 2 * scan),
         scan=scan,
         timeout_bound=True,
+        lag=scan,
         source=f"{how}: the scale-up times out at the first loop after max-node-provision-time "
-        f"({provision // 60:g} min + up to one {scan}s scan interval)",
+        f"({provision // 60:g} min + up to one {scan}s scan interval) and the next group is asked a loop later, "
+        "when the failed VM is long-unregistered and removed",
     )
 
 

@@ -11,6 +11,7 @@ from elastic_gpu.karpenter_core import INSTANCE_TYPE_KEY
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.simulation.karpenter import KarpenterModel, after_failures
 from elastic_gpu.simulation.pod import quantity
+from elastic_gpu.simulation.timings import Evidence
 
 NODE_CLASS_TYPE = f"kubernetes:{NODE_CLASS_API}:EC2NodeClass"
 
@@ -32,4 +33,6 @@ MODEL = KarpenterModel(
     first_node=model.first_node,
     to_fallback=lambda _spot_types: after_failures(1),  # one CreateFleet covers every type
     source=model.SOURCE,
+    # The Karpenter this library deploys, as is.
+    evidence=Evidence("source", model.SOURCE),
 )

@@ -93,6 +93,8 @@ def _template(
     if disk:
         allocatable[EPHEMERAL_STORAGE] = float(disk) * 1e9
     group = priority_group(name, i)
+    from elastic_gpu.gcp.node_templates import GKE_RESERVE_SOURCE, gke_reserve
+
     return NodeTemplate(
         group=group,
         resource=f"{r.name}[{i}]",
@@ -110,6 +112,9 @@ def _template(
         compute_class=name,
         eligible=[row.name for row in rows],
         limit_group=accelerator,
+        reserved=gke_reserve(allocatable),
+        reserved_source=GKE_RESERVE_SOURCE,
+        template_reserves=True,
     )
 
 
