@@ -1,11 +1,14 @@
 """The autoscaler's backoff machine (components/simulation/backoff.py) against timelines worked by hand.
 
 Each cloud's machine is the one `simulate` builds from a shipped stack's captured resources:
+- Every figure counts from the pending pod's creation: the first decision comes once a GPU pod is
+  30 s old, at the next loop: 30 s (fast runs) to 40 s (slow runs).
 - EKS: an attempt on a spot group without capacity ends at the ASG cache refresh that sees the
   failed scaling activity: 10 s (the next loop) to 70 s (1 min refresh + one 10 s scan interval).
 - GKE: the stockout is read back at the next loop: 10 s to 15 s (5 s MIG instances refresh wait).
-- AKS: only the scale-up timeout sees it: the first loop after max-node-provision-time (15 min),
-  901 s (one second after) to 910 s (a whole scan interval after).
+- AKS, scale-set-level error (the slower regime, `machine`): the scale-up times out at the first loop
+  after max-node-provision-time (15 min) and backs the group off; the next group is asked a loop
+  later, when the timed-out VM is long-unregistered: 911 s to 920 s, the backoff starting 10 s before.
 Backoff: 5 min, doubled on each failure after the last backoff ended, capped at 30 min; a group is
 backed off while backoffUntil is not before now.
 """
@@ -17,6 +20,7 @@ import pytest
 from elastic_gpu.simulation.backoff import (
     BACKOFF_RESET,
     CONSTANTS,
+    GPU_POD_WAIT,
     INITIAL_BACKOFF,
     MAX_BACKOFF,
     SCAN_INTERVAL,
@@ -49,26 +53,28 @@ def to_fallback(groups: list[Group], m: Machine):
 def test_each_clouds_attempt_time_comes_from_its_provider():
     assert machine("aws").attempt == (10, 70)
     assert machine("gcp").attempt == (10, 15)
-    assert machine("azure").attempt == (901, 910) and machine("azure").timeout_bound
+    assert machine("azure").attempt == (911, 920) and machine("azure").timeout_bound
+    assert machine("azure").lag == 10 and machine("aws").lag == 0
+    assert GPU_POD_WAIT.seconds == 30 and all(machine(c).start == (30, 40) for c in MACHINES)
     assert (INITIAL_BACKOFF.seconds, MAX_BACKOFF.seconds, BACKOFF_RESET.seconds) == (300, 1800, 10800)
     assert SCAN_INTERVAL.seconds == 10
     assert all("kubernetes/autoscaler" in c.source and ".go" in c.source for c in CONSTANTS)
 
 
 # EKS and GKE: every attempt ends long before the first backoff (5 min) does, so the groups are
-# asked one after the other and the fallback comes after n attempts: n x 10 s .. n x 70 s (EKS),
-# n x 10 s .. n x 15 s (GKE).
+# asked one after the other and the fallback comes after the 30-40 s wait and n attempts:
+# 30 + n x 10 s .. 40 + n x 70 s (EKS), 30 + n x 10 s .. 40 + n x 15 s (GKE).
 @pytest.mark.parametrize(
     ("cloud", "n", "expected"),
     [
-        ("aws", 1, (10, 70)),
-        ("aws", 2, (20, 140)),
-        ("aws", 3, (30, 210)),
-        ("aws", 4, (40, 280)),
-        ("gcp", 1, (10, 15)),
-        ("gcp", 2, (20, 30)),
-        ("gcp", 3, (30, 45)),
-        ("gcp", 4, (40, 60)),
+        ("aws", 1, (40, 110)),
+        ("aws", 2, (50, 180)),
+        ("aws", 3, (60, 250)),
+        ("aws", 4, (70, 320)),
+        ("gcp", 1, (40, 55)),
+        ("gcp", 2, (50, 70)),
+        ("gcp", 3, (60, 85)),
+        ("gcp", 4, (70, 100)),
     ],
 )
 def test_early_failure_clouds_reach_the_fallback_after_one_attempt_per_group(cloud, n, expected):
@@ -79,35 +85,43 @@ def test_early_failure_clouds_reach_the_fallback_after_one_attempt_per_group(clo
 def test_eks_six_groups_outlast_the_first_backoff_and_go_round_twice():
     """Slow run, 70 s attempts: s0..s5 fail at 70..420 s (backoff 300 s each); s0 is free again at
     370 s, so at 420 s it is asked again (second failure: 600 s), and so are the others in turn;
-    at 840 s s5 fails its second time and s0 is backed off until 490+600 = 1090 s: the fallback."""
+    at 840 s s5 fails its second time and s0 is backed off until 490+600 = 1090 s: the fallback,
+    840 s after the first decision, which came 40 s after the pod (fast run: 30 s + 6 x 10 s)."""
     m = machine("aws")
     names = [name for _, name in timeline(pool(6), lambda g: not g.spot, m, slow=True)]
     assert names == [f"s{i}" for i in range(6)] * 2 + ["od"]
-    assert to_fallback(pool(6), m) == (60, 840)
+    assert to_fallback(pool(6), m) == (90, 880)
 
 
 def test_aks_one_spot_group_falls_back_after_one_provision_time():
-    assert to_fallback(pool(1), machine("azure")) == (901, 910)
+    """30-40 s, then 15 min + one or two loops: 15.68 to 16 min after the pod's creation, where the real
+    cluster-autoscaler (1.30.7 over fake node groups, the same backoff code) asked the fallback at 15.9."""
+    best, worst = to_fallback(pool(1), machine("azure"))
+    assert (best, worst) == (30 + 911, 40 + 920)
+    assert best <= 15.9 * 60 <= worst
 
 
 def test_aks_two_spot_groups_take_turns_until_their_backoff_outlasts_an_attempt():
-    """Slow run (910 s attempts). s0 backed off at 910 for 300 s (free at 1210), s1 asked; s1 fails
-    at 1820 (300 s), s0 free: asked again; its 2nd failure at 2730 doubles it to 600 s (free at
-    3330); s1's 2nd at 3640 (600 s): s0 is free; s0's 3rd at 4550: 1200 s (until 5750); s1 free
-    since 4240: asked; s1's 3rd at 5460: 1200 s, and s0 is backed off until 5750: nothing spot is
-    free, the fallback is asked at 5460 s = 91 min (fast run: 6 x 901 s = 90.1 min)."""
+    """Slow run (920 s attempts, each backoff starting at the timeout, 10 s before the next decision),
+    from the first decision: s0 backed off at 910 for 300 s (free at 1210), s1 asked at 920; s1 backed
+    off at 1830 (300 s), s0 free: asked at 1840; its 2nd failure at 2750 doubles it to 600 s (free at
+    3350), s1 asked at 2760; s1's 2nd at 3670 (600 s, free at 4270): s0 asked at 3680; s0's 3rd at
+    4590: 1200 s (until 5790); s1 asked at 4600; s1's 3rd at 5510: 1200 s, and s0 is backed off until
+    5790: nothing spot is free, the fallback is asked at 5520 s, 40 s after the pod: 92.67 min (fast
+    run: 30 + 6 x 911 s = 91.6 min). The real autoscaler asked it at 92.4 min."""
     m = machine("azure")
     assert timeline(pool(2), lambda g: not g.spot, m, slow=True) == [
         (0, "s0"),
-        (910, "s1"),
-        (1820, "s0"),
-        (2730, "s1"),
-        (3640, "s0"),
-        (4550, "s1"),
-        (5460, "od"),
+        (920, "s1"),
+        (1840, "s0"),
+        (2760, "s1"),
+        (3680, "s0"),
+        (4600, "s1"),
+        (5520, "od"),
     ]
-    assert to_fallback(pool(2), m) == (6 * 901, 6 * 910)
-    assert to_fallback(pool(2, ties=True), m) == (6 * 901, 6 * 910)
+    assert to_fallback(pool(2), m) == (30 + 6 * 911, 40 + 6 * 920)
+    assert to_fallback(pool(2, ties=True), m) == (30 + 6 * 911, 40 + 6 * 920)
+    assert 30 + 6 * 911 <= 92.4 * 60 <= 40 + 6 * 920
 
 
 @pytest.mark.parametrize("n", [3, 4])
@@ -132,18 +146,18 @@ def test_a_shorter_provision_time_lets_three_aks_groups_fall_back():
     assert [name for _, name in timeline(pool(3), lambda g: not g.spot, m, slow=True)] == [
         "s0", "s1", "s0", "s1", "s0", "s1", "s2", "s0", "s1", "s2", "od"
     ]  # fmt: skip
-    assert to_fallback(pool(3), m) == (10 * 601, 10 * 610)
+    assert to_fallback(pool(3), m) == (30 + 10 * 601, 40 + 10 * 610)
     # Drawn at random among equals, the worst order takes two attempts more.
-    assert to_fallback(pool(3, ties=True), m) == (10 * 601, 12 * 610)
+    assert to_fallback(pool(3, ties=True), m) == (30 + 10 * 601, 40 + 12 * 610)
 
 
 def test_backoff_delays_a_lone_spot_group_when_capacity_comes_back():
-    """One AKS spot group, no fallback, spot back after 60 min. Slow run: asked at 0, fails at 910
-    (until 1210); asked 1220, fails 2130 (600 s, until 2730); asked 2740, fails 3650 (1200 s, until
-    4850): capacity is back at 3600 but the group is backed off; asked at 4860 s = 81 min.
-    Fast run: 0, 901 (until 1201), 1202, 2103 (until 2703), 2704, 3605 (until 4805), 4806 s."""
+    """One AKS spot group, no fallback, spot back 60 min after the pod's creation. Slow run: asked at
+    40, timed out at 950 (until 1250); asked 1260, out at 2170 (600 s, until 2770); asked 2780, out at
+    3690 (1200 s, until 4890): capacity is back at 3600 but the group is backed off; asked at 4900 s.
+    Fast run: 30, out at 931 (until 1231), 1232, 2133 (until 2733), 2734, 3635 (until 4835), 4836 s."""
     best, worst = first_node_after_return([Group("s0", 0, True)], machine("azure"), 3600)
-    assert (best, worst) == (4806, 4860)
+    assert (best, worst) == (4836, 4900)
     assert span([Group("s0", 0, True)], lambda g: not g.spot, machine("azure")) is None
 
 
@@ -151,4 +165,4 @@ def test_one_zone_with_capacity_is_reached_after_the_empty_zones_drawn_before_it
     m = machine("aws")
     zonal = [Group("a", 0, True, ("a",)), Group("b", 0, True, ("b",)), Group("od", 1, False)]
     s = span(zonal, lambda g: not g.spot or "b" in g.zones, m)
-    assert (s.best, s.worst) == (0, 70)  # b drawn first, or after a's one slow attempt
+    assert (s.best, s.worst) == (30, 110)  # b drawn first, or after a's one slow attempt

@@ -56,7 +56,7 @@ def test_each_pool_workload_reaches_its_spot_groups_first_then_its_fallback_neve
 
 
 def test_shipped_pool_outcomes():
-    """The figures the note quotes, from the captured resources of each stack."""
+    """The figures the note quotes, from the captured resources of each stack, timed from the pod's creation."""
     table = {
         (s, p): (
             o.fallback is not None,
@@ -64,24 +64,72 @@ def test_shipped_pool_outcomes():
             o.max_minutes_to_fallback,
             o.minutes_to_zero,
             o.worst_case_nodes,
+            o.evidence.kind if o.evidence else None,
         )
         for s in STACKS
         for p, o in _outcomes(s).items()
     }
-    # Minutes to fallback: n spot groups x one attempt each (EKS: 10 s to 70 s, the ASG cache refresh;
-    # GKE: 10 s to 15 s; AKS: 15 min + 1 s to 15 min + 10 s, max-node-provision-time), as the backoff
-    # machine works them (tests/test_backoff.py has the timelines).
+    # Minutes to fallback: the 30 s GPU-pod wait and up to one loop (30 s to 40 s), then n spot groups x one
+    # attempt each (EKS: 10 s to 70 s, the ASG cache refresh; GKE: 10 s to 15 s); AKS over both regimes, a VM
+    # that fails to provision (10 s to 20 s) to a scale-set-level error (15 min + 11 s to 15 min + 20 s), as
+    # the backoff machine works them (tests/test_backoff.py has the timelines).
     assert table == {
-        ("aws-dev", "t4"): (True, {"min": 0.33, "max": 2.33}, 10.0, 5.0, 8),
-        ("aws-prod", "inference"): (True, {"min": 0.5, "max": 3.5}, 10.0, 10.0, 18),
-        ("aws-prod", "training"): (False, None, None, 10.0, 6),
-        ("azure-dev", "t4"): (True, {"min": 15.02, "max": 15.17}, 20.0, 5.0, 8),
-        ("azure-prod", "inference"): (True, {"min": 15.02, "max": 15.17}, 20.0, 10.0, 18),
-        ("azure-prod", "training"): (False, None, None, 10.0, 3),
-        ("gcp-dev", "t4"): (False, None, None, 10.0, 3),
-        ("gcp-prod", "inference"): (True, {"min": 0.17, "max": 0.25}, 10.0, 10.0, 18),
-        ("gcp-prod", "training"): (False, None, None, 10.0, 4),
+        ("aws-dev", "t4"): (True, {"min": 0.83, "max": 3.0}, 10.0, 5.0, 8, "source"),
+        ("aws-prod", "inference"): (True, {"min": 1.0, "max": 4.17}, 10.0, 10.0, 18, "source"),
+        ("aws-prod", "training"): (False, None, None, 10.0, 6, "source"),
+        ("azure-dev", "t4"): (True, {"min": 0.67, "max": 16.0}, 20.0, 5.0, 8, "docs"),
+        ("azure-prod", "inference"): (True, {"min": 0.67, "max": 16.0}, 20.0, 10.0, 18, "docs"),
+        ("azure-prod", "training"): (False, None, None, 10.0, 3, "docs"),
+        ("gcp-dev", "t4"): (False, None, None, 10.0, 3, "proxy"),
+        ("gcp-prod", "inference"): (True, {"min": 0.67, "max": 0.92}, 10.0, 10.0, 18, "proxy"),
+        ("gcp-prod", "training"): (False, None, None, 10.0, 4, "docs"),
     }
+
+
+@pytest.mark.parametrize("stack", ["azure-dev", "azure-prod"])
+def test_aks_pools_show_both_regimes_and_the_timeout_one_contains_the_real_autoscalers_time(stack):
+    """A VM that fails to provision is deleted at once by AKS's autoscaler; a scale-set-level error waits
+    for the timeout. The real cluster-autoscaler asked the fallback 15.9 min after the pod's creation."""
+    o = _outcomes(stack)["inference" if stack == "azure-prod" else "t4"]
+    fast, timeout = (o.regimes[name]["all spot groups out of capacity"] for name in o.regimes)
+    assert list(o.regimes) == [
+        "VM fails to provision (AKS deletes it at once)",
+        "scale-set-level error (waits for maxNodeProvisionTime)",
+    ]
+    assert (fast.min, fast.max) == (0.67, 1.0)
+    assert timeout.min <= 15.9 <= timeout.max and (timeout.min, timeout.max) == (15.68, 16.0)
+    # One spot agent pool across the zones: AKS's autoscaler is not zone-aware, so a shortage in one zone
+    # can fail it whole and the pod waits for the fallback.
+    zonal = o.regimes["scale-set-level error (waits for maxNodeProvisionTime)"][
+        "one zone has spot capacity (not zone-aware)"
+    ]
+    assert (zonal.min, zonal.max) == (0.5, 16.0)
+    doc = json.loads(json.dumps(o.to_json()))
+    assert doc["evidence"]["class"] == "docs" and "2025-09-21" in doc["evidence"]["reference"]
+    assert doc["minutes_to_fallback_evidence"] == "docs"
+
+
+def test_every_figure_counts_from_the_pods_creation():
+    """No scale-up for a GPU pod younger than 30 s (static_autoscaler.go unschedulablePodWithGpuTimeBuffer):
+    nothing is asked before 0.5 min; a pod that requests no GPU waits 2 s."""
+    for stack in STACKS:
+        for o in _outcomes(stack).values():
+            if o.minutes_to_first_node is not None and o.minutes_to_first_node != "never":
+                assert o.minutes_to_first_node.min >= 0.5, (stack, o.pool)
+    preview = stack_preview("aws-dev")
+    job = job_manifest(next(iter(pool_contracts(preview))))
+    for c in job["spec"]["template"]["spec"]["containers"]:
+        for kind in ("requests", "limits"):
+            c["resources"].get(kind, {}).pop("nvidia.com/gpu", None)
+    o = simulate_pod(preview, pod_shape(job), node_templates(preview), autoscaler_settings(preview))
+    assert o.minutes_to_first_node.min == round((2 + 0) / 60, 2)
+
+
+def test_a_queued_provisioning_pool_is_reported_queued_with_its_admission_path():
+    o = _outcomes("gcp-prod")["training"]
+    assert o.minutes_to_first_node is None and o.scenarios == {}
+    assert o.queued and "LocalQueue default/dws-local-queue" in o.queued and "ClusterQueue" in o.queued
+    assert "no documented bound" in o.queued
 
 
 def test_a_pod_tolerating_only_the_gpu_taint_does_not_reach_aks_spot():
@@ -182,6 +230,56 @@ def test_the_template_is_the_first_instance_type_so_a_bigger_pod_never_scales_an
     o = simulate_pod(preview, pod_shape(job), node_templates(preview), autoscaler_settings(preview))
     assert not o.reaches
     assert "insufficient cpu" in o.reason
+
+
+def _pod_on(stack: str, **requests: str) -> dict:
+    preview = stack_preview(stack)
+    job = job_manifest(next(iter(pool_contracts(preview))))
+    job["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"].update(requests)
+    return job
+
+
+def test_a_pod_of_a_whole_node_does_not_reach_the_autoscalers_template_holds_kube_proxy_and_daemonsets():
+    """4 vCPU on g4dn.xlarge (4 vCPU): the autoscaler's template holds the kube-proxy pod (100m) and the
+    DaemonSets that run there (the device plugin), so it never scales up for it."""
+    preview = stack_preview("aws-dev")
+    o = simulate_pod(preview, pod_shape(_pod_on("aws-dev", cpu="4")), node_templates(preview), autoscaler_settings(preview))
+    assert not o.reaches
+    assert "insufficient cpu" in o.reason and "DaemonSets and kube-proxy" in o.reason
+
+
+def test_a_pod_that_fits_the_template_but_not_the_nodes_reserve_does_not_reach():
+    """The AWS template is the raw capacity less kube-proxy (3.9 cores): 3.85 fits it, but an AL2023 node keeps
+    kube-reserved CPU (80m on 4 cores), so the scaled-up node never takes the pod."""
+    preview = stack_preview("aws-dev")
+    o = simulate_pod(preview, pod_shape(_pod_on("aws-dev", cpu="3850m")), node_templates(preview), autoscaler_settings(preview))
+    assert not o.reaches
+    assert "fits the autoscaler's template but not the node" in o.reason and "AL2023" in o.reason
+
+
+def test_a_pod_within_a_few_percent_of_the_node_fits_only_if(tmp_path, capsys):
+    pod = tmp_path / "job.yaml"
+    pod.write_text(yaml.safe_dump(_pod_on("aws-dev", cpu="3700m")))
+    assert main(["simulate", "--stack", "aws-dev", "--pod", str(pod), "--json"]) == 0
+    (out,) = json.loads(capsys.readouterr().out)["pools"]
+    assert out["reaches"] and out["fit_notes"]
+    assert all("fits only if" in n and "cpu" in n for n in out["fit_notes"])
+
+
+def test_gke_templates_subtract_the_reserve_the_gce_provider_computes():
+    """cloudprovider/gce templates.go:69-135: capacity less kernel memory, then kube-reserved and eviction."""
+    (t,) = [t for t in node_templates(stack_preview("gcp-prod")) if t.resource == "inference-spot"] or [None]
+    if t is None:
+        t = next(t for t in node_templates(stack_preview("gcp-prod")) if t.capacity == "spot")
+    assert t.template_reserves
+    gib = 2**30
+    # g2-standard-8: 8 vCPU, 32 GiB. CPU: 60 + 10 + 10 + 4 x 2.5 = 90m.
+    assert round(t.reserved["cpu"], 4) == 0.09
+    # Memory: kernel 32/64 GiB + 16 + 64 MiB + min(0.00175 x 32 GiB, 248 MiB); kube-reserved 25% of 4 + 20% of 4
+    # + 10% of 8 + 6% of 16 GiB; 100 MiB eviction.
+    kernel = 32 * gib / 64 + 80 * 2**20 + 0.00175 * 32 * gib
+    kube = (0.25 * 4 + 0.2 * 4 + 0.1 * 8 + 0.06 * 16) * gib
+    assert t.reserved["memory"] == pytest.approx(kernel + kube + 100 * 2**20)
 
 
 def test_mixed_shape_aws_group_is_rejected(program_dir):
@@ -324,8 +422,32 @@ def test_simulate_text_ends_with_one_row_per_pool(capsys):
     assert main(["simulate", "--stack", "aws-prod"]) == 0
     lines = capsys.readouterr().out.splitlines()
     header = lines.index(next(line for line in lines if line.startswith("POOL ")))
+    assert "EVIDENCE" in lines[header]
     rows = [line.split() for line in lines[header + 1 :]]
-    assert [r[:8] for r in rows] == [
-        ["inference", "inference-spot-us-east-1a", "inference-fallback-us-east-1a", "0.5", "to", "3.5", "min", "10"],
-        ["training", "training-spot-us-east-1a", "-", "-", "-", "10", "min", "6"],
+    assert [r[:9] for r in rows] == [
+        ["inference", "gpu-prod-inference-spot-us-east-1a-e9d7c6", "gpu-prod-inference-fallback-us-east-1a-1683e8", "1", "to", "4.17", "min", "10", "min"],
+        ["training", "gpu-prod-training-spot-us-east-1a-5119a0", "-", "-", "-", "source", "10", "min", "6"],
     ]
+
+
+def test_simulate_names_groups_as_preview_does(capsys):
+    """AKS agent pools by the cloud's name (the Pools table of `preview`), not the Pulumi resource name."""
+    assert main(["preview", "--stack", "azure-dev"]) == 0
+    preview_out = capsys.readouterr().out
+    assert main(["simulate", "--stack", "azure-dev"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("t4 "))
+    spot, fallback = row.split()[1:3]
+    assert spot != "t4-t4s0" and spot in preview_out and fallback in preview_out
+
+
+def test_a_broken_promise_is_marked_in_the_table(capsys, program_dir, tmp_path):
+    values = stack_values("aws-dev")
+    values["elastic-gpu:gpuPools"][0]["maxMinutesToFallback"] = 1
+    preview = run_preview("test", program_dir(values))
+    from elastic_gpu.simulation.run import render_text
+
+    text = render_text("test", simulate(preview))
+    row = next(line for line in text.splitlines() if line.startswith("t4 "))
+    assert "1 min BROKEN" in row
+    assert "BREAKS THE PROMISE" in text
