@@ -21,38 +21,55 @@ from tests.conftest import ROOT, stack_preview, stack_values
 
 P = "elastic-gpu:"
 RULE = "spot-gpu-pool-fallback-promise"
+ADVISORY = "spot-gpu-pool-fallback-promise-advisory"
 
 
-def violations(preview):
-    return [v for v in run_policies(preview).violations if v.policy == RULE]
+def violations(preview, rule: str = RULE):
+    return [v for v in run_policies(preview).violations if v.policy == rule]
 
 
 def test_shipped_stacks_keep_their_promise_and_record_it():
     for stack, promise in [("aws-dev", 10.0), ("azure-dev", 20.0), ("azure-prod", 20.0), ("gcp-prod", 10.0)]:
         preview = stack_preview(stack)
-        assert violations(preview) == [], stack
+        assert violations(preview) == [] and violations(preview, ADVISORY) == [], stack
         recorded = [r.inputs.get(PROMISE_INPUT) for r in preview.of_type("elastic-gpu:index:SpotGpuPool")]
         assert promise in recorded, (stack, recorded)
 
 
-def test_two_aks_spot_sizes_break_the_default_promise_and_the_message_names_the_knobs(program_dir):
-    """azure-prod inference as it was: two VM sizes, two spot agent pools taking turns in backoff."""
+def test_two_aks_spot_sizes_break_the_default_promise_and_the_advice_names_the_evidence_and_the_knobs(program_dir):
+    """azure-prod inference as it was: two VM sizes, two spot agent pools taking turns in backoff. AKS's
+    figures rest on its documentation, not on code that runs as is: the promise is advisory there."""
     values = stack_values("azure-prod")
     values[P + "gpuPools"][0]["instanceTypes"] = ["Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3"]
-    (v,) = violations(run_preview("test", program_dir(values)))
-    assert v.level == "mandatory" and v.name == "inference"
+    preview = run_preview("test", program_dir(values))
+    assert violations(preview) == []
+    (v,) = violations(preview, ADVISORY)
+    assert v.level == "advisory" and v.name == "inference"
     assert "within 20 min (maxMinutesToFallback)" in v.message
-    assert "after 91 min at worst" in v.message
+    assert "92.67 min after the pod's creation at worst" in v.message
     assert "at most 1 spot node group(s) instead of 2" in v.message
     assert "a single instance type (Standard_NC4as_T4_v3" in v.message
     assert "autoscaler.maxNodeProvisionTime: 4m or less" in v.message
     assert "perZone: false" not in v.message  # already one agent pool across the zones
+    assert "evidence is docs" in v.message and "TriggeredScaleUp" in v.message
+
+
+def test_an_eks_pool_that_breaks_its_promise_is_refused(program_dir):
+    """EKS runs the cluster-autoscaler this library deploys, as is: its figure is source, the rule mandatory.
+    aws-prod inference, three zonal spot groups: 1 to 4.17 min; a 3-minute promise is broken."""
+    values = stack_values("aws-prod")
+    values[P + "gpuPools"][0]["maxMinutesToFallback"] = 3
+    preview = run_preview("test", program_dir(values))
+    assert violations(preview, ADVISORY) == []
+    (v,) = violations(preview)
+    assert v.level == "mandatory" and "4.17 min after the pod's creation at worst" in v.message
+    assert "evidence is" not in v.message
 
 
 def test_zonal_aks_spot_pools_without_a_promise_are_told_perzone_false(program_dir):
     values = stack_values("azure-dev")
     values[P + "gpuPools"][0]["perZone"] = True
-    (v,) = violations(run_preview("test", program_dir(values)))
+    (v,) = violations(run_preview("test", program_dir(values)), ADVISORY)
     assert "perZone: false (1 spot node group(s) across the zones)" in v.message
 
 
@@ -63,35 +80,45 @@ def test_three_aks_spot_pools_never_reach_the_fallback(program_dir, capsys):
     values[P + "gpuPools"][0]["perZone"] = True
     values[P + "gpuPools"][0]["maxMinutesToFallback"] = 95
     program = program_dir(values)
-    (v,) = violations(run_preview("test", program))
+    (v,) = violations(run_preview("test", program), ADVISORY)
     assert "never (the spot groups take turns leaving their backoff)" in v.message
     assert main(["simulate", "--stack", "test", "--program", str(program), "--json"]) == 0
     (pool,) = json.loads(capsys.readouterr().out)["pools"]
-    assert pool["minutes_to_fallback"] == "never" and pool["max_minutes_to_fallback"] == 95.0
-    assert main(["policy", "--stack", "test", "--program", str(program)]) == 1
+    # Fast delete: three loops after the 30 s wait; a scale-set-level error: never.
+    assert pool["minutes_to_fallback"] == {"min": 1.0, "max": "never"} and pool["max_minutes_to_fallback"] == 95.0
+    assert pool["regimes"]["scale-set-level error (waits for maxNodeProvisionTime)"][
+        "all spot groups out of capacity"
+    ] == "never"
+    assert pool["breaks_promise"] is True
+    # Advisory: reported, not a failure of the gate.
+    assert main(["policy", "--stack", "test", "--program", str(program)]) == 0
 
 
 def test_a_larger_promise_is_kept(program_dir):
     values = stack_values("azure-prod")
     values[P + "gpuPools"][0]["instanceTypes"] = ["Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3"]
-    values[P + "gpuPools"][0]["maxMinutesToFallback"] = 91
-    assert violations(run_preview("test", program_dir(values))) == []
+    values[P + "gpuPools"][0]["maxMinutesToFallback"] = 93
+    assert violations(run_preview("test", program_dir(values)), ADVISORY) == []
 
 
 def test_simulate_json_gives_the_range_the_promise_and_their_sources(capsys):
     assert main(["simulate", "--stack", "azure-dev", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     (t4,) = out["pools"]
-    # One spot agent pool across both zones: one max-node-provision-time (15 min) plus one to two scans.
-    assert t4["minutes_to_fallback"] == {"min": 15.02, "max": 15.17}
+    # One spot agent pool across both zones, from the pod's creation: 30 to 40 s, then one to two loops when AKS
+    # deletes the failed VM at once, or max-node-provision-time (15 min) and one to two loops more when a
+    # scale-set-level error is seen only by the timeout.
+    assert t4["minutes_to_fallback"] == {"min": 0.67, "max": 16.0}
     assert t4["max_minutes_to_fallback"] == 20.0
     assert "max-node-provision-time" in t4["minutes_to_fallback_source"]
+    assert t4["minutes_to_fallback_evidence"] == "docs"
     assert t4["max_minutes_to_fallback_source"] == "SpotGpuPool input maxMinutesToFallback"
-    assert t4["minutes_to_first_node"] == {"min": 0.0, "max": 15.17}
-    # The agent pool spans both zones, so one zone with capacity is enough for the first attempt.
-    assert t4["scenarios"]["one zone has spot capacity"] == {"min": 0.0, "max": 0.0}
+    assert t4["minutes_to_first_node"] == {"min": 0.5, "max": 16.0}
+    # The agent pool spans both zones and AKS's autoscaler is not zone-aware: with one zone out, the pool may
+    # fail whole and the pod waits for the fallback.
+    assert t4["scenarios"]["one zone has spot capacity (not zone-aware)"] == {"min": 0.5, "max": 16.0}
     names = {c["name"] for c in out["backoff_constants"]}
-    assert {"scan-interval", "initial-node-group-backoff-duration", "max-node-group-backoff-duration"} <= names
+    assert {"scan-interval", "initial-node-group-backoff-duration", "unschedulablePodWithGpuTimeBuffer"} <= names
 
 
 def test_a_pool_without_fallback_has_no_promise_and_its_first_node_may_never_come(capsys):
@@ -100,7 +127,7 @@ def test_a_pool_without_fallback_has_no_promise_and_its_first_node_may_never_com
     assert training["fallback"] is None and training["minutes_to_fallback"] is None
     assert training["max_minutes_to_fallback"] is None
     assert training["scenarios"]["all spot groups out of capacity"] == "never"
-    assert training["minutes_to_first_node"] == {"min": 0.0, "max": "never"}
+    assert training["minutes_to_first_node"] == {"min": 0.5, "max": "never"}
 
 
 @pytest.mark.parametrize(
@@ -167,7 +194,7 @@ def test_the_rule_says_nothing_while_a_value_it_reads_is_unknown():
 
 def test_readme_fallback_table_is_what_simulate_says():
     readme = (ROOT / "README.md").read_text()
-    header = "| Stack | Pool | Spot groups | To fallback | Promise |"
+    header = "| Stack | Pool | Spot groups | To fallback | Promise | Evidence |"
     rows = readme[readme.index(header) :].split("\n\n", 1)[0].splitlines()[2:]
     table = {tuple(c.strip() for c in row.strip("|").split("|")) for row in rows}
     expected = set()
@@ -179,15 +206,16 @@ def test_readme_fallback_table_is_what_simulate_says():
             zonal = len(spot) > 1 and all(len(g.zones) == 1 for g in spot)
             count = f"{len(spot)} (zones)" if zonal else str(len(spot))
             promise = f"{o.max_minutes_to_fallback:g} min"
-            expected.add((stack, o.pool, count, str(o.minutes_to_fallback), promise))
+            expected.add((stack, o.pool, count, str(o.minutes_to_fallback), promise, o.evidence.kind))
     assert table == expected
 
 
 def test_a_single_zone_pool_with_spot_capacity_is_asked_at_once(capsys):
-    """gcp-dev: one zone, one spot node pool, no fallback: with capacity its first node is asked at 0;
-    with none it never comes; spot back after 60 min: when the pool's backoff lets the autoscaler ask."""
+    """gcp-dev: one zone, one spot node pool, no fallback: with capacity its first node is asked once the
+    pod is 30 s old, at the next loop; with none it never comes; spot back after 60 min: when the pool's
+    backoff lets the autoscaler ask."""
     assert main(["simulate", "--stack", "gcp-dev", "--json"]) == 0
     (t4,) = json.loads(capsys.readouterr().out)["pools"]
-    assert t4["scenarios"]["one zone has spot capacity"] == {"min": 0.0, "max": 0.0}
+    assert t4["scenarios"]["one zone has spot capacity"] == {"min": 0.5, "max": 0.67}
     assert t4["scenarios"]["all spot groups out of capacity"] == "never"
-    assert t4["minutes_to_first_node"]["min"] == 0.0 and t4["minutes_to_first_node"]["max"] == "never"
+    assert t4["minutes_to_first_node"]["min"] == 0.5 and t4["minutes_to_first_node"]["max"] == "never"

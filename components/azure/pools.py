@@ -56,8 +56,10 @@ KIND_GENERAL, KIND_SPOT, KIND_ON_DEMAND = "g", "s", "o"
 MAX_VM_SIZES = 9
 #: Spot max price -1: pay up to the on-demand price; evicted for capacity only, never for price.
 DEFAULT_SPOT_MAX_PRICE = -1.0
-#: A pool's default maxMinutesToFallback: AKS gives up on a spot agent pool only after
-#: maxNodeProvisionTime (15 min by default; simulation/backoff.py), so one spot agent pool plus slack.
+#: A pool's default maxMinutesToFallback: AKS's autoscaler deletes a spot VM that fails to provision at
+#: once (~1 min from the pod's creation), but a scale-set-level error is seen only at maxNodeProvisionTime
+#: (15 min by default): one spot agent pool falls back 15.7-16 min after the pod (simulation/backoff.py),
+#: so 20 is one spot agent pool in the slower regime plus slack.
 DEFAULT_MAX_MINUTES_TO_FALLBACK = 20.0
 #: The AKS spot label's value on spot nodes (spot-node-pool.md).
 

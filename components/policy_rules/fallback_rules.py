@@ -184,7 +184,11 @@ def _validate(args: StackValidationArgs, report: ReportViolation, *, enforced: b
         if not o.breaks_promise or (o.evidence is not None and o.evidence.kind == "source") != enforced:
             continue
         worst = worst_minutes(o.minutes_to_fallback)
-        got = "never (the spot groups take turns leaving their backoff)" if worst is None else f"after {worst:g} min"
+        got = (
+            "never (the spot groups take turns leaving their backoff)"
+            if worst is None
+            else f"{worst:g} min after the pod's creation"
+        )
         spot = len([g for tier in o.tiers for g in tier if g.capacity == "spot"])
         knobs = fixes(o, settings) or ["fewer spot node groups"]
         evidence = "" if enforced or o.evidence is None else (
@@ -194,7 +198,7 @@ def _validate(args: StackValidationArgs, report: ReportViolation, *, enforced: b
         report(
             f"Spot GPU pool '{o.pool}' promises its on-demand fallback within {o.max_minutes_to_fallback:g} min "
             f"(maxMinutesToFallback), but with all {spot} spot node group(s) out of capacity the autoscaler asks it "
-            f"{got} after the pod's creation at worst ({o.timing_source}). Fix: {'; or '.join(knobs)}; or raise "
+            f"{got} at worst ({o.timing_source}). Fix: {'; or '.join(knobs)}; or raise "
             f"maxMinutesToFallback.{evidence}",
             urns.get(o.pool),
         )
