@@ -146,25 +146,40 @@ def test_what_nap_cannot_do_is_an_error() -> None:
     assert nap_pool_problems("w: ", pool_args()) == []
 
 
-@pytest.mark.parametrize(("spot_skus", "best", "worst"), [(1, 2, 30), (3, 4, 70)])
-def test_fallback_comes_after_one_failed_launch_per_spot_size(spot_skus: int, best: int, worst: int) -> None:
-    # First batch 1-10 s, then per SkuNotAvailable a retry of 1 s (deletion trigger) to 20 s (requeue + batch).
+@pytest.mark.parametrize(("spot_skus", "best", "worst", "one_zone"), [(1, 3, 31, (1, 31)), (3, 9, 37, (1, 11))])
+def test_fallback_comes_after_each_spot_size_failed_within_one_nodeclaim(
+    spot_skus: int, best: int, worst: int, one_zone: tuple[int, int]
+) -> None:
+    """First batch 1-10 s; each SkuNotAvailable is retried within the NodeClaim after 1 s, 2 s, 4 s ... (its
+    requeue backoff, lifecycle/launch.go:110-116, controller.go:119); with no size left the NodeClaim is
+    deleted and the pod's next loop (1 s to 10 s requeue + 10 s batch) asks the on-demand NodePool."""
+    assert nap_sim.retries(3) == 1 + 2 + 4
     assert nap_sim.to_fallback(spot_skus) == nap_sim.Seconds(best, worst)
     figures = nap_sim.first_node(spot=True, fallback=True, spot_skus=spot_skus)
-    assert list(figures.values()) == [
-        nap_sim.Seconds(best, worst),
-        nap_sim.Seconds(1, 30),
-        nap_sim.Seconds(best, worst),
-    ]
+    assert figures == {
+        "all spot groups out of capacity": nap_sim.Seconds(best, worst),
+        "one zone has spot capacity": nap_sim.Seconds(*one_zone),
+        "spot comes back after 60 min": nap_sim.Seconds(best, worst),
+        # An async AllocationFailed takes the size off the on-demand fallback too, and the spot NodePool takes it
+        # back first when it frees: the fallback never comes while spot fails that way.
+        nap_sim.SCENARIO_ALLOCATION_FAILED: None,
+    }
 
 
 def test_a_spot_only_single_size_waits_for_its_sku_not_available_entry() -> None:
     # One zone out: the worst launch goes there and takes the one size off every zone for 60 min.
     figures = nap_sim.first_node(spot=True, fallback=False, spot_skus=1)
-    assert list(figures.values()) == [None, nap_sim.Seconds(1, 10 + 3600 + 20), nap_sim.Seconds(3600, 7220)]
+    assert list(figures.values()) == [None, nap_sim.Seconds(1, 10 + 3600 + 20), nap_sim.Seconds(3600, 7220), None]
     assert nap_sim.first_node(spot=False, fallback=False, spot_skus=0)["all spot groups out of capacity"] == (
         nap_sim.Seconds(1, 10)
     )
+
+
+def test_simulate_shows_the_allocation_failed_scenario_for_nap_pools() -> None:
+    (inference, _) = simulate(stack_preview("azure-karpenter"))
+    assert inference.scenarios[nap_sim.SCENARIO_ALLOCATION_FAILED] == "never"
+    assert inference.minutes_to_fallback.to_json() == {"min": 0.15, "max": 0.62}
+    assert inference.evidence.kind == "docs"
 
 
 # --- policy: karpenter-gpu-node-pool, karpenter-fallback-ordered ---------------------------------
@@ -389,8 +404,9 @@ def test_simulate_reports_nap_next_to_the_autoscaler() -> None:
     assert {p: o["instance_types_eligible"] for p, o in ca.items()} == {"inference": 1, "training": 1}
     inf = nap["inference"]
     assert (inf["first_choice"], inf["fallback"]) == ("inference-spot", "inference-on-demand")
-    # One SkuNotAvailable per T4 size (3), each a retry of 1..20 s after the first 1..10 s batch: 4 s .. 70 s.
-    assert inf["minutes_to_fallback"] == {"min": 0.07, "max": 1.17}
+    # One SkuNotAvailable per T4 size (3), retried in the NodeClaim after 1 + 2 + 4 s, after the first 1..10 s
+    # batch, then the pod's next loop (1..20 s): 9 s .. 37 s.
+    assert inf["minutes_to_fallback"] == {"min": 0.15, "max": 0.62}
     assert ca["inference"]["minutes_to_fallback"]["max"] > inf["minutes_to_fallback"]["max"]
     assert nap["training"]["minutes_to_fallback"] is None
     assert nap["training"]["minutes_to_zero"] == 10.42  # consolidateAfter 10m + 10 s poll + 15 s validation

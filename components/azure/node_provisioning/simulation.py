@@ -9,21 +9,28 @@ elastic_gpu.karpenter_core's):
   size the NodePool allows; the provider launches one VM, the cheapest offering not in its
   unavailable-offerings cache (karpenter-provider-azure pkg/providers/instance/vminstance.go:768
   allocationStrategyProvider.Allocate).
-- A failed launch deletes the NodeClaim; the pod is batched again when the deletion or the pod's
-  requeue (POD_REQUEUE, provisioning/controller.go:77) triggers the provisioner.
+- A size that fails is retried within the same NodeClaim: Azure's errors are `CreateError`s
+  (offerings/commonerrorhandlers.go, every handler but the regional quota one), so the launch returns an
+  error and the NodeClaim is requeued (core nodeclaim/lifecycle/launch.go:110-116) after 1 s, doubling up to
+  1 min (lifecycle/controller.go:119, LAUNCH_RETRY), and the provider picks the next available size. Only
+  when no offering of the NodeClaim is left does it return an InsufficientCapacityError, and the NodeClaim
+  is deleted (launch.go:85-96); the pod, still pending, is batched again at its next requeue (POD_REQUEUE,
+  provisioning/controller.go:77) and the scheduler takes the next NodePool.
 
 Azure (karpenter-provider-azure v1.14.2):
 - Spot out of capacity is `SkuNotAvailable` (Azure docs error-codes-spot: "There is not enough Azure
   Spot Virtual Machine capacity"; the portal and API "fail immediately"), returned synchronously by
   the VM PUT (vminstance.go:729-745). The handler marks the size's spot offerings unavailable in every
-  zone of the placement scope for SKU_NOT_AVAILABLE_SPOT_TTL (offerings/commonerrorhandlers.go:188-211):
+  zone of the placement scope for SKU_NOT_AVAILABLE_SPOT_TTL (offerings/commonerrorhandlers.go:188-213):
   one attempt per size, then the spot NodePool has no offering left and the fallback NodePool is asked.
   "For a zonal offering this intentionally includes sibling zones" (commonerrorhandlers.go:93-96): with
   one zone out, a launch into it takes the size off every zone, so the next size (or the fallback) is asked.
 - `AllocationFailed` (async, from the VM's long-running operation, vminstance.go:893-915) marks the
-  size unavailable for *both* capacity types for ALLOCATION_FAILURE_TTL (commonerrorhandlers.go:243-258):
-  a spot AllocationFailed also takes the size off the on-demand fallback for an hour. Not in the
-  figures (Azure documents SkuNotAvailable as the spot capacity error); reported as a note.
+  size unavailable for *both* capacity types for ALLOCATION_FAILURE_TTL (commonerrorhandlers.go:58,
+  :243-258): a spot AllocationFailed takes the size off the on-demand fallback for an hour. When every
+  spot size fails so, the fallback NodePool (the same sizes) has no offering, and when a size's entry
+  expires the spot NodePool, weighed higher, takes it first: the fallback is never asked while spot keeps
+  failing that way (SCENARIO_ALLOCATION_FAILED).
 - A VM that never registers is deleted after REGISTRATION_TIMEOUT (core nodeclaim/lifecycle/liveness.go:52)
   without touching the cache, so the same size is tried again.
 
@@ -51,6 +58,12 @@ ALLOCATION_FAILURE_TTL = Constant(
     f"{_AZURE} pkg/providers/instance/offerings/commonerrorhandlers.go:58 "
     "(both capacity types: markOfferingsUnavailableForPlacementForBothCapacityTypes)",
 )
+LAUNCH_RETRY = Constant(
+    "nodeclaim launch retry",
+    1,
+    "kubernetes-sigs/karpenter v1.14.0 pkg/controllers/nodeclaim/lifecycle/controller.go:119 (exponential from "
+    "1 s to 1 min; a CreateError is retried within the NodeClaim, lifecycle/launch.go:110-116)",
+)
 REGISTRATION_TIMEOUT = Constant(
     "registrationTimeout",
     15 * MINUTE,
@@ -61,28 +74,35 @@ CONSTANTS: tuple[Constant, ...] = (
     *CORE_CONSTANTS,
     SKU_NOT_AVAILABLE_SPOT_TTL,
     ALLOCATION_FAILURE_TTL,
+    LAUNCH_RETRY,
     REGISTRATION_TIMEOUT,
 )
+#: The scenario of an asynchronous AllocationFailed on every spot size.
+SCENARIO_ALLOCATION_FAILED = "spot fails asynchronously (AllocationFailed)"
 TIMING_SOURCE = (
     f"node auto-provisioning: {_AZURE} (vendoring kubernetes-sigs/karpenter v1.14.0; loop constants read at "
     f"{CORE}): batching window, weight-ordered NodePools, one VM per launch, SkuNotAvailable per size "
     "(components/azure/node_provisioning/simulation.py)"
 )
-ALLOCATION_FAILED_NOTE = (
-    "a spot AllocationFailed (not SkuNotAvailable) takes the size off the on-demand fallback too, for "
-    f"{ALLOCATION_FAILURE_TTL.seconds // MINUTE} min (karpenter-provider-azure commonerrorhandlers.go)"
-)
 NODE_CLASS_TYPE = f"kubernetes:{NODE_CLASS_API}:{NODE_CLASS_KIND}"
 
 
+def retries(failed: int) -> int:
+    """Seconds of the NodeClaim's requeue backoff over ``failed`` failed sizes: 1 s, doubling, capped at 1 min."""
+    return sum(min(LAUNCH_RETRY.seconds * 2**i, MINUTE) for i in range(failed))
+
+
 def to_fallback(spot_skus: int) -> Seconds:
-    """Scenario "all spot out of capacity": every spot size fails once with SkuNotAvailable (each failure
-    blocks the size in every zone), then the on-demand NodePool's NodeClaim is the next decision."""
-    return after_failures(spot_skus)
+    """Scenario "all spot out of capacity": the spot NodeClaim tries every spot size in turn (each
+    SkuNotAvailable blocks the size in every zone), finds none left and is deleted; the pod's next loop
+    launches the on-demand NodePool's NodeClaim."""
+    first = after_failures(0)
+    return Seconds(first.best + retries(spot_skus) + NEXT_LOOP[0], first.worst + retries(spot_skus) + NEXT_LOOP[1])
 
 
 def first_node(spot: bool, fallback: bool, spot_skus: int) -> dict[str, Seconds | None]:
-    """Per scenario (the cluster-autoscaler model's three), until capacity that delivers is asked."""
+    """Per scenario (the cluster-autoscaler model's three, and AllocationFailed), until capacity that
+    delivers is asked; None: never."""
     from elastic_gpu.simulation.run import SCENARIO_ALL_OUT, SCENARIO_ONE_ZONE, SCENARIO_RETURNS
 
     first = after_failures(0)
@@ -91,17 +111,22 @@ def first_node(spot: bool, fallback: bool, spot_skus: int) -> dict[str, Seconds 
     # Spot back at T, every size still cached: the first launch after the first entry expires.
     retry_period = SKU_NOT_AVAILABLE_SPOT_TTL.seconds + NEXT_LOOP[1]
     returns = Seconds(SPOT_RETURNS_AFTER, SPOT_RETURNS_AFTER + retry_period)
-    # One zone out: the worst launch goes there and takes the size off every zone; another size (or the
-    # fallback) is asked in the next loop. A single size with no fallback waits for its cache entry.
-    one_zone = (
-        Seconds(first.best, after_failures(1).worst)
-        if fallback or spot_skus > 1
-        else Seconds(first.best, first.worst + retry_period)
-    )
+    # One zone out: the worst launch goes there and takes the size off every zone; the NodeClaim tries the
+    # next size a second later, or (one size) is deleted and the fallback asked in the next loop. A single
+    # size with no fallback waits for its cache entry.
+    if spot_skus > 1:
+        one_zone = Seconds(first.best, first.worst + retries(1))
+    elif fallback:
+        one_zone = Seconds(first.best, to_fallback(1).worst)
+    else:
+        one_zone = Seconds(first.best, first.worst + retry_period)
     return {
         SCENARIO_ALL_OUT: to_fallback(spot_skus) if fallback else None,
         SCENARIO_ONE_ZONE: one_zone,
         SCENARIO_RETURNS: to_fallback(spot_skus) if fallback else returns,
+        # Every spot size fails asynchronously: each takes the size off both capacity types for an hour, and the
+        # spot NodePool takes a size back first when it frees: the fallback never comes while spot fails so.
+        SCENARIO_ALLOCATION_FAILED: None,
     }
 
 
