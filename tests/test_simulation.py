@@ -451,3 +451,18 @@ def test_a_broken_promise_is_marked_in_the_table(capsys, program_dir, tmp_path):
     row = next(line for line in text.splitlines() if line.startswith("t4 "))
     assert "1 min BROKEN" in row
     assert "BREAKS THE PROMISE" in text
+
+
+def test_an_autoscaler_without_an_expander_flag_uses_least_waste_and_aks_random():
+    """cluster-autoscaler 1.33's default expander is least-waste (config/flags/flags.go:143); AKS documents
+    random as its managed autoscaler's default (autoScalerProfile.expander)."""
+    preview = copy.deepcopy(stack_preview("aws-dev"))
+    for r in preview.of_type("kubernetes:apps/v1:Deployment"):
+        for c in r.inputs["spec"]["template"]["spec"]["containers"]:
+            c["command"] = [w for w in c.get("command") or [] if not str(w).startswith("--expander")]
+            c["args"] = [w for w in c.get("args") or [] if not str(w).startswith("--expander")]
+    assert autoscaler_settings(preview).expanders == ("least-waste",)
+    aks = copy.deepcopy(stack_preview("azure-dev"))
+    for r in aks.of_type("azure-native:containerservice:ManagedCluster"):
+        r.inputs.get("autoScalerProfile", {}).pop("expander", None)
+    assert autoscaler_settings(aks).expanders == ("random",)

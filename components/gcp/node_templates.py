@@ -52,13 +52,14 @@ GKE_NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
 GKE_SPOT_LABEL = "cloud.google.com/gke-spot"
 GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 #: GKE runs its own, closed build of the cluster autoscaler: the upstream GCE provider's clocks stand in
-#: for it. What Google documents is the order: a ComputeClass's next priority is tried "immediately" on
-#: a stockout (GKE docs, "About custom compute classes"), with no time given.
+#: for it. What Google documents is the order: a ComputeClass's priorities in turn, the next one tried
+#: immediately, with no waiting period, when a priority hits ZONE_RESOURCE_POOL_EXHAUSTED or QUOTA_EXCEEDED
+#: (GKE docs, "Troubleshoot custom ComputeClass issues"; "About custom ComputeClasses"), with no time given.
 GKE_EVIDENCE = Evidence(
     "proxy",
     "upstream kubernetes/autoscaler cluster-autoscaler-1.33.6 cloudprovider/gce (MIG instance errors read "
     "back at the next loop) standing in for GKE's closed build; documented: ComputeClass priorities in order, "
-    "the next one tried immediately on stockout (GKE docs, custom compute classes)",
+    "the next one tried immediately on a stockout (GKE docs, Troubleshoot custom ComputeClass issues)",
 )
 
 
