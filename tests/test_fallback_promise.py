@@ -86,9 +86,10 @@ def test_three_aks_spot_pools_never_reach_the_fallback(program_dir, capsys):
     (pool,) = json.loads(capsys.readouterr().out)["pools"]
     # Fast delete: three loops after the 30 s wait; a scale-set-level error: never.
     assert pool["minutes_to_fallback"] == {"min": 1.0, "max": "never"} and pool["max_minutes_to_fallback"] == 95.0
-    assert pool["regimes"]["scale-set-level error (waits for maxNodeProvisionTime)"][
-        "all spot groups out of capacity"
-    ] == "never"
+    assert (
+        pool["regimes"]["scale-set-level error (waits for maxNodeProvisionTime)"]["all spot groups out of capacity"]
+        == "never"
+    )
     assert pool["breaks_promise"] is True
     # Advisory: reported, not a failure of the gate.
     assert main(["policy", "--stack", "test", "--program", str(program)]) == 0

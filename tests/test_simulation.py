@@ -243,7 +243,9 @@ def test_a_pod_of_a_whole_node_does_not_reach_the_autoscalers_template_holds_kub
     """4 vCPU on g4dn.xlarge (4 vCPU): the autoscaler's template holds the kube-proxy pod (100m) and the
     DaemonSets that run there (the device plugin), so it never scales up for it."""
     preview = stack_preview("aws-dev")
-    o = simulate_pod(preview, pod_shape(_pod_on("aws-dev", cpu="4")), node_templates(preview), autoscaler_settings(preview))
+    o = simulate_pod(
+        preview, pod_shape(_pod_on("aws-dev", cpu="4")), node_templates(preview), autoscaler_settings(preview)
+    )
     assert not o.reaches
     assert "insufficient cpu" in o.reason and "DaemonSets and kube-proxy" in o.reason
 
@@ -252,7 +254,9 @@ def test_a_pod_that_fits_the_template_but_not_the_nodes_reserve_does_not_reach()
     """The AWS template is the raw capacity less kube-proxy (3.9 cores): 3.85 fits it, but an AL2023 node keeps
     kube-reserved CPU (80m on 4 cores), so the scaled-up node never takes the pod."""
     preview = stack_preview("aws-dev")
-    o = simulate_pod(preview, pod_shape(_pod_on("aws-dev", cpu="3850m")), node_templates(preview), autoscaler_settings(preview))
+    o = simulate_pod(
+        preview, pod_shape(_pod_on("aws-dev", cpu="3850m")), node_templates(preview), autoscaler_settings(preview)
+    )
     assert not o.reaches
     assert "fits the autoscaler's template but not the node" in o.reason and "AL2023" in o.reason
 
@@ -425,7 +429,17 @@ def test_simulate_text_ends_with_one_row_per_pool(capsys):
     assert "EVIDENCE" in lines[header]
     rows = [line.split() for line in lines[header + 1 :]]
     assert [r[:9] for r in rows] == [
-        ["inference", "gpu-prod-inference-spot-us-east-1a-e9d7c6", "gpu-prod-inference-fallback-us-east-1a-1683e8", "1", "to", "4.17", "min", "10", "min"],
+        [
+            "inference",
+            "gpu-prod-inference-spot-us-east-1a-e9d7c6",
+            "gpu-prod-inference-fallback-us-east-1a-1683e8",
+            "1",
+            "to",
+            "4.17",
+            "min",
+            "10",
+            "min",
+        ],
         ["training", "gpu-prod-training-spot-us-east-1a-5119a0", "-", "-", "-", "source", "10", "min", "6"],
     ]
 

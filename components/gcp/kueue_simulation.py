@@ -123,7 +123,9 @@ def admission_path(preview: Preview, pod: PodShape) -> str:
     queue = pod.labels.get(QUEUE_NAME_LABEL, "")
     local = _named(preview, "LocalQueue", queue, pod.namespace)
     cq_name = _spec(local).get("clusterQueue", "")
-    checks = [c for c in _check_names(_spec(_named(preview, "ClusterQueue", cq_name))) if _provisions_queued_nodes(preview, c)]
+    checks = [
+        c for c in _check_names(_spec(_named(preview, "ClusterQueue", cq_name))) if _provisions_queued_nodes(preview, c)
+    ]
     return (
         f"Kueue (LocalQueue {pod.namespace}/{queue} -> ClusterQueue {cq_name} -> AdmissionCheck "
         f"{', '.join(checks) or '?'}) has GKE's ProvisioningRequest ({PROVISIONING_CLASS}, flex-start/DWS) "

@@ -191,9 +191,13 @@ def _validate(args: StackValidationArgs, report: ReportViolation, *, enforced: b
         )
         spot = len([g for tier in o.tiers for g in tier if g.capacity == "spot"])
         knobs = fixes(o, settings) or ["fewer spot node groups"]
-        evidence = "" if enforced or o.evidence is None else (
-            f" The figure's evidence is {o.evidence.kind} ({o.evidence.reference}), not code that runs as is: "
-            f"{MEASURE}."
+        evidence = (
+            ""
+            if enforced or o.evidence is None
+            else (
+                f" The figure's evidence is {o.evidence.kind} ({o.evidence.reference}), not code that runs as is: "
+                f"{MEASURE}."
+            )
         )
         report(
             f"Spot GPU pool '{o.pool}' promises its on-demand fallback within {o.max_minutes_to_fallback:g} min "

@@ -342,9 +342,9 @@ def span(groups: Sequence[Group], delivers: Callable[[Group], bool], machine: Ma
 
 
 def first_node_after_return(groups: Sequence[Group], machine: Machine, returns_after: int) -> tuple[int, int]:
-    """Scenario "spot comes back after T" (T from the pod's creation): every spot group fails until ``returns_after``, then
-    delivers. Seconds until a delivering group (spot after T, or on-demand) is asked, best and worst
-    over the attempt times and draws. Always finite: after T every group is free within the backoff cap."""
+    """Scenario "spot comes back after T" (from the pod's creation): every spot group fails until
+    ``returns_after``, then delivers. Seconds until a delivering group (spot after T, or on-demand) is
+    asked, best and worst over the attempt times and draws. Always finite: after T every group is free within the backoff cap."""
     results = []
     for (attempt, step), first in zip(_ends(machine), machine.start, strict=True):
         graph = _Graph(groups, lambda g: not g.spot, machine, attempt, step)
@@ -375,7 +375,7 @@ def first_node_after_return(groups: Sequence[Group], machine: Machine, returns_a
 def timeline(
     groups: Sequence[Group], delivers: Callable[[Group], bool], machine: Machine, *, slow: bool, limit: int = 50
 ) -> list[tuple[int, str]]:
-    """One run, always drawing the first of equals: (seconds from the first decision, group asked) per decision, up to the
+    """One run, always drawing the first of equals: (seconds after the first decision, group asked) per decision, to the
     first that delivers; "-" where nothing could be asked (every group backed off). For the report
     and the tests' hand-worked timelines."""
     attempt, step = (machine.attempt[1], machine.scan) if slow else (machine.attempt[0], SECOND)

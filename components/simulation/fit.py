@@ -104,7 +104,10 @@ def misfit(pod: PodShape, node: NodeTemplate) -> str | None:
     for resource, wanted in sorted(pod.requests.items()):
         have = free(node, real=False).get(resource, 0.0)
         if wanted > have:
-            return f"insufficient {resource} (wants {_q(resource, wanted)}, the autoscaler's template has {_q(resource, have)}{_after(node, False)})"
+            return (
+                f"insufficient {resource} (wants {_q(resource, wanted)}, the autoscaler's template has "
+                f"{_q(resource, have)}{_after(node, False)})"
+            )
     real = free(node, real=True)
     for resource, wanted in sorted(pod.requests.items()):
         have = real.get(resource, 0.0)
@@ -133,7 +136,7 @@ def free(node: NodeTemplate, *, real: bool) -> dict[str, float]:
 
 
 def near_fit(pod: PodShape, node: NodeTemplate) -> str | None:
-    """"fits only if ..." when the pod fits the node with less than NEAR_FIT of its cpu or memory left."""
+    """ "fits only if ..." when the pod fits the node with less than NEAR_FIT of its cpu or memory left."""
     real = free(node, real=True)
     for resource in ("cpu", "memory"):
         wanted, have, total = pod.requests.get(resource, 0.0), real.get(resource, 0.0), node.allocatable.get(resource)

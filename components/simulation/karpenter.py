@@ -82,7 +82,7 @@ class KarpenterModel:
     to_fallback: Callable[[int], Seconds]
     source: str
     #: what the figures rest on (Karpenter on EKS: its code at the tag this library deploys)
-    evidence: Evidence = Evidence("source", "")
+    evidence: Evidence
 
 
 def requirements(spec: dict[str, Any]) -> dict[str, list[str]]:

@@ -3,8 +3,8 @@ in which order, how long until the fallback, until the pool is back to zero, and
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from elastic_gpu.clouds import get_cloud
@@ -13,6 +13,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.price_overrides import price_overrides
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.prices import HOURS_PER_MONTH
+from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.simulation.backoff import (
     CONSTANTS,
     POD_WAIT,
@@ -27,7 +28,6 @@ from elastic_gpu.simulation.expanders import Tier, rank
 from elastic_gpu.simulation.fit import NodeTemplate, misfit, near_fit
 from elastic_gpu.simulation.pod import PodShape, pod_shape
 from elastic_gpu.simulation.templates import node_templates
-from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.simulation.timings import AutoscalerSettings, Evidence, autoscaler_settings
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
@@ -469,6 +469,7 @@ def _summary(outcomes: list[PoolOutcome]) -> list[str]:
         )
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
 
 def to_json(stack: str, settings: AutoscalerSettings, outcomes: list[PoolOutcome]) -> dict[str, Any]:
     return {
