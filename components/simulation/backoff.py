@@ -344,7 +344,8 @@ def span(groups: Sequence[Group], delivers: Callable[[Group], bool], machine: Ma
 def first_node_after_return(groups: Sequence[Group], machine: Machine, returns_after: int) -> tuple[int, int]:
     """Scenario "spot comes back after T" (from the pod's creation): every spot group fails until
     ``returns_after``, then delivers. Seconds until a delivering group (spot after T, or on-demand) is
-    asked, best and worst over the attempt times and draws. Always finite: after T every group is free within the backoff cap."""
+    asked, best and worst over the attempt times and draws. Always finite: after T every group is free
+    within the backoff cap."""
     results = []
     for (attempt, step), first in zip(_ends(machine), machine.start, strict=True):
         graph = _Graph(groups, lambda g: not g.spot, machine, attempt, step)
