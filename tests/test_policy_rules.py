@@ -67,10 +67,14 @@ def test_programs_declare_the_ok_and_bad_resources(cloud: str) -> None:
 
 def test_every_rule_of_the_issue_has_cases() -> None:
     # The version rules depend on the day; tests/test_versions.py judges them on fixed dates.
-    # gpu-monthly-cost-ceiling and spot-gpu-pool-fallback-promise have their own files
+    # gpu-monthly-cost-ceiling and spot-gpu-pool-fallback-promise (and its advisory twin) have their own files
     # (test_cost.py, test_fallback_promise.py), the Karpenter rules test_karpenter_eks.py.
     dated = {"kubernetes-version-standard-support", "kubernetes-version-not-end-of-life"}
-    own_files = {"gpu-monthly-cost-ceiling", "spot-gpu-pool-fallback-promise"}
+    own_files = {
+        "gpu-monthly-cost-ceiling",
+        "spot-gpu-pool-fallback-promise",
+        "spot-gpu-pool-fallback-promise-advisory",
+    }
     own_files |= {"karpenter-gpu-node-pool", "karpenter-fallback-ordered", "karpenter-interruption-handling"}
     # GKE auto-provisioning's rules: tests/test_gke_autoprovisioning.py
     own_files |= {
@@ -109,6 +113,7 @@ def test_levels_names_and_descriptions() -> None:
         "gpu-monthly-cost-ceiling",
         "spot-gpu-pool-on-demand-fallback",
         "kubernetes-version-standard-support",
+        "spot-gpu-pool-fallback-promise-advisory",
     }
     for p in ALL_POLICIES:
         assert p.name == p.name.lower() and " " not in p.name
