@@ -106,7 +106,7 @@ def test_aks_pools_show_both_regimes_and_the_timeout_one_contains_the_real_autos
     assert (zonal.min, zonal.max) == (0.5, 16.0)
     doc = json.loads(json.dumps(o.to_json()))
     assert doc["evidence"]["class"] == "docs" and "2025-09-21" in doc["evidence"]["reference"]
-    assert doc["minutes_to_fallback_evidence"] == "docs"
+    assert doc["minutes_to_fallback_evidence"] == doc["minutes_to_zero_evidence"] == "docs"
 
 
 def test_every_figure_counts_from_the_pods_creation():

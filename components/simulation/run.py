@@ -162,6 +162,7 @@ class PoolOutcome:
             "queued": self.queued,
             "fit_notes": self.fit_notes,
             "minutes_to_zero": self.minutes_to_zero,
+            "minutes_to_zero_evidence": self.evidence.kind if self.evidence else None,
             "instance_types_eligible": len(self.instance_types),
             "instance_types": self.instance_types,
             "worst_case_nodes": self.worst_case_nodes,
