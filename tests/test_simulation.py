@@ -480,3 +480,12 @@ def test_an_autoscaler_without_an_expander_flag_uses_least_waste_and_aks_random(
     for r in aks.of_type("azure-native:containerservice:ManagedCluster"):
         r.inputs.get("autoScalerProfile", {}).pop("expander", None)
     assert autoscaler_settings(aks).expanders == ("random",)
+
+
+def test_aks_templates_keep_the_reserve_aks_documents_for_the_clusters_max_pods():
+    """AKS node-resource-reservations: kube-reserved memory is the lesser of 20 MB x maxPods + 50 MB and 25%
+    of the VM's, plus 100Mi eviction; CPU by the host's cores (4 cores: 140m). Azure CNI overlay: 250 pods."""
+    t = next(t for t in node_templates(stack_preview("azure-dev")) if t.capacity == "spot")
+    assert t.instance_type == "Standard_NC4as_T4_v3" and not t.template_reserves
+    assert t.reserved["cpu"] == 0.14
+    assert t.reserved["memory"] == pytest.approx(min(20e6 * 250 + 50e6, 0.25 * 28 * 2**30) + 100 * 2**20)

@@ -55,8 +55,18 @@ AKS_EVIDENCE = Evidence(
 #: What an AKS node keeps (AKS docs, node-resource-reservations, AKS 1.29+): kube-reserved CPU by the
 #: host's cores, memory the lesser of 20 MB x maxPods + 50 MB and 25% of the VM's, and 100Mi eviction.
 AKS_RESERVED_CPU_MILLICORES = {1: 60, 2: 100, 4: 140, 8: 180, 16: 260, 32: 420, 64: 740}
-#: maxPods when the agent pool does not set it: Azure CNI's default, the smallest AKS documents.
-AKS_DEFAULT_MAX_PODS = 30
+#: maxPods when the agent pool does not set it, by the cluster's network plugin (AKS docs, AKSNodeClass and
+#: Azure CNI: overlay 250, Azure CNI with node subnet 30, otherwise 110).
+AKS_DEFAULT_MAX_PODS = {("azure", "overlay"): 250, ("azure", None): 30}
+AKS_OTHER_MAX_PODS = 110
+
+
+def default_max_pods(cluster: dict[str, Any]) -> int:
+    network = cluster.get("networkProfile") or {}
+    key = (network.get("networkPlugin"), network.get("networkPluginMode"))
+    return AKS_DEFAULT_MAX_PODS.get(key, AKS_OTHER_MAX_PODS)
+
+
 AKS_RESERVE_SOURCE = "AKS node-resource-reservations: kube-reserved and 100Mi eviction"
 
 
@@ -73,7 +83,7 @@ REGIME_FAST_DELETE = "VM fails to provision (AKS deletes it at once)"
 REGIME_TIMEOUT = "scale-set-level error (waits for maxNodeProvisionTime)"
 
 
-def _aks_template(resource: str, p: dict[str, Any], region: str | None) -> NodeTemplate:
+def _aks_template(resource: str, p: dict[str, Any], region: str | None, max_pods: int) -> NodeTemplate:
     name = p.get("agentPoolName") or p.get("name") or resource
     spot = p.get("scaleSetPriority") == "Spot"
     labels = dict(p.get("nodeLabels") or {}) | {AKS_AGENTPOOL_LABEL: name}
@@ -103,7 +113,7 @@ def _aks_template(resource: str, p: dict[str, Any], region: str | None) -> NodeT
         zones=list(p.get("availabilityZones") or []),
         region=region,
         # The autoscaler's Azure template is the raw capacity (azure_template.go:276-277); the node is not.
-        reserved=aks_reserve(allocatable, int(p.get("maxPods") or AKS_DEFAULT_MAX_PODS)),
+        reserved=aks_reserve(allocatable, int(p.get("maxPods") or max_pods)),
         reserved_source=AKS_RESERVE_SOURCE,
     )
 
@@ -111,13 +121,14 @@ def _aks_template(resource: str, p: dict[str, Any], region: str | None) -> NodeT
 def node_templates(preview: Preview) -> list[NodeTemplate]:
     clusters = preview.of_type(AKS_MANAGED_CLUSTER)
     region = next((c.inputs.get("location") for c in clusters if c.inputs.get("location")), None)
+    max_pods = default_max_pods(clusters[0].inputs) if clusters else AKS_OTHER_MAX_PODS
     out = [
-        _aks_template(f"{c.name}[{i}]", profile, region)
+        _aks_template(f"{c.name}[{i}]", profile, region, max_pods)
         for c in clusters
         for i, profile in enumerate(c.inputs.get("agentPoolProfiles") or [])
     ]
     return out + [
-        _aks_template(r.name, r.inputs, region or preview.provider_inputs(r).get("location"))
+        _aks_template(r.name, r.inputs, region or preview.provider_inputs(r).get("location"), max_pods)
         for r in preview.of_type(AKS_AGENT_POOL)
     ]
 
