@@ -243,7 +243,9 @@ class GpuPoolConfig(_Model):
     over all its node groups (zones, and VM sizes on AKS): split between them, never per group."""
     fallback_max_size: int | None = Field(default=None, ge=1, le=MAX_NODES)
     """With `onDemandFallback`: the most on-demand fallback nodes, in total over the fallback's groups
-    (default: maxSize). The pool's worst case is maxSize + fallbackMaxSize nodes."""
+    (default: maxSize). The pool's worst case is maxSize + fallbackMaxSize nodes. Under provisioner karpenter
+    the fallback is within the pool's one NodePool (spot first) and maxSize caps both; fallbackMaxSize caps
+    on-demand separately, as a second, lower-weight on-demand NodePool."""
     max_minutes_to_fallback: float | None = Field(default=None, gt=0)
     """With `onDemandFallback`: the most minutes a pending GPU pod may wait, every spot group out of
     capacity, until the autoscaler asks the fallback (`simulate`'s worst case; `policy` refuses a pool

@@ -63,8 +63,20 @@ def test_every_catalog_azure_size_is_one_nap_drives() -> None:
     assert {t.name for t in gpu_instance_types("azure")} == NAP_GPU_SKUS
 
 
-def test_spot_node_pool_outranks_the_fallback_over_the_same_sizes() -> None:
-    spot, fallback = node_pools(pool_args())
+def test_a_spot_pool_with_a_fallback_is_one_node_pool_spot_first() -> None:
+    [only] = node_pools(pool_args())
+    assert (only["metadata"]["name"], only["spec"]["weight"]) == ("inference-spot-first", 100)
+    reqs = {r["key"]: r["values"] for r in only["spec"]["template"]["spec"]["requirements"]}
+    # NAP ranks one NodePool's offerings by price, spot first at equal price (offering_rank.go)
+    assert reqs["karpenter.sh/capacity-type"] == ["spot", "on-demand"]
+    assert only["spec"]["limits"] == {"nodes": "9", "nvidia.com/gpu": "9"}  # one cap: maxSize
+    taints = only["spec"]["template"]["spec"]["taints"]
+    assert {"key": AKS_SPOT_TAINT.key, "value": "spot", "effect": "NoSchedule"} in taints
+    assert "elastic-gpu.io/capacity" not in only["spec"]["template"]["metadata"]["labels"]
+
+
+def test_spot_node_pool_outranks_a_separately_capped_fallback_over_the_same_sizes() -> None:
+    spot, fallback = node_pools(pool_args(fallback_max_size=9))
     assert [spot["metadata"]["name"], fallback["metadata"]["name"]] == ["inference-spot", "inference-on-demand"]
     assert spot["spec"]["weight"] == 100 and fallback["spec"]["weight"] == 10
     reqs = {r["key"]: r["values"] for r in spot["spec"]["template"]["spec"]["requirements"]}
@@ -115,7 +127,7 @@ def test_the_objects_validate_against_the_upstream_crds() -> None:
 
 
 def test_a_wrong_node_pool_field_or_label_fails_the_crd() -> None:
-    [spot, _] = node_pools(pool_args())
+    [spot] = node_pools(pool_args())
     bad = copy.deepcopy(spot)
     bad["spec"]["disruption"]["consolidateAfter"] = "10 minutes"
     assert any("consolidateAfter: '10 minutes' does not match" in e for e in validate(bad))
@@ -191,7 +203,7 @@ def test_a_gpu_node_pool_with_limits_taint_and_consolidation_passes() -> None:
 
 
 def test_a_gpu_node_pool_without_limits_taint_or_consolidation_fails() -> None:
-    [spot, _] = node_pools(pool_args())
+    [spot] = node_pools(pool_args())
     spot["spec"].pop("limits")
     spot["spec"]["disruption"]["consolidateAfter"] = "Never"
     spot["spec"]["template"]["spec"]["taints"] = [
@@ -199,9 +211,9 @@ def test_a_gpu_node_pool_without_limits_taint_or_consolidation_fails() -> None:
     ]
     reports = _node_pool_reports(spot)
     assert [r.split(":")[0] for r in reports] == [
-        "GPU NodePool 'inference-spot' has no limits.nodes or limits.nvidia.com/gpu",
-        "GPU NodePool 'inference-spot' does not taint its nodes nvidia.com/gpu=true",
-        "GPU NodePool 'inference-spot' never consolidates (consolidateAfter",
+        "GPU NodePool 'inference-spot-first' has no limits.nodes or limits.nvidia.com/gpu",
+        "GPU NodePool 'inference-spot-first' does not taint its nodes nvidia.com/gpu=true",
+        "GPU NodePool 'inference-spot-first' never consolidates (consolidateAfter",
     ]
 
 
@@ -214,7 +226,7 @@ def _order_reports(objs: list[dict]) -> list[str]:
 
 
 def test_spot_above_the_fallback_passes_and_equal_weights_fail() -> None:
-    spot, fallback = node_pools(pool_args())
+    spot, fallback = node_pools(pool_args(fallback_max_size=9))
     assert _order_reports([spot, fallback]) == []
     fallback["spec"]["weight"] = 100
     [report] = _order_reports([spot, fallback])
@@ -238,7 +250,10 @@ def nap_stack() -> Preview:
 
 
 def _nap_node_pool(capacity: str, pool: str, sizes: list[str], nodes: int, weight: int) -> dict:
-    spot = capacity == "spot"
+    """capacity: "spot", "on-demand" or "spot-first" (both, one NodePool)."""
+    spot = capacity in ("spot", "spot-first")
+    capacities = ["spot", "on-demand"] if capacity == "spot-first" else [capacity]
+    labels = {} if capacity == "spot-first" else {"elastic-gpu.io/capacity": capacity}
     taints = [{"effect": "NoSchedule", "key": "nvidia.com/gpu", "value": "true"}]
     if spot:
         taints.insert(0, {"effect": "NoSchedule", "key": "kubernetes.azure.com/scalesetpriority", "value": "spot"})
@@ -256,8 +271,8 @@ def _nap_node_pool(capacity: str, pool: str, sizes: list[str], nodes: int, weigh
             },
             "template": {
                 "metadata": {
-                    "labels": {
-                        "elastic-gpu.io/capacity": capacity,
+                    "labels": labels
+                    | {
                         "elastic-gpu.io/node-class": "gpu",
                         "elastic-gpu.io/pool": pool,
                         "nvidia.com/gpu.present": "true",
@@ -266,7 +281,7 @@ def _nap_node_pool(capacity: str, pool: str, sizes: list[str], nodes: int, weigh
                 "spec": {
                     "nodeClassRef": {"group": "karpenter.azure.com", "kind": "AKSNodeClass", "name": pool},
                     "requirements": [
-                        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": [capacity]},
+                        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": capacities},
                         {"key": "karpenter.azure.com/sku-name", "operator": "In", "values": sizes},
                         {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ZONES},
                     ],
@@ -308,8 +323,7 @@ def test_the_stacks_gpu_pools_are_exactly_these_node_classes_and_node_pools() ->
     }
     pools = {r.name: r.inputs for r in preview.of_type(NODE_POOL)}
     assert pools == {
-        "inference-spot": _nap_node_pool("spot", "inference", T4_SIZES, 9, 100),
-        "inference-on-demand": _nap_node_pool("on-demand", "inference", T4_SIZES, 9, 10),
+        "inference-spot-first": _nap_node_pool("spot-first", "inference", T4_SIZES, 9, 100),
         "training-spot": _nap_node_pool("spot", "training", ["Standard_NC24ads_A100_v4"], 3, 100),
     }
     for obj in [*classes.values(), *pools.values()]:
@@ -331,15 +345,10 @@ def test_the_karpenter_rules_pass_on_the_nap_stack_and_a_broken_node_pool_fails(
     preview = nap_stack()
     for rule in ("karpenter-gpu-node-pool", "karpenter-fallback-ordered"):
         assert [v.message for v in run_policies(preview).violations if v.policy == rule] == [], rule
-    spot = preview.one(NODE_POOL, "inference-spot").inputs["spec"]
+    spot = preview.one(NODE_POOL, "inference-spot-first").inputs["spec"]
     del spot["limits"]
-    preview.one(NODE_POOL, "inference-on-demand").inputs["spec"]["weight"] = 100
     messages = {v.policy: v.message for v in run_policies(preview).violations}
-    assert "GPU NodePool 'inference-spot' has no limits.nodes" in messages["karpenter-gpu-node-pool"]
-    assert (
-        "on-demand NodePool 'inference-on-demand' (weight 100) is not below spot"
-        in messages["karpenter-fallback-ordered"]
-    )
+    assert "GPU NodePool 'inference-spot-first' has no limits.nodes" in messages["karpenter-gpu-node-pool"]
 
 
 @pytest.mark.parametrize(
@@ -388,13 +397,15 @@ def test_simulate_reports_nap_next_to_the_autoscaler() -> None:
     assert {p: o["instance_types_eligible"] for p, o in nap.items()} == {"inference": 3, "training": 1}
     assert {p: o["instance_types_eligible"] for p, o in ca.items()} == {"inference": 1, "training": 1}
     inf = nap["inference"]
-    assert (inf["first_choice"], inf["fallback"]) == ("inference-spot", "inference-on-demand")
+    # one NodePool: its spot offerings, then its on-demand ones
+    assert (inf["first_choice"], inf["fallback"]) == ("inference-spot-first", "inference-spot-first")
     # One SkuNotAvailable per T4 size (3), each a retry of 1..20 s after the first 1..10 s batch: 4 s .. 70 s.
     assert inf["minutes_to_fallback"] == {"min": 0.07, "max": 1.17}
     assert ca["inference"]["minutes_to_fallback"]["max"] > inf["minutes_to_fallback"]["max"]
     assert nap["training"]["minutes_to_fallback"] is None
     assert nap["training"]["minutes_to_zero"] == 10.42  # consolidateAfter 10m + 10 s poll + 15 s validation
-    assert (inf["worst_case_nodes"], nap["training"]["worst_case_nodes"]) == (18, 3)
+    # one cap per pool (maxSize), the spot-first NodePool priced on-demand (it may fill its limit with it)
+    assert (inf["worst_case_nodes"], nap["training"]["worst_case_nodes"]) == (9, 3)
 
 
 def test_the_readme_table_is_what_simulate_says() -> None:

@@ -8,7 +8,10 @@ elastic_gpu.karpenter_core's):
 - The scheduler tries the NodePools by weight, highest first, and launches a NodeClaim listing every
   size the NodePool allows; the provider launches one VM, the cheapest offering not in its
   unavailable-offerings cache (karpenter-provider-azure pkg/providers/instance/vminstance.go:768
-  allocationStrategyProvider.Allocate).
+  allocationStrategyProvider.Allocate), spot before on-demand at equal price
+  (allocationstrategy/stages/offering_rank.go compareOfferings). In a NodePool allowing both capacity types
+  every spot size costs less than every on-demand one (components/data/prices.csv), so the spot sizes are
+  tried first, then on-demand: the same count of failed launches as with a separate on-demand NodePool.
 - A failed launch deletes the NodeClaim; the pod is batched again when the deletion or the pod's
   requeue (POD_REQUEUE, provisioning/controller.go:77) triggers the provisioner.
 
@@ -64,7 +67,8 @@ CONSTANTS: tuple[Constant, ...] = (
 )
 TIMING_SOURCE = (
     f"node auto-provisioning: {_AZURE} (vendoring kubernetes-sigs/karpenter v1.14.0; loop constants read at "
-    f"{CORE}): batching window, weight-ordered NodePools, one VM per launch, SkuNotAvailable per size "
+    f"{CORE}): batching window, spot before on-demand (cheapest offering first), one VM per launch, "
+    "SkuNotAvailable per size "
     "(components/azure/node_provisioning/simulation.py)"
 )
 ALLOCATION_FAILED_NOTE = (
