@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import shlex
 import shutil
 import subprocess
 from typing import Any
@@ -72,6 +73,39 @@ def test_a_system_pool_change_aks_refuses_in_place_is_refused_with_the_rotation(
         "osDiskSizeGB": "--node-osdisk-size 256",
     }[field]
     assert text.count(flag) == 2, text
+
+
+def _az_args(command: str) -> dict[str, list[str]]:
+    """An `az ...` command line as az parses it: each --flag with its values."""
+    out: dict[str, list[str]] = {}
+    flag = None
+    for word in shlex.split(command):
+        if word.startswith("--"):
+            flag = word
+            out[flag] = []
+        elif flag is not None:
+            out[flag].append(word)
+    return out
+
+
+@pytest.mark.parametrize("count", [1, 2, 7])
+def test_the_printed_rotation_adds_a_pool_az_accepts_with_the_pools_tags(count: int) -> None:
+    """az aks nodepool add defaults --node-count to 3 and refuses one outside --min-count..--max-count
+    (azure-cli acs agentpool_decorator.py); azure-dev's System pool autoscales 1..2."""
+    base = with_system_pool(stack_preview("azure-dev"), count=count)
+    pool = system_pool(base)
+    with pytest.raises(DiffError) as err:
+        build_diff(side(base), side(with_system_pool(base, vmSize="Standard_D8s_v5")))
+    adds = [line.split(". ", 1)[1] for line in str(err.value).splitlines() if "az aks nodepool add" in line]
+    assert len(adds) == 2
+    for add in adds:
+        args = _az_args(add)
+        [nodes], [lo], [hi] = args["--node-count"], args["--min-count"], args["--max-count"]
+        assert (int(lo), int(hi)) == (pool["minCount"], pool["maxCount"]) == (1, 2)
+        assert int(lo) <= int(nodes) <= int(hi)
+        assert int(nodes) == min(count, 2)
+        assert dict(t.split("=", 1) for t in args["--tags"]) == pool["tags"] != {}
+        assert dict(t.split("=", 1) for t in args["--labels"]) == pool["nodeLabels"]
 
 
 def test_a_system_pool_change_aks_makes_in_place_is_an_update() -> None:
