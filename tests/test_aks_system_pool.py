@@ -221,3 +221,23 @@ def test_runner_in_vnet_is_refused_where_it_does_nothing(cloud_stack: str, acces
         load_stack_config(values)
     assert "cluster.apiAccess.runnerInVnet: set only on azure with a private cluster (public: false)" in str(err.value)
     assert message in str(err.value)
+
+
+# --- a System pool below the two nodes AKS documents: a preview warning, not an error ---------------------
+
+
+def small_system_pool_warnings(preview: Preview) -> list[str]:
+    return [w for w in preview.warnings if "nodes AKS documents for a System pool" in w]
+
+
+def test_a_one_node_system_pool_previews_with_a_warning_saying_what_is_lost(program_dir) -> None:
+    from elastic_gpu.offline.runner import run_preview
+
+    [warning] = small_system_pool_warnings(stack_preview("azure-dev"))  # azure-dev: minSize 1, still previews
+    assert warning.startswith("AksCluster 'gpu-dev': system_min_size 1 (stack config cluster.systemPool.minSize)")
+    assert "'System pools must contain at least two nodes'" in warning
+    assert "CoreDNS" in warning and "Set minSize: 2" in warning
+    assert small_system_pool_warnings(stack_preview("azure-prod")) == []  # 3 nodes
+    values = stack_values("azure-dev")
+    values[P + "cluster"]["systemPool"]["minSize"] = 2
+    assert small_system_pool_warnings(run_preview("test", program_dir(values))) == []

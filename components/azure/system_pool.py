@@ -9,6 +9,26 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+#: The fewest nodes AKS documents for a System pool: "System pools must contain at least two nodes" (AKS
+#: docs use-system-pools.md, Limitations; three recommended in production). AKS still creates one with a
+#: single node, so fewer is a warning, not an error: a dev cluster may take the risk.
+SYSTEM_POOL_MIN_NODES = 2
+
+
+def system_pool_size_warning(min_size: int) -> str | None:
+    """What a System pool below SYSTEM_POOL_MIN_NODES loses, or None."""
+    if min_size >= SYSTEM_POOL_MIN_NODES:
+        return None
+    return (
+        f"system_min_size {min_size} (stack config cluster.systemPool.minSize) is below the {SYSTEM_POOL_MIN_NODES} "
+        "nodes AKS documents for a System pool (use-system-pools.md: 'System pools must contain at least two "
+        "nodes'). On one node every system pod (CoreDNS, metrics-server, konnectivity-agent) shares one VM: "
+        "its failure or an unplanned reboot leaves the cluster without DNS and without kubectl logs/exec "
+        "until a replacement node is Ready, and an upgrade moves them all at once. "
+        f"Set minSize: {SYSTEM_POOL_MIN_NODES} (3 for production) unless a dev cluster accepts this."
+    )
+
+
 #: AKS agent-pool names: at most 12 lowercase letters and digits (azure/pools.py AGENT_POOL_NAME_PATTERN).
 MAX_AGENT_POOL_NAME = 12
 
