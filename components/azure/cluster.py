@@ -16,6 +16,7 @@ from pulumi_azure_native import containerservice as cs
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.node_provisioning.cluster import nap_cluster_problems, node_provisioning_profile
+from elastic_gpu.azure.pools import vmss_name_regex
 from elastic_gpu.azure.system_pool import system_pool_size_warning
 from elastic_gpu.cluster_handle import (
     AksClusterHandle,
@@ -335,6 +336,8 @@ class AksCluster(pulumi.ComponentResource):
                 scale_down_unneeded_time=args.scale_down_unneeded_time,
                 scale_down_delay_after_add=args.scale_down_delay_after_add,
                 max_node_provision_time=args.max_node_provision_time,
+                # The System pool autoscales too (enable_auto_scaling above)
+                cluster_group_regexes=(vmss_name_regex(SYSTEM_POOL_NAME),),
             )
         )
         #: "karpenter": node auto-provisioning makes the GPU pools' nodes (the handle's optional `provisioner`)
