@@ -76,9 +76,18 @@ def node_pool_plans(
     ]
 
 
-#: No node is replaced because it drifted (a new node image, a changed NodePool): a GPU job is never
-#: evicted for it; drifted nodes leave when empty or at EXPIRE_AFTER.
-DRIFT_BUDGET = {"nodes": "0", "reasons": ["Drifted"]}
+#: A pod annotation: Karpenter neither consolidates nor drifts a node while such a pod runs on it (no
+#: NodePool sets terminationGracePeriod), and does not evict the pod when it drains the node
+#: (aws/karpenter-provider-aws v1.14.1 website/content/en/docs/concepts/disruption.md, "Pod-Level Controls").
+#: The pools' example Jobs carry it (the workload contract's pod_annotations): a training run is not
+#: restarted for a node image update; it takes the new image on its next node.
+DO_NOT_DISRUPT = {"karpenter.sh/do-not-disrupt": "true"}
+#: Drifted nodes (a new node image or AMI, a changed NodePool) are replaced one at a time per NodePool, a
+#: replacement launched before the old node drains (disruption.md "Drift"; PDBs respected): so node image and
+#: security updates reach running pools. AKS NAP moves nodes to a new image only through drift, and forces it
+#: once an image is 90 days old (AKS docs node-auto-provisioning-upgrade-image.md); a budget of 0 held every
+#: busy node on its old image until it emptied or reached EXPIRE_AFTER. A running Job is kept by DO_NOT_DISRUPT.
+DRIFT_BUDGET = {"nodes": "1", "reasons": ["Drifted"]}
 #: Upstream's default budget (pkg/apis/v1/nodepool.go `+kubebuilder:default:={{nodes: "10%"}}`), kept for
 #: every other reason since a budget list replaces the default.
 DEFAULT_BUDGET = {"nodes": "10%"}

@@ -26,6 +26,7 @@ from elastic_gpu.policy_rules.karpenter_rules import NODE_POOL_TYPE, validate_fa
 from elastic_gpu.scheduling import AKS_SPOT_TAINT, GPU_TAINT
 from elastic_gpu.simulation.run import simulate
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+from elastic_gpu.workload import WorkloadContract, job_manifest
 from tests.conftest import stack_preview, stack_values
 from tests.crd_schemas import validate
 
@@ -102,9 +103,38 @@ def test_limits_taints_labels_and_disruption() -> None:
     assert spot["spec"]["disruption"] == {
         "consolidationPolicy": "WhenEmpty",
         "consolidateAfter": "10m",
-        "budgets": [{"nodes": "10%"}, {"nodes": "0", "reasons": ["Drifted"]}],  # a new node image never evicts
+        # a new node image reaches busy nodes, one drifted node at a time (a running Job keeps do-not-disrupt)
+        "budgets": [{"nodes": "10%"}, {"nodes": "1", "reasons": ["Drifted"]}],
     }
     assert spot["spec"]["template"]["spec"]["expireAfter"] == "720h"
+
+
+def _allowed_disruptions(budgets: list[dict], reason: str, total: int) -> int:
+    """Karpenter's count of nodes a NodePool may disrupt for `reason` (disruption.md "NodePool Disruption
+    Budgets": the minimum over the budgets listing the reason or none, a percentage rounded up)."""
+    allowed = []
+    for b in budgets:
+        if b.get("reasons") and reason not in b["reasons"]:
+            continue
+        nodes = b["nodes"]
+        allowed.append(-(-total * int(nodes[:-1]) // 100) if nodes.endswith("%") else int(nodes))
+    return min(allowed)
+
+
+def test_the_drift_budget_lets_node_image_updates_through_and_jobs_keep_their_node() -> None:
+    # NAP moves nodes to a new node image only by drift (node-auto-provisioning-upgrade-image.md): a budget of
+    # 0 held every busy node on its old image until it emptied or expired (720h).
+    for obj in node_pools(pool_args()):
+        budgets = obj["spec"]["disruption"]["budgets"]
+        assert [_allowed_disruptions(budgets, "Drifted", n) for n in (1, 9, 40)] == [1, 1, 1]
+        assert _allowed_disruptions(budgets, "Empty", 40) == 4  # upstream's 10% for the other reasons
+        assert "terminationGracePeriod" not in obj["spec"]["template"]["spec"]  # do-not-disrupt keeps its node
+    # ... and a running Job keeps its node: the pool's example Job carries Karpenter's do-not-disrupt
+    contract = next(r for r in stack_preview("azure-karpenter").of_type("elastic-gpu:index:SpotGpuPool"))
+    job = job_manifest(WorkloadContract.from_json(contract.inputs["workloadContract"]))
+    assert job["spec"]["template"]["metadata"]["annotations"] == {"karpenter.sh/do-not-disrupt": "true"}
+    ca = next(r for r in stack_preview("azure-prod").of_type("elastic-gpu:index:SpotGpuPool"))
+    assert "metadata" not in job_manifest(WorkloadContract.from_json(ca.inputs["workloadContract"]))["spec"]["template"]
 
 
 def test_an_on_demand_pool_is_one_node_pool() -> None:
@@ -267,7 +297,7 @@ def _nap_node_pool(capacity: str, pool: str, sizes: list[str], nodes: int, weigh
             "disruption": {
                 "consolidationPolicy": "WhenEmpty",
                 "consolidateAfter": "10m",
-                "budgets": [{"nodes": "10%"}, {"nodes": "0", "reasons": ["Drifted"]}],
+                "budgets": [{"nodes": "10%"}, {"nodes": "1", "reasons": ["Drifted"]}],
             },
             "template": {
                 "metadata": {

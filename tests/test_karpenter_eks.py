@@ -333,6 +333,16 @@ def test_the_stack_declares_karpenter_and_no_gpu_node_groups() -> None:
         "inference-spot-first",
         "training-spot",
     ]
+    for r in preview.of_type("kubernetes:karpenter.sh/v1:NodePool"):
+        # a new AMI (al2023@latest) reaches busy nodes one at a time; a running Job keeps do-not-disrupt
+        assert r.inputs["spec"]["disruption"]["budgets"] == [{"nodes": "10%"}, {"nodes": "1", "reasons": ["Drifted"]}]
+    pools = {r.name: r.inputs["workloadContract"] for r in preview.of_type("elastic-gpu:index:SpotGpuPool")}
+    assert {p: c["podAnnotations"] for p, c in pools.items()} == {
+        "inference": {"karpenter.sh/do-not-disrupt": "true"},
+        "training": {"karpenter.sh/do-not-disrupt": "true"},
+    }
+    cas = [r.inputs["workloadContract"] for r in stack_preview("aws-prod").of_type("elastic-gpu:index:SpotGpuPool")]
+    assert all(c["podAnnotations"] == {} for c in cas)  # the cluster-autoscaler never reads it
 
 
 def test_the_stack_tags_its_private_subnets_and_node_security_group_for_discovery() -> None:

@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 #: The AMI: AL2023's newest, resolved by Karpenter (`al2023@latest`). A pinned `al2023@v<date>` would need a
-#: bump per release; with @latest a new AMI makes running nodes Drifted, which DRIFT_BUDGET stops from
-#: evicting GPU work: new nodes get the new AMI, running ones leave when empty (or at EXPIRE_AFTER).
+#: bump per release; with @latest a new AMI makes running nodes Drifted, replaced one at a time per NodePool
+#: (DRIFT_BUDGET) except while a pod with DO_NOT_DISRUPT (the pool's example Job) runs there.
 AMI_ALIAS = "al2023@latest"
 
 
