@@ -455,3 +455,78 @@ def test_the_pools_rows_mark_node_pools_only() -> None:
     assert karp["inference-spot-first"]["capacity"] == "spot, on-demand"
     assert "any_type" not in karp[next(n for n in karp if n.startswith("gpu-karpenter-general"))]
     assert all("any_type" not in r for r in to_json(stack_preview("aws-prod"))["pools"])
+
+
+# --- the EC2 Spot service-linked role: created on a new account, adopted where the account has one -----
+
+SPOT_ROLE = "aws:iam/serviceLinkedRole:ServiceLinkedRole"
+
+
+def _account_preview(tmp_path, existing_tags: dict[str, str] | None, **cluster: object) -> Preview:
+    """aws-karpenter previewed against an account whose AWSServiceRoleForEC2Spot has `existing_tags` (None:
+    the account has none, as the built-in mocks' new account)."""
+    import yaml
+
+    from elastic_gpu.offline.runner import run_preview
+    from tests.conftest import ROOT
+
+    values = stack_values("aws-karpenter")
+    values["elastic-gpu:cluster"].update(cluster)
+    (tmp_path / "stacks").mkdir(exist_ok=True)
+    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (tmp_path / "__main__.py").write_text((ROOT / "__main__.py").read_text())
+    (tmp_path / "stacks" / "Pulumi.acct.yaml").write_text(yaml.safe_dump({"config": values}))
+    if existing_tags is not None:
+        role = {
+            "arn": "arn:aws:iam::123456789012:role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot",
+            "name": "AWSServiceRoleForEC2Spot",
+            "path": "/aws-service-role/spot.amazonaws.com/",
+            "tags": existing_tags,
+        }
+        (tmp_path / "offline_mocks.py").write_text(f"INVOKES = {{'aws:iam/getRole:getRole': lambda args: {role!r}}}\n")
+    return run_preview("acct", tmp_path)
+
+
+def test_a_new_account_gets_the_spot_role_kept_on_destroy() -> None:
+    preview = stack_preview("aws-karpenter")  # the built-in mocks: a new account, no such role
+    role = preview.one(SPOT_ROLE, "karpenter-spot-role")
+    assert role.inputs["awsServiceName"] == "spot.amazonaws.com"  # step06-add-spot-role.sh
+    assert role.inputs["tags"]["elastic-gpu.io/managed-by"] == "elastic-gpu/aws-karpenter"
+    assert role.retain_on_delete  # the account's other spot users keep it
+    # the NodePools (their first spot launch) come after it
+    for pool in preview.of_type("kubernetes:karpenter.sh/v1:NodePool"):
+        assert role.urn in pool.depends_on
+    assert stack_preview("aws-prod").of_type(SPOT_ROLE) == []  # the cluster-autoscaler's stacks: untouched
+
+
+def test_an_account_with_its_own_spot_role_uses_it_and_declares_none(tmp_path) -> None:
+    # declaring it there would fail `up`: "Service role name AWSServiceRoleForEC2Spot has been taken"
+    assert _account_preview(tmp_path, existing_tags={}).of_type(SPOT_ROLE) == []
+
+
+def test_the_role_this_stack_made_stays_declared(tmp_path) -> None:
+    # after the first `up` the preview finds the role it made: still declared, so nothing is deleted
+    preview = _account_preview(tmp_path, existing_tags={"elastic-gpu.io/managed-by": "elastic-gpu/acct"})
+    assert [r.name for r in preview.of_type(SPOT_ROLE)] == ["karpenter-spot-role"]
+
+
+def test_exists_declares_none_and_warns_when_the_account_lacks_it(tmp_path) -> None:
+    preview = _account_preview(tmp_path, existing_tags=None, spotServiceLinkedRole="exists")
+    assert preview.of_type(SPOT_ROLE) == []
+    [warning] = [w for w in preview.warnings if "AWSServiceRoleForEC2Spot" in w]
+    assert "aws iam create-service-linked-role --aws-service-name spot.amazonaws.com" in warning
+
+
+def test_create_always_declares_it(tmp_path) -> None:
+    preview = _account_preview(tmp_path, existing_tags={}, spotServiceLinkedRole="create")
+    assert [r.name for r in preview.of_type(SPOT_ROLE)] == ["karpenter-spot-role"]
+
+
+def test_the_spot_role_setting_without_karpenter_is_a_config_error() -> None:
+    values = stack_values("aws-prod")
+    values["elastic-gpu:cluster"]["spotServiceLinkedRole"] = "create"
+    with pytest.raises(ConfigError, match=r"cluster.spotServiceLinkedRole: only Karpenter needs"):
+        load_stack_config(values)
+    values["elastic-gpu:cluster"]["spotServiceLinkedRole"] = "maybe"
+    with pytest.raises(ConfigError, match=r"spotServiceLinkedRole"):
+        load_stack_config(values)
