@@ -62,7 +62,9 @@ def node_pool_plans(
     A spot pool with an on-demand fallback is one NodePool allowing both capacity types (`SPOT_FIRST`), capped
     at `max_size` nodes in total: Karpenter's own fallback, within one scheduling loop of spot running out.
     Only `fallback_max_size` (a separate cap on on-demand nodes) needs the fallback as its own, lower-weight
-    NodePool; then the pool may reach max_size + fallback_max_size nodes.
+    NodePool; then the pool may reach max_size + fallback_max_size nodes. (On EKS, an on-demand launch from a
+    NodePool that also allows spot over fewer than 5 instance types logs "at least 5 instance types are
+    recommended"; the launch goes ahead: aws/karpenter-provider-aws v1.14.1 instance.go:437-454 checkODFallback.)
     """
     if not spot:
         return [NodePoolPlan("on-demand", ("on-demand",), max_size, SPOT_WEIGHT)]

@@ -530,3 +530,24 @@ def test_the_spot_role_setting_without_karpenter_is_a_config_error() -> None:
     values["elastic-gpu:cluster"]["spotServiceLinkedRole"] = "maybe"
     with pytest.raises(ConfigError, match=r"spotServiceLinkedRole"):
         load_stack_config(values)
+
+
+def test_the_readme_table_is_what_simulate_says() -> None:
+    from tests.conftest import ROOT
+
+    rows = {
+        line.split("|")[1].strip().split(" ")[0]: [c.strip() for c in line.split("|")[2:-1]]
+        for line in (ROOT / "README.md").read_text().splitlines()
+        if line.startswith("| inference (T4") or line.startswith("| training (A10G")
+    }
+    ca = {o.pool: o for o in simulate(stack_preview("aws-prod"))}
+    for o in simulate(stack_preview("aws-karpenter")):
+        eligible, fallback, returns, zero, worst = rows[o.pool]
+        assert eligible.endswith(f"/ {len(o.instance_types)} ({o.instance_types[0]} .. {o.instance_types[-1][-7:]})")
+        if o.fallback:
+            assert fallback == f"{ca[o.pool].minutes_to_fallback} / {o.minutes_to_fallback}"
+        else:
+            back = o.scenarios["spot comes back after 60 min"]
+            assert returns.endswith(f"/ {back.min:g} to {back.max:g} min")
+        assert zero == f"{ca[o.pool].minutes_to_zero:g} / {o.minutes_to_zero:g} min"
+        assert worst == f"{ca[o.pool].worst_case_nodes} / {o.worst_case_nodes}"
