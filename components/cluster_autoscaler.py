@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pulumi
@@ -12,7 +13,7 @@ import yaml
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import get_cloud
-from elastic_gpu.cluster_handle import handle_problems
+from elastic_gpu.cluster_handle import ManagedAutoscalerHandle, handle_problems
 from elastic_gpu.config import (
     DEFAULT_EXPANDER,
     DEFAULT_MAX_NODE_PROVISION_TIME,
@@ -86,25 +87,32 @@ class ClusterAutoscalerArgs:
         return self.provider or self.cluster.provider
 
 
-def priorities(node_groups: list[NodeGroupRef]) -> dict[int, list[str]]:
+def priorities(node_groups: list[NodeGroupRef], lowest: Sequence[str] = ()) -> dict[int, list[str]]:
     """Priority-expander ranks: spot groups above on-demand ones, cheaper above dearer within each
     (a group's `rank`). Groups of one priority are drawn at random ("one group ... is selected each
     time at random", priority expander readme), so only equals share one. Only the given groups are
-    ranked: no catch-all puts groups the library did not declare into the order (see LOWEST_PRIORITY)."""
+    ranked: no catch-all puts groups the library did not declare into the order (see LOWEST_PRIORITY).
+    `lowest`: regexes of the cluster's own autoscaled groups (AKS's System pool) at LOWEST_PRIORITY, below
+    every pool's: a group the ConfigMap leaves out is logged as PriorityConfigMapNotMatchedGroup in every
+    loop it is an option (kubernetes/autoscaler cluster-autoscaler/expander/priority/priority.go BestOptions)."""
     ranks: dict[int, list[str]] = {}
     for g in node_groups:
         base = SPOT_PRIORITY if g.capacity == "spot" else ON_DEMAND_PRIORITY
         ranks.setdefault(max(base - g.rank, LOWEST_PRIORITY), []).append(g.name_regex)
+    if lowest:
+        ranks.setdefault(LOWEST_PRIORITY, []).extend(lowest)
     return dict(sorted(ranks.items(), reverse=True))
 
 
-def priority_expander_data(node_groups: list[NodeGroupRef]) -> pulumi.Output[dict[str, str]]:
+def priority_expander_data(
+    node_groups: list[NodeGroupRef], lowest: Sequence[str] = ()
+) -> pulumi.Output[dict[str, str]]:
     """The ConfigMap's data; an Output, as group names may follow an Output cluster name."""
     regexes = pulumi.Output.all(*[g.name_regex for g in node_groups])
 
     def render(names: list[str]) -> dict[str, str]:
         known = [dataclasses.replace(g, name_regex=n) for g, n in zip(node_groups, names, strict=True)]
-        return {"priorities": yaml.safe_dump(priorities(known), sort_keys=False)}
+        return {"priorities": yaml.safe_dump(priorities(known, lowest), sort_keys=False)}
 
     return regexes.apply(render)
 
@@ -188,10 +196,11 @@ class ClusterAutoscaler(pulumi.ComponentResource):
         if "priority" in args.expander and getattr(cloud, "SUPPORTS_PRIORITY_EXPANDER", True):
             pools = [*([args.general_pool] if args.general_pool else []), *args.gpu_pools]
             node_groups = [g for p in pools for g in p.node_group_refs]
+            managed = args.cluster.autoscaler_profile if isinstance(args.cluster, ManagedAutoscalerHandle) else None
             self.priority_config = k8s.core.v1.ConfigMap(
                 f"{name}-priorities",
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=PRIORITY_CONFIGMAP, namespace=args.namespace),
-                data=priority_expander_data(node_groups),
+                data=priority_expander_data(node_groups, managed.cluster_group_regexes if managed else ()),
                 # After the node groups it ranks: a renamed (replaced) pool is ranked once it exists.
                 opts=pulumi.ResourceOptions.merge(k8s_opts, pulumi.ResourceOptions(depends_on=nodes_first(args))),
             )

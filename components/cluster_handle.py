@@ -111,6 +111,16 @@ class ManagedAutoscalerProfile:
     scale_down_unneeded_time: str
     scale_down_delay_after_add: str
     max_node_provision_time: str
+    #: name regexes of the node groups the cluster itself declares and this autoscaler scales (AKS: the System
+    #: pool): the priority ConfigMap ranks them lowest, so the expander knows every group it may be offered
+    cluster_group_regexes: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class ManagedAutoscalerHandle(Protocol):
+    """A cluster whose autoscaler the cloud runs, with the settings this library gave it (AKS)."""
+
+    autoscaler_profile: ManagedAutoscalerProfile | None
 
 
 @runtime_checkable

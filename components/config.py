@@ -149,6 +149,9 @@ class ApiAccessConfig(_Model):
 #: NAT gateways for an EKS VPC: one per zone (a zone failure cuts no other zone's egress) or one in total.
 NatGateways = Literal["perZone", "single"]
 DEFAULT_NAT_GATEWAYS: NatGateways = "perZone"
+#: The EC2 Spot service-linked role under Karpenter (elastic_gpu.aws.karpenter.spot_role).
+SpotRoleMode = Literal["auto", "create", "exists"]
+DEFAULT_SPOT_ROLE_MODE: SpotRoleMode = "auto"
 #: GKE control plane range for private clusters (a /28 outside the VPC's ranges; GKE docs' example).
 DEFAULT_GKE_CONTROL_PLANE_CIDR = "172.16.0.0/28"
 
@@ -205,6 +208,11 @@ class ClusterConfig(_Model):
     """Who reaches the API endpoint (default: public, from anywhere). Production stacks restrict it."""
     nat_gateways: NatGateways = DEFAULT_NAT_GATEWAYS
     """AWS only: `perZone` (default: each zone keeps egress when another zone fails) or `single` (dev)."""
+    spot_service_linked_role: SpotRoleMode = DEFAULT_SPOT_ROLE_MODE
+    """AWS with provisioner karpenter only: the account's EC2 Spot service-linked role, without which Karpenter
+    launches no spot node. `auto` (default): created unless the preview finds one this stack did not create,
+    which is then used as it is; `create`: always declared (`up` fails where the account has one); `exists`:
+    never declared. A declared role is kept on `pulumi destroy` (other stacks may use it)."""
     ecr_endpoints: bool = False
     """AWS only: ECR interface endpoints (api, dkr) so image pulls skip the NAT (pays off with heavy pulls
     such as multi-GB CUDA images), and the EKS one (the autoscaler's eks:DescribeNodegroup); default
@@ -243,7 +251,9 @@ class GpuPoolConfig(_Model):
     over all its node groups (zones, and VM sizes on AKS): split between them, never per group."""
     fallback_max_size: int | None = Field(default=None, ge=1, le=MAX_NODES)
     """With `onDemandFallback`: the most on-demand fallback nodes, in total over the fallback's groups
-    (default: maxSize). The pool's worst case is maxSize + fallbackMaxSize nodes."""
+    (default: maxSize). The pool's worst case is maxSize + fallbackMaxSize nodes. Under provisioner karpenter
+    the fallback is within the pool's one NodePool (spot first) and maxSize caps both; fallbackMaxSize caps
+    on-demand separately, as a second, lower-weight on-demand NodePool."""
     max_minutes_to_fallback: float | None = Field(default=None, gt=0)
     """With `onDemandFallback`: the most minutes a pending GPU pod may wait, every spot group out of
     capacity, until the autoscaler asks the fallback (`simulate`'s worst case; `policy` refuses a pool

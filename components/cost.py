@@ -416,7 +416,7 @@ def pools_work(
         groups.setdefault(p.pool, []).append(p)
     out = []
     for name, members in groups.items():
-        spot_groups = [m for m in members if m.spot]
+        spot_groups = [m for m in members if m.spot or m.spot_first]
         lead = pool_cost((spot_groups or members)[0], overrides)  # spot is the pool's own type
         price, gpus = lead.price, lead.gpus_per_node
         work = None

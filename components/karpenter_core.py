@@ -9,6 +9,8 @@ Azure/karpenter-provider-azure v1.14.2 vendors v1.14.0, whose files cited here h
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 CORE = "kubernetes-sigs/karpenter v1.14.1"
 
 #: The NodePool API (pkg/apis/crds: v1 only), the same on every provider.
@@ -21,15 +23,73 @@ INSTANCE_TYPE_KEY = "node.kubernetes.io/instance-type"
 ZONE_KEY = "topology.kubernetes.io/zone"
 CAPACITY_TYPES = {"spot": "spot", "on-demand": "on-demand"}
 
+#: The capacity types of a spot pool's one NodePool, in the order Karpenter tries them: "If a NodePool is
+#: compatible with multiple capacity types, Karpenter will prioritize `reserved` capacity, followed by `spot`,
+#: then finally `on-demand`" (aws/karpenter-provider-aws v1.14.1 website/content/en/docs/concepts/nodepools.md:276;
+#: pkg/providers/instance/instance.go:745 getCapacityType picks spot while a spot offering is available).
+#: AKS node auto-provisioning ranks one NodePool's offerings by price, then spot before on-demand
+#: (karpenter-provider-azure v1.14.2 pkg/providers/allocationstrategy/stages/offering_rank.go compareOfferings):
+#: spot first wherever a spot VM costs less than the on-demand sizes, which it does in the price table.
+SPOT_FIRST = ("spot", "on-demand")
+
 #: NodePool weights (1..100, pkg/apis/v1/nodepool.go:64-65): the scheduler tries NodePools by weight,
 #: highest first (pkg/utils/nodepool/nodepool.go:161 OrderByWeight; provisioner.go:293), so spot first.
 #: Room is left between them for a user's own NodePools.
 SPOT_WEIGHT = 100
 ON_DEMAND_WEIGHT = 10
 
-#: No node is replaced because it drifted (a new node image, a changed NodePool): a GPU job is never
-#: evicted for it; drifted nodes leave when empty or at EXPIRE_AFTER.
-DRIFT_BUDGET = {"nodes": "0", "reasons": ["Drifted"]}
+
+@dataclass(frozen=True)
+class NodePoolPlan:
+    """One NodePool of a GPU pool: its name suffix, the capacity types it allows, its `limits.nodes`, its weight."""
+
+    suffix: str
+    capacity_types: tuple[str, ...]
+    max_nodes: int
+    weight: int
+
+    @property
+    def spot_first(self) -> bool:
+        """Spot, and on-demand when no spot offering is available, within this one NodePool."""
+        return self.capacity_types == SPOT_FIRST
+
+
+def node_pool_plans(
+    *, spot: bool, on_demand_fallback: bool, max_size: int, fallback_max_size: int | None
+) -> list[NodePoolPlan]:
+    """A pool's NodePools, highest weight first, the same on every cloud that runs Karpenter.
+
+    A spot pool with an on-demand fallback is one NodePool allowing both capacity types (`SPOT_FIRST`), capped
+    at `max_size` nodes in total: Karpenter's own fallback, within one scheduling loop of spot running out.
+    Only `fallback_max_size` (a separate cap on on-demand nodes) needs the fallback as its own, lower-weight
+    NodePool; then the pool may reach max_size + fallback_max_size nodes. (On EKS, an on-demand launch from a
+    NodePool that also allows spot over fewer than 5 instance types logs "at least 5 instance types are
+    recommended"; the launch goes ahead: aws/karpenter-provider-aws v1.14.1 instance.go:437-454 checkODFallback.)
+    """
+    if not spot:
+        return [NodePoolPlan("on-demand", ("on-demand",), max_size, SPOT_WEIGHT)]
+    if not on_demand_fallback:
+        return [NodePoolPlan("spot", ("spot",), max_size, SPOT_WEIGHT)]
+    if fallback_max_size is None:
+        return [NodePoolPlan("spot-first", SPOT_FIRST, max_size, SPOT_WEIGHT)]
+    return [
+        NodePoolPlan("spot", ("spot",), max_size, SPOT_WEIGHT),
+        NodePoolPlan("on-demand", ("on-demand",), fallback_max_size, ON_DEMAND_WEIGHT),
+    ]
+
+
+#: A pod annotation: Karpenter neither consolidates nor drifts a node while such a pod runs on it (no
+#: NodePool sets terminationGracePeriod), and does not evict the pod when it drains the node
+#: (aws/karpenter-provider-aws v1.14.1 website/content/en/docs/concepts/disruption.md, "Pod-Level Controls").
+#: The pools' example Jobs carry it (the workload contract's pod_annotations): a training run is not
+#: restarted for a node image update; it takes the new image on its next node.
+DO_NOT_DISRUPT = {"karpenter.sh/do-not-disrupt": "true"}
+#: Drifted nodes (a new node image or AMI, a changed NodePool) are replaced one at a time per NodePool, a
+#: replacement launched before the old node drains (disruption.md "Drift"; PDBs respected): so node image and
+#: security updates reach running pools. AKS NAP moves nodes to a new image only through drift, and forces it
+#: once an image is 90 days old (AKS docs node-auto-provisioning-upgrade-image.md); a budget of 0 held every
+#: busy node on its old image until it emptied or reached EXPIRE_AFTER. A running Job is kept by DO_NOT_DISRUPT.
+DRIFT_BUDGET = {"nodes": "1", "reasons": ["Drifted"]}
 #: Upstream's default budget (pkg/apis/v1/nodepool.go `+kubebuilder:default:={{nodes: "10%"}}`), kept for
 #: every other reason since a budget list replaces the default.
 DEFAULT_BUDGET = {"nodes": "10%"}

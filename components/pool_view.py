@@ -70,6 +70,9 @@ class PoolView:
     #: any of its instance types may be launched (a Karpenter NodePool): priced as the most expensive, not
     #: as the first (an autoscaler's node template)
     any_type: bool = False
+    #: spot first and on-demand when spot runs out, within this one pool (a Karpenter NodePool allowing both
+    #: capacity types): its own fallback; `spot` stays False, so a price at max size is on-demand's
+    spot_first: bool = False
 
     @property
     def all_taints(self) -> list[Taint]:
@@ -127,6 +130,7 @@ def karpenter_pool_view(name: str, p: Mapping[str, Any], type_key: str = INSTANC
         taints=taints,
         labels=labels,
         any_type=True,
+        spot_first="spot" in capacity and "on-demand" in capacity,
     )
 
 

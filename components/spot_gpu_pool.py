@@ -52,7 +52,9 @@ class SpotGpuPoolArgs(NodeOverrides):
     on_demand_fallback: bool = False
     """Default false: add on-demand groups (min 0) the autoscaler tries after the spot ones."""
     fallback_max_size: int | None = None
-    """The most on-demand fallback nodes, in total over the fallback's groups; default: max_size."""
+    """The most on-demand fallback nodes, in total over the fallback's groups; default: max_size. Under a
+    Karpenter provisioner, default None: one NodePool allowing spot and on-demand (spot first), max_size
+    for both; set: a separate on-demand NodePool of lower weight, capped at this."""
     max_minutes_to_fallback: float | None = None
     """With on_demand_fallback: the most minutes a pending GPU pod may wait, every spot group out
     of capacity, until the autoscaler asks the fallback; the `policy` gate refuses a pool whose

@@ -36,6 +36,9 @@ class WorkloadContract:
     job_labels: dict[str, str] = field(default_factory=dict)
     #: Kueue admits (unsuspends) a queued Job; it must be created suspended
     suspend: bool = False
+    #: annotations on the Job's pods, e.g. Karpenter's do-not-disrupt (karpenter_core.DO_NOT_DISRUPT): under
+    #: Karpenter or AKS node auto-provisioning a running job's node is not replaced for a new node image
+    pod_annotations: dict[str, str] = field(default_factory=dict)
 
     @property
     def tolerations(self) -> list[dict[str, str]]:
@@ -48,6 +51,7 @@ class WorkloadContract:
             "nodeSelector": dict(self.node_selector),
             "jobLabels": dict(self.job_labels),
             "suspend": self.suspend,
+            "podAnnotations": dict(self.pod_annotations),
         }
 
     @classmethod
@@ -63,6 +67,7 @@ class WorkloadContract:
             node_selector=dict(data.get("nodeSelector") or {}),
             job_labels=dict(data.get("jobLabels") or {}),
             suspend=bool(data.get("suspend")),
+            pod_annotations=dict(data.get("podAnnotations") or {}),
         )
 
 
@@ -90,6 +95,8 @@ def job_manifest(contract: WorkloadContract, *, gpus: int = 1, image: str = CUDA
             }
         },
     }
+    if contract.pod_annotations:
+        spec["template"] = {"metadata": {"annotations": dict(contract.pod_annotations)}, **spec["template"]}
     if contract.suspend:
         spec = {"suspend": True, **spec}
     metadata: dict[str, Any] = {"name": name}

@@ -26,6 +26,7 @@ from elastic_gpu.policy_rules.karpenter_rules import NODE_POOL_TYPE, validate_fa
 from elastic_gpu.scheduling import AKS_SPOT_TAINT, GPU_TAINT
 from elastic_gpu.simulation.run import simulate
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+from elastic_gpu.workload import WorkloadContract, job_manifest
 from tests.conftest import stack_preview, stack_values
 from tests.crd_schemas import validate
 
@@ -63,8 +64,20 @@ def test_every_catalog_azure_size_is_one_nap_drives() -> None:
     assert {t.name for t in gpu_instance_types("azure")} == NAP_GPU_SKUS
 
 
-def test_spot_node_pool_outranks_the_fallback_over_the_same_sizes() -> None:
-    spot, fallback = node_pools(pool_args())
+def test_a_spot_pool_with_a_fallback_is_one_node_pool_spot_first() -> None:
+    [only] = node_pools(pool_args())
+    assert (only["metadata"]["name"], only["spec"]["weight"]) == ("inference-spot-first", 100)
+    reqs = {r["key"]: r["values"] for r in only["spec"]["template"]["spec"]["requirements"]}
+    # NAP ranks one NodePool's offerings by price, spot first at equal price (offering_rank.go)
+    assert reqs["karpenter.sh/capacity-type"] == ["spot", "on-demand"]
+    assert only["spec"]["limits"] == {"nodes": "9", "nvidia.com/gpu": "9"}  # one cap: maxSize
+    taints = only["spec"]["template"]["spec"]["taints"]
+    assert {"key": AKS_SPOT_TAINT.key, "value": "spot", "effect": "NoSchedule"} in taints
+    assert "elastic-gpu.io/capacity" not in only["spec"]["template"]["metadata"]["labels"]
+
+
+def test_spot_node_pool_outranks_a_separately_capped_fallback_over_the_same_sizes() -> None:
+    spot, fallback = node_pools(pool_args(fallback_max_size=9))
     assert [spot["metadata"]["name"], fallback["metadata"]["name"]] == ["inference-spot", "inference-on-demand"]
     assert spot["spec"]["weight"] == 100 and fallback["spec"]["weight"] == 10
     reqs = {r["key"]: r["values"] for r in spot["spec"]["template"]["spec"]["requirements"]}
@@ -90,9 +103,38 @@ def test_limits_taints_labels_and_disruption() -> None:
     assert spot["spec"]["disruption"] == {
         "consolidationPolicy": "WhenEmpty",
         "consolidateAfter": "10m",
-        "budgets": [{"nodes": "10%"}, {"nodes": "0", "reasons": ["Drifted"]}],  # a new node image never evicts
+        # a new node image reaches busy nodes, one drifted node at a time (a running Job keeps do-not-disrupt)
+        "budgets": [{"nodes": "10%"}, {"nodes": "1", "reasons": ["Drifted"]}],
     }
     assert spot["spec"]["template"]["spec"]["expireAfter"] == "720h"
+
+
+def _allowed_disruptions(budgets: list[dict], reason: str, total: int) -> int:
+    """Karpenter's count of nodes a NodePool may disrupt for `reason` (disruption.md "NodePool Disruption
+    Budgets": the minimum over the budgets listing the reason or none, a percentage rounded up)."""
+    allowed = []
+    for b in budgets:
+        if b.get("reasons") and reason not in b["reasons"]:
+            continue
+        nodes = b["nodes"]
+        allowed.append(-(-total * int(nodes[:-1]) // 100) if nodes.endswith("%") else int(nodes))
+    return min(allowed)
+
+
+def test_the_drift_budget_lets_node_image_updates_through_and_jobs_keep_their_node() -> None:
+    # NAP moves nodes to a new node image only by drift (node-auto-provisioning-upgrade-image.md): a budget of
+    # 0 held every busy node on its old image until it emptied or expired (720h).
+    for obj in node_pools(pool_args()):
+        budgets = obj["spec"]["disruption"]["budgets"]
+        assert [_allowed_disruptions(budgets, "Drifted", n) for n in (1, 9, 40)] == [1, 1, 1]
+        assert _allowed_disruptions(budgets, "Empty", 40) == 4  # upstream's 10% for the other reasons
+        assert "terminationGracePeriod" not in obj["spec"]["template"]["spec"]  # do-not-disrupt keeps its node
+    # ... and a running Job keeps its node: the pool's example Job carries Karpenter's do-not-disrupt
+    contract = next(r for r in stack_preview("azure-karpenter").of_type("elastic-gpu:index:SpotGpuPool"))
+    job = job_manifest(WorkloadContract.from_json(contract.inputs["workloadContract"]))
+    assert job["spec"]["template"]["metadata"]["annotations"] == {"karpenter.sh/do-not-disrupt": "true"}
+    ca = next(r for r in stack_preview("azure-prod").of_type("elastic-gpu:index:SpotGpuPool"))
+    assert "metadata" not in job_manifest(WorkloadContract.from_json(ca.inputs["workloadContract"]))["spec"]["template"]
 
 
 def test_an_on_demand_pool_is_one_node_pool() -> None:
@@ -115,7 +157,7 @@ def test_the_objects_validate_against_the_upstream_crds() -> None:
 
 
 def test_a_wrong_node_pool_field_or_label_fails_the_crd() -> None:
-    [spot, _] = node_pools(pool_args())
+    [spot] = node_pools(pool_args())
     bad = copy.deepcopy(spot)
     bad["spec"]["disruption"]["consolidateAfter"] = "10 minutes"
     assert any("consolidateAfter: '10 minutes' does not match" in e for e in validate(bad))
@@ -206,7 +248,7 @@ def test_a_gpu_node_pool_with_limits_taint_and_consolidation_passes() -> None:
 
 
 def test_a_gpu_node_pool_without_limits_taint_or_consolidation_fails() -> None:
-    [spot, _] = node_pools(pool_args())
+    [spot] = node_pools(pool_args())
     spot["spec"].pop("limits")
     spot["spec"]["disruption"]["consolidateAfter"] = "Never"
     spot["spec"]["template"]["spec"]["taints"] = [
@@ -214,9 +256,9 @@ def test_a_gpu_node_pool_without_limits_taint_or_consolidation_fails() -> None:
     ]
     reports = _node_pool_reports(spot)
     assert [r.split(":")[0] for r in reports] == [
-        "GPU NodePool 'inference-spot' has no limits.nodes or limits.nvidia.com/gpu",
-        "GPU NodePool 'inference-spot' does not taint its nodes nvidia.com/gpu=true",
-        "GPU NodePool 'inference-spot' never consolidates (consolidateAfter",
+        "GPU NodePool 'inference-spot-first' has no limits.nodes or limits.nvidia.com/gpu",
+        "GPU NodePool 'inference-spot-first' does not taint its nodes nvidia.com/gpu=true",
+        "GPU NodePool 'inference-spot-first' never consolidates (consolidateAfter",
     ]
 
 
@@ -229,7 +271,7 @@ def _order_reports(objs: list[dict]) -> list[str]:
 
 
 def test_spot_above_the_fallback_passes_and_equal_weights_fail() -> None:
-    spot, fallback = node_pools(pool_args())
+    spot, fallback = node_pools(pool_args(fallback_max_size=9))
     assert _order_reports([spot, fallback]) == []
     fallback["spec"]["weight"] = 100
     [report] = _order_reports([spot, fallback])
@@ -253,7 +295,10 @@ def nap_stack() -> Preview:
 
 
 def _nap_node_pool(capacity: str, pool: str, sizes: list[str], nodes: int, weight: int) -> dict:
-    spot = capacity == "spot"
+    """capacity: "spot", "on-demand" or "spot-first" (both, one NodePool)."""
+    spot = capacity in ("spot", "spot-first")
+    capacities = ["spot", "on-demand"] if capacity == "spot-first" else [capacity]
+    labels = {} if capacity == "spot-first" else {"elastic-gpu.io/capacity": capacity}
     taints = [{"effect": "NoSchedule", "key": "nvidia.com/gpu", "value": "true"}]
     if spot:
         taints.insert(0, {"effect": "NoSchedule", "key": "kubernetes.azure.com/scalesetpriority", "value": "spot"})
@@ -267,12 +312,12 @@ def _nap_node_pool(capacity: str, pool: str, sizes: list[str], nodes: int, weigh
             "disruption": {
                 "consolidationPolicy": "WhenEmpty",
                 "consolidateAfter": "10m",
-                "budgets": [{"nodes": "10%"}, {"nodes": "0", "reasons": ["Drifted"]}],
+                "budgets": [{"nodes": "10%"}, {"nodes": "1", "reasons": ["Drifted"]}],
             },
             "template": {
                 "metadata": {
-                    "labels": {
-                        "elastic-gpu.io/capacity": capacity,
+                    "labels": labels
+                    | {
                         "elastic-gpu.io/node-class": "gpu",
                         "elastic-gpu.io/pool": pool,
                         "nvidia.com/gpu.present": "true",
@@ -281,7 +326,7 @@ def _nap_node_pool(capacity: str, pool: str, sizes: list[str], nodes: int, weigh
                 "spec": {
                     "nodeClassRef": {"group": "karpenter.azure.com", "kind": "AKSNodeClass", "name": pool},
                     "requirements": [
-                        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": [capacity]},
+                        {"key": "karpenter.sh/capacity-type", "operator": "In", "values": capacities},
                         {"key": "karpenter.azure.com/sku-name", "operator": "In", "values": sizes},
                         {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ZONES},
                     ],
@@ -323,8 +368,7 @@ def test_the_stacks_gpu_pools_are_exactly_these_node_classes_and_node_pools() ->
     }
     pools = {r.name: r.inputs for r in preview.of_type(NODE_POOL)}
     assert pools == {
-        "inference-spot": _nap_node_pool("spot", "inference", T4_SIZES, 9, 100),
-        "inference-on-demand": _nap_node_pool("on-demand", "inference", T4_SIZES, 9, 10),
+        "inference-spot-first": _nap_node_pool("spot-first", "inference", T4_SIZES, 9, 100),
         "training-spot": _nap_node_pool("spot", "training", ["Standard_NC24ads_A100_v4"], 3, 100),
     }
     for obj in [*classes.values(), *pools.values()]:
@@ -346,15 +390,10 @@ def test_the_karpenter_rules_pass_on_the_nap_stack_and_a_broken_node_pool_fails(
     preview = nap_stack()
     for rule in ("karpenter-gpu-node-pool", "karpenter-fallback-ordered"):
         assert [v.message for v in run_policies(preview).violations if v.policy == rule] == [], rule
-    spot = preview.one(NODE_POOL, "inference-spot").inputs["spec"]
+    spot = preview.one(NODE_POOL, "inference-spot-first").inputs["spec"]
     del spot["limits"]
-    preview.one(NODE_POOL, "inference-on-demand").inputs["spec"]["weight"] = 100
     messages = {v.policy: v.message for v in run_policies(preview).violations}
-    assert "GPU NodePool 'inference-spot' has no limits.nodes" in messages["karpenter-gpu-node-pool"]
-    assert (
-        "on-demand NodePool 'inference-on-demand' (weight 100) is not below spot"
-        in messages["karpenter-fallback-ordered"]
-    )
+    assert "GPU NodePool 'inference-spot-first' has no limits.nodes" in messages["karpenter-gpu-node-pool"]
 
 
 @pytest.mark.parametrize(
@@ -403,14 +442,16 @@ def test_simulate_reports_nap_next_to_the_autoscaler() -> None:
     assert {p: o["instance_types_eligible"] for p, o in nap.items()} == {"inference": 3, "training": 1}
     assert {p: o["instance_types_eligible"] for p, o in ca.items()} == {"inference": 1, "training": 1}
     inf = nap["inference"]
-    assert (inf["first_choice"], inf["fallback"]) == ("inference-spot", "inference-on-demand")
+    # one NodePool: its spot offerings, then its on-demand ones, in the same NodeClaim
+    assert (inf["first_choice"], inf["fallback"]) == ("inference-spot-first", "inference-spot-first")
     # One SkuNotAvailable per T4 size (3), retried in the NodeClaim after 1 + 2 + 4 s, after the first 1..10 s
-    # batch, then the pod's next loop (1..20 s): 9 s .. 37 s.
-    assert inf["minutes_to_fallback"] == {"min": 0.15, "max": 0.62}
+    # batch; the next retry launches on-demand: 8 s .. 17 s.
+    assert inf["minutes_to_fallback"] == {"min": 0.13, "max": 0.28}
     assert ca["inference"]["minutes_to_fallback"]["max"] > inf["minutes_to_fallback"]["max"]
     assert nap["training"]["minutes_to_fallback"] is None
     assert nap["training"]["minutes_to_zero"] == 10.42  # consolidateAfter 10m + 10 s poll + 15 s validation
-    assert (inf["worst_case_nodes"], nap["training"]["worst_case_nodes"]) == (18, 3)
+    # one cap per pool (maxSize), the spot-first NodePool priced on-demand (it may fill its limit with it)
+    assert (inf["worst_case_nodes"], nap["training"]["worst_case_nodes"]) == (9, 3)
 
 
 def test_the_readme_table_is_what_simulate_says() -> None:

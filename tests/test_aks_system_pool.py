@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import shlex
 import shutil
 import subprocess
 from typing import Any
@@ -72,6 +73,39 @@ def test_a_system_pool_change_aks_refuses_in_place_is_refused_with_the_rotation(
         "osDiskSizeGB": "--node-osdisk-size 256",
     }[field]
     assert text.count(flag) == 2, text
+
+
+def _az_args(command: str) -> dict[str, list[str]]:
+    """An `az ...` command line as az parses it: each --flag with its values."""
+    out: dict[str, list[str]] = {}
+    flag = None
+    for word in shlex.split(command):
+        if word.startswith("--"):
+            flag = word
+            out[flag] = []
+        elif flag is not None:
+            out[flag].append(word)
+    return out
+
+
+@pytest.mark.parametrize("count", [1, 2, 7])
+def test_the_printed_rotation_adds_a_pool_az_accepts_with_the_pools_tags(count: int) -> None:
+    """az aks nodepool add defaults --node-count to 3 and refuses one outside --min-count..--max-count
+    (azure-cli acs agentpool_decorator.py); azure-dev's System pool autoscales 1..2."""
+    base = with_system_pool(stack_preview("azure-dev"), count=count)
+    pool = system_pool(base)
+    with pytest.raises(DiffError) as err:
+        build_diff(side(base), side(with_system_pool(base, vmSize="Standard_D8s_v5")))
+    adds = [line.split(". ", 1)[1] for line in str(err.value).splitlines() if "az aks nodepool add" in line]
+    assert len(adds) == 2
+    for add in adds:
+        args = _az_args(add)
+        [nodes], [lo], [hi] = args["--node-count"], args["--min-count"], args["--max-count"]
+        assert (int(lo), int(hi)) == (pool["minCount"], pool["maxCount"]) == (1, 2)
+        assert int(lo) <= int(nodes) <= int(hi)
+        assert int(nodes) == min(count, 2)
+        assert dict(t.split("=", 1) for t in args["--tags"]) == pool["tags"] != {}
+        assert dict(t.split("=", 1) for t in args["--labels"]) == pool["nodeLabels"]
 
 
 def test_a_system_pool_change_aks_makes_in_place_is_an_update() -> None:
@@ -187,3 +221,23 @@ def test_runner_in_vnet_is_refused_where_it_does_nothing(cloud_stack: str, acces
         load_stack_config(values)
     assert "cluster.apiAccess.runnerInVnet: set only on azure with a private cluster (public: false)" in str(err.value)
     assert message in str(err.value)
+
+
+# --- a System pool below the two nodes AKS documents: a preview warning, not an error ---------------------
+
+
+def small_system_pool_warnings(preview: Preview) -> list[str]:
+    return [w for w in preview.warnings if "nodes AKS documents for a System pool" in w]
+
+
+def test_a_one_node_system_pool_previews_with_a_warning_saying_what_is_lost(program_dir) -> None:
+    from elastic_gpu.offline.runner import run_preview
+
+    [warning] = small_system_pool_warnings(stack_preview("azure-dev"))  # azure-dev: minSize 1, still previews
+    assert warning.startswith("AksCluster 'gpu-dev': system_min_size 1 (stack config cluster.systemPool.minSize)")
+    assert "'System pools must contain at least two nodes'" in warning
+    assert "CoreDNS" in warning and "Set minSize: 2" in warning
+    assert small_system_pool_warnings(stack_preview("azure-prod")) == []  # 3 nodes
+    values = stack_values("azure-dev")
+    values[P + "cluster"]["systemPool"]["minSize"] = 2
+    assert small_system_pool_warnings(run_preview("test", program_dir(values))) == []

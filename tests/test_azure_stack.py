@@ -162,8 +162,10 @@ def test_priority_configmap_ranks_spot_pools_above_on_demand(zonal: Preview) -> 
     # AKS names each pool's scale set aks-<pool>-<number>-vmss.
     assert rank(f"aks-{s1}-12345678-vmss") == rank(f"aks-{s2}-87654321-vmss") == 50
     assert rank(f"aks-{od}-12345678-vmss") == rank(f"aks-{general}-12345678-vmss") == 10
-    # No catch-all: the System pool is unranked, used only when no ranked pool fits (priority.go BestOptions).
-    assert rank("aks-system-12345678-vmss") is None
+    # The System pool autoscales too: ranked lowest, below the general pool, so the expander knows every group
+    # it is offered (one it does not know is logged PriorityConfigMapNotMatchedGroup every loop, priority.go).
+    assert rank("aks-system-12345678-vmss") == 1
+    assert ranks[min(ranks)] == ["^aks-system-[0-9]+-vmss$"]  # no catch-all: only the groups the stack declares
     assert rank(f"aks-{s1}1-12345678-vmss") is None  # anchored: no prefix collisions
     assert rank("aks-t4s01-12345678-vmss") is None  # the regexes follow the generated names
 

@@ -56,13 +56,17 @@ NODES = KarpenterNodes(
 )
 
 
-def node_pool(capacity: str = "spot", **changes: object) -> dict:
+def node_pool(suffix: str = "spot", **changes: object) -> dict:
+    """The pool's NodePool of that suffix: "spot-first" by default, "spot"/"on-demand" with a separate cap."""
+    if suffix != "spot-first":
+        changes = {"fallback_max_size": 9} | changes
     args = pool_args(**changes)
+    plan = next(p for p in node_pools(args) if p.suffix == suffix)
     return {
         "apiVersion": "karpenter.sh/v1",
         "kind": "NodePool",
-        "metadata": {"name": f"inference-{capacity}"},
-        "spec": node_pool_spec("inference", args, NODES, capacity, args.max_size),
+        "metadata": {"name": f"inference-{suffix}"},
+        "spec": node_pool_spec("inference", args, NODES, plan),
     }
 
 
@@ -129,9 +133,9 @@ def test_the_interruption_queue_gets_upstreams_events_over_tls_only() -> None:
 # --- objects against the CRDs ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("capacity", ["spot", "on-demand"])
-def test_the_node_pools_and_node_class_validate_against_the_upstream_crds(capacity: str) -> None:
-    assert validate(node_pool(capacity)) == []
+@pytest.mark.parametrize("suffix", ["spot-first", "spot", "on-demand"])
+def test_the_node_pools_and_node_class_validate_against_the_upstream_crds(suffix: str) -> None:
+    assert validate(node_pool(suffix)) == []
     assert validate(node_class()) == []
 
 
@@ -159,6 +163,18 @@ def test_the_node_pool_carries_the_pools_meaning() -> None:
     ]
     assert spot["disruption"]["consolidationPolicy"] == "WhenEmpty"
     assert spot["disruption"]["consolidateAfter"] == "10m"
+
+
+def test_a_spot_pool_with_a_fallback_is_one_node_pool_spot_first() -> None:
+    [plan] = node_pools(pool_args())
+    spec = node_pool("spot-first")["spec"]
+    capacity = spec["template"]["spec"]["requirements"][0]
+    # Karpenter tries spot, then on-demand within one NodePool (docs/concepts/nodepools.md:276)
+    assert capacity == {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]}
+    # one cap for both: the pool's maxSize
+    assert (plan.suffix, plan.max_nodes, spec["limits"]) == ("spot-first", 9, {"nodes": "9", "nvidia.com/gpu": "9"})
+    # no elastic-gpu.io/capacity label: its nodes are either
+    assert "elastic-gpu.io/capacity" not in spec["template"]["metadata"]["labels"]
 
 
 def test_a_four_gpu_pool_limits_gpus_by_four_per_node() -> None:
@@ -224,10 +240,14 @@ def test_eligible_types_are_every_catalog_type_of_the_gpu_and_count(types: list[
 
 
 def test_node_pools_per_pool() -> None:
-    assert node_pools("p", pool_args()) == [("spot", 9), ("on-demand", 9)]
-    assert node_pools("p", pool_args(on_demand_fallback=False)) == [("spot", 9)]
-    assert node_pools("p", pool_args(fallback_max_size=3)) == [("spot", 9), ("on-demand", 3)]
-    assert node_pools("p", pool_args(spot=False, on_demand_fallback=False)) == [("on-demand", 9)]
+    def plans(**changes: object) -> list[tuple[str, tuple[str, ...], int, int]]:
+        return [(p.suffix, p.capacity_types, p.max_nodes, p.weight) for p in node_pools(pool_args(**changes))]
+
+    assert plans() == [("spot-first", ("spot", "on-demand"), 9, 100)]
+    assert plans(on_demand_fallback=False) == [("spot", ("spot",), 9, 100)]
+    # only a separate cap on on-demand needs the weighted second NodePool
+    assert plans(fallback_max_size=3) == [("spot", ("spot",), 9, 100), ("on-demand", ("on-demand",), 3, 10)]
+    assert plans(spot=False, on_demand_fallback=False) == [("on-demand", ("on-demand",), 9, 100)]
 
 
 # --- the model ------------------------------------------------------------------------------------------
@@ -260,6 +280,28 @@ def karpenter_stack() -> Preview:
     return copy.deepcopy(stack_preview("aws-karpenter"))
 
 
+def separate_cap_values() -> dict:
+    """aws-karpenter with the inference pool's on-demand capped separately (its own NodePool)."""
+    values = stack_values("aws-karpenter")
+    values["elastic-gpu:gpuPools"][0]["fallbackMaxSize"] = 4
+    return values
+
+
+@pytest.fixture(scope="module")
+def separate_cap_stack(tmp_path_factory: pytest.TempPathFactory) -> Preview:
+    import yaml
+
+    from elastic_gpu.offline.runner import run_preview
+    from tests.conftest import ROOT
+
+    root = tmp_path_factory.mktemp("separate-cap")
+    (root / "stacks").mkdir()
+    (root / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (root / "__main__.py").write_text((ROOT / "__main__.py").read_text())
+    (root / "stacks" / "Pulumi.cap.yaml").write_text(yaml.safe_dump({"config": separate_cap_values()}))
+    return run_preview("cap", root)
+
+
 def violations(preview: Preview, rule: str) -> list[str]:
     return [v.message for v in run_policies(preview).violations if v.policy == rule]
 
@@ -288,10 +330,19 @@ def test_the_stack_declares_karpenter_and_no_gpu_node_groups() -> None:
     assert (queue["messageRetentionSeconds"], queue["sqsManagedSseEnabled"]) == (300, True)
     assert len(preview.of_type("aws:cloudwatch/eventRule:EventRule")) == 5
     assert sorted(r.name for r in preview.of_type("kubernetes:karpenter.sh/v1:NodePool")) == [
-        "inference-on-demand",
-        "inference-spot",
+        "inference-spot-first",
         "training-spot",
     ]
+    for r in preview.of_type("kubernetes:karpenter.sh/v1:NodePool"):
+        # a new AMI (al2023@latest) reaches busy nodes one at a time; a running Job keeps do-not-disrupt
+        assert r.inputs["spec"]["disruption"]["budgets"] == [{"nodes": "10%"}, {"nodes": "1", "reasons": ["Drifted"]}]
+    pools = {r.name: r.inputs["workloadContract"] for r in preview.of_type("elastic-gpu:index:SpotGpuPool")}
+    assert {p: c["podAnnotations"] for p, c in pools.items()} == {
+        "inference": {"karpenter.sh/do-not-disrupt": "true"},
+        "training": {"karpenter.sh/do-not-disrupt": "true"},
+    }
+    cas = [r.inputs["workloadContract"] for r in stack_preview("aws-prod").of_type("elastic-gpu:index:SpotGpuPool")]
+    assert all(c["podAnnotations"] == {} for c in cas)  # the cluster-autoscaler never reads it
 
 
 def test_the_stack_tags_its_private_subnets_and_node_security_group_for_discovery() -> None:
@@ -327,11 +378,20 @@ def test_a_node_pool_without_limits_or_taint_or_consolidation_fails() -> None:
     assert "no limits.nodes" in limits and "does not taint" in taint and "never consolidates" in never
 
 
-def test_an_on_demand_fallback_weighing_as_much_as_spot_fails() -> None:
-    preview = karpenter_stack()
+def test_an_on_demand_fallback_weighing_as_much_as_spot_fails(separate_cap_stack: Preview) -> None:
+    preview = copy.deepcopy(separate_cap_stack)
+    assert violations(preview, "karpenter-fallback-ordered") == []
+    assert (_node_pool(preview, "inference-spot")["weight"], _node_pool(preview, "inference-on-demand")["weight"]) == (
+        100,
+        10,
+    )
     _node_pool(preview, "inference-on-demand")["weight"] = 100
     [message] = violations(preview, "karpenter-fallback-ordered")
     assert "on-demand NodePool 'inference-on-demand' (weight 100) is not below spot" in message
+    # a NodePool that allows spot as well tries spot first by itself: its weight does not matter
+    on_demand = _node_pool(preview, "inference-on-demand")
+    on_demand["template"]["spec"]["requirements"][0]["values"] = ["spot", "on-demand"]
+    assert violations(preview, "karpenter-fallback-ordered") == []
 
 
 def test_karpenter_without_the_interruption_queue_fails() -> None:
@@ -365,17 +425,129 @@ def test_simulate_reports_karpenter_next_to_the_autoscaler() -> None:
     assert {p: o["instance_types_eligible"] for p, o in karp.items()} == {"inference": 4, "training": 4}
     assert {p: o["instance_types_eligible"] for p, o in ca.items()} == {"inference": 1, "training": 1}
     inf = karp["inference"]
-    assert (inf["first_choice"], inf["fallback"]) == ("inference-spot", "inference-on-demand")
+    # one NodePool: spot, then its own on-demand offerings
+    assert (inf["first_choice"], inf["fallback"]) == ("inference-spot-first", "inference-spot-first")
+    [outcome] = [o for o in simulate(stack_preview("aws-karpenter")) if o.pool == "inference"]
+    assert [(t.group, t.capacity) for [t] in outcome.tiers] == [
+        ("inference-spot-first", "spot"),
+        ("inference-spot-first", "on-demand"),
+    ]
     assert inf["minutes_to_fallback"] == {"min": 0.03, "max": 0.5}  # 2 s .. 30 s
     assert ca["inference"]["minutes_to_fallback"]["max"] > inf["minutes_to_fallback"]["max"]
     assert karp["training"]["scenarios"]["spot comes back after 60 min"] == {"min": 60.0, "max": 63.33}
     assert karp["training"]["minutes_to_zero"] == 10.42  # consolidateAfter 10m + 10 s poll + 15 s validation
-    # the worst case: every NodePool at limits.nodes, priced as its priciest type (g4dn.8xlarge, g5.8xlarge)
-    assert karp["inference"]["worst_case_nodes"] == 18 and karp["training"]["worst_case_nodes"] == 6
+    # the worst case: every NodePool at limits.nodes once (one cap: maxSize), priced as its priciest type
+    # (g4dn.8xlarge on-demand: the spot-first NodePool may be all on-demand; g5.8xlarge spot)
+    assert karp["inference"]["worst_case_nodes"] == 9 and karp["training"]["worst_case_nodes"] == 6
+    assert karp["inference"]["worst_case_monthly_usd"] == pytest.approx(9 * 2.176 * 730, rel=0.01)
+
+
+def test_simulate_with_on_demand_capped_separately(separate_cap_stack: Preview) -> None:
+    inf = next(o.to_json() for o in simulate(separate_cap_stack) if o.pool == "inference")
+    assert (inf["first_choice"], inf["fallback"]) == ("inference-spot", "inference-on-demand")
+    assert inf["minutes_to_fallback"] == {"min": 0.03, "max": 0.5}  # the same loop as within one NodePool
+    assert inf["worst_case_nodes"] == 9 + 4  # maxSize spot + fallbackMaxSize on-demand
 
 
 def test_the_pools_rows_mark_node_pools_only() -> None:
     karp = {r["node_group"]: r for r in to_json(stack_preview("aws-karpenter"))["pools"]}
-    assert karp["inference-spot"]["any_type"] is True and karp["inference-spot"]["max_size"] == 9
+    assert karp["inference-spot-first"]["any_type"] is True and karp["inference-spot-first"]["max_size"] == 9
+    assert karp["inference-spot-first"]["capacity"] == "spot, on-demand"
     assert "any_type" not in karp[next(n for n in karp if n.startswith("gpu-karpenter-general"))]
     assert all("any_type" not in r for r in to_json(stack_preview("aws-prod"))["pools"])
+
+
+# --- the EC2 Spot service-linked role: created on a new account, adopted where the account has one -----
+
+SPOT_ROLE = "aws:iam/serviceLinkedRole:ServiceLinkedRole"
+
+
+def _account_preview(tmp_path, existing_tags: dict[str, str] | None, **cluster: object) -> Preview:
+    """aws-karpenter previewed against an account whose AWSServiceRoleForEC2Spot has `existing_tags` (None:
+    the account has none, as the built-in mocks' new account)."""
+    import yaml
+
+    from elastic_gpu.offline.runner import run_preview
+    from tests.conftest import ROOT
+
+    values = stack_values("aws-karpenter")
+    values["elastic-gpu:cluster"].update(cluster)
+    (tmp_path / "stacks").mkdir(exist_ok=True)
+    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (tmp_path / "__main__.py").write_text((ROOT / "__main__.py").read_text())
+    (tmp_path / "stacks" / "Pulumi.acct.yaml").write_text(yaml.safe_dump({"config": values}))
+    if existing_tags is not None:
+        role = {
+            "arn": "arn:aws:iam::123456789012:role/aws-service-role/spot.amazonaws.com/AWSServiceRoleForEC2Spot",
+            "name": "AWSServiceRoleForEC2Spot",
+            "path": "/aws-service-role/spot.amazonaws.com/",
+            "tags": existing_tags,
+        }
+        (tmp_path / "offline_mocks.py").write_text(f"INVOKES = {{'aws:iam/getRole:getRole': lambda args: {role!r}}}\n")
+    return run_preview("acct", tmp_path)
+
+
+def test_a_new_account_gets_the_spot_role_kept_on_destroy() -> None:
+    preview = stack_preview("aws-karpenter")  # the built-in mocks: a new account, no such role
+    role = preview.one(SPOT_ROLE, "karpenter-spot-role")
+    assert role.inputs["awsServiceName"] == "spot.amazonaws.com"  # step06-add-spot-role.sh
+    assert role.inputs["tags"]["elastic-gpu.io/managed-by"] == "elastic-gpu/aws-karpenter"
+    assert role.retain_on_delete  # the account's other spot users keep it
+    # the NodePools (their first spot launch) come after it
+    for pool in preview.of_type("kubernetes:karpenter.sh/v1:NodePool"):
+        assert role.urn in pool.depends_on
+    assert stack_preview("aws-prod").of_type(SPOT_ROLE) == []  # the cluster-autoscaler's stacks: untouched
+
+
+def test_an_account_with_its_own_spot_role_uses_it_and_declares_none(tmp_path) -> None:
+    # declaring it there would fail `up`: "Service role name AWSServiceRoleForEC2Spot has been taken"
+    assert _account_preview(tmp_path, existing_tags={}).of_type(SPOT_ROLE) == []
+
+
+def test_the_role_this_stack_made_stays_declared(tmp_path) -> None:
+    # after the first `up` the preview finds the role it made: still declared, so nothing is deleted
+    preview = _account_preview(tmp_path, existing_tags={"elastic-gpu.io/managed-by": "elastic-gpu/acct"})
+    assert [r.name for r in preview.of_type(SPOT_ROLE)] == ["karpenter-spot-role"]
+
+
+def test_exists_declares_none_and_warns_when_the_account_lacks_it(tmp_path) -> None:
+    preview = _account_preview(tmp_path, existing_tags=None, spotServiceLinkedRole="exists")
+    assert preview.of_type(SPOT_ROLE) == []
+    [warning] = [w for w in preview.warnings if "AWSServiceRoleForEC2Spot" in w]
+    assert "aws iam create-service-linked-role --aws-service-name spot.amazonaws.com" in warning
+
+
+def test_create_always_declares_it(tmp_path) -> None:
+    preview = _account_preview(tmp_path, existing_tags={}, spotServiceLinkedRole="create")
+    assert [r.name for r in preview.of_type(SPOT_ROLE)] == ["karpenter-spot-role"]
+
+
+def test_the_spot_role_setting_without_karpenter_is_a_config_error() -> None:
+    values = stack_values("aws-prod")
+    values["elastic-gpu:cluster"]["spotServiceLinkedRole"] = "create"
+    with pytest.raises(ConfigError, match=r"cluster.spotServiceLinkedRole: only Karpenter needs"):
+        load_stack_config(values)
+    values["elastic-gpu:cluster"]["spotServiceLinkedRole"] = "maybe"
+    with pytest.raises(ConfigError, match=r"spotServiceLinkedRole"):
+        load_stack_config(values)
+
+
+def test_the_readme_table_is_what_simulate_says() -> None:
+    from tests.conftest import ROOT
+
+    rows = {
+        line.split("|")[1].strip().split(" ")[0]: [c.strip() for c in line.split("|")[2:-1]]
+        for line in (ROOT / "README.md").read_text().splitlines()
+        if line.startswith("| inference (T4") or line.startswith("| training (A10G")
+    }
+    ca = {o.pool: o for o in simulate(stack_preview("aws-prod"))}
+    for o in simulate(stack_preview("aws-karpenter")):
+        eligible, fallback, returns, zero, worst = rows[o.pool]
+        assert eligible.endswith(f"/ {len(o.instance_types)} ({o.instance_types[0]} .. {o.instance_types[-1][-7:]})")
+        if o.fallback:
+            assert fallback == f"{ca[o.pool].minutes_to_fallback} / {o.minutes_to_fallback}"
+        else:
+            back = o.scenarios["spot comes back after 60 min"]
+            assert returns.endswith(f"/ {back.min:g} to {back.max:g} min")
+        assert zero == f"{ca[o.pool].minutes_to_zero:g} / {o.minutes_to_zero:g} min"
+        assert worst == f"{ca[o.pool].worst_case_nodes} / {o.worst_case_nodes}"

@@ -8,6 +8,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import grpc
+
 from elastic_gpu.offline.mocks import MOCK_CA, MOCK_UUID, RegisterChild
 
 ACCOUNT = "123456789012"
@@ -45,12 +47,35 @@ def _eks_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class InvokeFailed(grpc.RpcError):
+    """An invoke the provider answers with an error, as the engine reports one (the SDK raises
+    `invoke of <token> failed: <details>` in the program, which may catch it)."""
+
+    def __init__(self, details: str) -> None:
+        super().__init__(details)
+        self._details = details
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNKNOWN
+
+    def details(self) -> str:
+        return self._details
+
+
+def _iam_get_role(args: dict[str, Any]) -> dict[str, Any]:
+    """A new account: no role (service-linked ones included) until the stack makes it; IAM answers NoSuchEntity.
+    Describe an account that has one in the program's offline_mocks.py:
+    INVOKES = {"aws:iam/getRole:getRole": lambda args: {"name": args["name"], "tags": {}, ...}}."""
+    raise InvokeFailed(f"reading IAM Role ({args.get('name')}): NoSuchEntity: The role cannot be found.")
+
+
 #: The region an invoke of aws.getRegion answers with when the program's config names none.
 MOCK_AWS_REGION = "us-east-1"
 
 #: Invoke token -> the answer the cloud would give (derived only from the arguments).
 INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "aws:eks/getCluster:getCluster": _eks_get_cluster,
+    "aws:iam/getRole:getRole": _iam_get_role,
     "aws:index/getRegion:getRegion": lambda args: {
         "name": args.get("region") or MOCK_AWS_REGION,
         "region": args.get("region") or MOCK_AWS_REGION,

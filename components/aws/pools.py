@@ -17,6 +17,7 @@ from elastic_gpu.aws.node_groups import (
     build_node_group,
 )
 from elastic_gpu.aws.user_data import launch_template_user_data, user_data_problems
+from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_overrides import NodeOverrides
 from elastic_gpu.pool_types import BuiltPool, NodeGroupRef
 from elastic_gpu.scheduling import (
@@ -155,8 +156,14 @@ def _taints(args: SpotGpuPoolArgs) -> list[Taint]:
 
 
 def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
-    """Tolerate the GPU taint (and any extra ones), select the pool's label."""
-    return WorkloadContract(pool=name, taints=tuple(_taints(args)), node_selector={POOL_LABEL: name})
+    """Tolerate the GPU taint (and any extra ones), select the pool's label; under Karpenter (the pool's
+    provisioner) the Job's pods carry do-not-disrupt."""
+    return WorkloadContract(
+        pool=name,
+        taints=tuple(_taints(args)),
+        node_selector={POOL_LABEL: name},
+        pod_annotations=dict(DO_NOT_DISRUPT) if args.provisioner is not None else {},
+    )
 
 
 def template_resources(args: SpotGpuPoolArgs) -> dict[str, str]:

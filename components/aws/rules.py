@@ -181,4 +181,9 @@ def validate(cfg: StackConfig) -> list[str]:
             for i, p in enumerate(cfg.gpu_pools)
             if p.ami_family != "al2023"
         ]
+    elif "spot_service_linked_role" in cfg.cluster.model_fields_set:
+        problems.append(
+            "cluster.spotServiceLinkedRole: only Karpenter needs the EC2 Spot service-linked role "
+            f"(provisioner karpenter; got provisioner {cfg.provisioner}): remove it"
+        )
     return problems

@@ -50,7 +50,13 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         # An idle GPU node lives as long under Karpenter as under the autoscaler: scaleDownUnneededTime (a Go
         # duration in whole units, which NodePool's consolidateAfter pattern also takes).
         idle = cfg.autoscaler.scale_down_unneeded_time
-        args = KarpenterArgs(cluster=cluster, general_pool=general, consolidate_after=idle, tags=cfg.tags)
+        args = KarpenterArgs(
+            cluster=cluster,
+            general_pool=general,
+            consolidate_after=idle,
+            spot_service_linked_role=c.spot_service_linked_role,
+            tags=cfg.tags,
+        )
         return Karpenter("karpenter", args, opts=opts).nodes
 
     provisioner = karpenter if cfg.provisioner == KARPENTER else None

@@ -16,6 +16,8 @@ from pulumi_azure_native import containerservice as cs
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.node_provisioning.cluster import nap_cluster_problems, node_provisioning_profile
+from elastic_gpu.azure.pools import vmss_name_regex
+from elastic_gpu.azure.system_pool import system_pool_size_warning
 from elastic_gpu.cluster_handle import (
     AksClusterHandle,
     ExistingCluster,
@@ -96,7 +98,8 @@ class AksClusterArgs:
     system_vm_size: str = DEFAULT_AKS_SYSTEM_VM_SIZE
     """VM size of the System pool (system pods; on AKS the autoscaler is managed, not a pod)."""
     system_min_size: int = DEFAULT_AKS_SYSTEM_MIN
-    """Default 1; AKS requires >= 1 in a System pool."""
+    """Default 1; AKS requires >= 1 in a System pool and documents at least 2 (below that, a preview
+    warning: system_pool.SYSTEM_POOL_MIN_NODES)."""
     system_max_size: int = DEFAULT_AKS_SYSTEM_MAX
     """Upper bound of the System pool's autoscaling."""
     system_critical_addons_only: bool = False
@@ -316,6 +319,8 @@ class AksCluster(pulumi.ComponentResource):
         )
         if not args.public_access and not args.runner_in_vnet:
             pulumi.log.warn(f"AksCluster '{name}': {PRIVATE_CLUSTER_RUNNER_WARNING}", resource=self)
+        if small_system_pool := system_pool_size_warning(args.system_min_size):
+            pulumi.log.warn(f"AksCluster '{name}': {small_system_pool}", resource=self)
         self.cluster_name: pulumi.Output[str] = self.cluster.name
         self.kubeconfig: pulumi.Output[str] = user_kubeconfig(self.resource_group_name, self.cluster.name, self)
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
@@ -331,6 +336,8 @@ class AksCluster(pulumi.ComponentResource):
                 scale_down_unneeded_time=args.scale_down_unneeded_time,
                 scale_down_delay_after_add=args.scale_down_delay_after_add,
                 max_node_provision_time=args.max_node_provision_time,
+                # The System pool autoscales too (enable_auto_scaling above)
+                cluster_group_regexes=(vmss_name_regex(SYSTEM_POOL_NAME),),
             )
         )
         #: "karpenter": node auto-provisioning makes the GPU pools' nodes (the handle's optional `provisioner`)

@@ -22,6 +22,7 @@ from elastic_gpu.azure.node_template import resources_tag
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.prices import price_rows
@@ -305,9 +306,15 @@ def _taints(args: SpotGpuPoolArgs) -> tuple[list[Taint], list[Taint]]:
 
 
 def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
-    """Tolerate the GPU taint and, for a spot pool, AKS's spot taint; select the pool's label."""
+    """Tolerate the GPU taint and, for a spot pool, AKS's spot taint; select the pool's label; under node
+    auto-provisioning the Job's pods carry Karpenter's do-not-disrupt."""
     on_demand, spot = _taints(args)
-    return WorkloadContract(pool=name, taints=tuple(spot if args.spot else on_demand), node_selector={POOL_LABEL: name})
+    return WorkloadContract(
+        pool=name,
+        taints=tuple(spot if args.spot else on_demand),
+        node_selector={POOL_LABEL: name},
+        pod_annotations=dict(DO_NOT_DISRUPT) if uses_node_provisioning(args.cluster) else {},
+    )
 
 
 def price_ranks(vm_sizes: list[str], spot: bool, region: str | None) -> list[int]:

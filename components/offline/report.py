@@ -52,7 +52,7 @@ def dump_json(data: Any) -> str:
 class PoolSummary:
     pool: str
     node_group: str
-    capacity: str  # "spot" | "on-demand"
+    capacity: str  # "spot" | "on-demand" | "spot, on-demand" (spot first, one Karpenter NodePool)
     instance_types: list[str]
     min_size: int
     max_size: int
@@ -76,7 +76,7 @@ def _karpenter_node_pool(r: CapturedResource, preview: Preview) -> list[PoolSumm
         PoolSummary(
             pool=v.pool,
             node_group=v.label,
-            capacity="spot" if v.spot else "on-demand",
+            capacity="spot" if v.spot else "spot, on-demand" if v.spot_first else "on-demand",
             instance_types=list(v.instance_types),
             min_size=v.min_size or 0,
             max_size=v.max_size or 0,

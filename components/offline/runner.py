@@ -54,6 +54,8 @@ class CapturedResource:
     provider: str | None = None
     depends_on: list[str] = field(default_factory=list)
     delete_before_replace: bool = False
+    #: `pulumi destroy` (or dropping it from the program) leaves the cloud resource in place
+    retain_on_delete: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -161,6 +163,7 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
                 provider=request.provider or None,
                 depends_on=sorted(request.dependencies),
                 delete_before_replace=bool(request.deleteBeforeReplace),
+                retain_on_delete=bool(request.retainOnDelete),
             )
         )
         return response

@@ -1,6 +1,7 @@
 """Karpenter NodePools (karpenter.sh/v1, on EKS and under AKS node auto-provisioning): a GPU NodePool
-has limits, the GPU taint and consolidation on, and a pool's spot NodePool outweighs its on-demand
-fallback. The NodePool spec is Karpenter core's, whatever the provider; only nodeClassRef differs."""
+has limits, the GPU taint and consolidation on, and a pool's spot NodePool outweighs a separate on-demand
+fallback NodePool. One NodePool allowing both capacity types is Karpenter's own fallback (spot first) and
+needs no weights. The NodePool spec is Karpenter core's, whatever the provider; only nodeClassRef differs."""
 
 from __future__ import annotations
 
@@ -90,7 +91,8 @@ karpenter_gpu_node_pool = ResourceValidationPolicy(
 
 
 def validate_fallback_ordered(args: StackValidationArgs, report: ReportViolation) -> None:
-    """Per pool (our pool label): every spot-only NodePool weighs more than every NodePool allowing on-demand."""
+    """Per pool (our pool label): every spot-only NodePool weighs more than every on-demand-only NodePool. A
+    NodePool allowing both capacity types tries spot first by itself, whatever its weight."""
     pools: dict[str, list[tuple[str, int, set[str]]]] = {}
     for r in args.resources:
         if r.resource_type != NODE_POOL_TYPE or not is_gpu_node_pool(r.props or {}):
@@ -102,14 +104,15 @@ def validate_fallback_ordered(args: StackValidationArgs, report: ReportViolation
             pools.setdefault(pool, []).append((_name(r.props, r.name), weight, capacity_types(r.props)))
     for pool, node_pools in sorted(pools.items()):
         spot = [(n, w) for n, w, caps in node_pools if caps == {"spot"}]
-        on_demand = [(n, w) for n, w, caps in node_pools if "on-demand" in caps]
+        on_demand = [(n, w) for n, w, caps in node_pools if caps == {"on-demand"}]
         for s_name, s_weight in spot:
             for o_name, o_weight in on_demand:
                 if o_weight >= s_weight:
                     report(
                         f"Pool '{pool}': on-demand NodePool '{o_name}' (weight {o_weight}) is not below spot "
                         f"NodePool '{s_name}' (weight {s_weight}); Karpenter tries the higher weight first, so "
-                        "on-demand would be bought while spot is available. Give the spot NodePool the higher weight.",
+                        "on-demand would be bought while spot is available. Give the spot NodePool the higher weight, "
+                        "or use one NodePool allowing both capacity types (Karpenter tries spot first).",
                         None,
                     )
 
@@ -117,8 +120,9 @@ def validate_fallback_ordered(args: StackValidationArgs, report: ReportViolation
 karpenter_fallback_ordered = StackValidationPolicy(
     name="karpenter-fallback-ordered",
     description=(
-        "A GPU pool's spot NodePool has a higher weight than its on-demand fallback NodePool "
-        f"(pools grouped by the {POOL_LABEL} label, capacity by karpenter.sh/capacity-type)."
+        "A GPU pool's spot NodePool has a higher weight than a separate on-demand fallback NodePool "
+        f"(pools grouped by the {POOL_LABEL} label, capacity by karpenter.sh/capacity-type); a NodePool "
+        "allowing both capacity types tries spot first by itself."
     ),
     enforcement_level=EnforcementLevel.MANDATORY,
     validate=validate_fallback_ordered,

@@ -36,7 +36,7 @@ def _excepted(pool: PoolView, names: list[str]) -> bool:
 def validate_scale_to_zero(args: ResourceValidationArgs, report: ReportViolation) -> None:
     exceptions = list(config(args, _ZERO_SCHEMA)["exceptions"])
     for pool in gpu_pools_of(args.resource_type, args.name, args.props):
-        if not (pool.spot or pool.intends_spot) or _excepted(pool, exceptions):
+        if not (pool.spot or pool.spot_first or pool.intends_spot) or _excepted(pool, exceptions):
             continue
         if not pool.autoscaled:
             report(
@@ -68,7 +68,7 @@ spot_gpu_pool_scales_to_zero = ResourceValidationPolicy(
 
 def validate_really_spot(args: ResourceValidationArgs, report: ReportViolation) -> None:
     for pool in pools_of(args.resource_type, args.name, args.props):
-        if pool.intends_spot and not pool.spot:
+        if pool.intends_spot and not (pool.spot or pool.spot_first):
             fix = get_cloud(pool.cloud).spot_fix
             report(
                 f"Pool '{pool.label}' is labelled or named spot but is billed on-demand: {fix}.",

@@ -17,7 +17,7 @@ from typing import Any
 
 from elastic_gpu.cost import Overrides, node_price
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, ZONE_KEY, duration_seconds
+from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, SPOT_FIRST, ZONE_KEY, duration_seconds
 from elastic_gpu.offline.runner import CapturedResource, Preview
 from elastic_gpu.pool_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL
 from elastic_gpu.prices import HOURS_PER_MONTH
@@ -76,10 +76,11 @@ class KarpenterModel:
     type_key: str
     #: bytes of disk the named node class gives its nodes (None: unknown)
     disk: Callable[[Preview, str], float | None]
-    #: per scenario, until capacity that delivers is asked: (spot, fallback, spot types) -> Seconds or None
-    first_node: Callable[[bool, bool, int], dict[str, Seconds | None]]
-    #: every spot offering out of capacity, until the on-demand NodePool is asked
-    to_fallback: Callable[[int], Seconds]
+    #: per scenario, until capacity that delivers is asked:
+    #: (spot, fallback, spot types, fallback in the same NodePool) -> Seconds or None
+    first_node: Callable[[bool, bool, int, bool], dict[str, Seconds | None]]
+    #: every spot offering out of capacity, until on-demand is asked: (spot types, in the same NodePool)
+    to_fallback: Callable[[int, bool], Seconds]
     source: str
     #: what the figures rest on (Karpenter on EKS: its code at the tag this library deploys)
     evidence: Evidence
@@ -90,17 +91,19 @@ def requirements(spec: dict[str, Any]) -> dict[str, list[str]]:
     return {r["key"]: list(r.get("values") or []) for r in reqs if r.get("operator") == "In"}
 
 
-def node_pool_template(
+def node_pool_templates(
     preview: Preview, r: CapturedResource, region: str | None, model: KarpenterModel
-) -> NodeTemplate | None:
-    """A NodePool as one template: the labels and taints its nodes get, the biggest eligible type's
-    resources (the pod fits when some eligible type holds it) and its node class's disk as ephemeral
-    storage, `limits.nodes` as its max; None for a NodePool of another cloud's node class."""
+) -> list[NodeTemplate]:
+    """A NodePool as templates, one per capacity type it allows in the order Karpenter tries them (spot,
+    then on-demand: karpenter_core.SPOT_FIRST): the labels and taints its nodes get, the biggest eligible
+    type's resources (the pod fits when some eligible type holds it) and its node class's disk as ephemeral
+    storage, `limits.nodes` as its max (one cap the templates of a NodePool share: `limit_group`); none for
+    a NodePool of another cloud's node class."""
     spec = r.inputs.get("spec") or {}
     tmpl = spec.get("template") or {}
     ref = (tmpl.get("spec") or {}).get("nodeClassRef") or {}
     if KARPENTER_NODE_CLASS_CLOUDS.get(ref.get("group")) != model.cloud:
-        return None
+        return []
     reqs = requirements(spec)
     rows = [row for t in reqs.get(model.type_key, []) if (row := gpu_instance_type(model.cloud, t)) is not None]
     biggest = max(rows, key=lambda row: (row.gpus, row.vcpus, row.memory_gib), default=None)
@@ -111,28 +114,33 @@ def node_pool_template(
     )
     if (disk := model.disk(preview, ref.get("name") or "")) is not None:
         allocatable[EPHEMERAL_STORAGE] = disk
-    capacity = reqs.get(CAPACITY_TYPE_KEY, ["on-demand"])
-    labels = dict((tmpl.get("metadata") or {}).get("labels") or {}) | {CAPACITY_TYPE_KEY: capacity[0]}
+    allowed = reqs.get(CAPACITY_TYPE_KEY, list(SPOT_FIRST))
+    capacities = [c for c in SPOT_FIRST if c in allowed] or allowed[:1]
     taints = [
         Taint(t["key"], t.get("value") or "", KUBERNETES_TAINT_EFFECT.get(t["effect"], t["effect"]))  # type: ignore[arg-type]
         for t in (tmpl.get("spec") or {}).get("taints") or []
     ]
     name = (r.inputs.get("metadata") or {}).get("name") or r.name
-    return NodeTemplate(
-        group=name,
-        resource=r.name,
-        autoscaler_name=name,
-        pool=labels.get(POOL_LABEL, name),
-        capacity="spot" if capacity == ["spot"] else "on-demand",
-        instance_type=rows[0].name if rows else "?",
-        labels=labels,
-        taints=sorted(taints),
-        allocatable=allocatable,
-        min_size=0,
-        max_size=int((spec.get("limits") or {}).get("nodes") or 0),
-        zones=reqs.get(ZONE_KEY, []),
-        region=region,
-    )
+    labels = dict((tmpl.get("metadata") or {}).get("labels") or {})
+    return [
+        NodeTemplate(
+            group=name,
+            resource=r.name,
+            autoscaler_name=name,
+            pool=labels.get(POOL_LABEL, name),
+            capacity="spot" if capacity == "spot" else "on-demand",
+            instance_type=rows[0].name if rows else "?",
+            labels=labels | {CAPACITY_TYPE_KEY: capacity},
+            taints=sorted(taints),
+            allocatable=allocatable,
+            min_size=0,
+            max_size=int((spec.get("limits") or {}).get("nodes") or 0),
+            zones=reqs.get(ZONE_KEY, []),
+            region=region,
+            limit_group=r.name if len(capacities) > 1 else None,
+        )
+        for capacity in capacities
+    ]
 
 
 def weight_order(preview: Preview) -> list[tuple[CapturedResource, int]]:
@@ -154,13 +162,20 @@ def eligible_types(preview: Preview, resources: list[str], model: KarpenterModel
 def worst_case(
     node_pools: list[NodeTemplate], preview: Preview, overrides: Overrides | None, model: KarpenterModel
 ) -> tuple[int, float | None, list[str]]:
-    """Every NodePool at its limits.nodes, each node the priciest eligible type on its capacity type."""
+    """Every NodePool at its limits.nodes (once, however many capacity types it allows), each node the
+    priciest eligible type: at its spot price in a spot-only NodePool, else on-demand (a spot-first NodePool
+    may fill its limit with on-demand nodes)."""
     nodes, total, notes = 0, 0.0, []
+    by_resource: dict[str, list[NodeTemplate]] = {}
     for t in node_pools:
+        by_resource.setdefault(t.resource, []).append(t)
+    for group in by_resource.values():
+        t = group[0]
+        spot_only = all(g.capacity == "spot" for g in group)
         hourlies = []
         for it in eligible_types(preview, [t.resource], model):
             price = node_price(model.cloud, t.region, it, [], overrides)
-            hourly = price.hourly(t.capacity == "spot")
+            hourly = price.hourly(spot_only)
             if hourly is None:
                 hourly = price.on_demand  # spot never costs more: an upper bound
             if hourly is None:
@@ -168,12 +183,15 @@ def worst_case(
             hourlies.append(hourly)
         nodes += t.max_size
         total += t.max_size * max(hourlies, default=0.0) * HOURS_PER_MONTH
-        notes.append(f"{t.group}: {t.max_size} nodes (limits.nodes), each priced as its priciest eligible type")
+        capacity = "" if spot_only or len(group) == 1 else " on-demand"
+        notes.append(
+            f"{t.group}: {t.max_size} nodes (limits.nodes), each priced as its priciest eligible type{capacity}"
+        )
     return nodes, total, notes
 
 
 def templates(preview: Preview, region: str | None, model: KarpenterModel) -> list[NodeTemplate]:
-    return [t for r, _ in weight_order(preview) if (t := node_pool_template(preview, r, region, model)) is not None]
+    return [t for r, _ in weight_order(preview) for t in node_pool_templates(preview, r, region, model)]
 
 
 def consolidate_after_seconds(preview: Preview, resource: str) -> int | None:
@@ -232,16 +250,19 @@ def simulate_pod(
     spot = first.capacity == "spot"
     fallback = next((t for t in fits if t.capacity != "spot"), None) if spot else None
     spot_types = len(eligible_types(preview, [first.resource], model)) if spot else 0
-    scenarios = {k: _minutes(v) for k, v in model.first_node(spot, fallback is not None, spot_types).items()}
+    one_node_pool = fallback is not None and fallback.resource == first.resource
+    scenarios = {
+        k: _minutes(v) for k, v in model.first_node(spot, fallback is not None, spot_types, one_node_pool).items()
+    }
     return PoolOutcome(
         pool=reached_pool,
         pod=pod.name,
         reaches=True,
         reason=None,
-        tiers=[[t] for t in fits],  # one NodePool per weight: no ties to draw
+        tiers=[[t] for t in fits],  # one NodePool (capacity type) per try: no ties to draw
         first_choice=first.resource,
         fallback=fallback.resource if fallback else None,
-        minutes_to_fallback=_minutes(model.to_fallback(spot_types)) if fallback else None,
+        minutes_to_fallback=_minutes(model.to_fallback(spot_types, one_node_pool)) if fallback else None,
         minutes_to_zero=zero,
         worst_case_nodes=nodes,
         worst_case_monthly_usd=monthly,

@@ -20,6 +20,7 @@ from elastic_gpu.aws.karpenter.release import (
     NAMESPACE,
     RELEASE_NAME,
 )
+from elastic_gpu.aws.karpenter.spot_role import DEFAULT_SPOT_ROLE_MODE, SpotRoleMode, build_spot_role
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import EksClusterHandle
@@ -55,6 +56,11 @@ class KarpenterArgs:
     <cluster>` (an EksCluster with `karpenter_discovery=True` tags its cluster security group)."""
     version: str = KARPENTER_VERSION
     """The Karpenter chart version."""
+    spot_service_linked_role: SpotRoleMode = DEFAULT_SPOT_ROLE_MODE
+    """The account's EC2 Spot service-linked role (AWSServiceRoleForEC2Spot), without which no spot node
+    launches: "auto" (default) creates it unless the preview finds one the stack did not create, then uses
+    that; "create" always declares it (`up` fails if the account has one); "exists" never does
+    (elastic_gpu.aws.karpenter.spot_role). A declared role is kept on `pulumi destroy`."""
     tags: dict[str, str] = field(default_factory=dict)
     """Tags on the IAM roles, policies, queue and rules."""
 
@@ -79,6 +85,8 @@ class Karpenter(pulumi.ComponentResource):
         cluster = args.cluster
         tags = {**cluster.tags, **args.tags}
         self.node_role, node_ready = build_node_role(name, cluster, parent=self)
+        #: the Spot service-linked role, when this stack declares it (None: the account's own is used)
+        self.spot_role = build_spot_role(name, args.spot_service_linked_role, tags, parent=self)
         self.interruption = build_interruption_queue(name, cluster.cluster_name, tags, parent=self)
         self.controller_role, controller_ready = build_controller_role(
             name, cluster, self.node_role.arn, self.interruption.queue.arn, parent=self
@@ -110,7 +118,7 @@ class Karpenter(pulumi.ComponentResource):
             security_group_selector_terms=args.security_group_selector_terms or discovery_terms(cluster.cluster_name),
             consolidate_after=args.consolidate_after,
             provider=cluster.provider,
-            ready=[self.release, *node_ready],
+            ready=[self.release, *node_ready, *([self.spot_role] if self.spot_role else [])],
             tags=tags,
         )
         self.register_outputs(

@@ -19,8 +19,11 @@ and the offering resolver reports it unavailable meanwhile (instancetype/offerin
 :135). The failed NodeClaim is deleted (core nodeclaim/lifecycle/launch.go:85-89) and the pod, still
 pending, is batched again at its next requeue.
 
-So: when every spot offering is out of capacity, the spot NodePool has no available offering in the next
-loop, and the scheduler moves to the lower-weight on-demand NodePool in that loop. One failed CreateFleet
+So: when every spot offering is out of capacity, the next loop launches on-demand. In the default shape, one
+NodePool allowing both capacity types, the launch picks spot while any spot offering is available and
+on-demand otherwise (instance.go:745 getCapacityType; docs/concepts/nodepools.md:276-278, "generally within
+milliseconds"); with a separate on-demand NodePool (fallback_max_size), the spot NodePool has no available
+offering left and the scheduler moves to the lower-weight on-demand NodePool in that loop. One failed CreateFleet
 costs one loop, not a backoff per group. The figures are the times of the loop that asks capacity that
 delivers; the node's boot comes on top, as in the cluster-autoscaler model.
 """
@@ -44,7 +47,8 @@ UNAVAILABLE_OFFERINGS_TTL = Constant(
 CONSTANTS: tuple[Constant, ...] = (*CORE_CONSTANTS, UNAVAILABLE_OFFERINGS_TTL)
 
 SOURCE = (
-    f"{CORE} and {_AWS}: batching window, weight-ordered NodePools, unavailable-offerings cache "
+    f"{CORE} and {_AWS}: batching window, spot before on-demand (one NodePool or by weight), "
+    "unavailable-offerings cache "
     "(components/aws/karpenter/model.py)"
 )
 
@@ -59,8 +63,12 @@ def to_fallback(spot: bool, fallback: bool) -> Seconds | None:
     return after_failures(1)
 
 
-def first_node(spot: bool, fallback: bool, spot_types: int = 0) -> dict[str, Seconds | None]:
-    """Per scenario (the cluster-autoscaler model's three), until capacity that delivers is asked."""
+def first_node(
+    spot: bool, fallback: bool, spot_types: int = 0, one_node_pool: bool = False
+) -> dict[str, Seconds | None]:
+    """Per scenario (the cluster-autoscaler model's three), until capacity that delivers is asked. The same
+    whether on-demand is in the spot NodePool or its own (``one_node_pool``): a CreateFleet that fails for
+    capacity deletes the NodeClaim either way, and the next loop launches on-demand."""
     from elastic_gpu.simulation.run import SCENARIO_ALL_OUT, SCENARIO_ONE_ZONE, SCENARIO_RETURNS
 
     out = to_fallback(spot, fallback)

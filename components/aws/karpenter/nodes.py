@@ -1,4 +1,6 @@
-"""The Karpenter objects of one SpotGpuPool: an EC2NodeClass and its NodePools (spot, then on-demand).
+"""The Karpenter objects of one SpotGpuPool: an EC2NodeClass and its NodePools (elastic_gpu.karpenter_core
+node_pool_plans: one spot-first NodePool for a spot pool with an on-demand fallback, or a spot NodePool and
+a lower-weight on-demand one when `fallback_max_size` caps on-demand separately).
 
 The pool keeps its meaning: its GPU and GPUs per node, spot first with an on-demand fallback, `max_size`
 as the cap (NodePool `limits`), scale to zero, the GPU taint and the pool's labels, its disk, and the same
@@ -20,20 +22,20 @@ from elastic_gpu.aws.node_groups import DATA_DEVICE, IMDS_HOP_LIMIT
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_instance_types
 from elastic_gpu.karpenter_core import (
     CAPACITY_TYPE_KEY,
-    CAPACITY_TYPES,
     CONSOLIDATION_POLICY,
     DEFAULT_BUDGET,
     DRIFT_BUDGET,
     EXPIRE_AFTER,
     INSTANCE_TYPE_KEY,
     NODE_POOL_API,
-    ON_DEMAND_WEIGHT,
-    SPOT_WEIGHT,
     ZONE_KEY,
+    NodePoolPlan,
+    node_pool_plans,
 )
 from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import (
     AWS_ACCELERATOR_LABEL,
+    CAPACITY_LABEL,
     GPU_RESOURCE,
     GPU_TAINT,
     NODE_CLASS_GPU,
@@ -45,8 +47,8 @@ if TYPE_CHECKING:
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 #: The AMI: AL2023's newest, resolved by Karpenter (`al2023@latest`). A pinned `al2023@v<date>` would need a
-#: bump per release; with @latest a new AMI makes running nodes Drifted, which DRIFT_BUDGET stops from
-#: evicting GPU work: new nodes get the new AMI, running ones leave when empty (or at EXPIRE_AFTER).
+#: bump per release; with @latest a new AMI makes running nodes Drifted, replaced one at a time per NodePool
+#: (DRIFT_BUDGET) except while a pod with DO_NOT_DISRUPT (the pool's example Job) runs there.
 AMI_ALIAS = "al2023@latest"
 
 
@@ -91,8 +93,8 @@ def node_class_name(pool: str) -> str:
     return pool
 
 
-def node_pool_name(pool: str, capacity: str) -> str:
-    return f"{pool}-{capacity}"
+def node_pool_name(pool: str, suffix: str) -> str:
+    return f"{pool}-{suffix}"
 
 
 def node_class_spec(args: SpotGpuPoolArgs, nodes: KarpenterNodes) -> dict[str, Any]:
@@ -129,21 +131,23 @@ def taints(args: SpotGpuPoolArgs) -> list[Taint]:
     return sorted({GPU_TAINT, *args.extra_taints})
 
 
-def node_pool_spec(
-    pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, capacity: str, max_nodes: int
-) -> dict[str, Any]:
-    """One NodePool: the pool's labels and taints, the eligible types in its zones, one capacity type.
+def node_pool_spec(pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, plan: NodePoolPlan) -> dict[str, Any]:
+    """One NodePool: the pool's labels and taints, the eligible types in its zones, its capacity types.
 
-    `limits`: nodes = the pool's max_size (the fallback's for on-demand), and nvidia.com/gpu = that times the
-    GPUs per node (the physical GPUs: Karpenter counts the instance type's, not time-sliced replicas). No
-    cpu or memory limit: `nodes` already bounds them, and a cpu cap sized for the smallest type would refuse
-    the larger ones Karpenter may pick.
+    A spot-first NodePool's nodes carry no elastic-gpu.io/capacity label (one template serves both capacity
+    types); Karpenter labels each node karpenter.sh/capacity-type.
+    `limits`: nodes = the plan's (max_size; fallback_max_size for a separate on-demand NodePool), and
+    nvidia.com/gpu = that times the GPUs per node (the physical GPUs: Karpenter counts the instance type's,
+    not time-sliced replicas). No cpu or memory limit: `nodes` already bounds them, and a cpu cap sized for
+    the smallest type would refuse the larger ones Karpenter may pick.
     """
     accelerator = {AWS_ACCELERATOR_LABEL: args.accelerator} if args.accelerator else {}
-    labels = node_labels(pool=pool, node_class=NODE_CLASS_GPU, spot=capacity == "spot") | accelerator
+    labels = node_labels(pool=pool, node_class=NODE_CLASS_GPU, spot="spot" in plan.capacity_types) | accelerator
+    if plan.spot_first:
+        del labels[CAPACITY_LABEL]
     return {
-        "weight": SPOT_WEIGHT if capacity == "spot" else ON_DEMAND_WEIGHT,
-        "limits": {"nodes": str(max_nodes), GPU_RESOURCE: str(max_nodes * args.gpus_per_node)},
+        "weight": plan.weight,
+        "limits": {"nodes": str(plan.max_nodes), GPU_RESOURCE: str(plan.max_nodes * args.gpus_per_node)},
         "disruption": {
             "consolidationPolicy": CONSOLIDATION_POLICY,
             "consolidateAfter": nodes.consolidate_after,
@@ -155,7 +159,7 @@ def node_pool_spec(
                 "nodeClassRef": {"group": NODE_CLASS_GROUP, "kind": "EC2NodeClass", "name": node_class_name(pool)},
                 "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints(args)],
                 "requirements": [
-                    {"key": CAPACITY_TYPE_KEY, "operator": "In", "values": [CAPACITY_TYPES[capacity]]},
+                    {"key": CAPACITY_TYPE_KEY, "operator": "In", "values": list(plan.capacity_types)},
                     {"key": INSTANCE_TYPE_KEY, "operator": "In", "values": eligible_instance_types(args)},
                     {"key": ZONE_KEY, "operator": "In", "values": list(args.pool_zones)},
                 ],
@@ -165,12 +169,14 @@ def node_pool_spec(
     }
 
 
-def node_pools(pool: str, args: SpotGpuPoolArgs) -> list[tuple[str, int]]:
-    """(capacity, max nodes) per NodePool: the pool's own capacity, then the on-demand fallback."""
-    out = [("spot" if args.spot else "on-demand", args.max_size)]
-    if args.on_demand_fallback:
-        out.append(("on-demand", args.fallback_total))
-    return out
+def node_pools(args: SpotGpuPoolArgs) -> list[NodePoolPlan]:
+    """The pool's NodePools, highest weight first."""
+    return node_pool_plans(
+        spot=args.spot,
+        on_demand_fallback=args.on_demand_fallback,
+        max_size=args.max_size,
+        fallback_max_size=args.fallback_max_size,
+    )
 
 
 def build_karpenter_pool(name: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, parent: pulumi.Resource) -> BuiltPool:
@@ -184,18 +190,19 @@ def build_karpenter_pool(name: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes
         opts=opts,
     )
     resources: list[pulumi.Resource] = [node_class]
-    for capacity, max_nodes in node_pools(name, args):
+    plans = node_pools(args)
+    for plan in plans:
         resources.append(
             k8s.apiextensions.CustomResource(
-                f"{name}-{capacity}",
+                f"{name}-{plan.suffix}",
                 api_version=NODE_POOL_API,
                 kind="NodePool",
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=node_pool_name(name, capacity)),
-                spec=node_pool_spec(name, args, nodes, capacity, max_nodes),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=node_pool_name(name, plan.suffix)),
+                spec=node_pool_spec(name, args, nodes, plan),
                 opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[node_class])),
             )
         )
-    first = node_pool_spec(name, args, nodes, node_pools(name, args)[0][0], args.max_size)
+    first = node_pool_spec(name, args, nodes, plans[0])
     return BuiltPool(
         node_groups=[],
         taints=taints(args),

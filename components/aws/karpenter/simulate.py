@@ -31,7 +31,7 @@ MODEL = KarpenterModel(
     type_key=INSTANCE_TYPE_KEY,
     disk=root_volume,
     first_node=model.first_node,
-    to_fallback=lambda _spot_types: after_failures(1),  # one CreateFleet covers every type
+    to_fallback=lambda _spot_types, _one_node_pool: after_failures(1),  # one CreateFleet covers every type
     source=model.SOURCE,
     # The Karpenter this library deploys, as is.
     evidence=Evidence("source", model.SOURCE),

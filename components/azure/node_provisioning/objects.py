@@ -28,7 +28,6 @@ NODE_CLASS_GROUP = NODE_CLASS_API.split("/")[0]
 #: core's (elastic_gpu.karpenter_core): "When multiple NodePools match, it uses the one with highest
 #: weight" (AKS docs node-auto-provisioning-node-pools.md), so spot (SPOT_WEIGHT) before the fallback.
 SKU_NAME_KEY = "karpenter.azure.com/sku-name"
-CAPACITY_SPOT, CAPACITY_ON_DEMAND = "spot", "on-demand"
 #: The node image: Ubuntu, the AKSNodeClass default, whose GPU sizes NAP installs the NVIDIA driver on
 #: (supported-gpus.yaml lists "ubuntu" for every catalog size; AzureLinux 2 misses the A100/H100 ones).
 IMAGE_FAMILY = "Ubuntu"
@@ -39,7 +38,7 @@ class NodePoolSpec:
     """One Karpenter NodePool of a GPU pool."""
 
     name: str
-    capacity: str  #: "spot" | "on-demand"
+    capacity_types: tuple[str, ...]  #: ("spot",), ("on-demand",) or karpenter_core.SPOT_FIRST
     skus: list[str]
     zones: list[str]  #: topology.kubernetes.io/zone values ("eastus2-1")
     labels: dict[str, str]
@@ -52,7 +51,7 @@ class NodePoolSpec:
 
     def to_spec(self) -> dict[str, Any]:
         requirements = [
-            {"key": CAPACITY_TYPE_KEY, "operator": "In", "values": [self.capacity]},
+            {"key": CAPACITY_TYPE_KEY, "operator": "In", "values": list(self.capacity_types)},
             {"key": SKU_NAME_KEY, "operator": "In", "values": list(self.skus)},
             {"key": ZONE_KEY, "operator": "In", "values": list(self.zones)},
         ]

@@ -1,9 +1,11 @@
 """SpotGpuPool under node auto-provisioning: one AKSNodeClass and its NodePools, no agent pools.
 
-A spot pool gets a spot NodePool (weight SPOT_WEIGHT) and, with `on_demand_fallback`, an on-demand
-NodePool of lower weight over the same sizes: Karpenter asks the spot one first and the fallback once
-every spot offering is in its unavailable-offerings cache (simulation.py). `max_size` and
-`fallback_max_size` become each NodePool's `limits` (nodes, and GPUs). The NodePools span the pool's
+A spot pool with `on_demand_fallback` gets one NodePool allowing spot and on-demand
+(elastic_gpu.karpenter_core node_pool_plans): NAP ranks its offerings by price, spot before on-demand, and
+launches on-demand once every cheaper spot size is in its unavailable-offerings cache (simulation.py);
+`max_size` caps both together. With `fallback_max_size` the fallback is its own on-demand NodePool of
+lower weight over the same sizes, capped separately. A plan's max becomes its NodePool's `limits` (nodes,
+and GPUs). The NodePools span the pool's
 zones; NAP picks the zone per node, so `per_zone` has no meaning here.
 """
 
@@ -15,8 +17,6 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.azure.node_provisioning.objects import (
-    CAPACITY_ON_DEMAND,
-    CAPACITY_SPOT,
     NODE_CLASS_API,
     NODE_CLASS_KIND,
     NodePoolSpec,
@@ -27,9 +27,9 @@ from elastic_gpu.azure.node_provisioning.objects import (
 from elastic_gpu.azure.node_provisioning.skus import NAP_GPU_SKUS, eligible_skus
 from elastic_gpu.config import DEFAULT_SCALE_DOWN_UNNEEDED
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.karpenter_core import NODE_POOL_API, NODE_POOL_KIND, ON_DEMAND_WEIGHT, SPOT_WEIGHT
+from elastic_gpu.karpenter_core import NODE_POOL_API, NODE_POOL_KIND, NodePoolPlan, node_pool_plans
 from elastic_gpu.pool_types import BuiltPool
-from elastic_gpu.scheduling import GPU_TAINT, NODE_CLASS_GPU, Taint, node_labels
+from elastic_gpu.scheduling import CAPACITY_LABEL, GPU_TAINT, NODE_CLASS_GPU, Taint, node_labels
 
 if TYPE_CHECKING:
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
@@ -59,33 +59,42 @@ def nap_pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
 def node_pool_specs(
     name: str, args: SpotGpuPoolArgs, *, region: str, consolidate_after: str, node_class: str
 ) -> list[NodePoolSpec]:
-    """The pool's NodePools, spot first: each over every eligible size (skus.eligible_skus)."""
+    """The pool's NodePools, highest weight first: each over every eligible size (skus.eligible_skus).
+
+    A NodePool that may launch spot declares AKS's spot taint on all its nodes (spot_taints: NAP adds none);
+    a spot-first NodePool's on-demand nodes carry it too, which the pool's pods tolerate already, and its
+    nodes get no elastic-gpu.io/capacity label (one template serves both; NAP labels each node
+    karpenter.sh/capacity-type)."""
     gpu_taints: list[Taint] = sorted({GPU_TAINT, *args.extra_taints})
     skus = eligible_skus(list(args.instance_types))
     zones = [azure_zone(region, z) for z in args.pool_zones]
 
-    def spec(capacity: str, max_nodes: int, weight: int) -> NodePoolSpec:
-        spot = capacity == CAPACITY_SPOT
+    def spec(plan: NodePoolPlan) -> NodePoolSpec:
+        spot = "spot" in plan.capacity_types
+        labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot)
+        if plan.spot_first:
+            del labels[CAPACITY_LABEL]
         return NodePoolSpec(
-            name=f"{name}-{capacity}",
-            capacity=capacity,
+            name=f"{name}-{plan.suffix}",
+            capacity_types=plan.capacity_types,
             skus=skus,
             zones=zones,
-            labels=node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | args.extra_labels,
+            labels=labels | args.extra_labels,
             taints=spot_taints(gpu_taints) if spot else gpu_taints,
-            max_nodes=max_nodes,
+            max_nodes=plan.max_nodes,
             gpus_per_node=args.gpus_per_node,
-            weight=weight,
+            weight=plan.weight,
             node_class=node_class,
             consolidate_after=consolidate_after,
         )
 
-    if not args.spot:
-        return [spec(CAPACITY_ON_DEMAND, args.max_size, SPOT_WEIGHT)]
-    specs = [spec(CAPACITY_SPOT, args.max_size, SPOT_WEIGHT)]
-    if args.on_demand_fallback:
-        specs.append(spec(CAPACITY_ON_DEMAND, args.fallback_total, ON_DEMAND_WEIGHT))
-    return specs
+    plans = node_pool_plans(
+        spot=args.spot,
+        on_demand_fallback=args.on_demand_fallback,
+        max_size=args.max_size,
+        fallback_max_size=args.fallback_max_size,
+    )
+    return [spec(plan) for plan in plans]
 
 
 def build_node_provisioning_pool(

@@ -8,14 +8,18 @@ elastic_gpu.karpenter_core's):
 - The scheduler tries the NodePools by weight, highest first, and launches a NodeClaim listing every
   size the NodePool allows; the provider launches one VM, the cheapest offering not in its
   unavailable-offerings cache (karpenter-provider-azure pkg/providers/instance/vminstance.go:768
-  allocationStrategyProvider.Allocate).
+  allocationStrategyProvider.Allocate), spot before on-demand at equal price
+  (allocationstrategy/stages/offering_rank.go compareOfferings). In a NodePool allowing both capacity types
+  every spot size costs less than every on-demand one (components/data/prices.csv), so the spot sizes are
+  tried first, then on-demand.
 - A size that fails is retried within the same NodeClaim: Azure's errors are `CreateError`s
   (offerings/commonerrorhandlers.go, every handler but the regional quota one), so the launch returns an
   error and the NodeClaim is requeued (core nodeclaim/lifecycle/launch.go:110-116) after 1 s, doubling up to
-  1 min (lifecycle/controller.go:119, LAUNCH_RETRY), and the provider picks the next available size. Only
+  1 min (lifecycle/controller.go:119, LAUNCH_RETRY), and the provider picks the next available offering. In a
+  spot-first NodePool that is an on-demand size once every spot size has failed, in the same NodeClaim. Only
   when no offering of the NodeClaim is left does it return an InsufficientCapacityError, and the NodeClaim
   is deleted (launch.go:85-96); the pod, still pending, is batched again at its next requeue (POD_REQUEUE,
-  provisioning/controller.go:77) and the scheduler takes the next NodePool.
+  provisioning/controller.go:77) and the scheduler takes the next NodePool (a separate on-demand one).
 
 Azure (karpenter-provider-azure v1.14.2):
 - Spot out of capacity is `SkuNotAvailable` (Azure docs error-codes-spot: "There is not enough Azure
@@ -81,7 +85,8 @@ CONSTANTS: tuple[Constant, ...] = (
 SCENARIO_ALLOCATION_FAILED = "spot fails asynchronously (AllocationFailed)"
 TIMING_SOURCE = (
     f"node auto-provisioning: {_AZURE} (vendoring kubernetes-sigs/karpenter v1.14.0; loop constants read at "
-    f"{CORE}): batching window, weight-ordered NodePools, one VM per launch, SkuNotAvailable per size "
+    f"{CORE}): batching window, spot before on-demand (cheapest offering first), one VM per launch, "
+    "SkuNotAvailable per size "
     "(components/azure/node_provisioning/simulation.py)"
 )
 NODE_CLASS_TYPE = f"kubernetes:{NODE_CLASS_API}:{NODE_CLASS_KIND}"
@@ -92,15 +97,17 @@ def retries(failed: int) -> int:
     return sum(min(LAUNCH_RETRY.seconds * 2**i, MINUTE) for i in range(failed))
 
 
-def to_fallback(spot_skus: int) -> Seconds:
+def to_fallback(spot_skus: int, one_node_pool: bool = False) -> Seconds:
     """Scenario "all spot out of capacity": the spot NodeClaim tries every spot size in turn (each
-    SkuNotAvailable blocks the size in every zone), finds none left and is deleted; the pod's next loop
-    launches the on-demand NodePool's NodeClaim."""
+    SkuNotAvailable blocks the size in every zone). In a spot-first NodePool (``one_node_pool``) the same
+    NodeClaim's next retry launches an on-demand size; with a separate on-demand NodePool the NodeClaim finds
+    no offering left and is deleted, and the pod's next loop launches the on-demand NodePool's NodeClaim."""
     first = after_failures(0)
-    return Seconds(first.best + retries(spot_skus) + NEXT_LOOP[0], first.worst + retries(spot_skus) + NEXT_LOOP[1])
+    loop = (0, 0) if one_node_pool else NEXT_LOOP
+    return Seconds(first.best + retries(spot_skus) + loop[0], first.worst + retries(spot_skus) + loop[1])
 
 
-def first_node(spot: bool, fallback: bool, spot_skus: int) -> dict[str, Seconds | None]:
+def first_node(spot: bool, fallback: bool, spot_skus: int, one_node_pool: bool = False) -> dict[str, Seconds | None]:
     """Per scenario (the cluster-autoscaler model's three, and AllocationFailed), until capacity that
     delivers is asked; None: never."""
     from elastic_gpu.simulation.run import SCENARIO_ALL_OUT, SCENARIO_ONE_ZONE, SCENARIO_RETURNS
@@ -117,13 +124,13 @@ def first_node(spot: bool, fallback: bool, spot_skus: int) -> dict[str, Seconds 
     if spot_skus > 1:
         one_zone = Seconds(first.best, first.worst + retries(1))
     elif fallback:
-        one_zone = Seconds(first.best, to_fallback(1).worst)
+        one_zone = Seconds(first.best, to_fallback(1, one_node_pool).worst)
     else:
         one_zone = Seconds(first.best, first.worst + retry_period)
     return {
-        SCENARIO_ALL_OUT: to_fallback(spot_skus) if fallback else None,
+        SCENARIO_ALL_OUT: to_fallback(spot_skus, one_node_pool) if fallback else None,
         SCENARIO_ONE_ZONE: one_zone,
-        SCENARIO_RETURNS: to_fallback(spot_skus) if fallback else returns,
+        SCENARIO_RETURNS: to_fallback(spot_skus, one_node_pool) if fallback else returns,
         # Every spot size fails asynchronously: each takes the size off both capacity types for an hour, and the
         # spot NodePool takes a size back first when it frees: the fallback never comes while spot fails so.
         SCENARIO_ALLOCATION_FAILED: None,
