@@ -220,8 +220,19 @@ def test_a_spot_only_single_size_waits_for_its_sku_not_available_entry() -> None
 def test_simulate_shows_the_allocation_failed_scenario_for_nap_pools() -> None:
     (inference, _) = simulate(stack_preview("azure-karpenter"))
     assert inference.scenarios[nap_sim.SCENARIO_ALLOCATION_FAILED] == "never"
-    assert inference.minutes_to_fallback.to_json() == {"min": 0.15, "max": 0.62}
+    assert inference.minutes_to_fallback.to_json() == {"min": 0.13, "max": 0.28}
     assert inference.evidence.kind == "docs"
+
+
+@pytest.mark.parametrize(("spot_skus", "best", "worst"), [(1, 2, 11), (3, 8, 17)])
+def test_a_spot_first_node_pool_falls_back_within_the_same_nodeclaim(spot_skus: int, best: int, worst: int) -> None:
+    """One NodePool allowing spot and on-demand: after the last spot size fails, the NodeClaim's next retry
+    (1 s, 2 s, 4 s ...) launches an on-demand offering; no deletion and no next loop as with a separate
+    on-demand NodePool."""
+    assert nap_sim.to_fallback(spot_skus, one_node_pool=True) == nap_sim.Seconds(best, worst)
+    assert nap_sim.to_fallback(spot_skus, one_node_pool=True).worst < nap_sim.to_fallback(spot_skus).worst
+    figures = nap_sim.first_node(spot=True, fallback=True, spot_skus=spot_skus, one_node_pool=True)
+    assert figures["all spot groups out of capacity"] == nap_sim.Seconds(best, worst)
 
 
 # --- policy: karpenter-gpu-node-pool, karpenter-fallback-ordered ---------------------------------
