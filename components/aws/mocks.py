@@ -61,6 +61,60 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
+# --- the account the preflight reads (components/aws/preflight.py, components/offline/account.py) ---------
+
+#: A new AWS account: the GPU families' EC2 vCPU quotas at 0 (what new accounts report until a request is
+#: granted; Karpenter then sees VcpuLimitExceeded / MaxSpotInstanceCountExceeded, karpenter-provider-aws
+#: pkg/errors/errors.go), EKS's 30 managed node groups per cluster (EKS User Guide, "Amazon EKS service
+#: quotas"), no EC2 Spot service-linked role (it appears with the first spot request or
+#: `aws iam create-service-linked-role`), and every instance type offered in every zone (`offerings` lists
+#: the zones of the types a region offers in some zones only).
+NEW_ACCOUNT: dict[str, Any] = {
+    "quotas": {"L-3819A6DF": 0, "L-DB2E81BA": 0, "L-7212CCBC": 0, "L-417A185B": 0, "L-6D54EA21": 30},
+    "spotServiceLinkedRole": False,
+    "offerings": {},
+}
+
+
+def _service_quota(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    code = args.get("quotaCode")
+    if code not in account["quotas"]:
+        raise KeyError(f"the described account has no quota {code!r}; give it under aws.quotas")
+    value = account["quotas"][code]
+    return {"quotaCode": code, "serviceCode": args.get("serviceCode"), "value": value, "adjustable": True}
+
+
+def _roles(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    spot = account["spotServiceLinkedRole"] and "AWSServiceRoleForEC2Spot" in str(args.get("nameRegex"))
+    names = ["AWSServiceRoleForEC2Spot"] if spot else []
+    return {"names": names, "arns": [f"arn:aws:iam::{ACCOUNT}:role{args.get('pathPrefix', '/')}{n}" for n in names]}
+
+
+def _offerings(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """Each (type, zone) the filters ask for that the account offers: every zone unless `offerings` says."""
+    filters = {f["name"]: f["values"] for f in args.get("filters") or []}
+    pairs = [
+        (t, z)
+        for t in filters.get("instance-type", [])
+        for z in filters.get("location", [])
+        if z in account["offerings"].get(t, [z])
+    ]
+    return {
+        "instanceTypes": [t for t, _ in pairs],
+        "locations": [z for _, z in pairs],
+        "locationTypes": [args.get("locationType", "availability-zone")] * len(pairs),
+        "id": args.get("region") or MOCK_AWS_REGION,
+    }
+
+
+#: Invoke token -> its answer from the described account's `aws` section.
+ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
+    "aws:servicequotas/getServiceQuota:getServiceQuota": _service_quota,
+    "aws:iam/getRoles:getRoles": _roles,
+    "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _offerings,
+}
+
+
 #: Singular node-group options of pulumi-eks's ClusterArgs that `nodeGroupOptions` excludes.
 PULUMI_EKS_SINGULAR_NODE_GROUP_OPTIONS = (
     "nodeSubnetIds",

@@ -1,0 +1,143 @@
+"""The account preflight's EKS part (components/preflight.py): EC2 vCPU quotas of the GPU families for spot and
+on-demand, EKS's managed node groups per cluster, the EC2 Spot service-linked role under Karpenter, and the
+zones that offer each instance type, read through pulumi-aws's invokes."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pulumi_aws as aws
+
+from elastic_gpu.aws.rules import KARPENTER, node_groups
+from elastic_gpu.preflight import Finding, QuotaNeed, add_need, capacities, quota_findings
+
+if TYPE_CHECKING:
+    from elastic_gpu.config import StackConfig
+
+#: EC2's vCPU quotas per instance family, (spot, on-demand) codes and names (Service Quotas, service `ec2`;
+#: `aws service-quotas list-service-quotas --service-code ec2`). A family not here (inf, trn, dl) is not checked.
+EC2_QUOTAS: dict[str, dict[bool, tuple[str, str]]] = {
+    family: {
+        True: ("L-3819A6DF", "All G and VT Spot Instance Requests"),
+        False: ("L-DB2E81BA", "Running On-Demand G and VT instances"),
+    }
+    for family in ("g", "gr", "vt")
+} | {
+    "p": {True: ("L-7212CCBC", "All P Spot Instance Requests"), False: ("L-417A185B", "Running On-Demand P instances")}
+}
+#: EKS quota "Managed node groups per cluster" (EKS User Guide, "Amazon EKS service quotas").
+NODE_GROUPS_QUOTA = ("eks", "L-6D54EA21", "Managed node groups per cluster")
+#: The EC2 Spot service-linked role Karpenter's CreateFleet needs (karpenter-provider-aws v1.14.1
+#: website getting-started step06-add-spot-role.sh); without it every spot offering is unavailable.
+SPOT_ROLE = "AWSServiceRoleForEC2Spot"
+SPOT_ROLE_PATH = "/aws-service-role/spot.amazonaws.com/"
+
+
+def family(instance_type: str) -> str:
+    """`g4dn.xlarge` -> `g`, `vt1.3xlarge` -> `vt`, `p4d.24xlarge` -> `p`."""
+    found = re.match(r"[a-z]+?(?=[0-9])", instance_type)
+    return found.group(0) if found else instance_type
+
+
+def request(service: str, code: str, value: float, region: str) -> str:
+    return (
+        f"aws service-quotas request-service-quota-increase --service-code {service} --quota-code {code} "
+        f"--desired-value {int(value)} --region {region}"
+    )
+
+
+def quota_value(service: str, code: str, region: str) -> float:
+    return float(aws.servicequotas.get_service_quota(service_code=service, quota_code=code, region=region).value)
+
+
+def vcpu_findings(cfg: StackConfig) -> list[Finding]:
+    """vCPUs of each GPU family quota the pools need at their max (largest type x nodes), spot and on-demand."""
+    region = cfg.cluster.region
+    needs: dict[tuple[str, str], dict[str, int]] = {}
+    for cap in capacities(cfg):
+        codes = {EC2_QUOTAS[f][cap.spot] for f in {family(t) for t in cap.instance_types} if f in EC2_QUOTAS}
+        for code in sorted(codes):  # a pool of two families may draw on either quota: each must cover it
+            add_need(needs, code, cap.pool, cap.nodes * cap.per_node("aws", "vcpus"))
+    found = []
+    for (code, name), by_pool in needs.items():
+        need = QuotaNeed(f"'{name}' ({code}) in {region}", by_pool, quota_value("ec2", code, region), "vCPUs")
+        check = "spot-quota" if "Spot" in name else "on-demand-quota"
+        found += quota_findings([need], check, lambda n, code=code: request("ec2", code, n.need, region))
+    return found
+
+
+def node_group_findings(cfg: StackConfig) -> list[Finding]:
+    """EKS managed node groups the stack declares (under Karpenter only the general pool's)."""
+    groups = node_groups(cfg)[:1] if cfg.provisioner == KARPENTER else node_groups(cfg)
+    service, code, name = NODE_GROUPS_QUOTA
+    have = quota_value(service, code, cfg.cluster.region)
+    by_pool: dict[str, int] = {}
+    for path, _ in groups:
+        index = re.search(r"\[(\d+)\]", path)
+        pool = cfg.gpu_pools[int(index.group(1))].name if index else "general"
+        by_pool[pool] = by_pool.get(pool, 0) + 1
+    need = QuotaNeed(f"'{name}' ({code})", by_pool, have, "node groups")
+    fix = request(service, code, need.need, cfg.cluster.region)
+    return quota_findings([need], "node-group-quota", fix + " (or fewer pools, perZone: false, or no fallback)")
+
+
+def spot_role_findings(cfg: StackConfig) -> list[Finding]:
+    """Karpenter launches spot through CreateFleet, which needs the EC2 Spot service-linked role."""
+    spot = [p.name for p in cfg.gpu_pools if p.spot]
+    if cfg.provisioner != KARPENTER or not spot:
+        return []
+    found = aws.iam.get_roles(name_regex=f"^{SPOT_ROLE}$", path_prefix=SPOT_ROLE_PATH)
+    if SPOT_ROLE in (found.names or []):
+        return []
+    return [
+        Finding(
+            ", ".join(spot),
+            "spot-role",
+            "warning",
+            f"the account has no EC2 Spot service-linked role ({SPOT_ROLE}): Karpenter finds every spot offering "
+            "unavailable, so a spot pool runs on its on-demand fallback and a spot-only pool gets no node",
+            "aws iam create-service-linked-role --aws-service-name spot.amazonaws.com",
+        )
+    ]
+
+
+def offering_findings(cfg: StackConfig) -> list[Finding]:
+    """Each pool's types in each of its zones (`aws ec2 describe-instance-type-offerings`): a zone that offers
+    none of them is an error where the pool has a group of its own there (perZone), else a warning."""
+    region, zones = cfg.cluster.region, list(cfg.cluster.zones)
+    pools = [("general", tuple(cfg.general_pool.instance_types), False)]
+    pools += [(p.name, tuple(cfg.instance_types(p)), p.per_zone) for p in cfg.gpu_pools]
+    types = sorted({t for _, ts, _ in pools for t in ts})
+    result = aws.ec2.get_instance_type_offerings(
+        location_type="availability-zone",
+        filters=[
+            aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="instance-type", values=types),
+            aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="location", values=zones),
+        ],
+        region=region,
+    )
+    offered = set(zip(result.instance_types or [], result.locations or [], strict=False))
+    found = []
+    for pool, ts, per_zone in pools:
+        missing = [z for z in zones if not any((t, z) in offered for t in ts)]
+        if not missing:
+            continue
+        cannot = per_zone or len(missing) == len(zones)
+        found.append(
+            Finding(
+                pool,
+                "zone-offering",
+                "error" if cannot else "warning",
+                f"{', '.join(missing)} offer{'s' if len(missing) == 1 else ''} none of {', '.join(ts)}"
+                + (": its node group there can never start a node" if cannot else ": its nodes start in the others"),
+                f"take {', '.join(missing)} out of cluster.zones or give the pool a type offered there "
+                f"(aws ec2 describe-instance-type-offerings --location-type availability-zone --filters "
+                f"Name=instance-type,Values={','.join(ts)} --region {region})",
+            )
+        )
+    return found
+
+
+def findings(cfg: StackConfig) -> list[Finding]:
+    return offering_findings(cfg) + vcpu_findings(cfg) + node_group_findings(cfg) + spot_role_findings(cfg)
