@@ -12,9 +12,9 @@ from typing import Any
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_mapping
+from elastic_gpu.offline.account import load_account
 from elastic_gpu.offline.policy_run import policy_config_problems, render_report, run_policies
 from elastic_gpu.offline.report import dump_json
-from elastic_gpu.offline.account import load_account
 from elastic_gpu.offline.runner import Program, run_preview
 
 EXIT_MANDATORY = 1
