@@ -39,6 +39,7 @@ def test_the_pack_keeps_the_rule_lists_order() -> None:
         "eks-irsa-trusts-an-oidc-provider",
         "karpenter-gpu-node-pool",
         "karpenter-fallback-ordered",
+        "account-preflight",
         "karpenter-interruption-handling",
         "gke-auto-provisioning-gpu-limits",
         "gke-compute-class-gpu-taint",
