@@ -190,3 +190,82 @@ def test_an_account_file_names_what_it_gets_wrong(tmp_path: Path, capsys: pytest
     assert "aws.quota: unknown key; allowed: quotas, spotServiceLinkedRole, offerings" in err
     assert "aws.spotServiceLinkedRole: must be a bool like the new account's False (got 'yes-please')" in err
     assert "azur: not a cloud; allowed: aws, azure, gcp" in err
+
+
+# --- no-public-node-ips reads the subnets (EKS) -----------------------------------------------------------
+
+#: pulumi/examples aws-py-eks (at 40c09b266: vpc.py's subnets, one per zone, map public IPs), cut to the VPC and
+#: cluster, with a GPU pool on the cluster in those subnets.
+AWS_PY_EKS = """
+import json
+import pulumi
+from pulumi_aws import ec2, eks, get_availability_zones, iam
+from elastic_gpu import EksCluster, SpotGpuPool, SpotGpuPoolArgs
+
+vpc = ec2.Vpc("eks-vpc", cidr_block="10.100.0.0/16", enable_dns_hostnames=True, enable_dns_support=True)
+zones = get_availability_zones()
+subnets = {}
+for zone in zones.names:
+    subnets[zone] = ec2.Subnet(
+        f"vpc-subnet-{zone}",
+        vpc_id=vpc.id,
+        map_public_ip_on_launch=MAP_PUBLIC,
+        cidr_block=f"10.100.{len(subnets)}.0/24",
+        availability_zone=zone,
+    )
+trust = {"Version": "2012-10-17", "Statement": [{"Action": "sts:AssumeRole", "Effect": "Allow",
+         "Principal": {"Service": "eks.amazonaws.com"}}]}
+eks_role = iam.Role("eks-iam-role", assume_role_policy=json.dumps(trust))
+ec2_role = iam.Role("ec2-nodegroup-iam-role", assume_role_policy=json.dumps(trust).replace("eks.", "ec2."))
+cluster = eks.Cluster(
+    "eks-cluster",
+    role_arn=eks_role.arn,
+    vpc_config=eks.ClusterVpcConfigArgs(subnet_ids=[s.id for s in subnets.values()]),
+)
+handle = EksCluster.existing(
+    "eks",
+    cluster_name=cluster.name,
+    kubernetes_version="1.35",
+    node_role_arn=ec2_role.arn,
+    subnet_ids={z: s.id for z, s in subnets.items()},
+    oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/oidc.eks.us-east-1.amazonaws.com/id/X",
+    oidc_provider_url="https://oidc.eks.us-east-1.amazonaws.com/id/X",
+    region="us-east-1",
+)
+SpotGpuPool("t4", SpotGpuPoolArgs(cluster=handle, instance_types=["g4dn.xlarge"], max_size=3,
+                                  on_demand_fallback=True))
+"""
+
+
+def test_a_gpu_pool_in_the_public_subnets_of_aws_py_eks_fails_the_gate(run_program: Any) -> None:
+    gate = run_policies(run_program(AWS_PY_EKS.replace("MAP_PUBLIC", "True")))
+    flagged = gate.of("no-public-node-ips")
+    assert flagged and all(v.level == "mandatory" for v in flagged)
+    # one per node group: a spot and a fallback group in each of the three zones
+    assert len(flagged) == 6
+    assert "runs in subnet(s) vpc-subnet-us-east-1a that give every instance a public IP" in flagged[0].message
+
+
+def test_a_gpu_pool_in_private_subnets_passes(run_program: Any) -> None:
+    assert run_policies(run_program(AWS_PY_EKS.replace("MAP_PUBLIC", "False"))).of("no-public-node-ips") == []
+
+
+EXISTING = """
+from elastic_gpu import EksCluster, SpotGpuPool, SpotGpuPoolArgs
+handle = EksCluster.existing(
+    "eks", cluster_name="prod", kubernetes_version="1.35", node_role_arn="arn:aws:iam::123456789012:role/nodes",
+    subnet_ids={"us-east-1a": "subnet-0public", "us-east-1b": "subnet-0private"},
+    oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/x", oidc_provider_url="https://x", region="us-east-1")
+SpotGpuPool("t4", SpotGpuPoolArgs(cluster=handle, instance_types=["g4dn.xlarge"], max_size=2))
+"""
+
+
+def test_an_existing_clusters_subnets_are_read_through_get_subnet(tmp_path: Path) -> None:
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "Pulumi.yaml").write_text("name: consumer\nruntime: python\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks" / "Pulumi.test.yaml").write_text("config: {}\n")
+    (tmp_path / "__main__.py").write_text(EXISTING)
+    public = run_policies(preview("test", {"aws": {"publicSubnets": ["subnet-0public"]}}, tmp_path))
+    [flagged] = public.of("no-public-node-ips")
+    assert "subnet(s) subnet-0public that give every instance a public IP" in flagged.message
+    assert run_policies(preview("test", None, tmp_path)).of("no-public-node-ips") == []

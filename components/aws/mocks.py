@@ -51,6 +51,11 @@ MOCK_AWS_REGION = "us-east-1"
 #: Invoke token -> the answer the cloud would give (derived only from the arguments).
 INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "aws:eks/getCluster:getCluster": _eks_get_cluster,
+    "aws:index/getAvailabilityZones:getAvailabilityZones": lambda args: {
+        "names": [f"{args.get('region') or MOCK_AWS_REGION}{z}" for z in "abc"],
+        "zoneIds": [f"use1-az{i}" for i in (1, 2, 4)],
+        "id": args.get("region") or MOCK_AWS_REGION,
+    },
     "aws:index/getRegion:getRegion": lambda args: {
         "name": args.get("region") or MOCK_AWS_REGION,
         "region": args.get("region") or MOCK_AWS_REGION,
@@ -68,11 +73,13 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 #: pkg/errors/errors.go), EKS's 30 managed node groups per cluster (EKS User Guide, "Amazon EKS service
 #: quotas"), no EC2 Spot service-linked role (it appears with the first spot request or
 #: `aws iam create-service-linked-role`), and every instance type offered in every zone (`offerings` lists
-#: the zones of the types a region offers in some zones only).
+#: the zones of the types a region offers in some zones only); an existing cluster's subnets map no public IP
+#: unless listed in `publicSubnets`.
 NEW_ACCOUNT: dict[str, Any] = {
     "quotas": {"L-3819A6DF": 0, "L-DB2E81BA": 0, "L-7212CCBC": 0, "L-417A185B": 0, "L-6D54EA21": 30},
     "spotServiceLinkedRole": False,
     "offerings": {},
+    "publicSubnets": [],
 }
 
 
@@ -107,11 +114,17 @@ def _offerings(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _subnet(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    subnet = args.get("id") or "subnet-mock"
+    return {"id": subnet, "mapPublicIpOnLaunch": subnet in account["publicSubnets"], "vpcId": "vpc-mock"}
+
+
 #: Invoke token -> its answer from the described account's `aws` section.
 ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
     "aws:servicequotas/getServiceQuota:getServiceQuota": _service_quota,
     "aws:iam/getRoles:getRoles": _roles,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _offerings,
+    "aws:ec2/getSubnet:getSubnet": _subnet,
 }
 
 
