@@ -70,7 +70,7 @@ def test_every_rule_of_the_issue_has_cases() -> None:
     # gpu-monthly-cost-ceiling and spot-gpu-pool-fallback-promise have their own files
     # (test_cost.py, test_fallback_promise.py), the Karpenter rules test_karpenter_eks.py.
     dated = {"kubernetes-version-standard-support", "kubernetes-version-not-end-of-life"}
-    own_files = {"gpu-monthly-cost-ceiling", "spot-gpu-pool-fallback-promise"}
+    own_files = {"gpu-monthly-cost-ceiling", "spot-gpu-pool-fallback-promise", "account-preflight"}
     own_files |= {"karpenter-gpu-node-pool", "karpenter-fallback-ordered", "karpenter-interruption-handling"}
     # GKE auto-provisioning's rules: tests/test_gke_autoprovisioning.py
     own_files |= {
@@ -109,6 +109,7 @@ def test_levels_names_and_descriptions() -> None:
         "gpu-monthly-cost-ceiling",
         "spot-gpu-pool-on-demand-fallback",
         "kubernetes-version-standard-support",
+        "account-preflight",
     }
     for p in ALL_POLICIES:
         assert p.name == p.name.lower() and " " not in p.name

@@ -14,7 +14,7 @@ def validate_account(args: StackValidationArgs, report: ReportViolation) -> None
         if r.resource_type != TYPE_TOKEN:
             continue
         for f in (r.props or {}).get(FINDINGS_INPUT) or []:
-            report(f"{f['pool']}: {f['message']}. Fix: {f['fix']}", r.urn)
+            report(f"{f['pool']}: {f['message']}. Fix: {f['fix']}.", r.urn)
 
 
 account_preflight = StackValidationPolicy(
