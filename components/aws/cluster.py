@@ -437,7 +437,9 @@ class ExistingEksCluster(ExistingCluster):
         self.register_outputs({"cluster_name": self.cluster_name, "node_role_arn": self.node_role_arn})
 
 
-def public_subnet_ids(subnet_ids: list[pulumi.Input[str]], region: pulumi.Input[str] | None) -> pulumi.Output[list[str]]:
+def public_subnet_ids(
+    subnet_ids: list[pulumi.Input[str]], region: pulumi.Input[str] | None
+) -> pulumi.Output[list[str]]:
     """The ids among `subnet_ids` whose subnet maps public IPs on launch (aws.ec2.get_subnet)."""
     read = [aws.ec2.get_subnet_output(id=s, region=region) for s in subnet_ids]
     return pulumi.Output.all(*[r.apply(lambda x: x.id if x.map_public_ip_on_launch else "") for r in read]).apply(

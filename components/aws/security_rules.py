@@ -13,7 +13,6 @@ from pulumi_policy import (
     ResourceValidationArgs,
     ResourceValidationPolicy,
 )
-
 from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.aws import EKS_NODE_GROUP, PUBLIC_SUBNET_IDS_INPUT
