@@ -20,9 +20,9 @@ then time out on its first Kubernetes object.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import pulumi
 
@@ -38,6 +38,7 @@ TYPE_TOKEN = "elastic-gpu:index:Preflight"
 FINDINGS_INPUT = "findings"
 
 Level = Literal["error", "warning"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,20 @@ def quota_findings(needs: Iterable[QuotaNeed], check: str, fix: str | Any) -> li
         for n in needs
         if n.short > 0
     ]
+
+
+def attempt(read: Callable[[], T]) -> T | str:
+    """What `read` (an invoke) returns, or its error as text: an account fact the credentials may not read
+    (no right to, an API not enabled yet) is reported as a finding, never a failed preview."""
+    try:
+        return read()
+    except Exception as exc:  # the provider's error, whatever its class
+        return str(exc) or type(exc).__name__
+
+
+def unread(pools: Iterable[str], what: str, error: str, fix: str) -> Finding:
+    """A warning: `what` could not be read (`error`); `fix` says how to read or allow it."""
+    return Finding(", ".join(pools) or "cluster", "unread", "warning", f"{what} could not be read ({error})", fix)
 
 
 def add_need(needs: dict[Any, dict[str, int]], key: Any, pool: str, amount: int) -> None:

@@ -134,7 +134,7 @@ def test_a_gke_zone_without_the_machine_type_fails_the_preview() -> None:
 
 def test_aks_findings_say_what_the_pools_need_and_the_command_that_shows_the_limit() -> None:
     p = preview("azure-prod")
-    by_quota = {f["message"].split(" of '")[1].split("'")[0]: f for f in findings(p, "quota-unread")}
+    by_quota = {f["message"].split(" of '")[1].split("'")[0]: f for f in findings(p, "unread")}
     assert sorted(by_quota) == ["Standard NCASv3_T4 Family vCPUs", "Total Regional Low-priority vCPUs"]
     spot = by_quota["Total Regional Low-priority vCPUs"]
     # inference: 9 x NC4as_T4_v3 (4 vCPUs); training: 3 x NC24ads_A100_v4 (24 vCPUs); spot only
@@ -269,3 +269,13 @@ def test_an_existing_clusters_subnets_are_read_through_get_subnet(tmp_path: Path
     [flagged] = public.of("no-public-node-ips")
     assert "subnet(s) subnet-0public that give every instance a public IP" in flagged.message
     assert run_policies(preview("test", None, tmp_path)).of("no-public-node-ips") == []
+
+
+def test_a_quota_the_credentials_cannot_read_is_a_warning_not_a_failed_preview() -> None:
+    [aws_unread] = findings(preview("aws-prod", {"aws": {"quotas": {"L-3819A6DF": None}}}), "unread")
+    assert aws_unread["pool"] == "inference, training" and "(L-3819A6DF) (the pools need 84)" in aws_unread["message"]
+    assert "AccessDeniedException" in aws_unread["message"]
+    assert aws_unread["fix"].startswith("allow servicequotas:GetServiceQuota, or read it: aws service-quotas get")
+    gcp = findings(preview("gcp-dev", {"gcp": {"quotas": {"GPUS-ALL-REGIONS-per-project": None}}}), "unread")
+    assert [f["message"].split(" (the pools")[0] for f in gcp] == ["GPUS-ALL-REGIONS-per-project"]
+    assert "gcloud services enable cloudquotas.googleapis.com --project=elastic-gpu-dev" in gcp[0]["fix"]

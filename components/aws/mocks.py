@@ -88,6 +88,10 @@ def _service_quota(args: dict[str, Any], account: dict[str, Any]) -> dict[str, A
     if code not in account["quotas"]:
         raise KeyError(f"the described account has no quota {code!r}; give it under aws.quotas")
     value = account["quotas"][code]
+    if value is None:  # described as unreadable: the credentials may not read it
+        raise PermissionError(
+            f"AccessDeniedException: not authorized to perform servicequotas:GetServiceQuota ({code})"
+        )
     return {"quotaCode": code, "serviceCode": args.get("serviceCode"), "value": value, "adjustable": True}
 
 

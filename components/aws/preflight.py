@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pulumi_aws as aws
 
 from elastic_gpu.aws.rules import KARPENTER, node_groups
-from elastic_gpu.preflight import Finding, QuotaNeed, add_need, capacities, quota_findings
+from elastic_gpu.preflight import Finding, QuotaNeed, add_need, attempt, capacities, quota_findings, unread
 
 if TYPE_CHECKING:
     from elastic_gpu.config import StackConfig
@@ -47,8 +47,21 @@ def request(service: str, code: str, value: float, region: str) -> str:
     )
 
 
-def quota_value(service: str, code: str, region: str) -> float:
-    return float(aws.servicequotas.get_service_quota(service_code=service, quota_code=code, region=region).value)
+def quota_value(service: str, code: str, region: str) -> float | str:
+    """The quota's value, or why it could not be read."""
+    return attempt(
+        lambda: float(aws.servicequotas.get_service_quota(service_code=service, quota_code=code, region=region).value)
+    )
+
+
+def quota_unread(by_pool: dict[str, int], what: str, service: str, code: str, region: str, error: str) -> Finding:
+    return unread(
+        by_pool,
+        f"{what} (the pools need {sum(by_pool.values())})",
+        error,
+        f"allow servicequotas:GetServiceQuota, or read it: aws service-quotas get-service-quota --service-code "
+        f"{service} --quota-code {code} --region {region}",
+    )
 
 
 def vcpu_findings(cfg: StackConfig) -> list[Finding]:
@@ -61,7 +74,11 @@ def vcpu_findings(cfg: StackConfig) -> list[Finding]:
             add_need(needs, code, cap.pool, cap.nodes * cap.per_node("aws", "vcpus"))
     found = []
     for (code, name), by_pool in needs.items():
-        need = QuotaNeed(f"'{name}' ({code}) in {region}", by_pool, quota_value("ec2", code, region), "vCPUs")
+        have = quota_value("ec2", code, region)
+        if isinstance(have, str):
+            found.append(quota_unread(by_pool, f"'{name}' ({code})", "ec2", code, region, have))
+            continue
+        need = QuotaNeed(f"'{name}' ({code}) in {region}", by_pool, have, "vCPUs")
         check = "spot-quota" if "Spot" in name else "on-demand-quota"
         found += quota_findings([need], check, lambda n, code=code: request("ec2", code, n.need, region))
     return found
@@ -77,6 +94,8 @@ def node_group_findings(cfg: StackConfig) -> list[Finding]:
         index = re.search(r"\[(\d+)\]", path)
         pool = cfg.gpu_pools[int(index.group(1))].name if index else "general"
         by_pool[pool] = by_pool.get(pool, 0) + 1
+    if isinstance(have, str):
+        return [quota_unread(by_pool, f"'{name}' ({code})", service, code, cfg.cluster.region, have)]
     need = QuotaNeed(f"'{name}' ({code})", by_pool, have, "node groups")
     fix = request(service, code, need.need, cfg.cluster.region)
     return quota_findings([need], "node-group-quota", fix + " (or fewer pools, perZone: false, or no fallback)")
@@ -87,8 +106,11 @@ def spot_role_findings(cfg: StackConfig) -> list[Finding]:
     spot = [p.name for p in cfg.gpu_pools if p.spot]
     if cfg.provisioner != KARPENTER or not spot:
         return []
-    found = aws.iam.get_roles(name_regex=f"^{SPOT_ROLE}$", path_prefix=SPOT_ROLE_PATH)
-    if SPOT_ROLE in (found.names or []):
+    found = attempt(lambda: aws.iam.get_roles(name_regex=f"^{SPOT_ROLE}$", path_prefix=SPOT_ROLE_PATH).names or [])
+    if isinstance(found, str):
+        fix = f"allow iam:ListRoles, or read it: aws iam get-role --role-name {SPOT_ROLE}"
+        return [unread(spot, f"the EC2 Spot service-linked role ({SPOT_ROLE})", found, fix)]
+    if SPOT_ROLE in found:
         return []
     return [
         Finding(
@@ -109,14 +131,23 @@ def offering_findings(cfg: StackConfig) -> list[Finding]:
     pools = [("general", tuple(cfg.general_pool.instance_types), False)]
     pools += [(p.name, tuple(cfg.instance_types(p)), p.per_zone) for p in cfg.gpu_pools]
     types = sorted({t for _, ts, _ in pools for t in ts})
-    result = aws.ec2.get_instance_type_offerings(
-        location_type="availability-zone",
-        filters=[
-            aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="instance-type", values=types),
-            aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="location", values=zones),
-        ],
-        region=region,
+    command = (
+        f"aws ec2 describe-instance-type-offerings --location-type availability-zone --filters "
+        f"Name=instance-type,Values={{types}} --region {region}"
     )
+    result = attempt(
+        lambda: aws.ec2.get_instance_type_offerings(
+            location_type="availability-zone",
+            filters=[
+                aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="instance-type", values=types),
+                aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="location", values=zones),
+            ],
+            region=region,
+        )
+    )
+    if isinstance(result, str):
+        fix = "allow ec2:DescribeInstanceTypeOfferings, or read them: " + command.format(types=",".join(types))
+        return [unread([p for p, _, _ in pools], "the zones that offer each instance type", result, fix)]
     offered = set(zip(result.instance_types or [], result.locations or [], strict=False))
     found = []
     for pool, ts, per_zone in pools:
@@ -132,8 +163,7 @@ def offering_findings(cfg: StackConfig) -> list[Finding]:
                 f"{', '.join(missing)} offer{'s' if len(missing) == 1 else ''} none of {', '.join(ts)}"
                 + (": its node group there can never start a node" if cannot else ": its nodes start in the others"),
                 f"take {', '.join(missing)} out of cluster.zones or give the pool a type offered there "
-                f"(aws ec2 describe-instance-type-offerings --location-type availability-zone --filters "
-                f"Name=instance-type,Values={','.join(ts)} --region {region})",
+                f"({command.format(types=','.join(ts))})",
             )
         )
     return found

@@ -51,7 +51,7 @@ def findings(cfg: StackConfig) -> list[Finding]:
         found.append(
             Finding(
                 ", ".join(by_pool),
-                "quota-unread",
+                "unread",
                 "warning",
                 f"the pools need {need.need} vCPUs of {need.quota} at their max ({shares}); azure-native cannot "
                 f"read the subscription's limit: `az vm list-usage --location {region} -o table` shows it",

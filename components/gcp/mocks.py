@@ -68,6 +68,8 @@ def _quota_info(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]
     qid = args.get("quotaId")
     if qid not in account["quotas"]:
         raise KeyError(f"the described account has no quota {qid!r}; give it under gcp.quotas")
+    if account["quotas"][qid] is None:  # described as unreadable: the API not enabled or no right to read it
+        raise PermissionError(f"Cloud Quotas API has not been used in project {args.get('parent')} or it is disabled")
     value = str(account["quotas"][qid])
     return {
         "quotaId": qid,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pulumi_gcp as gcp
 
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.preflight import Finding, QuotaNeed, add_need, quota_findings
+from elastic_gpu.preflight import Finding, QuotaNeed, add_need, attempt, quota_findings, unread
 
 if TYPE_CHECKING:
     from elastic_gpu.config import GpuPoolConfig, StackConfig
@@ -45,21 +45,20 @@ def regional_value(info: Any, region: str | None) -> float:
 
 def quota(project: str, qid: str, region: str | None) -> float | str:
     """The quota's value in `region`, or why it could not be read (the Cloud Quotas API not enabled, no right
-    to read it): the invoke's error."""
-    try:
-        info = gcp.cloudquota.get_s_quota_info(parent=f"projects/{project}", quota_id=qid, service=COMPUTE)
-    except Exception as exc:  # the provider's error, whatever its class: reported, not fatal
-        return str(exc)
-    return regional_value(info, region)
+    to read it)."""
+    return attempt(
+        lambda: regional_value(
+            gcp.cloudquota.get_s_quota_info(parent=f"projects/{project}", quota_id=qid, service=COMPUTE), region
+        )
+    )
 
 
-def unread(pools: dict[str, int], qid: str, region: str | None, project: str, error: str) -> Finding:
+def quota_unread(pools: dict[str, int], qid: str, region: str | None, project: str, error: str) -> Finding:
     where = f" in {region}" if region else ""
-    return Finding(
-        ", ".join(pools),
-        "quota-unread",
-        "warning",
-        f"the pools need {sum(pools.values())} GPUs of {qid}{where}, which could not be read ({error})",
+    return unread(
+        pools,
+        f"{qid}{where} (the pools need {sum(pools.values())} GPUs)",
+        error,
         f"gcloud services enable cloudquotas.googleapis.com --project={project}, or read it with `gcloud compute "
         f"{'regions describe ' + region if region else 'project-info describe'} --project={project}`",
     )
@@ -121,7 +120,7 @@ def gpu_quota_findings(cfg: StackConfig, project: str) -> list[Finding]:
     for (qid, where), check, by_pool in asked:
         have = quota(project, qid, where)
         if isinstance(have, str):
-            found.append(unread(by_pool, qid, where, project, have))
+            found.append(quota_unread(by_pool, qid, where, project, have))
             continue
         need = QuotaNeed(f"{qid} in {where}" if where else qid, by_pool, have, "GPUs")
         found += quota_findings([need], check, lambda n, qid=qid, where=where: request(project, qid, n.need, where))
@@ -136,23 +135,19 @@ def machine_type_findings(cfg: StackConfig, project: str) -> list[Finding]:
     pools += [(p.name, cfg.instance_types(p)) for p in cfg.gpu_pools]
     types = sorted({t for _, ts in pools for t in ts})
     name_filter = " OR ".join(f'(name = "{t}")' for t in types)
-    try:
-        offered = {
+    offered = attempt(
+        lambda: {
             (m.name, z)
             for z in zones
             for m in gcp.compute.get_machine_types(zone=z, project=project, filter=name_filter).machine_types or []
         }
-    except Exception as exc:  # the Compute Engine API not enabled yet: reported, not fatal
-        return [
-            Finding(
-                "cluster",
-                "zone-offering-unread",
-                "warning",
-                f"the zones' machine types could not be read ({exc})",
-                f"enable {COMPUTE}, then `gcloud compute machine-types list --zones={','.join(zones)} "
-                f"--filter='name:({' '.join(types)})' --project={project}`",
-            )
-        ]
+    )
+    if isinstance(offered, str):  # the Compute Engine API not enabled yet
+        fix = (
+            f"enable {COMPUTE}, then `gcloud compute machine-types list --zones={','.join(zones)} "
+            f"--filter='name:({' '.join(types)})' --project={project}`"
+        )
+        return [unread([p for p, _ in pools], "the zones' machine types", offered, fix)]
     found = []
     for pool, ts in pools:
         missing = [z for z in zones if not any((t, z) in offered for t in ts)]

@@ -11,8 +11,9 @@ section per cloud, each key replacing the new account's, e.g.
     gcp:
       quotas: {PREEMPTIBLE-NVIDIA-T4-GPUS-per-project-region: 8, GPUS-ALL-REGIONS-per-project: 16}
 
-A `quotas` map is merged into the new account's (a quota you do not name keeps its default); any other key
-replaces the default. An unknown cloud or key is refused by name.
+A `quotas` map is merged into the new account's (a quota you do not name keeps its default; one set to null
+cannot be read, as with credentials without the right to); any other key replaces the default. An unknown
+cloud or key is refused by name.
 """
 
 from __future__ import annotations

@@ -114,7 +114,10 @@ class StackMocks(pulumi.runtime.Mocks):
             return invoke(dict(args.args)), []
         if found := _account_invokes().get(args.token):
             cloud, answer = found
-            return answer(dict(args.args), self.account[cloud]), []
+            try:
+                return answer(dict(args.args), self.account[cloud]), []
+            except (KeyError, PermissionError) as exc:  # the provider's error: the SDK raises it at the invoke
+                return {}, [("", str(exc))]
         raise NotImplementedError(
             f"the offline preview has no mock for the invoke {args.token!r}; add one to the program's "
             f"{USER_MOCKS_FILE} as INVOKES = {{{args.token!r}: lambda args: {{...}}}}"
