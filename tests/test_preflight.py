@@ -279,3 +279,17 @@ def test_a_quota_the_credentials_cannot_read_is_a_warning_not_a_failed_preview()
     gcp = findings(preview("gcp-dev", {"gcp": {"quotas": {"GPUS-ALL-REGIONS-per-project": None}}}), "unread")
     assert [f["message"].split(" (the pools")[0] for f in gcp] == ["GPUS-ALL-REGIONS-per-project"]
     assert "gcloud services enable cloudquotas.googleapis.com --project=elastic-gpu-dev" in gcp[0]["fix"]
+
+
+def test_under_karpenter_the_need_is_the_largest_type_its_node_pools_may_launch() -> None:
+    [spot] = findings(preview("aws-karpenter"), "spot-quota")
+    # inference: 9 x g4dn.8xlarge (32 vCPUs, the largest 1-GPU T4 type); training: 6 x g5.8xlarge (32)
+    assert "(inference 288, training 192); the account has 0: short by 480" in spot["message"]
+    assert [f["check"] for f in findings(run_preview("aws-karpenter", ROOT, load_account(AMPLE)))] == ["api-access"]
+
+
+def test_the_example_account_leaves_only_what_no_account_can_fix_offline() -> None:
+    # Every shipped stack: no finding but the allow-list (a stack-file line) and AKS's unread quotas.
+    for stack in ("aws-dev", "aws-prod", "aws-karpenter", "gcp-dev", "gcp-prod", "gcp-autoprovision"):
+        left = {f["check"] for f in findings(run_preview(stack, ROOT, load_account(AMPLE)))}
+        assert left <= {"api-access"}, (stack, left)

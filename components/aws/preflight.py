@@ -5,10 +5,12 @@ zones that offer each instance type, read through pulumi-aws's invokes."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pulumi_aws as aws
 
+from elastic_gpu.aws.karpenter.nodes import eligible_types
 from elastic_gpu.aws.rules import KARPENTER, node_groups
 from elastic_gpu.preflight import Finding, QuotaNeed, add_need, attempt, capacities, quota_findings, unread
 
@@ -65,10 +67,13 @@ def quota_unread(by_pool: dict[str, int], what: str, service: str, code: str, re
 
 
 def vcpu_findings(cfg: StackConfig) -> list[Finding]:
-    """vCPUs of each GPU family quota the pools need at their max (largest type x nodes), spot and on-demand."""
+    """vCPUs of each GPU family quota the pools need at their max (largest type x nodes), spot and on-demand;
+    under Karpenter the largest type its NodePools may launch."""
     region = cfg.cluster.region
     needs: dict[tuple[str, str], dict[str, int]] = {}
     for cap in capacities(cfg):
+        if cfg.provisioner == KARPENTER:  # its NodePools take every catalog type of the pool's GPU and count
+            cap = replace(cap, instance_types=tuple(eligible_types(cap.instance_types)))
         codes = {EC2_QUOTAS[f][cap.spot] for f in {family(t) for t in cap.instance_types} if f in EC2_QUOTAS}
         for code in sorted(codes):  # a pool of two families may draw on either quota: each must cover it
             add_need(needs, code, cap.pool, cap.nodes * cap.per_node("aws", "vcpus"))
