@@ -44,11 +44,16 @@ def _fraction(text: str) -> float:
     return value
 
 
+#: --account (components/offline/account.py)
+ACCOUNT_HELP = "YAML describing your account's quotas, roles and offerings for the preflight (default: a new account)"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m elastic_gpu", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     preview = sub.add_parser("preview", help="run a stack's program under the mock engine and show what it declares")
     preview.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
+    preview.add_argument("--account", help=ACCOUNT_HELP)
     preview.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     preview.add_argument("--json", action="store_true", help="print every captured resource as JSON")
     cost = sub.add_parser("cost", help="the cost of N GPU-hours of work on a stack's GPU pools, spot vs on-demand")
@@ -59,15 +64,18 @@ def main(argv: list[str] | None = None) -> int:
         type=_fraction,
         help="spot eviction (re-run) rate 0..1 where the price table publishes none (default: assumed 0.05)",
     )
+    cost.add_argument("--account", help=ACCOUNT_HELP)
     cost.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     cost.add_argument("--json", action="store_true", help="print the figures as JSON")
     policy = sub.add_parser("policy", help="run the policy pack over a stack's captured resources (offline gate)")
     policy.add_argument("--stack", help="stack name; default: every stack of the program")
+    policy.add_argument("--account", help=ACCOUNT_HELP)
     policy.add_argument("--program", default=".", help="Pulumi Python program directory (default: .)")
     policy.add_argument("--config", help="policy-pack config file (JSON or YAML, as for --policy-pack-config)")
     policy.add_argument("--json", action="store_true", help="print the violations as JSON")
     simulate = sub.add_parser("simulate", help="which node groups a pending GPU pod scales, how fast, worst case")
     simulate.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
+    simulate.add_argument("--account", help=ACCOUNT_HELP)
     simulate.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     simulate.add_argument("--pod", help="a Pod, Job or Deployment manifest (YAML); default: each GPU pool's own Job")
     simulate.add_argument("--json", action="store_true", help="print the outcome per pool as JSON")
@@ -98,14 +106,15 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "policy":
         from elastic_gpu.offline.policy_gate import gate
 
-        return gate(args.program, args.stack, args.config, as_json=args.json)
+        return gate(args.program, args.stack, args.config, as_json=args.json, account=args.account)
 
+    from elastic_gpu.offline.account import load_account
     from elastic_gpu.offline.report import dump_json, preview_work, render_text, render_work, to_json, work_json
     from elastic_gpu.offline.runner import run_preview
 
     try:
         # The captured pools are what the program creates: the cost reads them, not the config.
-        result = run_preview(args.stack, args.program)
+        result = run_preview(args.stack, args.program, load_account(args.account))
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -150,6 +159,7 @@ def _simulate(args: argparse.Namespace) -> int:
 
     import yaml
 
+    from elastic_gpu.offline.account import load_account
     from elastic_gpu.offline.runner import run_preview
     from elastic_gpu.simulation import render_text, simulate, to_json
     from elastic_gpu.simulation.timings import autoscaler_settings
@@ -163,7 +173,7 @@ def _simulate(args: argparse.Namespace) -> int:
                     [f"--pod {args.pod}: expected one Kubernetes manifest (got {len(docs)})"], source="pod"
                 )
             manifest = docs[0]
-        result = run_preview(args.stack, args.program)
+        result = run_preview(args.stack, args.program, load_account(args.account))
         outcomes = simulate(result, manifest)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)

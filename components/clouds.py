@@ -41,7 +41,11 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
   `queued` group: GKE's Kueue; None when it would).
 - `report`: `POOL_ROWS` (resource type -> its rows of the preview's Pools table).
 - `mocks`: `RESOURCE_MOCKS`, `INVOKE_MOCKS` (the mock engine's answers for its resource types and invokes);
-  optional: `PROVIDER_DEFAULTS` (outputs of every resource of its provider), `REMOTE_COMPONENTS` (pulumi-eks).
+  optional: `PROVIDER_DEFAULTS` (outputs of every resource of its provider), `REMOTE_COMPONENTS` (pulumi-eks),
+  `NEW_ACCOUNT` and `ACCOUNT_INVOKES` (a new account's documented defaults, and the invokes answered from the
+  described account: components/offline/account.py).
+- `preflight` (optional): `findings(cfg)`, what the account lacks for the stack, read through its SDK's
+  invokes (components/preflight.py).
 - `replacement`: `POOL_REPLACE_FIELDS`, `OTHER_REPLACE_FIELDS`, `POOL_NAME_FIELD`,
   `INLINE_POOL_REFUSED_FIELDS` (its rows).
 - `versions`: `KUBERNETES_SUPPORT` (its Kubernetes minors and their support dates).
@@ -185,6 +189,7 @@ class Cloud:
     versions = property(lambda self: self.part("versions"))
     provisioning = property(lambda self: self.part("provisioning", optional=True))
     policies = property(lambda self: self.part("policies", optional=True))
+    preflight = property(lambda self: self.part("preflight", optional=True))
 
 
 def get_cloud(name: str) -> Cloud:

@@ -22,6 +22,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs, general_pool_problems
 from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from elastic_gpu.pool_types import ClusterHandle, PoolProvisioner
+from elastic_gpu.preflight import run_preflight
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs, spot_gpu_pool_problems
 
 
@@ -36,6 +37,8 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     problems += args_problems(cfg, lambda p: stack.pool_args(cfg, p))
     if problems:
         raise ConfigError(problems)
+    # What the account lacks for it (read through the cloud's invokes), before anything is declared.
+    run_preflight(cfg)
     return stack.build_stack(cfg)
 
 

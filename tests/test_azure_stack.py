@@ -63,6 +63,7 @@ def test_dev_declares_exactly_these_azure_resources(dev: Preview) -> None:
         ("elastic-gpu:index:ClusterAutoscaler", "cluster-autoscaler"),
         ("elastic-gpu:index:GeneralPool", "general"),
         ("elastic-gpu:index:NvidiaDevicePlugin", "nvidia-device-plugin"),
+        ("elastic-gpu:index:Preflight", "preflight"),
         ("elastic-gpu:index:SpotGpuPool", "t4"),
     ]
     # On AKS the autoscaler is the managed one: no Deployment, no identity of ours.

@@ -285,7 +285,9 @@ def test_eks_node_group_quota_is_a_warning(tmp_path, capsys) -> None:
     program = write_program(tmp_path, yaml.safe_dump({"config": values}))
     assert main(["preview", "--stack", "t", "--program", str(program)]) == 0
     err = capsys.readouterr().err
-    assert "warning: gpuPools: the stack declares 31 EKS managed node groups; the default quota is 30" in err
+    # read from the account by the preflight (a new account's quota: 30)
+    assert "need 31 node groups of 'Managed node groups per cluster' (L-6D54EA21) at their max" in err
+    assert "the account has 30: short by 1" in err
 
 
 # --- component Args before registration -----------------------------------------------------

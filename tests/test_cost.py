@@ -354,7 +354,9 @@ def test_stack_config_overrides_change_the_preview_and_the_cost_command(program_
 @pytest.fixture
 def cached_runs(monkeypatch):
     """The command runs the stack's preview; the session's cached previews keep the tests fast."""
-    monkeypatch.setattr("elastic_gpu.offline.runner.run_preview", lambda stack, program=".": stack_preview(stack))
+    monkeypatch.setattr(
+        "elastic_gpu.offline.runner.run_preview", lambda stack, program=".", account=None: stack_preview(stack)
+    )
 
 
 def test_cost_command_json_equals_the_table(cached_runs, capsys) -> None:

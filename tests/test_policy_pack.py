@@ -40,6 +40,7 @@ def test_the_pack_keeps_the_rule_lists_order() -> None:
         "spot-gpu-pool-fallback-promise-advisory",
         "karpenter-gpu-node-pool",
         "karpenter-fallback-ordered",
+        "account-preflight",
         "karpenter-interruption-handling",
         "gke-auto-provisioning-gpu-limits",
         "gke-compute-class-gpu-taint",

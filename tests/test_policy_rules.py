@@ -74,6 +74,7 @@ def test_every_rule_of_the_issue_has_cases() -> None:
         "gpu-monthly-cost-ceiling",
         "spot-gpu-pool-fallback-promise",
         "spot-gpu-pool-fallback-promise-advisory",
+        "account-preflight",
     }
     own_files |= {"karpenter-gpu-node-pool", "karpenter-fallback-ordered", "karpenter-interruption-handling"}
     # GKE auto-provisioning's rules: tests/test_gke_autoprovisioning.py
@@ -114,6 +115,7 @@ def test_levels_names_and_descriptions() -> None:
         "spot-gpu-pool-on-demand-fallback",
         "kubernetes-version-standard-support",
         "spot-gpu-pool-fallback-promise-advisory",
+        "account-preflight",
     }
     for p in ALL_POLICIES:
         assert p.name == p.name.lower() and " " not in p.name

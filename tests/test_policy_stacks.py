@@ -26,8 +26,10 @@ def test_shipped_stack_has_no_mandatory_violation(stack: str) -> None:
 
 def test_aws_prod_training_pool_has_only_the_advisory_fallback_note() -> None:
     report = run_policies(stack_preview("aws-prod"))
-    assert {v.policy for v in report.violations} == {"spot-gpu-pool-on-demand-fallback"}
-    assert {v.name for v in report.violations} == {f"training-spot-us-east-1{z}" for z in "abc"}
+    # and the account preflight's findings on a new account (tests/test_preflight.py)
+    assert {v.policy for v in report.violations} == {"spot-gpu-pool-on-demand-fallback", "account-preflight"}
+    fallback = report.of("spot-gpu-pool-on-demand-fallback")
+    assert {v.name for v in fallback} == {f"training-spot-us-east-1{z}" for z in "abc"}
 
 
 def test_gate_exits_non_zero_on_a_mandatory_violation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,9 +68,11 @@ def test_gate_config_file_can_downgrade(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_preview_shows_the_policy_report(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["preview", "--stack", "aws-dev", "--json"]) == 0
+    # An account with the quotas aws-dev needs (on a new one, the account-preflight findings: test_preflight.py)
+    account = ["--account", str(ROOT / "examples" / "account.yaml")]
+    assert main(["preview", "--stack", "aws-dev", "--json", *account]) == 0
     assert json.loads(capsys.readouterr().out)["policy"] == {"pack": "elastic-gpu", "passed": True, "violations": []}
-    assert main(["preview", "--stack", "aws-dev"]) == 0
+    assert main(["preview", "--stack", "aws-dev", *account]) == 0
     assert "elastic-gpu: no violations" in capsys.readouterr().out
 
 

@@ -5,6 +5,9 @@ from elastic_gpu.clouds import Cloud
 #: Its resource types the cloud-neutral core reads (offline reports, policy rules).
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+#: What a handle on an existing EKS cluster records: the ids of its subnets that map public IPs on launch
+#: (read with aws.ec2.get_subnet), for the policy pack's no-public-node-ips.
+PUBLIC_SUBNET_IDS_INPUT = "publicSubnetIds"
 
 CLOUD = Cloud(
     name="aws",

@@ -11,6 +11,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.args_doc import documented, documented_component
+from elastic_gpu.aws import PUBLIC_SUBNET_IDS_INPUT
 from elastic_gpu.aws import rules as aws_rules
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from elastic_gpu.aws.karpenter.release import DISCOVERY_TAG_KEY as KARPENTER_DISCOVERY_TAG_KEY
@@ -406,9 +407,10 @@ class ExistingEksCluster(ExistingCluster):
             problems.append(f"{where}region: must be a string or an Output, got {type(region).__name__} {region!r}")
         problems += k8s_provider_problems(where, k8s_provider)
         raise_if(problems, source=f"EksCluster.existing '{resource_name}'")
-        super().__init__(
-            EXISTING_TYPE_TOKEN, resource_name, handle_inputs(list(subnet_ids), kubernetes_version, subnet_ids), opts
-        )
+        inputs = handle_inputs(list(subnet_ids), kubernetes_version, subnet_ids)
+        # The subnets that give instances a public IP, for the policy pack's no-public-node-ips.
+        inputs[PUBLIC_SUBNET_IDS_INPUT] = public_subnet_ids(list(subnet_ids.values()), region)
+        super().__init__(EXISTING_TYPE_TOKEN, resource_name, inputs, opts)
         invoke_opts = pulumi.InvokeOutputOptions(parent=self)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.region: pulumi.Output[str] = (
@@ -433,6 +435,16 @@ class ExistingEksCluster(ExistingCluster):
 
         self._use_provider(resource_name, k8s_provider, from_cluster)
         self.register_outputs({"cluster_name": self.cluster_name, "node_role_arn": self.node_role_arn})
+
+
+def public_subnet_ids(
+    subnet_ids: list[pulumi.Input[str]], region: pulumi.Input[str] | None
+) -> pulumi.Output[list[str]]:
+    """The ids among `subnet_ids` whose subnet maps public IPs on launch (aws.ec2.get_subnet)."""
+    read = [aws.ec2.get_subnet_output(id=s, region=region) for s in subnet_ids]
+    return pulumi.Output.all(*[r.apply(lambda x: x.id if x.map_public_ip_on_launch else "") for r in read]).apply(
+        lambda ids: [i for i in ids if i]
+    )
 
 
 def warn_if_shared_role(where: str, node_role_arn: pulumi.Input[str], cluster: pulumi_eks.Cluster) -> None:

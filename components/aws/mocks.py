@@ -76,6 +76,11 @@ MOCK_AWS_REGION = "us-east-1"
 INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "aws:eks/getCluster:getCluster": _eks_get_cluster,
     "aws:iam/getRole:getRole": _iam_get_role,
+    "aws:index/getAvailabilityZones:getAvailabilityZones": lambda args: {
+        "names": [f"{args.get('region') or MOCK_AWS_REGION}{z}" for z in "abc"],
+        "zoneIds": [f"use1-az{i}" for i in (1, 2, 4)],
+        "id": args.get("region") or MOCK_AWS_REGION,
+    },
     "aws:index/getRegion:getRegion": lambda args: {
         "name": args.get("region") or MOCK_AWS_REGION,
         "region": args.get("region") or MOCK_AWS_REGION,
@@ -83,6 +88,72 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "description": "mock region",
         "endpoint": "ec2.amazonaws.com",
     },
+}
+
+
+# --- the account the preflight reads (components/aws/preflight.py, components/offline/account.py) ---------
+
+#: A new AWS account: the GPU families' EC2 vCPU quotas at 0 (what new accounts report until a request is
+#: granted; Karpenter then sees VcpuLimitExceeded / MaxSpotInstanceCountExceeded, karpenter-provider-aws
+#: pkg/errors/errors.go), EKS's 30 managed node groups per cluster (EKS User Guide, "Amazon EKS service
+#: quotas"), no EC2 Spot service-linked role (it appears with the first spot request or
+#: `aws iam create-service-linked-role`), and every instance type offered in every zone (`offerings` lists
+#: the zones of the types a region offers in some zones only); an existing cluster's subnets map no public IP
+#: unless listed in `publicSubnets`.
+NEW_ACCOUNT: dict[str, Any] = {
+    "quotas": {"L-3819A6DF": 0, "L-DB2E81BA": 0, "L-7212CCBC": 0, "L-417A185B": 0, "L-6D54EA21": 30},
+    "spotServiceLinkedRole": False,
+    "offerings": {},
+    "publicSubnets": [],
+}
+
+
+def _service_quota(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    code = args.get("quotaCode")
+    if code not in account["quotas"]:
+        raise KeyError(f"the described account has no quota {code!r}; give it under aws.quotas")
+    value = account["quotas"][code]
+    if value is None:  # described as unreadable: the credentials may not read it
+        raise PermissionError(
+            f"AccessDeniedException: not authorized to perform servicequotas:GetServiceQuota ({code})"
+        )
+    return {"quotaCode": code, "serviceCode": args.get("serviceCode"), "value": value, "adjustable": True}
+
+
+def _roles(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    spot = account["spotServiceLinkedRole"] and "AWSServiceRoleForEC2Spot" in str(args.get("nameRegex"))
+    names = ["AWSServiceRoleForEC2Spot"] if spot else []
+    return {"names": names, "arns": [f"arn:aws:iam::{ACCOUNT}:role{args.get('pathPrefix', '/')}{n}" for n in names]}
+
+
+def _offerings(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """Each (type, zone) the filters ask for that the account offers: every zone unless `offerings` says."""
+    filters = {f["name"]: f["values"] for f in args.get("filters") or []}
+    pairs = [
+        (t, z)
+        for t in filters.get("instance-type", [])
+        for z in filters.get("location", [])
+        if z in account["offerings"].get(t, [z])
+    ]
+    return {
+        "instanceTypes": [t for t, _ in pairs],
+        "locations": [z for _, z in pairs],
+        "locationTypes": [args.get("locationType", "availability-zone")] * len(pairs),
+        "id": args.get("region") or MOCK_AWS_REGION,
+    }
+
+
+def _subnet(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    subnet = args.get("id") or "subnet-mock"
+    return {"id": subnet, "mapPublicIpOnLaunch": subnet in account["publicSubnets"], "vpcId": "vpc-mock"}
+
+
+#: Invoke token -> its answer from the described account's `aws` section.
+ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
+    "aws:servicequotas/getServiceQuota:getServiceQuota": _service_quota,
+    "aws:iam/getRoles:getRoles": _roles,
+    "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _offerings,
+    "aws:ec2/getSubnet:getSubnet": _subnet,
 }
 
 

@@ -54,9 +54,6 @@ TAG_RULES = TagRules(
     reserved_keys=("Name",),
     allowed_punctuation="_.:/=+-@",
 )
-#: EKS quota "Managed node groups per cluster": 30 by default, adjustable (EKS User Guide, "Amazon EKS
-#: service quotas"). Over it the stack deploys only after a quota increase: a warning.
-MANAGED_NODE_GROUPS_QUOTA = 30
 #: EKS quota "Nodes per managed node group": 450 by default, adjustable (same page).
 NODES_PER_GROUP_QUOTA = 450
 #: gp3 root volume size (EC2 LaunchTemplateEbsBlockDeviceRequest.VolumeSize: gp2 and gp3 1 - 16,384 GiB).
@@ -112,15 +109,10 @@ def node_groups(cfg: StackConfig) -> list[tuple[str, int]]:
 
 
 def warnings(cfg: StackConfig) -> list[str]:
-    """What deploys only after a quota increase."""
+    """What deploys only after a quota increase. (The managed node groups per cluster are read from the
+    account by the preflight: components/aws/preflight.py.)"""
     out = []
     groups = node_groups(cfg)
-    if len(groups) > MANAGED_NODE_GROUPS_QUOTA:
-        out.append(
-            f"gpuPools: the stack declares {len(groups)} EKS managed node groups; the default quota is "
-            f"{MANAGED_NODE_GROUPS_QUOTA} per cluster (Service Quotas: 'Managed node groups per cluster'): "
-            "request an increase before `pulumi up`, or use fewer pools, perZone false or no fallback"
-        )
     for where, biggest in sorted(set(groups)):
         if biggest > NODES_PER_GROUP_QUOTA:
             out.append(

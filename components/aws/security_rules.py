@@ -13,8 +13,9 @@ from pulumi_policy import (
     ResourceValidationArgs,
     ResourceValidationPolicy,
 )
+from pulumi_policy.proxy import UnknownValueError
 
-from elastic_gpu.aws import EKS_NODE_GROUP
+from elastic_gpu.aws import EKS_NODE_GROUP, PUBLIC_SUBNET_IDS_INPUT
 from elastic_gpu.policy_rules._base import is_true, props_of
 
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -89,9 +90,49 @@ eks_launch_template_imdsv2 = ResourceValidationPolicy(
 )
 
 
-def public_node_ips(resources: Sequence[PolicyResource]) -> Iterator[tuple[PolicyResource, str]]:
-    """no-public-node-ips' EKS part (policy_rules/security_rules.py): launch templates that give nodes a public IP."""
+SUBNET = "aws:ec2/subnet:Subnet"
+PUBLIC_SUBNET_FIX = (
+    "Run nodes in private subnets behind a NAT gateway (map_public_ip_on_launch false), e.g. the handle's "
+    "subnet_ids of private subnets."
+)
+
+
+def _public_subnet_ids(resources: Sequence[PolicyResource]) -> set[str]:
+    """The subnet ids the cluster handles found to map public IPs (unknown ones: none)."""
+    found: set[str] = set()
     for r in resources:
+        if r.resource_type.startswith("elastic-gpu:index:"):
+            try:
+                ids = props_of(r).get(PUBLIC_SUBNET_IDS_INPUT) or []
+                found |= {i for i in ids if isinstance(i, str)}
+            except UnknownValueError:
+                continue
+    return found
+
+
+def _node_group_subnet_ids(r: PolicyResource) -> list[str]:
+    try:
+        return [i for i in props_of(r).get("subnetIds") or [] if isinstance(i, str)]
+    except UnknownValueError:
+        return []
+
+
+def public_node_ips(resources: Sequence[PolicyResource]) -> Iterator[tuple[PolicyResource, str]]:
+    """no-public-node-ips' EKS part (policy_rules/security_rules.py): launch templates that give nodes a public IP,
+    and node groups in a subnet that maps public IPs on launch: one the program declares (its dependencies), or
+    one of an existing cluster as its handle read it."""
+    public = _public_subnet_ids(resources)
+    for r in resources:
+        if r.resource_type == EKS_NODE_GROUP:
+            declared = [d for d in r.dependencies if d.resource_type == SUBNET and _maps_public_ip(d)]
+            named = [d.name for d in declared] + sorted(set(_node_group_subnet_ids(r)) & public)
+            if named:
+                yield (
+                    r,
+                    f"Node group '{props_of(r).get('nodeGroupName') or r.name}' runs in subnet(s) "
+                    f"{', '.join(named)} that give every instance a public IP (mapPublicIpOnLaunch). "
+                    + PUBLIC_SUBNET_FIX,
+                )
         if r.resource_type != LAUNCH_TEMPLATE:
             continue
         for ni in props_of(r).get("networkInterfaces") or []:
@@ -101,6 +142,13 @@ def public_node_ips(resources: Sequence[PolicyResource]) -> Iterator[tuple[Polic
                     "Launch template gives nodes a public IP (networkInterfaces.associatePublicIpAddress). "
                     "Remove it and run nodes in private subnets behind a NAT gateway.",
                 )
+
+
+def _maps_public_ip(subnet: PolicyResource) -> bool:
+    try:
+        return is_true(props_of(subnet).get("mapPublicIpOnLaunch"))
+    except UnknownValueError:
+        return False
 
 
 # --- eks-irsa-trusts-an-oidc-provider (issue 20) ----------------------------------------------

@@ -50,6 +50,12 @@ def _invoke_mocks() -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
 
 
 @cache
+def _account_invokes() -> dict[str, tuple[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]]]:
+    """Invoke token -> (its cloud, the answer from that cloud's part of the described account) (ACCOUNT_INVOKES)."""
+    return {t: (c.name, f) for c in all_clouds() for t, f in getattr(c.mocks, "ACCOUNT_INVOKES", {}).items()}
+
+
+@cache
 def _provider_defaults() -> dict[str, Callable[[str, str], dict[str, Any]]]:
     """Type prefix -> outputs every resource of that provider has unless its inputs give them (an AWS ARN)."""
     return _merged("PROVIDER_DEFAULTS")
@@ -68,8 +74,12 @@ STACK_REFERENCE = "pulumi:pulumi:StackReference"
 class StackMocks(pulumi.runtime.Mocks):
     """The built-in mocks, plus what a program adds in `offline_mocks.py` (see `UserMocks`)."""
 
-    def __init__(self, user: UserMocks | None = None) -> None:
+    def __init__(self, user: UserMocks | None = None, account: dict[str, dict[str, Any]] | None = None) -> None:
+        from elastic_gpu.offline.account import described_account
+
         self.user = user or UserMocks()
+        #: the account the preflight's invokes are answered from (offline/account.py; default: a new one)
+        self.account = account if account is not None else described_account()
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         if args.typ == STACK_REFERENCE:  # read (not registered): its mock args carry no `custom`
@@ -102,6 +112,12 @@ class StackMocks(pulumi.runtime.Mocks):
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
         if invoke := self.user.invokes.get(args.token) or _invoke_mocks().get(args.token):
             return invoke(dict(args.args)), []
+        if found := _account_invokes().get(args.token):
+            cloud, answer = found
+            try:
+                return answer(dict(args.args), self.account[cloud]), []
+            except (KeyError, PermissionError) as exc:  # the provider's error: the SDK raises it at the invoke
+                return {}, [("", str(exc))]
         raise NotImplementedError(
             f"the offline preview has no mock for the invoke {args.token!r}; add one to the program's "
             f"{USER_MOCKS_FILE} as INVOKES = {{{args.token!r}: lambda args: {{...}}}}"

@@ -12,6 +12,7 @@ from typing import Any
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_mapping
+from elastic_gpu.offline.account import load_account
 from elastic_gpu.offline.policy_run import policy_config_problems, render_report, run_policies
 from elastic_gpu.offline.report import dump_json
 from elastic_gpu.offline.runner import Program, run_preview
@@ -30,9 +31,12 @@ def load_policy_config(path: str | None) -> dict[str, Any] | None:
     return data
 
 
-def gate(program: str, stack: str | None, config_path: str | None, *, as_json: bool = False) -> int:
+def gate(
+    program: str, stack: str | None, config_path: str | None, *, as_json: bool = False, account: str | None = None
+) -> int:
     try:
         config = load_policy_config(config_path)
+        described = load_account(account)
         prog = Program(Path(program).resolve())
         stacks = [stack] if stack else prog.stacks()
         if not stacks:
@@ -42,7 +46,7 @@ def gate(program: str, stack: str | None, config_path: str | None, *, as_json: b
             )
         results = {}
         for s in stacks:
-            preview = run_preview(s, program)
+            preview = run_preview(s, program, described)
             if not [r for r in preview.resources if r.type != "pulumi:pulumi:Stack"]:
                 raise ConfigError(
                     [f"stack {s!r}: the program declared no resource; the gate has nothing to check"], source="program"

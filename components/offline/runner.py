@@ -277,8 +277,9 @@ class ProgramError(ConfigError):
         super().__init__([f"{main}: the program raised {type(exc).__name__}{at}: {exc}"], source="program")
 
 
-def run_preview(stack: str, program_dir: Path | str = ".") -> Preview:
-    """Run `program_dir`'s `__main__.py` for `stack` under the mock engine.
+def run_preview(stack: str, program_dir: Path | str = ".", account: dict[str, dict[str, Any]] | None = None) -> Preview:
+    """Run `program_dir`'s `__main__.py` for `stack` under the mock engine, the account preflight's invokes
+    answered from `account` (offline/account.py; default: a new account).
 
     Raises ConfigError for every problem with the files or the config (the program's own
     errors as ProgramError) exactly as a real run would fail.
@@ -290,7 +291,7 @@ def run_preview(stack: str, program_dir: Path | str = ".") -> Preview:
     engine_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
     main = program.main
     # A fresh context: Pulumi keeps its settings and root stack in context variables.
-    preview = contextvars.Context().run(_run, project, stack, engine_config, main, config)
+    preview = contextvars.Context().run(_run, project, stack, engine_config, main, config, account)
     preview.warnings += refresh_warnings(program.project_file, preview.resources)
     return preview
 
@@ -330,7 +331,14 @@ class _Collect(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, config: dict[str, Any]) -> Preview:
+def _run(
+    project: str,
+    stack: str,
+    engine_config: dict[str, str],
+    main: Path,
+    config: dict[str, Any],
+    account: dict[str, dict[str, Any]] | None = None,
+) -> Preview:
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     # The SDK calls the mock monitor from the loop's executor threads, and each thread makes itself an
@@ -347,7 +355,7 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
     except BaseException:
         sys.path.remove(str(main.parent))
         raise
-    mocks = StackMocks(user)
+    mocks = StackMocks(user, account)
     monitor = _CapturingMonitor(mocks)
     logger = logging.getLogger(f"elastic_gpu.offline.program.{id(monitor)}")
     logger.propagate = False

@@ -19,6 +19,7 @@ from elastic_gpu.policy_rules.fallback_rules import (
     spot_gpu_pool_fallback_promise_advisory,
 )
 from elastic_gpu.policy_rules.karpenter_rules import karpenter_fallback_ordered, karpenter_gpu_node_pool
+from elastic_gpu.policy_rules.preflight_rules import account_preflight
 from elastic_gpu.policy_rules.scaling_rules import (
     autoscaler_owned_size_ignored,
     gpu_pool_max_size_cap,
@@ -62,6 +63,7 @@ NEUTRAL_POLICIES: list[Policy] = [
     spot_gpu_pool_fallback_promise_advisory,  # 15 where the figure is documentation or a proxy
     karpenter_gpu_node_pool,  # issue 19: a GPU NodePool has limits, the GPU taint, consolidation
     karpenter_fallback_ordered,  # issue 19: spot NodePool weighs more than its on-demand fallback
+    account_preflight,  # the account has what the stack needs (advisory)
 ]
 
 

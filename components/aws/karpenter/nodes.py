@@ -11,6 +11,7 @@ No EKS node group is declared for the pool.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -84,8 +85,15 @@ class KarpenterNodes:
 def eligible_instance_types(args: SpotGpuPoolArgs) -> list[str]:
     """Every catalog type with one of the pool's GPU models and its GPUs per node, whatever its vCPUs and
     memory (Karpenter picks per pod; an EKS node group must keep one shape)."""
-    models = {row.gpu for t in args.instance_types if (row := gpu_instance_type("aws", t)) is not None}
-    gpus = args.gpus_per_node
+    return eligible_types(args.instance_types)
+
+
+def eligible_types(instance_types: Sequence[str]) -> list[str]:
+    """`eligible_instance_types` of a pool of these types (an EC2 type fixes its GPU count: the first's)."""
+    rows = [row for t in instance_types if (row := gpu_instance_type("aws", t)) is not None]
+    if not rows:
+        return []
+    models, gpus = {row.gpu for row in rows}, rows[0].gpus
     return [t.name for t in gpu_instance_types("aws") if t.gpu in models and t.gpus == gpus]
 
 
