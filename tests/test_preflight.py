@@ -65,12 +65,13 @@ def test_the_managed_node_group_quota_is_read_from_the_account() -> None:
     assert findings(preview("aws-prod"), "node-group-quota") == []  # the default 30
 
 
-def test_karpenter_needs_the_spot_service_linked_role() -> None:
-    [role] = findings(preview("aws-karpenter"), "spot-role")
-    assert role["pool"] == "inference, training" and "AWSServiceRoleForEC2Spot" in role["message"]
-    assert role["fix"] == "aws iam create-service-linked-role --aws-service-name spot.amazonaws.com"
-    assert findings(preview("aws-karpenter", {"aws": {"spotServiceLinkedRole": True}}), "spot-role") == []
-    assert findings(preview("aws-prod"), "spot-role") == []  # node groups: no Karpenter, no check
+def test_the_described_accounts_spot_role_decides_whether_the_stack_declares_it() -> None:
+    # The role is no finding: the stack creates it in a new account and adopts the account's own.
+    spot_role = "aws:iam/serviceLinkedRole:ServiceLinkedRole"
+    new = preview("aws-karpenter")
+    assert findings(new, "spot-role") == []
+    assert [r.name for r in new.of_type(spot_role)] == ["karpenter-spot-role"]
+    assert preview("aws-karpenter", {"aws": {"spotServiceLinkedRole": True}}).of_type(spot_role) == []
 
 
 def test_a_zone_that_offers_none_of_a_pools_types_fails_the_preview() -> None:

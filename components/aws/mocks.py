@@ -62,20 +62,12 @@ class InvokeFailed(grpc.RpcError):
         return self._details
 
 
-def _iam_get_role(args: dict[str, Any]) -> dict[str, Any]:
-    """A new account: no role (service-linked ones included) until the stack makes it; IAM answers NoSuchEntity.
-    Describe an account that has one in the program's offline_mocks.py:
-    INVOKES = {"aws:iam/getRole:getRole": lambda args: {"name": args["name"], "tags": {}, ...}}."""
-    raise InvokeFailed(f"reading IAM Role ({args.get('name')}): NoSuchEntity: The role cannot be found.")
-
-
 #: The region an invoke of aws.getRegion answers with when the program's config names none.
 MOCK_AWS_REGION = "us-east-1"
 
 #: Invoke token -> the answer the cloud would give (derived only from the arguments).
 INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "aws:eks/getCluster:getCluster": _eks_get_cluster,
-    "aws:iam/getRole:getRole": _iam_get_role,
     "aws:index/getAvailabilityZones:getAvailabilityZones": lambda args: {
         "names": [f"{args.get('region') or MOCK_AWS_REGION}{z}" for z in "abc"],
         "zoneIds": [f"use1-az{i}" for i in (1, 2, 4)],
@@ -120,10 +112,14 @@ def _service_quota(args: dict[str, Any], account: dict[str, Any]) -> dict[str, A
     return {"quotaCode": code, "serviceCode": args.get("serviceCode"), "value": value, "adjustable": True}
 
 
-def _roles(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
-    spot = account["spotServiceLinkedRole"] and "AWSServiceRoleForEC2Spot" in str(args.get("nameRegex"))
-    names = ["AWSServiceRoleForEC2Spot"] if spot else []
-    return {"names": names, "arns": [f"arn:aws:iam::{ACCOUNT}:role{args.get('pathPrefix', '/')}{n}" for n in names]}
+def _role(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """IAM's GetRole: the EC2 Spot service-linked role when the account has it (untagged: the account's own),
+    else NoSuchEntity, as IAM answers. A program's offline_mocks.py INVOKES can answer with other tags."""
+    name = args.get("name")
+    if name == "AWSServiceRoleForEC2Spot" and account["spotServiceLinkedRole"]:
+        path = "/aws-service-role/spot.amazonaws.com/"
+        return {"name": name, "path": path, "arn": f"arn:aws:iam::{ACCOUNT}:role{path}{name}", "tags": {}}
+    raise InvokeFailed(f"reading IAM Role ({name}): NoSuchEntity: The role cannot be found.")
 
 
 def _offerings(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
@@ -151,7 +147,7 @@ def _subnet(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
 #: Invoke token -> its answer from the described account's `aws` section.
 ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
     "aws:servicequotas/getServiceQuota:getServiceQuota": _service_quota,
-    "aws:iam/getRoles:getRoles": _roles,
+    "aws:iam/getRole:getRole": _role,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _offerings,
     "aws:ec2/getSubnet:getSubnet": _subnet,
 }

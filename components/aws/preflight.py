@@ -1,6 +1,7 @@
 """The account preflight's EKS part (components/preflight.py): EC2 vCPU quotas of the GPU families for spot and
-on-demand, EKS's managed node groups per cluster, the EC2 Spot service-linked role under Karpenter, and the
-zones that offer each instance type, read through pulumi-aws's invokes."""
+on-demand, EKS's managed node groups per cluster, and the zones that offer each instance type, read through pulumi-aws's
+invokes. The EC2 Spot service-linked role Karpenter needs is not a finding: the stack creates or adopts it
+(elastic_gpu.aws.karpenter.spot_role)."""
 
 from __future__ import annotations
 
@@ -30,10 +31,6 @@ EC2_QUOTAS: dict[str, dict[bool, tuple[str, str]]] = {
 }
 #: EKS quota "Managed node groups per cluster" (EKS User Guide, "Amazon EKS service quotas").
 NODE_GROUPS_QUOTA = ("eks", "L-6D54EA21", "Managed node groups per cluster")
-#: The EC2 Spot service-linked role Karpenter's CreateFleet needs (karpenter-provider-aws v1.14.1
-#: website getting-started step06-add-spot-role.sh); without it every spot offering is unavailable.
-SPOT_ROLE = "AWSServiceRoleForEC2Spot"
-SPOT_ROLE_PATH = "/aws-service-role/spot.amazonaws.com/"
 
 
 def family(instance_type: str) -> str:
@@ -106,29 +103,6 @@ def node_group_findings(cfg: StackConfig) -> list[Finding]:
     return quota_findings([need], "node-group-quota", fix + " (or fewer pools, perZone: false, or no fallback)")
 
 
-def spot_role_findings(cfg: StackConfig) -> list[Finding]:
-    """Karpenter launches spot through CreateFleet, which needs the EC2 Spot service-linked role."""
-    spot = [p.name for p in cfg.gpu_pools if p.spot]
-    if cfg.provisioner != KARPENTER or not spot:
-        return []
-    found = attempt(lambda: aws.iam.get_roles(name_regex=f"^{SPOT_ROLE}$", path_prefix=SPOT_ROLE_PATH).names or [])
-    if isinstance(found, str):
-        fix = f"allow iam:ListRoles, or read it: aws iam get-role --role-name {SPOT_ROLE}"
-        return [unread(spot, f"the EC2 Spot service-linked role ({SPOT_ROLE})", found, fix)]
-    if SPOT_ROLE in found:
-        return []
-    return [
-        Finding(
-            ", ".join(spot),
-            "spot-role",
-            "warning",
-            f"the account has no EC2 Spot service-linked role ({SPOT_ROLE}): Karpenter finds every spot offering "
-            "unavailable, so a spot pool runs on its on-demand fallback and a spot-only pool gets no node",
-            "aws iam create-service-linked-role --aws-service-name spot.amazonaws.com",
-        )
-    ]
-
-
 def offering_findings(cfg: StackConfig) -> list[Finding]:
     """Each pool's types in each of its zones (`aws ec2 describe-instance-type-offerings`): a zone that offers
     none of them is an error where the pool has a group of its own there (perZone), else a warning."""
@@ -175,4 +149,4 @@ def offering_findings(cfg: StackConfig) -> list[Finding]:
 
 
 def findings(cfg: StackConfig) -> list[Finding]:
-    return offering_findings(cfg) + vcpu_findings(cfg) + node_group_findings(cfg) + spot_role_findings(cfg)
+    return offering_findings(cfg) + vcpu_findings(cfg) + node_group_findings(cfg)
