@@ -88,6 +88,13 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:  # every bad input ends here, in the one format and exit 2, never a traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as exc:  # an SDK an extra brings: one line naming the extra
+        from elastic_gpu.clouds import missing_extra
+
+        if (error := missing_extra(exc, f"python -m elastic_gpu {args.command}")) is None:
+            raise
+        print(f"error: {error}", file=sys.stderr)
+        return 2
 
 
 def _dispatch(args: argparse.Namespace) -> int:
