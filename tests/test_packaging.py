@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import tomllib
 
 from tests.conftest import ROOT
