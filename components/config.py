@@ -448,9 +448,13 @@ def namespace_problems(config: Mapping[str, Any], project: str = PROJECT) -> lis
     return problems
 
 
+#: The stack config key of the price overrides, read by every program that prices pools (and the offline gate).
+PRICES_KEY = f"{PROJECT}:prices"
+
+
 def load_price_overrides(config: Mapping[str, Any]) -> dict[str, PriceOverride]:
     """`<elastic-gpu>:prices` alone, from the stack config of any program that uses the components."""
-    raw = config.get(f"{PROJECT}:prices")
+    raw = config.get(PRICES_KEY)
     if raw is None:
         return {}
     if isinstance(raw, str):
