@@ -1,0 +1,104 @@
+"""Inputs the clouds or Kubernetes would refuse (or silently misuse) fail at preview, naming the field and what is
+allowed; and the CLI's own small promises (`--version`, `--stack` help)."""
+
+from __future__ import annotations
+
+import pytest
+
+from elastic_gpu.config import PROJECT, load_stack_config
+from elastic_gpu.errors import ConfigError
+from tests.conftest import stack_values
+
+
+def _refused(stack: str, mutate) -> str:
+    values = stack_values(stack)
+    mutate(values)
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values, project=PROJECT)
+    return str(exc.value)
+
+
+def test_a_public_range_as_the_network_is_refused() -> None:
+    message = _refused("aws-dev", lambda v: v[f"{PROJECT}:cluster"].update(networkCidr="8.8.0.0/16"))
+    assert "cluster.networkCidr: '8.8.0.0/16' is publicly routable" in message
+    assert "10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10" in message
+    values = stack_values("aws-dev")
+    values[f"{PROJECT}:cluster"]["networkCidr"] = "172.20.0.0/16"
+    load_stack_config(values, project=PROJECT)  # a private range passes
+
+
+def test_a_promise_beyond_a_day_is_refused() -> None:
+    message = _refused("aws-dev", lambda v: v[f"{PROJECT}:gpuPools"][0].update(maxMinutesToFallback=1e12))
+    assert "gpuPools[0].maxMinutesToFallback" in message and "1440" in message
+
+
+def test_zones_in_an_azure_region_without_zones_are_refused() -> None:
+    def westus(v) -> None:
+        v[f"{PROJECT}:cluster"].update(region="westus", zones=["1", "2"])
+        v[f"{PROJECT}:gpuPools"][0].update(instanceTypes=["Standard_NC24ads_A100_v4"])
+        v[f"{PROJECT}:gpuPools"][0].pop("gpu", None)
+
+    message = _refused("azure-dev", westus)
+    assert "cluster.zones: region 'westus' has no availability zones (got zones ['1', '2'])" in message
+
+
+EKS = """
+from elastic_gpu import EksCluster, EksClusterArgs, SpotGpuPool, SpotGpuPoolArgs
+c = EksCluster("c", EksClusterArgs(cluster_name="c", region="us-east-1", zones=["us-east-1a", "us-east-1b"],
+                                   kubernetes_version="1.35", CLUSTER))
+SpotGpuPool("l4", SpotGpuPoolArgs(cluster=c, instance_types=["g6.xlarge"], max_size=2, on_demand_fallback=True,
+                                  POOL))
+"""
+
+
+@pytest.mark.parametrize(
+    ("cluster", "pool", "expected"),
+    [
+        (
+            "tags={}",
+            'extra_labels={"bad key!": "x"}',
+            "SpotGpuPoolArgs.extra_labels['bad key!']: not a Kubernetes label key",
+        ),
+        (
+            "tags={}",
+            'extra_labels={"team": "a b"}',
+            "SpotGpuPoolArgs.extra_labels['team']: 'a b' is not a Kubernetes label value",
+        ),
+        (
+            "tags={}",
+            "disk_size_gib=5",
+            "SpotGpuPoolArgs.disk_size_gib: 5 GiB is out of range; allowed: 20 to 16384 GiB",
+        ),
+        (
+            "tags={}",
+            "max_minutes_to_fallback=1e12",
+            "max_minutes_to_fallback: must be a number of minutes > 0 and <= 1440",
+        ),
+        ('network_cidr="8.8.0.0/16"', "tags={}", "EksClusterArgs.network_cidr: '8.8.0.0/16' is publicly routable"),
+    ],
+)
+def test_library_arguments_the_cloud_would_refuse(run_program, cluster: str, pool: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as exc:
+        run_program(EKS.replace("CLUSTER", cluster).replace("POOL", pool))
+    assert expected in str(exc.value)
+
+
+def test_a_good_label_passes(run_program) -> None:
+    preview = run_program(
+        EKS.replace("CLUSTER", "tags={}").replace("POOL", 'extra_labels={"team.example.com/name": "gpu-jobs"}')
+    )
+    groups = preview.of_type("aws:eks/nodeGroup:NodeGroup")
+    assert all(g.inputs["labels"]["team.example.com/name"] == "gpu-jobs" for g in groups)
+
+
+def test_version_and_stack_help(capsys) -> None:
+    from elastic_gpu import __version__
+    from elastic_gpu.__main__ import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"elastic-gpu {__version__}"
+    with pytest.raises(SystemExit):
+        main(["preview", "--help"])
+    help_text = capsys.readouterr().out
+    assert "stacks/Pulumi" not in help_text and "stackConfigDir" in help_text
