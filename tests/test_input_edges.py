@@ -102,3 +102,14 @@ def test_version_and_stack_help(capsys) -> None:
         main(["preview", "--help"])
     help_text = capsys.readouterr().out
     assert "stacks/Pulumi" not in help_text and "stackConfigDir" in help_text
+
+
+def test_a_bytes_output_is_one_clear_error_for_preview_and_diff(run_program, tmp_path) -> None:
+    """The engine refuses a bytes stack output ("unexpected input of type bytes"): the offline preview (and `diff`,
+    which runs the same capture) says so, naming the output, instead of failing to print JSON."""
+    source = EKS.replace("CLUSTER", "tags={}").replace("POOL", "tags={}") + (
+        'import pulumi\npulumi.export("blob", {"data": b"\\x00abc"})\n'
+    )
+    with pytest.raises(ConfigError) as exc:
+        run_program(source)
+    assert "stack output 'blob' holds a bytes value, which Pulumi cannot export" in str(exc.value)

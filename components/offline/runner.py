@@ -419,7 +419,29 @@ def _no_stack_trace() -> Any:
 
 async def _resolve_outputs(outputs: dict[str, Any]) -> dict[str, StackOutput]:
     resolved: dict[str, StackOutput] = {}
+    problems: list[str] = []
     for key, value in outputs.items():
         out = pulumi.Output.from_input(value)
-        resolved[key] = StackOutput(value=_plain(await out.future()), secret=await out.is_secret())
+        plain = _plain(await out.future())
+        if bad := _not_exportable(plain):
+            # The engine refuses it too (pulumi/runtime/rpc.py serialize_property: "unexpected input of type bytes").
+            problems.append(
+                f"stack output {key!r} holds {bad}, which Pulumi cannot export (it takes strings, numbers, booleans, "
+                "lists and maps); export text instead, e.g. value.decode() or base64.b64encode(value).decode()"
+            )
+            continue
+        resolved[key] = StackOutput(value=plain, secret=await out.is_secret())
+    if problems:
+        raise ConfigError(problems, source="stack outputs")
     return resolved
+
+
+def _not_exportable(value: Any) -> str | None:
+    """The first part of an output value the engine cannot serialize (its type name), or None."""
+    if isinstance(value, dict):
+        return next((bad for v in value.values() if (bad := _not_exportable(v))), None)
+    if isinstance(value, list):
+        return next((bad for v in value if (bad := _not_exportable(v))), None)
+    if value is None or isinstance(value, str | int | float | bool):
+        return None
+    return f"a {type(value).__name__} value"
