@@ -113,3 +113,40 @@ def test_a_bytes_output_is_one_clear_error_for_preview_and_diff(run_program, tmp
     with pytest.raises(ConfigError) as exc:
         run_program(source)
     assert "stack output 'blob' holds a bytes value, which Pulumi cannot export" in str(exc.value)
+
+
+AKS = """
+from pulumi_azure_native import containerservice as cs, resources
+from elastic_gpu import AksCluster, ClusterAutoscaler, ClusterAutoscalerArgs, SpotGpuPool, SpotGpuPoolArgs
+TAGS = {"project": "p", "cost-center": "c"}
+rg = resources.ResourceGroup("rg", location="westeurope")
+mc = cs.ManagedCluster("mc", resource_group_name=rg.name, location="westeurope", dns_prefix="mc",
+    kubernetes_version="1.35",
+    agent_pool_profiles=[cs.ManagedClusterAgentPoolProfileArgs(name="system", mode="System", count=1,
+                                                               vm_size="Standard_D4s_v5")],
+    identity=cs.ManagedClusterIdentityArgs(type="SystemAssigned"),
+    auto_scaler_profile=cs.ManagedClusterPropertiesAutoScalerProfileArgs(expander="EXPANDER"))
+cluster = AksCluster.existing("prod", cluster_name=NAME, resource_group_name=rg.name, location="westeurope",
+                              zones=["1", "2"], kubernetes_version="1.35", tags=TAGS)
+t4 = SpotGpuPool("t4", SpotGpuPoolArgs(cluster=cluster, instance_types=["Standard_NC4as_T4_v3"], max_size=4,
+                                       on_demand_fallback=True, tags=TAGS))
+ClusterAutoscaler("autoscaler", ClusterAutoscalerArgs(cluster=cluster, gpu_pools=[t4]))
+"""
+
+
+@pytest.mark.parametrize(
+    ("expander", "name", "warned"),
+    [
+        ("priority", "mc.name", None),  # the program sets it on that very cluster: nothing to warn about
+        ("random", "mc.name", "the program's ManagedCluster sets 'random': set auto_scaler_profile.expander"),
+        ("priority", '"elsewhere"', "check with `az aks show"),  # a cluster the program does not declare
+    ],
+)
+def test_the_aks_expander_warning_reads_the_programs_own_cluster(run_program, expander, name, warned) -> None:
+    preview = run_program(AKS.replace("EXPANDER", expander).replace("NAME", name))
+    warnings = [w for w in preview.warnings if "expander to be 'priority'" in w]
+    if warned is None:
+        assert warnings == []
+    else:
+        [warning] = warnings
+        assert warned in warning
