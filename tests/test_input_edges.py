@@ -150,3 +150,36 @@ def test_the_aks_expander_warning_reads_the_programs_own_cluster(run_program, ex
     else:
         [warning] = warnings
         assert warned in warning
+
+
+UAI = """
+import pulumi
+from pulumi_azure_native import containerservice as cs, managedidentity, resources
+rg = resources.ResourceGroup("rg", location="westeurope")
+uai = managedidentity.UserAssignedIdentity("id", resource_group_name=rg.name, location="westeurope")
+mc = cs.ManagedCluster("mc", resource_group_name=rg.name, location="westeurope", dns_prefix="mc",
+    kubernetes_version="1.35",
+    agent_pool_profiles=[cs.ManagedClusterAgentPoolProfileArgs(name="system", mode="System", count=1,
+                                                               vm_size="Standard_D4s_v5")],
+    identity=cs.ManagedClusterIdentityArgs(type="UserAssigned", user_assigned_identities=[uai.id]))
+pulumi.export("ids", mc.identity.apply(lambda i: sorted(i.user_assigned_identities)))
+"""
+
+
+def test_a_user_assigned_identity_comes_back_as_aks_returns_it(run_program) -> None:
+    """The input lists identity ids; ARM (and so the SDK's output type) maps each id to its principal and client."""
+    preview = run_program(UAI)
+    assert preview.outputs["ids"].value == ["userassignedidentity-id"]
+
+
+def test_an_output_of_the_wrong_shape_names_the_cause(run_program, tmp_path) -> None:
+    """A mock that echoes an input whose output has another type: the runner says what that AssertionError means."""
+    (tmp_path / "offline_mocks.py").write_text(
+        'RESOURCES = {"azure-native:containerservice:ManagedCluster": lambda name, inputs: {"identity": '
+        '{"type": "UserAssigned", "userAssignedIdentities": ["x"]}}}\n'
+    )
+    with pytest.raises(ConfigError) as exc:
+        run_program(UAI)
+    message = str(exc.value)
+    assert "AssertionError" in message and "an output of another shape than the provider's SDK declares" in message
+    assert "offline_mocks.py: RESOURCES = {'<type token>'" in message
