@@ -183,3 +183,9 @@ def test_an_output_of_the_wrong_shape_names_the_cause(run_program, tmp_path) -> 
     message = str(exc.value)
     assert "AssertionError" in message and "an output of another shape than the provider's SDK declares" in message
     assert "offline_mocks.py: RESOURCES = {'<type token>'" in message
+
+
+def test_a_misspelt_top_level_key_on_gcp_is_refused() -> None:
+    """On GKE the autoscaler section is GKE's own; a misspelt section name is still an error, not ignored."""
+    message = _refused("gcp-dev", lambda v: v.update({f"{PROJECT}:autoscaller": {"expander": ["priority"]}}))
+    assert "autoscaller: unknown key; did you mean 'autoscaler'?" in message
