@@ -196,10 +196,12 @@ def promise_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     value = args.max_minutes_to_fallback
     if value is None:
         return []
-    if not 0 < value <= MAX_MINUTES_TO_FALLBACK:  # its type (a finite number) is args_type_problems'
+    if value <= 0:  # its type (a finite number) is args_type_problems'
+        return [f"{where}max_minutes_to_fallback: must be a number of minutes > 0 (got {value!r})"]
+    if value > MAX_MINUTES_TO_FALLBACK:
         return [
-            f"{where}max_minutes_to_fallback: must be a number of minutes > 0 and <= {MAX_MINUTES_TO_FALLBACK} (a "
-            f"day; leave it unset for no promise) (got {value!r})"
+            f"{where}max_minutes_to_fallback: must be at most {MAX_MINUTES_TO_FALLBACK} minutes (a day; leave it "
+            f"unset for no promise) (got {value!r})"
         ]
     if not args.on_demand_fallback:
         return [f"{where}max_minutes_to_fallback: set only with on_demand_fallback (got {value!r})"]

@@ -72,7 +72,7 @@ SpotGpuPool("l4", SpotGpuPoolArgs(cluster=c, instance_types=["g6.xlarge"], max_s
         (
             "tags={}",
             "max_minutes_to_fallback=1e12",
-            "max_minutes_to_fallback: must be a number of minutes > 0 and <= 1440",
+            "max_minutes_to_fallback: must be at most 1440 minutes",
         ),
         ('network_cidr="8.8.0.0/16"', "tags={}", "EksClusterArgs.network_cidr: '8.8.0.0/16' is publicly routable"),
     ],
@@ -139,7 +139,7 @@ ClusterAutoscaler("autoscaler", ClusterAutoscalerArgs(cluster=cluster, gpu_pools
     [
         ("priority", "mc.name", None),  # the program sets it on that very cluster: nothing to warn about
         ("random", "mc.name", "the program's ManagedCluster sets 'random': set auto_scaler_profile.expander"),
-        ("priority", '"elsewhere"', "check with `az aks show"),  # a cluster the program does not declare
+        ("priority", '"elsewhere"', "Check with `az aks show"),  # a cluster the program does not declare
     ],
 )
 def test_the_aks_expander_warning_reads_the_programs_own_cluster(run_program, expander, name, warned) -> None:

@@ -100,10 +100,12 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
                     "'priority' (otherwise AKS may scale the on-demand fallback first)"
                 )
                 if declared:
-                    fix = f"the program's ManagedCluster sets {expander!r}: set auto_scaler_profile.expander='priority'"
+                    fix = (
+                        f"; the program's ManagedCluster sets {expander!r}: set auto_scaler_profile.expander='priority'"
+                    )
                 else:
-                    fix = f"check with `{cmds[0]}`, and set it with: {cmds[1]}"
-                pulumi.log.warn(f"{need}; {fix}", resource=parent)
+                    fix = f". Check with `{cmds[0]}`, and set it with: {cmds[1]}"
+                pulumi.log.warn(need + fix, resource=parent)
 
             pulumi.Output.all(
                 *declared_expander(cluster), show_expander_command(cluster), expander_command(cluster)
