@@ -19,6 +19,10 @@ import sys
 
 from elastic_gpu.errors import ConfigError
 
+#: Where a stack's config lives is the program's business: Pulumi.<stack>.yaml next to its Pulumi.yaml, or in its
+#: `stackConfigDir` (this repository's programs: stacks/).
+STACK_HELP = "stack name, e.g. aws-dev: the program's Pulumi.<stack>.yaml (in its Pulumi.yaml's stackConfigDir, if set)"
+
 
 def _number(text: str) -> float:
     try:
@@ -49,15 +53,18 @@ ACCOUNT_HELP = "YAML describing your account's quotas, roles and offerings for t
 
 
 def main(argv: list[str] | None = None) -> int:
+    from elastic_gpu._version import __version__
+
     parser = argparse.ArgumentParser(prog="python -m elastic_gpu", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"elastic-gpu {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     preview = sub.add_parser("preview", help="run a stack's program under the mock engine and show what it declares")
-    preview.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
+    preview.add_argument("--stack", required=True, help=STACK_HELP)
     preview.add_argument("--account", help=ACCOUNT_HELP)
     preview.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     preview.add_argument("--json", action="store_true", help="print every captured resource as JSON")
     cost = sub.add_parser("cost", help="the cost of N GPU-hours of work on a stack's GPU pools, spot vs on-demand")
-    cost.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
+    cost.add_argument("--stack", required=True, help=STACK_HELP)
     cost.add_argument("--gpu-hours", required=True, type=_positive, help="GPU-hours of work, e.g. 1000")
     cost.add_argument(
         "--eviction-rate",
@@ -74,17 +81,17 @@ def main(argv: list[str] | None = None) -> int:
     policy.add_argument("--config", help="policy-pack config file (JSON or YAML, as for --policy-pack-config)")
     policy.add_argument("--json", action="store_true", help="print the violations as JSON")
     simulate = sub.add_parser("simulate", help="which node groups a pending GPU pod scales, how fast, worst case")
-    simulate.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
+    simulate.add_argument("--stack", required=True, help=STACK_HELP)
     simulate.add_argument("--account", help=ACCOUNT_HELP)
     simulate.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     simulate.add_argument("--pod", help="a Pod, Job or Deployment manifest (YAML); default: each GPU pool's own Job")
     simulate.add_argument("--json", action="store_true", help="print the outcome per pool as JSON")
     workload = sub.add_parser("workload", help="print a ready Job manifest for one GPU pool")
-    workload.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
+    workload.add_argument("--stack", required=True, help=STACK_HELP)
     workload.add_argument("--pool", required=True, help="the GPU pool's name, e.g. t4")
     workload.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     diff = sub.add_parser("diff", help="what a change does against a git ref or another stack file (offline)")
-    diff.add_argument("--stack", required=True, help="stack name, e.g. aws-prod (stacks/Pulumi.<stack>.yaml)")
+    diff.add_argument("--stack", required=True, help=STACK_HELP)
     base = diff.add_mutually_exclusive_group(required=True)
     base.add_argument("--base", help="git ref of the base (its program and stack file), e.g. main or HEAD~1")
     base.add_argument("--base-file", help="the base stack file (this program, another config)")
@@ -95,6 +102,13 @@ def main(argv: list[str] | None = None) -> int:
         return _dispatch(args)
     except ConfigError as exc:  # every bad input ends here, in the one format and exit 2, never a traceback
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # an SDK an extra brings: one line naming the extra
+        from elastic_gpu.clouds import missing_extra
+
+        if (error := missing_extra(exc, f"python -m elastic_gpu {args.command}")) is None:
+            raise
+        print(f"error: {error}", file=sys.stderr)
         return 2
 
 

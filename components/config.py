@@ -32,6 +32,7 @@ from elastic_gpu.validation import (
     duplicate_problems,
     general_pool_problems,
     gpu_instance_type_problems,
+    private_cidr_problems,
     shown_number,
     size_problems,
     time_slicing_problems,
@@ -59,6 +60,9 @@ PATTERN_HELP = {
 }
 #: Address range sizes the network layout supports (components/aws/network.py carves subnets from it).
 CIDR_PREFIXES = range(16, 25)
+#: The longest fallback promise: a day. A pool that may wait longer for on-demand capacity has no promise to keep
+#: (leave maxMinutesToFallback unset); larger figures only hide a typo (1e12).
+MAX_MINUTES_TO_FALLBACK = 1440
 #: Every node count is bounded before any arithmetic: no pool of a cluster holds more nodes than Kubernetes
 #: supports in one cluster (validation.NODES_PER_CLUSTER); the clouds' own, lower limits are in their rules.py.
 MAX_NODES = NODES_PER_CLUSTER.high
@@ -254,7 +258,7 @@ class GpuPoolConfig(_Model):
     (default: maxSize). The pool's worst case is maxSize + fallbackMaxSize nodes. Under provisioner karpenter
     the fallback is within the pool's one NodePool (spot first) and maxSize caps both; fallbackMaxSize caps
     on-demand separately, as a second, lower-weight on-demand NodePool."""
-    max_minutes_to_fallback: float | None = Field(default=None, gt=0)
+    max_minutes_to_fallback: float | None = Field(default=None, gt=0, le=MAX_MINUTES_TO_FALLBACK)
     """With `onDemandFallback`: the most minutes a pending GPU pod may wait, every spot group out of
     capacity, until the autoscaler asks the fallback (`simulate`'s worst case; `policy` refuses a pool
     that cannot keep it). Default: the cloud's (aws 10, azure 20, gcp 10)."""
@@ -458,9 +462,13 @@ def namespace_problems(config: Mapping[str, Any], project: str = PROJECT) -> lis
     return problems
 
 
+#: The stack config key of the price overrides, read by every program that prices pools (and the offline gate).
+PRICES_KEY = f"{PROJECT}:prices"
+
+
 def load_price_overrides(config: Mapping[str, Any]) -> dict[str, PriceOverride]:
     """`<elastic-gpu>:prices` alone, from the stack config of any program that uses the components."""
-    raw = config.get(f"{PROJECT}:prices")
+    raw = config.get(PRICES_KEY)
     if raw is None:
         return {}
     if isinstance(raw, str):
@@ -621,7 +629,7 @@ def stack_warnings(cfg: StackConfig) -> list[str]:
 
 
 def _cidr_problems(cfg: StackConfig) -> list[str]:
-    return cidr_problems("cluster.networkCidr", cfg.cluster.network_cidr, CIDR_PREFIXES)
+    return private_cidr_problems("cluster.networkCidr", cfg.cluster.network_cidr, CIDR_PREFIXES)
 
 
 #: Settings that do nothing on some clouds: (section, key or None for the whole section, the `Cloud` flag

@@ -12,7 +12,13 @@ from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import ClusterHandle, PoolComponent
-from elastic_gpu.validation import args_type_problems, cloud_args_problems, instance_type_problems, size_problems
+from elastic_gpu.validation import (
+    args_type_problems,
+    cloud_args_problems,
+    instance_type_problems,
+    label_problems,
+    size_problems,
+)
 
 TYPE_TOKEN = "elastic-gpu:index:GeneralPool"
 
@@ -53,6 +59,7 @@ def general_pool_problems(name: str, args: GeneralPoolArgs) -> list[str]:
         problems.append(f"{where}instance_types: at least one instance type is required")
     problems += instance_type_problems(f"{where}instance_types", args.cluster.cloud, list(args.instance_types))
     problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
+    problems += label_problems(f"{where}extra_labels", args.extra_labels)
     problems += override_type_problems(where, args)
     if not problems:
         problems += get_cloud(args.cluster.cloud).pools.override_problems(where, args)

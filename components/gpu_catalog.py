@@ -34,6 +34,8 @@ GPU_MODELS: dict[str, GpuModel] = {
         GpuModel("a100-80gb", "NVIDIA A100 80GB", 80, "nvidia-a100-80gb"),
         GpuModel("h100", "NVIDIA H100 80GB", 80, "nvidia-h100-80gb"),
         GpuModel("h100-nvl", "NVIDIA H100 NVL 94GB", 94, "nvidia-h100-nvl"),
+        GpuModel("h200", "NVIDIA H200 141GB", 141, "nvidia-h200-141gb"),
+        GpuModel("b200", "NVIDIA B200", 180, "nvidia-b200"),
     )
 }
 
@@ -80,6 +82,11 @@ GCP_L4 = "nvidia-l4"
 GCP_A100 = "nvidia-tesla-a100"
 GCP_A100_80GB = "nvidia-a100-80gb"
 GCP_H100 = "nvidia-h100-80gb"
+#: A3 Mega's H100 (GPUDirect-TCPXO), A3 Ultra's H200 and A4's B200: GKE accelerator types of their own
+#: (cloud.google.com/compute/docs/accelerator-optimized-machines; Vertex AI AcceleratorType names the same GPUs).
+GCP_H100_MEGA = "nvidia-h100-mega-80gb"
+GCP_H200 = "nvidia-h200-141gb"
+GCP_B200 = "nvidia-b200"
 
 
 def _azure(
@@ -130,11 +137,20 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _aws("g6.12xlarge", "l4", 4, 48, 192),
         _aws("g6e.xlarge", "l40s", 1, 4, 32),
         _aws("g6e.2xlarge", "l40s", 1, 8, 64),
+        # g6e shapes as EC2 DescribeInstanceTypes reports them (SkyPilot's AWS catalog, price_sources.csv)
+        _aws("g6e.4xlarge", "l40s", 1, 16, 128),
+        _aws("g6e.16xlarge", "l40s", 1, 64, 512),
+        _aws("g6e.24xlarge", "l40s", 4, 96, 768),
+        _aws("g6e.48xlarge", "l40s", 8, 192, 1536),
         _aws("p3.2xlarge", "v100", 1, 8, 61),
         _aws("p3.8xlarge", "v100", 4, 32, 244),
         _aws("p3.16xlarge", "v100", 8, 64, 488),
         _aws("p4d.24xlarge", "a100", 8, 96, 1152),
         _aws("p5.48xlarge", "h100", 8, 192, 2048),
+        # H200 (p5e, p5en) and B200 (p6-b200): 8 GPUs, 192 vCPUs, 2048 GiB (EC2 accelerated computing page)
+        _aws("p5e.48xlarge", "h200", 8, 192, 2048),
+        _aws("p5en.48xlarge", "h200", 8, 192, 2048),
+        _aws("p6-b200.48xlarge", "b200", 8, 192, 2048),
         # GCP: T4 on N1 takes 1, 2 or 4 GPUs on any of these (<= 48 vCPUs for 1-2 GPUs).
         _gcp("n1-standard-4", "t4", 1, 4, 15, GCP_T4, (1, 2, 4)),
         _gcp("n1-standard-8", "t4", 1, 8, 30, GCP_T4, (1, 2, 4)),
@@ -161,6 +177,9 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _gcp("a2-ultragpu-4g", "a100-80gb", 4, 48, 680, GCP_A100_80GB),
         _gcp("a2-ultragpu-8g", "a100-80gb", 8, 96, 1360, GCP_A100_80GB),
         _gcp("a3-highgpu-8g", "h100", 8, 208, 1872, GCP_H100),
+        _gcp("a3-megagpu-8g", "h100", 8, 208, 1872, GCP_H100_MEGA),
+        _gcp("a3-ultragpu-8g", "h200", 8, 224, 2952, GCP_H200),
+        _gcp("a4-highgpu-8g", "b200", 8, 224, 3968, GCP_B200),
         # Azure: learn.microsoft.com/azure/virtual-machines/sizes (NCasT4_v3, NCv3, NC A100 v4,
         # NCads H100 v5, NVadsA10 v5). An AKS agent pool has exactly one of these sizes.
         _azure("Standard_NC4as_T4_v3", "t4", 1, 4, 28, _AZURE_T4_REGIONS),
@@ -177,6 +196,10 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _azure("Standard_NC40ads_H100_v5", "h100-nvl", 1, 40, 320),
         _azure("Standard_NC80adis_H100_v5", "h100-nvl", 2, 80, 640),
         _azure("Standard_NV36ads_A10_v5", "a10", 1, 36, 440),
+        # ND H100 v5 and ND H200 v5: 8 GPUs, 96 vCPUs (learn.microsoft.com .../sizes/gpu-accelerated/ndh100v5-series,
+        # nd-h200-v5-series)
+        _azure("Standard_ND96isr_H100_v5", "h100", 8, 96, 1900),
+        _azure("Standard_ND96isr_H200_v5", "h200", 8, 96, 1850),
     )
 }
 

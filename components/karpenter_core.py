@@ -19,6 +19,7 @@ NODE_POOL_KIND = "NodePool"
 
 #: Karpenter's well-known labels (pkg/apis/v1/labels.go; Kubernetes' own).
 CAPACITY_TYPE_KEY = "karpenter.sh/capacity-type"
+NODE_POOL_KEY = "karpenter.sh/nodepool"
 INSTANCE_TYPE_KEY = "node.kubernetes.io/instance-type"
 ZONE_KEY = "topology.kubernetes.io/zone"
 CAPACITY_TYPES = {"spot": "spot", "on-demand": "on-demand"}

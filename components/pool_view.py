@@ -18,7 +18,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, INSTANCE_TYPE_KEY
+from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, INSTANCE_TYPE_KEY, NODE_POOL_KEY
 from elastic_gpu.scheduling import (
     CAPACITY_LABEL,
     CAPACITY_SPOT,
@@ -57,6 +57,8 @@ class PoolView:
     taints: list[Taint] = field(default_factory=list)
     #: taints the cloud adds by itself (AKS spot taint, GKE GPU taint)
     implicit_taints: list[Taint] = field(default_factory=list)
+    #: labels the service puts on every node of the pool by itself (EKS's eks.amazonaws.com/nodegroup ...)
+    implicit_labels: dict[str, str] = field(default_factory=dict)
     eviction_policy: str | None = None
     accelerators: list[tuple[str, int]] = field(default_factory=list)  # GKE (type, count)
     labels: dict[str, str] = field(default_factory=dict)
@@ -129,6 +131,8 @@ def karpenter_pool_view(name: str, p: Mapping[str, Any], type_key: str = INSTANC
         autoscaled=True,
         taints=taints,
         labels=labels,
+        # Karpenter labels each node with its NodePool and capacity type (pkg/apis/v1/labels.go)
+        implicit_labels={NODE_POOL_KEY: label, **({CAPACITY_TYPE_KEY: capacity[0]} if len(capacity) == 1 else {})},
         any_type=True,
         spot_first="spot" in capacity and "on-demand" in capacity,
     )

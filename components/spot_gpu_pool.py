@@ -9,7 +9,7 @@ import pulumi
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import handle_problems
-from elastic_gpu.config import DEFAULT_GPU_DRIVER_VERSION, AmiFamily, GpuDriverVersion
+from elastic_gpu.config import DEFAULT_GPU_DRIVER_VERSION, MAX_MINUTES_TO_FALLBACK, AmiFamily, GpuDriverVersion
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
@@ -23,6 +23,7 @@ from elastic_gpu.validation import (
     cloud_args_problems,
     cloud_only_problems,
     gpu_instance_type_problems,
+    label_problems,
     size_problems,
 )
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
@@ -156,6 +157,7 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     if len(set(args.instance_types)) != len(args.instance_types):
         problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
     problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
+    problems += label_problems(f"{where}extra_labels", args.extra_labels)
     problems += cloud_only_problems(
         lambda key: f"{where}{key}",
         args.cluster.cloud,
@@ -198,6 +200,11 @@ def promise_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
         return []
     if value <= 0:  # its type (a finite number) is args_type_problems'
         return [f"{where}max_minutes_to_fallback: must be a number of minutes > 0 (got {value!r})"]
+    if value > MAX_MINUTES_TO_FALLBACK:
+        return [
+            f"{where}max_minutes_to_fallback: must be at most {MAX_MINUTES_TO_FALLBACK} minutes (a day; leave it "
+            f"unset for no promise) (got {value!r})"
+        ]
     if not args.on_demand_fallback:
         return [f"{where}max_minutes_to_fallback: set only with on_demand_fallback (got {value!r})"]
     return []

@@ -336,6 +336,55 @@ def cidr_problems(
     return []
 
 
+#: Address space a cluster network may take: the RFC 1918 private blocks and RFC 6598 shared space. A publicly
+#: routable range (8.8.0.0/16) would shadow those internet addresses for everything in the network.
+PRIVATE_NETWORKS = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10")
+
+
+def private_cidr_problems(where: str, text: str, prefixes: range | None = None) -> list[str]:
+    """`cidr_problems`, and the range lies in PRIVATE_NETWORKS."""
+    import ipaddress
+
+    if problems := cidr_problems(where, text, prefixes):
+        return problems
+    net = ipaddress.ip_network(text)
+    if any(net.subnet_of(ipaddress.ip_network(block)) for block in PRIVATE_NETWORKS):  # type: ignore[arg-type]
+        return []
+    return [
+        f"{where}: {text!r} is publicly routable: the cluster could no longer reach those internet addresses; "
+        f"allowed: a range inside {', '.join(PRIVATE_NETWORKS)}, such as 10.0.0.0/16"
+    ]
+
+
+#: Kubernetes label syntax (k8s.io/apimachinery pkg/util/validation: IsQualifiedName, IsValidLabelValue): a key
+#: is an optional DNS-subdomain prefix (<= 253) and "/", then a name of <= 63 alphanumerics, "-", "_", "."
+#: beginning and ending alphanumeric; a value is empty or such a name.
+_LABEL_NAME = r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?"
+_DNS_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+
+
+def label_problems(where: str, labels: Mapping[str, str]) -> list[str]:
+    """Node labels the API server accepts (keys and values), each bad one named."""
+    import re
+
+    problems = []
+    for key, value in labels.items():
+        prefix, _, name = str(key).rpartition("/")
+        if not re.fullmatch(_LABEL_NAME, name) or (
+            "/" in str(key) and (len(prefix) > 253 or not re.fullmatch(_DNS_SUBDOMAIN, prefix))
+        ):
+            problems.append(
+                f"{where}[{key!r}]: not a Kubernetes label key; allowed: an optional DNS prefix and '/', then up to "
+                "63 letters, digits, '-', '_' or '.', beginning and ending with a letter or digit (e.g. team/gpu-jobs)"
+            )
+        elif not isinstance(value, str) or (value and not re.fullmatch(_LABEL_NAME, value)):
+            problems.append(
+                f"{where}[{key!r}]: {value!r} is not a Kubernetes label value; allowed: empty, or up to 63 letters, "
+                "digits, '-', '_' or '.', beginning and ending with a letter or digit"
+            )
+    return problems
+
+
 def duration_problems(where: str, seconds: int, text: str, bounds: Bounds) -> list[str]:
     """A duration (already parsed to seconds) within `bounds` (in seconds)."""
 

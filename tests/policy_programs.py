@@ -141,6 +141,19 @@ k8s.apps.v1.Deployment("ok-ca-listed", metadata={"name": "ca2", "namespace": "ku
                                     *[f"--nodes=0:4:eks-c1-{n}-uuid" for n in LISTED]]}],
         "node_selector": {"elastic-gpu.io/capacity": "on-demand", "elastic-gpu.io/node-class": "general"}}}})
 autoscaler("bad-ca", None, [{"key": "nvidia.com/gpu", "operator": "Exists"}])
+# The general pool the ok-* autoscalers run on (its labels are what they select), and controllers that fit no pool:
+# an autoscaler pinned to a label no node group has, one that tolerates nothing, a Karpenter chart on the system
+# nodes of a user's own labels.
+ng("ok-general", pool="general", spot=False, types=("m6i.large",), ami="AL2023_x86_64_STANDARD", taints=(),
+   min_size=1, asg_tags=False, extra_labels={"elastic-gpu.io/node-class": "general"})
+autoscaler("bad-ca-nowhere", {"elastic-gpu.io/capacity": "on-demand", "node-role": "system"})
+autoscaler("ok-ca-nodegroup",
+           {"eks.amazonaws.com/nodegroup": "c1-ok-general", "eks.amazonaws.com/capacityType": "ON_DEMAND"})
+autoscaler("bad-ca-spot-only", {"eks.amazonaws.com/capacityType": "SPOT", "elastic-gpu.io/node-class": "general"})
+k8s.helm.v3.Release("bad-karpenter-nowhere", chart="oci://registry.example/karpenter/karpenter", values={
+    "nodeSelector": {"node-role": "system"}})
+k8s.helm.v3.Release("ok-karpenter", chart="oci://registry.example/karpenter/karpenter", values={
+    "nodeSelector": {"elastic-gpu.io/pool": "general"}})
 """
 
 AZURE = """

@@ -230,7 +230,7 @@ def test_tags_and_labels_follow_the_clouds_rules(stack, tags, expected) -> None:
         (
             "aws-dev",
             lambda v: v[P + "generalPool"].update({"diskSizeGib": 20000}),
-            "generalPool.diskSizeGib: 20000 GiB is out of range; allowed: 1 to 16384",
+            "generalPool.diskSizeGib: 20000 GiB is out of range; allowed: 20 to 16384",
         ),
         (
             "azure-dev",

@@ -69,8 +69,8 @@ def test_instance_type_of_another_gpu() -> None:
 
 
 def test_unknown_gpu_lists_known_ones() -> None:
-    msg = errors_for(lambda v: v[P + "gpuPools"][0].update({"gpu": "b200"}))
-    assert "gpuPools[0].gpu: unknown GPU 'b200'; allowed: t4, a10g, a10, l4, l40s, v100, a100" in msg
+    msg = errors_for(lambda v: v[P + "gpuPools"][0].update({"gpu": "gb300"}))
+    assert "gpuPools[0].gpu: unknown GPU 'gb300'; allowed: t4, a10g, a10, l4, l40s, v100, a100" in msg
 
 
 def test_mixed_gpu_counts_in_one_pool() -> None:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import tomllib
 
 from tests.conftest import ROOT
@@ -108,3 +112,78 @@ def test_type_checking_the_package_reads_no_cloud_sdk() -> None:
     assert type_checked_imports("elastic_gpu.eks_cluster") & CLOUD_SDKS == {"pulumi_aws", "pulumi_eks"}
     assert type_checked_imports("elastic_gpu.aks_cluster") & CLOUD_SDKS == {"pulumi_azure_native"}
     assert type_checked_imports("elastic_gpu.gke_cluster") & CLOUD_SDKS == {"pulumi_gcp"}
+
+
+#: Run `python -m elastic_gpu` with some top-level packages made unimportable, as if not installed:
+#: argv[1] = comma-separated packages to block, then one command line per further argument (shell-split).
+_BLOCKED_RUN = """
+import importlib.abc, shlex, sys
+from contextlib import redirect_stdout
+from io import StringIO
+
+blocked = set(sys.argv[1].split(","))
+
+
+class Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in blocked:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, Blocker())
+from elastic_gpu.__main__ import main
+
+for line in sys.argv[2:]:
+    with redirect_stdout(StringIO()):
+        code = main(shlex.split(line))
+    print(f"{code} {line}")
+"""
+
+
+def _run_blocked(blocked: set[str], *commands: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", _BLOCKED_RUN, ",".join(sorted(blocked)), *commands],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def _import_name(requirement: str) -> str:
+    return re.split(r"[<>=!~ ;\[]", requirement, maxsplit=1)[0].replace("-", "_")
+
+
+@pytest.mark.parametrize("cloud", ["aws", "azure", "gcp"])
+def test_each_cloud_extra_runs_every_offline_command(cloud: str) -> None:
+    """`pip install 'elastic-gpu[<cloud>]'` (the README's install line) runs every offline command on that cloud's
+    stack: every SDK its extra does not bring is blocked."""
+    extras = _pyproject()["project"]["optional-dependencies"]
+    brought = {_import_name(r) for r in extras[cloud]}
+    sdks = {_import_name(r) for name, reqs in extras.items() if name != "all" for r in reqs}
+    stack = f"{cloud}-dev"
+    commands = [
+        f"preview --stack {stack}",
+        f"policy --stack {stack}",
+        f"simulate --stack {stack}",
+        f"cost --stack {stack} --gpu-hours 100",
+        f"workload --stack {stack} --pool t4",
+        f"diff --stack {stack} --base-file stacks/Pulumi.{stack}.yaml",
+    ]
+    run = _run_blocked(sdks - brought, *commands)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.splitlines() == [f"0 {c}" for c in commands], run.stderr[-3000:]
+
+
+def test_a_missing_extra_is_one_line_naming_it() -> None:
+    run = _run_blocked({"pulumi_policy"}, "preview --stack aws-dev", "policy --stack aws-dev")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.splitlines() == ["2 preview --stack aws-dev", "2 policy --stack aws-dev"]
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 2, run.stderr
+    for line in lines:
+        assert line.startswith("error: python -m elastic_gpu p")
+        assert line.endswith(
+            "needs the pulumi_policy package, which the [policy] extra installs: pip install 'elastic-gpu[policy]'"
+        )

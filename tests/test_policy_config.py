@@ -66,7 +66,7 @@ def test_cost_ceiling_price_overrides_and_unpriced_types() -> None:
     assert not unpriced.of("gpu-monthly-cost-ceiling")  # n1-standard-4 + T4 are both in the table
 
 
-def test_cost_ceiling_region_comes_from_the_aks_cluster_and_a_missing_price_points_at_the_table() -> None:
+def test_cost_ceiling_region_comes_from_the_aks_cluster_and_a_missing_price_says_how_to_give_one() -> None:
     budget_zero = {"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": 0}}
     # The Azure program's agent pools bill in their cluster's location (eastus): priced, so over a zero budget.
     [over] = judge(program_preview("azure"), config=budget_zero).of("gpu-monthly-cost-ceiling")
@@ -79,8 +79,9 @@ def test_cost_ceiling_region_comes_from_the_aks_cluster_and_a_missing_price_poin
     [ok_spot] = [v for v in violations if v.name == "ok-spot"]
     assert ok_spot.message == (
         "No price for GPU pool 'okspot' (Standard_NC4as_T4_v3) in region nowhere (missing: Standard_NC4as_T4_v3): "
-        "its spend is not counted. Add a row to components/data/prices.csv or set `pricePerHour` in this policy's "
-        "config."
+        "its spend is not counted. Give the price as `elastic-gpu:prices: {Standard_NC4as_T4_v3: {onDemand: <USD/h>, "
+        "spot: <USD/h>}}` in the stack's config (the preview and the offline gate read it) or under `prices` in this "
+        "policy's config (`pulumi preview --policy-pack-config`)."
     )
 
 

@@ -27,6 +27,7 @@ def test_the_pack_keeps_the_rule_lists_order() -> None:
         "eks-launch-template-imdsv2",
         "no-public-node-ips",
         "cluster-autoscaler-off-spot-and-gpu",
+        "controllers-schedulable",
         "gpu-monthly-cost-ceiling",
         "cost-allocation-tags",
         "spot-gpu-pool-on-demand-fallback",

@@ -29,7 +29,12 @@ EXPECTED: dict[str, dict[str, set[str]]] = {
     "node-disks-encrypted": {"aws": {"bad-lt-unencrypted", "bad-nolt"}, "azure": set(), "gcp": set()},
     "eks-launch-template-imdsv2": {"aws": {"bad-lt-imdsv1"}, "azure": set(), "gcp": set()},
     "no-public-node-ips": {"aws": {"bad-lt-public"}, "azure": {"bad-public"}, "gcp": {"bad-public"}},
-    "cluster-autoscaler-off-spot-and-gpu": {"aws": {"bad-ca"}, "azure": set(), "gcp": set()},
+    "cluster-autoscaler-off-spot-and-gpu": {"aws": {"bad-ca", "bad-ca-spot-only"}, "azure": set(), "gcp": set()},
+    "controllers-schedulable": {
+        "aws": {"bad-ca-nowhere", "bad-ca-spot-only", "bad-karpenter-nowhere"},
+        "azure": set(),
+        "gcp": set(),
+    },
     "cost-allocation-tags": {
         "aws": {"bad-untagged", "bad-vpc-untagged"},
         "azure": {"bad-untagged"},

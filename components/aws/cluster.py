@@ -26,8 +26,9 @@ from elastic_gpu.cluster_handle import (
     raise_if,
     version_problems,
 )
+from elastic_gpu.config import CIDR_PREFIXES
 from elastic_gpu.kubeconfig import exec_kubeconfig
-from elastic_gpu.validation import args_type_problems, shown_value
+from elastic_gpu.validation import args_type_problems, private_cidr_problems, shown_value
 
 if TYPE_CHECKING:
     import pulumi_eks
@@ -105,7 +106,9 @@ def eks_cluster_problems(name: str, args: EksClusterArgs) -> list[str]:
         return problems
     if args.region not in aws_rules.REGIONS:
         return [f"{where}region: {args.region!r} is not an AWS region; allowed: {', '.join(aws_rules.REGIONS)}"]
-    return aws_rules.zone_problems(lambda i, _: f"{where}zones[{i}]", args.region, args.zones)
+    return aws_rules.zone_problems(lambda i, _: f"{where}zones[{i}]", args.region, args.zones) + private_cidr_problems(
+        f"{where}network_cidr", args.network_cidr, CIDR_PREFIXES
+    )
 
 
 @documented_component(EksClusterArgs, handle=EksClusterHandle)

@@ -26,6 +26,16 @@ _EKS_GPU_AMI = re.compile(r"(_GPU|_NVIDIA)$")
 _EC2_GPU_FAMILY = re.compile(r"^(g\d|p\d)[a-z]*\.")
 
 
+#: The labels EKS puts on every node of a managed node group (EKS User Guide, "Simplify node lifecycle with
+#: managed node groups": labels prefixed eks.amazonaws.com; capacityType defaults to ON_DEMAND, EKS API Nodegroup).
+EKS_NODEGROUP_LABEL = "eks.amazonaws.com/nodegroup"
+EKS_CAPACITY_TYPE_LABEL = "eks.amazonaws.com/capacityType"
+
+
+def eks_node_labels(node_group_name: str, capacity_type: str | None) -> dict[str, str]:
+    return {EKS_NODEGROUP_LABEL: node_group_name, EKS_CAPACITY_TYPE_LABEL: capacity_type or "ON_DEMAND"}
+
+
 def _eks(name: str, p: Mapping[str, Any]) -> Iterator[PoolView]:
     types = list(p.get("instanceTypes") or [])
     gpu = bool(_EKS_GPU_AMI.search(p.get("amiType") or "")) or any(
@@ -48,6 +58,7 @@ def _eks(name: str, p: Mapping[str, Any]) -> Iterator[PoolView]:
         autoscaled=True,
         taints=[taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in p.get("taints") or []],
         labels=labels,
+        implicit_labels=eks_node_labels(label, p.get("capacityType")),
     )
 
 

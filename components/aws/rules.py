@@ -57,7 +57,9 @@ TAG_RULES = TagRules(
 #: EKS quota "Nodes per managed node group": 450 by default, adjustable (same page).
 NODES_PER_GROUP_QUOTA = 450
 #: gp3 root volume size (EC2 LaunchTemplateEbsBlockDeviceRequest.VolumeSize: gp2 and gp3 1 - 16,384 GiB).
-DISK_GIB = Bounds(1, 16384, "gp3 volume size, EC2 API")
+#: Low end: the EKS-optimized AMIs' root snapshot is 20 GiB (awslabs/amazon-eks-ami #1581 for AL2023) and EC2
+#: refuses a volume smaller than its snapshot ("Volume of size 10GB is smaller than snapshot ... expect size>= 20GB").
+DISK_GIB = Bounds(20, 16384, "gp3 volume size (EC2 API); at least the EKS AMIs' 20 GiB root snapshot")
 
 
 #: EC2 instance type names: `<family><generation>[<options>].<size>` ("Instance type naming conventions",

@@ -43,6 +43,29 @@ def show_expander_command(cluster: AksClusterHandle) -> pulumi.Output[str]:
     return _az_aks("show", cluster, " --query autoScalerProfile.expander")
 
 
+def declared_expander(cluster: AksClusterHandle) -> tuple[pulumi.Output[bool], pulumi.Output[str | None]]:
+    """(whether the program declares the handle's ManagedCluster, its autoScalerProfile.expander): found through
+    the resources the handle's cluster name depends on (`cluster_name=mc.name`)."""
+    from pulumi_azure_native import containerservice
+
+    name = pulumi.Output.from_input(cluster.cluster_name)
+
+    async def managed_cluster() -> object | None:
+        return next((r for r in await name.resources() if isinstance(r, containerservice.ManagedCluster)), None)
+
+    found = pulumi.Output.from_input(managed_cluster())
+
+    def expander(mc: object | None) -> pulumi.Output[str | None]:
+        if mc is None:
+            return pulumi.Output.from_input(None)
+        profile = mc.auto_scaler_profile  # type: ignore[attr-defined]
+        return profile.apply(
+            lambda p: None if p is None else (p.get("expander") if isinstance(p, dict) else p.expander)
+        )
+
+    return found.apply(lambda mc: mc is not None), found.apply(expander)
+
+
 def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Resource) -> dict[str, object]:
     """AKS: no Deployment, no identity; checks (or, on a cluster we did not create, warns about) the profile."""
     from elastic_gpu.azure.node_provisioning import uses_node_provisioning
@@ -64,16 +87,29 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
     fallback = has_fallback(args.gpu_pools)
     profile = cluster.autoscaler_profile
     if profile is None:
-        # A cluster we did not create: its autoScalerProfile is not ours to read or set.
+        # A cluster we did not create: its autoScalerProfile is not ours to set. When the program declares that
+        # ManagedCluster itself (the handle's name comes from it), its expander is read from there.
         if fallback:
-            pulumi.Output.all(show_expander_command(cluster), expander_command(cluster)).apply(
-                lambda cmds: pulumi.log.warn(
+
+            def warn(found: list[object]) -> None:
+                declared, expander, cmds = found[0], found[1], found[2:]
+                if declared and expander == "priority":
+                    return
+                need = (
                     f"{where}spot pools with an on-demand fallback need the AKS autoscaler's expander to be "
-                    f"'priority' (otherwise AKS may scale the on-demand fallback first). Check with "
-                    f"`{cmds[0]}`, and set it with: {cmds[1]}",
-                    resource=parent,
+                    "'priority' (otherwise AKS may scale the on-demand fallback first)"
                 )
-            )
+                if declared:
+                    fix = (
+                        f"; the program's ManagedCluster sets {expander!r}: set auto_scaler_profile.expander='priority'"
+                    )
+                else:
+                    fix = f". Check with `{cmds[0]}`, and set it with: {cmds[1]}"
+                pulumi.log.warn(need + fix, resource=parent)
+
+            pulumi.Output.all(
+                *declared_expander(cluster), show_expander_command(cluster), expander_command(cluster)
+            ).apply(warn)
     else:
         problems += [
             f"{where}{field}: on AKS the autoscaler's settings live on the AksCluster's autoScalerProfile "

@@ -56,6 +56,25 @@ NETWORK_PLUGINS = ("azure", "kubenet", "none")
 #: "0m" included: the AKS docs' bursty-workload profile sets scale-down-delay-after-add=0m (cluster-autoscaler.md).
 AKS_DURATION_PATTERN = r"(0|[1-9][0-9]*)m"
 AZURE_ZONES = ("1", "2", "3")
+
+#: Azure regions without availability zones (learn.microsoft.com/azure/reliability/regions-list: "N/A"): a pool
+#: there takes no zones, and AKS refuses `availabilityZones` in them.
+REGIONS_WITHOUT_ZONES = (
+    "westus", "northcentralus", "westcentralus", "canadaeast", "ukwest", "koreasouth", "southindia", "westindia",
+    "australiasoutheast", "australiacentral",
+)  # fmt: skip
+
+
+def zoneless_region_problems(where: str, region: object, zones: Sequence[str]) -> list[str]:
+    """Zones given in a region that has none (a region only known after deployment is not judged)."""
+    if region in REGIONS_WITHOUT_ZONES and zones:
+        return [
+            f"{where}zones: region {region!r} has no availability zones (got zones {list(zones)}); allowed: a region "
+            "with zones, such as westus2 or westus3"
+        ]
+    return []
+
+
 #: The taint the AKS docs recommend for a dedicated System pool (use-system-pools.md).
 CRITICAL_ADDONS_ONLY_TAINT = "CriticalAddonsOnly=true:NoSchedule"
 #: A private cluster's API server answers only inside its VNet (private-clusters.md: connect from the cluster
@@ -139,6 +158,7 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
         problems.append(f"{where}cluster_name: {args.cluster_name!r} is not a valid AKS name ({CLUSTER_NAME_PATTERN})")
     if bad := [z for z in args.zones if z not in AZURE_ZONES]:
         problems.append(f"{where}zones: {bad} are not Azure zones; allowed: {', '.join(AZURE_ZONES)}")
+    problems += zoneless_region_problems(f"{where}AksClusterArgs.", args.location, args.zones)
     if args.network_plugin not in NETWORK_PLUGINS:
         problems.append(
             f"{where}network_plugin: {args.network_plugin!r} is unknown; allowed: {', '.join(NETWORK_PLUGINS)}"

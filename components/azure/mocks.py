@@ -22,12 +22,33 @@ def _aks_kubelet_identity(cluster: str) -> dict[str, Any]:
     }
 
 
+def _uuid(text: str) -> str:
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+
+
+def user_assigned_identities(identity: Any) -> dict[str, Any]:
+    """`identity` as ARM returns it: the input lists the user-assigned identities' resource ids, the response maps
+    each id to its principalId and clientId (ManagedClusterIdentityResponse.userAssignedIdentities), so an echoed
+    list would not match the output type the SDK expects."""
+    if not isinstance(identity, dict) or not isinstance(identity.get("userAssignedIdentities"), list):
+        return {}
+    ids = [str(i) for i in identity["userAssignedIdentities"]]
+    return {
+        "identity": {
+            **identity,
+            "userAssignedIdentities": {i: {"principalId": _uuid(i), "clientId": _uuid(i + "/client")} for i in ids},
+        }
+    }
+
+
 def _aks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     cluster = inputs.get("resourceName", name)
     return {
         "name": cluster,
         "fqdn": f"{cluster}-mock.hcp.example.azmk8s.io",
         "identityProfile": _aks_kubelet_identity(cluster),
+        **user_assigned_identities(inputs.get("identity")),
     }
 
 

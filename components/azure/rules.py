@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from elastic_gpu.azure.cluster import AKS_DURATION_PATTERN, AKS_EXPANDERS, AZURE_ZONES
+from elastic_gpu.azure.cluster import AKS_DURATION_PATTERN, AKS_EXPANDERS, AZURE_ZONES, zoneless_region_problems
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.pools import MAX_AGENT_POOL_NAME, agent_pool_name_problems, agent_pool_stem
 from elastic_gpu.config import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig
@@ -140,6 +140,7 @@ def validate(cfg: StackConfig) -> list[str]:
     for i, zone in enumerate(c.zones):
         if zone not in AZURE_ZONES:
             problems.append(f"cluster.zones[{i}]: {zone!r} is not an Azure zone; allowed: {', '.join(AZURE_ZONES)}")
+    problems += zoneless_region_problems("cluster.", c.region, c.zones)
 
     system = c.system_pool or SystemPoolConfig()
     problems += [

@@ -267,6 +267,7 @@ def run_policies(
         policies = policy_rules.ALL_POLICIES if policies is None else policies
         pack = pack or policy_rules.PACK_NAME
     resources = stack_resources(preview)
+    config = with_stack_prices(config, preview)
     violations: list[Violation] = []
     for policy in policies:
         cfg, level = policy_config(policy, config)
@@ -296,6 +297,24 @@ def run_policies(
             except UnknownValueError as exc:
                 cannot_run(exc, None)
     return PolicyReport(pack=pack, violations=violations)
+
+
+#: The policy that prices pools, and its setting that takes the stack config's `elastic-gpu:prices`.
+PRICED_POLICY = "gpu-monthly-cost-ceiling"
+
+
+def with_stack_prices(config: dict[str, Any] | None, preview: Preview) -> dict[str, Any] | None:
+    """The gate prices pools as the preview does: the stack's `elastic-gpu:prices` fill the cost policy's `prices`
+    (a `prices` the user's policy config sets wins)."""
+    from elastic_gpu.offline.price_overrides import price_overrides
+
+    stack = {item: o.model_dump(by_alias=True, exclude_none=True) for item, o in price_overrides(preview).items()}
+    entry = (config or {}).get(PRICED_POLICY)
+    if not stack or (isinstance(entry, dict) and "prices" in entry):
+        return config
+    if isinstance(entry, str):  # a level alone
+        entry = {"enforcementLevel": entry}
+    return {**(config or {}), PRICED_POLICY: {**(entry or {}), "prices": stack}}
 
 
 def render_report(report: PolicyReport) -> str:

@@ -30,7 +30,7 @@ from pulumi.runtime.stack import run_pulumi_func
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
-from elastic_gpu.offline.mocks import StackMocks, UserMocks, remote_components
+from elastic_gpu.offline.mocks import USER_MOCKS_FILE, StackMocks, UserMocks, remote_components
 from elastic_gpu.replacement import POOL_NAME_FIELD
 
 SECRET_MASK = "[secret]"
@@ -267,6 +267,10 @@ class Program:
         return main
 
 
+#: How the SDK's output translation fails when a value does not have the declared output type.
+OUTPUT_TYPE_ASSERTION = "Unexpected type. Expected"
+
+
 class ProgramError(ConfigError):
     """The program itself raised (not a config problem we found): its error, without our traceback."""
 
@@ -274,7 +278,16 @@ class ProgramError(ConfigError):
         tb = exc.__traceback__
         frames = [f for f in traceback.extract_tb(tb) if f.filename.startswith(str(main.parent))] if tb else []
         at = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-        super().__init__([f"{main}: the program raised {type(exc).__name__}{at}: {exc}"], source="program")
+        problems = [f"{main}: the program raised {type(exc).__name__}{at}: {exc}"]
+        if isinstance(exc, AssertionError) and str(exc).startswith(OUTPUT_TYPE_ASSERTION):
+            # pulumi's output translation (pulumi/runtime/rpc.py): a mock's value does not have the output's type.
+            problems.append(
+                "that is an output of another shape than the provider's SDK declares: offline, a resource echoes its "
+                "inputs as outputs, and this one's output differs from its input (a list where a map comes back); "
+                f"give that resource's outputs in the program's {USER_MOCKS_FILE}: RESOURCES = {{'<type token>': "
+                "lambda name, inputs: {'<output>': <a value of the output's type>}}"
+            )
+        super().__init__(problems, source="program")
 
 
 def run_preview(stack: str, program_dir: Path | str = ".", account: dict[str, dict[str, Any]] | None = None) -> Preview:
@@ -430,7 +443,29 @@ def _no_stack_trace() -> Any:
 
 async def _resolve_outputs(outputs: dict[str, Any]) -> dict[str, StackOutput]:
     resolved: dict[str, StackOutput] = {}
+    problems: list[str] = []
     for key, value in outputs.items():
         out = pulumi.Output.from_input(value)
-        resolved[key] = StackOutput(value=_plain(await out.future()), secret=await out.is_secret())
+        plain = _plain(await out.future())
+        if bad := _not_exportable(plain):
+            # The engine refuses it too (pulumi/runtime/rpc.py serialize_property: "unexpected input of type bytes").
+            problems.append(
+                f"stack output {key!r} holds {bad}, which Pulumi cannot export (it takes strings, numbers, booleans, "
+                "lists and maps); export text instead, e.g. value.decode() or base64.b64encode(value).decode()"
+            )
+            continue
+        resolved[key] = StackOutput(value=plain, secret=await out.is_secret())
+    if problems:
+        raise ConfigError(problems, source="stack outputs")
     return resolved
+
+
+def _not_exportable(value: Any) -> str | None:
+    """The first part of an output value the engine cannot serialize (its type name), or None."""
+    if isinstance(value, dict):
+        return next((bad for v in value.values() if (bad := _not_exportable(v))), None)
+    if isinstance(value, list):
+        return next((bad for v in value if (bad := _not_exportable(v))), None)
+    if value is None or isinstance(value, str | int | float | bool):
+        return None
+    return f"a {type(value).__name__} value"

@@ -29,6 +29,7 @@ from elastic_gpu.policy_rules.scaling_rules import (
 )
 from elastic_gpu.policy_rules.scheduling_rules import (
     cluster_autoscaler_off_spot_and_gpu,
+    controllers_schedulable,
     device_plugin_tolerates_gpu_taints,
     gpu_pool_noschedule_taint,
 )
@@ -53,6 +54,7 @@ NEUTRAL_POLICIES: list[Policy] = [
     autoscaler_owned_size_ignored,  # 6
     no_public_node_ips,  # 7
     cluster_autoscaler_off_spot_and_gpu,  # 8
+    controllers_schedulable,  # 8: and it can run at all
     gpu_monthly_cost_ceiling,  # 9
     cost_allocation_tags,  # 10
     spot_gpu_pool_on_demand_fallback,  # 11

@@ -16,7 +16,7 @@ from pulumi_policy import (
 )
 
 from elastic_gpu.clouds import all_clouds
-from elastic_gpu.config import PriceOverride
+from elastic_gpu.config import PRICES_KEY, PriceOverride, load_price_overrides
 from elastic_gpu.cost import pool_cost
 from elastic_gpu.policy_rules._base import config, known_gpu_pools, schema
 from elastic_gpu.policy_rules.scope import judged
@@ -37,23 +37,42 @@ _COST_SCHEMA = schema(
         "description": "Per-hour USD price overrides by instance type / VM size / machine or accelerator type "
         "(used for spot and on-demand pools alike).",
     },
+    prices={
+        "type": "object",
+        "default": {},
+        "additionalProperties": {
+            "type": "object",
+            "properties": {
+                "onDemand": {"type": "number", "minimum": 0},
+                "spot": {"type": "number", "minimum": 0},
+                "evictionRate": {"type": "number", "minimum": 0, "maximum": 1},
+            },
+        },
+        "description": "The stack config's `elastic-gpu:prices` shape ({item: {onDemand, spot}}, USD per hour): "
+        "the offline gate fills it from the stack's config, so the gate prices pools as the preview does; "
+        "under `pulumi preview --policy-pack` give the same map here.",
+    },
 )
 
 
-def _overrides(price_per_hour: Mapping[str, Any]) -> dict[str, PriceOverride]:
-    # One figure per item: the policy's override is the price whatever the capacity type.
-    return {item: PriceOverride(on_demand=float(v), spot=float(v)) for item, v in price_per_hour.items()}
+def _overrides(cfg: Mapping[str, Any]) -> dict[str, PriceOverride]:
+    """The stack's `prices` (per capacity type), then `pricePerHour` (one figure whatever the capacity type)."""
+    overrides = load_price_overrides({PRICES_KEY: dict(cfg.get("prices") or {})})
+    overrides.update(
+        {item: PriceOverride(on_demand=float(v), spot=float(v)) for item, v in cfg["pricePerHour"].items()}
+    )
+    return overrides
 
 
 def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) -> None:
     """Upper bound (components/cost.py): each GPU pool's max size x its most expensive type x 730 h.
 
     A policy sees no stack config: the region comes from the resources (components/pool_view.py),
-    and the stack config's `prices` overrides do not apply here; `pricePerHour` does.
+    and the stack config's `prices` reach it through `prices` (the offline gate fills it); `pricePerHour` too.
     """
     cfg = config(args, _COST_SCHEMA)
     budget = float(cfg["monthlyBudgetUsd"])
-    overrides = _overrides(cfg["pricePerHour"])
+    overrides = _overrides(cfg)
     total = 0.0
     lines: list[str] = []
     #: pools that share a cap (GKE auto-provisioning's GPU limit) count it once, at the dearest of them
@@ -67,8 +86,10 @@ def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) ->
                 what = " + ".join([", ".join(pool.instance_types) or "?", *(a for a, _ in pool.accelerators)])
                 report(
                     f"No price for GPU pool '{pool.label}' ({what}) in region {pool.region or 'unknown'} "
-                    f"(missing: {', '.join(cost.price.missing)}): its spend is not counted. Add a row to "
-                    f"{TABLE_PATH} or set `pricePerHour` in this policy's config.",
+                    f"(missing: {', '.join(cost.price.missing)}): its spend is not counted. Give the price as "
+                    f"`{PRICES_KEY}: {{{cost.price.missing[0]}: {{onDemand: <USD/h>, spot: <USD/h>}}}}` in the "
+                    "stack's config (the preview and the offline gate read it) or under `prices` in this "
+                    "policy's config (`pulumi preview --policy-pack-config`).",
                     r.urn,
                 )
                 continue

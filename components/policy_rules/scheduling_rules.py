@@ -1,4 +1,5 @@
-"""Rules 1, 5, 8: GPU taints, device-plugin tolerations, where the cluster autoscaler runs."""
+"""Rules 1, 5, 8: GPU taints, device-plugin tolerations, where the cluster autoscaler runs, and that the
+autoscaler and the Karpenter controller can run at all."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
+from elastic_gpu.controller_placement import NamedNodeGroup, unschedulable
 from elastic_gpu.policy_rules._base import config, known_gpu_pools, props_of, schema
 from elastic_gpu.pool_view import gpu_pools_of
 from elastic_gpu.scheduling import (
@@ -200,4 +202,66 @@ cluster_autoscaler_off_spot_and_gpu = ResourceValidationPolicy(
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=_CA_SCHEMA,
     validate=validate_autoscaler_placement,
+)
+
+# --- controllers-schedulable -----------------------------------------------------------------
+
+_PLACEMENT_SCHEMA = schema(
+    nodeGroups={
+        "type": "array",
+        "default": [],
+        "items": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+                "taints": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "key": {"type": "string"},
+                            "value": {"type": "string"},
+                            "effect": {"type": "string"},
+                        },
+                        "required": ["key", "effect"],
+                    },
+                },
+            },
+            "required": ["name", "labels"],
+        },
+        "description": "Node groups the stack does not declare (an existing cluster's own nodes) that the "
+        "cluster autoscaler or the Karpenter controller may run on: name, labels and taints of their nodes.",
+    }
+)
+
+
+def named_node_groups(entries: list[Mapping[str, Any]]) -> list[NamedNodeGroup]:
+    return [
+        NamedNodeGroup(
+            name=str(e["name"]),
+            labels={str(k): str(v) for k, v in (e.get("labels") or {}).items()},
+            taints=tuple(Taint(t["key"], t.get("value", ""), t["effect"]) for t in e.get("taints") or []),
+        )
+        for e in entries
+    ]
+
+
+def validate_controllers_schedulable(args: StackValidationArgs, report: ReportViolation) -> None:
+    named = named_node_groups(config(args, _PLACEMENT_SCHEMA)["nodeGroups"])
+    for controller, message in unschedulable(args.resources, named):
+        report(message, controller.urn or None)
+
+
+controllers_schedulable = StackValidationPolicy(
+    name="controllers-schedulable",
+    description=(
+        "The cluster-autoscaler Deployment and the Karpenter controller fit a node pool the stack declares (its "
+        "labels, the labels its service adds, its taints) or a node group named in `nodeGroups`: otherwise they "
+        "stay Pending and no GPU node ever starts. Fix: pin them to nodes that exist (general_pool, or the labels "
+        "of the cluster's own nodes), or name those nodes in this policy's config."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=_PLACEMENT_SCHEMA,
+    validate=validate_controllers_schedulable,
 )

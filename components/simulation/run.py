@@ -388,6 +388,11 @@ def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[P
     except ValueError as exc:
         raise ConfigError([f"stack {preview.stack!r}: {exc}; nothing to simulate"], source="simulate") from None
     promises = pool_promises(preview)
+    if stuck := _controllers_stuck(preview):
+        # The controller that would start the nodes never runs: no figure holds.
+        contracts = [None] if manifest is not None else [c.pool for c in pool_contracts(preview)]
+        name = pod_shape(manifest).name if manifest is not None else "-"
+        return [_unreached(pool, name, stuck, settings, promises) for pool in contracts]
     # A provisioner of the cloud's own (EKS: Karpenter) answers for the pods its objects take.
     own = get_cloud(settings.cloud).part("provisioning", optional=True)
     region = next((t.region for t in templates if t.region), None)
@@ -403,6 +408,34 @@ def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[P
         outcome.max_minutes_to_fallback = promises.get(outcome.pool or "")
         return [outcome]
     return [one(pod_shape(job_manifest(c)), c.pool, promises.get(c.pool)) for c in pool_contracts(preview)]
+
+
+def _controllers_stuck(preview: Preview) -> str | None:
+    """Why the stack's autoscaler or Karpenter controller cannot be scheduled (controller_placement), or None."""
+    from elastic_gpu.controller_placement import unschedulable
+    from elastic_gpu.offline.policy_run import stack_resources
+
+    found = unschedulable(stack_resources(preview))
+    return "; ".join(message for _, message in found) or None
+
+
+def _unreached(
+    pool: str | None, pod: str, reason: str, settings: AutoscalerSettings, promises: dict[str, float]
+) -> PoolOutcome:
+    return PoolOutcome(
+        pool=pool,
+        pod=pod,
+        reaches=False,
+        reason=reason,
+        tiers=[],
+        first_choice=None,
+        fallback=None,
+        minutes_to_fallback=None,
+        minutes_to_zero=settings.minutes_to_zero,
+        worst_case_nodes=0,
+        worst_case_monthly_usd=None,
+        max_minutes_to_fallback=promises.get(pool or ""),
+    )
 
 
 def _minutes(value: float | None) -> str:

@@ -11,20 +11,11 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 
+from elastic_gpu.aws.karpenter.events import RULES
+
 #: KarpenterInterruptionQueue.MessageRetentionPeriod: an event older than this is no use any more.
 MESSAGE_RETENTION_SECONDS = 300
 
-#: Rule suffix -> its event pattern (the template's five AWS::Events::Rule resources).
-RULES: dict[str, dict[str, list[str]]] = {
-    "scheduled-change": {"source": ["aws.health"], "detail-type": ["AWS Health Event"]},
-    "spot-interruption": {"source": ["aws.ec2"], "detail-type": ["EC2 Spot Instance Interruption Warning"]},
-    "rebalance": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance Rebalance Recommendation"]},
-    "instance-state-change": {"source": ["aws.ec2"], "detail-type": ["EC2 Instance State-change Notification"]},
-    "capacity-reservation-interruption": {
-        "source": ["aws.ec2"],
-        "detail-type": ["EC2 Capacity Reservation Instance Interruption Warning"],
-    },
-}
 #: The target id upstream gives each rule's target.
 TARGET_ID = "KarpenterInterruptionQueueTarget"
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
-from elastic_gpu.aws.karpenter.interruption import RULES
+from elastic_gpu.aws.karpenter.events import RULES
 from elastic_gpu.aws.karpenter.release import CHART
 from elastic_gpu.pool_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL
 

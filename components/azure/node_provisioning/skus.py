@@ -29,6 +29,10 @@ NAP_GPU_SKUS: frozenset[str] = frozenset(
         "Standard_NC40ads_H100_v5",
         "Standard_NC80adis_H100_v5",
         "Standard_NV36ads_A10_v5",
+        # standardNDSH100v5Family and standardNDSH200v5Family, both with "ubuntu" (supported-gpus.yaml at
+        # Azure/karpenter-provider-azure 021c778)
+        "Standard_ND96isr_H100_v5",
+        "Standard_ND96isr_H200_v5",
     }
 )
 
