@@ -25,8 +25,10 @@ KUBERNETES_SUPPORT = (
 
 #: Kueue, which routes GPU Jobs to GKE queued provisioning (Dynamic Workload Scheduler): its Helm chart,
 #: pinned to the newest release verified (checked 2026-11-23): charts/kueue 0.19.4 promoted to registry.k8s.io
-#: on 2026-09-10 (kubernetes/k8s.io PR 9917). Its objects use kueue.x-k8s.io/v1beta2 (storage version since
-#: 0.16; v1beta1 dropped in 0.17). From 0.13.x go through 0.15 and 0.16 (each release's upgrade notes).
+#: on 2026-09-10 (kubernetes/k8s.io PR 9917). Its objects use kueue.x-k8s.io/v1beta2, the storage version since
+#: 0.16; v1beta1 is still served there, deprecated (config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml
+#: at v0.16.0 through v0.19.2: `deprecated: true`, `served: true`, `storage: false`). From 0.13.x go through 0.15
+#: and 0.16 (each release's upgrade notes).
 KUEUE_CHART = "oci://registry.k8s.io/kueue/charts/kueue"
 KUEUE_VERSION = "0.19.4"
 #: The port Kueue's webhook server listens on (its chart's webhook Service targets it).
