@@ -23,5 +23,17 @@ CLOUD = Cloud(
     pool_settings={"gpu_driver_version": "DEFAULT", "queued_provisioning": False, "gpu_count": None},
     # GKE runs its own cluster autoscaler (profile set by GkeCluster, limits per node pool).
     takes_autoscaler_settings=False,
-    cluster_settings=("project", "release_channel", "private_nodes", "regional", "control_plane_cidr"),
+    # The stack creates the cluster's VPC network and subnetwork unless `cluster.network` brings one.
+    creates_network=True,
+    cluster_settings=(
+        "project",
+        "release_channel",
+        "private_nodes",
+        "regional",
+        "control_plane_cidr",
+        "network",
+        "subnetwork",
+        "node_service_account",
+        "enable_services",
+    ),
 )

@@ -290,9 +290,19 @@ def _override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> l
     return problems + kubelet_problems(where, args, "gcp", KUBELET_KEYS)
 
 
+def node_service_account(args: GeneralPoolArgs | SpotGpuPoolArgs) -> str | None:
+    """The account the pool's nodes run as: the pool's own `node_identity`, else the cluster's node service
+    account (the handle's optional `node_service_account`; GkeCluster creates one), else None (GKE's
+    default: the Compute Engine default account)."""
+    if isinstance(args.node_identity, str):
+        return args.node_identity
+    account = getattr(args.cluster, "node_service_account", None)  # optional handle attribute
+    return account if isinstance(account, str) else None
+
+
 def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]:
     return {
-        "service_account": args.node_identity,
+        "service_account": node_service_account(args),
         "image_type": args.image,
         "kubelet_config": kubelet_args(args, KUBELET_KEYS),
     }

@@ -55,6 +55,82 @@ NODES_PER_POOL_ZONE = 1000
 DISK_GIB = Bounds(10, 65536, "GKE node boot disk")
 
 
+#: The cluster's own network (when the stack does not bring one): a custom-mode VPC and one subnetwork whose
+#: primary range (the nodes') is `cluster.networkCidr`, with two secondary ranges GKE takes for Pods and
+#: Services (VPC-native). The two are GKE's own defaults in size (a /14 for Pods, a /20 for Services,
+#: cloud.google.com/kubernetes-engine/docs/concepts/alias-ips), placed outside 10.0.0.0/16, the default
+#: networkCidr; none may overlap another or the control plane's /28.
+PODS_CIDR = "10.4.0.0/14"
+SERVICES_CIDR = "10.8.0.0/20"
+#: The IAM role a GKE node's service account needs and nothing more (logging, monitoring, image pulls from
+#: the project; GKE "Configure GKE node service accounts": "Grant the minimum required role for GKE").
+NODE_SERVICE_ACCOUNT_ROLE = "roles/container.defaultNodeServiceAccount"
+#: A Google service account email: `<name>@<project>.iam.gserviceaccount.com`, or the Compute Engine default
+#: `<number>-compute@developer.gserviceaccount.com`.
+SERVICE_ACCOUNT_PATTERN = r"[a-z0-9][a-z0-9-]{0,62}@[a-z0-9][a-z0-9.-]*\.gserviceaccount\.com"
+#: A service account id: 6 to 30 lowercase letters, digits and hyphens, starting with a letter (IAM
+#: projects.serviceAccounts.create: accountId). The cluster's own node account is `<cluster>-nodes`.
+SERVICE_ACCOUNT_ID_PATTERN = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
+#: The APIs a GKE stack calls, which a new project has off (cluster.enableServices turns them on).
+REQUIRED_SERVICES = ("compute.googleapis.com", "container.googleapis.com")
+#: With the cluster's own node service account: creating one needs the IAM API.
+IAM_SERVICE = "iam.googleapis.com"
+
+
+def node_service_account_id(cluster_name: str) -> str:
+    """The id of the node service account a cluster declares for itself."""
+    return f"{cluster_name}-nodes"
+
+
+def network_problems(
+    field: Callable[[str], str],
+    *,
+    network: str | None,
+    subnetwork: str | None,
+    node_cidr: str,
+    node_cidr_set: bool,
+    control_plane_cidr: str,
+    node_service_account: str | None,
+) -> list[str]:
+    """The cluster's network and node identity, for the stack config and GkeClusterArgs alike: a
+    subnetwork only with its network; no node range for a network the stack does not create; ranges
+    that do not overlap; a service account given as its email. `field(snake_name)` spells a setting."""
+    import ipaddress
+
+    problems: list[str] = []
+    if subnetwork is not None and network is None:
+        problems.append(
+            f"{field('subnetwork')}: {subnetwork!r} needs {field('network')}, the VPC network it belongs to "
+            "(got no network)"
+        )
+    if network is not None and node_cidr_set:
+        problems.append(
+            f"{field('network_cidr')}: sizes the network the stack creates, and {field('network')} brings one "
+            f"({network!r}); remove {field('network_cidr')}"
+        )
+    if network is None:
+        ranges = {field("network_cidr"): node_cidr, "Pods": PODS_CIDR, "Services": SERVICES_CIDR}
+        ranges[field("control_plane_cidr")] = control_plane_cidr
+        try:
+            nets = {k: ipaddress.ip_network(v) for k, v in ranges.items()}
+        except ValueError:
+            nets = {}  # reported by the range's own check
+        names = list(nets)
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                if nets[a].overlaps(nets[b]):
+                    problems.append(
+                        f"{a}: {ranges[a]} overlaps {b} ({ranges[b]}); the cluster's subnetwork takes the nodes' "
+                        f"range, Pods {PODS_CIDR} and Services {SERVICES_CIDR}; allowed: a range outside them"
+                    )
+    if node_service_account is not None and not re.fullmatch(SERVICE_ACCOUNT_PATTERN, node_service_account):
+        problems.append(
+            f"{field('node_service_account')}: {node_service_account!r} is not a service account email; allowed: "
+            "<name>@<project>.iam.gserviceaccount.com"
+        )
+    return problems
+
+
 #: Compute Engine machine type names: `<series>-<type>[-<vCPUs>...]`, the series of the machine families
 #: (cloud.google.com/compute/docs/machine-resource: general purpose C4/C4A/C4D/C3/C3D/E2/N4/N2/N2D/N1/T2D/T2A,
 #: compute-optimized H3/H4D/C2/C2D, memory-optimized X4/M4/M3/M2/M1, accelerator A4/A3/A2/G4/G2, storage Z3),
@@ -138,6 +214,15 @@ def private_endpoint_problems(cfg: StackConfig) -> list[str]:
 def validate(cfg: StackConfig) -> list[str]:
     problems: list[str] = private_endpoint_problems(cfg)
     c = cfg.cluster
+    problems += network_problems(
+        lambda key: f"cluster.{to_camel(key)}",
+        network=c.network,
+        subnetwork=c.subnetwork,
+        node_cidr=c.network_cidr,
+        node_cidr_set="network_cidr" in c.model_fields_set,
+        control_plane_cidr=c.control_plane_cidr,
+        node_service_account=c.node_service_account,
+    )
     region = c.region
     if region not in REGIONS:
         return [*problems, f"cluster.region: {region!r} is not a GCP region; allowed: {', '.join(REGIONS)}"]

@@ -65,6 +65,11 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
             public_access=c.api_access.public,
             authorized_networks=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
             control_plane_cidr=c.control_plane_cidr,
+            network=c.network,
+            subnetwork=c.subnetwork,
+            node_cidr=c.network_cidr,
+            node_service_account=c.node_service_account,
+            enable_services=c.enable_services,
             auto_provisioning=limits_for(cfg) if cfg.provisioner == PROVISIONER else None,
         ),
         opts=opts,
@@ -83,7 +88,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         firewall = (
             WebhookFirewall(
                 project=c.project,
-                network=cluster.args.network,
+                network=cluster.network,
                 control_plane_cidr=c.control_plane_cidr,
                 target_tags=[node_network_tag(cluster.cluster_name)],
             )

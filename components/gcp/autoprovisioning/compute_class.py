@@ -27,7 +27,13 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_gpu
-from elastic_gpu.gcp.pools import COMPUTE_CLASS_API, NO_PLACE_ON_GKE, WHEN_UNSATISFIABLE, compute_class_name
+from elastic_gpu.gcp.pools import (
+    COMPUTE_CLASS_API,
+    NO_PLACE_ON_GKE,
+    WHEN_UNSATISFIABLE,
+    compute_class_name,
+    node_service_account,
+)
 from elastic_gpu.gcp.rules import machine_family
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_overrides import unsupported
@@ -116,8 +122,8 @@ def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
                 priority["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints]
             priorities.append(priority)
     node_pool_config: dict[str, Any] = {"autoRepair": True, "autoUpgrade": True}
-    if isinstance(args.node_identity, str):
-        node_pool_config["serviceAccount"] = args.node_identity
+    if account := node_service_account(args):
+        node_pool_config["serviceAccount"] = account
     if isinstance(args.image, str):
         node_pool_config["imageType"] = args.image.lower()
     return {
