@@ -322,3 +322,48 @@ def test_the_readme_table_is_what_simulate_says() -> None:
             f"{o.minutes_to_fallback} | {o.worst_case_nodes} nodes, ${o.worst_case_monthly_usd:,.0f}/month |"
         )
         assert row.replace(" min |", " |") in readme, row
+
+
+# --- node auto-provisioning: why the cluster keeps it, and what its auto-created nodes get ------------
+
+NAP_OFF_PROGRAM = """
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+gcp.container.Cluster("c1", location="us-central1", min_master_version="VERSION")
+k8s.apiextensions.CustomResource(
+    "l4", api_version="cloud.google.com/v1", kind="ComputeClass", metadata={"name": "l4"},
+    spec={"priorities": [{"machineFamily": "g2", "spot": True, "gpu": {"type": "nvidia-l4", "count": 1}}],
+          "nodePoolAutoCreation": {"enabled": True}, "whenUnsatisfiable": "DoNotScaleUp",
+          "autoscalingPolicy": {"consolidationDelayMinutes": 10}},
+)
+"""
+
+
+@pytest.mark.parametrize(
+    ("version", "says"),
+    [
+        ("1.35", "has node auto-provisioning off: GKE creates them with no cap, so the pool's maxSize holds nowhere"),
+        ("1.33.3-gke.1136000", "GKE creates them with no cap"),
+        ("1.33", "may run a version below 1.33.3-gke.1136000 (minMasterVersion '1.33'), where a ComputeClass needs it"),
+        ("1.32", "GKE creates no such node pool"),
+    ],
+)
+def test_without_auto_provisioning_the_gpu_limits_rule_says_what_the_version_does(tmp_path, version, says) -> None:
+    program = write_program(NAP_OFF_PROGRAM.replace("VERSION", version), tmp_path)
+    [v] = judge(run_preview("test", program)).of("gke-auto-provisioning-gpu-limits")
+    assert says in v.message
+
+
+def test_auto_created_nodes_get_the_node_account_and_network_tag_and_kueue_stays_on_the_general_pool() -> None:
+    p = stack_preview(STACK)
+    cluster = p.one("gcp:container/cluster:Cluster", "gpu-nap-gke").inputs
+    defaults = cluster["clusterAutoscaling"]["autoProvisioningDefaults"]
+    assert defaults["serviceAccount"] == "gpu-nap-nodes@elastic-gpu-prod.iam.gserviceaccount.com"
+    # Kueue's firewall rule targets the cluster's network tag: auto-created nodes carry it too.
+    tags = cluster["nodePoolAutoConfig"]["networkTags"]["tags"]
+    assert (
+        tags == p.one("gcp:compute/firewall:Firewall", "kueue-webhook").inputs["targetTags"] == ["elastic-gpu-gpu-nap"]
+    )
+    release = p.one("kubernetes:helm.sh/v3:Release", "kueue-kueue").inputs
+    assert release["values"]["controllerManager"]["nodeSelector"] == {"elastic-gpu.io/pool": "general"}

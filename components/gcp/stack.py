@@ -15,6 +15,7 @@ from elastic_gpu.gcp.cluster import GkeCluster, GkeClusterArgs
 from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs, WebhookFirewall, cluster_queue_quota
 from elastic_gpu.gcp.pools import node_network_tag
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.scheduling import POOL_LABEL
 
 
 def _gpu_count(cfg: StackConfig, pool: GpuPoolConfig) -> int | None:
@@ -101,6 +102,9 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
                 provider=cluster.provider,
                 quota=cluster_queue_quota([p.args for p in parts.gpu_pools if p.args.queued_provisioning]),
                 nodes=parts.general.nodes,
+                # Kueue runs on the general pool: with node auto-provisioning on, GKE would create a node
+                # pool for a Kueue pod that fits nowhere else.
+                node_selector={POOL_LABEL: parts.general.labels[POOL_LABEL]},
                 queue_namespaces=list(cfg.kueue.namespaces) if cfg.kueue else ["default"],
                 webhook_firewall=firewall,
             ),
