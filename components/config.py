@@ -276,6 +276,9 @@ class GpuPoolConfig(_Model):
     queued_provisioning: bool = False
     """GCP only: Dynamic Workload Scheduler (flex-start capacity via ProvisioningRequests and Kueue);
     needs spot false and minSize 0 (default false)."""
+    max_run_hours: int | None = None
+    """GCP only, with queuedProvisioning: hours a node runs before GKE removes it (its maxRunDuration),
+    1 to 168; default 168, GKE's most for flex-start. Changing it replaces the node pool."""
     spot_max_price: float | None = Field(default=None, le=MAX_USD_PER_HOUR)
     """Azure only: max USD/hour per spot VM; default DEFAULT_AKS_SPOT_MAX_PRICE (-1, on-demand cap)."""
 

@@ -145,6 +145,11 @@ MACHINE_TYPE_SOURCE = "Compute Engine machine families"
 GENERAL_POOL_TYPES = (1, "a GKE node pool has one machine type, so a second one would be ignored; give one")
 #: GKE runs its own autoscaler: the stack's `autoscaler` section is refused on gcp (config.IGNORED_SETTINGS).
 AUTOSCALER_DURATIONS: dict[str, Bounds] = {}
+#: A queued-provisioning (flex-start) node's run time, nodeConfig.maxRunDuration: flex-start capacity is
+#: held "for up to seven days" (GKE concepts/dws), which is also what a node gets without the setting. The
+#: default keeps that most, now declared; a pool sets less to bound what a stuck job can hold.
+DWS_MAX_RUN_HOURS = Bounds(1, 168, "GKE flex-start nodes run at most seven days")
+DEFAULT_DWS_MAX_RUN_HOURS = DWS_MAX_RUN_HOURS.high
 #: GKE GPU sharing `maxSharedClientsPerGpu`: 2 to 48 (GKE ComputeClass reference, gpuSharing).
 TIME_SLICING_REPLICAS = Bounds(2, 48, "GKE maxSharedClientsPerGpu is 2 to 48")
 
@@ -280,6 +285,7 @@ def _pool_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> list[st
         queued=pool.queued_provisioning,
         min_size=pool.min_size,
         spot=pool.spot,
+        max_run_hours=pool.max_run_hours,
     )
     return problems
 
@@ -293,6 +299,7 @@ def node_pool_problems(
     queued: bool,
     min_size: int,
     spot: bool,
+    max_run_hours: int | None = None,
 ) -> list[str]:
     """A GKE GPU node pool's rules, for the stack config and SpotGpuPoolArgs alike: one machine type, the
     GPU count it takes, and queued provisioning's capacity; `field(snake_name)` spells a setting."""
@@ -309,6 +316,13 @@ def node_pool_problems(
             problems.append(
                 f"{field(gpus_key)}: {row.name!r} takes {', '.join(map(str, allowed))} x {row.model.name} (got {gpus})"
             )
+    if max_run_hours is not None and not queued:
+        problems.append(
+            f"{field('max_run_hours')}: bounds how long a queued-provisioning (flex-start) node runs; set "
+            f"{field('queued_provisioning')}: true or remove it (got {max_run_hours})"
+        )
+    elif max_run_hours is not None:
+        problems += bounds_problems(field("max_run_hours"), max_run_hours, DWS_MAX_RUN_HOURS, " h")
     if queued:
         if min_size > 0:
             problems.append(

@@ -36,6 +36,7 @@ def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
         "gpu_count": _gpu_count(cfg, p),
         "gpu_driver_version": p.gpu_driver_version,
         "queued_provisioning": p.queued_provisioning,
+        "max_run_hours": p.max_run_hours,
     }
 
 

@@ -153,6 +153,11 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """What a pool under auto-provisioning cannot say: one machine family, the GPU count each type
     takes, no queued provisioning here (a DWS pool keeps its node pool), GKE node image names."""
     problems = unsupported(where, args, "gcp", NO_PLACE_ON_GKE)
+    if args.max_run_hours is not None:
+        problems.append(
+            f"{where}max_run_hours: bounds how long a queued-provisioning (flex-start) node runs; set "
+            f"queued_provisioning: true or remove it (got {args.max_run_hours})"
+        )
     if args.kubelet_config:
         problems.append(
             f"{where}kubelet_config: not mapped to a ComputeClass (priorities[].nodeSystemConfig) yet under "
