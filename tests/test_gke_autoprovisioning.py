@@ -49,8 +49,13 @@ def test_the_spot_pool_is_one_compute_class_spot_first_with_node_pool_auto_creat
         ("g2", True, {"type": "nvidia-l4", "count": 1, "driverVersion": "default"}),
         ("g2", False, {"type": "nvidia-l4", "count": 1, "driverVersion": "default"}),
     ]
-    assert [p["nodeLabels"]["elastic-gpu.io/capacity"] for p in spec["priorities"]] == ["spot", "on-demand"]
-    assert {p["nodeLabels"]["elastic-gpu.io/pool"] for p in spec["priorities"]} == {"inference"}
+    # Labels in the reference's class-wide field, none per priority (GKE marks spot nodes gke-spot itself).
+    assert all("nodeLabels" not in p for p in spec["priorities"])
+    assert spec["nodePoolConfig"]["nodeLabels"] == {
+        "elastic-gpu.io/node-class": "gpu",
+        "elastic-gpu.io/pool": "inference",
+        "nvidia.com/gpu.present": "true",
+    }
     assert spec["priorities"][0]["storage"] == {"bootDiskSize": 100, "bootDiskType": "pd-balanced"}
     assert spec["nodePoolAutoCreation"] == {"enabled": True}
     assert spec["whenUnsatisfiable"] == "DoNotScaleUp"
@@ -367,3 +372,23 @@ def test_auto_created_nodes_get_the_node_account_and_network_tag_and_kueue_stays
     )
     release = p.one("kubernetes:helm.sh/v3:Release", "kueue-kueue").inputs
     assert release["values"]["controllerManager"]["nodeSelector"] == {"elastic-gpu.io/pool": "general"}
+
+
+def test_the_workloads_selector_is_met_by_the_documented_class_wide_node_labels() -> None:
+    import yaml
+
+    from tests.conftest import ROOT
+
+    crd = yaml.safe_load((ROOT / "tests/data/crds/cloud.google.com_computeclasses.yaml").read_text())
+    node_pool_config = crd["openAPIV3Schema"]["properties"]["spec"]["properties"]["nodePoolConfig"]
+    assert "nodeLabels" in node_pool_config["properties"]  # the field the ComputeClass reference lists
+    p = stack_preview(STACK)
+    [pool] = [r for r in p.of_type("elastic-gpu:index:SpotGpuPool") if r.name == "inference"]
+    [cc] = p.of_type(COMPUTE_CLASS)
+    spec = cc.inputs["spec"]
+    selector = dict(pool.inputs["workloadContract"]["nodeSelector"])
+    assert selector.pop("cloud.google.com/compute-class") == cc.inputs["metadata"]["name"]  # GKE's own label
+    labels = spec["nodePoolConfig"]["nodeLabels"]
+    assert selector and all(labels.get(k) == v for k, v in selector.items())
+    assert all("nodeLabels" not in prio for prio in spec["priorities"])
+    assert validate(cc.inputs | {"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass"}) == []

@@ -33,6 +33,13 @@ def auto_creates(spec: dict[str, Any]) -> bool:
     return bool((spec.get("nodePoolAutoCreation") or {}).get("enabled"))
 
 
+def class_labels(spec: dict[str, Any], priority: dict[str, Any]) -> dict[str, str]:
+    """The node labels a priority's nodes get: the class's nodePoolConfig.nodeLabels, then the priority's own
+    `nodeLabels` (a field of GKE's CRD that the ComputeClass reference does not list; this library writes
+    none, a user's class may)."""
+    return dict((spec.get("nodePoolConfig") or {}).get("nodeLabels") or {}) | dict(priority.get("nodeLabels") or {})
+
+
 def priority_machine_types(priority: dict[str, Any]) -> list[str]:
     """The catalog machine types a priority lets GKE create: its machineType, or its family's that carry its GPU."""
     if priority.get("machineType"):
