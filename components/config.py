@@ -190,7 +190,8 @@ class ClusterConfig(_Model):
     project: str | None = None
     """GCP only, required there: the project that holds the cluster (and its Workload Identity pool)."""
     release_channel: ReleaseChannel = DEFAULT_RELEASE_CHANNEL
-    """GCP only: GKE release channel (default REGULAR)."""
+    """GCP only: GKE release channel (default REGULAR). On RAPID, REGULAR and STABLE `kubernetesVersion` is a
+    floor that GKE upgrades past as the channel moves; EXTENDED keeps that minor (extended support, billed)."""
     private_nodes: bool = DEFAULT_PRIVATE_NODES
     """GCP only: nodes without public IPs, with a Cloud NAT (default false)."""
     regional: bool = DEFAULT_REGIONAL

@@ -58,11 +58,13 @@ class GkeClusterArgs:
     zones: list[str]
     """Zones the node pools span (each `<region>-<letter>`)."""
     kubernetes_version: str
-    """Kubernetes minor, e.g. "1.33" (the control plane's minimum version)."""
+    """Kubernetes minor, e.g. "1.33": the cluster's initial version and a floor (minMasterVersion). On the
+    RAPID, REGULAR and STABLE channels GKE upgrades the cluster past it; only EXTENDED keeps it."""
     regional: bool = False
     """Default false: a zonal control plane in zones[0]; true: regional (replicated across zones)."""
     release_channel: str = DEFAULT_RELEASE_CHANNEL
-    """Default REGULAR: GKE upgrades the cluster within this channel."""
+    """Default REGULAR: GKE upgrades the cluster (minors too) as this channel moves; EXTENDED keeps the minor
+    until shortly before its end of extended support (billed past standard support)."""
     private_nodes: bool = False
     """Default false; true: nodes get no public IP and reach the internet through a Cloud NAT."""
     protect: bool = False

@@ -161,7 +161,11 @@ def gpus_per_node_selects(pool: GpuPoolConfig) -> bool:
 
 
 def warnings(cfg: StackConfig) -> list[str]:
-    return []
+    """What the stack's Kubernetes version means on its release channel (a floor, except on EXTENDED)."""
+    from elastic_gpu.gcp.versions import floor_warning
+
+    found = floor_warning(cfg.cluster.kubernetes_version, cfg.cluster.release_channel)
+    return [f"cluster.releaseChannel: {found}"] if found else []
 
 
 #: Which machine family each GPU attaches to (cloud.google.com/compute/docs/gpus).
