@@ -392,3 +392,42 @@ def test_the_workloads_selector_is_met_by_the_documented_class_wide_node_labels(
     assert selector and all(labels.get(k) == v for k, v in selector.items())
     assert all("nodeLabels" not in prio for prio in spec["priorities"])
     assert validate(cc.inputs | {"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass"}) == []
+
+
+# --- cost: the expected figure (smallest fit) and the worst case (largest), apart ---------------------
+
+
+def test_simulate_gives_the_expected_figure_from_the_smallest_fit_and_the_worst_case_apart() -> None:
+    from elastic_gpu.cost import HOURS_PER_MONTH, node_price
+
+    [nap, _] = simulate(stack_preview(STACK))
+    data = nap.to_json()
+    assert data["expected_instance_types"] == ["g2-standard-4"]  # the pod asks 1 CPU, 4Gi: the smallest G2 fits
+    l4 = [("nvidia-l4", 1)]
+    smallest = node_price("gcp", "us-central1", "g2-standard-4", l4).on_demand
+    largest = node_price("gcp", "us-central1", "g2-standard-32", l4).on_demand
+    # 18 nodes (the shared nvidia-l4 cap), at the dearest capacity (on-demand) of the two priorities.
+    assert data["expected_monthly_usd"] == round(18 * smallest * HOURS_PER_MONTH, 2)
+    assert data["worst_case_monthly_usd"] == round(18 * largest * HOURS_PER_MONTH, 2)
+    assert data["expected_monthly_usd"] < data["worst_case_monthly_usd"]
+    [ca, _] = simulate(stack_preview("gcp-prod"))  # one machine type per node pool: no difference
+    assert ca.to_json()["expected_monthly_usd"] == ca.to_json()["worst_case_monthly_usd"]
+
+
+def test_cost_gives_the_expected_figure_and_the_worst_case(capsys) -> None:
+    import json
+
+    from elastic_gpu.__main__ import main
+
+    main(["cost", "--stack", STACK, "--gpu-hours", "100", "--json"])
+    [inference] = [p for p in json.loads(capsys.readouterr().out)["pools"] if p["pool"] == "inference"]
+    assert inference["priced_as"] == "g2-standard-4 + 1 x nvidia-l4"
+    assert inference["worst_case"]["priced_as"] == "g2-standard-32 + 1 x nvidia-l4"
+    assert inference["on_demand_cost"] < inference["worst_case"]["on_demand_cost"]
+    main(["cost", "--stack", STACK, "--gpu-hours", "100"])
+    assert "worst case, as g2-standard-32 + 1 x nvidia-l4: on-demand $173.44" in capsys.readouterr().out
+    from elastic_gpu.offline.report import cost_json, preview_cost
+
+    total = cost_json(preview_cost(stack_preview(STACK)))["total"]
+    assert total["expected_max_monthly"] < total["max_monthly"]
+    assert cost_json(preview_cost(stack_preview("gcp-prod")))["total"]["expected_max_monthly"] is None
