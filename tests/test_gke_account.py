@@ -131,3 +131,52 @@ def test_network_and_account_settings_are_checked() -> None:
     assert "cluster.network: a GCP-only setting; remove it for cloud 'azure' (got 'vpc')" in (
         _errors("azure-dev", network="vpc")
     )
+
+
+def test_an_existing_clusters_pools_run_as_the_given_node_account(run_program) -> None:
+    email = "nodes@p-123456.iam.gserviceaccount.com"
+    p = run_program(
+        "from elastic_gpu import GkeCluster, SpotGpuPool, SpotGpuPoolArgs\n"
+        'c = GkeCluster.existing("ext", cluster_name="c1", project="p-123456", location="us-central1",\n'
+        '    zones=["us-central1-a"], kubernetes_version="1.35", private_nodes=True, node_service_account=EMAIL)\n'
+        'SpotGpuPool("l4", SpotGpuPoolArgs(cluster=c, instance_types=["g2-standard-8"], max_size=2))\n'.replace(
+            "EMAIL", repr(email)
+        )
+    )
+    assert {r.inputs["nodeConfig"]["serviceAccount"] for r in p.of_type(NODE_POOL)} == {email}
+    assert p.of_type(ACCOUNT) == [] and p.of_type(NETWORK) == []
+
+
+def test_an_existing_clusters_node_account_must_be_an_email() -> None:
+    from elastic_gpu import GkeCluster
+
+    with pytest.raises(ConfigError) as exc:
+        GkeCluster.existing(
+            "ext", cluster_name="c1", project="p-123456", location="us-central1", zones=["us-central1-a"],
+            kubernetes_version="1.35", node_service_account="nodes",
+        )  # fmt: skip
+    assert "node_service_account: 'nodes' is not a service account email" in str(exc.value)
+
+
+def test_gke_cluster_args_check_the_network_and_the_derived_account_id() -> None:
+    from elastic_gpu.gke_cluster import GkeClusterArgs, gke_cluster_problems
+
+    def problems(**kw: Any) -> str:
+        base = dict(cluster_name="c1", project="p-123456", region="us-central1", zones=["us-central1-a"])
+        return "\n".join(gke_cluster_problems("x", GkeClusterArgs(kubernetes_version="1.35", **(base | kw))))
+
+    assert problems() == ""
+    assert "cluster_name: the node service account id 'a-very-long-gke-cluster-name-nodes'" in problems(
+        cluster_name="a-very-long-gke-cluster-name"
+    )
+    assert (
+        problems(cluster_name="a-very-long-gke-cluster-name", node_service_account="n@p.iam.gserviceaccount.com") == ""
+    )
+    assert "GkeClusterArgs.subnetwork: 's' needs network, the VPC network it belongs to" in problems(subnetwork="s")
+    assert "GkeClusterArgs.node_cidr: 10.8.0.0/16 overlaps Services (10.8.0.0/20)" in problems(node_cidr="10.8.0.0/16")
+
+
+def test_a_control_plane_range_inside_the_pod_range_is_named_first() -> None:
+    assert "cluster.controlPlaneCidr: 10.4.0.0/28 overlaps Pods (10.4.0.0/14)" in _errors(
+        "gcp-prod", controlPlaneCidr="10.4.0.0/28"
+    )

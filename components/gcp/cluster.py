@@ -125,6 +125,7 @@ def gke_cluster_problems(name: str, args: GkeClusterArgs) -> list[str]:
         node_cidr_set=args.node_cidr != DEFAULT_NODE_CIDR,
         control_plane_cidr=args.control_plane_cidr,
         node_service_account=args.node_service_account,
+        ref=lambda key: "node_cidr" if key == "network_cidr" else key,
     )
     account_id = gcp_rules.node_service_account_id(args.cluster_name)
     if args.node_service_account is None and not re.fullmatch(gcp_rules.SERVICE_ACCOUNT_ID_PATTERN, account_id):

@@ -91,26 +91,28 @@ def network_problems(
     node_cidr_set: bool,
     control_plane_cidr: str,
     node_service_account: str | None,
+    ref: Callable[[str], str] | None = None,
 ) -> list[str]:
     """The cluster's network and node identity, for the stack config and GkeClusterArgs alike: a
     subnetwork only with its network; no node range for a network the stack does not create; ranges
     that do not overlap; a service account given as its email. `field(snake_name)` spells a setting."""
     import ipaddress
 
+    ref = ref or field  # how another setting is named inside a message
     problems: list[str] = []
     if subnetwork is not None and network is None:
         problems.append(
-            f"{field('subnetwork')}: {subnetwork!r} needs {field('network')}, the VPC network it belongs to "
+            f"{field('subnetwork')}: {subnetwork!r} needs {ref('network')}, the VPC network it belongs to "
             "(got no network)"
         )
     if network is not None and node_cidr_set:
         problems.append(
-            f"{field('network_cidr')}: sizes the network the stack creates, and {field('network')} brings one "
-            f"({network!r}); remove {field('network_cidr')}"
+            f"{field('network_cidr')}: sizes the network the stack creates, and {ref('network')} brings one "
+            f"({network!r}); remove {ref('network_cidr')}"
         )
     if network is None:
         ranges = {field("network_cidr"): node_cidr, "Pods": PODS_CIDR, "Services": SERVICES_CIDR}
-        ranges[field("control_plane_cidr")] = control_plane_cidr
+        ranges[ref("control_plane_cidr")] = control_plane_cidr
         try:
             nets = {k: ipaddress.ip_network(v) for k, v in ranges.items()}
         except ValueError:
@@ -119,6 +121,8 @@ def network_problems(
         for i, a in enumerate(names):
             for b in names[i + 1 :]:
                 if nets[a].overlaps(nets[b]):
+                    if a in ("Pods", "Services"):
+                        a, b = b, a  # the message starts with the setting the user can change
                     problems.append(
                         f"{a}: {ranges[a]} overlaps {b} ({ranges[b]}); the cluster's subnetwork takes the nodes' "
                         f"range, Pods {PODS_CIDR} and Services {SERVICES_CIDR}; allowed: a range outside them"
