@@ -121,11 +121,11 @@ def network_problems(
         for i, a in enumerate(names):
             for b in names[i + 1 :]:
                 if nets[a].overlaps(nets[b]):
-                    if a in ("Pods", "Services"):
-                        a, b = b, a  # the message starts with the setting the user can change
+                    # The message starts with the setting the user can change.
+                    mine, other = (b, a) if a in ("Pods", "Services") else (a, b)
                     problems.append(
-                        f"{a}: {ranges[a]} overlaps {b} ({ranges[b]}); the cluster's subnetwork takes the nodes' "
-                        f"range, Pods {PODS_CIDR} and Services {SERVICES_CIDR}; allowed: a range outside them"
+                        f"{mine}: {ranges[mine]} overlaps {other} ({ranges[other]}); the cluster's subnetwork takes "
+                        f"the nodes' range, Pods {PODS_CIDR} and Services {SERVICES_CIDR}; allowed: a range outside them"
                     )
     if node_service_account is not None and not re.fullmatch(SERVICE_ACCOUNT_PATTERN, node_service_account):
         problems.append(
