@@ -125,7 +125,7 @@ def network_problems(
                     mine, other = (b, a) if a in ("Pods", "Services") else (a, b)
                     problems.append(
                         f"{mine}: {ranges[mine]} overlaps {other} ({ranges[other]}); the cluster's subnetwork takes "
-                        f"the nodes' range, Pods {PODS_CIDR} and Services {SERVICES_CIDR}; allowed: a range outside them"
+                        f"the nodes' range, Pods {PODS_CIDR} and Services {SERVICES_CIDR}; allowed: a range outside"
                     )
     if node_service_account is not None and not re.fullmatch(SERVICE_ACCOUNT_PATTERN, node_service_account):
         problems.append(
