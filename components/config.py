@@ -197,7 +197,8 @@ class ClusterConfig(_Model):
     project: str | None = None
     """GCP only, required there: the project that holds the cluster (and its Workload Identity pool)."""
     release_channel: ReleaseChannel = DEFAULT_RELEASE_CHANNEL
-    """GCP only: GKE release channel (default REGULAR)."""
+    """GCP only: GKE release channel (default REGULAR). On RAPID, REGULAR and STABLE `kubernetesVersion` is a
+    floor that GKE upgrades past as the channel moves; EXTENDED keeps that minor (extended support, billed)."""
     private_nodes: bool = DEFAULT_PRIVATE_NODES
     """GCP only: nodes without public IPs, with a Cloud NAT (default false)."""
     regional: bool = DEFAULT_REGIONAL
@@ -224,6 +225,20 @@ class ClusterConfig(_Model):
     control_plane_cidr: str = DEFAULT_GKE_CONTROL_PLANE_CIDR
     """GCP only, with privateNodes: the control plane's /28 (the firewall for webhooks such as Kueue's
     allows it); default 172.16.0.0/28. Changing it replaces the cluster."""
+    network: str | None = None
+    """GCP only: the VPC network (name or self link) the cluster joins. Default: the stack creates
+    `<name>-net` and a subnetwork of `networkCidr` with Pod and Service ranges (it never uses the project's
+    `default` network). Changing it replaces the cluster."""
+    subnetwork: str | None = None
+    """GCP only, with `network`: the subnetwork the nodes use (default: GKE picks the network's subnetwork
+    of the region, as an auto-mode network has)."""
+    node_service_account: str | None = None
+    """GCP only: the service account email every node runs as, node pools and auto-created ones alike.
+    Default: the stack creates `<name>-nodes` with roles/container.defaultNodeServiceAccount only (never
+    the Compute Engine default account). Changing it replaces the node pools."""
+    enable_services: bool = False
+    """GCP only: enable the APIs the stack calls (compute, container, and iam for the node service account)
+    in the project; never disabled on destroy. Default false: enable them yourself."""
 
 
 class GeneralPoolConfig(_Model):
@@ -276,6 +291,9 @@ class GpuPoolConfig(_Model):
     queued_provisioning: bool = False
     """GCP only: Dynamic Workload Scheduler (flex-start capacity via ProvisioningRequests and Kueue);
     needs spot false and minSize 0 (default false)."""
+    max_run_hours: int | None = None
+    """GCP only, with queuedProvisioning: hours a node runs before GKE removes it (its maxRunDuration),
+    1 to 168; default 168, GKE's most for flex-start. Changing it replaces the node pool."""
     spot_max_price: float | None = Field(default=None, le=MAX_USD_PER_HOUR)
     """Azure only: max USD/hour per spot VM; default DEFAULT_AKS_SPOT_MAX_PRICE (-1, on-demand cap)."""
 
@@ -646,8 +664,7 @@ IGNORED_SETTINGS: tuple[tuple[str, str | None, str, str], ...] = (
         "cluster",
         "network_cidr",
         "creates_network",
-        "only the AWS stack creates a network (a VPC); AKS uses Azure CNI overlay and GKE the project's "
-        "default network; remove it",
+        "only the AWS and GCP stacks create a network (a VPC); AKS uses Azure CNI overlay; remove it",
     ),
 )
 

@@ -20,7 +20,7 @@ price a pool through `node_price`, so they cannot disagree on what a node costs.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from elastic_gpu.config import PriceOverride
 from elastic_gpu.gpu_catalog import gpu_instance_type
@@ -252,11 +252,58 @@ def pool_cost(pool: PoolView, overrides: Overrides | None = None, *, upper_bound
     return max(known, key=lambda c: c.hourly or 0.0) if known else costs[0]
 
 
+#: GiB in bytes (a pod's memory request is in bytes, the catalog's in GiB).
+GIB = 2**30
+
+
+def smallest_fit(cloud: str, instance_types: Sequence[str], requests: Mapping[str, float]) -> str | None:
+    """The smallest of `instance_types` (by vCPUs, then memory) whose catalog shape holds a pod's CPU and
+    memory `requests`: the machine a provisioner that picks per pod (GKE node pool auto-creation) creates.
+    None when the catalog knows none that fits."""
+    rows = [r for t in instance_types if (r := gpu_instance_type(cloud, t)) is not None]
+    fits = [
+        r for r in rows if r.vcpus >= requests.get("cpu", 0.0) and r.memory_gib * GIB >= requests.get("memory", 0.0)
+    ]
+    return min(fits, key=lambda r: (r.vcpus, r.memory_gib)).name if fits else None
+
+
+def workload_requests() -> dict[str, float]:
+    """The CPU and memory a pool's own workload asks for (the Job of its workload contract)."""
+    from elastic_gpu.simulation.pod import quantity
+    from elastic_gpu.workload import EXAMPLE_REQUESTS
+
+    return {k: quantity(v) for k, v in EXAMPLE_REQUESTS.items()}
+
+
+def expected_cost(pool: PoolView, overrides: Overrides | None = None) -> PoolCost | None:
+    """A pool GKE creates per pod (an auto-created ComputeClass priority: `cap_group`, several machine types)
+    priced as the smallest of its types that fits its workload; None for any other pool (its price is its
+    own)."""
+    if pool.cap_group is None or len(pool.instance_types) < 2:
+        return None
+    found = smallest_fit(pool.cloud, pool.instance_types, workload_requests())
+    if found is None:
+        return None
+    price = node_price(pool.cloud, pool.region, found, pool.accelerators, overrides)
+    return PoolCost(pool, price, gpus_per_node(pool, found))
+
+
 @dataclass(frozen=True)
 class StackCost:
     """A stack's pools and their monthly totals; a total leaves out a figure it has no price for."""
 
     pools: list[PoolCost]
+    #: pools a provisioner sizes per pod (GKE auto-created ComputeClass priorities), by label: priced as the
+    #: smallest of their machine types that fits the pool's workload (`expected_max_monthly`)
+    expected: dict[str, PoolCost] = field(default_factory=dict)
+
+    @property
+    def expected_max_monthly(self) -> float | None:
+        """Every pool at its max, those in `expected` as the smallest machine type that fits their workload
+        (what GKE creates for it) rather than the largest (`max_monthly`, the worst case); None without any."""
+        if not self.expected:
+            return None
+        return _max_total([self.expected.get(c.pool.label, c) for c in self.pools])
 
     @property
     def idle_monthly(self) -> float:
@@ -265,14 +312,7 @@ class StackCost:
     @property
     def max_monthly(self) -> float:
         """Every pool at its max; pools that share a cap (cap_group) count it once, at the dearest of them."""
-        shared: dict[str, float] = {}
-        total = 0.0
-        for c in self.pools:
-            if c.pool.cap_group is None:
-                total += c.max_monthly or 0.0
-            else:
-                shared[c.pool.cap_group] = max(shared.get(c.pool.cap_group, 0.0), c.max_monthly or 0.0)
-        return total + sum(shared.values())
+        return _max_total(self.pools)
 
     @property
     def idle_excludes(self) -> list[str]:
@@ -300,8 +340,21 @@ class StackCost:
         return price_hints([(c.price, c.pool.region, c.pool.spot) for c in self.pools])
 
 
+def _max_total(costs: Sequence[PoolCost]) -> float:
+    """Every pool at its max; pools that share a cap (cap_group) count it once, at the dearest of them."""
+    shared: dict[str, float] = {}
+    total = 0.0
+    for c in costs:
+        if c.pool.cap_group is None:
+            total += c.max_monthly or 0.0
+        else:
+            shared[c.pool.cap_group] = max(shared.get(c.pool.cap_group, 0.0), c.max_monthly or 0.0)
+    return total + sum(shared.values())
+
+
 def stack_cost(pools: Sequence[PoolView], overrides: Overrides | None = None) -> StackCost:
-    return StackCost([pool_cost(p, overrides) for p in pools])
+    expected = {p.label: c for p in pools if (c := expected_cost(p, overrides)) is not None}
+    return StackCost([pool_cost(p, overrides) for p in pools], expected)
 
 
 # --- work: the cost of N GPU-hours ------------------------------------------------------------
@@ -382,6 +435,10 @@ class PoolWork:
     work: WorkCost | None  #: None: no on-demand price or no GPU count
     #: an on-demand-priced flex-start pool: its figures are an upper bound (FLEX_START_PRICING)
     flex_start: bool = False
+    #: a pool GKE sizes per pod (auto-created): `price` is the smallest machine type that fits its workload,
+    #: and these the same work on its largest type (the worst case); None for any other pool
+    worst_price: NodePrice | None = None
+    worst_work: WorkCost | None = None
 
     @property
     def capacity(self) -> str:
@@ -417,15 +474,32 @@ def pools_work(
     out = []
     for name, members in groups.items():
         spot_groups = [m for m in members if m.spot or m.spot_first]
-        lead = pool_cost((spot_groups or members)[0], overrides)  # spot is the pool's own type
-        price, gpus = lead.price, lead.gpus_per_node
-        work = None
-        if price.on_demand is not None and gpus:
+        first = (spot_groups or members)[0]  # spot is the pool's own type
+        worst = pool_cost(first, overrides)
+        # A pool GKE sizes per pod runs its work on the smallest type that fits it; the largest is the worst case.
+        lead = expected_cost(first, overrides) or worst
+
+        def work_of(c: PoolCost, spot_groups: list[PoolView] = spot_groups) -> WorkCost | None:
+            price, gpus = c.price, c.gpus_per_node
+            if price.on_demand is None or not gpus:
+                return None
             spot = price.spot if spot_groups else None
-            work = work_cost(gpu_hours, gpus, price.on_demand, spot, price.eviction_rate, eviction_rate)
+            return work_cost(gpu_hours, gpus, price.on_demand, spot, price.eviction_rate, eviction_rate)
+
         flex = not spot_groups and lead.pool.flex_start
         out.append(
-            PoolWork(name, [m.label for m in members], lead.pool.region, bool(spot_groups), price, gpus, work, flex)
+            PoolWork(
+                name,
+                [m.label for m in members],
+                lead.pool.region,
+                bool(spot_groups),
+                lead.price,
+                lead.gpus_per_node,
+                work_of(lead),
+                flex,
+                worst_price=worst.price if lead is not worst else None,
+                worst_work=work_of(worst) if lead is not worst else None,
+            )
         )
     return out
 

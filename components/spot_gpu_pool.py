@@ -82,6 +82,9 @@ class SpotGpuPoolArgs(NodeOverrides):
     """GCP only: NVIDIA driver GKE installs, "DEFAULT" (default) or "LATEST"."""
     queued_provisioning: bool = False
     """GCP only: Dynamic Workload Scheduler queued provisioning (flex-start, not spot; min 0)."""
+    max_run_hours: int | None = None
+    """GCP only, with queued_provisioning: hours a node runs before GKE removes it (nodeConfig.maxRunDuration),
+    1 to 168; default None: 168, GKE's most for flex-start."""
     spot_max_price: float | None = None
     """Azure only: max USD/hour per spot VM; default None: -1 (capped at the on-demand price)."""
     provisioner: PoolProvisioner | None = None

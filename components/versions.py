@@ -63,11 +63,16 @@ class SupportStatus:
     row: MinorSupport
     level: str
     next_minor: str | None
+    #: what the cloud adds about the version that will run (GKE: its release channel), after the message
+    note: str = ""
 
     def message(self) -> str:
         """What is wrong and what to do, naming the dates and the next minor (empty in standard support)."""
         if self.level == "standard":
             return ""
+        return f"{self._message()} {self.note}".strip()
+
+    def _message(self) -> str:
         r = self.row
         upgrade = "" if self.next_minor is None else f"; upgrade to {self.next_minor}"
         nxt = KUBERNETES_SUPPORT[self.cloud].get(self.next_minor or "")
@@ -83,10 +88,14 @@ class SupportStatus:
                 f"Kubernetes {r.minor} on {self.cloud} reached end of life on {r.end_of_life.isoformat()}{standard}"
                 f"{upgrade}. Source: {r.source}."
             )
+        until = (
+            f"; extended support, at extra cost, until {r.end_of_life.isoformat()}"
+            if r.end_of_life > r.end_of_standard_support
+            else ""
+        )
         return (
             f"Kubernetes {r.minor} on {self.cloud} is past its end of standard support "
-            f"({r.end_of_standard_support.isoformat()}; extended support, at extra cost, until "
-            f"{r.end_of_life.isoformat()}){upgrade}. Source: {r.source}."
+            f"({r.end_of_standard_support.isoformat()}{until}){upgrade}. Source: {r.source}."
         )
 
 

@@ -156,8 +156,9 @@ def test_non_finite_and_huge_numbers_are_errors(value) -> None:
         ),
         (
             "gcp-dev",
-            lambda v: v[P + "cluster"].update({"networkCidr": "10.1.0.0/16"}),
-            "cluster.networkCidr: does nothing on gcp",
+            # GKE stacks create their network from networkCidr, unless the stack brings one.
+            lambda v: v[P + "cluster"].update({"networkCidr": "10.1.0.0/16", "network": "vpc"}),
+            "cluster.networkCidr: sizes the network the stack creates, and cluster.network brings one",
         ),
         (
             "azure-dev",

@@ -218,7 +218,8 @@ def test_private_gke_control_plane_reaches_kueues_webhook() -> None:
     assert fw.inputs["direction"] == "INGRESS"
     assert fw.inputs["sourceRanges"] == [p.config[P + "cluster"]["controlPlaneCidr"]]
     assert fw.inputs["allows"] == [{"protocol": "tcp", "ports": [str(KUEUE_WEBHOOK_PORT), "8082"]}]
-    assert fw.inputs["network"] == "default" and fw.inputs["project"] == "elastic-gpu-prod"
+    network = p.one("gcp:container/cluster:Cluster", "gpu-prod-gke").inputs["network"]
+    assert fw.inputs["network"] == network != "default" and fw.inputs["project"] == "elastic-gpu-prod"
     assert fw.provider and "pulumi:providers:gcp::gcp::" in fw.provider  # the stack's explicit provider
     release = p.one("kubernetes:helm.sh/v3:Release", "kueue-kueue")
     assert fw.urn in release.depends_on  # the webhook answers from the first object on

@@ -49,8 +49,13 @@ def test_the_spot_pool_is_one_compute_class_spot_first_with_node_pool_auto_creat
         ("g2", True, {"type": "nvidia-l4", "count": 1, "driverVersion": "default"}),
         ("g2", False, {"type": "nvidia-l4", "count": 1, "driverVersion": "default"}),
     ]
-    assert [p["nodeLabels"]["elastic-gpu.io/capacity"] for p in spec["priorities"]] == ["spot", "on-demand"]
-    assert {p["nodeLabels"]["elastic-gpu.io/pool"] for p in spec["priorities"]} == {"inference"}
+    # Labels in the reference's class-wide field, none per priority (GKE marks spot nodes gke-spot itself).
+    assert all("nodeLabels" not in p for p in spec["priorities"])
+    assert spec["nodePoolConfig"]["nodeLabels"] == {
+        "elastic-gpu.io/node-class": "gpu",
+        "elastic-gpu.io/pool": "inference",
+        "nvidia.com/gpu.present": "true",
+    }
     assert spec["priorities"][0]["storage"] == {"bootDiskSize": 100, "bootDiskType": "pd-balanced"}
     assert spec["nodePoolAutoCreation"] == {"enabled": True}
     assert spec["whenUnsatisfiable"] == "DoNotScaleUp"
@@ -322,3 +327,107 @@ def test_the_readme_table_is_what_simulate_says() -> None:
             f"{o.minutes_to_fallback} | {o.worst_case_nodes} nodes, ${o.worst_case_monthly_usd:,.0f}/month |"
         )
         assert row.replace(" min |", " |") in readme, row
+
+
+# --- node auto-provisioning: why the cluster keeps it, and what its auto-created nodes get ------------
+
+NAP_OFF_PROGRAM = """
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+gcp.container.Cluster("c1", location="us-central1", min_master_version="VERSION")
+k8s.apiextensions.CustomResource(
+    "l4", api_version="cloud.google.com/v1", kind="ComputeClass", metadata={"name": "l4"},
+    spec={"priorities": [{"machineFamily": "g2", "spot": True, "gpu": {"type": "nvidia-l4", "count": 1}}],
+          "nodePoolAutoCreation": {"enabled": True}, "whenUnsatisfiable": "DoNotScaleUp",
+          "autoscalingPolicy": {"consolidationDelayMinutes": 10}},
+)
+"""
+
+
+@pytest.mark.parametrize(
+    ("version", "says"),
+    [
+        ("1.35", "has node auto-provisioning off: GKE creates them with no cap, so the pool's maxSize holds nowhere"),
+        ("1.33.3-gke.1136000", "GKE creates them with no cap"),
+        ("1.33", "may run a version below 1.33.3-gke.1136000 (minMasterVersion '1.33'), where a ComputeClass needs it"),
+        ("1.32", "GKE creates no such node pool"),
+    ],
+)
+def test_without_auto_provisioning_the_gpu_limits_rule_says_what_the_version_does(tmp_path, version, says) -> None:
+    program = write_program(NAP_OFF_PROGRAM.replace("VERSION", version), tmp_path)
+    [v] = judge(run_preview("test", program)).of("gke-auto-provisioning-gpu-limits")
+    assert says in v.message
+
+
+def test_auto_created_nodes_get_the_node_account_and_network_tag_and_kueue_stays_on_the_general_pool() -> None:
+    p = stack_preview(STACK)
+    cluster = p.one("gcp:container/cluster:Cluster", "gpu-nap-gke").inputs
+    defaults = cluster["clusterAutoscaling"]["autoProvisioningDefaults"]
+    assert defaults["serviceAccount"] == "gpu-nap-nodes@elastic-gpu-prod.iam.gserviceaccount.com"
+    # Kueue's firewall rule targets the cluster's network tag: auto-created nodes carry it too.
+    tags = cluster["nodePoolAutoConfig"]["networkTags"]["tags"]
+    assert (
+        tags == p.one("gcp:compute/firewall:Firewall", "kueue-webhook").inputs["targetTags"] == ["elastic-gpu-gpu-nap"]
+    )
+    release = p.one("kubernetes:helm.sh/v3:Release", "kueue-kueue").inputs
+    assert release["values"]["controllerManager"]["nodeSelector"] == {"elastic-gpu.io/pool": "general"}
+
+
+def test_the_workloads_selector_is_met_by_the_documented_class_wide_node_labels() -> None:
+    import yaml
+
+    from tests.conftest import ROOT
+
+    crd = yaml.safe_load((ROOT / "tests/data/crds/cloud.google.com_computeclasses.yaml").read_text())
+    node_pool_config = crd["openAPIV3Schema"]["properties"]["spec"]["properties"]["nodePoolConfig"]
+    assert "nodeLabels" in node_pool_config["properties"]  # the field the ComputeClass reference lists
+    p = stack_preview(STACK)
+    [pool] = [r for r in p.of_type("elastic-gpu:index:SpotGpuPool") if r.name == "inference"]
+    [cc] = p.of_type(COMPUTE_CLASS)
+    spec = cc.inputs["spec"]
+    selector = dict(pool.inputs["workloadContract"]["nodeSelector"])
+    assert selector.pop("cloud.google.com/compute-class") == cc.inputs["metadata"]["name"]  # GKE's own label
+    labels = spec["nodePoolConfig"]["nodeLabels"]
+    assert selector and all(labels.get(k) == v for k, v in selector.items())
+    assert all("nodeLabels" not in prio for prio in spec["priorities"])
+    assert validate(cc.inputs | {"apiVersion": "cloud.google.com/v1", "kind": "ComputeClass"}) == []
+
+
+# --- cost: the expected figure (smallest fit) and the worst case (largest), apart ---------------------
+
+
+def test_simulate_gives_the_expected_figure_from_the_smallest_fit_and_the_worst_case_apart() -> None:
+    from elastic_gpu.cost import HOURS_PER_MONTH, node_price
+
+    [nap, _] = simulate(stack_preview(STACK))
+    data = nap.to_json()
+    assert data["expected_instance_types"] == ["g2-standard-4"]  # the pod asks 1 CPU, 4Gi: the smallest G2 fits
+    l4 = [("nvidia-l4", 1)]
+    smallest = node_price("gcp", "us-central1", "g2-standard-4", l4).on_demand
+    largest = node_price("gcp", "us-central1", "g2-standard-32", l4).on_demand
+    # 18 nodes (the shared nvidia-l4 cap), at the dearest capacity (on-demand) of the two priorities.
+    assert data["expected_monthly_usd"] == round(18 * smallest * HOURS_PER_MONTH, 2)
+    assert data["worst_case_monthly_usd"] == round(18 * largest * HOURS_PER_MONTH, 2)
+    assert data["expected_monthly_usd"] < data["worst_case_monthly_usd"]
+    [ca, _] = simulate(stack_preview("gcp-prod"))  # one machine type per node pool: no difference
+    assert ca.to_json()["expected_monthly_usd"] == ca.to_json()["worst_case_monthly_usd"]
+
+
+def test_cost_gives_the_expected_figure_and_the_worst_case(capsys) -> None:
+    import json
+
+    from elastic_gpu.__main__ import main
+
+    main(["cost", "--stack", STACK, "--gpu-hours", "100", "--json"])
+    [inference] = [p for p in json.loads(capsys.readouterr().out)["pools"] if p["pool"] == "inference"]
+    assert inference["priced_as"] == "g2-standard-4 + 1 x nvidia-l4"
+    assert inference["worst_case"]["priced_as"] == "g2-standard-32 + 1 x nvidia-l4"
+    assert inference["on_demand_cost"] < inference["worst_case"]["on_demand_cost"]
+    main(["cost", "--stack", STACK, "--gpu-hours", "100"])
+    assert "worst case, as g2-standard-32 + 1 x nvidia-l4: on-demand $173.44" in capsys.readouterr().out
+    from elastic_gpu.offline.report import cost_json, preview_cost
+
+    total = cost_json(preview_cost(stack_preview(STACK)))["total"]
+    assert total["expected_max_monthly"] < total["max_monthly"]
+    assert cost_json(preview_cost(stack_preview("gcp-prod")))["total"]["expected_max_monthly"] is None

@@ -209,13 +209,13 @@ def test_settings_without_effect_are_read_from_each_cloud() -> None:
     # config.IGNORED_SETTINGS names a Cloud flag, not clouds: the same refusals as the clouds' flags say.
     assert [(f, [c.name for c in all_clouds() if not getattr(c, f)]) for _, _, f, _ in IGNORED_SETTINGS] == [
         ("takes_autoscaler_settings", ["gcp"]),
-        ("creates_network", ["azure", "gcp"]),
+        ("creates_network", ["azure"]),
     ]
     values = stack_values("aws-dev")
     values[f"{PROJECT}:cluster"]["networkCidr"] = "10.1.0.0/16"
     values[f"{PROJECT}:autoscaler"] = {"scaleDownUnneededTime": "5m"}
     assert load_stack_config(values).cluster.network_cidr == "10.1.0.0/16"
     assert [p for p in _problems("azure-dev", networkCidr="10.1.0.0/16") if "does nothing" in p] == [
-        "cluster.networkCidr: does nothing on azure: only the AWS stack creates a network (a VPC); AKS uses Azure "
-        "CNI overlay and GKE the project's default network; remove it"
+        "cluster.networkCidr: does nothing on azure: only the AWS and GCP stacks create a network (a VPC); AKS "
+        "uses Azure CNI overlay; remove it"
     ]

@@ -99,3 +99,32 @@ def test_readme_support_table_is_generated() -> None:
     readme = (ROOT / "README.md").read_text()
     section = readme[readme.index(README_BEGIN) : readme.index(README_END) + len(README_END)]
     assert section == support_table(), "regenerate README's support table from versions.support_table()"
+
+
+@pytest.mark.parametrize(
+    ("channel", "policies", "says"),
+    [
+        ("REGULAR", {"kubernetes-version-not-end-of-life": "mandatory"}, "On release channel REGULAR 1.34 is a floor"),
+        (
+            "EXTENDED",
+            {"kubernetes-version-standard-support": "advisory"},
+            "On the EXTENDED channel GKE keeps the minor",
+        ),
+    ],
+)
+def test_gke_is_judged_by_the_version_its_channel_runs(program_dir, on_today, channel, policies, says) -> None:
+    values = stack_values("gcp-dev")
+    values[P + "cluster"].update(kubernetesVersion="1.34", releaseChannel=channel)  # standard support ended 2026-10-01
+    preview = run_preview("t", program_dir(values, stack="t"))
+    found = [v for v in run_policies(preview).violations if v.policy.startswith("kubernetes-")]
+    assert {v.policy: v.level for v in found} == policies
+    assert says in found[0].message
+
+
+def test_gke_says_the_version_is_a_floor_unless_the_channel_keeps_it(program_dir) -> None:
+    values = stack_values("gcp-dev")
+    [floor] = [w for w in run_preview("t", program_dir(values, stack="t")).warnings if "releaseChannel" in w]
+    assert floor.startswith("cluster.releaseChannel: REGULAR: GKE upgrades this cluster past Kubernetes 1.35")
+    assert "set releaseChannel: EXTENDED to keep 1.35" in floor
+    values[P + "cluster"]["releaseChannel"] = "EXTENDED"
+    assert not [w for w in run_preview("t", program_dir(values, stack="t")).warnings if "releaseChannel" in w]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -23,6 +24,7 @@ from elastic_gpu.cluster_handle import (
 from elastic_gpu.gcp import rules as gcp_rules
 from elastic_gpu.gcp.autoprovisioning import PROVISIONER
 from elastic_gpu.gcp.autoprovisioning.cluster import AutoProvisioningLimits, cluster_autoscaling_args
+from elastic_gpu.gcp.pools import node_network_tag
 from elastic_gpu.kubeconfig import exec_kubeconfig
 from elastic_gpu.validation import args_type_problems
 
@@ -34,8 +36,14 @@ DEFAULT_RELEASE_CHANNEL = "REGULAR"
 #: On GKE the cluster autoscaler is Google's: this profile scales down sooner and
 #: packs pods tighter than BALANCED, which suits GPU pools that should return to 0.
 AUTOSCALING_PROFILE = "OPTIMIZE_UTILIZATION"
-#: The default VPC network; the cluster is VPC-native (alias IPs) in it.
-DEFAULT_NETWORK = "default"
+#: Default None: the cluster creates its own VPC network (never the project's `default`); a name or self
+#: link joins that network instead.
+DEFAULT_NETWORK: str | None = None
+#: The nodes' range of the subnetwork the cluster creates (the stack's `cluster.networkCidr` default).
+DEFAULT_NODE_CIDR = "10.0.0.0/16"
+#: Secondary range names on the cluster's own subnetwork (ip_allocation_policy names them).
+PODS_RANGE = "pods"
+SERVICES_RANGE = "services"
 
 
 @documented
@@ -50,17 +58,32 @@ class GkeClusterArgs:
     zones: list[str]
     """Zones the node pools span (each `<region>-<letter>`)."""
     kubernetes_version: str
-    """Kubernetes minor, e.g. "1.33" (the control plane's minimum version)."""
+    """Kubernetes minor, e.g. "1.33": the cluster's initial version and a floor (minMasterVersion). On the
+    RAPID, REGULAR and STABLE channels GKE upgrades the cluster past it; only EXTENDED keeps it."""
     regional: bool = False
     """Default false: a zonal control plane in zones[0]; true: regional (replicated across zones)."""
     release_channel: str = DEFAULT_RELEASE_CHANNEL
-    """Default REGULAR: GKE upgrades the cluster within this channel."""
+    """Default REGULAR: GKE upgrades the cluster (minors too) as this channel moves; EXTENDED keeps the minor
+    until shortly before its end of extended support (billed past standard support)."""
     private_nodes: bool = False
     """Default false; true: nodes get no public IP and reach the internet through a Cloud NAT."""
     protect: bool = False
     """Default false; true sets GKE's deletion protection and Pulumi's protect (production)."""
-    network: str = DEFAULT_NETWORK
-    """Default "default": the VPC network the cluster joins."""
+    network: str | None = DEFAULT_NETWORK
+    """Default None: a custom-mode VPC network `<cluster_name>-net` and a subnetwork of `node_cidr` with
+    secondary ranges for Pods and Services (VPC-native) are created; a name or self link: the cluster joins
+    that network (GKE then allocates the Pod and Service ranges itself)."""
+    subnetwork: str | None = None
+    """With `network`: the subnetwork the nodes use (default None: GKE picks the network's one in the region)."""
+    node_cidr: str = DEFAULT_NODE_CIDR
+    """Without `network`: the primary range of the created subnetwork (the nodes' addresses)."""
+    node_service_account: str | None = None
+    """Default None: a service account `<cluster_name>-nodes` is created with roles/container.defaultNodeServiceAccount
+    alone, and every node runs as it (node pools, and node pools GKE auto-creates), never as the Compute
+    Engine default account. An email: the nodes run as that account (grant it that role yourself)."""
+    enable_services: bool = False
+    """Default false; true enables compute.googleapis.com and container.googleapis.com (and iam.googleapis.com
+    when the node service account is created) in the project first; they stay on after `pulumi destroy`."""
     tags: dict[str, str] = field(default_factory=dict)
     """GCP resource labels on the cluster."""
     public_access: bool = True
@@ -78,20 +101,50 @@ class GkeClusterArgs:
     def location(self) -> str:
         return self.region if self.regional else self.zones[0]
 
+    @property
+    def node_service_account_email(self) -> str:
+        """The email every node runs as: `node_service_account`, or the one the cluster creates (its email
+        follows from its id and project, so node-pool names can be derived from it before it exists)."""
+        if self.node_service_account is not None:
+            return self.node_service_account
+        return f"{gcp_rules.node_service_account_id(self.cluster_name)}@{self.project}.iam.gserviceaccount.com"
+
 
 def gke_cluster_problems(name: str, args: GkeClusterArgs) -> list[str]:
-    """The argument types and the zones of the region (the stack config's own rules, components/gcp/rules.py)."""
+    """The argument types, the zones of the region, the network and the node service account (the stack
+    config's own rules, components/gcp/rules.py)."""
     where = f"GkeCluster '{name}': GkeClusterArgs."
     if problems := args_type_problems(where, args):
         return problems
-    return gcp_rules.zone_problems(lambda i, _: f"{where}zones[{i}]", args.region, args.zones)
+    problems = gcp_rules.zone_problems(lambda i, _: f"{where}zones[{i}]", args.region, args.zones)
+    problems += gcp_rules.network_problems(
+        lambda key: where + ("node_cidr" if key == "network_cidr" else key),
+        network=args.network,
+        subnetwork=args.subnetwork,
+        node_cidr=args.node_cidr,
+        node_cidr_set=args.node_cidr != DEFAULT_NODE_CIDR,
+        control_plane_cidr=args.control_plane_cidr,
+        node_service_account=args.node_service_account,
+        ref=lambda key: "node_cidr" if key == "network_cidr" else key,
+    )
+    account_id = gcp_rules.node_service_account_id(args.cluster_name)
+    if args.node_service_account is None and not re.fullmatch(gcp_rules.SERVICE_ACCOUNT_ID_PATTERN, account_id):
+        problems.append(
+            f"{where}cluster_name: the node service account id {account_id!r} derived from it is not 6 to 30 "
+            "lowercase letters, digits and '-' starting with a letter; give node_service_account instead"
+        )
+    return problems
 
 
 @documented_component(GkeClusterArgs, handle=GkeClusterHandle)
 class GkeCluster(pulumi.ComponentResource):
     """A GKE Standard cluster with its default node pool removed.
 
-    Creates `gcp.container.Cluster` (regional or zonal, release channel,
+    Creates, unless the args bring their own, a custom-mode VPC network with one
+    subnetwork (Pod and Service ranges) and a node service account holding only
+    roles/container.defaultNodeServiceAccount, which every node pool of the cluster
+    runs as; with `enable_services` the project APIs it calls. Then
+    `gcp.container.Cluster` (regional or zonal, release channel,
     Workload Identity, VPC-native, optional private nodes, cluster autoscaling
     profile OPTIMIZE_UTILIZATION: on GKE the cluster autoscaler is managed, and
     this profile plus each pool's autoscaling is all of it); with private nodes a
@@ -123,6 +176,7 @@ class GkeCluster(pulumi.ComponentResource):
         tags: Mapping[str, str] | None = None,
         private_nodes: bool | None = None,
         provisioner: str | None = None,
+        node_service_account: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingGkeCluster:
         """A handle on a GKE Standard cluster this library did not create (see `ExistingGkeCluster`).
@@ -139,6 +193,9 @@ class GkeCluster(pulumi.ComponentResource):
         least (maxSize + fallbackMaxSize) x GPUs per node (components/gcp/autoprovisioning/cluster.py);
         GKE creates no node pool of a GPU type without a limit. The program cannot see those limits:
         check them with `gcloud container clusters describe <name> --format='value(autoscaling)'`.
+
+        `node_service_account`: the email the pools' nodes run as (a pool's own `node_identity` wins);
+        None leaves GKE's default, the Compute Engine default account.
         """
         return ExistingGkeCluster(
             resource_name,
@@ -151,6 +208,7 @@ class GkeCluster(pulumi.ComponentResource):
             tags=tags,
             private_nodes=private_nodes,
             provisioner=provisioner,
+            node_service_account=node_service_account,
             opts=opts,
         )
 
@@ -168,12 +226,74 @@ class GkeCluster(pulumi.ComponentResource):
             if args.private_nodes
             else None
         )
+        services = self._services(name, args)
+        after_services = pulumi.ResourceOptions(parent=self, depends_on=services)
+        self.node_service_account: str = args.node_service_account_email
+        node_identity: list[pulumi.Resource] = []
+        if args.node_service_account is None:
+            account = gcp.serviceaccount.Account(
+                f"{name}-nodes",
+                account_id=gcp_rules.node_service_account_id(args.cluster_name),
+                project=args.project,
+                display_name=f"GKE nodes of {args.cluster_name}",
+                opts=after_services,
+            )
+            node_identity.append(
+                gcp.projects.IAMMember(
+                    f"{name}-nodes-role",
+                    project=args.project,
+                    role=gcp_rules.NODE_SERVICE_ACCOUNT_ROLE,
+                    member=account.email.apply(lambda e: f"serviceAccount:{e}"),
+                    opts=child,
+                )
+            )
+        network: pulumi.Input[str]
+        subnetwork: pulumi.Input[str] | None
+        if args.network is None:
+            net = gcp.compute.Network(
+                f"{name}-net",
+                name=f"{args.cluster_name}-net",
+                project=args.project,
+                auto_create_subnetworks=False,
+                opts=after_services,
+            )
+            subnet = gcp.compute.Subnetwork(
+                f"{name}-subnet",
+                name=f"{args.cluster_name}-nodes",
+                project=args.project,
+                region=args.region,
+                network=net.id,
+                ip_cidr_range=args.node_cidr,
+                # Nodes without public IPs reach Google APIs (image pulls, logging) privately.
+                private_ip_google_access=True,
+                secondary_ip_ranges=[
+                    gcp.compute.SubnetworkSecondaryIpRangeArgs(
+                        range_name=PODS_RANGE, ip_cidr_range=gcp_rules.PODS_CIDR
+                    ),
+                    gcp.compute.SubnetworkSecondaryIpRangeArgs(
+                        range_name=SERVICES_RANGE, ip_cidr_range=gcp_rules.SERVICES_CIDR
+                    ),
+                ],
+                opts=child,
+            )
+            network, subnetwork = net.id, subnet.id
+            ip_allocation = gcp.container.ClusterIpAllocationPolicyArgs(
+                cluster_secondary_range_name=PODS_RANGE, services_secondary_range_name=SERVICES_RANGE
+            )
+        else:
+            network, subnetwork = args.network, args.subnetwork
+            ip_allocation = gcp.container.ClusterIpAllocationPolicyArgs()
+        #: The VPC network the cluster's nodes are in (firewall rules for them target it).
+        self.network: pulumi.Output[str] = pulumi.Output.from_input(network)
         self.cluster = gcp.container.Cluster(
             f"{name}-gke",
             name=args.cluster_name,
             project=args.project,
             location=args.location,
-            network=args.network,
+            network=network,
+            subnetwork=subnetwork,
+            # The default node pool lives only until the cluster exists; it too runs as the node account.
+            node_config=gcp.container.ClusterNodeConfigArgs(service_account=self.node_service_account),
             # Pools are separate NodePool resources; GKE needs one node to create the cluster.
             remove_default_node_pool=True,
             initial_node_count=1,
@@ -182,7 +302,7 @@ class GkeCluster(pulumi.ComponentResource):
             workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(
                 workload_pool=f"{args.project}.svc.id.goog"
             ),
-            ip_allocation_policy=gcp.container.ClusterIpAllocationPolicyArgs(),
+            ip_allocation_policy=ip_allocation,
             private_cluster_config=private,
             master_authorized_networks_config=gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(
                 cidr_blocks=[
@@ -196,16 +316,33 @@ class GkeCluster(pulumi.ComponentResource):
             else gcp.container.ClusterMasterAuthorizedNetworksConfigArgs(cidr_blocks=[])
             if not args.public_access
             else None,
-            cluster_autoscaling=cluster_autoscaling_args(args.auto_provisioning, args.zones, AUTOSCALING_PROFILE)
+            cluster_autoscaling=cluster_autoscaling_args(
+                args.auto_provisioning, args.zones, AUTOSCALING_PROFILE, self.node_service_account
+            )
             if args.auto_provisioning
             else gcp.container.ClusterClusterAutoscalingArgs(autoscaling_profile=AUTOSCALING_PROFILE),
+            # Node pools GKE auto-creates carry the cluster's network tag, as ours do (firewall rules target it).
+            node_pool_auto_config=gcp.container.ClusterNodePoolAutoConfigArgs(
+                network_tags=gcp.container.ClusterNodePoolAutoConfigNetworkTagsArgs(
+                    tags=[node_network_tag(args.cluster_name)]
+                )
+            )
+            if args.auto_provisioning
+            else None,
             deletion_protection=args.protect,
             resource_labels=args.tags,
-            opts=pulumi.ResourceOptions(parent=self, protect=args.protect),
+            opts=pulumi.ResourceOptions(
+                parent=self,
+                protect=args.protect,
+                depends_on=[*services, *node_identity],
+                # The default node pool's settings matter at creation only (the pool is then removed): a
+                # later change must not replace the cluster.
+                ignore_changes=["nodeConfig"],
+            ),
         )
         if args.private_nodes:
             router = gcp.compute.Router(
-                f"{name}-router", project=args.project, region=args.region, network=args.network, opts=child
+                f"{name}-router", project=args.project, region=args.region, network=network, opts=child
             )
             gcp.compute.RouterNat(
                 f"{name}-nat",
@@ -234,6 +371,22 @@ class GkeCluster(pulumi.ComponentResource):
         self.register_outputs(
             {"cluster_name": self.cluster_name, "location": self.location, "kubeconfig": self.kubeconfig}
         )
+
+    def _services(self, name: str, args: GkeClusterArgs) -> list[pulumi.Resource]:
+        """With `enable_services`: the project's APIs the stack calls, left on at destroy (other users)."""
+        if not args.enable_services:
+            return []
+        apis = [*gcp_rules.REQUIRED_SERVICES, *([gcp_rules.IAM_SERVICE] if args.node_service_account is None else [])]
+        return [
+            gcp.projects.Service(
+                f"{name}-{api.split('.')[0]}-api",
+                project=args.project,
+                service=api,
+                disable_on_destroy=False,
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            for api in apis
+        ]
 
     @property
     def zones(self) -> list[str]:
@@ -287,6 +440,7 @@ class ExistingGkeCluster(ExistingCluster):
         tags: Mapping[str, str] | None = None,
         private_nodes: bool | None = None,
         provisioner: str | None = None,
+        node_service_account: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         where = f"GkeCluster.existing '{resource_name}': "
@@ -302,6 +456,14 @@ class ExistingGkeCluster(ExistingCluster):
                 f"{where}provisioner: {provisioner!r} is not available on gcp; "
                 f"allowed: None, {', '.join(gcp_rules.PROVISIONERS)}"
             )
+        if node_service_account is not None and not (
+            isinstance(node_service_account, str)
+            and re.fullmatch(gcp_rules.SERVICE_ACCOUNT_PATTERN, node_service_account)
+        ):
+            problems.append(
+                f"{where}node_service_account: {node_service_account!r} is not a service account email; allowed: "
+                "<name>@<project>.iam.gserviceaccount.com"
+            )
         raise_if(problems, source=f"GkeCluster.existing '{resource_name}'")
         super().__init__(EXISTING_TYPE_TOKEN, resource_name, handle_inputs(zones, kubernetes_version), opts)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
@@ -310,6 +472,8 @@ class ExistingGkeCluster(ExistingCluster):
         self.private_nodes: bool | None = private_nodes
         #: "auto-provisioning": spot pools on this cluster are ComputeClasses (see `GkeCluster.existing`)
         self.provisioner: str | None = provisioner
+        #: the email the pools' nodes run as (None: GKE's default)
+        self.node_service_account: str | None = node_service_account
         self._plain_facts(zones, kubernetes_version, tags)
         self._use_provider(resource_name, k8s_provider, self._kubeconfig_from_cluster)
         self.register_outputs({"cluster_name": self.cluster_name, "location": self.location})

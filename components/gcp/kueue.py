@@ -88,6 +88,10 @@ class KueueDwsArgs:
     """Default: the pinned Kueue release in components/versions.py."""
     nodes: list[pulumi.Resource] = field(default_factory=list)
     """Node groups the Kueue controller runs on (the general pool's): the release waits for them."""
+    node_selector: dict[str, str] = field(default_factory=dict)
+    """The labels of the nodes the Kueue controller runs on (the chart's controllerManager.nodeSelector;
+    the stack gives the general pool's). Default {}: anywhere. Under node auto-provisioning a Kueue pod
+    that fits no node would otherwise make GKE create a node pool for it."""
 
 
 class KueueDws(pulumi.ComponentResource):
@@ -131,6 +135,7 @@ class KueueDws(pulumi.ComponentResource):
             version=args.chart_version,
             namespace=args.namespace,
             create_namespace=True,
+            values={"controllerManager": {"nodeSelector": dict(args.node_selector)}} if args.node_selector else None,
             opts=pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=before_release),
         )
         after = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release])

@@ -26,8 +26,14 @@ def _gke_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _service_account(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    # IAM names a project's service account <accountId>@<project>.iam.gserviceaccount.com.
+    return {"email": f"{inputs.get('accountId')}@{inputs.get('project')}.iam.gserviceaccount.com"}
+
+
 RESOURCE_MOCKS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
     "gcp:container/cluster:Cluster": _gke_cluster,
+    "gcp:serviceaccount/account:Account": _service_account,
 }
 
 #: Invoke token -> the answer GKE would give (derived only from the arguments).

@@ -138,6 +138,8 @@ class _PoolSpec:
     disk_size_gib: int
     accelerator: gcp.container.NodePoolNodeConfigGuestAcceleratorArgs | None = None
     queued: bool = False
+    #: a queued-provisioning node's run time, "<seconds>s" (nodeConfig.maxRunDuration)
+    max_run_duration: str | None = None
     #: the pool's own service account, image type and kubelet settings (NodePoolNodeConfigKubeletConfigArgs)
     service_account: str | None = None
     image_type: pulumi.Input[str] | None = None
@@ -155,6 +157,8 @@ class _PoolSpec:
                 "guestAccelerators": _accelerator_fields(acc),
                 "oauthScopes": OAUTH_SCOPES,
                 "reservationAffinity": QUEUED_RESERVATION_AFFINITY if self.queued else None,
+                # Only when set (queued pools), so the names of the other pools do not change.
+                **({"maxRunDuration": self.max_run_duration} if self.max_run_duration else {}),
                 # Only when set, so the names of pools without one do not change.
                 **({"serviceAccount": self.service_account} if self.service_account else {}),
             },
@@ -206,6 +210,7 @@ def _node_pool(
             # Queued provisioning takes flex-start capacity: GKE's DWS docs set both
             # --enable-queued-provisioning and --flex-start on such a pool.
             flex_start=True if spec.queued else None,
+            max_run_duration=spec.max_run_duration,
             reservation_affinity=gcp.container.NodePoolNodeConfigReservationAffinityArgs(
                 consume_reservation_type=QUEUED_RESERVATION_AFFINITY
             )
@@ -290,12 +295,31 @@ def _override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> l
     return problems + kubelet_problems(where, args, "gcp", KUBELET_KEYS)
 
 
+def node_service_account(args: GeneralPoolArgs | SpotGpuPoolArgs) -> str | None:
+    """The account the pool's nodes run as: the pool's own `node_identity`, else the cluster's node service
+    account (the handle's optional `node_service_account`; GkeCluster creates one), else None (GKE's
+    default: the Compute Engine default account)."""
+    if isinstance(args.node_identity, str):
+        return args.node_identity
+    account = getattr(args.cluster, "node_service_account", None)  # optional handle attribute
+    return account if isinstance(account, str) else None
+
+
 def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]:
     return {
-        "service_account": args.node_identity,
+        "service_account": node_service_account(args),
         "image_type": args.image,
         "kubelet_config": kubelet_args(args, KUBELET_KEYS),
     }
+
+
+def max_run_duration(args: SpotGpuPoolArgs) -> str:
+    """A queued-provisioning node's nodeConfig.maxRunDuration: the pool's hours (default the most, 168), in
+    the API's "<seconds>s" form."""
+    from elastic_gpu.gcp.rules import DEFAULT_DWS_MAX_RUN_HOURS
+
+    hours = args.max_run_hours if args.max_run_hours is not None else DEFAULT_DWS_MAX_RUN_HOURS
+    return f"{hours * 3600}s"
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
@@ -314,6 +338,7 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
         queued=args.queued_provisioning,
         min_size=args.min_size,
         spot=args.spot,
+        max_run_hours=args.max_run_hours,
     )
 
 
@@ -412,6 +437,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
             disk_size_gib=args.disk_size_gib,
             accelerator=accelerator,
             queued=queued,
+            max_run_duration=max_run_duration(args) if queued else None,
             **_node_settings(args),
         )
 

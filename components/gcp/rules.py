@@ -55,6 +55,86 @@ NODES_PER_POOL_ZONE = 1000
 DISK_GIB = Bounds(10, 65536, "GKE node boot disk")
 
 
+#: The cluster's own network (when the stack does not bring one): a custom-mode VPC and one subnetwork whose
+#: primary range (the nodes') is `cluster.networkCidr`, with two secondary ranges GKE takes for Pods and
+#: Services (VPC-native). The two are GKE's own defaults in size (a /14 for Pods, a /20 for Services,
+#: cloud.google.com/kubernetes-engine/docs/concepts/alias-ips), placed outside 10.0.0.0/16, the default
+#: networkCidr; none may overlap another or the control plane's /28.
+PODS_CIDR = "10.4.0.0/14"
+SERVICES_CIDR = "10.8.0.0/20"
+#: The IAM role a GKE node's service account needs and nothing more (logging, monitoring, image pulls from
+#: the project; GKE "Configure GKE node service accounts": "Grant the minimum required role for GKE").
+NODE_SERVICE_ACCOUNT_ROLE = "roles/container.defaultNodeServiceAccount"
+#: A Google service account email: `<name>@<project>.iam.gserviceaccount.com`, or the Compute Engine default
+#: `<number>-compute@developer.gserviceaccount.com`.
+SERVICE_ACCOUNT_PATTERN = r"[a-z0-9][a-z0-9-]{0,62}@[a-z0-9][a-z0-9.-]*\.gserviceaccount\.com"
+#: A service account id: 6 to 30 lowercase letters, digits and hyphens, starting with a letter (IAM
+#: projects.serviceAccounts.create: accountId). The cluster's own node account is `<cluster>-nodes`.
+SERVICE_ACCOUNT_ID_PATTERN = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
+#: The APIs a GKE stack calls, which a new project has off (cluster.enableServices turns them on).
+REQUIRED_SERVICES = ("compute.googleapis.com", "container.googleapis.com")
+#: With the cluster's own node service account: creating one needs the IAM API.
+IAM_SERVICE = "iam.googleapis.com"
+
+
+def node_service_account_id(cluster_name: str) -> str:
+    """The id of the node service account a cluster declares for itself."""
+    return f"{cluster_name}-nodes"
+
+
+def network_problems(
+    field: Callable[[str], str],
+    *,
+    network: str | None,
+    subnetwork: str | None,
+    node_cidr: str,
+    node_cidr_set: bool,
+    control_plane_cidr: str,
+    node_service_account: str | None,
+    ref: Callable[[str], str] | None = None,
+) -> list[str]:
+    """The cluster's network and node identity, for the stack config and GkeClusterArgs alike: a
+    subnetwork only with its network; no node range for a network the stack does not create; ranges
+    that do not overlap; a service account given as its email. `field(snake_name)` spells a setting."""
+    import ipaddress
+
+    ref = ref or field  # how another setting is named inside a message
+    problems: list[str] = []
+    if subnetwork is not None and network is None:
+        problems.append(
+            f"{field('subnetwork')}: {subnetwork!r} needs {ref('network')}, the VPC network it belongs to "
+            "(got no network)"
+        )
+    if network is not None and node_cidr_set:
+        problems.append(
+            f"{field('network_cidr')}: sizes the network the stack creates, and {ref('network')} brings one "
+            f"({network!r}); remove {ref('network_cidr')}"
+        )
+    if network is None:
+        ranges = {field("network_cidr"): node_cidr, "Pods": PODS_CIDR, "Services": SERVICES_CIDR}
+        ranges[ref("control_plane_cidr")] = control_plane_cidr
+        try:
+            nets = {k: ipaddress.ip_network(v) for k, v in ranges.items()}
+        except ValueError:
+            nets = {}  # reported by the range's own check
+        names = list(nets)
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                if nets[a].overlaps(nets[b]):
+                    # The message starts with the setting the user can change.
+                    mine, other = (b, a) if a in ("Pods", "Services") else (a, b)
+                    problems.append(
+                        f"{mine}: {ranges[mine]} overlaps {other} ({ranges[other]}); the cluster's subnetwork takes "
+                        f"the nodes' range, Pods {PODS_CIDR} and Services {SERVICES_CIDR}; allowed: a range outside"
+                    )
+    if node_service_account is not None and not re.fullmatch(SERVICE_ACCOUNT_PATTERN, node_service_account):
+        problems.append(
+            f"{field('node_service_account')}: {node_service_account!r} is not a service account email; allowed: "
+            "<name>@<project>.iam.gserviceaccount.com"
+        )
+    return problems
+
+
 #: Compute Engine machine type names: `<series>-<type>[-<vCPUs>...]`, the series of the machine families
 #: (cloud.google.com/compute/docs/machine-resource: general purpose C4/C4A/C4D/C3/C3D/E2/N4/N2/N2D/N1/T2D/T2A,
 #: compute-optimized H3/H4D/C2/C2D, memory-optimized X4/M4/M3/M2/M1, accelerator A4/A3/A2/G4/G2, storage Z3),
@@ -69,6 +149,11 @@ MACHINE_TYPE_SOURCE = "Compute Engine machine families"
 GENERAL_POOL_TYPES = (1, "a GKE node pool has one machine type, so a second one would be ignored; give one")
 #: GKE runs its own autoscaler: the stack's `autoscaler` section is refused on gcp (config.IGNORED_SETTINGS).
 AUTOSCALER_DURATIONS: dict[str, Bounds] = {}
+#: A queued-provisioning (flex-start) node's run time, nodeConfig.maxRunDuration: flex-start capacity is
+#: held "for up to seven days" (GKE concepts/dws), which is also what a node gets without the setting. The
+#: default keeps that most, now declared; a pool sets less to bound what a stuck job can hold.
+DWS_MAX_RUN_HOURS = Bounds(1, 168, "GKE flex-start nodes run at most seven days")
+DEFAULT_DWS_MAX_RUN_HOURS = DWS_MAX_RUN_HOURS.high
 #: GKE GPU sharing `maxSharedClientsPerGpu`: 2 to 48 (GKE ComputeClass reference, gpuSharing).
 TIME_SLICING_REPLICAS = Bounds(2, 48, "GKE maxSharedClientsPerGpu is 2 to 48")
 
@@ -80,7 +165,11 @@ def gpus_per_node_selects(pool: GpuPoolConfig) -> bool:
 
 
 def warnings(cfg: StackConfig) -> list[str]:
-    return []
+    """What the stack's Kubernetes version means on its release channel (a floor, except on EXTENDED)."""
+    from elastic_gpu.gcp.versions import floor_warning
+
+    found = floor_warning(cfg.cluster.kubernetes_version, cfg.cluster.release_channel)
+    return [f"cluster.releaseChannel: {found}"] if found else []
 
 
 #: Which machine family each GPU attaches to (cloud.google.com/compute/docs/gpus).
@@ -138,6 +227,15 @@ def private_endpoint_problems(cfg: StackConfig) -> list[str]:
 def validate(cfg: StackConfig) -> list[str]:
     problems: list[str] = private_endpoint_problems(cfg)
     c = cfg.cluster
+    problems += network_problems(
+        lambda key: f"cluster.{to_camel(key)}",
+        network=c.network,
+        subnetwork=c.subnetwork,
+        node_cidr=c.network_cidr,
+        node_cidr_set="network_cidr" in c.model_fields_set,
+        control_plane_cidr=c.control_plane_cidr,
+        node_service_account=c.node_service_account,
+    )
     region = c.region
     if region not in REGIONS:
         return [*problems, f"cluster.region: {region!r} is not a GCP region; allowed: {', '.join(REGIONS)}"]
@@ -195,6 +293,7 @@ def _pool_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> list[st
         queued=pool.queued_provisioning,
         min_size=pool.min_size,
         spot=pool.spot,
+        max_run_hours=pool.max_run_hours,
     )
     return problems
 
@@ -208,6 +307,7 @@ def node_pool_problems(
     queued: bool,
     min_size: int,
     spot: bool,
+    max_run_hours: int | None = None,
 ) -> list[str]:
     """A GKE GPU node pool's rules, for the stack config and SpotGpuPoolArgs alike: one machine type, the
     GPU count it takes, and queued provisioning's capacity; `field(snake_name)` spells a setting."""
@@ -224,6 +324,13 @@ def node_pool_problems(
             problems.append(
                 f"{field(gpus_key)}: {row.name!r} takes {', '.join(map(str, allowed))} x {row.model.name} (got {gpus})"
             )
+    if max_run_hours is not None and not queued:
+        problems.append(
+            f"{field('max_run_hours')}: bounds how long a queued-provisioning (flex-start) node runs; set "
+            f"{field('queued_provisioning')}: true or remove it (got {max_run_hours})"
+        )
+    elif max_run_hours is not None:
+        problems += bounds_problems(field("max_run_hours"), max_run_hours, DWS_MAX_RUN_HOURS, " h")
     if queued:
         if min_size > 0:
             problems.append(

@@ -15,6 +15,7 @@ from elastic_gpu.gcp.cluster import GkeCluster, GkeClusterArgs
 from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs, WebhookFirewall, cluster_queue_quota
 from elastic_gpu.gcp.pools import node_network_tag
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.scheduling import POOL_LABEL
 
 
 def _gpu_count(cfg: StackConfig, pool: GpuPoolConfig) -> int | None:
@@ -35,6 +36,7 @@ def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
         "gpu_count": _gpu_count(cfg, p),
         "gpu_driver_version": p.gpu_driver_version,
         "queued_provisioning": p.queued_provisioning,
+        "max_run_hours": p.max_run_hours,
     }
 
 
@@ -65,6 +67,11 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
             public_access=c.api_access.public,
             authorized_networks=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
             control_plane_cidr=c.control_plane_cidr,
+            network=c.network,
+            subnetwork=c.subnetwork,
+            node_cidr=c.network_cidr,
+            node_service_account=c.node_service_account,
+            enable_services=c.enable_services,
             auto_provisioning=limits_for(cfg) if cfg.provisioner == PROVISIONER else None,
         ),
         opts=opts,
@@ -83,7 +90,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         firewall = (
             WebhookFirewall(
                 project=c.project,
-                network=cluster.args.network,
+                network=cluster.network,
                 control_plane_cidr=c.control_plane_cidr,
                 target_tags=[node_network_tag(cluster.cluster_name)],
             )
@@ -96,6 +103,9 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
                 provider=cluster.provider,
                 quota=cluster_queue_quota([p.args for p in parts.gpu_pools if p.args.queued_provisioning]),
                 nodes=parts.general.nodes,
+                # Kueue runs on the general pool: with node auto-provisioning on, GKE would create a node
+                # pool for a Kueue pod that fits nowhere else.
+                node_selector={POOL_LABEL: parts.general.labels[POOL_LABEL]},
                 queue_namespaces=list(cfg.kueue.namespaces) if cfg.kueue else ["default"],
                 webhook_firewall=firewall,
             ),

@@ -133,7 +133,7 @@ def _round(value: float | None, digits: int = 6) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def _cost_row_json(c: PoolCost) -> dict[str, Any]:
+def _cost_row_json(c: PoolCost, expected: PoolCost | None = None) -> dict[str, Any]:
     return {
         "pool": c.pool.pool,
         "node_group": c.pool.label,
@@ -157,6 +157,8 @@ def _cost_row_json(c: PoolCost) -> dict[str, Any]:
         "gap": c.gap,
         "upper_bound": c.on_demand_bound,
         "cap_group": c.pool.cap_group,
+        "expected_priced_as": None if expected is None else expected.price.label,
+        "expected_max_monthly": None if expected is None else _round(expected.max_monthly, 2),
     }
 
 
@@ -166,10 +168,12 @@ def cost_json(cost: StackCost) -> dict[str, Any]:
         "table": TABLE_PATH,
         "hours_per_month": HOURS_PER_MONTH,
         "regions": _regions(cost),
-        "pools": [_cost_row_json(c) for c in cost.pools],
+        "pools": [_cost_row_json(c, cost.expected.get(c.pool.label)) for c in cost.pools],
         "total": {
             "idle_monthly": round(cost.idle_monthly, 2),
             "max_monthly": round(cost.max_monthly, 2),
+            # the same, with GKE's auto-created pools at the smallest machine type that fits their workload
+            "expected_max_monthly": _round(cost.expected_max_monthly, 2),
             "idle_excludes": cost.idle_excludes,
             "max_excludes": cost.max_excludes,
         },
@@ -258,6 +262,13 @@ def render_cost(cost: StackCost) -> list[str]:
     if any(c.on_demand_bound for c in cost.pools):
         lines.append(f"  Upper bound: {FLEX_START_PRICING}.")
     lines += [f"  Shared cap: {line}." for line in cost.shared_caps]
+    if cost.expected_max_monthly is not None:
+        types = sorted({c.price.label for c in cost.expected.values()})
+        lines.append(
+            f"  Expected at max size: {money(cost.expected_max_monthly)}/month, with the auto-created pools at the "
+            f"smallest machine type that fits their workload ({'; '.join(types)}), as GKE picks it; the total "
+            "above is the worst case (each at its largest)."
+        )
     lines += [f"  n/a: {hint}" for hint in cost.hints]
     return lines
 
@@ -348,6 +359,14 @@ def work_json(stack: str, gpu_hours: float, works: list[PoolWork]) -> dict[str, 
                 "saving_pct": _round(w.saving_pct, 2) if w else None,
                 "source": p.price.source,
                 "date": p.price.date,
+                # a pool GKE sizes per pod: the figures above at the smallest type that fits, these at its largest
+                "worst_case": None
+                if p.worst_price is None
+                else {
+                    "priced_as": p.worst_price.label,
+                    "on_demand_cost": _round(p.worst_work.on_demand_cost, 2) if p.worst_work else None,
+                    "spot_cost": _round(p.worst_work.spot_cost, 2) if p.worst_work else None,
+                },
             }
         )
     return {
@@ -414,5 +433,17 @@ def render_work(stack: str, gpu_hours: float, works: list[PoolWork]) -> str:
     )
     if any(p.flex_start for p in works):
         lines.append(f"  Upper bound: {FLEX_START_PRICING}.")
+    for p in works:
+        if p.worst_price is not None:
+            worst = p.worst_work
+            figures = (
+                f"on-demand {money(worst.on_demand_cost, 2)}, spot {money(worst.spot_cost, 2)}"
+                if worst is not None and p.spot
+                else f"on-demand {money(worst.on_demand_cost if worst else None, 2)}"
+            )
+            lines.append(
+                f"  Expected: {p.pool} is priced as {p.price.label}, the smallest machine type that fits its workload "
+                f"(GKE creates it per pod); worst case, as {p.worst_price.label}: {figures}."
+            )
     lines += [f"  n/a: {hint}" for hint in price_hints([(p.price, p.region, p.spot) for p in works])]
     return "\n".join(lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy
 
-from elastic_gpu.clouds import all_clouds
+from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.versions import SupportStatus, support_status
 
 #: The cluster resource of each cloud and the input that carries its Kubernetes version (its versions part).
@@ -22,8 +22,12 @@ def cluster_support(args: ResourceValidationArgs) -> SupportStatus | None:
     if found is None:
         return None
     cloud, key = found
-    version = (args.props or {}).get(key)
-    return support_status(cloud, version) if isinstance(version, str) and version else None
+    props = args.props or {}
+    version = props.get(key)
+    status = support_status(cloud, version) if isinstance(version, str) and version else None
+    # The version that will run, where the cloud says more than the declared one (GKE: its release channel).
+    running = getattr(get_cloud(cloud).versions, "running_support", None)  # optional part of a cloud's versions
+    return running(status, props) if status is not None and running is not None else status
 
 
 def validate_in_standard_support(args: ResourceValidationArgs, report: ReportViolation) -> None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from elastic_gpu.clouds import get_cloud
-from elastic_gpu.cost import Overrides, node_price
+from elastic_gpu.cost import Overrides, node_price, smallest_fit
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.price_overrides import price_overrides
 from elastic_gpu.offline.runner import Preview
@@ -118,6 +118,10 @@ class PoolOutcome:
     fit_notes: list[str] = field(default_factory=list)
     #: queued provisioning (GKE DWS): nodes come when the queue admits the workload, with no bound
     queued: str | None = None
+    #: the worst case's nodes priced as the smallest type of each group that fits the pod (what a provisioner
+    #: that sizes nodes per pod, GKE node pool auto-creation, launches); the worst case prices the largest
+    expected_monthly_usd: float | None = None
+    expected_instance_types: list[str] = field(default_factory=list)
 
     @property
     def breaks_promise(self) -> bool:
@@ -169,6 +173,8 @@ class PoolOutcome:
             "worst_case_monthly_usd": None
             if self.worst_case_monthly_usd is None
             else round(self.worst_case_monthly_usd, 2),
+            "expected_monthly_usd": None if self.expected_monthly_usd is None else round(self.expected_monthly_usd, 2),
+            "expected_instance_types": self.expected_instance_types,
             "price_notes": self.price_notes,
         }
 
@@ -193,8 +199,13 @@ def pool_contracts(preview: Preview) -> list[WorkloadContract]:
 
 
 def _worst_case(
-    groups: list[NodeTemplate], cloud: str, overrides: Overrides | None = None
+    groups: list[NodeTemplate],
+    cloud: str,
+    overrides: Overrides | None = None,
+    types_of: Callable[[NodeTemplate], list[str]] = lambda g: g.instance_types,
 ) -> tuple[int, float | None, list[str]]:
+    """Every group at its max, each priced as the dearest of `types_of(group)` (default: every type it may
+    launch) and of its capacities."""
     # Groups that share a cap (limit_group) count it once, at the dearest of them and of their types.
     capped: dict[str, list[NodeTemplate]] = {}
     for g in groups:
@@ -206,7 +217,7 @@ def _worst_case(
     for unit in units:
         hourlies = []
         for g in unit:
-            for instance_type in g.instance_types:
+            for instance_type in types_of(g):
                 price = node_price(cloud, g.region, instance_type, g.accelerators, overrides)
                 hourly = price.hourly(g.capacity == "spot")
                 if hourly is None and price.on_demand is not None:
@@ -216,13 +227,19 @@ def _worst_case(
                     notes.append(f"{g.group}: no price for {', '.join(price.missing)} in {g.region}")
                     return nodes, None, notes
                 hourlies.append(hourly)
-        if len(unit) > 1 or len(unit[0].instance_types) > 1:
+        if len(unit) > 1 or len(types_of(unit[0])) > 1:
             notes.append(
                 f"{', '.join(g.group for g in unit)}: {unit[0].max_size} nodes in all (the cap they share), "
                 "each priced as the dearest of their instance types and capacities"
             )
         total += unit[0].max_size * max(hourlies) * HOURS_PER_MONTH
     return nodes, total, notes
+
+
+def _smallest_fit(cloud: str, group: NodeTemplate, pod: PodShape) -> str:
+    """The smallest type the group may launch that holds the pod's CPU and memory (its node template's
+    type when the catalog knows none that fits)."""
+    return smallest_fit(cloud, group.instance_types, pod.requests) or group.instance_type
 
 
 def _blocked(pod: PodShape, group: NodeTemplate, kueue: str | None) -> str | None:
@@ -255,6 +272,9 @@ def simulate_pod(
     own = [t for t in templates if t.pool == reached_pool]
     # Priced as the preview prices them: the table, and the program's `elastic-gpu:prices` overrides.
     nodes, monthly, notes = _worst_case(own, settings.cloud, price_overrides(preview))
+    # Expected: where a group may launch several types, the smallest that fits the pod (GKE auto-creation).
+    expected_types = {g.group: _smallest_fit(settings.cloud, g, pod) for g in own}
+    _, expected, _ = _worst_case(own, settings.cloud, price_overrides(preview), lambda g: [expected_types[g.group]])
     if not order:
         why = "; ".join(
             f"{t.group}: {_blocked(pod, t, kueue) if t in scaled else 'not a group the autoscaler lists (--nodes)'}"
@@ -273,6 +293,8 @@ def simulate_pod(
             nodes,
             monthly,
             notes,
+            expected_monthly_usd=expected,
+            expected_instance_types=sorted(set(expected_types.values())),
         )
     first = order[0]
     fallback = next((g for g in order if g.capacity != "spot"), None) if first.capacity == "spot" else None
@@ -302,6 +324,8 @@ def simulate_pod(
         price_notes=notes,
         minutes_to_first_node=None if queued else _combine(list(figures.values())),
         scenarios={} if queued else figures,
+        expected_monthly_usd=expected,
+        expected_instance_types=sorted(set(expected_types.values())),
         max_minutes_to_fallback=promise,
         timing_source=settings.machine.source
         if len(per_regime) == 1
@@ -479,6 +503,11 @@ def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
         lines.append(f"  back to zero:      {_minutes(o.minutes_to_zero)} after the pod ends")
         money = "n/a" if o.worst_case_monthly_usd is None else f"${o.worst_case_monthly_usd:,.0f}/month"
         lines.append(f"  worst case:        {o.worst_case_nodes} nodes, {money}")
+        if o.expected_monthly_usd is not None and o.expected_monthly_usd != o.worst_case_monthly_usd:
+            lines.append(
+                f"  expected:          {o.worst_case_nodes} nodes, ${o.expected_monthly_usd:,.0f}/month as "
+                f"{', '.join(o.expected_instance_types)} (the smallest type that fits the pod)"
+            )
         lines += [f"  note: {n}" for n in o.price_notes]
     return "\n".join([*lines, "", *_summary(outcomes)])
 

@@ -122,15 +122,19 @@ def limits_for(cfg: StackConfig) -> AutoProvisioningLimits:
 
 
 def cluster_autoscaling_args(
-    limits: AutoProvisioningLimits, zones: list[str], profile: str
+    limits: AutoProvisioningLimits, zones: list[str], profile: str, service_account: str
 ) -> gcp.container.ClusterClusterAutoscalingArgs:
-    """Node auto-provisioning on, within `limits`, in the cluster's zones, with the node pools' defaults."""
+    """Node auto-provisioning on, within `limits`, in the cluster's zones, with the node pools' defaults:
+    the cluster's node service account (without it GKE uses the Compute Engine default account), and
+    the node pools' scopes, disk and management. (The nodes' network tag is the cluster's
+    nodePoolAutoConfig, components/gcp/cluster.py.)"""
     return gcp.container.ClusterClusterAutoscalingArgs(
         enabled=True,
         autoscaling_profile=profile,
         resource_limits=limits.resource_limits(),
         auto_provisioning_locations=list(zones),
         auto_provisioning_defaults=gcp.container.ClusterClusterAutoscalingAutoProvisioningDefaultsArgs(
+            service_account=service_account,
             oauth_scopes=OAUTH_SCOPES,
             disk_type=DISK_TYPE,
             management=gcp.container.ClusterClusterAutoscalingAutoProvisioningDefaultsManagementArgs(

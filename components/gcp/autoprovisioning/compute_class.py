@@ -27,12 +27,19 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_gpu
-from elastic_gpu.gcp.pools import COMPUTE_CLASS_API, NO_PLACE_ON_GKE, WHEN_UNSATISFIABLE, compute_class_name
+from elastic_gpu.gcp.pools import (
+    COMPUTE_CLASS_API,
+    NO_PLACE_ON_GKE,
+    WHEN_UNSATISFIABLE,
+    compute_class_name,
+    node_service_account,
+)
 from elastic_gpu.gcp.rules import machine_family
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_overrides import unsupported
 from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import (
+    CAPACITY_LABEL,
     GKE_COMPUTE_CLASS_KEY,
     GKE_GPU_TAINT,
     NODE_CLASS_GPU,
@@ -99,6 +106,15 @@ def _taints(name: str, args: SpotGpuPoolArgs) -> list[Taint]:
     return sorted(set(args.extra_taints))
 
 
+def class_node_labels(name: str, args: SpotGpuPoolArgs) -> dict[str, str]:
+    """The labels on every node GKE creates for the class, in the reference's `nodePoolConfig.nodeLabels`
+    (the class-wide field; a priority has none there): the pool's own without the capacity label, which
+    differs per priority (GKE marks spot nodes `cloud.google.com/gke-spot: "true"` itself)."""
+    labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=False)
+    labels.pop(CAPACITY_LABEL)
+    return labels | dict(args.extra_labels)
+
+
 def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
     """The ComputeClass of a pool under auto-provisioning (see the module docstring for each field)."""
     capacities = [True, False] if args.on_demand_fallback else [args.spot]
@@ -110,14 +126,17 @@ def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
                 "spot": spot,
                 "gpu": _gpu(args),
                 "storage": {"bootDiskSize": args.disk_size_gib, "bootDiskType": BOOT_DISK_TYPE},
-                "nodeLabels": node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | dict(args.extra_labels),
             }
             if taints := _taints(name, args):
                 priority["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints]
             priorities.append(priority)
-    node_pool_config: dict[str, Any] = {"autoRepair": True, "autoUpgrade": True}
-    if isinstance(args.node_identity, str):
-        node_pool_config["serviceAccount"] = args.node_identity
+    node_pool_config: dict[str, Any] = {
+        "autoRepair": True,
+        "autoUpgrade": True,
+        "nodeLabels": class_node_labels(name, args),
+    }
+    if account := node_service_account(args):
+        node_pool_config["serviceAccount"] = account
     if isinstance(args.image, str):
         node_pool_config["imageType"] = args.image.lower()
     return {
@@ -132,8 +151,9 @@ def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
 
 def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
     """Select the ComputeClass (`cloud.google.com/compute-class: <class>`, GKE's node selector for it)
-    and the pool label; tolerate GKE's GPU taint and the class taint (GKE taints auto-created nodes
-    for a toleration that matches a selected label: node-auto-provisioning concepts, "Node metadata")."""
+    and the pool label (the class's nodePoolConfig.nodeLabels puts it on every node); tolerate GKE's GPU
+    taint and the class taint (GKE taints auto-created nodes for a toleration that matches a selected
+    label: node-auto-provisioning concepts, "Node metadata")."""
     compute_class = compute_class_name(name)
     taints = sorted({GKE_GPU_TAINT, gke_compute_class_taint(compute_class), *_taints(name, args)})
     return WorkloadContract(
@@ -147,6 +167,11 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """What a pool under auto-provisioning cannot say: one machine family, the GPU count each type
     takes, no queued provisioning here (a DWS pool keeps its node pool), GKE node image names."""
     problems = unsupported(where, args, "gcp", NO_PLACE_ON_GKE)
+    if args.max_run_hours is not None:
+        problems.append(
+            f"{where}max_run_hours: bounds how long a queued-provisioning (flex-start) node runs; set "
+            f"queued_provisioning: true or remove it (got {args.max_run_hours})"
+        )
     if args.kubelet_config:
         problems.append(
             f"{where}kubelet_config: not mapped to a ComputeClass (priorities[].nodeSystemConfig) yet under "
@@ -180,7 +205,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         spec=compute_class_spec(name, args),
         opts=pulumi.ResourceOptions(parent=parent, provider=cluster.provider),
     )
-    first = compute_class_spec(name, args)["priorities"][0]["nodeLabels"]
+    first = class_node_labels(name, args)
     return BuiltPool(
         node_groups=[],
         taints=sorted({GKE_GPU_TAINT, *_taints(name, args)}),

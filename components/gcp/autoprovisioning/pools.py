@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from elastic_gpu.gcp import GKE_CLUSTER
-from elastic_gpu.gcp.autoprovisioning.spec import auto_creates, priority_group, priority_machine_types
+from elastic_gpu.gcp.autoprovisioning.spec import auto_creates, class_labels, priority_group, priority_machine_types
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_view import PoolView, StackResource, known
 from elastic_gpu.scheduling import GKE_GPU_TAINT, POOL_LABEL, Taint
@@ -29,7 +29,7 @@ def compute_class_pools(name: str, props: Mapping[str, Any]) -> Iterator[PoolVie
         rows = sorted(
             (row for t in types if (row := gpu_instance_type("gcp", t))), key=lambda r: (-r.vcpus, -r.memory_gib)
         )
-        labels = dict(priority.get("nodeLabels") or {})
+        labels = class_labels(spec, priority)
         accelerator = gpu.get("type")
         yield PoolView(
             cloud="gcp",

@@ -27,7 +27,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS
 from elastic_gpu.gcp.autoprovisioning.pools import cluster_limits
-from elastic_gpu.gcp.autoprovisioning.spec import auto_creates
+from elastic_gpu.gcp.autoprovisioning.spec import AUTO_CREATION_WITHOUT_NAP, auto_creates, auto_creation_needs_nap
 from elastic_gpu.policy_rules._base import config, props_of, schema
 from elastic_gpu.policy_rules.scope import judged
 
@@ -53,6 +53,8 @@ def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> N
     if not clusters:
         return  # an existing cluster: its limits are not in the program (GkeCluster.existing documents them)
     limits = cluster_limits(clusters)
+    version = (props_of(clusters[0]) or {}).get("minMasterVersion")
+    needs_nap = auto_creation_needs_nap(version if isinstance(version, str) else None)
     for r in args.resources:
         found = _auto_class(r.resource_type, props_of(r))
         if found is None or not judged(args, r.urn):
@@ -61,8 +63,22 @@ def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> N
         for gpu in {(p.get("gpu") or {}).get("type"): p.get("gpu") for p in priorities if p.get("gpu")}.values():
             gpu_type, count = gpu.get("type"), int(gpu.get("count") or 1)
             have = limits.get(gpu_type)
-            if have is None or have < count:
-                what = "has node auto-provisioning off" if not limits else f"has a {gpu_type} limit of {have or 0}"
+            if not limits and not needs_nap:
+                # GKE creates the node pools without node auto-provisioning, but nothing caps them.
+                report(
+                    f"ComputeClass '{name}' asks GKE to auto-create nodes with {count} x {gpu_type}, and the cluster "
+                    f"(at least {version}) has node auto-provisioning off: GKE creates them with no cap, so the "
+                    "pool's maxSize holds nowhere. Enable clusterAutoscaling with resourceLimits for cpu, memory "
+                    f"and {gpu_type} (GkeClusterArgs.auto_provisioning does it).",
+                    r.urn,
+                )
+            elif have is None or have < count:
+                what = (
+                    f"has node auto-provisioning off and may run a version below {AUTO_CREATION_WITHOUT_NAP} "
+                    f"(minMasterVersion {version!r}), where a ComputeClass needs it"
+                    if not limits
+                    else f"has a {gpu_type} limit of {have or 0}"
+                )
                 report(
                     f"ComputeClass '{name}' asks GKE to auto-create nodes with {count} x {gpu_type}, but the cluster "
                     f"{what}: GKE creates no such node pool. Enable clusterAutoscaling with a resourceLimits entry "
@@ -75,7 +91,8 @@ gke_auto_provisioning_gpu_limits = StackValidationPolicy(
     name="gke-auto-provisioning-gpu-limits",
     description=(
         "Every GPU type a ComputeClass auto-creates node pools for has a node auto-provisioning resource limit "
-        "on the cluster (GKE creates no pool of a GPU type without one; the limit caps the pools). Fix: enable "
+        "on the cluster: with node auto-provisioning on, GKE creates no pool of a GPU type without one; with it "
+        "off, GKE below 1.33.3-gke.1136000 creates none and later versions create them uncapped. Fix: enable "
         "clusterAutoscaling with resourceLimits for the GPU type (GkeClusterArgs.auto_provisioning)."
     ),
     enforcement_level=EnforcementLevel.MANDATORY,

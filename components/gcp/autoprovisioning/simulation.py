@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from elastic_gpu.gcp import GKE_CLUSTER
-from elastic_gpu.gcp.autoprovisioning.spec import auto_creates, priority_group, priority_machine_types
+from elastic_gpu.gcp.autoprovisioning.spec import auto_creates, class_labels, priority_group, priority_machine_types
 from elastic_gpu.gcp.pool_view import gce_region
 from elastic_gpu.gcp.rules import machine_family
 from elastic_gpu.gpu_catalog import gpu_instance_type
@@ -63,7 +63,13 @@ def _region(preview: Preview, r: CapturedResource) -> str | None:
 
 
 def _template(
-    r: CapturedResource, name: str, i: int, priority: dict[str, Any], limits: dict[str, int], region: str | None
+    r: CapturedResource,
+    name: str,
+    i: int,
+    spec: dict[str, Any],
+    priority: dict[str, Any],
+    limits: dict[str, int],
+    region: str | None,
 ) -> NodeTemplate | None:
     types = priority_machine_types(priority)
     rows = [row for t in types if (row := gpu_instance_type("gcp", t))]
@@ -75,7 +81,7 @@ def _template(
     shared = int((gpu.get("gpuSharing") or {}).get("maxSharedClientsPerGPU") or 1)
     accelerator = str(gpu.get("type", largest.accelerator))
     spot = bool(priority.get("spot"))
-    labels = dict(priority.get("nodeLabels") or {}) | {
+    labels = class_labels(spec, priority) | {
         GKE_COMPUTE_CLASS_KEY: name,
         GKE_ACCELERATOR_LABEL: accelerator,
         "cloud.google.com/machine-family": machine_family(largest.name),
@@ -128,6 +134,6 @@ def templates(preview: Preview) -> list[NodeTemplate]:
             continue
         name = (r.inputs.get("metadata") or {}).get("name", r.name)
         for i, priority in enumerate(spec.get("priorities") or []):
-            if (t := _template(r, name, i, priority, limits, _region(preview, r))) is not None:
+            if (t := _template(r, name, i, spec, priority, limits, _region(preview, r))) is not None:
                 out.append(t)
     return out

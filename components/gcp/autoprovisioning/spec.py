@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from elastic_gpu.gcp.rules import machine_family
@@ -32,6 +33,13 @@ def auto_creates(spec: dict[str, Any]) -> bool:
     return bool((spec.get("nodePoolAutoCreation") or {}).get("enabled"))
 
 
+def class_labels(spec: dict[str, Any], priority: dict[str, Any]) -> dict[str, str]:
+    """The node labels a priority's nodes get: the class's nodePoolConfig.nodeLabels, then the priority's own
+    `nodeLabels` (a field of GKE's CRD that the ComputeClass reference does not list; this library writes
+    none, a user's class may)."""
+    return dict((spec.get("nodePoolConfig") or {}).get("nodeLabels") or {}) | dict(priority.get("nodeLabels") or {})
+
+
 def priority_machine_types(priority: dict[str, Any]) -> list[str]:
     """The catalog machine types a priority lets GKE create: its machineType, or its family's that carry its GPU."""
     if priority.get("machineType"):
@@ -41,3 +49,27 @@ def priority_machine_types(priority: dict[str, Any]) -> list[str]:
     if model is None or not priority.get("machineFamily"):
         return []
     return eligible_machine_types(model, int(gpu.get("count", 1)), priority["machineFamily"])
+
+
+#: From this GKE version on, a ComputeClass with nodePoolAutoCreation gets node pools without cluster-level
+#: node auto-provisioning (GKE "About custom ComputeClasses", Node pool auto-creation and ComputeClasses:
+#: "If your cluster is running a version earlier than GKE version 1.33.3-gke.1136000, you must also enable
+#: cluster-level node auto-provisioning").
+AUTO_CREATION_WITHOUT_NAP = "1.33.3-gke.1136000"
+_GKE_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:-gke\.(\d+))?")
+
+
+def gke_version_key(version: str) -> tuple[int, int, int, int] | None:
+    """`1.33.3-gke.1136000` as (1, 33, 3, 1136000); a minor or patch alone as its lowest build (a floor)."""
+    m = _GKE_VERSION.match(version)
+    if m is None:
+        return None
+    return (int(m[1]), int(m[2]), int(m[3] or 0), int(m[4] or 0))
+
+
+def auto_creation_needs_nap(min_version: str | None) -> bool:
+    """A cluster whose version may be below AUTO_CREATION_WITHOUT_NAP (judged by its floor, the lowest it
+    may run; unknown counts as below) needs node auto-provisioning for a ComputeClass to get node pools."""
+    key = gke_version_key(min_version) if min_version else None
+    threshold = gke_version_key(AUTO_CREATION_WITHOUT_NAP)
+    return key is None or threshold is None or key < threshold
