@@ -49,10 +49,11 @@ ComputeClass and no node pool; "cluster-autoscaler", None or absent: pools decla
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -212,6 +213,26 @@ def handle_inputs(
     if subnet_ids is not None:
         inputs[SUBNET_IDS_INPUT] = dict(subnet_ids)
     return inputs
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def required_keywords(*names: str) -> Callable[[F], F]:
+    """Show keyword arguments as required in `help()` and `inspect.signature` while the function keeps a
+    None default, so that leaving one out gives its ConfigError (what is wrong and what to pass), not a
+    TypeError."""
+
+    def wrap(fn: F) -> F:
+        signature = inspect.signature(fn)
+        params = [
+            p.replace(default=inspect.Parameter.empty) if p.name in names else p for p in signature.parameters.values()
+        ]
+        # keyword-only parameters may have no default before ones that have one
+        fn.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+        return fn
+
+    return wrap
 
 
 def raise_if(problems: list[str], source: str) -> None:

@@ -46,12 +46,24 @@ def _eks_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _ec2_get_subnets(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getSubnets filtered by `subnet-id` and `availability-zone` (EksCluster.from_cluster's `zones`):
+    the given subnets whose id names the zone (mock ids are `subnet-<resource name>`, and a program names its
+    subnets after their zone, as pulumi/examples aws-py-eks does), else one named after the zone."""
+    filters = {f.get("name"): list(f.get("values") or []) for f in args.get("filters") or []}
+    zones = filters.get("availability-zone", [])
+    ids = [i for i in filters.get("subnet-id", []) if isinstance(i, str) and any(i.endswith(z) for z in zones)]
+    ids = ids or [f"subnet-{z}" for z in zones]
+    return {"ids": ids, "id": args.get("region") or MOCK_AWS_REGION, "filters": args.get("filters")}
+
+
 #: The region an invoke of aws.getRegion answers with when the program's config names none.
 MOCK_AWS_REGION = "us-east-1"
 
 #: Invoke token -> the answer the cloud would give (derived only from the arguments).
 INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "aws:eks/getCluster:getCluster": _eks_get_cluster,
+    "aws:ec2/getSubnets:getSubnets": _ec2_get_subnets,
     "aws:index/getRegion:getRegion": lambda args: {
         "name": args.get("region") or MOCK_AWS_REGION,
         "region": args.get("region") or MOCK_AWS_REGION,
