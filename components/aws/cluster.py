@@ -267,12 +267,15 @@ class EksCluster(pulumi.ComponentResource):
         subnet_ids: Mapping[str, pulumi.Input[str]] | None = None,
         zones: list[str] | None = None,
         kubernetes_version: str | None = None,
+        create_oidc_provider: bool = False,
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingEksCluster:
-        """A handle on a `pulumi_eks.Cluster` (built with `create_oidc_provider=True` for IRSA: without it
-        pulumi-eks reports an empty OIDC provider ARN, known at preview, and a `ClusterAutoscaler` on this
-        handle refuses it, naming `create_oidc_provider`, before its IRSA role would trust `"Federated": ""`).
+        """A handle on a `pulumi_eks.Cluster` (built with `create_oidc_provider=True` for IRSA, or give this
+        handle `create_oidc_provider=True` to declare the IAM OIDC provider for the cluster's issuer itself:
+        without either pulumi-eks reports an empty OIDC provider ARN, known at preview, and a
+        `ClusterAutoscaler` on this handle refuses it, naming `create_oidc_provider`, before its IRSA role
+        would trust `"Federated": ""`).
 
         Reads its EKS cluster's name, its OIDC provider and its kubeconfig (which runs
         `aws eks get-token`). Subnets: `subnet_ids` maps each zone the pools may use to a private
@@ -322,7 +325,7 @@ class EksCluster(pulumi.ComponentResource):
                 cluster.eks_cluster.apply(lambda c: c.vpc_config.subnet_ids),
                 pulumi.InvokeOutputOptions(parent=cluster),
             ),
-            oidc_provider_arn=cluster.oidc_provider_arn,
+            oidc_provider_arn=None if create_oidc_provider else cluster.oidc_provider_arn,
             oidc_provider_url=cluster.oidc_provider_url,
             kubeconfig=pulumi.Output.secret(cluster.kubeconfig_json),
             tags=tags,
