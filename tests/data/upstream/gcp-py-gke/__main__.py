@@ -117,3 +117,12 @@ export(
     "ingress_ip",
     ingress.status.apply(lambda status: status.load_balancer.ingress[0].ip),
 )
+
+# --- elastic-gpu: the lines a user adds for spot GPU pools on this cluster ---
+from elastic_gpu import GkeCluster, SpotGpuPool, SpotGpuPoolArgs
+
+TAGS = {"project": "ml-platform", "cost-center": "research"}
+gpu_cluster = GkeCluster.from_cluster("gpu", k8s_cluster, zones=[zone], tags=TAGS, private_nodes=False)
+l4 = SpotGpuPool("l4", SpotGpuPoolArgs(cluster=gpu_cluster, instance_types=["g2-standard-4"], max_size=4,
+                                       on_demand_fallback=True, tags=TAGS))
+export("gpuNodePools", l4.node_group_names)
