@@ -58,7 +58,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import pulumi
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.clouds import CLOUDS, all_clouds, get_cloud
+from elastic_gpu.clouds import CLOUDS, HANDLE_VERSION_INPUT, all_clouds, get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, minor_support_warnings
 
@@ -198,7 +198,7 @@ def zones_problems(where: str, zones: object, allowed: tuple[str, ...] | None = 
 #: them, so that the offline reports (zones of a pool, the Kubernetes minor a diff compares) read them from
 #: the captured resources of any program, also where the subnets or the cluster come from elsewhere.
 ZONES_INPUT = "zones"
-VERSION_INPUT = "kubernetesVersion"
+VERSION_INPUT = HANDLE_VERSION_INPUT
 #: EKS: zone -> subnet id, as the handle maps them (components/aws/preview.py reads it back).
 SUBNET_IDS_INPUT = "subnetIds"
 

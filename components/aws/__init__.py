@@ -5,6 +5,8 @@ from elastic_gpu.clouds import Cloud
 #: Its resource types the cloud-neutral core reads (offline reports, policy rules).
 EKS_CLUSTER = "aws:eks/cluster:Cluster"
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+#: The handle on a cluster this library did not create (`existing()`, `from_*`; its `cluster` module).
+EKS_EXISTING_CLUSTER = "elastic-gpu:index:ExistingEksCluster"
 
 CLOUD = Cloud(
     name="aws",

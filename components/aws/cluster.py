@@ -11,6 +11,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.args_doc import documented, documented_component
+from elastic_gpu.aws import EKS_EXISTING_CLUSTER
 from elastic_gpu.aws import rules as aws_rules
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from elastic_gpu.aws.karpenter.release import DISCOVERY_TAG_KEY as KARPENTER_DISCOVERY_TAG_KEY
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     import pulumi_eks
 
 TYPE_TOKEN = "elastic-gpu:index:EksCluster"
-EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingEksCluster"
+EXISTING_TYPE_TOKEN = EKS_EXISTING_CLUSTER
 
 #: What happens to a node role the GPU node groups share with a pulumi-eks cluster's self-managed nodes.
 SHARED_NODE_ROLE_RISK = (

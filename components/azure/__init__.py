@@ -5,6 +5,8 @@ from elastic_gpu.clouds import Cloud
 #: Its resource types the cloud-neutral core reads (offline reports, policy rules).
 AKS_MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
+#: The handle on a cluster this library did not create (`existing()`, `from_*`; its `cluster` module).
+AKS_EXISTING_CLUSTER = "elastic-gpu:index:ExistingAksCluster"
 
 CLOUD = Cloud(
     name="azure",

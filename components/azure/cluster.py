@@ -14,6 +14,7 @@ import pulumi_kubernetes as k8s
 from pulumi_azure_native import containerservice as cs
 
 from elastic_gpu.args_doc import documented, documented_component
+from elastic_gpu.azure import AKS_EXISTING_CLUSTER
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.node_provisioning.cluster import nap_cluster_problems, node_provisioning_profile
 from elastic_gpu.cluster_handle import (
@@ -44,7 +45,7 @@ from elastic_gpu.scheduling import NODE_CLASS_GENERAL, node_labels
 from elastic_gpu.validation import args_type_problems
 
 TYPE_TOKEN = "elastic-gpu:index:AksCluster"
-EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingAksCluster"
+EXISTING_TYPE_TOKEN = AKS_EXISTING_CLUSTER
 
 #: The System pool's agent-pool name (AKS: lowercase alphanumeric, <= 12 characters).
 SYSTEM_POOL_NAME = "system"
@@ -299,9 +300,10 @@ class AksCluster(pulumi.ComponentResource):
             problems += version_problems(where, kubernetes_version)
         raise_if(problems, source=f"AksCluster.from_managed_cluster '{resource_name}'")
         assert resource_group_name is not None and zones is not None
-        version: pulumi.Input[str] = kubernetes_version or pulumi.Output.all(
-            cluster.kubernetes_version, cluster.current_kubernetes_version
-        ).apply(lambda v: v[0] or v[1])
+        # The version asked for when the program sets one (known at preview), else the one AKS runs.
+        version: pulumi.Input[str] = kubernetes_version or cluster.kubernetes_version.apply(
+            lambda asked: asked or cluster.current_kubernetes_version
+        )
         return ExistingAksCluster(
             resource_name,
             cluster_name=cluster.name,

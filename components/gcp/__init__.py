@@ -5,6 +5,8 @@ from elastic_gpu.clouds import Cloud
 #: Its resource types the cloud-neutral core reads (offline reports, policy rules).
 GKE_CLUSTER = "gcp:container/cluster:Cluster"
 GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
+#: The handle on a cluster this library did not create (`existing()`, `from_*`; its `cluster` module).
+GKE_EXISTING_CLUSTER = "elastic-gpu:index:ExistingGkeCluster"
 GKE_COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
 
 CLOUD = Cloud(

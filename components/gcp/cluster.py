@@ -21,6 +21,7 @@ from elastic_gpu.cluster_handle import (
     version_problems,
     zones_problems,
 )
+from elastic_gpu.gcp import GKE_EXISTING_CLUSTER
 from elastic_gpu.gcp import rules as gcp_rules
 from elastic_gpu.gcp.autoprovisioning import PROVISIONER
 from elastic_gpu.gcp.autoprovisioning.cluster import AutoProvisioningLimits, cluster_autoscaling_args
@@ -28,7 +29,7 @@ from elastic_gpu.kubeconfig import exec_kubeconfig
 from elastic_gpu.validation import args_type_problems
 
 TYPE_TOKEN = "elastic-gpu:index:GkeCluster"
-EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingGkeCluster"
+EXISTING_TYPE_TOKEN = GKE_EXISTING_CLUSTER
 
 #: GKE release channel unless the stack says otherwise.
 DEFAULT_RELEASE_CHANNEL = "REGULAR"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from elastic_gpu.clouds import MinorSupport
-from elastic_gpu.gcp import GKE_CLUSTER
+from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
+from elastic_gpu.gcp import GKE_CLUSTER, GKE_EXISTING_CLUSTER
 
 _SOURCE = (
     "GKE release schedule (cloud.google.com/kubernetes-engine/docs/release-schedule) as mirrored by "
@@ -36,5 +36,6 @@ KUEUE_WEBHOOK_PORT = 9443
 #: registers its APIService with the kube-apiserver, which must reach it like the webhook.
 KUEUE_VISIBILITY_PORT = 8082
 
-#: Its cluster resource and the input that carries its Kubernetes version (the version policy rules).
-VERSION_INPUTS = {GKE_CLUSTER: "minMasterVersion"}
+#: Its cluster resource and the input that carries its Kubernetes version, and the handle on a cluster this
+#: library did not create, whose minor its node groups follow (the version policy rules judge both).
+VERSION_INPUTS = {GKE_CLUSTER: "minMasterVersion", GKE_EXISTING_CLUSTER: HANDLE_VERSION_INPUT}
