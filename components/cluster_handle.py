@@ -226,13 +226,19 @@ def required_keywords(*names: str) -> Callable[[F], F]:
     def wrap(fn: F) -> F:
         signature = inspect.signature(fn)
         params = [
-            p.replace(default=inspect.Parameter.empty) if p.name in names else p for p in signature.parameters.values()
+            p.replace(default=inspect.Parameter.empty, annotation=_required(p.annotation)) if p.name in names else p
+            for p in signature.parameters.values()
         ]
         # keyword-only parameters may have no default before ones that have one
         fn.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
         return fn
 
     return wrap
+
+
+def _required(annotation: Any) -> Any:
+    """`X | None` (a string, under `from __future__ import annotations`) -> `X`."""
+    return annotation.removesuffix(" | None") if isinstance(annotation, str) else annotation
 
 
 def raise_if(problems: list[str], source: str) -> None:
