@@ -209,4 +209,5 @@ def addon(name: str, inputs: dict[str, Any], children: RemoteChildren) -> dict[s
     args["clusterName"] = eks.get("name")
     if _set(inputs.get("configurationValues")):
         args["configurationValues"] = json.dumps(inputs["configurationValues"], sort_keys=True, separators=(",", ":"))
-    return {"addon": children("aws:eks/addon:Addon", name, args)}
+    children("aws:eks/addon:Addon", name, args)
+    return {}  # addon.ts registers no outputs (its `addon` is a plain property, not in the Python SDK)

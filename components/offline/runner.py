@@ -417,6 +417,7 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
     finally:
         runtime_resource._get_stack_trace = get_stack_trace
         sys.path.remove(str(main.parent))
+        _forget_modules(main.parent)
         # Pulumi keeps the program's pending Output tasks in a process-wide list; a program that failed
         # leaves some, bound to this loop: drop them so the next run does not wait on a closed loop.
         with pulumi_settings.SETTINGS.lock:
@@ -442,6 +443,15 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
         config=config,
         warnings=[*user.missing, *collect.messages],
     )
+
+
+def _forget_modules(directory: Path) -> None:
+    """Drop the modules the program imported from its own directory (its `iam.py`, `vpc.py`): a real run is a
+    fresh process, and the next program run here may have modules of the same names."""
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if file and Path(file).resolve().is_relative_to(directory):
+            del sys.modules[name]
 
 
 def _thread_loop(loops: list[asyncio.AbstractEventLoop]) -> None:
