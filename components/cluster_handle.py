@@ -1,9 +1,10 @@
 """The cluster handle: the one interface pools and add-ons use to reach a cluster.
 
 Every cluster a pool can join implements it, whether this library created it
-(`EksCluster`, `AksCluster`, `GkeCluster`) or wraps one that already exists
-(`EksCluster.existing`, `EksCluster.from_pulumi_eks`, `AksCluster.existing`,
-`GkeCluster.existing`). A program may also pass its own object with these
+(`EksCluster`, `AksCluster`, `GkeCluster`), wraps one that already exists
+(`EksCluster.existing`, `AksCluster.existing`, `GkeCluster.existing`), or reads it from the cluster
+resource the program declares (`EksCluster.from_cluster`, `EksCluster.from_pulumi_eks`,
+`AksCluster.from_managed_cluster`, `GkeCluster.from_cluster`). A program may also pass its own object with these
 attributes. Pools and add-ons read nothing else: no `isinstance` checks on the
 cluster classes, no private attributes.
 
@@ -21,7 +22,7 @@ Common to every cloud (`ClusterHandle`):
 - ``cluster_name``: the cloud's name of the cluster (`Output[str]`).
 - ``zones``: the zones pools may use (plain `list[str]`).
 - ``kubernetes_version``: the Kubernetes minor, e.g. "1.33" (plain `str`; an `Output[str]` only on
-  an EKS handle read from a pulumi-eks cluster).
+  a handle read from the cluster resource, which may carry the patch, e.g. "1.26.3").
 - ``provider``: the `pulumi_kubernetes.Provider` for the cluster's API.
 - ``tags``: tags/labels for what the add-ons create (may be empty).
 
@@ -83,8 +84,8 @@ class ClusterHandle(Protocol):
 
     @property
     def kubernetes_version(self) -> pulumi.Input[str]:
-        """The Kubernetes minor, e.g. "1.33": plain, except on an EKS handle read from a pulumi-eks cluster,
-        where it is that cluster's `version` Output (it picks the autoscaler image)."""
+        """The Kubernetes minor, e.g. "1.33": plain, except on a handle read from the cluster resource
+        (`from_*`), where it is that cluster's version Output (it picks the autoscaler image)."""
         ...
 
 

@@ -20,7 +20,7 @@ CLOUD = Cloud(
         "oidc_issuer_url",
         "node_dependencies",
     ),
-    existing_hint="EksCluster.existing(...) or EksCluster.from_pulumi_eks(...)",
+    existing_hint="EksCluster.existing(...), EksCluster.from_cluster(...) or EksCluster.from_pulumi_eks(...)",
     example_instance_type="m6i.xlarge",
     instance_type_pattern=r"[a-z][a-z0-9-]*\.[a-z0-9]+",
     pins_autoscaler_image=True,

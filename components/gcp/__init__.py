@@ -14,7 +14,7 @@ CLOUD = Cloud(
     service="GKE",
     owner="a GCP",
     handle_attributes=("project", "location"),
-    existing_hint="GkeCluster.existing(...)",
+    existing_hint="GkeCluster.existing(...) or GkeCluster.from_cluster(...)",
     example_instance_type="e2-standard-4",
     instance_type_pattern=r"[a-z][a-z0-9]*-[a-z0-9-]+",
     # GKE's managed autoscaler scales the node pools; the Deployment we run drives it (gcp/autoscaler.py).
