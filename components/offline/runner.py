@@ -382,6 +382,7 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
     thread_loops: list[asyncio.AbstractEventLoop] = []
     loop.set_default_executor(ThreadPoolExecutor(initializer=_thread_loop, initargs=(thread_loops,)))
     # The program's directory is on the import path, as in a real run; its mocks hook may import from it.
+    modules_before = set(sys.modules)
     sys.path.insert(0, str(main.parent))
     try:
         user = UserMocks.load(main.parent)
@@ -417,7 +418,7 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
     finally:
         runtime_resource._get_stack_trace = get_stack_trace
         sys.path.remove(str(main.parent))
-        _forget_modules(main.parent)
+        _forget_modules(main.parent, modules_before)
         # Pulumi keeps the program's pending Output tasks in a process-wide list; a program that failed
         # leaves some, bound to this loop: drop them so the next run does not wait on a closed loop.
         with pulumi_settings.SETTINGS.lock:
@@ -445,12 +446,19 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
     )
 
 
-def _forget_modules(directory: Path) -> None:
-    """Drop the modules the program imported from its own directory (its `iam.py`, `vpc.py`): a real run is a
-    fresh process, and the next program run here may have modules of the same names."""
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None)
-        if file and Path(file).resolve().is_relative_to(directory):
+def _forget_modules(directory: Path, before: set[str]) -> None:
+    """Drop the modules the program imported from its own directory (its `iam.py`, `vpc.py`, a package
+    folder beside them): a real run is a fresh process, and the next program run here may have modules of
+    the same names. Only modules new since `before`, found by their name in the directory itself."""
+    for name in set(sys.modules) - before:
+        file = getattr(sys.modules[name], "__file__", None)
+        if not file:
+            continue
+        path = Path(file).resolve()
+        top = name.split(".")[0]
+        own_module = path.parent == directory and path.stem == top
+        own_package = (directory / top).is_dir() and path.is_relative_to(directory / top)
+        if own_module or own_package:
             del sys.modules[name]
 
 
