@@ -288,7 +288,7 @@ def test_help_of_existing_says_what_each_argument_is() -> None:
         assert words in doc
 
 
-def test_from_cluster_refuses_what_it_cannot_read(run_program) -> None:
+def test_from_cluster_refuses_what_it_cannot_read(run_program, tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as exc:
         run_program(
             "import pulumi_aws as aws\nfrom elastic_gpu import EksCluster\n"
@@ -299,6 +299,12 @@ def test_from_cluster_refuses_what_it_cannot_read(run_program) -> None:
     text = str(exc.value)
     assert "oidc_provider_arn: required unless create_oidc_provider=True" in text
     assert "subnet_ids and zones: give one" in text
+
+    # zones are checked against the provider's region (aws:region) before anything is declared
+    program = copy_program("aws-py-eks", tmp_path, ("zones=vpc.zones.names", 'zones=["eu-west-1a"]'))
+    with pytest.raises(ConfigError) as exc:
+        run_preview("dev", program)
+    assert "EksCluster.from_cluster 'gpu': zones['eu-west-1a']" in str(exc.value)
 
 
 @pytest.mark.parametrize(
@@ -317,3 +323,14 @@ def test_an_existing_cluster_on_an_end_of_life_minor_fails_the_gate(run_program,
     assert (violation.policy, violation.name) == ("kubernetes-version-not-end-of-life", "old")
     assert "is past its end of life: it is older than every minor" in violation.message
     assert any("is past its end of life" in w for w in preview.warnings)
+
+
+def test_a_managed_node_group_follows_the_cluster_version_unless_told(run_program) -> None:
+    preview = pulumi_eks(
+        run_program,
+        'eks.ManagedNodeGroup("follows", cluster=cluster, node_role=role)\n'
+        'eks.ManagedNodeGroup("pinned", cluster=cluster, node_role=role, version="1.34")\n',
+        "authentication_mode='API', version='1.35'",
+    )
+    groups = {g.name: g.inputs for g in preview.of_type("aws:eks/nodeGroup:NodeGroup")}
+    assert (groups["follows"]["version"], groups["pinned"]["version"]) == ("1.35", "1.34")

@@ -616,7 +616,10 @@ def _zones_or_subnets_problems(where: str, subnet_ids: object, zones: object) ->
             "cluster's own subnet in that zone"
         ]
     if zones is not None:
-        return zones_problems(where, zones)
+        # zones of the AWS provider's region (`aws:region`), where the cluster's subnets are
+        return zones_problems(where, zones) or aws_rules.zone_problems(
+            lambda _, z: f"{where}zones[{z!r}]", known_region(None), list(zones)
+        )
     return []
 
 
