@@ -416,6 +416,10 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
         _missing_mocks(user, exc)
         raise ProgramError(main, exc) from exc
     finally:
+        if sys.exc_info()[1] is not None:
+            # The failure is reported once; the resource's outputs, failed with it and never read, would each
+            # log it again when collected ("Future exception was never retrieved").
+            loop.set_exception_handler(_quiet_unretrieved)
         runtime_resource._get_stack_trace = get_stack_trace
         sys.path.remove(str(main.parent))
         _forget_modules(main.parent, modules_before)
@@ -444,6 +448,11 @@ def _run(project: str, stack: str, engine_config: dict[str, str], main: Path, co
         config=config,
         warnings=[*user.missing, *collect.messages],
     )
+
+
+def _quiet_unretrieved(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    if context.get("message") != "Future exception was never retrieved":
+        loop.default_exception_handler(context)
 
 
 def _forget_modules(directory: Path, before: set[str]) -> None:
