@@ -97,6 +97,11 @@ def missing_extra(exc: ModuleNotFoundError, what: str) -> ModuleNotFoundError | 
 # --- the row types of the folders' tables (here, so a folder's table imports no module that merges it) ---
 
 
+#: The input a cluster-handle component records its Kubernetes minor under (components/cluster_handle.py
+#: handle_inputs): the version policy judges an existing cluster's handle by it.
+HANDLE_VERSION_INPUT = "kubernetesVersion"
+
+
 @dataclass(frozen=True)
 class MinorSupport:
     """One Kubernetes minor on one managed service: until when it is in standard support, when it

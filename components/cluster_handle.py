@@ -1,9 +1,10 @@
 """The cluster handle: the one interface pools and add-ons use to reach a cluster.
 
 Every cluster a pool can join implements it, whether this library created it
-(`EksCluster`, `AksCluster`, `GkeCluster`) or wraps one that already exists
-(`EksCluster.existing`, `EksCluster.from_pulumi_eks`, `AksCluster.existing`,
-`GkeCluster.existing`). A program may also pass its own object with these
+(`EksCluster`, `AksCluster`, `GkeCluster`), wraps one that already exists
+(`EksCluster.existing`, `AksCluster.existing`, `GkeCluster.existing`), or reads it from the cluster
+resource the program declares (`EksCluster.from_cluster`, `EksCluster.from_pulumi_eks`,
+`AksCluster.from_managed_cluster`, `GkeCluster.from_cluster`). A program may also pass its own object with these
 attributes. Pools and add-ons read nothing else: no `isinstance` checks on the
 cluster classes, no private attributes.
 
@@ -21,7 +22,7 @@ Common to every cloud (`ClusterHandle`):
 - ``cluster_name``: the cloud's name of the cluster (`Output[str]`).
 - ``zones``: the zones pools may use (plain `list[str]`).
 - ``kubernetes_version``: the Kubernetes minor, e.g. "1.33" (plain `str`; an `Output[str]` only on
-  an EKS handle read from a pulumi-eks cluster).
+  a handle read from the cluster resource, which may carry the patch, e.g. "1.26.3").
 - ``provider``: the `pulumi_kubernetes.Provider` for the cluster's API.
 - ``tags``: tags/labels for what the add-ons create (may be empty).
 
@@ -49,15 +50,16 @@ ComputeClass and no node pool; "cluster-autoscaler", None or absent: pools decla
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.clouds import CLOUDS, all_clouds, get_cloud
+from elastic_gpu.clouds import CLOUDS, HANDLE_VERSION_INPUT, all_clouds, get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, minor_support_warnings
 
@@ -82,8 +84,8 @@ class ClusterHandle(Protocol):
 
     @property
     def kubernetes_version(self) -> pulumi.Input[str]:
-        """The Kubernetes minor, e.g. "1.33": plain, except on an EKS handle read from a pulumi-eks cluster,
-        where it is that cluster's `version` Output (it picks the autoscaler image)."""
+        """The Kubernetes minor, e.g. "1.33": plain, except on a handle read from the cluster resource
+        (`from_*`), where it is that cluster's version Output (it picks the autoscaler image)."""
         ...
 
 
@@ -207,7 +209,7 @@ def zones_problems(where: str, zones: object, allowed: tuple[str, ...] | None = 
 #: them, so that the offline reports (zones of a pool, the Kubernetes minor a diff compares) read them from
 #: the captured resources of any program, also where the subnets or the cluster come from elsewhere.
 ZONES_INPUT = "zones"
-VERSION_INPUT = "kubernetesVersion"
+VERSION_INPUT = HANDLE_VERSION_INPUT
 #: EKS: zone -> subnet id, as the handle maps them (components/aws/preview.py reads it back).
 SUBNET_IDS_INPUT = "subnetIds"
 
@@ -222,6 +224,32 @@ def handle_inputs(
     if subnet_ids is not None:
         inputs[SUBNET_IDS_INPUT] = dict(subnet_ids)
     return inputs
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def required_keywords(*names: str) -> Callable[[F], F]:
+    """Show keyword arguments as required in `help()` and `inspect.signature` while the function keeps a
+    None default, so that leaving one out gives its ConfigError (what is wrong and what to pass), not a
+    TypeError."""
+
+    def wrap(fn: F) -> F:
+        signature = inspect.signature(fn)
+        params = [
+            p.replace(default=inspect.Parameter.empty, annotation=_required(p.annotation)) if p.name in names else p
+            for p in signature.parameters.values()
+        ]
+        # keyword-only parameters may have no default before ones that have one
+        fn.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+        return fn
+
+    return wrap
+
+
+def _required(annotation: Any) -> Any:
+    """`X | None` (a string, under `from __future__ import annotations`) -> `X`."""
+    return annotation.removesuffix(" | None") if isinstance(annotation, str) else annotation
 
 
 def raise_if(problems: list[str], source: str) -> None:

@@ -55,29 +55,64 @@ def _next_minor(minor: str) -> str:
     return f"{major}.{int(m) + 1}"
 
 
+def _minor_key(minor: str) -> tuple[int, ...] | None:
+    """ "1.33" -> (1, 33); None for what is not a minor."""
+    try:
+        return tuple(int(part) for part in minor.split("."))
+    except ValueError:
+        return None
+
+
 @dataclass(frozen=True)
 class SupportStatus:
-    """Where a minor stands on a day: "standard", "past-standard" (extended or no support) or "end-of-life"."""
+    """Where a minor stands on a day: "standard", "past-standard" (extended or no support) or "end-of-life".
+
+    `row` is the minor's row of the support table, or None for a minor older than every row: the table keeps
+    the minors a service still lists, so an older one is past its end of life.
+    """
 
     cloud: str
-    row: MinorSupport
+    row: MinorSupport | None
     level: str
     next_minor: str | None
+    minor: str = ""
+    day: date | None = None
     #: what the cloud adds about the version that will run (GKE: its release channel), after the message
     note: str = ""
 
+    def upgrade_advice(self) -> str:
+        """ "; upgrade to X (standard support until D)": the oldest later minor still in standard support on the
+        day (one minor at a time when that skips some), never a date already past; "" when the table has none."""
+        day = self.day or today()
+        rows = KUBERNETES_SUPPORT[self.cloud]
+        key = _minor_key(self.minor)
+        later = [r for m, r in rows.items() if key is None or (_minor_key(m) or ()) > key]
+        target = next((r for r in later if r.end_of_standard_support >= day), None)
+        if target is None:
+            return "; upgrade to a minor in standard support"
+        through = [r.minor for r in later if (_minor_key(r.minor) or ()) < (_minor_key(target.minor) or ())]
+        steps = f" one minor at a time (through {', '.join(through)})" if through else ""
+        return (
+            f"; upgrade to {target.minor}{steps} (standard support until {target.end_of_standard_support.isoformat()})"
+        )
+
     def message(self) -> str:
-        """What is wrong and what to do, naming the dates and the next minor (empty in standard support)."""
+        """What is wrong and what to do, naming the dates and the minor to upgrade to (empty in standard support)."""
         if self.level == "standard":
             return ""
         return f"{self._message()} {self.note}".strip()
 
     def _message(self) -> str:
+        upgrade = self.upgrade_advice()
         r = self.row
-        upgrade = "" if self.next_minor is None else f"; upgrade to {self.next_minor}"
-        nxt = KUBERNETES_SUPPORT[self.cloud].get(self.next_minor or "")
-        if nxt is not None:
-            upgrade += f" (standard support until {nxt.end_of_standard_support.isoformat()})"
+        if r is None:
+            oldest = next(iter(KUBERNETES_SUPPORT[self.cloud].values()))
+            reaches = "reached" if (self.day or today()) > oldest.end_of_life else "reaches"
+            return (
+                f"Kubernetes {self.minor} on {self.cloud} is past its end of life: it is older than every minor "
+                f"{get_cloud(self.cloud).service} still lists (the oldest, {oldest.minor}, {reaches} end of "
+                f"life on {oldest.end_of_life.isoformat()}){upgrade}. Source: {oldest.source}."
+            )
         if self.level == "end-of-life":
             standard = (
                 ""
@@ -106,12 +141,19 @@ def today() -> date:
 
 def support_status(cloud: str, kubernetes_version: str, on: date | None = None) -> SupportStatus | None:
     """The support status of ``kubernetes_version`` ("1.33" or "1.33.2") on ``cloud`` on the day ``on``
-    (default: `today()`), or None for a minor the table does not list."""
+    (default: `today()`): a minor older than every row of the cloud's table is end of life; None for one newer
+    than the table (not known yet) or for what is not a Kubernetes version."""
     minor = _minor(kubernetes_version)
-    row = KUBERNETES_SUPPORT.get(cloud, {}).get(minor)
-    if row is None:
-        return None
+    rows = KUBERNETES_SUPPORT.get(cloud, {})
     day = on or today()
+    row = rows.get(minor)
+    if row is None:
+        key = _minor_key(minor)
+        keys = [k for k in (_minor_key(m) for m in rows) if k is not None]
+        if key is None or len(key) != 2 or not keys or key > min(keys):
+            return None
+        oldest = next(iter(rows))
+        return SupportStatus(cloud, None, "end-of-life", oldest, minor, day)
     if day > row.end_of_life:
         level = "end-of-life"
     elif day > row.end_of_standard_support:
@@ -119,7 +161,7 @@ def support_status(cloud: str, kubernetes_version: str, on: date | None = None) 
     else:
         level = "standard"
     candidate = _next_minor(minor)
-    return SupportStatus(cloud, row, level, candidate if candidate in KUBERNETES_SUPPORT[cloud] else None)
+    return SupportStatus(cloud, row, level, candidate if candidate in rows else None, minor, day)
 
 
 def minor_support_warnings(where: str, cloud: str, kubernetes_version: str) -> list[str]:

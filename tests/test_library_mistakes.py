@@ -276,7 +276,8 @@ def test_a_pulumi_eks_cluster_without_an_oidc_provider_exits_2_naming_create_oid
     assert (
         "ClusterAutoscaler 'autoscaler': the cluster has no IAM OIDC provider (its oidc_provider_arn is ''), so the "
         'autoscaler\'s IRSA role would trust `"Federated": ""` and its pod could never assume it: build the '
-        "pulumi_eks.Cluster with create_oidc_provider=True (EksCluster.from_pulumi_eks), or pass "
+        "pulumi_eks.Cluster with create_oidc_provider=True (EksCluster.from_pulumi_eks), or give the handle "
+        "create_oidc_provider=True (from_pulumi_eks, from_cluster) to declare one, or pass "
         "EksCluster.existing(oidc_provider_arn=...) the ARN of the cluster's IAM OIDC provider"
     ) in err
     assert "Traceback" not in err

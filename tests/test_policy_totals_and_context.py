@@ -43,7 +43,7 @@ raw = gcp.container.Cluster(
     private_cluster_config={"enable_private_nodes": PRIVATE, "master_ipv4_cidr_block": "172.16.0.0/28"},
 )
 cluster = GkeCluster.existing("ml", cluster_name=raw.name, project="acme-ml", location="us-central1",
-                              zones=["us-central1-a"], kubernetes_version="1.33")
+                              zones=["us-central1-a"], kubernetes_version="1.35")
 SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, instance_types=["g2-standard-4"], max_size=2,
                                   on_demand_fallback=True))
 """

@@ -44,7 +44,32 @@ def test_the_last_day_is_still_in_support() -> None:
     assert support_status("aws", "1.34.2", row.end_of_standard_support).level == "standard"
     assert support_status("aws", "1.34", date(2026, 12, 3)).level == "past-standard"
     assert support_status("aws", "1.34", date(2027, 12, 3)).level == "end-of-life"
-    assert support_status("aws", "1.29", TODAY) is None
+
+
+def test_a_minor_older_than_the_table_is_end_of_life_and_a_newer_one_unknown() -> None:
+    status = support_status("aws", "1.29", TODAY)
+    assert status is not None and (status.row, status.level) == (None, "end-of-life")
+    assert status.message().startswith(
+        "Kubernetes 1.29 on aws is past its end of life: it is older than every minor EKS still lists"
+    )
+    assert support_status("azure", "1.26.3", TODAY).level == "end-of-life"
+    assert support_status("aws", "1.99", TODAY) is None
+
+
+def test_the_advice_never_names_a_date_already_past() -> None:
+    # On 2026-12-05 AKS 1.34's standard support (until 2026-11-30) is over: 1.33 goes through it to 1.35.
+    message = support_status("azure", "1.33", date(2026, 12, 5)).message()
+    assert "upgrade to 1.35 one minor at a time (through 1.34) (standard support until 2027-03-31)" in message
+    assert "2026-11-30" not in message
+    # The day before, 1.34 is still the next step.
+    assert (
+        "upgrade to 1.34 (standard support until 2026-11-30)"
+        in support_status("azure", "1.33", date(2026, 11, 29)).message()
+    )
+    # Past every row's standard support: no date at all.
+    assert (
+        support_status("gcp", "1.34", date(2030, 1, 1)).message().count("upgrade to a minor in standard support") == 1
+    )
 
 
 def test_shipped_stacks_are_in_standard_support_today() -> None:

@@ -8,6 +8,8 @@ EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 #: What a handle on an existing EKS cluster records: the ids of its subnets that map public IPs on launch
 #: (read with aws.ec2.get_subnet), for the policy pack's no-public-node-ips.
 PUBLIC_SUBNET_IDS_INPUT = "publicSubnetIds"
+#: The handle on a cluster this library did not create (`existing()`, `from_*`; its `cluster` module).
+EKS_EXISTING_CLUSTER = "elastic-gpu:index:ExistingEksCluster"
 
 CLOUD = Cloud(
     name="aws",
@@ -21,7 +23,7 @@ CLOUD = Cloud(
         "oidc_issuer_url",
         "node_dependencies",
     ),
-    existing_hint="EksCluster.existing(...) or EksCluster.from_pulumi_eks(...)",
+    existing_hint="EksCluster.existing(...), EksCluster.from_cluster(...) or EksCluster.from_pulumi_eks(...)",
     example_instance_type="m6i.xlarge",
     instance_type_pattern=r"[a-z][a-z0-9-]*\.[a-z0-9]+",
     pins_autoscaler_image=True,

@@ -91,7 +91,8 @@ def oidc_provider_problems(where: str, oidc_provider_arn: object) -> list[str]:
     return [
         f"{where}the cluster has no IAM OIDC provider (its oidc_provider_arn is {oidc_provider_arn!r}), so the "
         'autoscaler\'s IRSA role would trust `"Federated": ""` and its pod could never assume it: build the '
-        "pulumi_eks.Cluster with create_oidc_provider=True (EksCluster.from_pulumi_eks), or pass "
+        "pulumi_eks.Cluster with create_oidc_provider=True (EksCluster.from_pulumi_eks), or give the handle "
+        "create_oidc_provider=True (from_pulumi_eks, from_cluster) to declare one, or pass "
         "EksCluster.existing(oidc_provider_arn=...) the ARN of the cluster's IAM OIDC provider"
     ]
 

@@ -11,7 +11,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.aws import PUBLIC_SUBNET_IDS_INPUT
+from elastic_gpu.aws import EKS_EXISTING_CLUSTER, PUBLIC_SUBNET_IDS_INPUT
 from elastic_gpu.aws import rules as aws_rules
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from elastic_gpu.aws.karpenter.release import DISCOVERY_TAG_KEY as KARPENTER_DISCOVERY_TAG_KEY
@@ -24,7 +24,9 @@ from elastic_gpu.cluster_handle import (
     is_input_str,
     k8s_provider_problems,
     raise_if,
+    required_keywords,
     version_problems,
+    zones_problems,
 )
 from elastic_gpu.config import CIDR_PREFIXES
 from elastic_gpu.kubeconfig import exec_kubeconfig
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     import pulumi_eks
 
 TYPE_TOKEN = "elastic-gpu:index:EksCluster"
-EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingEksCluster"
+EXISTING_TYPE_TOKEN = EKS_EXISTING_CLUSTER
 
 #: What happens to a node role the GPU node groups share with a pulumi-eks cluster's self-managed nodes.
 SHARED_NODE_ROLE_RISK = (
@@ -55,10 +57,10 @@ NODE_ROLE_HINT = (
 
 #: A pulumi-eks cluster whose `version` is unknown at preview: a new one that sets none.
 UNKNOWN_VERSION_WARNING = (
-    "kubernetes_version: not given, and the pulumi-eks cluster's version is unknown until it is created (it "
+    "kubernetes_version: not given, and the cluster's version is unknown until it is created (it "
     "sets no `version`, so EKS gives it its default minor). The autoscaler image, the node groups' version and "
     "EKS add-on versions are chosen from that minor during `pulumi up`, and a minor this library pins no "
-    "autoscaler release for fails the update then. Set version= on the pulumi-eks cluster (or "
+    "autoscaler release for fails the update then. Set version= on the cluster (or "
     "kubernetes_version= here) to know it at preview"
 )
 
@@ -153,7 +155,20 @@ class EksCluster(pulumi.ComponentResource):
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingEksCluster:
-        """A handle on an EKS cluster this library did not create (see `ExistingEksCluster`)."""
+        """A handle on an EKS cluster this library did not create, known by its name (e.g. another stack's).
+
+        Declares no cloud resource. `cluster_name`: the EKS name. `kubernetes_version`: the control plane's
+        minor, e.g. "1.35" (plain: it picks the autoscaler image and the node groups' version; a minor past
+        end of standard support warns, and the policy pack's `kubernetes-version-not-end-of-life` fails one past
+        end of life). `node_role_arn`: the IAM role the GPU node groups use (EKS worker, CNI and ECR read policies,
+        an EC2_LINUX access entry). `subnet_ids`: zone -> private subnet id, the zones pools may use.
+        `oidc_provider_arn` / `oidc_provider_url`: the cluster's IAM OIDC provider (the autoscaler's IRSA role).
+        `k8s_provider`: default: one built as `aws eks update-kubeconfig` does (endpoint and CA from
+        `aws.eks.getCluster`, tokens from `aws eks get-token`). `region`: default: the AWS provider's.
+        `tags`: on what the add-ons create. For a cluster the program declares itself, use
+        `EksCluster.from_cluster` (aws.eks.Cluster) or `EksCluster.from_pulumi_eks` (pulumi_eks.Cluster), which
+        read these from the cluster. Every name and ARN may be an Output.
+        """
         return ExistingEksCluster(
             resource_name,
             cluster_name=cluster_name,
@@ -169,24 +184,107 @@ class EksCluster(pulumi.ComponentResource):
         )
 
     @classmethod
+    @required_keywords("node_role_arn")
+    def from_cluster(
+        cls,
+        resource_name: str,
+        cluster: aws.eks.Cluster,
+        *,
+        node_role_arn: pulumi.Input[str] | None = None,
+        subnet_ids: Mapping[str, pulumi.Input[str]] | None = None,
+        zones: list[str] | None = None,
+        kubernetes_version: str | None = None,
+        oidc_provider_arn: pulumi.Input[str] | None = None,
+        create_oidc_provider: bool = False,
+        k8s_provider: k8s.Provider | None = None,
+        tags: Mapping[str, str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> ExistingEksCluster:
+        """A handle on an `aws.eks.Cluster` the program declares: its name, Kubernetes version, subnets, OIDC
+        issuer and endpoint are read from the resource, so nothing is typed twice.
+
+        `node_role_arn` (required): the IAM role the GPU node groups use. Subnets: `subnet_ids` (zone -> subnet
+        id), or `zones` (plain zone names, e.g. the program's own list), each then given the cluster's subnet in
+        that zone (the first by id where it has several; `aws.ec2.getSubnets` over the cluster's
+        `vpc_config.subnet_ids`). `kubernetes_version`: default None: the cluster's `version` output, which EKS
+        fills in when the cluster sets none (unknown at preview until the cluster exists; see
+        `from_pulumi_eks`); the node groups follow it. IRSA for the autoscaler needs the cluster's IAM OIDC
+        provider: `oidc_provider_arn` when it exists, or `create_oidc_provider=True` to declare one for the
+        cluster's issuer (as pulumi-eks's `create_oidc_provider` does; an account holds one per issuer).
+        `k8s_provider`: default: a provider whose kubeconfig (secret) takes the cluster's endpoint and CA
+        and gets tokens from `aws eks get-token`. The region is the AWS provider's (`aws:region`).
+        """
+        where = f"EksCluster.from_cluster '{resource_name}': "
+        source = f"EksCluster.from_cluster '{resource_name}'"
+        problems = []
+        if not isinstance(cluster, aws.eks.Cluster):
+            problems.append(
+                f"{where}cluster: must be a pulumi_aws.eks.Cluster, got {type(cluster).__name__}; for a "
+                "pulumi_eks.Cluster use EksCluster.from_pulumi_eks(...)"
+            )
+        if oidc_provider_arn is not None and create_oidc_provider:
+            problems.append(f"{where}oidc_provider_arn and create_oidc_provider=True: give one, not both")
+        elif oidc_provider_arn is None and not create_oidc_provider:
+            problems.append(
+                f"{where}oidc_provider_arn: required unless create_oidc_provider=True: an aws.eks.Cluster comes "
+                "with no IAM OIDC provider, which the autoscaler's IRSA role trusts"
+            )
+        problems += _zones_or_subnets_problems(where, subnet_ids, zones)
+        if node_role_arn is None:
+            problems.append(
+                f"{where}node_role_arn: required: the IAM role the GPU node groups use (AmazonEKSWorkerNodePolicy, "
+                "AmazonEKS_CNI_Policy, AmazonEC2ContainerRegistryReadOnly), e.g. the role of the program's own "
+                "node group"
+            )
+        raise_if(problems, source=source)
+        version = _version_of(where, kubernetes_version, cluster.version)
+        issuer = cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
+        region = aws.get_region_output(opts=pulumi.InvokeOutputOptions(parent=cluster)).region
+        return ExistingEksCluster(
+            resource_name,
+            cluster_name=cluster.name,
+            kubernetes_version=version,
+            node_role_arn=node_role_arn,
+            subnet_ids=subnet_ids
+            or _subnets_in_zones(
+                zones or [], cluster.vpc_config.subnet_ids, pulumi.InvokeOutputOptions(parent=cluster)
+            ),
+            oidc_provider_arn=oidc_provider_arn,
+            oidc_provider_url=issuer,
+            k8s_provider=k8s_provider,
+            kubeconfig=pulumi.Output.all(
+                cluster.name, cluster.endpoint, cluster.certificate_authority.data, region
+            ).apply(lambda a: _kubeconfig(a[0], a[1], a[2], a[3])),
+            region=region,
+            tags=tags,
+            opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
+        )
+
+    @classmethod
+    @required_keywords("node_role_arn")
     def from_pulumi_eks(
         cls,
         resource_name: str,
         cluster: pulumi_eks.Cluster,
         *,
-        subnet_ids: Mapping[str, pulumi.Input[str]],
-        kubernetes_version: str | None = None,
         node_role_arn: pulumi.Input[str] | None = None,
+        subnet_ids: Mapping[str, pulumi.Input[str]] | None = None,
+        zones: list[str] | None = None,
+        kubernetes_version: str | None = None,
+        create_oidc_provider: bool = False,
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingEksCluster:
-        """A handle on a `pulumi_eks.Cluster` (built with `create_oidc_provider=True` for IRSA: without it
-        pulumi-eks reports an empty OIDC provider ARN, known at preview, and a `ClusterAutoscaler` on this
-        handle refuses it, naming `create_oidc_provider`, before its IRSA role would trust `"Federated": ""`).
+        """A handle on a `pulumi_eks.Cluster` (built with `create_oidc_provider=True` for IRSA, or give this
+        handle `create_oidc_provider=True` to declare the IAM OIDC provider for the cluster's issuer itself:
+        without either pulumi-eks reports an empty OIDC provider ARN, known at preview, and a
+        `ClusterAutoscaler` on this handle refuses it, naming `create_oidc_provider`, before its IRSA role
+        would trust `"Federated": ""`).
 
         Reads its EKS cluster's name, its OIDC provider and its kubeconfig (which runs
-        `aws eks get-token`). `subnet_ids` maps each zone the pools may use to a private
-        subnet of the cluster's VPC. `kubernetes_version`: default None: the EKS cluster's
+        `aws eks get-token`). Subnets: `subnet_ids` maps each zone the pools may use to a private
+        subnet of the cluster's VPC; or `zones` (plain zone names) gives each zone the cluster's
+        subnet there (as `from_cluster` does). `kubernetes_version`: default None: the EKS cluster's
         own `version` (an Output), from which the autoscaler image, the node groups' version
         and EKS add-on versions are chosen once it is known: at preview when the cluster
         exists or sets `version=` (an unpinned minor then fails the preview), else only at
@@ -198,40 +296,40 @@ class EksCluster(pulumi.ComponentResource):
         node group using it is deleted, and those nodes go NotReady (`SHARED_NODE_ROLE_RISK`;
         passing the instance role anyway gives a warning).
         """
+        source = f"EksCluster.from_pulumi_eks '{resource_name}'"
         if type(cluster).__module__.split(".")[0] != "pulumi_eks" or not hasattr(cluster, "eks_cluster"):
             raise_if(
                 [
-                    f"EksCluster.from_pulumi_eks '{resource_name}': cluster: must be a pulumi_eks.Cluster, "
-                    f"got {type(cluster).__name__}; for a plain aws.eks.Cluster use EksCluster.existing(...)"
+                    f"{source}: cluster: must be a pulumi_eks.Cluster, "
+                    f"got {type(cluster).__name__}; for a plain aws.eks.Cluster use EksCluster.from_cluster(...)"
                 ],
-                source=f"EksCluster.from_pulumi_eks '{resource_name}'",
+                source=source,
             )
-        where = f"EksCluster.from_pulumi_eks '{resource_name}': "
+        where = f"{source}: "
+        problems = _zones_or_subnets_problems(where, subnet_ids, zones)
         if node_role_arn is None:
             # An error, not a default: the shared role's failure comes at a later removal, long after a
             # preview's warning, and moving off the role then triggers it (pulumi-eks's own ManagedNodeGroup
             # takes no default role either: nodejs/eks/nodes/nodegroup.ts).
-            raise_if(
-                [
-                    f"{where}node_role_arn: required; without it the GPU node groups would share the pulumi-eks "
-                    f"cluster's instance role with its self-managed nodes. {SHARED_NODE_ROLE_RISK}. {NODE_ROLE_HINT}"
-                ],
-                source=f"EksCluster.from_pulumi_eks '{resource_name}'",
+            problems.append(
+                f"{where}node_role_arn: required; without it the GPU node groups would share the pulumi-eks "
+                f"cluster's instance role with its self-managed nodes. {SHARED_NODE_ROLE_RISK}. {NODE_ROLE_HINT}"
             )
+        raise_if(problems, source=source)
         warn_if_shared_role(where, node_role_arn, cluster)
-        version: pulumi.Input[str]
-        if kubernetes_version is None:
-            version = cluster.eks_cluster.apply(lambda eks_cluster: eks_cluster.version)
-            when_unknown(version, lambda: pulumi.log.warn(where + UNKNOWN_VERSION_WARNING))
-        else:
-            version = kubernetes_version
+        version = _version_of(where, kubernetes_version, cluster.eks_cluster.apply(lambda c: c.version))
         return ExistingEksCluster(
             resource_name,
             cluster_name=cluster.eks_cluster.apply(lambda c: c.name),
             kubernetes_version=version,
             node_role_arn=node_role_arn,
-            subnet_ids=subnet_ids,
-            oidc_provider_arn=cluster.oidc_provider_arn,
+            subnet_ids=subnet_ids
+            or _subnets_in_zones(
+                zones or [],
+                cluster.eks_cluster.apply(lambda c: c.vpc_config.subnet_ids),
+                pulumi.InvokeOutputOptions(parent=cluster),
+            ),
+            oidc_provider_arn=None if create_oidc_provider else cluster.oidc_provider_arn,
             oidc_provider_url=cluster.oidc_provider_url,
             kubeconfig=pulumi.Output.secret(cluster.kubeconfig_json),
             tags=tags,
@@ -360,19 +458,21 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str, region: str) -> 
 class ExistingEksCluster(ExistingCluster):
     """An EKS cluster this library did not create, as a cluster handle for pools and add-ons.
 
-    Made by `EksCluster.existing(...)` or `EksCluster.from_pulumi_eks(...)`; every
+    Made by `EksCluster.existing(...)`, `EksCluster.from_cluster(...)` or `EksCluster.from_pulumi_eks(...)`; every
     name and ARN may be an Output (another resource's, or a StackReference's).
-    Declares no cloud resource. Without `k8s_provider` it declares a Kubernetes
+    Declares no cloud resource, except the IAM OIDC provider `from_cluster(create_oidc_provider=True)` asks for.
+    Without `k8s_provider` it declares a Kubernetes
     provider whose kubeconfig (secret) is built as `aws eks update-kubeconfig`
     does: endpoint and CA from `aws.eks.getCluster`, tokens from `aws eks get-token`.
 
     Arguments: `cluster_name` (the EKS name); `kubernetes_version` (the minor,
     e.g. "1.33": picks the autoscaler image; `EksCluster.existing` takes it plain,
-    `from_pulumi_eks` may pass the cluster's `version` Output); `node_role_arn` (the IAM role the
+    `from_pulumi_eks` and `from_cluster` may pass the cluster's `version` Output); `node_role_arn` (the IAM role the
     new node groups use; it needs the EKS worker, CNI and ECR read policies and an
     access entry of type EC2_LINUX); `subnet_ids` (zone -> private subnet id, the
     zones pools may use); `oidc_provider_arn` / `oidc_provider_url` (the cluster's
-    IAM OIDC provider, for the autoscaler's IRSA role); `k8s_provider` (default:
+    IAM OIDC provider, for the autoscaler's IRSA role; `from_cluster(create_oidc_provider=True)` passes no ARN,
+    and the handle declares the provider `<name>-oidc` for the issuer); `k8s_provider` (default:
     built as above); `region` (default: the AWS provider's region); `tags` (on what the
     add-ons create, e.g. the autoscaler's IAM role).
     """
@@ -387,7 +487,7 @@ class ExistingEksCluster(ExistingCluster):
         kubernetes_version: pulumi.Input[str],
         node_role_arn: pulumi.Input[str],
         subnet_ids: Mapping[str, pulumi.Input[str]],
-        oidc_provider_arn: pulumi.Input[str],
+        oidc_provider_arn: pulumi.Input[str] | None,
         oidc_provider_url: pulumi.Input[str],
         k8s_provider: k8s.Provider | None = None,
         region: pulumi.Input[str] | None = None,
@@ -400,8 +500,8 @@ class ExistingEksCluster(ExistingCluster):
             where,
             cluster_name=cluster_name,
             node_role_arn=node_role_arn,
-            oidc_provider_arn=oidc_provider_arn,
             oidc_provider_url=oidc_provider_url,
+            **({} if oidc_provider_arn is None else {"oidc_provider_arn": oidc_provider_arn}),
         )
         if not isinstance(kubernetes_version, pulumi.Output):
             problems += version_problems(where, kubernetes_version)
@@ -421,8 +521,16 @@ class ExistingEksCluster(ExistingCluster):
         )
         self.node_role_arn: pulumi.Output[str] = pulumi.Output.from_input(node_role_arn)
         self.subnet_ids: Mapping[str, pulumi.Input[str]] = dict(subnet_ids)
-        self.oidc_provider_arn: pulumi.Output[str] = pulumi.Output.from_input(oidc_provider_arn)
         self.oidc_issuer_url: pulumi.Output[str] = pulumi.Output.from_input(oidc_provider_url)
+        if oidc_provider_arn is None:  # EksCluster.from_cluster(create_oidc_provider=True)
+            oidc_provider_arn = aws.iam.OpenIdConnectProvider(
+                f"{resource_name}-oidc",
+                url=self.oidc_issuer_url,
+                client_id_lists=["sts.amazonaws.com"],
+                tags=dict(tags or {}),
+                opts=pulumi.ResourceOptions(parent=self),
+            ).arn
+        self.oidc_provider_arn: pulumi.Output[str] = pulumi.Output.from_input(oidc_provider_arn)
         self.node_dependencies: list[pulumi.Resource] = []
         #: unknown here: whether the nodes reach the EKS API (a route out, or an `eks` interface endpoint)
         self.eks_api_reachable: bool | None = None
@@ -501,3 +609,51 @@ def known_region(region: object) -> str | None:
     if isinstance(region, str):
         return region
     return pulumi.Config("aws").get("region") if region is None else None
+
+
+def _version_of(where: str, kubernetes_version: str | None, cluster_version: pulumi.Output[Any]) -> pulumi.Input[str]:
+    """The handle's minor: the one given, else the cluster's `version` output (warned about when unknown)."""
+    if kubernetes_version is not None:
+        return kubernetes_version
+    when_unknown(cluster_version, lambda: pulumi.log.warn(where + UNKNOWN_VERSION_WARNING))
+    return cluster_version
+
+
+def _zones_or_subnets_problems(where: str, subnet_ids: object, zones: object) -> list[str]:
+    """A handle read from a cluster takes `subnet_ids` (zone -> subnet) or `zones` (the cluster's subnet there)."""
+    if subnet_ids is not None and zones is not None:
+        return [f"{where}subnet_ids and zones: give one (zones picks the cluster's own subnet in each zone)"]
+    if subnet_ids is None and zones is None:
+        return [
+            f"{where}subnet_ids or zones: required: the zones the GPU node groups use (one group per zone), as a "
+            'zone -> subnet id map, or as zone names, e.g. zones=["us-west-2a", "us-west-2b"], each given the '
+            "cluster's own subnet in that zone"
+        ]
+    if zones is not None:
+        # zones of the AWS provider's region (`aws:region`), where the cluster's subnets are
+        return zones_problems(where, zones) or aws_rules.zone_problems(
+            lambda _, z: f"{where}zones[{z!r}]", known_region(None), list(zones)
+        )
+    return []
+
+
+def _subnets_in_zones(
+    zones: list[str], cluster_subnet_ids: pulumi.Input[list[str]], opts: pulumi.InvokeOutputOptions
+) -> dict[str, pulumi.Output[str]]:
+    """Zone -> the cluster's subnet in that zone (the first by id), read with `aws.ec2.getSubnets`."""
+
+    def first(zone: str, ids: list[str]) -> str:
+        if not ids:
+            raise ValueError(f"the cluster has no subnet in zone {zone}; give subnet_ids= or other zones")
+        return sorted(ids)[0]
+
+    return {
+        zone: aws.ec2.get_subnets_output(
+            filters=[
+                aws.ec2.GetSubnetsFilterArgs(name="subnet-id", values=cluster_subnet_ids),
+                aws.ec2.GetSubnetsFilterArgs(name="availability-zone", values=[zone]),
+            ],
+            opts=opts,
+        ).ids.apply(lambda ids, zone=zone: first(zone, ids))
+        for zone in zones
+    }

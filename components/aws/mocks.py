@@ -10,7 +10,8 @@ from typing import Any
 
 import grpc
 
-from elastic_gpu.offline.mocks import MOCK_CA, MOCK_UUID, RegisterChild
+from elastic_gpu.aws import pulumi_eks_mocks
+from elastic_gpu.offline.mocks import MOCK_CA, MOCK_UUID, RemoteChildren, RemoteComponentMock
 
 ACCOUNT = "123456789012"
 
@@ -62,6 +63,17 @@ class InvokeFailed(grpc.RpcError):
         return self._details
 
 
+def _ec2_get_subnets(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getSubnets filtered by `subnet-id` and `availability-zone` (EksCluster.from_cluster's `zones`):
+    the given subnets whose id names the zone (mock ids are `subnet-<resource name>`, and a program names its
+    subnets after their zone, as pulumi/examples aws-py-eks does), else one named after the zone."""
+    filters = {f.get("name"): list(f.get("values") or []) for f in args.get("filters") or []}
+    zones = filters.get("availability-zone", [])
+    ids = [i for i in filters.get("subnet-id", []) if isinstance(i, str) and any(i.endswith(z) for z in zones)]
+    ids = ids or [f"subnet-{z}" for z in zones]
+    return {"ids": ids, "id": args.get("region") or MOCK_AWS_REGION, "filters": args.get("filters")}
+
+
 #: The region an invoke of aws.getRegion answers with when the program's config names none.
 MOCK_AWS_REGION = "us-east-1"
 
@@ -73,6 +85,7 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "zoneIds": [f"use1-az{i}" for i in (1, 2, 4)],
         "id": args.get("region") or MOCK_AWS_REGION,
     },
+    "aws:ec2/getSubnets:getSubnets": _ec2_get_subnets,
     "aws:index/getRegion:getRegion": lambda args: {
         "name": args.get("region") or MOCK_AWS_REGION,
         "region": args.get("region") or MOCK_AWS_REGION,
@@ -211,7 +224,7 @@ def pulumi_eks_cluster_problems(name: str, inputs: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _pulumi_eks_instance_roles(name: str, inputs: dict[str, Any], child: RegisterChild) -> list[Any]:
+def _pulumi_eks_instance_roles(name: str, inputs: dict[str, Any], child: RemoteChildren) -> list[Any]:
     """The roles pulumi-eks reports as `instanceRoles` (cluster.ts createCore): the given ones, else one it
     creates unless the default node group is skipped without `createInstanceRole`, else none."""
     if inputs.get("instanceRoles"):
@@ -232,7 +245,7 @@ def _pulumi_eks_instance_roles(name: str, inputs: dict[str, Any], child: Registe
     return []
 
 
-def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RegisterChild) -> dict[str, Any]:
+def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RemoteChildren) -> dict[str, Any]:
     """pulumi-eks `eks:index:Cluster` (a remote component): the children and outputs a program reads.
 
     It first refuses what pulumi-eks refuses (`pulumi_eks_cluster_problems`). The names follow pulumi-eks
@@ -248,11 +261,17 @@ def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RegisterChild)
     # Without `version` the EKS cluster's version stays None, which the mock engine sends as unknown: what a
     # real preview of a new cluster shows before EKS picks its default minor (a program may give an existing
     # cluster's version in its offline_mocks.py: RESOURCES = {"aws:eks/cluster:Cluster": ...}).
-    eks = child(
-        "aws:eks/cluster:Cluster",
-        f"{name}-eksCluster",
-        {"name": cluster_name, "version": inputs.get("version"), "vpcConfig": {"subnetIds": subnets}},
-    )
+    eks_inputs: dict[str, Any] = {
+        "name": cluster_name,
+        "version": inputs.get("version"),
+        "vpcConfig": {"subnetIds": subnets},
+    }
+    if inputs.get("authenticationMode"):  # cluster.ts: accessConfig only with an authentication mode
+        eks_inputs["accessConfig"] = {
+            "authenticationMode": inputs["authenticationMode"],
+            "bootstrapClusterCreatorAdminPermissions": True,
+        }
+    eks = child("aws:eks/cluster:Cluster", f"{name}-eksCluster", eks_inputs)
     issuer = _eks_cluster(cluster_name, {"name": cluster_name})["identities"][0]["oidcs"][0]["issuer"]
     oidc_arn = ""
     if inputs.get("createOidcProvider"):
@@ -310,6 +329,9 @@ PROVIDER_DEFAULTS: dict[str, Callable[[str, str], dict[str, Any]]] = {
 
 #: Remote (multi-language) components: their mock registers the children a real run would create
 #: and returns the component's outputs, resource references included.
-REMOTE_COMPONENTS: dict[str, Callable[[str, dict[str, Any], RegisterChild], dict[str, Any]]] = {
+REMOTE_COMPONENTS: dict[str, RemoteComponentMock] = {
     "eks:index:Cluster": _pulumi_eks_cluster,
+    "eks:index:ManagedNodeGroup": pulumi_eks_mocks.managed_node_group,
+    "eks:index:NodeGroupV2": pulumi_eks_mocks.node_group_v2,
+    "eks:index:Addon": pulumi_eks_mocks.addon,
 }

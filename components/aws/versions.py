@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from elastic_gpu.aws import EKS_CLUSTER
-from elastic_gpu.clouds import MinorSupport
+from elastic_gpu.aws import EKS_CLUSTER, EKS_EXISTING_CLUSTER
+from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
 
 _SOURCE = (
     "EKS calendar (docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html) as mirrored by "
@@ -79,5 +79,6 @@ def eks_addon_versions(kubernetes_version: str) -> dict[str, str]:
         raise ValueError(f"no EKS add-on versions pinned for Kubernetes {minor}; pinned: {allowed}") from None
 
 
-#: Its cluster resource and the input that carries its Kubernetes version (the version policy rules).
-VERSION_INPUTS = {EKS_CLUSTER: "version"}
+#: Its cluster resource and the input that carries its Kubernetes version, and the handle on a cluster this
+#: library did not create, whose minor its node groups follow (the version policy rules judge both).
+VERSION_INPUTS = {EKS_CLUSTER: "version", EKS_EXISTING_CLUSTER: HANDLE_VERSION_INPUT}

@@ -5,13 +5,15 @@ from elastic_gpu.clouds import Cloud
 #: Its resource types the cloud-neutral core reads (offline reports, policy rules).
 AKS_MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
+#: The handle on a cluster this library did not create (`existing()`, `from_*`; its `cluster` module).
+AKS_EXISTING_CLUSTER = "elastic-gpu:index:ExistingAksCluster"
 
 CLOUD = Cloud(
     name="azure",
     service="AKS",
     owner="an Azure",
     handle_attributes=("resource_group_name", "location", "autoscaler_profile"),
-    existing_hint="AksCluster.existing(...)",
+    existing_hint="AksCluster.existing(...) or AksCluster.from_managed_cluster(...)",
     example_instance_type="Standard_D4s_v5",
     instance_type_pattern=r"Standard_[A-Za-z0-9_]+",
     pins_autoscaler_image=False,

@@ -14,6 +14,7 @@ import pulumi_kubernetes as k8s
 from pulumi_azure_native import containerservice as cs
 
 from elastic_gpu.args_doc import documented, documented_component
+from elastic_gpu.azure import AKS_EXISTING_CLUSTER
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.node_provisioning.cluster import nap_cluster_problems, node_provisioning_profile
 from elastic_gpu.azure.pools import vmss_name_regex
@@ -26,6 +27,7 @@ from elastic_gpu.cluster_handle import (
     input_str_problems,
     k8s_provider_problems,
     raise_if,
+    required_keywords,
     version_problems,
     zones_problems,
 )
@@ -45,7 +47,7 @@ from elastic_gpu.scheduling import NODE_CLASS_GENERAL, node_labels
 from elastic_gpu.validation import args_type_problems
 
 TYPE_TOKEN = "elastic-gpu:index:AksCluster"
-EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingAksCluster"
+EXISTING_TYPE_TOKEN = AKS_EXISTING_CLUSTER
 
 #: The System pool's agent-pool name (AKS: lowercase alphanumeric, <= 12 characters).
 SYSTEM_POOL_NAME = "system"
@@ -257,7 +259,16 @@ class AksCluster(pulumi.ComponentResource):
         tags: Mapping[str, str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingAksCluster:
-        """A handle on an AKS cluster this library did not create (see `ExistingAksCluster`)."""
+        """A handle on an AKS cluster this library did not create, known by its name (e.g. another stack's).
+
+        Declares no Azure resource. `cluster_name`, `resource_group_name`, `location`: the cluster's (may be
+        Outputs). `zones`: the zones ("1", "2", "3") the GPU agent pools use (plain). `kubernetes_version`: the
+        control plane's minor, e.g. "1.35" (plain): the agent pools' `orchestratorVersion`; a minor past end of
+        standard support warns, and the policy pack's `kubernetes-version-not-end-of-life` fails one past end of
+        life. `k8s_provider`: default: one from the cluster-user credentials, as `az aks get-credentials`.
+        `tags`: on what the add-ons create. For a `ManagedCluster` the program declares itself, use
+        `AksCluster.from_managed_cluster`, which reads these from the resource. See `ExistingAksCluster`.
+        """
         return ExistingAksCluster(
             resource_name,
             cluster_name=cluster_name,
@@ -268,6 +279,65 @@ class AksCluster(pulumi.ComponentResource):
             k8s_provider=k8s_provider,
             tags=tags,
             opts=opts,
+        )
+
+    @classmethod
+    @required_keywords("resource_group_name", "zones")
+    def from_managed_cluster(
+        cls,
+        resource_name: str,
+        cluster: cs.ManagedCluster,
+        *,
+        resource_group_name: pulumi.Input[str] | None = None,
+        zones: Sequence[str] | None = None,
+        kubernetes_version: str | None = None,
+        k8s_provider: k8s.Provider | None = None,
+        tags: Mapping[str, str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> ExistingAksCluster:
+        """A handle on an `azure_native.containerservice.ManagedCluster` the program declares: its name,
+        Kubernetes version, location and kubelet identity are read from the resource, so nothing is typed twice.
+
+        `resource_group_name` (required): the cluster's resource group, as the program gave it to the cluster
+        (the resource does not output it). `zones` (required, plain): the zones ("1", "2", "3") the GPU agent
+        pools use. `kubernetes_version`: default None: the cluster's `kubernetesVersion` output (the version
+        the program asked for, else the one AKS chose), which the agent pools then follow as their
+        `orchestratorVersion`; a plain minor here is used instead. `k8s_provider`: default: one from the
+        cluster-user credentials.
+        """
+        where = f"AksCluster.from_managed_cluster '{resource_name}': "
+        problems = []
+        if not isinstance(cluster, cs.ManagedCluster):
+            problems.append(
+                f"{where}cluster: must be a pulumi_azure_native.containerservice.ManagedCluster, got "
+                f"{type(cluster).__name__}; for a cluster the program does not declare use AksCluster.existing(...)"
+            )
+        if resource_group_name is None:
+            problems.append(
+                f"{where}resource_group_name: required: the resource group the program gave the cluster, e.g. "
+                "resource_group.name"
+            )
+        if zones is None:
+            problems.append(f'{where}zones: required: the zones the GPU agent pools use, e.g. ["1", "2"]')
+        if kubernetes_version is not None:
+            problems += version_problems(where, kubernetes_version)
+        raise_if(problems, source=f"AksCluster.from_managed_cluster '{resource_name}'")
+        assert resource_group_name is not None and zones is not None
+        # The version asked for when the program sets one (known at preview), else the one AKS runs.
+        version: pulumi.Input[str] = kubernetes_version or cluster.kubernetes_version.apply(
+            lambda asked: asked or cluster.current_kubernetes_version
+        )
+        return ExistingAksCluster(
+            resource_name,
+            cluster_name=cluster.name,
+            resource_group_name=resource_group_name,
+            location=cluster.location,
+            zones=zones,
+            kubernetes_version=version,
+            k8s_provider=k8s_provider,
+            tags=tags,
+            kubelet_identity_object_id=cluster.identity_profile.apply(kubelet_object_id),
+            opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
         )
 
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -407,8 +477,9 @@ def user_kubeconfig(
 class ExistingAksCluster(ExistingCluster):
     """An AKS cluster this library did not create, as a cluster handle for pools and add-ons.
 
-    Made by `AksCluster.existing(...)`. Names may be Outputs; `zones` ("1", "2",
-    "3") and `kubernetes_version` (e.g. "1.33") must be plain. Declares no Azure
+    Made by `AksCluster.existing(...)` or `AksCluster.from_managed_cluster(...)`. Names may be Outputs;
+    `zones` ("1", "2", "3") must be plain, and so must `kubernetes_version` (e.g. "1.33") except when
+    read from the cluster resource. Declares no Azure
     resource. Without `k8s_provider` it declares a Kubernetes provider from the
     cluster-user credentials (`listManagedClusterUserCredentials`, as
     `az aks get-credentials`). The managed autoscaler's profile is not ours to
@@ -427,9 +498,10 @@ class ExistingAksCluster(ExistingCluster):
         resource_group_name: pulumi.Input[str],
         location: pulumi.Input[str],
         zones: Sequence[str],
-        kubernetes_version: str,
+        kubernetes_version: pulumi.Input[str],
         k8s_provider: k8s.Provider | None = None,
         tags: Mapping[str, str] | None = None,
+        kubelet_identity_object_id: pulumi.Input[str | None] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         where = f"AksCluster.existing '{resource_name}': "
@@ -437,7 +509,8 @@ class ExistingAksCluster(ExistingCluster):
             where, cluster_name=cluster_name, resource_group_name=resource_group_name, location=location
         )
         problems += zones_problems(where, zones, AZURE_ZONES)
-        problems += version_problems(where, kubernetes_version)
+        if not isinstance(kubernetes_version, pulumi.Output):  # an Output: the cluster's own (from_managed_cluster)
+            problems += version_problems(where, kubernetes_version)
         problems += k8s_provider_problems(where, k8s_provider)
         raise_if(problems, source=f"AksCluster.existing '{resource_name}'")
         super().__init__(EXISTING_TYPE_TOKEN, resource_name, handle_inputs(zones, kubernetes_version), opts)
@@ -448,11 +521,15 @@ class ExistingAksCluster(ExistingCluster):
         self.plain_location: str | None = location if isinstance(location, str) else None
         self.autoscaler_profile: ManagedAutoscalerProfile | None = None
         #: the identity the nodes act as, read from the cluster
-        self.kubelet_identity_object_id: pulumi.Output[str | None] = cs.get_managed_cluster_output(
-            resource_group_name=self.resource_group_name,
-            resource_name=self.cluster_name,
-            opts=pulumi.InvokeOutputOptions(parent=self),
-        ).identity_profile.apply(kubelet_object_id)
+        self.kubelet_identity_object_id: pulumi.Output[str | None] = (
+            pulumi.Output.from_input(kubelet_identity_object_id)
+            if kubelet_identity_object_id is not None
+            else cs.get_managed_cluster_output(
+                resource_group_name=self.resource_group_name,
+                resource_name=self.cluster_name,
+                opts=pulumi.InvokeOutputOptions(parent=self),
+            ).identity_profile.apply(kubelet_object_id)
+        )
         self._plain_facts(zones, kubernetes_version, tags)
         self._use_provider(
             resource_name, k8s_provider, lambda: user_kubeconfig(self.resource_group_name, self.cluster_name, self)

@@ -44,12 +44,22 @@ def user_assigned_identities(identity: Any) -> dict[str, Any]:
 
 def _aks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     cluster = inputs.get("resourceName", name)
-    return {
+    state = {
         "name": cluster,
         "fqdn": f"{cluster}-mock.hcp.example.azmk8s.io",
         "identityProfile": _aks_kubelet_identity(cluster),
         **user_assigned_identities(inputs.get("identity")),
     }
+    identity = inputs.get("identity")
+    if isinstance(identity, dict) and isinstance(identity.get("userAssignedIdentities"), list):
+        # The input lists the identities' ids; the output maps each id to its client and principal ids.
+        ids = {str(i): _aks_kubelet_identity(str(i))["kubeletidentity"] for i in identity["userAssignedIdentities"]}
+        state["identity"] = identity | {
+            "userAssignedIdentities": {
+                i: {"clientId": v["clientId"], "principalId": v["objectId"]} for i, v in ids.items()
+            }
+        }
+    return state
 
 
 def _aks_user_credentials(args: dict[str, Any]) -> dict[str, Any]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from elastic_gpu.azure import AKS_MANAGED_CLUSTER
-from elastic_gpu.clouds import MinorSupport
+from elastic_gpu.azure import AKS_EXISTING_CLUSTER, AKS_MANAGED_CLUSTER
+from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
 
 _SOURCE = (
     "AKS release calendar, MicrosoftDocs/azure-aks-docs articles/aks/supported-kubernetes-versions.md "
@@ -30,5 +30,6 @@ KUBERNETES_SUPPORT = (
     ),
 )
 
-#: Its cluster resource and the input that carries its Kubernetes version (the version policy rules).
-VERSION_INPUTS = {AKS_MANAGED_CLUSTER: "kubernetesVersion"}
+#: Its cluster resource and the input that carries its Kubernetes version, and the handle on a cluster this
+#: library did not create, whose minor its node groups follow (the version policy rules judge both).
+VERSION_INPUTS = {AKS_MANAGED_CLUSTER: "kubernetesVersion", AKS_EXISTING_CLUSTER: HANDLE_VERSION_INPUT}

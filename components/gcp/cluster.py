@@ -18,9 +18,11 @@ from elastic_gpu.cluster_handle import (
     input_str_problems,
     k8s_provider_problems,
     raise_if,
+    required_keywords,
     version_problems,
     zones_problems,
 )
+from elastic_gpu.gcp import GKE_EXISTING_CLUSTER
 from elastic_gpu.gcp import rules as gcp_rules
 from elastic_gpu.gcp.autoprovisioning import PROVISIONER
 from elastic_gpu.gcp.autoprovisioning.cluster import AutoProvisioningLimits, cluster_autoscaling_args
@@ -29,7 +31,7 @@ from elastic_gpu.kubeconfig import exec_kubeconfig
 from elastic_gpu.validation import args_type_problems
 
 TYPE_TOKEN = "elastic-gpu:index:GkeCluster"
-EXISTING_TYPE_TOKEN = "elastic-gpu:index:ExistingGkeCluster"
+EXISTING_TYPE_TOKEN = GKE_EXISTING_CLUSTER
 
 #: GKE release channel unless the stack says otherwise.
 DEFAULT_RELEASE_CHANNEL = "REGULAR"
@@ -210,6 +212,64 @@ class GkeCluster(pulumi.ComponentResource):
             provisioner=provisioner,
             node_service_account=node_service_account,
             opts=opts,
+        )
+
+    @classmethod
+    @required_keywords("zones")
+    def from_cluster(
+        cls,
+        resource_name: str,
+        cluster: gcp.container.Cluster,
+        *,
+        zones: Sequence[str] | None = None,
+        kubernetes_version: str | None = None,
+        k8s_provider: k8s.Provider | None = None,
+        tags: Mapping[str, str] | None = None,
+        private_nodes: bool | None = None,
+        provisioner: str | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> ExistingGkeCluster:
+        """A handle on a `gcp.container.Cluster` (GKE Standard) the program declares: its name, project,
+        location, Kubernetes version, endpoint and CA are read from the resource, so nothing is typed twice.
+
+        `zones` (required, plain): the zones the GPU node pools use, within the cluster's location (e.g. the
+        program's `gcp:zone`). `kubernetes_version`: default None: the cluster's `min_master_version` when the
+        program sets one, else its `master_version` output (the version GKE runs; unknown at preview until the
+        cluster exists); the node pools take the cluster's version (GKE's default for a new node pool).
+        `k8s_provider`: default: one whose kubeconfig (secret) takes the cluster's endpoint and CA and gets
+        tokens from `gke-gcloud-auth-plugin`. `private_nodes`, `provisioner`: as in `GkeCluster.existing`.
+        """
+        where = f"GkeCluster.from_cluster '{resource_name}': "
+        problems = []
+        if not isinstance(cluster, gcp.container.Cluster):
+            problems.append(
+                f"{where}cluster: must be a pulumi_gcp.container.Cluster, got {type(cluster).__name__}; for a "
+                "cluster the program does not declare use GkeCluster.existing(...)"
+            )
+        if zones is None:
+            problems.append(f'{where}zones: required: the zones the GPU node pools use, e.g. ["us-central1-a"]')
+        if kubernetes_version is not None:
+            problems += version_problems(where, kubernetes_version)
+        raise_if(problems, source=f"GkeCluster.from_cluster '{resource_name}'")
+        assert zones is not None
+        version: pulumi.Input[str] = kubernetes_version or cluster.min_master_version.apply(
+            lambda minimum: minimum or cluster.master_version
+        )
+        return ExistingGkeCluster(
+            resource_name,
+            cluster_name=cluster.name,
+            project=cluster.project,
+            location=cluster.location,
+            zones=zones,
+            kubernetes_version=version,
+            k8s_provider=k8s_provider,
+            tags=tags,
+            private_nodes=private_nodes,
+            provisioner=provisioner,
+            kubeconfig=pulumi.Output.all(
+                cluster.name, cluster.endpoint, cluster.master_auth.cluster_ca_certificate
+            ).apply(lambda a: _kubeconfig(a[0], a[1], a[2])),
+            opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
         )
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -411,9 +471,9 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str) -> str:
 class ExistingGkeCluster(ExistingCluster):
     """A GKE Standard cluster this library did not create, as a cluster handle for pools and add-ons.
 
-    Made by `GkeCluster.existing(...)`. Names may be Outputs; `zones` (where the
-    node pools go, each `<region>-<letter>`) and `kubernetes_version` must be
-    plain. Declares no GCP resource. Without `k8s_provider` it declares a
+    Made by `GkeCluster.existing(...)` or `GkeCluster.from_cluster(...)`. Names may be Outputs; `zones`
+    (where the node pools go, each `<region>-<letter>`) must be plain, and so must `kubernetes_version`
+    except when read from the cluster resource. Declares no GCP resource. Without `k8s_provider` it declares a
     Kubernetes provider whose kubeconfig (secret) is built as `gcloud container
     clusters get-credentials` does: endpoint and CA from `gcp.container.getCluster`,
     tokens from `gke-gcloud-auth-plugin`. GKE's autoscaler is managed per node
@@ -435,12 +495,13 @@ class ExistingGkeCluster(ExistingCluster):
         project: pulumi.Input[str],
         location: pulumi.Input[str],
         zones: Sequence[str],
-        kubernetes_version: str,
+        kubernetes_version: pulumi.Input[str],
         k8s_provider: k8s.Provider | None = None,
         tags: Mapping[str, str] | None = None,
         private_nodes: bool | None = None,
         provisioner: str | None = None,
         node_service_account: str | None = None,
+        kubeconfig: pulumi.Input[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         where = f"GkeCluster.existing '{resource_name}': "
@@ -449,7 +510,8 @@ class ExistingGkeCluster(ExistingCluster):
         if not problems:
             region = gcp_rules.location_region(location) if isinstance(location, str) else None
             problems += gcp_rules.zone_problems(lambda i, _: f"{where}zones[{i}]", region, list(zones))
-        problems += version_problems(where, kubernetes_version)
+        if not isinstance(kubernetes_version, pulumi.Output):  # an Output: the cluster's own (from_cluster)
+            problems += version_problems(where, kubernetes_version)
         problems += k8s_provider_problems(where, k8s_provider)
         if provisioner not in (None, *gcp_rules.PROVISIONERS):
             problems.append(
@@ -475,7 +537,11 @@ class ExistingGkeCluster(ExistingCluster):
         #: the email the pools' nodes run as (None: GKE's default)
         self.node_service_account: str | None = node_service_account
         self._plain_facts(zones, kubernetes_version, tags)
-        self._use_provider(resource_name, k8s_provider, self._kubeconfig_from_cluster)
+        self._use_provider(
+            resource_name,
+            k8s_provider,
+            lambda: kubeconfig if kubeconfig is not None else self._kubeconfig_from_cluster(),
+        )
         self.register_outputs({"cluster_name": self.cluster_name, "location": self.location})
 
     def _kubeconfig_from_cluster(self) -> pulumi.Output[str]:

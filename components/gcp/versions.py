@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from elastic_gpu.clouds import MinorSupport
-from elastic_gpu.gcp import GKE_CLUSTER
+from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
+from elastic_gpu.gcp import GKE_CLUSTER, GKE_EXISTING_CLUSTER
 
 if TYPE_CHECKING:
     from elastic_gpu.versions import SupportStatus
@@ -43,8 +43,9 @@ KUEUE_WEBHOOK_PORT = 9443
 #: registers its APIService with the kube-apiserver, which must reach it like the webhook.
 KUEUE_VISIBILITY_PORT = 8082
 
-#: Its cluster resource and the input that carries its Kubernetes version (the version policy rules).
-VERSION_INPUTS = {GKE_CLUSTER: "minMasterVersion"}
+#: Its cluster resource and the input that carries its Kubernetes version, and the handle on a cluster this
+#: library did not create, whose minor its node groups follow (the version policy rules judge both).
+VERSION_INPUTS = {GKE_CLUSTER: "minMasterVersion", GKE_EXISTING_CLUSTER: HANDLE_VERSION_INPUT}
 
 #: The release channel on which GKE keeps a cluster's minor: "GKE clusters on the Extended release channel stay
 #: on the same GKE minor version until shortly before the extended support period ends" (Google Cloud blog,
@@ -90,7 +91,7 @@ def running_support(status: SupportStatus, props: Mapping[str, Any]) -> SupportS
         )
     return replace(
         status,
-        note=f"On release channel {channel or 'none'} {status.row.minor} is a floor (minMasterVersion): a cluster "
+        note=f"On release channel {channel or 'none'} {status.minor} is a floor (minMasterVersion): a cluster "
         "that exists runs a newer minor (GKE upgraded it) and GKE creates none at it; raise kubernetesVersion to "
         "the minor the cluster runs.",
     )

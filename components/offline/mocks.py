@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pulumi
 
@@ -25,6 +25,24 @@ MOCK_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm1vY2sKLS0tLS1FTkQgQ0VSVElGSUNBV
 
 #: A child a remote-component mock registers: (type, name, inputs) -> its resource reference.
 RegisterChild = Callable[[str, str, dict[str, Any]], dict[str, Any]]
+
+
+class RemoteChildren(Protocol):
+    """What a remote-component mock is given as its third argument: call it to register a child,
+    `(type, name, inputs) -> resource reference`; `state(ref)` reads what a referenced resource holds.
+
+    A remote component's inputs keep resource references as references (a dict with Pulumi's resource
+    signature, its `urn` and `id`): the mock returns them as outputs unchanged, or reads the referenced
+    resource's inputs and outputs with `state(ref)` (e.g. a role's `arn`, a cluster's `eksCluster`).
+    """
+
+    def __call__(self, type_: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]: ...
+
+    def state(self, ref: Any) -> dict[str, Any]: ...
+
+
+#: A remote (multi-language) component's mock: (name, inputs, children) -> the component's outputs.
+RemoteComponentMock = Callable[[str, dict[str, Any], RemoteChildren], dict[str, Any]]
 
 
 # --- each cloud's mocks (its folder's `mocks` part), merged on first use --------------------------------
@@ -62,7 +80,7 @@ def _provider_defaults() -> dict[str, Callable[[str, str], dict[str, Any]]]:
 
 
 @cache
-def remote_components() -> dict[str, Callable[[str, dict[str, Any], RegisterChild], dict[str, Any]]]:
+def remote_components() -> dict[str, RemoteComponentMock]:
     """Remote (multi-language) components (pulumi-eks's Cluster): their mock registers the children a real run
     would create and returns the component's outputs, resource references included (REMOTE_COMPONENTS)."""
     return _merged("REMOTE_COMPONENTS")
@@ -127,7 +145,11 @@ class StackMocks(pulumi.runtime.Mocks):
 #: The file in a program's directory whose names extend the mocks (all optional):
 #: STACK_REFERENCES = {"org/project/stack": {"output": value}},
 #: RESOURCES = {"type token": lambda name, inputs: {extra outputs}},
-#: INVOKES = {"invoke token": lambda args: {result}}.
+#: INVOKES = {"invoke token": lambda args: {result}},
+#: REMOTE_COMPONENTS = {"pkg:index:Component": lambda name, inputs, children: {outputs}}: a remote
+#: (multi-language) component of the program's own, which runs in its provider's process in a real run (see
+#: `RemoteChildren`; components/aws/mocks.py mocks pulumi-eks's this way). A remote component without a
+#: mock is registered with no children and no outputs, and the report says so.
 USER_MOCKS_FILE = "offline_mocks.py"
 
 
@@ -136,6 +158,7 @@ class UserMocks:
     stack_references: dict[str, dict[str, Any]] = field(default_factory=dict)
     resources: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = field(default_factory=dict)
     invokes: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = field(default_factory=dict)
+    remote_components: dict[str, RemoteComponentMock] = field(default_factory=dict)
     #: what the program used and the hook did not answer (warnings for the report)
     missing: list[str] = field(default_factory=list)
 
@@ -149,4 +172,20 @@ class UserMocks:
             stack_references=dict(values.get("STACK_REFERENCES", {})),
             resources=dict(values.get("RESOURCES", {})),
             invokes=dict(values.get("INVOKES", {})),
+            remote_components=dict(values.get("REMOTE_COMPONENTS", {})),
         )
+
+
+def remote_component_mock(user: UserMocks, type_: str) -> RemoteComponentMock | None:
+    """The mock of a remote component: the program's own (`REMOTE_COMPONENTS` in its offline_mocks.py) first,
+    then the built-in ones (each cloud's REMOTE_COMPONENTS); None when neither has one."""
+    return user.remote_components.get(type_) or remote_components().get(type_)
+
+
+def missing_remote_component(type_: str, name: str) -> str:
+    """What the report says of a remote component that has no mock."""
+    return (
+        f"remote component {type_} {name!r} has no offline mock: it declares nothing here and its outputs are "
+        f"empty; give one in the program's {USER_MOCKS_FILE} as REMOTE_COMPONENTS = "
+        f"{{{type_!r}: lambda name, inputs, children: {{...outputs}}}}"
+    )

@@ -30,7 +30,14 @@ from pulumi.runtime.stack import run_pulumi_func
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
-from elastic_gpu.offline.mocks import USER_MOCKS_FILE, StackMocks, UserMocks, remote_components
+from elastic_gpu.offline.mocks import (
+    USER_MOCKS_FILE,
+    StackMocks,
+    UserMocks,
+    missing_remote_component,
+    remote_component_mock,
+    remote_components,
+)
 from elastic_gpu.replacement import POOL_NAME_FIELD
 
 SECRET_MASK = "[secret]"
@@ -143,12 +150,11 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
     def __init__(self, mocks: pulumi.runtime.Mocks) -> None:
         super().__init__(mocks)
         self.captured: list[CapturedResource] = []
+        #: a remote component's inputs by URN (its registration's state holds only its outputs)
+        self.remote_inputs: dict[str, dict[str, Any]] = {}
 
     def RegisterResource(self, request: Any) -> Any:
-        if request.remote and request.type in remote_components():
-            response = self._remote_component(request)
-        else:
-            response = super().RegisterResource(request)
+        response = self._remote_component(request) if request.remote else super().RegisterResource(request)
         self.captured.append(
             CapturedResource(
                 type=request.type,
@@ -169,36 +175,81 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         return response
 
     def _remote_component(self, request: Any) -> Any:
-        """A remote component runs in its own provider: its mock registers the children and gives its outputs."""
+        """A remote component runs in its own provider: its mock registers the children and gives its outputs.
+
+        Its inputs are read from the wire as data, resource references kept as references: turning one into
+        a Python resource here (what `rpc.deserialize_properties` does) would start its read on this thread's
+        event loop, which the program's loop then awaits ("attached to a different loop").
+        """
         from pulumi.runtime.proto import resource_pb2
 
         urn = self.make_urn(request.parent, request.type, request.name)
-        pulumi_mocks._ensure_event_loop()
-        inputs = rpc.deserialize_properties(request.object)
-
-        def child(type_: str, name: str, child_inputs: dict[str, Any]) -> dict[str, Any]:
-            args = pulumi.runtime.MockResourceArgs(
-                typ=type_, name=name, inputs=child_inputs, provider="", resource_id="", custom=True
-            )
-            id_, state = self.mocks.new_resource(args)
-            child_urn = self.make_urn(urn, type_, name)
-            self.resources[child_urn] = pulumi_mocks.MockMonitor.ResourceRegistration(child_urn, id_, state)
-            self.captured.append(
-                CapturedResource(
-                    type=type_, name=name, urn=child_urn, id=id_, parent=urn, custom=True, inputs=_plain(child_inputs)
-                )
-            )
-            return {
-                rpc._special_sig_key: rpc._special_resource_sig,
-                "urn": child_urn,
-                "id": id_ or "",
-                "packageVersion": "",
-            }
-
-        state = remote_components()[request.type](request.name, dict(inputs), child)
+        inputs = _wire_inputs(json_format.MessageToDict(request.object))
+        mocks = self.mocks if isinstance(self.mocks, StackMocks) else StackMocks()
+        mock = remote_component_mock(mocks.user, request.type)
+        state: dict[str, Any] = {}
+        self.remote_inputs[urn] = inputs
+        if mock is None:
+            mocks.user.missing.append(missing_remote_component(request.type, request.name))
+        else:
+            state = mock(request.name, inputs, _Children(self, urn))
         self.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, "", state)
+        pulumi_mocks._ensure_event_loop()
         obj = pulumi_mocks._sync_await(rpc.serialize_properties(state, {}))
         return resource_pb2.RegisterResourceResponse(urn=urn, object=obj)
+
+
+class _Children:
+    """The `RemoteChildren` a remote-component mock is given (components/offline/mocks.py)."""
+
+    def __init__(self, monitor: _CapturingMonitor, urn: str) -> None:
+        self.monitor = monitor
+        self.urn = urn
+
+    def __call__(self, type_: str, name: str, child_inputs: dict[str, Any]) -> dict[str, Any]:
+        monitor = self.monitor
+        args = pulumi.runtime.MockResourceArgs(
+            typ=type_, name=name, inputs=child_inputs, provider="", resource_id="", custom=True
+        )
+        id_, state = monitor.mocks.new_resource(args)
+        child_urn = monitor.make_urn(self.urn, type_, name)
+        monitor.resources[child_urn] = pulumi_mocks.MockMonitor.ResourceRegistration(child_urn, id_, state)
+        monitor.captured.append(
+            CapturedResource(
+                type=type_, name=name, urn=child_urn, id=id_, parent=self.urn, custom=True, inputs=_plain(child_inputs)
+            )
+        )
+        return {
+            rpc._special_sig_key: rpc._special_resource_sig,
+            "urn": child_urn,
+            "id": id_ or "",
+            "packageVersion": "",
+        }
+
+    def state(self, ref: Any) -> dict[str, Any]:
+        """What the referenced resource holds (its inputs and outputs); {} for no reference."""
+        if not isinstance(ref, dict) or ref.get(rpc._special_sig_key) != rpc._special_resource_sig:
+            return {}
+        urn = ref.get("urn", "")
+        found = self.monitor.resources.get(urn)
+        return {**self.monitor.remote_inputs.get(urn, {}), **(dict(found.state) if found is not None else {})}
+
+
+def _wire_inputs(value: Any) -> Any:
+    """A remote component's inputs as its provider gets them: secrets unwrapped, resource references kept as
+    references (dicts with the resource signature), numbers that are integers as ints."""
+    if isinstance(value, dict):
+        sig = value.get(rpc._special_sig_key)
+        if sig == rpc._special_secret_sig:
+            return _wire_inputs(value.get("value"))
+        if sig == rpc._special_resource_sig:
+            return value
+        return {k: _wire_inputs(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_wire_inputs(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def _wire_to_data(value: Any) -> Any:
@@ -362,6 +413,7 @@ def _run(
     thread_loops: list[asyncio.AbstractEventLoop] = []
     loop.set_default_executor(ThreadPoolExecutor(initializer=_thread_loop, initargs=(thread_loops,)))
     # The program's directory is on the import path, as in a real run; its mocks hook may import from it.
+    modules_before = set(sys.modules)
     sys.path.insert(0, str(main.parent))
     try:
         user = UserMocks.load(main.parent)
@@ -395,8 +447,13 @@ def _run(
         _missing_mocks(user, exc)
         raise ProgramError(main, exc) from exc
     finally:
+        if sys.exc_info()[1] is not None:
+            # The failure is reported once; the resource's outputs, failed with it and never read, would each
+            # log it again when collected ("Future exception was never retrieved").
+            loop.set_exception_handler(_quiet_unretrieved)
         runtime_resource._get_stack_trace = get_stack_trace
         sys.path.remove(str(main.parent))
+        _forget_modules(main.parent, modules_before)
         # Pulumi keeps the program's pending Output tasks in a process-wide list; a program that failed
         # leaves some, bound to this loop: drop them so the next run does not wait on a closed loop.
         with pulumi_settings.SETTINGS.lock:
@@ -422,6 +479,27 @@ def _run(
         config=config,
         warnings=[*user.missing, *collect.messages],
     )
+
+
+def _quiet_unretrieved(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    if context.get("message") != "Future exception was never retrieved":
+        loop.default_exception_handler(context)
+
+
+def _forget_modules(directory: Path, before: set[str]) -> None:
+    """Drop the modules the program imported from its own directory (its `iam.py`, `vpc.py`, a package
+    folder beside them): a real run is a fresh process, and the next program run here may have modules of
+    the same names. Only modules new since `before`, found by their name in the directory itself."""
+    for name in set(sys.modules) - before:
+        file = getattr(sys.modules[name], "__file__", None)
+        if not file:
+            continue
+        path = Path(file).resolve()
+        top = name.split(".")[0]
+        own_module = path.parent == directory and path.stem == top
+        own_package = (directory / top).is_dir() and path.is_relative_to(directory / top)
+        if own_module or own_package:
+            del sys.modules[name]
 
 
 def _thread_loop(loops: list[asyncio.AbstractEventLoop]) -> None:

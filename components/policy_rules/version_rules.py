@@ -1,5 +1,6 @@
 """Rule 13: the cluster's Kubernetes minor is in standard support (advisory) and not past end of life
-(mandatory), by the support table in components/versions.py."""
+(mandatory), by the support table in components/versions.py: a cluster resource's declared minor, and the
+minor of a handle on a cluster this library did not create (`existing()`, `from_*`), which its pools follow."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ CLUSTER_VERSION_INPUTS: dict[str, tuple[str, str]] = {
 
 
 def cluster_support(args: ResourceValidationArgs) -> SupportStatus | None:
-    """The support status of the cluster resource's declared minor (None: not a cluster, or not in the table)."""
+    """The support status of the cluster resource's or handle's minor (None: neither, or newer than the table)."""
     found = CLUSTER_VERSION_INPUTS.get(args.resource_type)
     if found is None:
         return None
