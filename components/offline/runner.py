@@ -36,7 +36,6 @@ from elastic_gpu.offline.mocks import (
     UserMocks,
     missing_remote_component,
     remote_component_mock,
-    remote_components,
 )
 from elastic_gpu.replacement import POOL_NAME_FIELD
 
