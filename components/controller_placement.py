@@ -13,7 +13,7 @@ its declared labels, the labels its service adds, its taints) and against the no
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,7 +98,7 @@ def _plain(value: Any) -> Any:
     """A props value as plain dicts and lists (the policy engine hands proxies)."""
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):  # lists, and the engine's list proxies
         return [_plain(v) for v in value]
     return value
 

@@ -67,7 +67,7 @@ role_assignment = azure_native.authorization.RoleAssignment(
 pulumi.export(
     "kubeconfig",
     admin_credentials.apply(
-        lambda admin_credentials: base64.b64decode(admin_credentials.kubeconfigs[0].value)
+        lambda admin_credentials: base64.b64decode(admin_credentials.kubeconfigs[0].value).decode()
     ),
 )
 
