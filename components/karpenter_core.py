@@ -9,6 +9,8 @@ Azure/karpenter-provider-azure v1.14.2 vendors v1.14.0, whose files cited here h
 
 from __future__ import annotations
 
+from elastic_gpu.durations import parse_duration
+
 CORE = "kubernetes-sigs/karpenter v1.14.1"
 
 #: The NodePool API (pkg/apis/crds: v1 only), the same on every provider.
@@ -42,12 +44,5 @@ EXPIRE_AFTER = "720h"
 
 
 def duration_seconds(text: str) -> int:
-    """A NodePool duration (`^(([0-9]+(s|m|h))+|Never)$`) in seconds."""
-    units = {"s": 1, "m": 60, "h": 3600}
-    total, number = 0, ""
-    for ch in text:
-        if ch.isdigit():
-            number += ch
-        else:
-            total, number = total + int(number) * units[ch], ""
-    return total
+    """A NodePool duration (`^(([0-9]+(s|m|h))+|Never)$`, read by Go's time.ParseDuration) in seconds."""
+    return round(parse_duration(text))

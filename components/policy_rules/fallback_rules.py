@@ -24,8 +24,15 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.runner import CapturedResource, Preview
 from elastic_gpu.simulation.backoff import Group, Machine
 from elastic_gpu.simulation.fit import NodeTemplate
-from elastic_gpu.simulation.run import PoolOutcome, machine_groups, simulate, to_fallback, worst_minutes
-from elastic_gpu.simulation.timings import AutoscalerSettings, autoscaler_settings
+from elastic_gpu.simulation.run import (
+    PoolOutcome,
+    machine_groups,
+    pool_promises,
+    simulate,
+    to_fallback,
+    worst_minutes,
+)
+from elastic_gpu.simulation.timings import AutoscalerSettings, NoAutoscaler, autoscaler_settings
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.workload import CONTRACT_INPUT
 
@@ -145,16 +152,27 @@ def validate_fallback_promise(args: StackValidationArgs, report: ReportViolation
     preview = preview_of(args.resources)
     if preview is None:
         return
-    try:
-        settings = autoscaler_settings(preview)
-        outcomes = simulate(preview)
-    except (ConfigError, ValueError):
-        return  # no cluster the simulator knows: nothing to promise about
     urns = {
         r.inputs[CONTRACT_INPUT]["pool"]: r.urn
         for r in preview.of_type(SPOT_GPU_POOL)
         if isinstance(r.inputs.get(CONTRACT_INPUT), dict)
     }
+    promised = pool_promises(preview)
+    try:
+        settings = autoscaler_settings(preview)
+        outcomes = simulate(preview)
+    except NoAutoscaler:
+        return  # no cluster the simulator knows: nothing to promise about
+    except (ConfigError, ValueError) as exc:
+        # A promise the rule cannot check is not kept: say so on every pool that makes one.
+        why = "; ".join(exc.problems) if isinstance(exc, ConfigError) else str(exc)
+        for pool in sorted(promised):
+            report(
+                f"Spot GPU pool '{pool}' promises its on-demand fallback within {promised[pool]:g} min "
+                f"(maxMinutesToFallback), but the time to fallback cannot be computed: {why}. Fix the setting named.",
+                urns.get(pool),
+            )
+        return
     for o in outcomes:
         if not o.breaks_promise:
             continue

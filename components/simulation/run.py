@@ -25,7 +25,7 @@ from elastic_gpu.simulation.expanders import Tier, rank
 from elastic_gpu.simulation.fit import NodeTemplate, misfit
 from elastic_gpu.simulation.pod import PodShape, pod_shape
 from elastic_gpu.simulation.templates import node_templates
-from elastic_gpu.simulation.timings import AutoscalerSettings, autoscaler_settings
+from elastic_gpu.simulation.timings import AutoscalerSettings, NoAutoscaler, autoscaler_settings
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract, job_manifest
@@ -312,8 +312,10 @@ def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[P
     templates = node_templates(preview)
     try:
         settings = autoscaler_settings(preview)
-    except ValueError as exc:
+    except NoAutoscaler as exc:
         raise ConfigError([f"stack {preview.stack!r}: {exc}; nothing to simulate"], source="simulate") from None
+    except ValueError as exc:  # a setting the autoscaler would not start with (a bad duration flag ...)
+        raise ConfigError([f"stack {preview.stack!r}: the autoscaler's settings: {exc}"], source="simulate") from None
     promises = pool_promises(preview)
     # A provisioner of the cloud's own (EKS: Karpenter) answers for the pods its objects take.
     own = get_cloud(settings.cloud).part("provisioning", optional=True)
