@@ -1,4 +1,4 @@
-"""`python -m elastic_gpu preview --stack aws-dev [--json]`: the offline preview.
+"""`python -m elastic_gpu preview --stack aws-dev [--json]`: the offline preview, and the policy pack over it.
 
 `python -m elastic_gpu cost --stack aws-dev --gpu-hours 1000 [--eviction-rate R] [--json]`: N GPU-hours of
 work on each GPU pool, on spot (with re-runs) against all on-demand.
@@ -8,7 +8,8 @@ GPU pod scales, in which order, how fast it falls back and goes back to zero, an
 `python -m elastic_gpu workload --stack aws-dev --pool t4`: a ready Job manifest for that pool.
 `python -m elastic_gpu diff --stack aws-prod --base main [--json]` (or `--base-file OLD.yaml`): what a change
 does against a git ref or another stack file: created, deleted, updated and replaced resources, whether the
-general pool stays up, the upgrade order; a Kubernetes jump of more than one minor fails (exit 2).
+general pool stays up, the upgrade order, and the policy pack on the new side; a Kubernetes jump of more
+than one minor fails (exit 2).
 """
 
 from __future__ import annotations
@@ -16,8 +17,17 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from typing import Any
 
 from elastic_gpu.errors import ConfigError
+
+#: As `pulumi preview --policy-pack` does: a mandatory violation fails a preview too (pulumi/pulumi
+#: pkg/resource/deploy/analyze_snapshot.go analyzeResource: a mandatory diagnostic sets sawError in a
+#: dry run), so `preview`, `diff` and `policy` exit EXIT_MANDATORY on one.
+EXIT_CODES = """exit codes:
+  0  done; no mandatory policy violation
+  1  preview, diff and policy: a mandatory policy violation (the report says which)
+  2  bad input (stack config, arguments, program), or a diff the clouds refuse"""
 
 
 def _number(text: str) -> float:
@@ -45,9 +55,19 @@ def _fraction(text: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m elastic_gpu", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m elastic_gpu",
+        description=__doc__,
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True)
-    preview = sub.add_parser("preview", help="run a stack's program under the mock engine and show what it declares")
+    exits = {"epilog": EXIT_CODES, "formatter_class": argparse.RawDescriptionHelpFormatter}
+    preview = sub.add_parser(
+        "preview",
+        help="run a stack's program under the mock engine, show what it declares and run the policy pack",
+        **exits,
+    )
     preview.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
     preview.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     preview.add_argument("--json", action="store_true", help="print every captured resource as JSON")
@@ -61,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     cost.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     cost.add_argument("--json", action="store_true", help="print the figures as JSON")
-    policy = sub.add_parser("policy", help="run the policy pack over a stack's captured resources (offline gate)")
+    policy = sub.add_parser(
+        "policy", help="run the policy pack over a stack's captured resources (offline gate)", **exits
+    )
     policy.add_argument("--stack", help="stack name; default: every stack of the program")
     policy.add_argument("--program", default=".", help="Pulumi Python program directory (default: .)")
     policy.add_argument("--config", help="policy-pack config file (JSON or YAML, as for --policy-pack-config)")
@@ -75,7 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     workload.add_argument("--stack", required=True, help="stack name, e.g. aws-dev (stacks/Pulumi.<stack>.yaml)")
     workload.add_argument("--pool", required=True, help="the GPU pool's name, e.g. t4")
     workload.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
-    diff = sub.add_parser("diff", help="what a change does against a git ref or another stack file (offline)")
+    diff = sub.add_parser(
+        "diff", help="what a change does against a git ref or another stack file, and the pack on the new side", **exits
+    )
     diff.add_argument("--stack", required=True, help="stack name, e.g. aws-prod (stacks/Pulumi.<stack>.yaml)")
     base = diff.add_mutually_exclusive_group(required=True)
     base.add_argument("--base", help="git ref of the base (its program and stack file), e.g. main or HEAD~1")
@@ -127,6 +151,16 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(render_text(result))
         print()
         print(render_report(policy_report))
+    return _policy_exit("preview", policy_report)
+
+
+def _policy_exit(command: str, report: Any) -> int:
+    """EXIT_MANDATORY, said on stderr, when the pack found a mandatory violation; else 0."""
+    from elastic_gpu.offline.policy_gate import EXIT_MANDATORY
+
+    if report.mandatory:
+        print(f"error: {command} failed: {len(report.mandatory)} mandatory policy violation(s)", file=sys.stderr)
+        return EXIT_MANDATORY
     return 0
 
 
@@ -134,14 +168,24 @@ def _diff(args: argparse.Namespace) -> int:
     import json
 
     from elastic_gpu.offline.diff import DiffError, render_diff, run_diff
+    from elastic_gpu.offline.policy_run import render_report, run_policies
 
     try:
         result = run_diff(args.stack, args.program, base_ref=args.base, base_file=args.base_file)
     except DiffError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(result.to_json(), indent=2) if args.json else render_diff(args.stack, result))
-    return 0
+    # The pack judges what the change leads to: the new side, as `pulumi preview --policy-pack` does.
+    policy_report = run_policies(result.head.preview) if result.head.preview is not None else None
+    if args.json:
+        out = result.to_json() | ({"policy": policy_report.to_json()} if policy_report else {})
+        print(json.dumps(out, indent=2))
+    else:
+        print(render_diff(args.stack, result))
+        if policy_report is not None:
+            print()
+            print(render_report(policy_report))
+    return 0 if policy_report is None else _policy_exit("diff", policy_report)
 
 
 def _simulate(args: argparse.Namespace) -> int:

@@ -32,7 +32,7 @@ from pulumi.runtime import rpc
 from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_stack_file
-from elastic_gpu.offline.runner import CapturedResource, Program, run_preview
+from elastic_gpu.offline.runner import CapturedResource, Preview, Program, run_preview
 from elastic_gpu.pool_view import pools_of
 from elastic_gpu.replacement import POOL_NAME_FIELD, POOL_REPLACE_FIELDS, inline_pool_refusals, replacing_paths
 from elastic_gpu.scheduling import NODE_CLASS_GENERAL, NODE_CLASS_LABEL
@@ -54,6 +54,8 @@ class Side:
     label: str
     resources: dict[str, CapturedResource]
     config: dict[str, Any]
+    #: the side's whole preview, where it ran in this process (the head: the policy pack judges it)
+    preview: Preview | None = None
 
     @property
     def kubernetes_version(self) -> str | None:
@@ -303,7 +305,7 @@ def build_diff(base: Side, head: Side) -> Diff:
 
 def head_side(stack: str, program_dir: Path | str) -> Side:
     preview = run_preview(stack, program_dir)
-    return Side("working tree", {r.urn: r for r in preview.resources}, preview.config)
+    return Side("working tree", {r.urn: r for r in preview.resources}, preview.config, preview)
 
 
 def base_file_side(stack: str, program_dir: Path | str, base_file: Path | str) -> Side:
