@@ -36,6 +36,11 @@ OTHER_REPLACE_FIELDS: dict[str, ReplaceRule] = {
 
 REPLACE_FIELDS: dict[str, ReplaceRule] = POOL_REPLACE_FIELDS | OTHER_REPLACE_FIELDS
 
+#: Node-pool inputs whose in-place update replaces every node of the pool (a version bump): `diff` marks it.
+NODE_ROLLING_FIELDS: dict[str, ReplaceRule] = {
+    t: rule for c in all_clouds() for t, rule in c.replacement.NODE_ROLLING_FIELDS.items()
+}
+
 #: The input that is a pool's cloud name. Replacing a pool whose name stays the same cannot create the
 #: new pool first (the name is taken): the provider deletes first (pulumi-terraform-bridge
 #: nameRequiresDeleteBeforeReplace; azure-native replaces on the same URL). Hence the digest in names.

@@ -59,4 +59,3 @@ def test_help_documents_the_exit_codes(command, capsys):
         main([*command, "--help"])
     out = capsys.readouterr().out
     assert "exit codes:" in out and "1  preview, diff and policy: a mandatory policy violation" in out
-

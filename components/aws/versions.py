@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from elastic_gpu.aws import EKS_CLUSTER
+from elastic_gpu.aws import EKS_CLUSTER, EKS_NODE_GROUP
 from elastic_gpu.clouds import MinorSupport
 
 _SOURCE = (
@@ -81,3 +81,7 @@ def eks_addon_versions(kubernetes_version: str) -> dict[str, str]:
 
 #: Its cluster resource and the input that carries its Kubernetes version (the version policy rules).
 VERSION_INPUTS = {EKS_CLUSTER: "version"}
+
+#: Its node-pool resource and the input that carries the nodes' Kubernetes version (`diff`: version skew
+#: between control plane and nodes). Unset, the nodes follow the control plane.
+NODE_VERSION_INPUTS = {EKS_NODE_GROUP: "version"}

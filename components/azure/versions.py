@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from elastic_gpu.azure import AKS_MANAGED_CLUSTER
+from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
 from elastic_gpu.clouds import MinorSupport
 
 _SOURCE = (
@@ -32,3 +32,7 @@ KUBERNETES_SUPPORT = (
 
 #: Its cluster resource and the input that carries its Kubernetes version (the version policy rules).
 VERSION_INPUTS = {AKS_MANAGED_CLUSTER: "kubernetesVersion"}
+
+#: Its node-pool resource and the input that carries the nodes' Kubernetes version (`diff`: version skew
+#: between control plane and nodes). Unset, the nodes follow the control plane.
+NODE_VERSION_INPUTS = {AKS_AGENT_POOL: "orchestratorVersion"}

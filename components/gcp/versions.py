@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from elastic_gpu.clouds import MinorSupport
-from elastic_gpu.gcp import GKE_CLUSTER
+from elastic_gpu.gcp import GKE_CLUSTER, GKE_NODE_POOL
 
 _SOURCE = (
     "GKE release schedule (cloud.google.com/kubernetes-engine/docs/release-schedule) as mirrored by "
@@ -38,3 +38,7 @@ KUEUE_VISIBILITY_PORT = 8082
 
 #: Its cluster resource and the input that carries its Kubernetes version (the version policy rules).
 VERSION_INPUTS = {GKE_CLUSTER: "minMasterVersion"}
+
+#: Its node-pool resource and the input that carries the nodes' Kubernetes version (`diff`: version skew
+#: between control plane and nodes). Unset, the nodes follow the control plane.
+NODE_VERSION_INPUTS = {GKE_NODE_POOL: "version"}
