@@ -133,7 +133,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    for warning in result.warnings:  # as `pulumi preview` shows the program's warnings
+    from elastic_gpu.offline.terminal import once_each
+
+    for warning in once_each(result.warnings):  # as `pulumi preview` shows the program's warnings
         print(f"warning: {warning}", file=sys.stderr)
     if args.command == "cost":
         works = preview_work(result, args.gpu_hours, args.eviction_rate)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
+from collections.abc import Iterable
 
 _CODES = {"red": "31", "yellow": "33", "green": "32", "bold": "1"}
 
@@ -16,3 +18,10 @@ def colour_on() -> bool:
 def paint(text: str, colour: str) -> str:
     """`text` in `colour` (red, yellow, green, bold) on a terminal; as is elsewhere."""
     return f"\033[{_CODES[colour]}m{text}\033[0m" if colour_on() else text
+
+
+def once_each(lines: Iterable[str]) -> list[str]:
+    """Each distinct line once, in first-seen order, a repeated one marked with its count: a warning the
+    program logs per resource says its thing once."""
+    counts = Counter(lines)
+    return [line if counts[line] == 1 else f"{line} ({counts[line]} times)" for line in counts]
