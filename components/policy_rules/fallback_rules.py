@@ -75,7 +75,7 @@ def _has_unknown(value: Any) -> bool:
 
 def preview_of(resources: Sequence[PolicyResource]) -> Preview | None:
     """The policy engine's resources as the simulator's captured ones; None when a value it
-    reads is not known yet (then the rule cannot judge, and says nothing)."""
+    reads is not known yet (then the rule cannot judge, and says why: validate_fallback_promise)."""
     captured = []
     for r in resources:
         inputs = _plain(r.props or {})
@@ -148,9 +148,25 @@ def fixes(outcome: PoolOutcome, settings: AutoscalerSettings) -> list[str]:
     return out
 
 
+def _touch(value: Any) -> None:
+    """Read every value (an engine's props proxy raises UnknownValueError at an unknown one, with its path)."""
+    if isinstance(value, Mapping):
+        for key in value:
+            _touch(value[key])
+    elif isinstance(value, Sequence) and not isinstance(value, str):
+        for i in range(len(value)):
+            _touch(value[i])
+
+
 def validate_fallback_promise(args: StackValidationArgs, report: ReportViolation) -> None:
     preview = preview_of(args.resources)
     if preview is None:
+        # A value the simulation reads is known only after deployment: say so as CrossGuard does (the
+        # engine turns this error into an advisory "can't run policy ... during preview"), not silence;
+        # `pulumi up` runs the rule again with the values known.
+        for r in args.resources:
+            if r.resource_type not in _ZONE_ONLY:
+                _touch(r.props or {})
         return
     urns = {
         r.inputs[CONTRACT_INPUT]["pool"]: r.urn
