@@ -1,4 +1,4 @@
-"""`python -m elastic_gpu preview --stack aws-dev [--json]`: the offline preview.
+"""`python -m elastic_gpu preview --stack aws-dev [--json]`: the offline preview, and the policy pack over it.
 
 `python -m elastic_gpu cost --stack aws-dev --gpu-hours 1000 [--eviction-rate R] [--json]`: N GPU-hours of
 work on each GPU pool, on spot (with re-runs) against all on-demand.
@@ -8,7 +8,8 @@ GPU pod scales, in which order, how fast it falls back and goes back to zero, an
 `python -m elastic_gpu workload --stack aws-dev --pool t4`: a ready Job manifest for that pool.
 `python -m elastic_gpu diff --stack aws-prod --base main [--json]` (or `--base-file OLD.yaml`): what a change
 does against a git ref or another stack file: created, deleted, updated and replaced resources, whether the
-general pool stays up, the upgrade order; a Kubernetes jump of more than one minor fails (exit 2).
+general pool stays up, the upgrade order, and the policy pack on the new side; a Kubernetes jump of more
+than one minor fails (exit 2).
 """
 
 from __future__ import annotations
@@ -16,12 +17,20 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from typing import Any
 
 from elastic_gpu.errors import ConfigError
 
 #: Where a stack's config lives is the program's business: Pulumi.<stack>.yaml next to its Pulumi.yaml, or in its
 #: `stackConfigDir` (this repository's programs: stacks/).
 STACK_HELP = "stack name, e.g. aws-dev: the program's Pulumi.<stack>.yaml (in its Pulumi.yaml's stackConfigDir, if set)"
+#: As `pulumi preview --policy-pack` does: a mandatory violation fails a preview too (pulumi/pulumi
+#: pkg/resource/deploy/analyze_snapshot.go analyzeResource: a mandatory diagnostic sets sawError in a
+#: dry run), so `preview`, `diff` and `policy` exit EXIT_MANDATORY on one.
+EXIT_CODES = """exit codes:
+  0  done; no mandatory policy violation
+  1  preview, diff and policy: a mandatory policy violation (the report says which)
+  2  bad input (stack config, arguments, program), or a diff the clouds refuse"""
 
 
 def _number(text: str) -> float:
@@ -55,10 +64,20 @@ ACCOUNT_HELP = "YAML describing your account's quotas, roles and offerings for t
 def main(argv: list[str] | None = None) -> int:
     from elastic_gpu._version import __version__
 
-    parser = argparse.ArgumentParser(prog="python -m elastic_gpu", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m elastic_gpu",
+        description=__doc__,
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"elastic-gpu {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    preview = sub.add_parser("preview", help="run a stack's program under the mock engine and show what it declares")
+    exits = {"epilog": EXIT_CODES, "formatter_class": argparse.RawDescriptionHelpFormatter}
+    preview = sub.add_parser(
+        "preview",
+        help="run a stack's program under the mock engine, show what it declares and run the policy pack",
+        **exits,
+    )
     preview.add_argument("--stack", required=True, help=STACK_HELP)
     preview.add_argument("--account", help=ACCOUNT_HELP)
     preview.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
@@ -74,7 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     cost.add_argument("--account", help=ACCOUNT_HELP)
     cost.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     cost.add_argument("--json", action="store_true", help="print the figures as JSON")
-    policy = sub.add_parser("policy", help="run the policy pack over a stack's captured resources (offline gate)")
+    policy = sub.add_parser(
+        "policy", help="run the policy pack over a stack's captured resources (offline gate)", **exits
+    )
     policy.add_argument("--stack", help="stack name; default: every stack of the program")
     policy.add_argument("--account", help=ACCOUNT_HELP)
     policy.add_argument("--program", default=".", help="Pulumi Python program directory (default: .)")
@@ -90,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     workload.add_argument("--stack", required=True, help=STACK_HELP)
     workload.add_argument("--pool", required=True, help="the GPU pool's name, e.g. t4")
     workload.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
-    diff = sub.add_parser("diff", help="what a change does against a git ref or another stack file (offline)")
+    diff = sub.add_parser(
+        "diff", help="what a change does against a git ref or another stack file, and the pack on the new side", **exits
+    )
     diff.add_argument("--stack", required=True, help=STACK_HELP)
     base = diff.add_mutually_exclusive_group(required=True)
     base.add_argument("--base", help="git ref of the base (its program and stack file), e.g. main or HEAD~1")
@@ -132,7 +155,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    for warning in result.warnings:  # as `pulumi preview` shows the program's warnings
+    from elastic_gpu.offline.terminal import once_each
+
+    for warning in once_each(result.warnings):  # as `pulumi preview` shows the program's warnings
         print(f"warning: {warning}", file=sys.stderr)
     if args.command == "cost":
         works = preview_work(result, args.gpu_hours, args.eviction_rate)
@@ -150,6 +175,16 @@ def _dispatch(args: argparse.Namespace) -> int:
         print(render_text(result))
         print()
         print(render_report(policy_report))
+    return _policy_exit("preview", policy_report)
+
+
+def _policy_exit(command: str, report: Any) -> int:
+    """EXIT_MANDATORY, said on stderr, when the pack found a mandatory violation; else 0."""
+    from elastic_gpu.offline.policy_gate import EXIT_MANDATORY
+
+    if report.mandatory:
+        print(f"error: {command} failed: {len(report.mandatory)} mandatory policy violation(s)", file=sys.stderr)
+        return EXIT_MANDATORY
     return 0
 
 
@@ -157,14 +192,24 @@ def _diff(args: argparse.Namespace) -> int:
     import json
 
     from elastic_gpu.offline.diff import DiffError, render_diff, run_diff
+    from elastic_gpu.offline.policy_run import render_report, run_policies
 
     try:
         result = run_diff(args.stack, args.program, base_ref=args.base, base_file=args.base_file)
     except DiffError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(result.to_json(), indent=2) if args.json else render_diff(args.stack, result))
-    return 0
+    # The pack judges what the change leads to: the new side, as `pulumi preview --policy-pack` does.
+    policy_report = run_policies(result.head.preview) if result.head.preview is not None else None
+    if args.json:
+        out = result.to_json() | ({"policy": policy_report.to_json()} if policy_report else {})
+        print(json.dumps(out, indent=2))
+    else:
+        print(render_diff(args.stack, result))
+        if policy_report is not None:
+            print()
+            print(render_report(policy_report))
+    return 0 if policy_report is None else _policy_exit("diff", policy_report)
 
 
 def _simulate(args: argparse.Namespace) -> int:

@@ -47,8 +47,9 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
 - `preflight` (optional): `findings(cfg)`, what the account lacks for the stack, read through its SDK's
   invokes (components/preflight.py).
 - `replacement`: `POOL_REPLACE_FIELDS`, `OTHER_REPLACE_FIELDS`, `POOL_NAME_FIELD`,
-  `INLINE_POOL_REFUSED_FIELDS` (its rows).
-- `versions`: `KUBERNETES_SUPPORT` (its Kubernetes minors and their support dates).
+  `INLINE_POOL_REFUSED_FIELDS`, `NODE_ROLLING_FIELDS` (its rows).
+- `versions`: `KUBERNETES_SUPPORT` (its Kubernetes minors and their support dates), `VERSION_INPUTS` and
+  `NODE_VERSION_INPUTS` (the inputs that carry the control plane's and the nodes' versions).
 - `provisioning` (optional): `simulate_pod(...)`, the simulation of a provisioner of its own (EKS:
   Karpenter; AKS: node auto-provisioning, both through `elastic_gpu.simulation.karpenter` with the
   cloud's `KarpenterModel`) for the pods its objects take.

@@ -19,12 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
 from elastic_gpu.clouds import all_clouds, get_cloud
+from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
 from elastic_gpu.prices import TABLE_PATH, price_row
 from elastic_gpu.validation import (
     CLOUD_ONLY_POOL_SETTINGS,
-    DURATION_PATTERN,
     NODES_PER_CLUSTER,
     autoscaler_settings_problems,
     cidr_problems,
@@ -48,13 +48,13 @@ Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
 #: lists the ones it can do in its rules.PROVISIONERS.
 Provisioner = Literal["cluster-autoscaler", "karpenter", "auto-provisioning"]
 DEFAULT_PROVISIONER: Provisioner = "cluster-autoscaler"
-#: A cluster-autoscaler duration, a Go `time.Duration` in whole units: "90s", "5m", "1h30m" (the stack
-#: config and ClusterAutoscalerArgs are checked against the same pattern).
+#: A cluster-autoscaler duration, a Go `time.Duration`: "90s", "14m30s", "1h30m" (the stack config and
+#: ClusterAutoscalerArgs are checked against the same pattern; elastic_gpu.durations parses it).
 Duration = Annotated[str, Field(pattern=DURATION_PATTERN)]
 NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$"
 #: What each pattern means, for the error message (pydantic would print the regex).
 PATTERN_HELP = {
-    DURATION_PATTERN: "a duration in whole hours, minutes and seconds such as 90s, 5m or 1h30m",
+    DURATION_PATTERN: DURATION_HELP,
     NAME_PATTERN: "lowercase letters, digits and '-', starting with a letter, at most 20 characters",
     r"^1\.[0-9]+$": 'a Kubernetes minor such as "1.33" (quoted, so YAML keeps it a string)',
 }

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from elastic_gpu.durations import parse_duration
+
 CORE = "kubernetes-sigs/karpenter v1.14.1"
 
 #: The NodePool API (pkg/apis/crds: v1 only), the same on every provider.
@@ -103,12 +105,5 @@ EXPIRE_AFTER = "720h"
 
 
 def duration_seconds(text: str) -> int:
-    """A NodePool duration (`^(([0-9]+(s|m|h))+|Never)$`) in seconds."""
-    units = {"s": 1, "m": 60, "h": 3600}
-    total, number = 0, ""
-    for ch in text:
-        if ch.isdigit():
-            number += ch
-        else:
-            total, number = total + int(number) * units[ch], ""
-    return total
+    """A NodePool duration (`^(([0-9]+(s|m|h))+|Never)$`, read by Go's time.ParseDuration) in seconds."""
+    return round(parse_duration(text))

@@ -36,6 +36,11 @@ OTHER_REPLACE_FIELDS: dict[str, ReplaceRule] = {
 
 REPLACE_FIELDS: dict[str, ReplaceRule] = POOL_REPLACE_FIELDS | OTHER_REPLACE_FIELDS
 
+#: Node-pool inputs whose in-place update replaces every node of the pool (a version bump): `diff` marks it.
+NODE_ROLLING_FIELDS: dict[str, ReplaceRule] = {
+    t: rule for c in all_clouds() for t, rule in c.replacement.NODE_ROLLING_FIELDS.items()
+}
+
 #: The input that is a pool's cloud name. Replacing a pool whose name stays the same cannot create the
 #: new pool first (the name is taken): the provider deletes first (pulumi-terraform-bridge
 #: nameRequiresDeleteBeforeReplace; azure-native replaces on the same URL). Hence the digest in names.
@@ -83,12 +88,18 @@ def short_digest(values: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:DIGEST_LEN]
 
 
-def pool_name(base: str, forcing: Mapping[str, Any], *, max_len: int, sep: str = "-") -> str:
+def pool_name(base: str, forcing: Mapping[str, Any], *, max_len: int, sep: str = "-", keep: str = "") -> str:
     """`<base><sep><digest>`: the digest covers the base and the replacement-forcing values, so a change
     that forces a replacement also renames the pool (create the new one, then delete the old one).
-    A base too long for `max_len` is cut; the digest still tells pools apart."""
+    A base too long for `max_len` is cut in the middle, before `keep` (the zone a per-zone group ends
+    with), so the name still says where its nodes run; the digest still tells pools apart."""
     digest = short_digest({"base": base, **forcing})
-    return f"{base[: max_len - len(sep) - DIGEST_LEN]}{sep}{digest}"
+    room = max_len - len(sep) - DIGEST_LEN
+    if len(base) > room and keep and base.endswith(keep) and len(keep) < room // 2:
+        cut = base[: room - len(keep)].rstrip("-_") + keep
+    else:
+        cut = base[:room]
+    return f"{cut}{sep}{digest}"
 
 
 def replacing_paths(resource_type: str, changed: list[str]) -> list[str]:

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_typ
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from elastic_gpu.clouds import all_clouds, get_cloud
+from elastic_gpu.durations import parse_duration
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type
 
 
@@ -197,13 +198,8 @@ def cloud_only_problems(
     return problems
 
 
-#: A cluster-autoscaler duration, a Go `time.Duration` in whole units: "90s", "5m", "1h30m".
-DURATION_PATTERN = r"^([0-9]+h([0-9]+m)?([0-9]+s)?|[0-9]+m([0-9]+s)?|[0-9]+s)$"
-
-
-def duration_seconds(text: str) -> int:
-    """Seconds of a DURATION_PATTERN duration ("1h30m" -> 5400)."""
-    return sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", text))
+#: A cluster-autoscaler duration is a Go `time.Duration` ("90s", "14m30s", "1h30m"): elastic_gpu.durations.
+duration_seconds = parse_duration
 
 
 #: The autoscaler durations that must be longer than 0. A scale-down delay or unneeded time of 0 means no

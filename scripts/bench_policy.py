@@ -1,6 +1,8 @@
-"""Time preview + policy of an AWS stack with N GPU pools (default 10, 30, 100).
+"""Time preview + policy of an AWS stack with N GPU pools (default 10, 30, 100, 200).
 
-Not a test: prints figures so growth can be checked by eye (it should be linear).
+Not a test: prints figures so growth can be checked by eye (it should be linear). Wall-clock seconds
+depend on what else the machine runs; the CPU seconds (this process's user + system time, all threads)
+do not, so compare those.
     .venv/bin/python scripts/bench_policy.py [N ...]
 """
 
@@ -36,29 +38,31 @@ def stack_config(pools: int) -> dict:
     return {"config": base}
 
 
-def bench(pools: int) -> tuple[int, float, float]:
+def bench(pools: int) -> tuple[int, float, float, float, float]:
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         (d / "stacks").mkdir()
         shutil.copy(ROOT / "Pulumi.yaml", d / "Pulumi.yaml")
         shutil.copy(ROOT / "__main__.py", d / "__main__.py")
         (d / "stacks" / "Pulumi.bench.yaml").write_text(yaml.safe_dump(stack_config(pools)))
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         preview = run_preview("bench", d)
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         run_policies(preview)
-        t2 = time.perf_counter()
-    return len(preview.resources), t1 - t0, t2 - t1
+        t2, c2 = time.perf_counter(), time.process_time()
+    return len(preview.resources), t1 - t0, t2 - t1, c1 - c0, c2 - c1
 
 
 def main(argv: list[str]) -> None:
-    sizes = [int(a) for a in argv] or [10, 30, 100]
+    sizes = [int(a) for a in argv] or [10, 30, 100, 200]
     bench(1)  # imports the SDKs once, so the figures are the stacks' own
-    print(f"{'pools':>5} {'resources':>9} {'preview s':>9} {'policy s':>8} {'total s':>7} {'ms/pool':>7}")
+    head = ("pools", "resources", "preview s", "policy s", "total s", "cpu prev", "cpu pol", "cpu tot", "cpu ms/pool")
+    print(" ".join(f"{h:>9}" for h in head))
     for n in sizes:
-        count, preview, policy = bench(n)
-        total = preview + policy
-        print(f"{n:>5} {count:>9} {preview:>9.2f} {policy:>8.2f} {total:>7.2f} {1000 * total / n:>7.0f}")
+        count, preview, policy, cpu_preview, cpu_policy = bench(n)
+        cpu = cpu_preview + cpu_policy
+        row = (preview, policy, preview + policy, cpu_preview, cpu_policy, cpu)
+        print(f"{n:>9} {count:>9} " + " ".join(f"{x:>9.2f}" for x in row) + f" {1000 * cpu / n:>9.0f}")
 
 
 if __name__ == "__main__":

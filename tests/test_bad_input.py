@@ -199,7 +199,7 @@ def test_compound_durations_are_valid_and_zero_is_not() -> None:
     values[P + "autoscaler"].update({"scaleDownUnneededTime": "0m", "scaleDownDelayAfterAdd": "0m"})
     assert load_stack_config(values).autoscaler.scale_down_delay_after_add == "0m"
     msg = config_errors("aws-dev", lambda v: v[P + "autoscaler"].update({"scaleDownUnneededTime": "5 min"}))
-    assert "'5 min' is not allowed; allowed: a duration in whole hours, minutes and seconds" in msg
+    assert "'5 min' is not allowed; allowed: a Go duration such as 90s, 14m30s" in msg
 
 
 # --- what the clouds reject -------------------------------------------------------------------

@@ -111,7 +111,9 @@ def test_a_new_cluster_without_version_is_unknown_at_preview_and_says_so(run_pro
         "diff": None,  # the diff names no minor rather than the engine's marker
     }
     assert f"EksCluster.from_pulumi_eks 'h': {UNKNOWN_VERSION_WARNING}" in preview.warnings
-    assert main(["preview", "--program", str(tmp_path), "--stack", "test"]) == 0
+    # It previews (no exit 2); the program sets no cost-allocation tags, a mandatory violation, which fails
+    # the preview as it fails `pulumi preview --policy-pack`.
+    assert main(["preview", "--program", str(tmp_path), "--stack", "test"]) == 1
 
 
 def test_every_minor_pins_the_same_add_ons() -> None:

@@ -8,6 +8,7 @@ import json
 
 import pytest
 from pulumi_policy import StackValidationArgs
+from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.__main__ import main
 from elastic_gpu.compose import PlannedCluster
@@ -181,7 +182,9 @@ def test_args_refuse_a_promise_that_is_not_a_positive_number(value, problem):
     assert problems == ([f"SpotGpuPool 'p': SpotGpuPoolArgs.max_minutes_to_fallback: {problem}"] if problem else [])
 
 
-def test_the_rule_says_nothing_while_a_value_it_reads_is_unknown():
+def test_the_rule_says_it_cannot_run_while_a_value_it_reads_is_unknown():
+    """Not silence: the rule raises the engine's UnknownValueError, which CrossGuard (and the offline run)
+    reports as an advisory "can't run policy ... during preview"; `pulumi up` judges the known values."""
     resources = stack_resources(copy.deepcopy(stack_preview("azure-dev")))
     assert preview_of(resources) is not None
     pools = [r for r in resources if r.resource_type == "azure-native:containerservice:AgentPool"]
@@ -189,8 +192,9 @@ def test_the_rule_says_nothing_while_a_value_it_reads_is_unknown():
     target["vmSize"] = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi_policy's unknown string
     assert preview_of(resources) is None
     reports: list[str] = []
-    validate_fallback_promise(StackValidationArgs(resources, {}), lambda m, urn=None: reports.append(m))
-    assert reports == []
+    with pytest.raises(UnknownValueError) as exc:
+        validate_fallback_promise(StackValidationArgs(resources, {}), lambda m, urn=None: reports.append(m))
+    assert exc.value.message == "string value at .vmSize can't be known during preview" and reports == []
 
 
 def test_readme_fallback_table_is_what_simulate_says():

@@ -101,8 +101,8 @@ MISTAKES = {
     ),
     "duration in words": (
         {"AUTOSCALER": 'scale_down_unneeded_time="10 minutes"'},
-        "ClusterAutoscalerArgs.scale_down_unneeded_time: '10 minutes' is not allowed; allowed: a duration in whole "
-        "hours, minutes and seconds such as 90s, 5m or 1h30m",
+        "ClusterAutoscalerArgs.scale_down_unneeded_time: '10 minutes' is not allowed; allowed: a Go duration "
+        "such as 90s, 14m30s, 1h30m or 1.5h",
         "ca",
     ),
     "zero duration": (

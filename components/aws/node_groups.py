@@ -44,7 +44,7 @@ IMDS_HOP_LIMIT = 1
 MAX_NODE_GROUP_NAME = 63
 
 
-def eks_node_group_name(base: str, replacing: dict[str, object]) -> str:
+def eks_node_group_name(base: str, replacing: dict[str, object], keep: str = "") -> str:
     """`<base>-<digest>`: the digest covers the base (`<cluster>-<pool>...`) and the value of every input
     that forces a replacement (elastic_gpu.replacement.POOL_REPLACE_FIELDS, the one table: a field we do
     not set counts as None), so such a change renames the group and EKS creates the new group before the
@@ -56,7 +56,8 @@ def eks_node_group_name(base: str, replacing: dict[str, object]) -> str:
     forcing = {f: replacing.get(f) for f in fields}
     if isinstance(forcing.get("subnetIds"), list):
         forcing["subnetIds"] = sorted(forcing["subnetIds"])  # a set in the provider: order is no change
-    return pool_name(base, forcing, max_len=MAX_NODE_GROUP_NAME)
+    # `keep`: the end of a per-zone group's name (`-<kind>-<zone>`), which a long name is cut before.
+    return pool_name(base, forcing, max_len=MAX_NODE_GROUP_NAME, keep=keep)
 
 
 def asg_name_regex(node_group_name: str) -> str:
@@ -90,6 +91,8 @@ class NodeGroupSpec:
     image_id: pulumi.Input[str] | None = None
     #: the launch template's user data, base64 (aws/user_data.py)
     user_data: pulumi.Input[str] | None = None
+    #: the end of `base_name` a too long name is cut before (`-<kind>-<zone>` of a per-zone group)
+    name_tail: str = ""
 
     @property
     def ami_type(self) -> str:
@@ -171,6 +174,7 @@ def build_node_group(
                 "amiType": spec.ami_type,
                 "launchTemplate.id": a[3],
             },
+            keep=spec.name_tail,
         )
     )
     node_group = aws.eks.NodeGroup(

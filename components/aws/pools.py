@@ -181,7 +181,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     resources = template_resources(args)
 
     def spec(
-        ng_name: pulumi.Input[str], capacity: str, zones: list[str], min_size: int, max_size: int
+        ng_name: pulumi.Input[str], capacity: str, zones: list[str], min_size: int, max_size: int, tail: str = ""
     ) -> NodeGroupSpec:
         labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=capacity == CAPACITY_SPOT) | gpu_extra
         return NodeGroupSpec(
@@ -197,6 +197,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
             gpu=True,
             disk_size_gib=args.disk_size_gib,
             template_resources=resources,
+            name_tail=tail,
             **node_settings(args, args.ami_family),
         )
 
@@ -208,7 +209,10 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         mins, maxes = split_total(args.min_size, len(zones)), split_total(args.max_size, len(zones))
         for zone, lo, hi in zip(zones, mins, maxes, strict=True):
             specs.append(
-                (f"{name}-{kind}-{zone}", spec(_group_name(cluster, f"{name}-{kind}-{zone}"), primary, [zone], lo, hi))
+                (
+                    f"{name}-{kind}-{zone}",
+                    spec(_group_name(cluster, f"{name}-{kind}-{zone}"), primary, [zone], lo, hi, f"-{kind}-{zone}"),
+                )
             )
     else:
         specs.append(
@@ -223,7 +227,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         # pod would never get the fallback) and AZRebalance could stop running GPU jobs.
         for zone, hi in zip(zones, split_total(args.fallback_total, len(zones)), strict=True):
             res = f"{name}-fallback-{zone}"
-            specs.append((res, spec(_group_name(cluster, res), CAPACITY_ON_DEMAND, [zone], 0, hi)))
+            specs.append((res, spec(_group_name(cluster, res), CAPACITY_ON_DEMAND, [zone], 0, hi, f"-fallback-{zone}")))
 
     groups = [build_node_group(res_name, s, cluster=cluster, tags=args.tags, parent=parent) for res_name, s in specs]
     refs = [_ref(s, g) for (_, s), g in zip(specs, groups, strict=True)]

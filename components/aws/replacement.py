@@ -51,3 +51,13 @@ OTHER_REPLACE_FIELDS = {
 POOL_NAME_FIELD = {EKS_NODE_GROUP: "nodeGroupName"}
 
 INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {}
+
+#: Node-pool inputs whose in-place update replaces every node of the pool (each is cordoned and drained): a
+#: new Kubernetes version, AMI release or launch template version is a rolling update of the managed node
+#: group (EKS user guide, update-managed-node-group.md "Managed node update behavior"; terraform-provider-aws
+#: eks/node_group.go resourceNodeGroupUpdate calls UpdateNodegroupVersion for these). `diff` marks them.
+NODE_ROLLING_FIELDS = {
+    EKS_NODE_GROUP: ReplaceRule(
+        ("version", "releaseVersion", "launchTemplate.version"), "EKS update-managed-node-group.md"
+    ),
+}

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from elastic_gpu.aws.network import MAX_ZONES
+from elastic_gpu.durations import parse_duration
 from elastic_gpu.validation import (
     PODS_PER_NODE,
     Bounds,
@@ -175,6 +176,13 @@ def validate(cfg: StackConfig) -> list[str]:
             for i, p in enumerate(cfg.gpu_pools)
             if p.ami_family != "al2023"
         ]
+        idle = cfg.autoscaler.scale_down_unneeded_time
+        if parse_duration(idle) % 1:
+            # NodePool consolidateAfter's CRD pattern is ^(([0-9]+(s|m|h))+|Never)$: whole seconds at least.
+            problems.append(
+                f"autoscaler.scaleDownUnneededTime: under provisioner karpenter it is the NodePools' consolidateAfter, "
+                f"which takes whole seconds (got {idle!r})"
+            )
     elif "spot_service_linked_role" in cfg.cluster.model_fields_set:
         problems.append(
             "cluster.spotServiceLinkedRole: only Karpenter needs the EC2 Spot service-linked role "

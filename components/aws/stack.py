@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pulumi
@@ -13,6 +14,7 @@ from elastic_gpu.aws.karpenter.controller import Karpenter, KarpenterArgs
 from elastic_gpu.aws.rules import KARPENTER
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
+from elastic_gpu.durations import NODE_POOL_DURATION_PATTERN, duration_text, parse_duration
 from elastic_gpu.general_pool import GeneralPool
 from elastic_gpu.pool_types import PoolProvisioner
 
@@ -47,9 +49,11 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     )
 
     def karpenter(general: GeneralPool) -> PoolProvisioner:
-        # An idle GPU node lives as long under Karpenter as under the autoscaler: scaleDownUnneededTime (a Go
-        # duration in whole units, which NodePool's consolidateAfter pattern also takes).
+        # An idle GPU node lives as long under Karpenter as under the autoscaler: scaleDownUnneededTime, as
+        # written when NodePool's consolidateAfter pattern takes it, else as Go writes it ("1.5h" -> "1h30m0s").
         idle = cfg.autoscaler.scale_down_unneeded_time
+        if not re.fullmatch(NODE_POOL_DURATION_PATTERN, idle):
+            idle = duration_text(parse_duration(idle))
         args = KarpenterArgs(
             cluster=cluster,
             general_pool=general,

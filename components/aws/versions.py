@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from elastic_gpu.aws import EKS_CLUSTER, EKS_EXISTING_CLUSTER
+from elastic_gpu.aws import EKS_CLUSTER, EKS_EXISTING_CLUSTER, EKS_NODE_GROUP
 from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
 
 _SOURCE = (
@@ -82,3 +82,7 @@ def eks_addon_versions(kubernetes_version: str) -> dict[str, str]:
 #: Its cluster resource and the input that carries its Kubernetes version, and the handle on a cluster this
 #: library did not create, whose minor its node groups follow (the version policy rules judge both).
 VERSION_INPUTS = {EKS_CLUSTER: "version", EKS_EXISTING_CLUSTER: HANDLE_VERSION_INPUT}
+
+#: Its node-pool resource and the input that carries the nodes' Kubernetes version (`diff`: version skew
+#: between control plane and nodes). Unset, the nodes follow the control plane.
+NODE_VERSION_INPUTS = {EKS_NODE_GROUP: "version"}

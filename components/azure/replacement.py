@@ -71,3 +71,10 @@ INLINE_POOL_REFUSED_FIELDS = {
         way_out=system_pool_rotation_steps,
     ),
 }
+
+#: Node-pool inputs whose in-place update replaces every node of the pool: a new orchestratorVersion is an
+#: agent pool upgrade, which surges a node, then cordons and drains each old one (AKS upgrade-cluster.md,
+#: "How the upgrade works"). `diff` marks them.
+NODE_ROLLING_FIELDS = {
+    AKS_AGENT_POOL: ReplaceRule(("orchestratorVersion",), "AKS upgrade-aks-cluster.md"),
+}

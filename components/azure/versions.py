@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from elastic_gpu.azure import AKS_EXISTING_CLUSTER, AKS_MANAGED_CLUSTER
+from elastic_gpu.azure import AKS_AGENT_POOL, AKS_EXISTING_CLUSTER, AKS_MANAGED_CLUSTER
 from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
 
 _SOURCE = (
@@ -33,3 +33,7 @@ KUBERNETES_SUPPORT = (
 #: Its cluster resource and the input that carries its Kubernetes version, and the handle on a cluster this
 #: library did not create, whose minor its node groups follow (the version policy rules judge both).
 VERSION_INPUTS = {AKS_MANAGED_CLUSTER: "kubernetesVersion", AKS_EXISTING_CLUSTER: HANDLE_VERSION_INPUT}
+
+#: Its node-pool resource and the input that carries the nodes' Kubernetes version (`diff`: version skew
+#: between control plane and nodes). Unset, the nodes follow the control plane.
+NODE_VERSION_INPUTS = {AKS_AGENT_POOL: "orchestratorVersion"}

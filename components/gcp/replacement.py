@@ -42,3 +42,13 @@ OTHER_REPLACE_FIELDS: dict[str, ReplaceRule] = {}
 POOL_NAME_FIELD = {GKE_NODE_POOL: "name"}
 
 INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {}
+
+#: Node-pool inputs whose in-place update recreates every node of the pool with the pool's upgrade strategy
+#: (GKE "Planning for disruptions", manual changes that recreate the nodes: node version, machine type,
+#: boot disk, image type). `diff` marks them.
+NODE_ROLLING_FIELDS = {
+    GKE_NODE_POOL: ReplaceRule(
+        ("version", "nodeConfig.machineType", "nodeConfig.diskSizeGb", "nodeConfig.diskType", "nodeConfig.imageType"),
+        "GKE managing-clusters.md manual changes that recreate nodes",
+    ),
+}

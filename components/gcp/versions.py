@@ -7,7 +7,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
-from elastic_gpu.gcp import GKE_CLUSTER, GKE_EXISTING_CLUSTER
+from elastic_gpu.gcp import GKE_CLUSTER, GKE_EXISTING_CLUSTER, GKE_NODE_POOL
 
 if TYPE_CHECKING:
     from elastic_gpu.versions import SupportStatus
@@ -46,6 +46,10 @@ KUEUE_VISIBILITY_PORT = 8082
 #: Its cluster resource and the input that carries its Kubernetes version, and the handle on a cluster this
 #: library did not create, whose minor its node groups follow (the version policy rules judge both).
 VERSION_INPUTS = {GKE_CLUSTER: "minMasterVersion", GKE_EXISTING_CLUSTER: HANDLE_VERSION_INPUT}
+
+#: Its node-pool resource and the input that carries the nodes' Kubernetes version (`diff`: version skew
+#: between control plane and nodes). Unset, the nodes follow the control plane.
+NODE_VERSION_INPUTS = {GKE_NODE_POOL: "version"}
 
 #: The release channel on which GKE keeps a cluster's minor: "GKE clusters on the Extended release channel stay
 #: on the same GKE minor version until shortly before the extended support period ends" (Google Cloud blog,

@@ -9,7 +9,9 @@ cannot replace (a field of the AKS System pool inline in its cluster) is refused
 The plan is then walked in the engine's order (creates and replacements in dependency order, deletes
 at the end) to count the general pool's node groups alive after every step, and the changed resources
 are put in dependency waves, which is the order an upgrade moves in (control plane, node groups, then
-add-ons and the autoscaler).
+add-ons and the autoscaler). Each update shows its old and new values; an unknown (known only after
+deployment) is the same unknown on both sides. Changes that interrupt running GPU nodes are marked
+(mark_interruptions), and version skew and a resize riding on a version change are warnings.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -29,12 +32,20 @@ from typing import Any, Literal
 import yaml
 from pulumi.runtime import rpc
 
+from elastic_gpu.clouds import all_clouds
 from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_stack_file
-from elastic_gpu.offline.runner import CapturedResource, Program, run_preview
-from elastic_gpu.pool_view import pools_of
-from elastic_gpu.replacement import POOL_NAME_FIELD, POOL_REPLACE_FIELDS, inline_pool_refusals, replacing_paths
+from elastic_gpu.offline.runner import UNKNOWN_TEXT, CapturedResource, Preview, Program, run_preview, shown
+from elastic_gpu.offline.terminal import paint
+from elastic_gpu.pool_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL, pools_of
+from elastic_gpu.replacement import (
+    NODE_ROLLING_FIELDS,
+    POOL_NAME_FIELD,
+    POOL_REPLACE_FIELDS,
+    inline_pool_refusals,
+    replacing_paths,
+)
 from elastic_gpu.scheduling import NODE_CLASS_GENERAL, NODE_CLASS_LABEL
 
 Op = Literal["create", "delete", "update", "replace"]
@@ -54,6 +65,8 @@ class Side:
     label: str
     resources: dict[str, CapturedResource]
     config: dict[str, Any]
+    #: the side's whole preview, where it ran in this process (the head: the policy pack judges it)
+    preview: Preview | None = None
 
     @property
     def kubernetes_version(self) -> str | None:
@@ -87,14 +100,20 @@ class Change:
     #: the changed paths that force the replacement
     forced_by: list[str] = field(default_factory=list)
     delete_first: bool = False
+    #: each changed path's old and new value (an unknown as the engine's marker)
+    values: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    #: how this change interrupts running GPU nodes (a drained node group, a rolling version bump, drift)
+    interrupts: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"urn": self.urn, "type": self.type, "name": self.name, "op": self.op}
         if self.op in ("update", "replace"):
             out["changed"] = self.changed
+            out["values"] = [{"path": p, "old": shown(old), "new": shown(new)} for p, (old, new) in self.values.items()]
         if self.op == "replace":
             out["forcedBy"] = self.forced_by
             out["order"] = "delete-first" if self.delete_first else "create-first"
+        out["interruptsGpuNodes"] = self.interrupts
         return out
 
 
@@ -107,6 +126,8 @@ class Diff:
     general_alive: list[int]
     #: changed resources in dependency waves: every resource's changed dependencies are in earlier waves
     waves: list[list[Change]]
+    #: what the plan risks beyond its changes: version skew, a resize riding on a version change
+    warnings: list[str] = field(default_factory=list)
 
     def of(self, op: Op) -> list[Change]:
         return [c for c in self.changes if c.op == op]
@@ -125,20 +146,28 @@ class Diff:
             "summary": {op: len(self.of(op)) for op in ("create", "update", "replace", "delete")},
             "generalPoolMinAlive": min(self.general_alive, default=None) if self.has_general_pool else None,
             "waves": [[c.name for c in wave] for wave in self.waves],
+            "warnings": self.warnings,
         }
 
 
 # --- input comparison ------------------------------------------------------------------------------
 
 
-def changed_paths(old: Any, new: Any, prefix: str = "") -> list[str]:
-    """Dotted paths where two input trees differ; a list that differs counts as one path."""
+def changed_values(old: Any, new: Any, prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """(dotted path, old, new) where two input trees differ; a list that differs counts as one path. An
+    unknown (rpc.UNKNOWN) equals an unknown: a value known only after deployment on both sides is not a
+    change the diff can show (the engine compares it once it is known); against a known value it differs."""
     if isinstance(old, dict) and isinstance(new, dict):
-        out: list[str] = []
+        out: list[tuple[str, Any, Any]] = []
         for key in sorted(set(old) | set(new)):
-            out += changed_paths(old.get(key), new.get(key), f"{prefix}.{key}" if prefix else key)
+            out += changed_values(old.get(key), new.get(key), f"{prefix}.{key}" if prefix else key)
         return out
-    return [] if old == new else [prefix or "."]
+    return [] if old == new else [(prefix or ".", old, new)]
+
+
+def changed_paths(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """Dotted paths where two input trees differ (changed_values)."""
+    return [path for path, _, _ in changed_values(old, new, prefix)]
 
 
 def _ignored(path: str, ignore_changes: Iterable[str]) -> bool:
@@ -154,14 +183,18 @@ def compare(base: Side, head: Side) -> list[Change]:
             continue
         if not new.custom:
             continue  # components have no inputs the engine acts on
-        paths = [p for p in changed_paths(old.inputs, new.inputs) if not _ignored(p, new.ignore_changes)]
-        if not paths:
+        values = {
+            p: (a, b) for p, a, b in changed_values(old.inputs, new.inputs) if not _ignored(p, new.ignore_changes)
+        }
+        if not values:
             continue
+        paths = list(values)
         forced = replacing_paths(new.type, paths)
         op: Op = "replace" if forced else "update"
         # A pool replaced under the same cloud name must be deleted first: the name is taken.
         same_name = new.type in POOL_NAME_FIELD and POOL_NAME_FIELD[new.type] not in paths
-        changes.append(Change(urn, new.type, new.name, op, paths, forced, new.delete_before_replace or same_name))
+        first = new.delete_before_replace or same_name
+        changes.append(Change(urn, new.type, new.name, op, paths, forced, first, values))
     for urn, old in base.resources.items():
         if urn not in head.resources:
             changes.append(Change(urn, old.type, old.name, "delete"))
@@ -289,13 +322,174 @@ def inline_pool_problems(base: Side, head: Side) -> list[str]:
     ]
 
 
+# --- what interrupts running GPU nodes -------------------------------------------------------------
+
+
+def _touches(paths: Iterable[str], fields: Iterable[str]) -> list[str]:
+    fields = tuple(fields)
+    return [p for p in paths if any(p == f or p.startswith(f"{f}.") for f in fields)]
+
+
+def _gpu_pools(r: CapturedResource) -> list[str]:
+    return [p.label for p in pools_of(r.type, r.name, r.inputs) if p.gpu]
+
+
+def _is_node_class(resource_type: str) -> bool:
+    """A Karpenter node class (EC2NodeClass, AKSNodeClass): `kubernetes:<group>/<version>:<Kind>`."""
+    group = resource_type.removeprefix("kubernetes:").split("/", 1)[0]
+    return group in KARPENTER_NODE_CLASS_CLOUDS and resource_type.endswith("NodeClass")
+
+
+def _drift_held(node_pool: CapturedResource) -> bool:
+    """Karpenter disrupts a drifted node only as far as the NodePool's budgets allow (the smallest active
+    one): a budget of 0 nodes, without a schedule, for every reason or for Drifted, holds drifted nodes until
+    they are empty or expire (kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool.go Budget)."""
+    budgets = ((node_pool.inputs.get("spec") or {}).get("disruption") or {}).get("budgets") or []
+    return any(
+        isinstance(b, dict)
+        and str(b.get("nodes")).strip() in ("0", "0%")
+        and not b.get("schedule")
+        and (not b.get("reasons") or "Drifted" in b["reasons"])
+        for b in budgets
+    )
+
+
+def _drift(node_pool: CapturedResource, why: str) -> str:
+    name = (node_pool.inputs.get("metadata") or {}).get("name") or node_pool.name
+    if _drift_held(node_pool):
+        return (
+            f"drifts the GPU nodes of NodePool {name} ({why}); its disruption budget (nodes: 0 for Drifted) keeps "
+            "running nodes until they are empty or expire, new nodes get the change"
+        )
+    return f"drifts the GPU nodes of NodePool {name} ({why}): Karpenter replaces running GPU nodes (drain, evict)"
+
+
+def mark_interruptions(base: Side, head: Side, changes: list[Change]) -> None:
+    """Set each change's `interrupts`: a GPU node group replaced or deleted (its nodes are drained and go), an
+    in-place update that rolls its nodes (NODE_ROLLING_FIELDS: a version bump), and a Karpenter NodePool or
+    node class change that drifts the nodes. Karpenter hashes a NodePool's spec.template to find drift
+    (pkg/apis/v1/nodepool.go Hash); a changed requirement drifts only the nodes that no longer meet it."""
+    node_pools = [r for r in head.resources.values() if r.type == KARPENTER_NODE_POOL and _gpu_pools(r)]
+    for c in changes:
+        r = head.resources.get(c.urn) or base.resources[c.urn]
+        gpu = _gpu_pools(r) or _gpu_pools(base.resources.get(c.urn) or r)
+        if r.type == KARPENTER_NODE_POOL and gpu:
+            if c.op in ("replace", "delete"):
+                c.interrupts.append(f"{c.op}s a GPU NodePool: Karpenter drains and deletes its nodes")
+            template = _touches(c.changed, ("spec.template",))
+            others = [p for p in template if not p.startswith("spec.template.spec.requirements")]
+            if c.op == "update" and others:
+                c.interrupts.append(_drift(r, f"changed: {', '.join(others)}"))
+            elif c.op == "update" and template:
+                c.interrupts.append(_drift(r, "changed requirements: the nodes that no longer meet them"))
+        elif _is_node_class(r.type) and c.op == "update" and _touches(c.changed, ("spec",)):
+            name = (r.inputs.get("metadata") or {}).get("name") or r.name
+            for pool in node_pools:
+                ref = (((pool.inputs.get("spec") or {}).get("template") or {}).get("spec") or {}).get("nodeClassRef")
+                if isinstance(ref, dict) and ref.get("name") == name:
+                    c.interrupts.append(_drift(pool, f"its node class {name} changed"))
+        elif gpu and c.op in ("replace", "delete"):
+            what = "replaces" if c.op == "replace" else "deletes"
+            c.interrupts.append(
+                f"{what} GPU node group(s) {', '.join(gpu)}: every running GPU node is drained and deleted"
+            )
+        elif gpu and c.op == "update" and r.type in NODE_ROLLING_FIELDS:
+            rolling = _touches(c.changed, NODE_ROLLING_FIELDS[r.type].fields)
+            if rolling:
+                c.interrupts.append(
+                    f"rolls every GPU node of {', '.join(gpu)} (changed: {', '.join(rolling)}): each node is "
+                    f"cordoned and drained ({NODE_ROLLING_FIELDS[r.type].source})"
+                )
+
+
+def _minor(value: Any) -> tuple[int, int] | None:
+    match = re.match(r"^v?(\d+)\.(\d+)", value) if isinstance(value, str) else None
+    return (int(match[1]), int(match[2])) if match else None
+
+
+def _version_inputs() -> tuple[dict[str, str], dict[str, str]]:
+    clouds = all_clouds()
+    return (
+        {t: f for c in clouds for t, f in c.versions.VERSION_INPUTS.items()},
+        {t: f for c in clouds for t, f in c.versions.NODE_VERSION_INPUTS.items()},
+    )
+
+
+def version_skew_warnings(head: Side, changes: list[Change]) -> list[str]:
+    """Node pools whose Kubernetes minor is not the control plane's after the change, where the change moves
+    either. A kubelet newer than its kube-apiserver is not supported (Kubernetes version skew policy); an
+    older one works up to three minors behind, but the clouds upgrade a pool only to the control plane's
+    minor, so a pool left behind must be moved before the next control-plane upgrade."""
+    cluster_inputs, node_inputs = _version_inputs()
+    planes = {(r.urn, _minor(r.inputs.get(f))) for r in head.resources.values() if (f := cluster_inputs.get(r.type))}
+    minors = {m for _, m in planes if m}
+    if len(minors) != 1:
+        return []  # no control plane in the program (an existing cluster), or several: nothing to compare
+    (plane,) = minors
+    moved = {c.urn for c in changes if c.op != "delete"}
+    plane_moved = any(urn in moved for urn, _ in planes)
+    out = []
+    for r in head.resources.values():
+        field_name = node_inputs.get(r.type)
+        node = _minor(r.inputs.get(field_name)) if field_name else None
+        if node is None or node == plane or not (plane_moved or r.urn in moved):
+            continue
+        shown_plane, shown_node = ".".join(map(str, plane)), ".".join(map(str, node))
+        if node > plane:
+            why = "newer than the control plane, which Kubernetes' version skew policy does not allow"
+        else:
+            why = f"behind the control plane ({shown_plane}); upgrade it to {shown_plane} before the next minor"
+        out.append(f"version skew: node pool {r.name} runs Kubernetes {shown_node} ({field_name}), {why}")
+    return out
+
+
+def resize_with_version_warnings(base: Side, head: Side, changes: list[Change]) -> list[str]:
+    """A pool's min/max changed in the same `up` as a version change. The refresh (`refresh: always`) reads
+    the live node count once, at the start; the version change rolls nodes for many minutes while the
+    autoscaler moves the count; then the pool's update sends the whole scaling config with the count read at
+    the start (terraform-provider-aws eks/node_group.go sends the whole ScalingConfig), so the count jumps
+    back. A resize goes in its own `up`."""
+    cluster_inputs, _ = _version_inputs()
+    version_fields = {t: (f,) for t, f in cluster_inputs.items()} | {
+        t: rule.fields for t, rule in NODE_ROLLING_FIELDS.items()
+    }
+    versions = [
+        f"{c.name} {'/'.join(hit)}"
+        for c in changes
+        if c.op == "update" and (hit := _touches(c.changed, version_fields.get(c.type, ())))
+    ]
+    if not versions:
+        return []
+    resized = []
+    for c in changes:
+        if c.op != "update" or c.type not in POOL_NAME_FIELD:
+            continue
+        old = {p.label: p for p in pools_of(c.type, c.name, base.resources[c.urn].inputs)}
+        for pool in pools_of(c.type, c.name, head.resources[c.urn].inputs):
+            before = old.get(pool.label)
+            if before is None or (before.min_size, before.max_size) == (pool.min_size, pool.max_size):
+                continue
+            resized.append(f"{pool.label} {before.min_size}/{before.max_size} -> {pool.min_size}/{pool.max_size}")
+    if not resized:
+        return []
+    more = f" and {len(versions) - 3} more" if len(versions) > 3 else ""
+    return [
+        f"min/max of {len(resized)} node pool(s) change in the same `up` as a version change "
+        f"({', '.join(versions[:3])}{more}): {'; '.join(resized)}. The pool's update sends the node count read "
+        "when the `up` started (`refresh: always` reads it once), stale once the upgrade has rolled the nodes, "
+        "so the count jumps back to it. Resize in its own `up`, before or after the upgrade."
+    ]
+
+
 def build_diff(base: Side, head: Side) -> Diff:
     if problem := minor_jump_problem(base, head):
         raise DiffError(problem)
     if problems := inline_pool_problems(base, head):
         raise DiffError("\n".join(problems))
     changes = compare(base, head)
-    return Diff(base, head, changes, general_pools_alive(base, head, changes), waves(head, changes))
+    mark_interruptions(base, head, changes)
+    warnings = version_skew_warnings(head, changes) + resize_with_version_warnings(base, head, changes)
+    return Diff(base, head, changes, general_pools_alive(base, head, changes), waves(head, changes), warnings)
 
 
 # --- loading the two sides ---------------------------------------------------------------------------
@@ -303,7 +497,7 @@ def build_diff(base: Side, head: Side) -> Diff:
 
 def head_side(stack: str, program_dir: Path | str) -> Side:
     preview = run_preview(stack, program_dir)
-    return Side("working tree", {r.urn: r for r in preview.resources}, preview.config)
+    return Side("working tree", {r.urn: r for r in preview.resources}, preview.config, preview)
 
 
 def base_file_side(stack: str, program_dir: Path | str, base_file: Path | str) -> Side:
@@ -387,6 +581,16 @@ def base_ref_side(stack: str, program_dir: Path | str, ref: str) -> Side:
     return Side(f"git {ref}", resources, config)
 
 
+def _unshown(value: Any) -> Any:
+    """`preview --json`'s inputs back as captured: UNKNOWN_TEXT is the engine's unknown again, so that an
+    unknown compares as unknown on both sides (runner.shown wrote it)."""
+    if isinstance(value, dict):
+        return {k: _unshown(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unshown(v) for v in value]
+    return rpc.UNKNOWN if value == UNKNOWN_TEXT else value
+
+
 def _captured(r: dict[str, Any]) -> CapturedResource:
     opts = r.get("options") or {}
     return CapturedResource(
@@ -396,7 +600,7 @@ def _captured(r: dict[str, Any]) -> CapturedResource:
         id=None,
         parent=r.get("parent"),
         custom=r.get("custom", True),
-        inputs=r.get("inputs") or {},
+        inputs=_unshown(r.get("inputs") or {}),
         protect=bool(opts.get("protect")),
         ignore_changes=list(opts.get("ignoreChanges") or []),
         provider=opts.get("provider"),
@@ -443,6 +647,16 @@ def run_diff(stack: str, program_dir: Path | str, *, base_ref: str | None, base_
 # --- text -------------------------------------------------------------------------------------------
 
 SYMBOL = {"create": "+", "delete": "-", "update": "~", "replace": "+-"}
+#: A value in the text diff is cut here: a whole user-data script or policy document is not what a reader wants.
+VALUE_WIDTH = 100
+
+
+def _value(value: Any) -> str:
+    """One value for people: unknowns as UNKNOWN_TEXT, absent as (none), structures as compact JSON."""
+    if value is None:
+        return "(none)"
+    text = json.dumps(shown(value), sort_keys=True, separators=(",", ":"))
+    return text if len(text) <= VALUE_WIDTH else text[: VALUE_WIDTH - 3] + "..."
 
 
 def render_diff(stack: str, diff: Diff) -> str:
@@ -455,16 +669,23 @@ def render_diff(stack: str, diff: Diff) -> str:
     lines.append("")
     for c in diff.changes:
         detail = ""
-        if c.op == "update":
-            detail = f"  (changed: {', '.join(c.changed)})"
-        elif c.op == "replace":
+        if c.op == "replace":
             order = "DELETE FIRST" if c.delete_first else "create first"
-            detail = f"  ({order}; forced by: {', '.join(c.forced_by)}; changed: {', '.join(c.changed)})"
+            detail = f"  ({order}; forced by: {', '.join(c.forced_by)})"
         lines.append(f"  {SYMBOL[c.op]:>2} {c.op:<8} {c.type}  {c.name}{detail}")
+        for path, (old, new) in c.values.items():
+            lines.append(f"        {path}: {_value(old)} -> {_value(new)}")
+        for why in c.interrupts:
+            lines.append(f"        {paint('! interrupts running GPU nodes:', 'red')} {why}")
     if not diff.changes:
         lines.append("  no changes")
     summary = ", ".join(f"{len(diff.of(op))} to {op}" for op in ("create", "update", "replace", "delete"))
+    interrupting = [c for c in diff.changes if c.interrupts]
+    if interrupting:
+        summary += f"; {len(interrupting)} interrupt running GPU nodes"
     lines += ["", summary]
+    for warning in diff.warnings:
+        lines.append(f"{paint('warning:', 'yellow')} {warning}")
     if diff.general_alive and diff.has_general_pool:
         low = min(diff.general_alive)
         state = "never absent" if low > 0 else "ABSENT during the plan"

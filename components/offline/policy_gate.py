@@ -16,6 +16,7 @@ from elastic_gpu.offline.account import load_account
 from elastic_gpu.offline.policy_run import policy_config_problems, render_report, run_policies
 from elastic_gpu.offline.report import dump_json
 from elastic_gpu.offline.runner import Program, run_preview
+from elastic_gpu.offline.terminal import once_each
 
 EXIT_MANDATORY = 1
 EXIT_CONFIG = 2
@@ -51,7 +52,7 @@ def gate(
                 raise ConfigError(
                     [f"stack {s!r}: the program declared no resource; the gate has nothing to check"], source="program"
                 )
-            for warning in preview.warnings:
+            for warning in once_each(preview.warnings):
                 print(f"warning: {s}: {warning}", file=sys.stderr)
             results[s] = run_policies(preview, config=config)
     except ConfigError as exc:

@@ -29,6 +29,7 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 from elastic_gpu.offline.runner import CapturedResource, Preview
+from elastic_gpu.offline.terminal import paint
 from elastic_gpu.policy_rules.scope import SCOPE_PROPERTIES
 
 
@@ -317,15 +318,38 @@ def with_stack_prices(config: dict[str, Any] | None, preview: Preview) -> dict[s
     return {**(config or {}), PRICED_POLICY: {**(entry or {}), "prices": stack}}
 
 
+#: How many resources a violation repeated on several names before "and N more".
+SHOWN_RESOURCES = 5
+_LEVEL_COLOUR = {EnforcementLevel.MANDATORY.value: "red", EnforcementLevel.ADVISORY.value: "yellow"}
+
+
+def _where(group: list[Violation]) -> str:
+    """The resources one message was reported on: `(type: name)`, or `(N resources: type: a, b ...)`."""
+    named = [v for v in group if v.urn]
+    if not named:
+        return ""
+    if len(named) == 1:
+        return f" ({named[0].type}: {named[0].name})"
+    types = list(dict.fromkeys(v.type for v in named))
+    names = [v.name if len(types) == 1 else f"{v.type}: {v.name}" for v in named]
+    more = f" and {len(names) - SHOWN_RESOURCES} more" if len(names) > SHOWN_RESOURCES else ""
+    prefix = f"{types[0]}: " if len(types) == 1 else ""
+    return f" ({len(named)} resources: {prefix}{', '.join(map(str, names[:SHOWN_RESOURCES]))}{more})"
+
+
 def render_report(report: PolicyReport) -> str:
-    """Like the Pulumi CLI's policy section: level, pack, policy, resource, then the message."""
+    """Like the Pulumi CLI's policy section: level, pack, policy, resource, then the message; the same
+    message of one policy on several resources is one entry naming them all."""
     if not report.violations:
-        return f"Policies:\n    ✅ {report.pack}: no violations"
+        return f"Policies:\n    {paint('✅', 'green')} {report.pack}: no violations"
     lines = ["Policy Violations:"]
+    groups: dict[tuple[str, str, str], list[Violation]] = {}
     for v in report.violations:
-        where = f" ({v.type}: {v.name})" if v.urn else ""
-        lines.append(f"    [{v.level}]  {report.pack}  {v.policy}{where}")
-        lines.append(f"    {v.message}")
+        groups.setdefault((v.level, v.policy, v.message), []).append(v)
+    for (level, policy, message), group in groups.items():
+        tag = paint(f"[{level}]", _LEVEL_COLOUR.get(level, "bold"))
+        lines.append(f"    {tag}  {report.pack}  {policy}{_where(group)}")
+        lines.append(f"    {message}")
     lines.append(
         f"{len(report.mandatory)} mandatory, {len(report.violations) - len(report.mandatory)} advisory violation(s)"
     )

@@ -99,9 +99,19 @@ class Preview:
     config: dict[str, Any]
     #: what the program logged as warnings (pulumi.log.warn), as `pulumi preview` shows them
     warnings: list[str] = field(default_factory=list)
+    #: resources by type, for the resources it was built from (their ids): of_type is asked once per pool
+    _by_type: tuple[tuple[int, ...], dict[str, list[CapturedResource]]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def of_type(self, type_: str) -> list[CapturedResource]:
-        return [r for r in self.resources if r.type == type_]
+        ids = tuple(map(id, self.resources))
+        if self._by_type is None or self._by_type[0] != ids:
+            by_type: dict[str, list[CapturedResource]] = {}
+            for r in self.resources:
+                by_type.setdefault(r.type, []).append(r)
+            self._by_type = (ids, by_type)
+        return list(self._by_type[1].get(type_, []))
 
     def one(self, type_: str, name: str) -> CapturedResource:
         found = [r for r in self.resources if r.type == type_ and r.name == name]

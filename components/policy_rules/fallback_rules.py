@@ -29,8 +29,15 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.runner import CapturedResource, Preview
 from elastic_gpu.simulation.backoff import Group, Machine
 from elastic_gpu.simulation.fit import NodeTemplate
-from elastic_gpu.simulation.run import PoolOutcome, machine_groups, simulate, to_fallback, worst_minutes
-from elastic_gpu.simulation.timings import AutoscalerSettings, autoscaler_settings
+from elastic_gpu.simulation.run import (
+    PoolOutcome,
+    machine_groups,
+    pool_promises,
+    simulate,
+    to_fallback,
+    worst_minutes,
+)
+from elastic_gpu.simulation.timings import AutoscalerSettings, NoAutoscaler, autoscaler_settings
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.workload import CONTRACT_INPUT
 
@@ -73,7 +80,7 @@ def _has_unknown(value: Any) -> bool:
 
 def preview_of(resources: Sequence[PolicyResource]) -> Preview | None:
     """The policy engine's resources as the simulator's captured ones; None when a value it
-    reads is not known yet (then the rule cannot judge, and says nothing)."""
+    reads is not known yet (then the rule cannot judge, and says why: validate_fallback_promise)."""
     captured = []
     for r in resources:
         inputs = _plain(r.props or {})
@@ -156,6 +163,16 @@ MEASURE = (
 )
 
 
+def _touch(value: Any) -> None:
+    """Read every value (an engine's props proxy raises UnknownValueError at an unknown one, with its path)."""
+    if isinstance(value, Mapping):
+        for key in value:
+            _touch(value[key])
+    elif isinstance(value, Sequence) and not isinstance(value, str):
+        for i in range(len(value)):
+            _touch(value[i])
+
+
 def validate_fallback_promise(args: StackValidationArgs, report: ReportViolation) -> None:
     """Mandatory: the pools whose figure rests on source code that runs as is."""
     _validate(args, report, enforced=True)
@@ -169,17 +186,36 @@ def validate_fallback_promise_advisory(args: StackValidationArgs, report: Report
 def _validate(args: StackValidationArgs, report: ReportViolation, *, enforced: bool) -> None:
     preview = preview_of(args.resources)
     if preview is None:
+        # A value the simulation reads is known only after deployment: say so as CrossGuard does (the
+        # engine turns this error into an advisory "can't run policy ... during preview"), not silence;
+        # `pulumi up` runs the rule again with the values known.
+        for r in args.resources:
+            if r.resource_type not in _ZONE_ONLY:
+                _touch(r.props or {})
         return
-    try:
-        settings = autoscaler_settings(preview)
-        outcomes = simulate(preview)
-    except (ConfigError, ValueError):
-        return  # no cluster the simulator knows: nothing to promise about
     urns = {
         r.inputs[CONTRACT_INPUT]["pool"]: r.urn
         for r in preview.of_type(SPOT_GPU_POOL)
         if isinstance(r.inputs.get(CONTRACT_INPUT), dict)
     }
+    promised = pool_promises(preview)
+    try:
+        settings = autoscaler_settings(preview)
+        outcomes = simulate(preview)
+    except NoAutoscaler:
+        return  # no cluster the simulator knows: nothing to promise about
+    except (ConfigError, ValueError) as exc:
+        # A promise the rule cannot check is not kept: say so on every pool that makes one (once: mandatory).
+        if not enforced:
+            return
+        why = "; ".join(exc.problems) if isinstance(exc, ConfigError) else str(exc)
+        for pool in sorted(promised):
+            report(
+                f"Spot GPU pool '{pool}' promises its on-demand fallback within {promised[pool]:g} min "
+                f"(maxMinutesToFallback), but the time to fallback cannot be computed: {why}. Fix the setting named.",
+                urns.get(pool),
+            )
+        return
     for o in outcomes:
         if not o.breaks_promise or (o.evidence is not None and o.evidence.kind == "source") != enforced:
             continue

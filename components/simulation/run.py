@@ -3,7 +3,7 @@ in which order, how long until the fallback, until the pool is back to zero, and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -28,7 +28,7 @@ from elastic_gpu.simulation.expanders import Tier, rank
 from elastic_gpu.simulation.fit import NodeTemplate, misfit, near_fit
 from elastic_gpu.simulation.pod import PodShape, pod_shape
 from elastic_gpu.simulation.templates import node_templates
-from elastic_gpu.simulation.timings import AutoscalerSettings, Evidence, autoscaler_settings
+from elastic_gpu.simulation.timings import AutoscalerSettings, Evidence, NoAutoscaler, autoscaler_settings
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract, job_manifest
@@ -257,12 +257,18 @@ def simulate_pod(
     settings: AutoscalerSettings,
     pool: str | None = None,
     promise: float | None = None,
+    candidates: Sequence[NodeTemplate] | None = None,
 ) -> PoolOutcome:
+    """`candidates`: the templates the pod's nodeSelector may select (all when None; LabelIndex)."""
     # A queued group (GKE queued provisioning) scales only for what its cloud's queue admits (Kueue on GKE).
     admission = getattr(get_cloud(settings.cloud).node_templates, "admission_problem", None)
     kueue = admission(preview, pod) if admission and any(t.queued for t in templates) else None
+
     # A group the autoscaler does not list is never scaled by it, whatever fits there.
-    scaled = [t for t in templates if settings.groups is None or t.autoscaler_name in settings.groups]
+    def listed(t: NodeTemplate) -> bool:
+        return settings.groups is None or t.autoscaler_name in settings.groups
+
+    scaled = [t for t in (templates if candidates is None else candidates) if listed(t)]
     fits = [t for t in scaled if _blocked(pod, t, kueue) is None]
     # The groups the pod's own selector ranks (GKE: its ComputeClass's priorities), from its cloud's folder.
     group_order = getattr(get_cloud(settings.cloud).node_templates, "group_order", None)
@@ -277,7 +283,7 @@ def simulate_pod(
     _, expected, _ = _worst_case(own, settings.cloud, price_overrides(preview), lambda g: [expected_types[g.group]])
     if not order:
         why = "; ".join(
-            f"{t.group}: {_blocked(pod, t, kueue) if t in scaled else 'not a group the autoscaler lists (--nodes)'}"
+            f"{t.group}: {_blocked(pod, t, kueue) if listed(t) else 'not a group the autoscaler lists (--nodes)'}"
             for t in (own or templates)
         )
         return PoolOutcome(
@@ -404,13 +410,35 @@ def _scenarios(groups: list[Group], settings: AutoscalerSettings, machine: Machi
     return out
 
 
+class LabelIndex:
+    """Templates by label, so that a pod's nodeSelector (exact label values, the scheduler's NodeAffinity
+    filter) picks its candidates without a pass over every group: with a pod per pool, a pass each would
+    grow with pools x groups."""
+
+    def __init__(self, templates: Sequence[NodeTemplate]) -> None:
+        self.by_label: dict[tuple[str, str], list[NodeTemplate]] = {}
+        for t in templates:
+            for item in t.labels.items():
+                self.by_label.setdefault(item, []).append(t)
+
+    def selected(self, node_selector: dict[str, str]) -> list[NodeTemplate] | None:
+        """The templates whose labels carry every pair of `node_selector`, in template order; None (all
+        of them) for a pod without one."""
+        if not node_selector:
+            return None
+        narrowest = min((self.by_label.get(item, []) for item in node_selector.items()), key=len)
+        return [t for t in narrowest if all(t.labels.get(k) == v for k, v in node_selector.items())]
+
+
 def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[PoolOutcome]:
     """Each GPU pool's own workload (its contract's Job), or the given Pod/Job/Deployment."""
     templates = node_templates(preview)
     try:
         settings = autoscaler_settings(preview)
-    except ValueError as exc:
+    except NoAutoscaler as exc:
         raise ConfigError([f"stack {preview.stack!r}: {exc}; nothing to simulate"], source="simulate") from None
+    except ValueError as exc:  # a setting the autoscaler would not start with (a bad duration flag ...)
+        raise ConfigError([f"stack {preview.stack!r}: the autoscaler's settings: {exc}"], source="simulate") from None
     promises = pool_promises(preview)
     if stuck := _controllers_stuck(preview):
         # The controller that would start the nodes never runs: no figure holds.
@@ -421,10 +449,13 @@ def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[P
     own = get_cloud(settings.cloud).part("provisioning", optional=True)
     region = next((t.region for t in templates if t.region), None)
 
+    index = LabelIndex(templates)
+
     def one(pod: PodShape, pool: str | None, promise: float | None) -> PoolOutcome:
         outcome = None if own is None else own.simulate_pod(preview, pod, region, pool, promise)
         if outcome is None or (pool is None and not outcome.reaches):
-            outcome = simulate_pod(preview, pod, templates, settings, pool=pool, promise=promise)
+            candidates = index.selected(pod.node_selector)
+            outcome = simulate_pod(preview, pod, templates, settings, pool=pool, promise=promise, candidates=candidates)
         return outcome
 
     if manifest is not None:

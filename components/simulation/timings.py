@@ -3,7 +3,6 @@ documented behaviour takes to move on from a group and to scale a pool back to z
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -11,6 +10,7 @@ import yaml
 
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.cluster_autoscaler import PRIORITY_CONFIGMAP
+from elastic_gpu.durations import parse_duration
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.simulation.backoff import SECOND, Machine
 
@@ -24,11 +24,8 @@ CA_DEFAULT_SCAN_INTERVAL = "10s"
 
 
 def minutes(duration: str) -> float:
-    """'90s' -> 1.5, '15m' -> 15, '1h' -> 60."""
-    match = re.fullmatch(r"([0-9.]+)(s|m|h)", duration.strip())
-    if not match:
-        raise ValueError(f"not a duration: {duration!r}")
-    return float(match[1]) * {"s": 1 / 60, "m": 1, "h": 60}[match[2]]
+    """A Go duration in minutes: '90s' -> 1.5, '14m30s' -> 14.5, '1h' -> 60 (ValueError if it is none)."""
+    return parse_duration(duration) / 60
 
 
 #: What a runtime figure rests on: `source`, upstream code that runs as is, at a tag (the
@@ -176,4 +173,9 @@ def autoscaler_settings(preview: Preview) -> AutoscalerSettings:
         settings = cloud.node_templates.autoscaler_settings(preview)
         if settings is not None:
             return settings
-    raise ValueError("no EKS node group, AKS cluster or GKE cluster in the captured resources")
+    raise NoAutoscaler("no EKS node group, AKS cluster or GKE cluster in the captured resources")
+
+
+class NoAutoscaler(ValueError):
+    """The preview has no cluster whose autoscaler the simulation knows (a ValueError for older callers); any
+    other ValueError from autoscaler_settings is a setting it could not read, such as a bad duration."""
