@@ -57,6 +57,9 @@ def _fraction(text: str) -> float:
     return value
 
 
+#: As `pulumi preview --policy-pack-config`: the pack's config for the policies `preview` and `diff` run.
+POLICY_CONFIG_HELP = "policy-pack config file for the pack this command runs (JSON or YAML, as for `policy --config`)"
+
 #: --account (components/offline/account.py)
 ACCOUNT_HELP = "YAML describing your account's quotas, roles and offerings for the preflight (default: a new account)"
 
@@ -80,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     preview.add_argument("--stack", required=True, help=STACK_HELP)
     preview.add_argument("--account", help=ACCOUNT_HELP)
+    preview.add_argument("--policy-config", help=POLICY_CONFIG_HELP)
     preview.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     preview.add_argument("--json", action="store_true", help="print every captured resource as JSON")
     cost = sub.add_parser("cost", help="the cost of N GPU-hours of work on a stack's GPU pools, spot vs on-demand")
@@ -115,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         "diff", help="what a change does against a git ref or another stack file, and the pack on the new side", **exits
     )
     diff.add_argument("--stack", required=True, help=STACK_HELP)
+    diff.add_argument("--policy-config", help=POLICY_CONFIG_HELP)
     base = diff.add_mutually_exclusive_group(required=True)
     base.add_argument("--base", help="git ref of the base (its program and stack file), e.g. main or HEAD~1")
     base.add_argument("--base-file", help="the base stack file (this program, another config)")
@@ -150,6 +155,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     from elastic_gpu.offline.runner import run_preview
 
     try:
+        policy_config = _policy_config(args)
         # The captured pools are what the program creates: the cost reads them, not the config.
         result = run_preview(args.stack, args.program, load_account(args.account))
     except ConfigError as exc:
@@ -168,7 +174,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return 0
     from elastic_gpu.offline.policy_run import render_report, run_policies
 
-    policy_report = run_policies(result)
+    policy_report = run_policies(result, config=policy_config)
     if args.json:
         print(dump_json(to_json(result) | {"policy": policy_report.to_json()}))
     else:
@@ -176,6 +182,13 @@ def _dispatch(args: argparse.Namespace) -> int:
         print()
         print(render_report(policy_report))
     return _policy_exit("preview", policy_report)
+
+
+def _policy_config(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The pack's config of `--policy-config`, for the commands that run the pack (ConfigError if bad)."""
+    from elastic_gpu.offline.policy_gate import load_policy_config
+
+    return load_policy_config(getattr(args, "policy_config", None))
 
 
 def _policy_exit(command: str, report: Any) -> int:
@@ -195,12 +208,14 @@ def _diff(args: argparse.Namespace) -> int:
     from elastic_gpu.offline.policy_run import render_report, run_policies
 
     try:
+        policy_config = _policy_config(args)
         result = run_diff(args.stack, args.program, base_ref=args.base, base_file=args.base_file)
-    except DiffError as exc:
+    except (DiffError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     # The pack judges what the change leads to: the new side, as `pulumi preview --policy-pack` does.
-    policy_report = run_policies(result.head.preview) if result.head.preview is not None else None
+    head = result.head.preview
+    policy_report = run_policies(head, config=policy_config) if head is not None else None
     if args.json:
         out = result.to_json() | ({"policy": policy_report.to_json()} if policy_report else {})
         print(json.dumps(out, indent=2))

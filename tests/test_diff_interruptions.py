@@ -127,7 +127,12 @@ def test_a_karpenter_node_pool_change_drifts_gpu_nodes_as_its_budget_allows():
     pool.inputs["spec"]["template"]["metadata"]["labels"]["team"] = "ml"
     (change,) = [c for c in build_diff(side(base), side(head)).changes if c.urn == pool.urn]
     (mark,) = change.interrupts
-    assert mark.startswith("drifts the GPU nodes of NodePool") and "keeps running nodes until" in mark
+    # The shipped budget replaces drifted nodes one at a time; a budget of 0 holds them; none: Karpenter's default.
+    assert mark.startswith("drifts the GPU nodes of NodePool") and "1 at a time (its Drifted budget)" in mark
+    [drifted] = [b for b in pool.inputs["spec"]["disruption"]["budgets"] if "Drifted" in (b.get("reasons") or [])]
+    drifted["nodes"] = "0"
+    (change,) = [c for c in build_diff(side(base), side(head)).changes if c.urn == pool.urn]
+    assert "keeps running nodes until" in change.interrupts[0]
     pool.inputs["spec"]["disruption"].pop("budgets")
     (change,) = [c for c in build_diff(side(base), side(head)).changes if c.urn == pool.urn]
     assert "Karpenter replaces running GPU nodes" in change.interrupts[0]

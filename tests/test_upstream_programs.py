@@ -72,10 +72,13 @@ def test_the_program_runs_every_offline_command(name: str, capsys: pytest.Captur
     added = text[text.index(ADDED) :]
     # The cluster resource goes straight to the library: no version typed again.
     assert PROGRAMS[name] in added and "kubernetes_version" not in added
-    assert main(["preview", "--program", program, "--stack", "dev"]) == 0
-    assert [p for p in to_json(preview_of(name))["pools"] if p["capacity"] == "spot"]
     config = UPSTREAM / name / "policy-config.yaml"
-    gate = ["policy", "--program", program, "--stack", "dev"] + (["--config", str(config)] if config.exists() else [])
+    configured = [str(config)] if config.exists() else []
+    # preview runs the pack as `pulumi preview --policy-pack` does: the gate's verdict is its exit code too
+    preview = ["preview", "--program", program, "--stack", "dev"]
+    assert main(preview + (["--policy-config", *configured] if configured else [])) == GATE.get(name, 0)
+    assert [p for p in to_json(preview_of(name))["pools"] if p["capacity"] == "spot"]
+    gate = ["policy", "--program", program, "--stack", "dev"] + (["--config", *configured] if configured else [])
     assert main(gate) == GATE.get(name, 0)
     assert main(["simulate", "--program", program, "--stack", "dev"]) == 0
     assert main(["cost", "--program", program, "--stack", "dev", "--gpu-hours", "100"]) == 0

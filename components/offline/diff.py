@@ -340,28 +340,34 @@ def _is_node_class(resource_type: str) -> bool:
     return group in KARPENTER_NODE_CLASS_CLOUDS and resource_type.endswith("NodeClass")
 
 
-def _drift_held(node_pool: CapturedResource) -> bool:
-    """Karpenter disrupts a drifted node only as far as the NodePool's budgets allow (the smallest active
-    one): a budget of 0 nodes, without a schedule, for every reason or for Drifted, holds drifted nodes until
-    they are empty or expire (kubernetes-sigs/karpenter v1.14.1 pkg/apis/v1/nodepool.go Budget)."""
+def _drift_budget(node_pool: CapturedResource) -> str | None:
+    """The node count of the NodePool's unscheduled budget that covers Drifted (every reason, or Drifted), the
+    smallest if several: Karpenter disrupts drifted nodes only as far as it allows (kubernetes-sigs/karpenter
+    v1.14.1 pkg/apis/v1/nodepool.go Budget); None without one (Karpenter's default, 10% of the nodes)."""
     budgets = ((node_pool.inputs.get("spec") or {}).get("disruption") or {}).get("budgets") or []
-    return any(
-        isinstance(b, dict)
-        and str(b.get("nodes")).strip() in ("0", "0%")
-        and not b.get("schedule")
-        and (not b.get("reasons") or "Drifted" in b["reasons"])
+    counts = [
+        str(b.get("nodes")).strip()
         for b in budgets
-    )
+        if isinstance(b, dict) and not b.get("schedule") and (not b.get("reasons") or "Drifted" in b["reasons"])
+    ]
+    return min(counts, key=lambda c: (not c.startswith("0"), c), default=None)
 
 
 def _drift(node_pool: CapturedResource, why: str) -> str:
     name = (node_pool.inputs.get("metadata") or {}).get("name") or node_pool.name
-    if _drift_held(node_pool):
+    budget = _drift_budget(node_pool)
+    head = f"drifts the GPU nodes of NodePool {name} ({why})"
+    if budget in ("0", "0%"):
         return (
-            f"drifts the GPU nodes of NodePool {name} ({why}); its disruption budget (nodes: 0 for Drifted) keeps "
-            "running nodes until they are empty or expire, new nodes get the change"
+            f"{head}; its disruption budget (nodes: 0 for Drifted) keeps running nodes until they are empty or "
+            "expire, new nodes get the change"
         )
-    return f"drifts the GPU nodes of NodePool {name} ({why}): Karpenter replaces running GPU nodes (drain, evict)"
+    if budget is not None:
+        return (
+            f"{head}: Karpenter replaces running GPU nodes, {budget} at a time (its Drifted budget), new node first; "
+            "pods annotated karpenter.sh/do-not-disrupt keep their node until they end"
+        )
+    return f"{head}: Karpenter replaces running GPU nodes (drain, evict)"
 
 
 def mark_interruptions(base: Side, head: Side, changes: list[Change]) -> None:
