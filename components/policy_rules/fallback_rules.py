@@ -183,8 +183,29 @@ def validate_fallback_promise_advisory(args: StackValidationArgs, report: Report
     _validate(args, report, enforced=False)
 
 
+#: The last stack the two rules simulated: (its resources, the preview, the settings and outcomes or the error).
+#: Both rules judge the same simulation, so a gate simulates once; the entry holds the resources it is keyed
+#: on, so an identity match is never a stale one.
+_LAST: list[tuple[object, Preview | None, tuple[AutoscalerSettings, list[PoolOutcome]] | Exception]] = []
+
+
+def _simulated(
+    resources: Sequence[PolicyResource],
+) -> tuple[Preview | None, tuple[AutoscalerSettings, list[PoolOutcome]] | Exception]:
+    if _LAST and _LAST[0][0] is resources:
+        return _LAST[0][1], _LAST[0][2]
+    preview = preview_of(resources)
+    result: tuple[AutoscalerSettings, list[PoolOutcome]] | Exception
+    try:
+        result = (autoscaler_settings(preview), simulate(preview)) if preview is not None else NoAutoscaler("")
+    except (ConfigError, ValueError) as exc:  # NoAutoscaler is a ValueError
+        result = exc
+    _LAST[:] = [(resources, preview, result)]
+    return preview, result
+
+
 def _validate(args: StackValidationArgs, report: ReportViolation, *, enforced: bool) -> None:
-    preview = preview_of(args.resources)
+    preview, result = _simulated(args.resources)
     if preview is None:
         # A value the simulation reads is known only after deployment: say so as CrossGuard does (the
         # engine turns this error into an advisory "can't run policy ... during preview"), not silence;
@@ -199,12 +220,10 @@ def _validate(args: StackValidationArgs, report: ReportViolation, *, enforced: b
         if isinstance(r.inputs.get(CONTRACT_INPUT), dict)
     }
     promised = pool_promises(preview)
-    try:
-        settings = autoscaler_settings(preview)
-        outcomes = simulate(preview)
-    except NoAutoscaler:
+    if isinstance(result, NoAutoscaler):
         return  # no cluster the simulator knows: nothing to promise about
-    except (ConfigError, ValueError) as exc:
+    if isinstance(result, Exception):
+        exc = result
         # A promise the rule cannot check is not kept: say so on every pool that makes one (once: mandatory).
         if not enforced:
             return
@@ -216,6 +235,7 @@ def _validate(args: StackValidationArgs, report: ReportViolation, *, enforced: b
                 urns.get(pool),
             )
         return
+    settings, outcomes = result
     for o in outcomes:
         if not o.breaks_promise or (o.evidence is not None and o.evidence.kind == "source") != enforced:
             continue
