@@ -294,6 +294,25 @@ def test_the_stack_declares_karpenter_and_no_gpu_node_groups() -> None:
     ]
 
 
+def test_the_crds_are_their_own_release_at_the_controllers_version_and_installed_first() -> None:
+    # Helm never upgrades a chart's crds/: the CRD chart carries them, the controller's release skips its own.
+    preview = stack_preview("aws-karpenter")
+    crds = preview.one("kubernetes:helm.sh/v3:Release", "karpenter-crd-release")
+    controller = preview.one("kubernetes:helm.sh/v3:Release", "karpenter-release")
+    assert (crds.inputs["name"], crds.inputs["chart"], crds.inputs["version"], crds.inputs["namespace"]) == (
+        "karpenter-crd",
+        "oci://public.ecr.aws/karpenter/karpenter-crd",
+        controller.inputs["version"],
+        "kube-system",
+    )
+    assert not crds.inputs.get("skipCrds")
+    assert controller.inputs["skipCrds"] is True
+    assert crds.urn in controller.depends_on
+    # the NodePools wait for the CRDs (through the controller's release or directly)
+    node_pool = preview.one("kubernetes:karpenter.sh/v1:NodePool", "training-spot")
+    assert controller.urn in node_pool.depends_on
+
+
 def test_the_stack_tags_its_private_subnets_and_node_security_group_for_discovery() -> None:
     preview = stack_preview("aws-karpenter")
     subnets = {r.name: r.inputs["tags"] for r in preview.of_type("aws:ec2/subnet:Subnet")}
