@@ -19,9 +19,8 @@ import pulumi_aws as aws
 
 from elastic_gpu.autoscaler_workload import Workload, build_workload, general_pool_selector
 from elastic_gpu.aws.asg_tags import auto_discovery_cluster_key
-from elastic_gpu.aws.iam import irsa_trust_policy
+from elastic_gpu.aws.iam import checked_irsa_trust_policy
 from elastic_gpu.cluster_autoscaler import autoscaler_image, common_flags, nodes_first
-from elastic_gpu.cluster_handle import raise_if
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
@@ -84,18 +83,6 @@ def autoscaler_policy(cluster_name: str, region: str, asg_names: list[str]) -> s
     )
 
 
-def oidc_provider_problems(where: str, oidc_provider_arn: object) -> list[str]:
-    """The cluster's IAM OIDC provider ARN, which the autoscaler's IRSA role trusts, must not be empty."""
-    if isinstance(oidc_provider_arn, str) and oidc_provider_arn.strip():
-        return []
-    return [
-        f"{where}the cluster has no IAM OIDC provider (its oidc_provider_arn is {oidc_provider_arn!r}), so the "
-        'autoscaler\'s IRSA role would trust `"Federated": ""` and its pod could never assume it: build the '
-        "pulumi_eks.Cluster with create_oidc_provider=True (EksCluster.from_pulumi_eks), or pass "
-        "EksCluster.existing(oidc_provider_arn=...) the ARN of the cluster's IAM OIDC provider"
-    ]
-
-
 def build_autoscaler_role(
     name: str,
     *,
@@ -108,15 +95,9 @@ def build_autoscaler_role(
     opts = pulumi.ResourceOptions(parent=parent)
 
     def trust_policy(oidc_provider_arn: str, oidc_issuer_url: str) -> str:
-        # Checked here, in an apply, because it is the earliest point that knows the value: a plain ARN is
-        # checked by EksCluster.existing, but pulumi-eks gives its `oidcProviderArn` only as an Output ("" without
-        # create_oidc_provider, cluster.ts), known at preview, so this fails the preview (exit 2 offline). An
-        # ARN still unknown at preview fails here at `pulumi up`, before the role is created; the policy
-        # eks-irsa-trusts-an-oidc-provider guards what the preview cannot see.
-        raise_if(
-            oidc_provider_problems(f"ClusterAutoscaler '{name}': ", oidc_provider_arn), f"ClusterAutoscaler '{name}'"
+        return checked_irsa_trust_policy(
+            f"ClusterAutoscaler '{name}'", "autoscaler", oidc_provider_arn, oidc_issuer_url, namespace, service_account
         )
-        return irsa_trust_policy(oidc_provider_arn, oidc_issuer_url, namespace, service_account)
 
     trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_issuer_url).apply(lambda a: trust_policy(*a))
     role = aws.iam.Role(f"{name}-role", assume_role_policy=trust, tags=cluster.tags, opts=opts)
