@@ -108,6 +108,11 @@ def test_existing_eks_plain_reads_the_stack_reference_and_its_own_node_group() -
     assert pools["system"]["instance_types"] == ["m6i.large"]
     [dep] = _by_type(preview, "kubernetes:apps/v1:Deployment").values()
     assert dep["metadata"]["name"] == "gpu-cluster-autoscaler"
+    # In its own namespace, where it reads its own priority ConfigMap (never the cluster autoscaler's).
+    [namespace] = _by_type(preview, "kubernetes:core/v1:Namespace").values()
+    [priorities] = _by_type(preview, "kubernetes:core/v1:ConfigMap").values()
+    assert dep["metadata"]["namespace"] == namespace["metadata"]["name"] == "gpu-cluster-autoscaler"
+    assert priorities["metadata"]["namespace"] == "gpu-cluster-autoscaler"
     # Beside the cluster's own autoscaler: this one lists only the program's GPU groups, never the user's
     # "system" group (EKS tags every managed group for auto-discovery, so a tag filter would find it too).
     flags = dep["spec"]["template"]["spec"]["containers"][0]["command"]

@@ -20,7 +20,7 @@ import pulumi_aws as aws
 from elastic_gpu.autoscaler_workload import Workload, build_workload, general_pool_selector
 from elastic_gpu.aws.asg_tags import auto_discovery_cluster_key
 from elastic_gpu.aws.iam import checked_irsa_trust_policy
-from elastic_gpu.cluster_autoscaler import autoscaler_image, common_flags, nodes_first
+from elastic_gpu.cluster_autoscaler import DEFAULT_NAMESPACE, autoscaler_image, common_flags, nodes_first
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
@@ -133,7 +133,7 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
     role, role_policy = build_autoscaler_role(
         name,
         cluster=cluster,
-        namespace=args.namespace,
+        namespace=args.namespace or DEFAULT_NAMESPACE,
         service_account=args.workload_name,
         groups=groups,
         parent=parent,
@@ -142,7 +142,7 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
     deployment = build_workload(
         name,
         Workload(
-            namespace=args.namespace,
+            namespace=args.namespace or DEFAULT_NAMESPACE,
             image=image,
             flags=[*common_flags(args), *aws_flags(groups)],
             node_selector=dict(placement or {}),
@@ -152,7 +152,12 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
             host_ca_bundle=AL2023_CA_BUNDLE,
             name=args.workload_name,
         ),
-        pulumi.ResourceOptions(parent=parent, provider=args.k8s_provider),
+        pulumi.ResourceOptions(
+            parent=parent,
+            provider=args.k8s_provider,
+            # A renamed autoscaler's own namespace (ClusterAutoscalerArgs.namespace), created first.
+            depends_on=[ns] if (ns := getattr(parent, "created_namespace", None)) is not None else None,
+        ),
         # Its priorities, its IAM policy (or its first calls are denied) and the node groups (where it
         # runs; on an upgrade the image moves only after the node groups have).
         after=[
