@@ -69,7 +69,8 @@ class Karpenter(pulumi.ComponentResource):
     interruption queue (SQS, SSE, 300 s retention) and the EventBridge rules feeding it; the controller's
     IRSA role with upstream's policy scoped to this cluster; the CRDs as upstream's `karpenter-crd` chart
     (`crd_release`), so a version bump upgrades them; and the controller's chart at the same version with
-    its own CRDs skipped, pinned to the general pool's on-demand nodes. Each SpotGpuPool then declares its EC2NodeClass and NodePools (`nodes`).
+    its own CRDs skipped, pinned to the general pool's on-demand nodes. Each SpotGpuPool then declares its
+    EC2NodeClass and NodePools (`nodes`).
     """
 
     nodes: KarpenterNodes
