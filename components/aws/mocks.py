@@ -140,6 +140,43 @@ def _pulumi_eks_instance_roles(name: str, inputs: dict[str, Any], child: Registe
     return []
 
 
+def _pulumi_eks_security_groups(name: str, inputs: dict[str, Any], child: RegisterChild) -> tuple[str, str] | None:
+    """pulumi-eks's own security groups and rules, as it declares them unless `skipDefaultSecurityGroups`
+    (pulumi/pulumi-eks v4.3.0 nodejs/eks/cluster/cluster.ts:548-585, nodejs/eks/nodes/securitygroup.ts:111-193):
+    `clusterSecurityGroup` on the control plane (egress only, plus ingress 443 from the nodes), and the
+    default nodes' `nodeSecurityGroup`, open to itself and to `clusterSecurityGroup` only. Returns their ids."""
+    if inputs.get("skipDefaultSecurityGroups"):
+        return None
+    vpc = inputs.get("vpcId")
+    cluster_sg = child("aws:ec2/securityGroup:SecurityGroup", f"{name}-eksClusterSecurityGroup", {"vpcId": vpc})["id"]
+    node_sg = child("aws:ec2/securityGroup:SecurityGroup", f"{name}-nodeSecurityGroup", {"vpcId": vpc})["id"]
+    everything = {"fromPort": 0, "toPort": 0, "protocol": "-1"}
+    rules: dict[str, dict[str, Any]] = {
+        "eksClusterInternetEgressRule": {
+            "type": "egress", **everything, "cidrBlocks": ["0.0.0.0/0"], "securityGroupId": cluster_sg
+        },
+        "eksNodeIngressRule": {"type": "ingress", **everything, "securityGroupId": node_sg, "self": True},
+        "eksNodeClusterIngressRule": {
+            "type": "ingress", "fromPort": 1025, "toPort": 65535, "protocol": "tcp",
+            "securityGroupId": node_sg, "sourceSecurityGroupId": cluster_sg,
+        },
+        "eksExtApiServerClusterIngressRule": {
+            "type": "ingress", "fromPort": 443, "toPort": 443, "protocol": "tcp",
+            "securityGroupId": node_sg, "sourceSecurityGroupId": cluster_sg,
+        },
+        "eksNodeInternetEgressRule": {
+            "type": "egress", **everything, "cidrBlocks": ["0.0.0.0/0"], "securityGroupId": node_sg
+        },
+        "eksClusterIngressRule": {
+            "type": "ingress", "fromPort": 443, "toPort": 443, "protocol": "tcp",
+            "securityGroupId": cluster_sg, "sourceSecurityGroupId": node_sg,
+        },
+    }  # fmt: skip
+    for rule, rule_inputs in rules.items():
+        child("aws:ec2/securityGroupRule:SecurityGroupRule", f"{name}-{rule}", rule_inputs)
+    return cluster_sg, node_sg
+
+
 def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RegisterChild) -> dict[str, Any]:
     """pulumi-eks `eks:index:Cluster` (a remote component): the children and outputs a program reads.
 
@@ -156,10 +193,14 @@ def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RegisterChild)
     # Without `version` the EKS cluster's version stays None, which the mock engine sends as unknown: what a
     # real preview of a new cluster shows before EKS picks its default minor (a program may give an existing
     # cluster's version in its offline_mocks.py: RESOURCES = {"aws:eks/cluster:Cluster": ...}).
+    security_groups = _pulumi_eks_security_groups(name, inputs, child)
+    vpc_config: dict[str, Any] = {"subnetIds": subnets}
+    if security_groups is not None:
+        vpc_config["securityGroupIds"] = [security_groups[0]]
     eks = child(
         "aws:eks/cluster:Cluster",
         f"{name}-eksCluster",
-        {"name": cluster_name, "version": inputs.get("version"), "vpcConfig": {"subnetIds": subnets}},
+        {"name": cluster_name, "version": inputs.get("version"), "vpcConfig": vpc_config},
     )
     issuer = _eks_cluster(cluster_name, {"name": cluster_name})["identities"][0]["oidcs"][0]["issuer"]
     oidc_arn = ""
@@ -200,8 +241,13 @@ def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RegisterChild)
         "oidcProviderArn": oidc_arn,
         "oidcProviderUrl": issuer,
         "oidcIssuer": issuer.removeprefix("https://"),
-        "clusterSecurityGroupId": f"sg-{name}-cluster",
-        "nodeSecurityGroupId": f"sg-{name}-node",
+        # Without its own groups pulumi-eks reports EKS's cluster security group for both (cluster.ts:2198).
+        "clusterSecurityGroupId": security_groups[0]
+        if security_groups
+        else described["vpcConfig"]["clusterSecurityGroupId"],
+        "nodeSecurityGroupId": security_groups[1]
+        if security_groups
+        else described["vpcConfig"]["clusterSecurityGroupId"],
     }
 
 
