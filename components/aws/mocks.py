@@ -45,12 +45,30 @@ def _eks_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _eks_get_addon_version(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.eks.getAddonVersion: the table's version for the add-on and minor (what EKS offered when it was
+    written; a real preview asks EKS)."""
+    from elastic_gpu.aws.versions import eks_addon_versions
+
+    addon, kubernetes_version = args["addonName"], args["kubernetesVersion"]
+    version = eks_addon_versions(kubernetes_version)[addon]
+    return {
+        "addonName": addon,
+        "kubernetesVersion": kubernetes_version,
+        "mostRecent": args.get("mostRecent"),
+        "version": version,
+        "id": addon,
+        "region": args.get("region") or MOCK_AWS_REGION,
+    }
+
+
 #: The region an invoke of aws.getRegion answers with when the program's config names none.
 MOCK_AWS_REGION = "us-east-1"
 
 #: Invoke token -> the answer the cloud would give (derived only from the arguments).
 INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "aws:eks/getCluster:getCluster": _eks_get_cluster,
+    "aws:eks/getAddonVersion:getAddonVersion": _eks_get_addon_version,
     "aws:index/getRegion:getRegion": lambda args: {
         "name": args.get("region") or MOCK_AWS_REGION,
         "region": args.get("region") or MOCK_AWS_REGION,
