@@ -398,3 +398,47 @@ def test_the_pools_rows_mark_node_pools_only() -> None:
     assert karp["inference-spot"]["any_type"] is True and karp["inference-spot"]["max_size"] == 9
     assert "any_type" not in karp[next(n for n in karp if n.startswith("gpu-karpenter-general"))]
     assert all("any_type" not in r for r in to_json(stack_preview("aws-prod"))["pools"])
+
+
+# --- time-slicing: Karpenter plans with the physical GPU count --------------------------------------------
+
+WHY_NOT_TIME_SLICING = (
+    "with provisioner 'karpenter': Karpenter plans nodes with each instance type's physical nvidia.com/gpu count, "
+    "not the time-sliced count the device plugin advertises, so it would launch up to 2 times the nodes the "
+    "pending pods need; use provisioner 'cluster-autoscaler' (its node template advertises the shared count) or "
+    "leave time-slicing off"
+)
+
+
+def test_time_slicing_under_karpenter_is_refused_in_the_stack_config() -> None:
+    values = stack_values("aws-karpenter") | {"elastic-gpu:devicePlugin": {"timeSlicingReplicas": 2}}
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    assert f"devicePlugin.timeSlicingReplicas: 2 {WHY_NOT_TIME_SLICING}" in exc.value.problems
+    # the same setting under the cluster-autoscaler is fine (aws-dev ships it)
+    assert load_stack_config(stack_values("aws-dev")).device_plugin.time_slicing_replicas == 2
+
+
+def test_time_slicing_under_karpenter_is_refused_in_a_program(run_program) -> None:
+    assert NODES.pool_problems("SpotGpuPool 'p': SpotGpuPoolArgs.", pool_args(gpu_sharing_replicas=2)) == [
+        f"SpotGpuPool 'p': SpotGpuPoolArgs.gpu_sharing_replicas: 2 {WHY_NOT_TIME_SLICING}"
+    ]
+    assert NODES.pool_problems("SpotGpuPool 'p': SpotGpuPoolArgs.", pool_args()) == []
+    source = """
+from elastic_gpu import (EksCluster, GeneralPool, GeneralPoolArgs, NvidiaDevicePlugin, NvidiaDevicePluginArgs,
+                         SpotGpuPool, SpotGpuPoolArgs)
+from elastic_gpu.aws.karpenter.controller import Karpenter, KarpenterArgs
+c = EksCluster.existing("x", cluster_name="c", kubernetes_version="1.35", node_role_arn="r",
+    subnet_ids={"us-east-1a": "subnet-1"}, oidc_provider_arn="a", oidc_provider_url="u", region="us-east-1")
+general = GeneralPool("general", GeneralPoolArgs(cluster=c, instance_types=["m6i.large"], max_size=2))
+karpenter = Karpenter("karpenter", KarpenterArgs(cluster=c, general_pool=general))
+l4 = SpotGpuPool("l4", SpotGpuPoolArgs(cluster=c, instance_types=["g6.xlarge"], max_size=4,
+                                       provisioner=karpenter.nodes))
+NvidiaDevicePlugin("nvidia", NvidiaDevicePluginArgs(provider=c.provider, gpu_pools=[l4], time_slicing_replicas=2))
+"""
+    with pytest.raises(ConfigError) as exc:
+        run_program(source)
+    assert exc.value.problems == [
+        f"NvidiaDevicePlugin 'nvidia': NvidiaDevicePluginArgs.time_slicing_replicas: 2 {WHY_NOT_TIME_SLICING} "
+        "(pools l4)"
+    ]
