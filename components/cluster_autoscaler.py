@@ -74,11 +74,14 @@ class ClusterAutoscalerArgs:
     priority, least-waste, most-pods, random, price."""
     max_node_provision_time: Duration = DEFAULT_MAX_NODE_PROVISION_TIME
     """How long a group may take to deliver a node before the autoscaler tries the next (the fallback)."""
-    namespace: str = DEFAULT_NAMESPACE
-    """Where its objects go (on AKS it must stay kube-system)."""
+    namespace: str | None = None
+    """Where its objects go, passed as `--namespace` (where it reads the priority ConfigMap). None:
+    kube-system, or, for an autoscaler with a changed `workload_name` that runs as a pod (EKS), a
+    namespace of that name, created here, so its priority ConfigMap is never the cluster's own
+    autoscaler's. A namespace given must exist (on AKS it must stay kube-system)."""
     workload_name: str = DEFAULT_WORKLOAD_NAME
     """Name of the Deployment, ServiceAccount, RBAC objects and leader-election lease; change it when the
-    cluster already runs an autoscaler under that name."""
+    cluster already runs an autoscaler under that name (it then gets its own namespace, see `namespace`)."""
     image: str | None = None
     """None: the cluster-autoscaler release matching the cluster's Kubernetes minor."""
 
@@ -147,7 +150,39 @@ def autoscaler_problems(name: str, args: ClusterAutoscalerArgs, runs_pod: bool) 
         problems.append(f"{where}node_selector: give either general_pool or node_selector, not both")
     if not args.workload_name or not re.fullmatch(DNS_LABEL, args.workload_name):
         problems.append(f"{where}workload_name: {args.workload_name!r} is not a Kubernetes name ({DNS_LABEL})")
+    elif (
+        runs_pod
+        and args.workload_name != DEFAULT_WORKLOAD_NAME
+        and args.namespace == DEFAULT_NAMESPACE
+        and "priority" in args.expander
+    ):
+        problems.append(
+            f"{where}namespace: {args.namespace!r} with workload_name={args.workload_name!r}: the priority "
+            f"expander reads the ConfigMap '{PRIORITY_CONFIGMAP}' by that fixed name from its --namespace, "
+            "where the cluster's own autoscaler reads it too; leave namespace unset (the autoscaler gets its "
+            f"own namespace '{args.workload_name}') or give another namespace"
+        )
+    if args.namespace is not None and not re.fullmatch(DNS_LABEL, args.namespace):
+        problems.append(f"{where}namespace: {args.namespace!r} is not a Kubernetes namespace name ({DNS_LABEL})")
     return problems
+
+
+def own_namespace(args: ClusterAutoscalerArgs, runs_pod: bool) -> str | None:
+    """The namespace this component creates: a renamed autoscaler's own (None: it uses an existing one).
+
+    cluster-autoscaler reads the priority ConfigMap by its fixed name from its `--namespace`
+    (kubernetes/autoscaler cluster-autoscaler/expander/priority/priority.go:37), so a second autoscaler in
+    kube-system would share the cluster's own autoscaler's list (or fail to create it)."""
+    if args.namespace is None and runs_pod and args.workload_name != DEFAULT_WORKLOAD_NAME:
+        return args.workload_name
+    return None
+
+
+def with_namespace(args: ClusterAutoscalerArgs, runs_pod: bool) -> ClusterAutoscalerArgs:
+    """`args` with `namespace` resolved (see ClusterAutoscalerArgs.namespace)."""
+    if args.namespace is not None:
+        return args
+    return dataclasses.replace(args, namespace=own_namespace(args, runs_pod) or DEFAULT_NAMESPACE)
 
 
 #: RFC 1123 label: what Kubernetes accepts for the names we set.
@@ -182,16 +217,30 @@ class ClusterAutoscaler(pulumi.ComponentResource):
     """EKS: the autoscaler's Deployment; None where the cloud runs it."""
     priority_config: k8s.core.v1.ConfigMap | None
     """The priority expander's ConfigMap (spot above on-demand); None without the priority expander."""
+    created_namespace: k8s.core.v1.Namespace | None
+    """The renamed autoscaler's own namespace, when this component creates it (see `namespace`)."""
 
     def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := handle_problems(f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs.", args.cluster):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
         cloud = get_cloud(args.cluster.cloud).autoscaler
         # A cloud whose autoscaler is managed (GKE, AKS) runs no pod of ours.
-        if problems := autoscaler_problems(name, args, getattr(cloud, "RUNS_POD", True)):
+        runs_pod = getattr(cloud, "RUNS_POD", True)
+        if problems := autoscaler_problems(name, args, runs_pod):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
+        created = own_namespace(args, runs_pod)
+        args = with_namespace(args, runs_pod)
         super().__init__(TYPE_TOKEN, name, None, opts)
         k8s_opts = pulumi.ResourceOptions(parent=self, provider=args.k8s_provider)
+        self.created_namespace: k8s.core.v1.Namespace | None = None
+        if created is not None:
+            self.created_namespace = k8s.core.v1.Namespace(
+                f"{name}-namespace", metadata=k8s.meta.v1.ObjectMetaArgs(name=created), opts=k8s_opts
+            )
+            # Every object of the autoscaler lives in it: create it first.
+            k8s_opts = pulumi.ResourceOptions.merge(
+                k8s_opts, pulumi.ResourceOptions(depends_on=[self.created_namespace])
+            )
         self.priority_config: k8s.core.v1.ConfigMap | None = None
         if "priority" in args.expander and getattr(cloud, "SUPPORTS_PRIORITY_EXPANDER", True):
             pools = [*([args.general_pool] if args.general_pool else []), *args.gpu_pools]

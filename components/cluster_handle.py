@@ -105,6 +105,15 @@ class EksClusterHandle(ClusterHandle, Protocol):
     """Resources a node group waits for (the node role's policies, the NAT route); empty when existing."""
 
 
+@runtime_checkable
+class EksNodeSecurityGroups(Protocol):
+    """Optional on an EKS handle: the security groups the pools' nodes join instead of the EKS cluster
+    security group EKS gives a managed node group (a pool's `security_group_ids` overrides them)."""
+
+    node_security_group_ids: list[pulumi.Input[str]]
+    """The groups, e.g. pulumi-eks's `nodeSecurityGroup`, where the cluster's own nodes (and CoreDNS) run."""
+
+
 @dataclass(frozen=True)
 class ManagedAutoscalerProfile:
     """The settings of a managed autoscaler this library configured (AKS's autoScalerProfile)."""

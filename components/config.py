@@ -22,6 +22,7 @@ from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
+from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.prices import TABLE_PATH, price_row
 from elastic_gpu.validation import (
     CLOUD_ONLY_POOL_SETTINGS,
@@ -531,6 +532,10 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         problems.append(
             f"provisioner: {cfg.provisioner!r} is not available on {cloud}; "
             f"allowed on {cloud}: {', '.join(provisioners)}"
+        )
+    elif cfg.provisioner == "karpenter" and cfg.device_plugin.time_slicing_replicas is not None:
+        problems.append(
+            time_slicing_problem("devicePlugin.timeSlicingReplicas", cfg.device_plugin.time_slicing_replicas)
         )
     splits_per_zone = rules.SPLITS_PER_ZONE
     fallback = next((i for i, p in enumerate(cfg.gpu_pools) if p.on_demand_fallback), None)

@@ -107,3 +107,19 @@ EXPIRE_AFTER = "720h"
 def duration_seconds(text: str) -> int:
     """A NodePool duration (`^(([0-9]+(s|m|h))+|Never)$`, read by Go's time.ParseDuration) in seconds."""
     return round(parse_duration(text))
+
+
+def time_slicing_problem(field: str, replicas: int) -> str:
+    """Why GPU time-slicing is refused under Karpenter (EKS Karpenter, AKS node auto-provisioning).
+
+    Karpenter plans a node from the instance type's physical `nvidia.com/gpu` count (karpenter-provider-aws
+    v1.14.1 pkg/providers/instancetype/types.go:342,416), not from the shared count the device plugin
+    advertises once the node runs, so it launches a node for each physical GPU the pending pods ask for.
+    NodeOverlay, which could give it the shared count, is alpha and off by default at v1.14.1 (chart
+    values.yaml `featureGates.nodeOverlay: false`)."""
+    return (
+        f"{field}: {replicas} with provisioner 'karpenter': Karpenter plans nodes with each instance type's "
+        "physical nvidia.com/gpu count, not the time-sliced count the device plugin advertises, so it would "
+        f"launch up to {replicas} times the nodes the pending pods need; use provisioner 'cluster-autoscaler' "
+        "(its node template advertises the shared count) or leave time-slicing off"
+    )

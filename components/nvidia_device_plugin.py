@@ -10,6 +10,7 @@ import yaml
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.scheduling import GPU_NODE_LABEL, GPU_NODE_LABEL_VALUE, GPU_RESOURCE, POOL_LABEL, tolerations_for
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
 from elastic_gpu.validation import args_type_problems
@@ -85,6 +86,16 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
         problems = args_type_problems(where, args)
         if not problems and args.time_slicing_replicas is not None and args.time_slicing_replicas < 2:
             problems.append(f"{where}time_slicing_replicas: must be >= 2 (got {args.time_slicing_replicas})")
+        elif not problems and args.time_slicing_replicas is not None:
+            # A pool whose provisioner sizes nodes by physical GPUs (Karpenter) would over-launch.
+            physical = [
+                p.pool_name for p in args.gpu_pools if getattr(p.args.provisioner, "plans_physical_gpus", False)
+            ]
+            if physical:
+                problems.append(
+                    time_slicing_problem(f"{where}time_slicing_replicas", args.time_slicing_replicas)
+                    + f" (pools {', '.join(physical)})"
+                )
         if problems:
             raise ConfigError(problems, source=f"NvidiaDevicePlugin '{name}'")
         super().__init__(TYPE_TOKEN, name, None, opts)

@@ -15,6 +15,7 @@ from elastic_gpu.aws.versions import EKS_ADDON_VERSIONS, eks_addon_versions
 from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.eks_addons import ADDON_NAMES
 from elastic_gpu.eks_cluster import UNKNOWN_VERSION_WARNING
+from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.diff import Side
 from elastic_gpu.offline.runner import Preview
 from elastic_gpu.versions import cluster_autoscaler_image
@@ -145,3 +146,45 @@ def test_help_says_where_the_minor_comes_from() -> None:
     assert "`kubernetes_version`: default None: the EKS cluster's own `version` (an Output)" in doc
     assert "a new cluster without `version` gets EKS's default minor when it is created" in doc
     assert "`node_role_arn` (required)" in doc
+
+
+ADDON_PROGRAM = """
+from elastic_gpu import EksAddons, EksAddonsArgs, EksCluster
+c = EksCluster.existing("x", cluster_name="c", kubernetes_version="1.35.2", node_role_arn="r",
+    subnet_ids={"us-east-1a": "subnet-1"}, oidc_provider_arn="a", oidc_provider_url="u", region="us-east-1")
+EksAddons("addons", EksAddonsArgs(cluster=c VERSIONS))
+"""
+#: EKS's answer as a test account gives it: a version naming what it was asked for.
+EKS_ANSWERS = """
+INVOKES = {"aws:eks/getAddonVersion:getAddonVersion": lambda a: {
+    "version": a["addonName"] + "@" + a["kubernetesVersion"] + ("-newest" if a.get("mostRecent") else "-default")}}
+"""
+
+
+def _addon_versions(preview: Preview) -> dict[str, str]:
+    return {a.inputs["addonName"]: a.inputs["addonVersion"] for a in preview.of_type("aws:eks/addon:Addon")}
+
+
+def test_add_on_versions_are_the_newest_eks_offers_for_the_minor(run_program, tmp_path: Path) -> None:
+    """Resolved at preview through aws.eks.get_addon_version(most_recent=True) for the cluster's minor."""
+    (tmp_path / "offline_mocks.py").write_text(EKS_ANSWERS)
+    preview = run_program(ADDON_PROGRAM.replace(" VERSIONS", ""))
+    assert _addon_versions(preview) == {addon: f"{addon}@1.35-newest" for addon in ADDON_NAMES}
+
+
+def test_an_add_on_version_given_wins_and_the_others_are_still_asked(run_program, tmp_path: Path) -> None:
+    (tmp_path / "offline_mocks.py").write_text(EKS_ANSWERS)
+    preview = run_program(ADDON_PROGRAM.replace(" VERSIONS", ', versions={"coredns": "v1.13.2-eksbuild.11"}'))
+    assert _addon_versions(preview) == {
+        addon: "v1.13.2-eksbuild.11" if addon == "coredns" else f"{addon}@1.35-newest" for addon in ADDON_NAMES
+    }
+
+
+def test_offline_the_table_answers_and_an_unknown_add_on_is_refused(run_program) -> None:
+    assert _addon_versions(run_program(ADDON_PROGRAM.replace(" VERSIONS", ""))) == EKS_ADDON_VERSIONS["1.35"]
+    with pytest.raises(ConfigError) as exc:
+        run_program(ADDON_PROGRAM.replace(" VERSIONS", ', versions={"core-dns": "v1"}'))
+    assert exc.value.problems == [
+        "EksAddons 'addons': EksAddonsArgs.versions: 'core-dns' is not an add-on this component manages; allowed: "
+        "coredns, eks-pod-identity-agent, kube-proxy, vpc-cni"
+    ]

@@ -98,6 +98,77 @@ def test_existing_eks_on_pulumi_eks() -> None:
     assert {g["version"] for g in groups.values()} == {"1.35"}
 
 
+#: The rules EKS gives the cluster security group it creates (EKS User Guide, "View Amazon EKS security group
+#: requirements for clusters", default rules): all traffic from itself in, all traffic out.
+EKS_CLUSTER_GROUP_RULES = [
+    {"type": "ingress", "protocol": "-1", "fromPort": 0, "toPort": 0, "self": True},
+    {"type": "egress", "protocol": "-1", "fromPort": 0, "toPort": 0, "cidrBlocks": ["0.0.0.0/0"]},
+]
+
+
+def _security_group_rules(preview: Preview, eks_group: str) -> list[dict]:
+    """Every declared rule (SecurityGroupRule resources, inline ingress/egress) and EKS's own group's."""
+    rules = [r.inputs for r in preview.of_type("aws:ec2/securityGroupRule:SecurityGroupRule")]
+    for group in preview.of_type("aws:ec2/securityGroup:SecurityGroup"):
+        for kind in ("ingress", "egress"):
+            rules += [{**rule, "type": kind, "securityGroupId": group.id} for rule in group.inputs.get(kind) or []]
+    return rules + [{**rule, "securityGroupId": eks_group} for rule in EKS_CLUSTER_GROUP_RULES]
+
+
+def _allows(rule: dict, protocol: str, port: int, peers: list[str], everyone: bool) -> bool:
+    """Does `rule` let traffic of `protocol`/`port` pass between its group and `peers`?"""
+    if rule["protocol"] not in ("-1", "all", protocol):
+        return False
+    if rule["protocol"] not in ("-1", "all") and not rule["fromPort"] <= port <= rule["toPort"]:
+        return False
+    if everyone and "0.0.0.0/0" in (rule.get("cidrBlocks") or []):
+        return True
+    sources = [rule.get("sourceSecurityGroupId"), *(rule.get("securityGroups") or [])]
+    if rule.get("self"):
+        sources.append(rule["securityGroupId"])
+    return any(s in peers for s in sources)
+
+
+def can_reach(rules: list[dict], src: list[str], dst: list[str], protocol: str, port: int) -> bool:
+    """A node in groups `src` reaches `port` of a node in groups `dst`: one of src's groups lets it out and one
+    of dst's lets it in (security groups are stateful: the answer needs no rule)."""
+    out = any(
+        _allows(r, protocol, port, dst, True) for r in rules if r["type"] == "egress" and r["securityGroupId"] in src
+    )
+    into = any(
+        _allows(r, protocol, port, src, False) for r in rules if r["type"] == "ingress" and r["securityGroupId"] in dst
+    )
+    return out and into
+
+
+def test_existing_eks_gpu_nodes_reach_coredns_and_the_control_plane_reaches_them() -> None:
+    """CoreDNS runs on pulumi-eks's default nodes, in its `nodeSecurityGroup`, which admits only itself and
+    pulumi-eks's `clusterSecurityGroup`: a GPU node left in EKS's cluster security group gets no DNS."""
+    from elastic_gpu.aws.mocks import _eks_cluster
+
+    preview = example("existing-eks")
+    groups = {g.name: g.id for g in preview.of_type("aws:ec2/securityGroup:SecurityGroup")}
+    coredns_nodes = [groups["ml-nodeSecurityGroup"]]
+    eks_group = _eks_cluster("ml", {})["vpcConfig"]["clusterSecurityGroupId"]
+    # The control plane's network interfaces: EKS's cluster group and the groups the cluster is given.
+    control_plane = [
+        eks_group,
+        *preview.one("aws:eks/cluster:Cluster", "ml-eksCluster").inputs["vpcConfig"]["securityGroupIds"],
+    ]
+    rules = _security_group_rules(preview, eks_group)
+    templates = [t for t in preview.of_type("aws:ec2/launchTemplate:LaunchTemplate") if t.name.startswith("l4-")]
+    assert len(templates) == 4
+    for template in templates:
+        # A launch template without groups leaves the node in EKS's cluster security group.
+        gpu_node = template.inputs.get("vpcSecurityGroupIds") or [eks_group]
+        for protocol in ("udp", "tcp"):
+            assert can_reach(rules, gpu_node, coredns_nodes, protocol, 53), (template.name, protocol)
+        assert can_reach(rules, gpu_node, control_plane, "tcp", 443), template.name  # the API server
+        assert can_reach(rules, control_plane, gpu_node, "tcp", 10250), template.name  # its kubelet
+    # The evaluation itself: EKS's cluster group alone is not let into the default nodes' group.
+    assert not can_reach(rules, [eks_group], coredns_nodes, "udp", 53)
+
+
 def test_existing_eks_plain_reads_the_stack_reference_and_its_own_node_group() -> None:
     preview = example("existing-eks-plain")
     groups = _by_type(preview, "aws:eks/nodeGroup:NodeGroup")
@@ -108,6 +179,11 @@ def test_existing_eks_plain_reads_the_stack_reference_and_its_own_node_group() -
     assert pools["system"]["instance_types"] == ["m6i.large"]
     [dep] = _by_type(preview, "kubernetes:apps/v1:Deployment").values()
     assert dep["metadata"]["name"] == "gpu-cluster-autoscaler"
+    # In its own namespace, where it reads its own priority ConfigMap (never the cluster autoscaler's).
+    [namespace] = _by_type(preview, "kubernetes:core/v1:Namespace").values()
+    [priorities] = _by_type(preview, "kubernetes:core/v1:ConfigMap").values()
+    assert dep["metadata"]["namespace"] == namespace["metadata"]["name"] == "gpu-cluster-autoscaler"
+    assert priorities["metadata"]["namespace"] == "gpu-cluster-autoscaler"
     # Beside the cluster's own autoscaler: this one lists only the program's GPU groups, never the user's
     # "system" group (EKS tags every managed group for auto-discovery, so a tag filter would find it too).
     flags = dep["spec"]["template"]["spec"]["containers"][0]["command"]

@@ -11,7 +11,7 @@ import yaml
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.mocks import MOCK_UUID
 from elastic_gpu.offline.runner import Preview
-from tests.conftest import stem
+from tests.conftest import stack_preview, stem
 
 OUTPUT_TEXT = ("Calling __str__", "Output[", "<pulumi.output")
 
@@ -368,6 +368,65 @@ ClusterAutoscaler("ca", ClusterAutoscalerArgs(cluster=c, gpu_pools=[], node_sele
     [cr] = preview.of_type("kubernetes:rbac.authorization.k8s.io/v1:ClusterRole")
     lease = [r for r in cr.inputs["rules"] if r.get("resourceNames") and "leases" in r["resources"]]
     assert lease[0]["resourceNames"] == ["gpu-autoscaler"]
+
+
+RENAMED = """
+from elastic_gpu import ClusterAutoscaler, ClusterAutoscalerArgs, EksCluster
+c = EksCluster.existing("x", cluster_name="c", kubernetes_version="1.33", node_role_arn="r",
+    subnet_ids={"us-east-1a": "subnet-1"}, oidc_provider_arn="a", oidc_provider_url="u", region="us-east-1")
+ClusterAutoscaler("ca", ClusterAutoscalerArgs(cluster=c, gpu_pools=[], node_selector={},
+                                              workload_name="gpu-autoscaler" NAMESPACE))
+"""
+
+
+def test_a_renamed_autoscaler_gets_its_own_namespace_and_priority_config_map(run_program) -> None:
+    """The priority expander reads `cluster-autoscaler-priority-expander` by name from its --namespace: a
+    second autoscaler in kube-system would share the cluster's own autoscaler's list."""
+    preview = run_program(RENAMED.replace(" NAMESPACE", ""))
+    namespace = preview.one("kubernetes:core/v1:Namespace", "ca-namespace")
+    assert namespace.inputs["metadata"]["name"] == "gpu-autoscaler"
+    cm = preview.one("kubernetes:core/v1:ConfigMap", "ca-priorities")
+    assert (cm.inputs["metadata"]["name"], cm.inputs["metadata"]["namespace"]) == (
+        "cluster-autoscaler-priority-expander",
+        "gpu-autoscaler",
+    )
+    dep = preview.one("kubernetes:apps/v1:Deployment", "ca-deployment")
+    assert dep.inputs["metadata"]["namespace"] == "gpu-autoscaler"
+    assert "--namespace=gpu-autoscaler" in dep.inputs["spec"]["template"]["spec"]["containers"][0]["command"]
+    for type_ in (
+        "kubernetes:core/v1:ServiceAccount",
+        "kubernetes:rbac.authorization.k8s.io/v1:Role",
+        "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
+        "kubernetes:policy/v1:PodDisruptionBudget",
+    ):
+        [obj] = preview.of_type(type_)
+        assert obj.inputs["metadata"]["namespace"] == "gpu-autoscaler", type_
+        assert namespace.urn in obj.depends_on, type_
+    assert namespace.urn in cm.depends_on and namespace.urn in dep.depends_on
+    trust = preview.one("aws:iam/role:Role", "ca-role").inputs["assumeRolePolicy"]
+    assert "system:serviceaccount:gpu-autoscaler:gpu-autoscaler" in trust
+    # the upstream-named autoscaler stays in kube-system, with no namespace of its own
+    default = stack_preview("aws-dev")
+    assert not default.of_type("kubernetes:core/v1:Namespace")
+    cm = default.one("kubernetes:core/v1:ConfigMap", "cluster-autoscaler-priorities")
+    assert cm.inputs["metadata"]["namespace"] == "kube-system"
+    dep = default.one("kubernetes:apps/v1:Deployment", "cluster-autoscaler-deployment")
+    assert dep.inputs["metadata"]["namespace"] == "kube-system"
+
+
+def test_a_renamed_autoscaler_told_to_share_kube_system_is_refused(run_program) -> None:
+    with pytest.raises(ConfigError) as exc:
+        run_program(RENAMED.replace(" NAMESPACE", ', namespace="kube-system"'))
+    assert exc.value.problems == [
+        "ClusterAutoscaler 'ca': ClusterAutoscalerArgs.namespace: 'kube-system' with workload_name='gpu-autoscaler': "
+        "the priority expander reads the ConfigMap 'cluster-autoscaler-priority-expander' by that fixed name from "
+        "its --namespace, where the cluster's own autoscaler reads it too; leave namespace unset (the autoscaler "
+        "gets its own namespace 'gpu-autoscaler') or give another namespace"
+    ]
+    # a namespace of the user's is used as given, not created
+    preview = run_program(RENAMED.replace(" NAMESPACE", ', namespace="autoscaling"'))
+    assert not preview.of_type("kubernetes:core/v1:Namespace")
+    assert preview.one("kubernetes:core/v1:ConfigMap", "ca-priorities").inputs["metadata"]["namespace"] == "autoscaling"
 
 
 def test_unknown_names_stay_unknown_for_the_policies(run_program) -> None:

@@ -345,6 +345,25 @@ def test_the_stack_declares_karpenter_and_no_gpu_node_groups() -> None:
     assert all(c["podAnnotations"] == {} for c in cas)  # the cluster-autoscaler never reads it
 
 
+def test_the_crds_are_their_own_release_at_the_controllers_version_and_installed_first() -> None:
+    # Helm never upgrades a chart's crds/: the CRD chart carries them, the controller's release skips its own.
+    preview = stack_preview("aws-karpenter")
+    crds = preview.one("kubernetes:helm.sh/v3:Release", "karpenter-crd-release")
+    controller = preview.one("kubernetes:helm.sh/v3:Release", "karpenter-release")
+    assert (crds.inputs["name"], crds.inputs["chart"], crds.inputs["version"], crds.inputs["namespace"]) == (
+        "karpenter-crd",
+        "oci://public.ecr.aws/karpenter/karpenter-crd",
+        controller.inputs["version"],
+        "kube-system",
+    )
+    assert not crds.inputs.get("skipCrds")
+    assert controller.inputs["skipCrds"] is True
+    assert crds.urn in controller.depends_on
+    # the NodePools wait for the CRDs (through the controller's release or directly)
+    node_pool = preview.one("kubernetes:karpenter.sh/v1:NodePool", "training-spot")
+    assert controller.urn in node_pool.depends_on
+
+
 def test_the_stack_tags_its_private_subnets_and_node_security_group_for_discovery() -> None:
     preview = stack_preview("aws-karpenter")
     subnets = {r.name: r.inputs["tags"] for r in preview.of_type("aws:ec2/subnet:Subnet")}
@@ -551,3 +570,47 @@ def test_the_readme_table_is_what_simulate_says() -> None:
             assert returns.endswith(f"/ {back.min:g} to {back.max:g} min")
         assert zero == f"{ca[o.pool].minutes_to_zero:g} / {o.minutes_to_zero:g} min"
         assert worst == f"{ca[o.pool].worst_case_nodes} / {o.worst_case_nodes}"
+
+
+# --- time-slicing: Karpenter plans with the physical GPU count --------------------------------------------
+
+WHY_NOT_TIME_SLICING = (
+    "with provisioner 'karpenter': Karpenter plans nodes with each instance type's physical nvidia.com/gpu count, "
+    "not the time-sliced count the device plugin advertises, so it would launch up to 2 times the nodes the "
+    "pending pods need; use provisioner 'cluster-autoscaler' (its node template advertises the shared count) or "
+    "leave time-slicing off"
+)
+
+
+def test_time_slicing_under_karpenter_is_refused_in_the_stack_config() -> None:
+    values = stack_values("aws-karpenter") | {"elastic-gpu:devicePlugin": {"timeSlicingReplicas": 2}}
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    assert f"devicePlugin.timeSlicingReplicas: 2 {WHY_NOT_TIME_SLICING}" in exc.value.problems
+    # the same setting under the cluster-autoscaler is fine (aws-dev ships it)
+    assert load_stack_config(stack_values("aws-dev")).device_plugin.time_slicing_replicas == 2
+
+
+def test_time_slicing_under_karpenter_is_refused_in_a_program(run_program) -> None:
+    assert NODES.pool_problems("SpotGpuPool 'p': SpotGpuPoolArgs.", pool_args(gpu_sharing_replicas=2)) == [
+        f"SpotGpuPool 'p': SpotGpuPoolArgs.gpu_sharing_replicas: 2 {WHY_NOT_TIME_SLICING}"
+    ]
+    assert NODES.pool_problems("SpotGpuPool 'p': SpotGpuPoolArgs.", pool_args()) == []
+    source = """
+from elastic_gpu import (EksCluster, GeneralPool, GeneralPoolArgs, NvidiaDevicePlugin, NvidiaDevicePluginArgs,
+                         SpotGpuPool, SpotGpuPoolArgs)
+from elastic_gpu.aws.karpenter.controller import Karpenter, KarpenterArgs
+c = EksCluster.existing("x", cluster_name="c", kubernetes_version="1.35", node_role_arn="r",
+    subnet_ids={"us-east-1a": "subnet-1"}, oidc_provider_arn="a", oidc_provider_url="u", region="us-east-1")
+general = GeneralPool("general", GeneralPoolArgs(cluster=c, instance_types=["m6i.large"], max_size=2))
+karpenter = Karpenter("karpenter", KarpenterArgs(cluster=c, general_pool=general))
+l4 = SpotGpuPool("l4", SpotGpuPoolArgs(cluster=c, instance_types=["g6.xlarge"], max_size=4,
+                                       provisioner=karpenter.nodes))
+NvidiaDevicePlugin("nvidia", NvidiaDevicePluginArgs(provider=c.provider, gpu_pools=[l4], time_slicing_replicas=2))
+"""
+    with pytest.raises(ConfigError) as exc:
+        run_program(source)
+    assert exc.value.problems == [
+        f"NvidiaDevicePlugin 'nvidia': NvidiaDevicePluginArgs.time_slicing_replicas: 2 {WHY_NOT_TIME_SLICING} "
+        "(pools l4)"
+    ]

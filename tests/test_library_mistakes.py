@@ -3,6 +3,7 @@ with a message naming the argument as the program wrote it, and nothing of the e
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -283,6 +284,35 @@ def test_a_pulumi_eks_cluster_without_an_oidc_provider_exits_2_naming_create_oid
     assert "Traceback" not in err
     assert main(["policy", "--program", str(tmp_path), "--stack", "dev"]) == 2
     assert main(["policy", "--program", str(example), "--stack", "dev"]) == 0
+
+
+KARPENTER_ON_PULUMI_EKS = """
+import pulumi_eks as eks
+from elastic_gpu import EksCluster, GeneralPool, GeneralPoolArgs
+from elastic_gpu.aws.karpenter.controller import Karpenter, KarpenterArgs
+
+cluster = eks.Cluster("ml", name="ml", vpc_id="vpc-1", private_subnet_ids=["subnet-a"], authentication_mode="API",
+                      skip_default_node_group=True, version="1.35" OIDC)
+handle = EksCluster.from_pulumi_eks("h", cluster, subnet_ids={"us-west-2a": "subnet-a"},
+                                    node_role_arn="arn:aws:iam::123456789012:role/gpu")
+general = GeneralPool("general", GeneralPoolArgs(cluster=handle, instance_types=["m6i.large"], max_size=2))
+Karpenter("karpenter", KarpenterArgs(cluster=handle, general_pool=general))
+"""
+
+
+def test_karpenter_on_a_pulumi_eks_cluster_without_an_oidc_provider_names_create_oidc_provider(run_program) -> None:
+    """The controller's IRSA role is refused as the autoscaler's is: with `"Federated": ""` `up` would fail."""
+    with pytest.raises(ConfigError) as exc:
+        run_program(KARPENTER_ON_PULUMI_EKS.replace(" OIDC", ""))
+    assert exc.value.problems == [
+        "Karpenter 'karpenter': the cluster has no IAM OIDC provider (its oidc_provider_arn is ''), so the "
+        'Karpenter controller\'s IRSA role would trust `"Federated": ""` and its pod could never assume it: build '
+        "the pulumi_eks.Cluster with create_oidc_provider=True (EksCluster.from_pulumi_eks), or pass "
+        "EksCluster.existing(oidc_provider_arn=...) the ARN of the cluster's IAM OIDC provider"
+    ]
+    preview = run_program(KARPENTER_ON_PULUMI_EKS.replace(" OIDC", ", create_oidc_provider=True"))
+    trust = json.loads(preview.one("aws:iam/role:Role", "karpenter-controller-role").inputs["assumeRolePolicy"])
+    assert trust["Statement"][0]["Principal"]["Federated"].startswith("arn:aws:iam::")
 
 
 def test_a_plain_empty_oidc_provider_arn_is_refused_by_the_handle(tmp_path, registered, capsys) -> None:

@@ -19,9 +19,8 @@ import pulumi_aws as aws
 
 from elastic_gpu.autoscaler_workload import Workload, build_workload, general_pool_selector
 from elastic_gpu.aws.asg_tags import auto_discovery_cluster_key
-from elastic_gpu.aws.iam import irsa_trust_policy
-from elastic_gpu.cluster_autoscaler import autoscaler_image, common_flags, nodes_first
-from elastic_gpu.cluster_handle import raise_if
+from elastic_gpu.aws.iam import checked_irsa_trust_policy
+from elastic_gpu.cluster_autoscaler import DEFAULT_NAMESPACE, autoscaler_image, common_flags, nodes_first
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
@@ -84,19 +83,6 @@ def autoscaler_policy(cluster_name: str, region: str, asg_names: list[str]) -> s
     )
 
 
-def oidc_provider_problems(where: str, oidc_provider_arn: object) -> list[str]:
-    """The cluster's IAM OIDC provider ARN, which the autoscaler's IRSA role trusts, must not be empty."""
-    if isinstance(oidc_provider_arn, str) and oidc_provider_arn.strip():
-        return []
-    return [
-        f"{where}the cluster has no IAM OIDC provider (its oidc_provider_arn is {oidc_provider_arn!r}), so the "
-        'autoscaler\'s IRSA role would trust `"Federated": ""` and its pod could never assume it: build the '
-        "pulumi_eks.Cluster with create_oidc_provider=True (EksCluster.from_pulumi_eks), or give the handle "
-        "create_oidc_provider=True (from_pulumi_eks, from_cluster) to declare one, or pass "
-        "EksCluster.existing(oidc_provider_arn=...) the ARN of the cluster's IAM OIDC provider"
-    ]
-
-
 def build_autoscaler_role(
     name: str,
     *,
@@ -109,15 +95,9 @@ def build_autoscaler_role(
     opts = pulumi.ResourceOptions(parent=parent)
 
     def trust_policy(oidc_provider_arn: str, oidc_issuer_url: str) -> str:
-        # Checked here, in an apply, because it is the earliest point that knows the value: a plain ARN is
-        # checked by EksCluster.existing, but pulumi-eks gives its `oidcProviderArn` only as an Output ("" without
-        # create_oidc_provider, cluster.ts), known at preview, so this fails the preview (exit 2 offline). An
-        # ARN still unknown at preview fails here at `pulumi up`, before the role is created; the policy
-        # eks-irsa-trusts-an-oidc-provider guards what the preview cannot see.
-        raise_if(
-            oidc_provider_problems(f"ClusterAutoscaler '{name}': ", oidc_provider_arn), f"ClusterAutoscaler '{name}'"
+        return checked_irsa_trust_policy(
+            f"ClusterAutoscaler '{name}'", "autoscaler", oidc_provider_arn, oidc_issuer_url, namespace, service_account
         )
-        return irsa_trust_policy(oidc_provider_arn, oidc_issuer_url, namespace, service_account)
 
     trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_issuer_url).apply(lambda a: trust_policy(*a))
     role = aws.iam.Role(f"{name}-role", assume_role_policy=trust, tags=cluster.tags, opts=opts)
@@ -153,7 +133,7 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
     role, role_policy = build_autoscaler_role(
         name,
         cluster=cluster,
-        namespace=args.namespace,
+        namespace=args.namespace or DEFAULT_NAMESPACE,
         service_account=args.workload_name,
         groups=groups,
         parent=parent,
@@ -162,7 +142,7 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
     deployment = build_workload(
         name,
         Workload(
-            namespace=args.namespace,
+            namespace=args.namespace or DEFAULT_NAMESPACE,
             image=image,
             flags=[*common_flags(args), *aws_flags(groups)],
             node_selector=dict(placement or {}),
@@ -172,7 +152,12 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
             host_ca_bundle=AL2023_CA_BUNDLE,
             name=args.workload_name,
         ),
-        pulumi.ResourceOptions(parent=parent, provider=args.k8s_provider),
+        pulumi.ResourceOptions(
+            parent=parent,
+            provider=args.k8s_provider,
+            # A renamed autoscaler's own namespace (ClusterAutoscalerArgs.namespace), created first.
+            depends_on=[ns] if (ns := getattr(parent, "created_namespace", None)) is not None else None,
+        ),
         # Its priorities, its IAM policy (or its first calls are denied) and the node groups (where it
         # runs; on an upgrade the image moves only after the node groups have).
         after=[

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -294,7 +294,10 @@ class EksCluster(pulumi.ComponentResource):
         groups use. A role of their own is safest: one the cluster's self-managed nodes
         also use (its instance role) loses its aws-auth mapping when the last managed
         node group using it is deleted, and those nodes go NotReady (`SHARED_NODE_ROLE_RISK`;
-        passing the instance role anyway gives a warning).
+        passing the instance role anyway gives a warning). The GPU node groups join the
+        cluster's `nodeSecurityGroup` (its default nodes', where CoreDNS runs), not EKS's
+        cluster security group, which that group does not admit; a pool's
+        `security_group_ids` overrides it.
         """
         source = f"EksCluster.from_pulumi_eks '{resource_name}'"
         if type(cluster).__module__.split(".")[0] != "pulumi_eks" or not hasattr(cluster, "eks_cluster"):
@@ -333,6 +336,11 @@ class EksCluster(pulumi.ComponentResource):
             oidc_provider_url=cluster.oidc_provider_url,
             kubeconfig=pulumi.Output.secret(cluster.kubeconfig_json),
             tags=tags,
+            # The GPU nodes join the group pulumi-eks's default nodes (and CoreDNS) run in: its `nodeSecurityGroup`
+            # admits only itself and pulumi-eks's `clusterSecurityGroup` (nodejs/eks/nodes/securitygroup.ts:127-167
+            # at v4.3.0), so nodes left in EKS's cluster security group could not reach CoreDNS (pulumi-eks#1275).
+            # `nodeSecurityGroupId` is EKS's cluster group when pulumi-eks made none (cluster.ts:2198).
+            node_security_group_ids=[cluster.node_security_group_id],
             opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
         )
 
@@ -493,6 +501,7 @@ class ExistingEksCluster(ExistingCluster):
         region: pulumi.Input[str] | None = None,
         kubeconfig: pulumi.Input[str] | None = None,
         tags: Mapping[str, str] | None = None,
+        node_security_group_ids: Sequence[pulumi.Input[str]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         where = f"EksCluster.existing '{resource_name}': "
@@ -532,6 +541,9 @@ class ExistingEksCluster(ExistingCluster):
             ).arn
         self.oidc_provider_arn: pulumi.Output[str] = pulumi.Output.from_input(oidc_provider_arn)
         self.node_dependencies: list[pulumi.Resource] = []
+        if node_security_group_ids is not None:
+            #: The security groups the pools' nodes join (EksNodeSecurityGroups); absent: EKS's cluster group.
+            self.node_security_group_ids: list[pulumi.Input[str]] = list(node_security_group_ids)
         #: unknown here: whether the nodes reach the EKS API (a route out, or an `eks` interface endpoint)
         self.eks_api_reachable: bool | None = None
         self._plain_facts(list(subnet_ids), kubernetes_version, tags)

@@ -74,6 +74,23 @@ def _ec2_get_subnets(args: dict[str, Any]) -> dict[str, Any]:
     return {"ids": ids, "id": args.get("region") or MOCK_AWS_REGION, "filters": args.get("filters")}
 
 
+def _eks_get_addon_version(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.eks.getAddonVersion: the table's version for the add-on and minor (what EKS offered when it was
+    written; a real preview asks EKS)."""
+    from elastic_gpu.aws.versions import eks_addon_versions
+
+    addon, kubernetes_version = args["addonName"], args["kubernetesVersion"]
+    version = eks_addon_versions(kubernetes_version)[addon]
+    return {
+        "addonName": addon,
+        "kubernetesVersion": kubernetes_version,
+        "mostRecent": args.get("mostRecent"),
+        "version": version,
+        "id": addon,
+        "region": args.get("region") or MOCK_AWS_REGION,
+    }
+
+
 #: The region an invoke of aws.getRegion answers with when the program's config names none.
 MOCK_AWS_REGION = "us-east-1"
 
@@ -86,6 +103,7 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "id": args.get("region") or MOCK_AWS_REGION,
     },
     "aws:ec2/getSubnets:getSubnets": _ec2_get_subnets,
+    "aws:eks/getAddonVersion:getAddonVersion": _eks_get_addon_version,
     "aws:index/getRegion:getRegion": lambda args: {
         "name": args.get("region") or MOCK_AWS_REGION,
         "region": args.get("region") or MOCK_AWS_REGION,
@@ -245,6 +263,43 @@ def _pulumi_eks_instance_roles(name: str, inputs: dict[str, Any], child: RemoteC
     return []
 
 
+def _pulumi_eks_security_groups(name: str, inputs: dict[str, Any], child: RemoteChildren) -> tuple[str, str] | None:
+    """pulumi-eks's own security groups and rules, as it declares them unless `skipDefaultSecurityGroups`
+    (pulumi/pulumi-eks v4.3.0 nodejs/eks/cluster/cluster.ts:548-585, nodejs/eks/nodes/securitygroup.ts:111-193):
+    `clusterSecurityGroup` on the control plane (egress only, plus ingress 443 from the nodes), and the
+    default nodes' `nodeSecurityGroup`, open to itself and to `clusterSecurityGroup` only. Returns their ids."""
+    if inputs.get("skipDefaultSecurityGroups"):
+        return None
+    vpc = inputs.get("vpcId")
+    cluster_sg = child("aws:ec2/securityGroup:SecurityGroup", f"{name}-eksClusterSecurityGroup", {"vpcId": vpc})["id"]
+    node_sg = child("aws:ec2/securityGroup:SecurityGroup", f"{name}-nodeSecurityGroup", {"vpcId": vpc})["id"]
+    everything = {"fromPort": 0, "toPort": 0, "protocol": "-1"}
+    rules: dict[str, dict[str, Any]] = {
+        "eksClusterInternetEgressRule": {
+            "type": "egress", **everything, "cidrBlocks": ["0.0.0.0/0"], "securityGroupId": cluster_sg
+        },
+        "eksNodeIngressRule": {"type": "ingress", **everything, "securityGroupId": node_sg, "self": True},
+        "eksNodeClusterIngressRule": {
+            "type": "ingress", "fromPort": 1025, "toPort": 65535, "protocol": "tcp",
+            "securityGroupId": node_sg, "sourceSecurityGroupId": cluster_sg,
+        },
+        "eksExtApiServerClusterIngressRule": {
+            "type": "ingress", "fromPort": 443, "toPort": 443, "protocol": "tcp",
+            "securityGroupId": node_sg, "sourceSecurityGroupId": cluster_sg,
+        },
+        "eksNodeInternetEgressRule": {
+            "type": "egress", **everything, "cidrBlocks": ["0.0.0.0/0"], "securityGroupId": node_sg
+        },
+        "eksClusterIngressRule": {
+            "type": "ingress", "fromPort": 443, "toPort": 443, "protocol": "tcp",
+            "securityGroupId": cluster_sg, "sourceSecurityGroupId": node_sg,
+        },
+    }  # fmt: skip
+    for rule, rule_inputs in rules.items():
+        child("aws:ec2/securityGroupRule:SecurityGroupRule", f"{name}-{rule}", rule_inputs)
+    return cluster_sg, node_sg
+
+
 def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RemoteChildren) -> dict[str, Any]:
     """pulumi-eks `eks:index:Cluster` (a remote component): the children and outputs a program reads.
 
@@ -261,11 +316,14 @@ def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RemoteChildren
     # Without `version` the EKS cluster's version stays None, which the mock engine sends as unknown: what a
     # real preview of a new cluster shows before EKS picks its default minor (a program may give an existing
     # cluster's version in its offline_mocks.py: RESOURCES = {"aws:eks/cluster:Cluster": ...}).
+    security_groups = _pulumi_eks_security_groups(name, inputs, child)
     eks_inputs: dict[str, Any] = {
         "name": cluster_name,
         "version": inputs.get("version"),
         "vpcConfig": {"subnetIds": subnets},
     }
+    if security_groups is not None:
+        eks_inputs["vpcConfig"]["securityGroupIds"] = [security_groups[0]]
     if inputs.get("authenticationMode"):  # cluster.ts: accessConfig only with an authentication mode
         eks_inputs["accessConfig"] = {
             "authenticationMode": inputs["authenticationMode"],
@@ -311,8 +369,13 @@ def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RemoteChildren
         "oidcProviderArn": oidc_arn,
         "oidcProviderUrl": issuer,
         "oidcIssuer": issuer.removeprefix("https://"),
-        "clusterSecurityGroupId": f"sg-{name}-cluster",
-        "nodeSecurityGroupId": f"sg-{name}-node",
+        # Without its own groups pulumi-eks reports EKS's cluster security group for both (cluster.ts:2198).
+        "clusterSecurityGroupId": security_groups[0]
+        if security_groups
+        else described["vpcConfig"]["clusterSecurityGroupId"],
+        "nodeSecurityGroupId": security_groups[1]
+        if security_groups
+        else described["vpcConfig"]["clusterSecurityGroupId"],
     }
 
 

@@ -17,6 +17,7 @@ import pulumi_aws as aws
 from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.aws.asg_tags import managed_node_group_asg_tags, managed_node_group_resource_tags
 from elastic_gpu.aws.replacement import POOL_NAME_FIELD, POOL_REPLACE_FIELDS
+from elastic_gpu.cluster_handle import EksNodeSecurityGroups
 from elastic_gpu.replacement import pool_name
 from elastic_gpu.scheduling import API_TAINT_EFFECT, Taint
 
@@ -110,6 +111,12 @@ class BuiltNodeGroup:
     asg_name: pulumi.Output[str]
 
 
+def _handle_security_groups(cluster: EksClusterHandle) -> list[pulumi.Input[str]] | None:
+    """The handle's node security groups, if it has any; None: EKS puts the nodes in its cluster security group
+    (a launch template that names groups replaces it)."""
+    return list(cluster.node_security_group_ids) if isinstance(cluster, EksNodeSecurityGroups) else None
+
+
 def build_node_group(
     name: str,
     spec: NodeGroupSpec,
@@ -145,7 +152,7 @@ def build_node_group(
         ],
         image_id=spec.image_id,
         user_data=spec.user_data,
-        vpc_security_group_ids=spec.security_group_ids,
+        vpc_security_group_ids=spec.security_group_ids or _handle_security_groups(cluster),
         metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
             http_endpoint="enabled",
             http_tokens="required",

@@ -23,17 +23,20 @@ KUBERNETES_SUPPORT = (
 )
 
 
-def _minor(kubernetes_version: str) -> str:
+def minor(kubernetes_version: str) -> str:
+    """ "1.33" of "1.33" or "1.33.2"."""
     return ".".join(kubernetes_version.split(".")[:2])
 
 
-#: EKS managed add-ons per Kubernetes minor: the latest version of the EKS add-on type for each minor, as
-#: the EKS user guide's tables list them (managing-kube-proxy, managing-coredns: the ja_jp .md copy that
-#: lists 1.36, the newest found; 1.33 coredns stays v1.13.2 from the docs.amazonaws.cn copy, as that copy
-#: lists it and an add-on is not downgraded). vpc-cni: one version serves every minor in each copy of its
-#: table (managing-vpc-cni); no copy listing 1.35 or 1.36 was found, so v1.21.1-eksbuild.7 there is
-#: unverified. eks-pod-identity-agent has no per-minor table (one agent serves every supported minor); its
-#: version is the newest seen in published EKS configs, unverified for 1.36.
+#: EKS managed add-ons per Kubernetes minor: the minors EksAddons accepts, and the offline answer to
+#: `aws.eks.get_addon_version(most_recent=True)` (a real preview asks EKS: aws/addons.py). Each is the
+#: latest version of the EKS add-on type for the minor, as the EKS user guide's tables list them
+#: (managing-kube-proxy, managing-coredns: the ja_jp .md copy that lists 1.36, the newest found; 1.33
+#: coredns stays v1.13.2 from the docs.amazonaws.cn copy, as that copy lists it and an add-on is not
+#: downgraded). vpc-cni: one version serves every minor in each copy of its table (managing-vpc-cni); no
+#: copy listing 1.35 or 1.36 was found, so v1.21.1-eksbuild.7 there is unverified. eks-pod-identity-agent
+#: has no per-minor table (one agent serves every supported minor); its version is the newest seen in
+#: published EKS configs, unverified for 1.36.
 #: Check against `aws eks describe-addon-versions --addon-name <name> --kubernetes-version <minor>`.
 EKS_ADDON_VERSIONS: dict[str, dict[str, str]] = {
     "1.32": {
@@ -71,12 +74,12 @@ EKS_ADDON_VERSIONS: dict[str, dict[str, str]] = {
 
 def eks_addon_versions(kubernetes_version: str) -> dict[str, str]:
     """The EKS managed add-ons and their versions for ``kubernetes_version`` ("1.33" or "1.33.2")."""
-    minor = _minor(kubernetes_version)
+    key = minor(kubernetes_version)
     try:
-        return dict(EKS_ADDON_VERSIONS[minor])
+        return dict(EKS_ADDON_VERSIONS[key])
     except KeyError:
         allowed = ", ".join(EKS_ADDON_VERSIONS)
-        raise ValueError(f"no EKS add-on versions pinned for Kubernetes {minor}; pinned: {allowed}") from None
+        raise ValueError(f"no EKS add-on versions pinned for Kubernetes {key}; pinned: {allowed}") from None
 
 
 #: Its cluster resource and the input that carries its Kubernetes version, and the handle on a cluster this

@@ -453,6 +453,8 @@ def _run(
     except ConfigError:
         raise
     except Exception as exc:  # the program's own failure, reported like the CLI does, not as our traceback
+        if (config_error := _config_error_cause(exc)) is not None:
+            raise config_error from None
         _missing_mocks(user, exc)
         raise ProgramError(main, exc) from exc
     finally:
@@ -516,6 +518,17 @@ def _thread_loop(loops: list[asyncio.AbstractEventLoop]) -> None:
     thread_loop = asyncio.new_event_loop()
     asyncio.set_event_loop(thread_loop)
     loops.append(thread_loop)
+
+
+def _config_error_cause(exc: BaseException) -> ConfigError | None:
+    """The ConfigError an apply raised, when the SDK re-raised it wrapped ("While processing input: ...")
+    while serializing a component's outputs."""
+    seen: BaseException | None = exc.__cause__
+    while seen is not None:
+        if isinstance(seen, ConfigError):
+            return seen
+        seen = seen.__cause__
+    return None
 
 
 def _missing_mocks(user: UserMocks, exc: BaseException) -> None:

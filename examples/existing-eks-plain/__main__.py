@@ -2,9 +2,11 @@
 
 The cluster, its node role, subnets and OIDC provider come from that stack's outputs. This
 program adds its own small system node group (a plain aws.eks.NodeGroup), the GPU pools, the
-device plugin and an autoscaler renamed so that it never clashes with one the cluster may run. That
-autoscaler lists only the GPU pools' groups (`--nodes`), never the system group or the cluster's others;
-the cluster's own autoscaler must likewise not discover the GPU groups (give it an explicit list).
+device plugin and an autoscaler renamed so that it never clashes with one the cluster may run: its
+objects and its priority ConfigMap go to a namespace of its own (`gpu-cluster-autoscaler`, created
+here), as cluster-autoscaler reads that ConfigMap by a fixed name from its namespace. That autoscaler
+lists only the GPU pools' groups (`--nodes`), never the system group or the cluster's others; the
+cluster's own autoscaler must likewise not discover the GPU groups (give it an explicit list).
 """
 
 import pulumi
@@ -63,6 +65,7 @@ autoscaler = ClusterAutoscaler(
         gpu_pools=[a10],
         # EKS labels managed node groups' nodes with their capacity type.
         node_selector={**SYSTEM_LABELS, "eks.amazonaws.com/capacityType": "ON_DEMAND"},
+        # Also its namespace (created): the cluster's own autoscaler keeps kube-system's priority ConfigMap.
         workload_name="gpu-cluster-autoscaler",
     ),
 )

@@ -15,6 +15,8 @@ from elastic_gpu.aws.karpenter.interruption import build_interruption_queue
 from elastic_gpu.aws.karpenter.nodes import KarpenterNodes
 from elastic_gpu.aws.karpenter.release import (
     CHART,
+    CRD_CHART,
+    CRD_RELEASE_NAME,
     DISCOVERY_TAG_KEY,
     KARPENTER_VERSION,
     NAMESPACE,
@@ -71,14 +73,18 @@ class Karpenter(pulumi.ComponentResource):
 
     Creates: the node role (EKS worker, CNI, ECR pull, SSM) with an EC2_LINUX access entry; the
     interruption queue (SQS, SSE, 300 s retention) and the EventBridge rules feeding it; the controller's
-    IRSA role with upstream's policy scoped to this cluster; and the pinned Helm chart, pinned to the general
-    pool's on-demand nodes. Each SpotGpuPool then declares its EC2NodeClass and NodePools (`nodes`).
+    IRSA role with upstream's policy scoped to this cluster; the CRDs as upstream's `karpenter-crd` chart
+    (`crd_release`), so a version bump upgrades them; and the controller's chart at the same version with
+    its own CRDs skipped, pinned to the general pool's on-demand nodes. Each SpotGpuPool then declares its
+    EC2NodeClass and NodePools (`nodes`).
     """
 
     nodes: KarpenterNodes
     """What the pools' EC2NodeClass and NodePools use (node role, selectors, provider, readiness)."""
+    crd_release: k8s.helm.v3.Release
+    """The Helm release of Karpenter's CRDs (`karpenter-crd`, the controller's version)."""
     release: k8s.helm.v3.Release
-    """The Helm release of the controller (and its CRDs)."""
+    """The Helm release of the controller (CRDs skipped: `crd_release` owns them)."""
 
     def __init__(self, name: str, args: KarpenterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__(TYPE_TOKEN, name, {"version": args.version}, opts)
@@ -99,17 +105,33 @@ class Karpenter(pulumi.ComponentResource):
             "nodeSelector": {"kubernetes.io/os": "linux", **general_pool_selector(args.general_pool.pool_name)},
             "controller": {"resources": CONTROLLER_RESOURCES},
         }
+        # Helm applies a chart's crds/ on the first install only; the CRD chart is upgraded with the version.
+        self.crd_release = k8s.helm.v3.Release(
+            f"{name}-crd-release",
+            name=CRD_RELEASE_NAME,
+            chart=CRD_CHART,
+            version=args.version,
+            namespace=NAMESPACE,
+            opts=pulumi.ResourceOptions(parent=self, provider=cluster.provider),
+        )
         self.release = k8s.helm.v3.Release(
             f"{name}-release",
             name=RELEASE_NAME,
             chart=CHART,
             version=args.version,
             namespace=NAMESPACE,
+            skip_crds=True,
             values=values,
             opts=pulumi.ResourceOptions(
                 parent=self,
                 provider=cluster.provider,
-                depends_on=[*node_ready, *controller_ready, *self.interruption.resources, *args.general_pool.nodes],
+                depends_on=[
+                    self.crd_release,
+                    *node_ready,
+                    *controller_ready,
+                    *self.interruption.resources,
+                    *args.general_pool.nodes,
+                ],
             ),
         )
         self.nodes = KarpenterNodes(
@@ -118,7 +140,7 @@ class Karpenter(pulumi.ComponentResource):
             security_group_selector_terms=args.security_group_selector_terms or discovery_terms(cluster.cluster_name),
             consolidate_after=args.consolidate_after,
             provider=cluster.provider,
-            ready=[self.release, *node_ready, *([self.spot_role] if self.spot_role else [])],
+            ready=[self.crd_release, self.release, *node_ready, *([self.spot_role] if self.spot_role else [])],
             tags=tags,
         )
         self.register_outputs(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi_aws as aws
 
-from elastic_gpu.aws.iam import irsa_trust_policy, role_with_policies, service_trust_policy
+from elastic_gpu.aws.iam import checked_irsa_trust_policy, role_with_policies, service_trust_policy
 from elastic_gpu.aws.karpenter.release import NAMESPACE, SERVICE_ACCOUNT
 
 if TYPE_CHECKING:
@@ -287,7 +287,9 @@ def build_controller_role(
     as the cluster-autoscaler's role does) with upstream's six policies as managed policies."""
     opts = pulumi.ResourceOptions(parent=parent)
     trust = pulumi.Output.all(cluster.oidc_provider_arn, cluster.oidc_issuer_url).apply(
-        lambda a: irsa_trust_policy(a[0], a[1], NAMESPACE, SERVICE_ACCOUNT)
+        lambda a: checked_irsa_trust_policy(
+            f"Karpenter '{name}'", "Karpenter controller", a[0], a[1], NAMESPACE, SERVICE_ACCOUNT
+        )
     )
     role = aws.iam.Role(f"{name}-controller-role", assume_role_policy=trust, tags=cluster.tags, opts=opts)
     documents = pulumi.Output.all(cluster.cluster_name, cluster.region, node_role_arn, queue_arn).apply(

@@ -32,6 +32,7 @@ from elastic_gpu.karpenter_core import (
     ZONE_KEY,
     NodePoolPlan,
     node_pool_plans,
+    time_slicing_problem,
 )
 from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import (
@@ -72,14 +73,21 @@ class KarpenterNodes:
         """The pool's EC2NodeClass and NodePools (elastic_gpu.pool_types.PoolProvisioner)."""
         return build_karpenter_pool(name, args, self, parent)
 
+    #: Karpenter sizes nodes by the physical GPU count (no time-slicing: karpenter_core.time_slicing_problem).
+    plans_physical_gpus = True
+
     def pool_problems(self, where: str, args: SpotGpuPoolArgs) -> list[str]:
-        """What a pool cannot ask of Karpenter here: another AMI family than the EC2NodeClass's AL2023."""
+        """What a pool cannot ask of Karpenter here: another AMI family than the EC2NodeClass's AL2023, and
+        GPU time-slicing."""
+        problems = []
         if args.ami_family != "al2023":
-            return [
+            problems.append(
                 f"{where}ami_family: Karpenter's EC2NodeClass runs {AMI_ALIAS}; allowed: 'al2023' "
                 f"(got {args.ami_family!r})"
-            ]
-        return []
+            )
+        if args.gpu_sharing_replicas > 1:
+            problems.append(time_slicing_problem(f"{where}gpu_sharing_replicas", args.gpu_sharing_replicas))
+        return problems
 
 
 def eligible_instance_types(args: SpotGpuPoolArgs) -> list[str]:

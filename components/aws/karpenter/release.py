@@ -11,6 +11,11 @@ CHART = "oci://public.ecr.aws/karpenter/karpenter"
 NAMESPACE = "kube-system"
 SERVICE_ACCOUNT = "karpenter"
 RELEASE_NAME = "karpenter"
+#: The CRDs as their own chart, at the controller's version: Helm installs a chart's `crds/` only on the
+#: first install and never upgrades them, so upstream recommends this chart to keep the CRDs in step with
+#: the controller (website/content/en/v1.14/upgrading/upgrade-guide.md:66-79 at 1d92708, "CRD Upgrades").
+CRD_CHART = "oci://public.ecr.aws/karpenter/karpenter-crd"
+CRD_RELEASE_NAME = "karpenter-crd"
 
 #: The tag Karpenter's selectors find the cluster's private subnets and node security group by
 #: (getting-started: `karpenter.sh/discovery: ${CLUSTER_NAME}`).
