@@ -134,7 +134,13 @@ def test_a_minor_without_a_pinned_autoscaler_fails_the_preview(run_program, tmp_
     assert "Traceback" not in err
     (run_program_dir / "__main__.py").write_text(source('create_oidc_provider=True, version="1.29"', addons=ADDONS))
     assert main(["preview", "--program", str(run_program_dir), "--stack", "test"]) == 2
-    assert "no EKS add-on versions pinned for Kubernetes 1.29" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no cluster-autoscaler release pinned for Kubernetes 1.29" in err and "Traceback" not in err
+    # Offline, EKS's add-on versions come from the table, which names the minors it has.
+    from elastic_gpu.aws.mocks import INVOKE_MOCKS
+
+    with pytest.raises(ValueError, match=r"no EKS add-on versions pinned for Kubernetes 1\.29; pinned: 1\.3"):
+        INVOKE_MOCKS["aws:eks/getAddonVersion:getAddonVersion"]({"addonName": "coredns", "kubernetesVersion": "1.29"})
 
 
 def test_help_says_where_the_minor_comes_from() -> None:
@@ -150,7 +156,7 @@ def test_help_says_where_the_minor_comes_from() -> None:
 
 ADDON_PROGRAM = """
 from elastic_gpu import EksAddons, EksAddonsArgs, EksCluster
-c = EksCluster.existing("x", cluster_name="c", kubernetes_version="1.35.2", node_role_arn="r",
+c = EksCluster.existing("x", cluster_name="c", kubernetes_version="1.35", node_role_arn="r",
     subnet_ids={"us-east-1a": "subnet-1"}, oidc_provider_arn="a", oidc_provider_url="u", region="us-east-1")
 EksAddons("addons", EksAddonsArgs(cluster=c VERSIONS))
 """

@@ -524,10 +524,12 @@ def _config_error_cause(exc: BaseException) -> ConfigError | None:
     """The ConfigError an apply raised, when the SDK re-raised it wrapped ("While processing input: ...")
     while serializing a component's outputs."""
     seen: BaseException | None = exc.__cause__
-    while seen is not None:
+    visited: set[int] = set()
+    while seen is not None and id(seen) not in visited:  # a chain may loop back on itself
         if isinstance(seen, ConfigError):
             return seen
-        seen = seen.__cause__
+        visited.add(id(seen))
+        seen = seen.__cause__ or seen.__context__
     return None
 
 
