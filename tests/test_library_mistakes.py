@@ -307,7 +307,8 @@ def test_karpenter_on_a_pulumi_eks_cluster_without_an_oidc_provider_names_create
     assert exc.value.problems == [
         "Karpenter 'karpenter': the cluster has no IAM OIDC provider (its oidc_provider_arn is ''), so the "
         'Karpenter controller\'s IRSA role would trust `"Federated": ""` and its pod could never assume it: build '
-        "the pulumi_eks.Cluster with create_oidc_provider=True (EksCluster.from_pulumi_eks), or pass "
+        "the pulumi_eks.Cluster with create_oidc_provider=True (EksCluster.from_pulumi_eks), or give the handle "
+        "create_oidc_provider=True (from_pulumi_eks, from_cluster) to declare one, or pass "
         "EksCluster.existing(oidc_provider_arn=...) the ARN of the cluster's IAM OIDC provider"
     ]
     preview = run_program(KARPENTER_ON_PULUMI_EKS.replace(" OIDC", ", create_oidc_provider=True"))
