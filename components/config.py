@@ -210,6 +210,13 @@ class ClusterConfig(_Model):
     """Azure only: AKS network plugin (default DEFAULT_AKS_NETWORK_PLUGIN, Azure CNI overlay)."""
     system_pool: SystemPoolConfig | None = None
     """Azure only: the System-mode pool (default SystemPoolConfig())."""
+    subnet_id: str | None = None
+    """Azure only: the ARM id of a VNet subnet you own for the System pool, the general pool and every GPU
+    pool (default: AKS creates a VNet). The cluster's identity gets Network Contributor on it. A private
+    cluster's DNS zone is then linked to your VNet, so a runner in it or peered with it reaches the API."""
+    api_server_subnet_id: str | None = None
+    """Azure only, with `subnetId`: a subnet of the same VNet delegated to Microsoft.ContainerService/
+    managedClusters (/28 or larger) for API Server VNet Integration."""
     api_access: ApiAccessConfig = ApiAccessConfig()
     """Who reaches the API endpoint (default: public, from anywhere). Production stacks restrict it."""
     nat_gateways: NatGateways = DEFAULT_NAT_GATEWAYS
