@@ -134,3 +134,20 @@ def test_a_pool_subnet_in_the_clusters_vnet_is_used_and_another_vnet_is_refused(
             POOL_PROGRAM.format(cluster_subnet=f", subnet_id={NODES!r}", pool_subnet=other.replace("corp", "lab"))
         )
     assert "subnet_ids: every AKS pool must be in the cluster's VNet" in str(err.value)
+
+
+def test_node_auto_provisioning_in_a_brought_vnet_needs_vnet_integration_and_the_role_on_the_vnet(
+    program_dir,
+) -> None:
+    from elastic_gpu.offline.runner import run_preview
+
+    values = stack_values("azure-karpenter")
+    values[P + "cluster"]["subnetId"] = NODES
+    with pytest.raises(ConfigError) as err:
+        run_preview("azure-karpenter", program_dir(values, stack="azure-karpenter"))
+    assert "api_server_subnet_id: node auto-provisioning in a VNet of yours needs API Server VNet" in str(err.value)
+    values[P + "cluster"]["apiServerSubnetId"] = API
+    preview = run_preview("azure-karpenter", program_dir(values, stack="azure-karpenter"))
+    assert [r.inputs["scope"] for r in preview.resources if r.type == ROLE_TYPE] == [VNET]
+    classes = [r for r in preview.resources if r.type.endswith("AKSNodeClass")]
+    assert classes and all(c.inputs["spec"]["vnetSubnetID"] == NODES for c in classes)

@@ -224,6 +224,13 @@ def subnet_problems(where: str, args: AksClusterArgs) -> list[str]:
                 f"{where}{field_name}: {value!r} is not a subnet id; allowed: /subscriptions/<id>/resourceGroups/"
                 "<group>/providers/Microsoft.Network/virtualNetworks/<vnet>/subnets/<subnet>"
             )
+    if args.provisioner == NAP and args.subnet_id is not None and args.api_server_subnet_id is None:
+        problems.append(
+            f"{where}api_server_subnet_id: node auto-provisioning in a VNet of yours needs API Server VNet "
+            "Integration (AKS node-auto-provisioning-custom-vnet.md): set api_server_subnet_id "
+            "(cluster.apiServerSubnetId) to a subnet of the same VNet delegated to "
+            "Microsoft.ContainerService/managedClusters"
+        )
     if args.api_server_subnet_id is not None and args.subnet_id is None:
         problems.append(
             f"{where}api_server_subnet_id: API Server VNet Integration here needs the nodes' subnet of the same "
@@ -297,6 +304,14 @@ def network_identity(
         tags=args.tags,
         opts=opts,
     )
+    # Node auto-provisioning's Karpenter also reads the VNet: the role on the VNet (node-auto-provisioning-
+    # custom-vnet.md; Azure/karpenter-provider-azure#332), else on each subnet (use-managed-identity.md).
+    scopes = (
+        [("vnet", args.subnet_id.rsplit("/subnets/", 1)[0])]
+        if args.provisioner == NAP
+        else [("subnet", args.subnet_id), ("apiserver-subnet", args.api_server_subnet_id)]
+    )
+    scopes = [(kind, scope) for kind, scope in scopes if scope is not None]
     role = f"/subscriptions/{subscription_of(args.subnet_id)}/providers/Microsoft.Authorization/roleDefinitions/"
     grants: list[pulumi.Resource] = [
         azure_native.authorization.RoleAssignment(
@@ -307,8 +322,7 @@ def network_identity(
             principal_type=azure_native.authorization.PrincipalType.SERVICE_PRINCIPAL,
             opts=pulumi.ResourceOptions(parent=parent),
         )
-        for kind, subnet in (("subnet", args.subnet_id), ("apiserver-subnet", args.api_server_subnet_id))
-        if subnet is not None
+        for kind, subnet in scopes
     ]
     return (
         cs.ManagedClusterIdentityArgs(
