@@ -148,7 +148,8 @@ class ApiAccessConfig(_Model):
     master authorized networks); default: anywhere. Include your CI's and operators' addresses."""
     runner_in_vnet: bool = False
     """Azure only, with `public: false`: default false warns that `pulumi up` must run where the private API
-    server answers (the cluster's VNet or a network connected to it); true says the runner is there."""
+    server answers (the cluster's VNet or a network connected to it); true says the runner is there, which
+    silences the warning only with `subnetId` (a VNet AKS creates during `up` has no runner yet)."""
 
 
 #: NAT gateways for an EKS VPC: one per zone (a zone failure cuts no other zone's egress) or one in total.

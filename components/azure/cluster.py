@@ -87,12 +87,13 @@ PRIVATE_CLUSTER_RUNNER_WARNING = (
     "a private cluster (public_access=False; stack config cluster.apiAccess.public: false): its API server "
     "answers only inside the cluster's VNet, and this library declares Kubernetes objects through it (the "
     "NVIDIA device plugin, the autoscaler's priority ConfigMap, ...), so `pulumi up` from a runner outside "
-    "the VNet fails on them. Run it from a self-hosted runner in the VNet or in a network connected to it "
-    "(peering, VPN, ExpressRoute) that resolves the cluster's private DNS zone (hosted CI runners are outside "
-    "it), or keep a public API server limited to your runner's ranges (authorized_ip_ranges; "
-    "cluster.apiAccess.publicCidrs). `az aks command invoke` runs kubectl through the Azure API for a look "
+    "the VNet fails on them. Put the cluster in a subnet of a VNet you own (subnet_id; cluster.subnetId) and run "
+    "it from a self-hosted runner in the VNet or in a network connected to it (peering, VPN, ExpressRoute) "
+    "that resolves the cluster's private DNS zone (hosted CI runners are outside it), or keep a public API "
+    "server limited to your runner's ranges (authorized_ip_ranges; cluster.apiAccess.publicCidrs). "
+    "`az aks command invoke` runs kubectl through the Azure API for a look "
     "inside, but the Pulumi Kubernetes provider cannot go through it. When the runner does reach the API "
-    "server, say so: runner_in_vnet=True (cluster.apiAccess.runnerInVnet: true)"
+    "server, say so: runner_in_vnet=True (cluster.apiAccess.runnerInVnet: true) with subnet_id"
 )
 #: The warning when the runner is said to reach a private cluster that AKS puts in a VNet of its own: that VNet
 #: (and the private DNS zone linked only to it) is made during the same `pulumi up`, so no runner is in it yet.
