@@ -148,7 +148,8 @@ class ApiAccessConfig(_Model):
     master authorized networks); default: anywhere. Include your CI's and operators' addresses."""
     runner_in_vnet: bool = False
     """Azure only, with `public: false`: default false warns that `pulumi up` must run where the private API
-    server answers (the cluster's VNet or a network connected to it); true says the runner is there."""
+    server answers (the cluster's VNet or a network connected to it); true says the runner is there, which
+    silences the warning only with `subnetId` (a VNet AKS creates during `up` has no runner yet)."""
 
 
 #: NAT gateways for an EKS VPC: one per zone (a zone failure cuts no other zone's egress) or one in total.
@@ -210,6 +211,13 @@ class ClusterConfig(_Model):
     """Azure only: AKS network plugin (default DEFAULT_AKS_NETWORK_PLUGIN, Azure CNI overlay)."""
     system_pool: SystemPoolConfig | None = None
     """Azure only: the System-mode pool (default SystemPoolConfig())."""
+    subnet_id: str | None = None
+    """Azure only: the ARM id of a VNet subnet you own for the System pool, the general pool and every GPU
+    pool (default: AKS creates a VNet). The cluster's identity gets Network Contributor on it. A private
+    cluster's DNS zone is then linked to your VNet, so a runner in it or peered with it reaches the API."""
+    api_server_subnet_id: str | None = None
+    """Azure only, with `subnetId`: a subnet of the same VNet delegated to Microsoft.ContainerService/
+    managedClusters (/28 or larger) for API Server VNet Integration."""
     api_access: ApiAccessConfig = ApiAccessConfig()
     """Who reaches the API endpoint (default: public, from anywhere). Production stacks restrict it."""
     nat_gateways: NatGateways = DEFAULT_NAT_GATEWAYS

@@ -160,7 +160,10 @@ def private_preview(program_dir, **access: Any) -> Preview:
     from elastic_gpu.offline.runner import run_preview
 
     values = stack_values("azure-dev")
+    subnet = access.pop("subnet", None)
     values[P + "cluster"]["apiAccess"] = {"public": False, **access}
+    if subnet:
+        values[P + "cluster"]["subnetId"] = subnet
     return run_preview("azure-dev", program_dir(values, stack="azure-dev"))
 
 
@@ -178,8 +181,11 @@ def test_a_private_cluster_warns_that_the_runner_must_reach_its_api_server(progr
     assert "`az aks command invoke`" in warning and "Pulumi Kubernetes provider cannot go through it" in warning
 
 
-def test_a_private_cluster_whose_runner_is_in_the_vnet_does_not_warn(program_dir) -> None:
-    preview = private_preview(program_dir, runnerInVnet=True)
+SUBNET = "/subscriptions/0/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/corp/subnets/aks"
+
+
+def test_a_private_cluster_whose_runner_is_in_its_brought_vnet_does_not_warn(program_dir) -> None:
+    preview = private_preview(program_dir, runnerInVnet=True, subnet=SUBNET)
     assert runner_warnings(preview) == []
     [cluster] = [r for r in preview.resources if r.type == AKS_MANAGED_CLUSTER]
     assert cluster.inputs["apiServerAccessProfile"] == {"enablePrivateCluster": True}
@@ -188,8 +194,9 @@ def test_a_private_cluster_whose_runner_is_in_the_vnet_does_not_warn(program_dir
 def test_a_library_user_gets_the_warning_at_declaration(run_program) -> None:
     source = """
 from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs
+SUBNET = "/subscriptions/0/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/corp/subnets/aks"
 base = dict(cluster_name="lab", location="westeurope", zones=["1"], kubernetes_version="1.35", public_access=False)
-AksCluster("quiet", AksClusterArgs(**base, runner_in_vnet=True))
+AksCluster("quiet", AksClusterArgs(**base, runner_in_vnet=True, subnet_id=SUBNET))
 AksCluster("loud", AksClusterArgs(**{**base, "cluster_name": "lab2"}))
 """
     warnings = runner_warnings(run_program(source))

@@ -23,6 +23,6 @@ CLOUD = Cloud(
     pool_settings={"spot_max_price": None},
     # node auto-provisioning's AKSNodeClass (provisioner karpenter, components/azure/node_provisioning)
     karpenter_node_class_group="karpenter.azure.com",
-    cluster_settings=("resource_group", "network_plugin", "system_pool"),
+    cluster_settings=("resource_group", "network_plugin", "system_pool", "subnet_id", "api_server_subnet_id"),
     private_api_needs_runner=True,
 )

@@ -15,6 +15,7 @@ from pulumi_azure_native import containerservice as cs
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.azure import AKS_EXISTING_CLUSTER
+from elastic_gpu.azure.network import NETWORK_CONTRIBUTOR_ROLE, SUBNET_ID_PATTERN, subscription_of, vnet_of
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.node_provisioning.cluster import nap_cluster_problems, node_provisioning_profile
 from elastic_gpu.azure.pools import vmss_name_regex
@@ -86,12 +87,22 @@ PRIVATE_CLUSTER_RUNNER_WARNING = (
     "a private cluster (public_access=False; stack config cluster.apiAccess.public: false): its API server "
     "answers only inside the cluster's VNet, and this library declares Kubernetes objects through it (the "
     "NVIDIA device plugin, the autoscaler's priority ConfigMap, ...), so `pulumi up` from a runner outside "
-    "the VNet fails on them. Run it from a self-hosted runner in the VNet or in a network connected to it "
-    "(peering, VPN, ExpressRoute) that resolves the cluster's private DNS zone (hosted CI runners are outside "
-    "it), or keep a public API server limited to your runner's ranges (authorized_ip_ranges; "
-    "cluster.apiAccess.publicCidrs). `az aks command invoke` runs kubectl through the Azure API for a look "
+    "the VNet fails on them. Put the cluster in a subnet of a VNet you own (subnet_id; cluster.subnetId) and run "
+    "it from a self-hosted runner in the VNet or in a network connected to it (peering, VPN, ExpressRoute) "
+    "that resolves the cluster's private DNS zone (hosted CI runners are outside it), or keep a public API "
+    "server limited to your runner's ranges (authorized_ip_ranges; cluster.apiAccess.publicCidrs). "
+    "`az aks command invoke` runs kubectl through the Azure API for a look "
     "inside, but the Pulumi Kubernetes provider cannot go through it. When the runner does reach the API "
-    "server, say so: runner_in_vnet=True (cluster.apiAccess.runnerInVnet: true)"
+    "server, say so: runner_in_vnet=True (cluster.apiAccess.runnerInVnet: true) with subnet_id"
+)
+#: The warning when the runner is said to reach a private cluster that AKS puts in a VNet of its own: that VNet
+#: (and the private DNS zone linked only to it) is made during the same `pulumi up`, so no runner is in it yet.
+PRIVATE_CLUSTER_OWN_VNET_WARNING = (
+    "a private cluster (public_access=False) in the VNet AKS creates: runner_in_vnet=True "
+    "(cluster.apiAccess.runnerInVnet: true) cannot hold on the first `pulumi up`, as that VNet and the private "
+    "DNS zone linked to it are created by it, so the Kubernetes objects fail. Bring a subnet of a VNet your "
+    "runner is in or peered with: subnet_id (cluster.subnetId), optionally with API Server VNet Integration "
+    "(api_server_subnet_id; cluster.apiServerSubnetId)"
 )
 #: AKS cluster names: 1-63 letters, digits, '-' and '_', starting and ending alphanumeric.
 CLUSTER_NAME_PATTERN = r"^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$"
@@ -145,6 +156,16 @@ class AksClusterArgs:
     """Default false: with public_access=False, warn that `pulumi up` must run where the private API server
     is reachable (this library's Kubernetes objects go through it); true: the runner is in the cluster's
     VNet or a network connected to it, no warning. Read only with public_access=False."""
+    subnet_id: str | None = None
+    """Default None: AKS creates the VNet. The ARM id of a subnet you own: the System pool, the general pool
+    and every GPU pool join it (a pool's own `subnet_ids` must be in the same VNet), and a user-assigned
+    control-plane identity `<cluster_name>-identity` is created with Network Contributor on it before the
+    cluster. A private cluster's DNS zone is then linked to your VNet: a runner in it or peered with it works
+    on the first `pulumi up`."""
+    api_server_subnet_id: str | None = None
+    """Default None. With subnet_id: API Server VNet Integration, the API server's endpoint in this subnet of
+    the same VNet (delegated to Microsoft.ContainerService/managedClusters, /28 or larger); the identity gets
+    Network Contributor on it too."""
     provisioner: str | None = None
     """Default None: GPU pools are agent pools scaled by AKS's managed cluster-autoscaler. "karpenter": node
     auto-provisioning (`nodeProvisioningProfile` mode Auto, no default NodePools): each SpotGpuPool becomes
@@ -191,6 +212,41 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
     if not args.expander or args.expander[0] not in AKS_EXPANDERS:
         first = args.expander[0] if args.expander else None
         problems.append(f"{where}expander: AKS takes one of {', '.join(AKS_EXPANDERS)} first (got {first!r})")
+    return problems + subnet_problems(where, args)
+
+
+def subnet_problems(where: str, args: AksClusterArgs) -> list[str]:
+    """Subnet ids are ARM subnet ids; the API server's subnet only with, and in the VNet of, the nodes' one."""
+    problems = []
+    for field_name in ("subnet_id", "api_server_subnet_id"):
+        value = getattr(args, field_name)
+        if value is not None and not re.fullmatch(SUBNET_ID_PATTERN, value):
+            problems.append(
+                f"{where}{field_name}: {value!r} is not a subnet id; allowed: /subscriptions/<id>/resourceGroups/"
+                "<group>/providers/Microsoft.Network/virtualNetworks/<vnet>/subnets/<subnet>"
+            )
+    if args.provisioner == NAP and args.subnet_id is not None and args.api_server_subnet_id is None:
+        problems.append(
+            f"{where}api_server_subnet_id: node auto-provisioning in a VNet of yours needs API Server VNet "
+            "Integration (AKS node-auto-provisioning-custom-vnet.md): set api_server_subnet_id "
+            "(cluster.apiServerSubnetId) to a subnet of the same VNet delegated to "
+            "Microsoft.ContainerService/managedClusters"
+        )
+    if args.api_server_subnet_id is not None and args.subnet_id is None:
+        problems.append(
+            f"{where}api_server_subnet_id: API Server VNet Integration here needs the nodes' subnet of the same "
+            f"VNet; set subnet_id (cluster.subnetId) too (got api_server_subnet_id={args.api_server_subnet_id!r})"
+        )
+    elif (
+        not problems
+        and args.api_server_subnet_id is not None
+        and args.subnet_id is not None
+        and vnet_of(args.api_server_subnet_id) != vnet_of(args.subnet_id)
+    ):
+        problems.append(
+            f"{where}api_server_subnet_id: must be in the VNet of subnet_id ({vnet_of(args.subnet_id)}); "
+            f"got {args.api_server_subnet_id!r}"
+        )
     return problems
 
 
@@ -212,11 +268,69 @@ def autoscaler_profile(args: AksClusterArgs) -> cs.ManagedClusterPropertiesAutoS
 
 def api_server_access(args: AksClusterArgs) -> cs.ManagedClusterAPIServerAccessProfileArgs | None:
     """Private cluster, or authorized IP ranges on the public API server (AKS takes one or the other)."""
+    vnet = (
+        {"enable_vnet_integration": True, "subnet_id": args.api_server_subnet_id} if args.api_server_subnet_id else {}
+    )
     if not args.public_access:
-        return cs.ManagedClusterAPIServerAccessProfileArgs(enable_private_cluster=True)
+        return cs.ManagedClusterAPIServerAccessProfileArgs(enable_private_cluster=True, **vnet)
     if args.authorized_ip_ranges:
-        return cs.ManagedClusterAPIServerAccessProfileArgs(authorized_ip_ranges=list(args.authorized_ip_ranges))
-    return None
+        return cs.ManagedClusterAPIServerAccessProfileArgs(authorized_ip_ranges=list(args.authorized_ip_ranges), **vnet)
+    return cs.ManagedClusterAPIServerAccessProfileArgs(**vnet) if vnet else None
+
+
+def runner_warning(args: AksClusterArgs) -> str | None:
+    """Why `pulumi up` may not reach a private API server, or None."""
+    if args.public_access:
+        return None
+    if not args.runner_in_vnet:
+        return PRIVATE_CLUSTER_RUNNER_WARNING
+    return None if args.subnet_id else PRIVATE_CLUSTER_OWN_VNET_WARNING
+
+
+def network_identity(
+    name: str, args: AksClusterArgs, resource_group_name: pulumi.Input[str], parent: pulumi.Resource
+) -> tuple[cs.ManagedClusterIdentityArgs, list[pulumi.Resource]]:
+    """The cluster's identity, and what the cluster must wait for. In a subnet of yours, AKS's control-plane
+    identity needs Network Contributor on it (use-managed-identity.md: outside the node resource group the
+    role must be granted; az does so, ARM templates and Pulumi must); a system-assigned identity exists only
+    with the cluster, so a user-assigned one is declared first, granted the role, then the cluster."""
+    if args.subnet_id is None:
+        return cs.ManagedClusterIdentityArgs(type=cs.ResourceIdentityType.SYSTEM_ASSIGNED), []
+    opts = pulumi.ResourceOptions(parent=parent, protect=args.protect)
+    identity = azure_native.managedidentity.UserAssignedIdentity(
+        f"{name}-identity",
+        resource_name_=f"{args.cluster_name}-identity",
+        resource_group_name=resource_group_name,
+        location=args.location,
+        tags=args.tags,
+        opts=opts,
+    )
+    # Node auto-provisioning's Karpenter also reads the VNet: the role on the VNet (node-auto-provisioning-
+    # custom-vnet.md; Azure/karpenter-provider-azure#332), else on each subnet (use-managed-identity.md).
+    scopes = (
+        [("vnet", args.subnet_id.rsplit("/subnets/", 1)[0])]
+        if args.provisioner == NAP
+        else [("subnet", args.subnet_id), ("apiserver-subnet", args.api_server_subnet_id)]
+    )
+    scopes = [(kind, scope) for kind, scope in scopes if scope is not None]
+    role = f"/subscriptions/{subscription_of(args.subnet_id)}/providers/Microsoft.Authorization/roleDefinitions/"
+    grants: list[pulumi.Resource] = [
+        azure_native.authorization.RoleAssignment(
+            f"{name}-{kind}-network-contributor",
+            scope=subnet,
+            role_definition_id=role + NETWORK_CONTRIBUTOR_ROLE,
+            principal_id=identity.principal_id,
+            principal_type=azure_native.authorization.PrincipalType.SERVICE_PRINCIPAL,
+            opts=pulumi.ResourceOptions(parent=parent),
+        )
+        for kind, subnet in scopes
+    ]
+    return (
+        cs.ManagedClusterIdentityArgs(
+            type=cs.ResourceIdentityType.USER_ASSIGNED, user_assigned_identities=[identity.id]
+        ),
+        grants,
+    )
 
 
 @documented_component(AksClusterArgs, handle=AksClusterHandle)
@@ -382,7 +496,11 @@ class AksCluster(pulumi.ComponentResource):
             node_labels=node_labels(pool=SYSTEM_POOL_NAME, node_class=NODE_CLASS_GENERAL, spot=False),
             node_taints=[CRITICAL_ADDONS_ONLY_TAINT] if args.system_critical_addons_only else None,
             tags=args.tags,
+            vnet_subnet_id=args.subnet_id,
         )
+        identity, grants = network_identity(name, args, self.resource_group_name, self)
+        #: the VNet subnet the pools join by default (None: the VNet AKS creates, where no pool may set its own)
+        self.vnet_subnet_id: str | None = args.subnet_id
         self.cluster = cs.ManagedCluster(
             f"{name}-aks",
             resource_name_=args.cluster_name,
@@ -391,7 +509,7 @@ class AksCluster(pulumi.ComponentResource):
             dns_prefix=args.cluster_name,
             kubernetes_version=args.kubernetes_version,
             enable_rbac=True,
-            identity=cs.ManagedClusterIdentityArgs(type=cs.ResourceIdentityType.SYSTEM_ASSIGNED),
+            identity=identity,
             agent_pool_profiles=[system_pool],
             network_profile=cs.ContainerServiceNetworkProfileArgs(
                 network_plugin=args.network_plugin,
@@ -404,11 +522,14 @@ class AksCluster(pulumi.ComponentResource):
             tags=args.tags,
             # The autoscaler owns the System pool's node count (under NAP the count is ours).
             opts=pulumi.ResourceOptions(
-                parent=self, protect=args.protect, ignore_changes=[] if nap else ["agentPoolProfiles[0].count"]
+                parent=self,
+                protect=args.protect,
+                ignore_changes=[] if nap else ["agentPoolProfiles[0].count"],
+                depends_on=grants,
             ),
         )
-        if not args.public_access and not args.runner_in_vnet:
-            pulumi.log.warn(f"AksCluster '{name}': {PRIVATE_CLUSTER_RUNNER_WARNING}", resource=self)
+        if unreachable := runner_warning(args):
+            pulumi.log.warn(f"AksCluster '{name}': {unreachable}", resource=self)
         if small_system_pool := system_pool_size_warning(args.system_min_size):
             pulumi.log.warn(f"AksCluster '{name}': {small_system_pool}", resource=self)
         self.cluster_name: pulumi.Output[str] = self.cluster.name

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pulumi
 from pulumi_azure_native import containerservice as cs
 
+from elastic_gpu.azure.network import pool_subnet, vnet_of
 from elastic_gpu.azure.node_provisioning import uses_node_provisioning
 from elastic_gpu.azure.node_provisioning.pools import build_nap_gpu_pool, nap_pool_problems
 from elastic_gpu.azure.node_template import resources_tag
@@ -271,12 +272,32 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
             f"{where}subnet_ids: on AKS one VNet subnet id for all the pool's agent pools (an Azure subnet spans "
             f"zones), a plain string as it is part of the agent-pool name (got {args.subnet_ids!r})"
         )
-    return problems + kubelet_problems(where, args, "azure", KUBELET_KEYS)
+    return problems + own_vnet_problems(where, args) + kubelet_problems(where, args, "azure", KUBELET_KEYS)
+
+
+def own_vnet_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
+    """A pool subnet on a cluster this library creates: only in the VNet of the cluster's own subnet. ARM
+    refuses pools in another VNet ("all node pools must reside in the same virtual network", Azure/AKS#2927),
+    and the VNet AKS creates has no subnet of yours. (A cluster made elsewhere is not judged.)"""
+    if not isinstance(args.subnet_ids, str) or not hasattr(args.cluster, "vnet_subnet_id"):
+        return []
+    cluster_subnet = args.cluster.vnet_subnet_id
+    if cluster_subnet is None:
+        return [
+            f"{where}subnet_ids: the cluster is in the VNet AKS creates, so a pool cannot be in a subnet of "
+            f"yours; set the cluster's subnet_id (stack config cluster.subnetId) to a subnet of that VNet "
+            f"(got subnet_ids={args.subnet_ids!r})"
+        ]
+    if vnet_of(args.subnet_ids) != vnet_of(cluster_subnet):
+        return [
+            f"{where}subnet_ids: every AKS pool must be in the cluster's VNet ({vnet_of(cluster_subnet)}, from its "
+            f"subnet_id); got {args.subnet_ids!r}"
+        ]
+    return []
 
 
 def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]:
-    subnet = args.subnet_ids if isinstance(args.subnet_ids, str) else None
-    return {"vnet_subnet_id": subnet, "kubelet_config": kubelet_args(args, KUBELET_KEYS)}
+    return {"vnet_subnet_id": pool_subnet(args), "kubelet_config": kubelet_args(args, KUBELET_KEYS)}
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:

@@ -44,6 +44,8 @@ def cluster_args(cfg: StackConfig) -> AksClusterArgs:
         public_access=c.api_access.public,
         authorized_ip_ranges=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
         runner_in_vnet=c.api_access.runner_in_vnet,
+        subnet_id=c.subnet_id,
+        api_server_subnet_id=c.api_server_subnet_id,
         provisioner=NAP if cfg.provisioner == NAP else None,
     )
 

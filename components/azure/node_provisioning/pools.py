@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.azure.network import pool_subnet
 from elastic_gpu.azure.node_provisioning.objects import (
     NODE_CLASS_API,
     NODE_CLASS_KIND,
@@ -102,7 +103,7 @@ def build_node_provisioning_pool(
 ) -> tuple[list[NodePoolSpec], list[pulumi.Resource]]:
     """The pool's AKSNodeClass and NodePools, applied through the cluster's Kubernetes provider."""
     cluster = args.cluster
-    subnet = args.subnet_ids if isinstance(args.subnet_ids, str) else None
+    subnet = pool_subnet(args)
     opts = pulumi.ResourceOptions(parent=parent, provider=cluster.provider)
     node_class = k8s.apiextensions.CustomResource(
         f"{name}-nodeclass",
