@@ -799,7 +799,7 @@ def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> lis
                 f"(components/gpu_catalog.py); allowed on {cfg.cloud}: {', '.join(offered)}"
             ]
     problems = declare_instance_types(f"{where}.gpuSpec", cfg.cloud, list(pool.instance_types or []), gpu_spec(pool))
-    problems += gpu_instance_type_problems(
+    problems = problems or gpu_instance_type_problems(
         f"{where}.", cfg.cloud, list(pool.instance_types or []), pool.gpu, mixed_models=pool.mixed_gpu_models
     )
     if not problems and not cfg.instance_types(pool):

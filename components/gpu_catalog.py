@@ -224,15 +224,21 @@ def declare_instance_types(where: str, cloud: str, names: list[str], spec: GpuSp
     ``where`` (the spec's field): an unknown model, a spec no type needs, a type given two specs."""
     if spec is None:
         return []
+    problems = [
+        f"{where}.{field}: must be a whole number >= 1 (got {value!r})"
+        for field, value in (("count", spec.count), ("vcpus", spec.vcpus), ("memory_gib", spec.memory_gib))
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1
+    ]
     if spec.model not in GPU_MODELS:
-        return [f"{where}.model: unknown GPU {spec.model!r}; allowed: {', '.join(GPU_MODELS)}"]
+        problems.append(f"{where}.model: unknown GPU {spec.model!r}; allowed: {', '.join(GPU_MODELS)}")
+    if problems:
+        return problems
     lacking = [n for n in names if (cloud, n) not in GPU_INSTANCE_TYPES]
     if not lacking:
         return [
             f"{where}: every instance type of the pool is in the catalog (components/gpu_catalog.py), "
             f"which gives its GPU; remove it (got types {names})"
         ]
-    problems: list[str] = []
     # GCP: the GKE accelerator type of the catalog's GPUs is the model's accelerator label.
     accelerator = GPU_MODELS[spec.model].accelerator_label if cloud == "gcp" else None
     for name in lacking:

@@ -150,8 +150,9 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
         problems += bounds_problems(f"{where}fallback_max_size", args.fallback_max_size, NODES_PER_CLUSTER)
     if not args.instance_types:
         problems.append(f"{where}instance_types: at least one GPU instance type is required")
-    problems += declare_instance_types(f"{where}gpu_spec", args.cluster.cloud, args.instance_types, args.gpu_spec)
-    problems += gpu_instance_type_problems(
+    # A bad spec is the cause of its types' "no GPU we know": report it alone.
+    spec_problems = declare_instance_types(f"{where}gpu_spec", args.cluster.cloud, args.instance_types, args.gpu_spec)
+    problems += spec_problems or gpu_instance_type_problems(
         where,
         args.cluster.cloud,
         args.instance_types,

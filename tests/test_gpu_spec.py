@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from elastic_gpu.compose import PlannedCluster
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gpu_catalog import GPU_INSTANCE_TYPES
+from elastic_gpu.gpu_catalog import GPU_INSTANCE_TYPES, GpuSpec, clear_declared_instance_types
 from elastic_gpu.offline.policy_run import run_policies
 from elastic_gpu.offline.runner import run_preview
 from elastic_gpu.simulation import simulate
 from elastic_gpu.simulation.templates import node_templates
+from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs, spot_gpu_pool_problems
 from tests.conftest import stack_values
 
 #: p4de.24xlarge: 8 x A100 80GB, 96 vCPUs, 1152 GiB (EC2 accelerated computing instances, P4de).
@@ -71,3 +73,22 @@ def test_a_gpu_spec_for_catalog_types_only_is_refused(program_dir) -> None:
     values = _values(gpuSpec=SPEC, instanceTypes=["p4d.24xlarge"])
     with pytest.raises(ConfigError, match=r"gpuPools\[0\]\.gpuSpec: every instance type of the pool is in the catalog"):
         run_preview("test", program_dir(values))
+
+
+def test_the_library_args_take_a_gpu_spec_and_check_it() -> None:
+    clear_declared_instance_types()
+    handle = PlannedCluster("aws", "c", ["us-east-1a"], "1.35", {})
+
+    def problems(spec: GpuSpec | None) -> list[str]:
+        return spot_gpu_pool_problems("a100", SpotGpuPoolArgs(handle, [TYPE], max_size=2, gpu_spec=spec))
+
+    assert "gpu_spec=GpuSpec(model, count, vcpus, memory_gib)" in " ".join(problems(None))
+    assert problems(GpuSpec("a100-80gb", 0, 96, 1152)) == [
+        "SpotGpuPool 'a100': SpotGpuPoolArgs.gpu_spec.count: must be a whole number >= 1 (got 0)"
+    ]
+    args = SpotGpuPoolArgs(handle, [TYPE], max_size=2, gpu_spec=GpuSpec("a100-80gb", 8, 96, 1152))
+    assert spot_gpu_pool_problems("a100", args) == []
+    assert (args.gpus_per_node, args.accelerator) == (8, "nvidia-a100-80gb")
+    # another pool giving the same type another GPU
+    other = SpotGpuPoolArgs(handle, [TYPE], max_size=2, gpu_spec=GpuSpec("a100-80gb", 4, 96, 1152))
+    assert any("is given another GPU by another pool" in p for p in spot_gpu_pool_problems("b", other))
