@@ -239,8 +239,9 @@ def declare_instance_types(where: str, cloud: str, names: list[str], spec: GpuSp
             f"{where}: every instance type of the pool is in the catalog (components/gpu_catalog.py), "
             f"which gives its GPU; remove it (got types {names})"
         ]
-    # GCP: the GKE accelerator type of the catalog's GPUs is the model's accelerator label.
-    accelerator = GPU_MODELS[spec.model].accelerator_label if cloud == "gcp" else None
+    # A cloud that attaches (and prices) GPUs as their own item (GKE's guest accelerators): the catalog's
+    # accelerator types are the models' accelerator labels (nvidia-tesla-t4, nvidia-h100-80gb, ...).
+    accelerator = GPU_MODELS[spec.model].accelerator_label if get_cloud(cloud).prices_accelerators else None
     for name in lacking:
         row = GpuInstanceType(cloud, name, spec.model, spec.count, spec.vcpus, spec.memory_gib, accelerator)
         known = _DECLARED.setdefault((cloud, name), row)
