@@ -28,6 +28,7 @@ from elastic_gpu.gpu_catalog import (
     default_instance_types,
     gpu_instance_type,
     gpu_instance_types,
+    resolving,
 )
 from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.prices import TABLE_PATH, price_row
@@ -799,6 +800,13 @@ def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> lis
                 f"(components/gpu_catalog.py); allowed on {cfg.cloud}: {', '.join(offered)}"
             ]
     problems = declare_instance_types(f"{where}.gpuSpec", cfg.cloud, list(pool.instance_types or []), gpu_spec(pool))
+    resolve = getattr(get_cloud(cfg.cloud).rules, "resolve_gpu", None)
+    if pool.gpu_spec is None and resolve is not None and resolving():
+        for name in pool.instance_types or []:
+            if gpu_instance_type(cfg.cloud, name) is None and isinstance(
+                spec := resolve(name, cfg.cluster.region), GpuSpec
+            ):
+                problems += declare_instance_types(f"{where}.instanceTypes", cfg.cloud, [name], spec)
     problems = problems or gpu_instance_type_problems(
         f"{where}.", cfg.cloud, list(pool.instance_types or []), pool.gpu, mixed_models=pool.mixed_gpu_models
     )

@@ -7,6 +7,8 @@ instance-type pages (AWS EC2 accelerated computing instances).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from elastic_gpu.clouds import get_cloud
@@ -251,6 +253,25 @@ def declare_instance_types(where: str, cloud: str, names: list[str], spec: GpuSp
                 f"{known.vcpus} vCPU, {known.memory_gib} GiB); give one type one GPU"
             )
     return problems
+
+
+#: True while a program loads its stack config under the engine (program.main): a cloud whose rules
+#: have `resolve_gpu` is asked (an invoke) for the GPU of a type the catalog lacks and no gpuSpec gives.
+_RESOLVING = False
+
+
+@contextmanager
+def resolving_gpus() -> Iterator[None]:
+    global _RESOLVING
+    _RESOLVING = True
+    try:
+        yield
+    finally:
+        _RESOLVING = False
+
+
+def resolving() -> bool:
+    return _RESOLVING
 
 
 def clear_declared_instance_types() -> None:

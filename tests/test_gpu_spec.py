@@ -92,3 +92,35 @@ def test_the_library_args_take_a_gpu_spec_and_check_it() -> None:
     # another pool giving the same type another GPU
     other = SpotGpuPoolArgs(handle, [TYPE], max_size=2, gpu_spec=GpuSpec("a100-80gb", 4, 96, 1152))
     assert any("is given another GPU by another pool" in p for p in spot_gpu_pool_problems("b", other))
+
+
+def test_at_preview_eks_resolves_the_gpu_of_a_type_the_catalog_lacks(program_dir) -> None:
+    """No gpuSpec: the GPU is read from EC2 (aws.ec2.get_instance_type), here as the program's offline_mocks.py
+    describes p4de.24xlarge; the offline mock describes only the catalog's types."""
+    directory = program_dir(_values())
+    described = {
+        "defaultVcpus": 96,
+        "memorySize": 1152 * 1024,
+        "gpuses": [{"count": 8, "manufacturer": "NVIDIA", "name": "A100", "memorySize": 81920}],
+    }
+    (directory / "offline_mocks.py").write_text(
+        f"INVOKES = {{'aws:ec2/getInstanceType:getInstanceType': lambda args: {described!r}}}\n"
+    )
+    preview = run_preview("test", directory)
+    groups = [g for g in preview.of_type("aws:eks/nodeGroup:NodeGroup") if g.inputs.get("instanceTypes") == [TYPE]]
+    assert groups
+    for g in groups:
+        assert g.inputs["tags"]["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] == "8"
+        assert g.inputs["labels"]["k8s.amazonaws.com/accelerator"] == "nvidia-a100-80gb"
+
+
+def test_the_offline_mock_describes_catalog_types_as_ec2_does() -> None:
+    from elastic_gpu.aws.gpu_types import described_instance_type, spec_of
+
+    d = described_instance_type("p4d.24xlarge")
+    assert d is not None and d["gpuses"] == [
+        {"count": 8, "manufacturer": "NVIDIA", "name": "A100", "memorySize": 40960}
+    ]
+    gpus = [{"count": 8, "manufacturer": "NVIDIA", "name": "A100", "memory_size": 40960}]
+    assert spec_of(gpus, 96, 1152 * 1024) == GpuSpec("a100", 8, 96, 1152)
+    assert described_instance_type(TYPE) is None
