@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # real types for mypy/pyright; at run time the modules load o
     from elastic_gpu.cluster_handle import AksClusterHandle, ClusterHandle, EksClusterHandle, GkeClusterHandle
     from elastic_gpu.config import StackConfig, load_stack_config
     from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
+    from elastic_gpu.gpu_catalog import GpuSpec
     from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
     from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
 
@@ -49,6 +50,7 @@ _LAZY = {
     "GkeClusterArgs": "elastic_gpu.gcp.cluster",
     "GeneralPool": "elastic_gpu.general_pool",
     "GeneralPoolArgs": "elastic_gpu.general_pool",
+    "GpuSpec": "elastic_gpu.gpu_catalog",
     "SpotGpuPool": "elastic_gpu.spot_gpu_pool",
     "SpotGpuPoolArgs": "elastic_gpu.spot_gpu_pool",
     "NvidiaDevicePlugin": "elastic_gpu.nvidia_device_plugin",
@@ -81,6 +83,7 @@ __all__ = [
     "GkeCluster",
     "GkeClusterArgs",
     "GkeClusterHandle",
+    "GpuSpec",
     "NvidiaDevicePlugin",
     "NvidiaDevicePluginArgs",
     "SpotGpuPool",

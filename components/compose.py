@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_camel
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from elastic_gpu.cluster_handle import COMMON_ATTRIBUTES
-from elastic_gpu.config import GpuPoolConfig, StackConfig
+from elastic_gpu.config import GpuPoolConfig, StackConfig, gpu_spec
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs, general_pool_problems
 from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
@@ -79,6 +79,7 @@ def gpu_pool_args(cfg: StackConfig, p: GpuPoolConfig, handle: Any, cloud_args: d
         **{
             "cluster": handle,
             "instance_types": cfg.instance_types(p),
+            "gpu_spec": gpu_spec(p),
             "min_size": p.min_size,
             "max_size": p.max_size,
             "spot": p.spot,

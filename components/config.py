@@ -21,7 +21,15 @@ from pydantic.alias_generators import to_camel, to_snake
 from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gpu_catalog import GPU_MODELS, default_instance_types, gpu_instance_type, gpu_instance_types
+from elastic_gpu.gpu_catalog import (
+    GPU_MODELS,
+    GpuSpec,
+    declare_instance_types,
+    default_instance_types,
+    gpu_instance_type,
+    gpu_instance_types,
+    resolving,
+)
 from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.prices import TABLE_PATH, price_row
 from elastic_gpu.validation import (
@@ -261,6 +269,17 @@ class GeneralPoolConfig(_Model):
     disk_size_gib: int = Field(default=DEFAULT_GENERAL_DISK_GIB, ge=20, le=MAX_DISK_GIB)
 
 
+class GpuSpecConfig(_Model):
+    """A catalog row's figures for an instance type the catalog lacks."""
+
+    model: str
+    """A GPU model the catalog knows (t4, a10g, l4, l40s, v100, a100, a100-80gb, h100, h200, b200, ...)."""
+    count: int = Field(ge=1, le=MAX_GPUS_PER_NODE)
+    """GPUs per node."""
+    vcpus: int = Field(ge=1)
+    memory_gib: int = Field(ge=1)
+
+
 class GpuPoolConfig(_Model):
     name: str = Field(pattern=NAME_PATTERN)
     gpu: str | None = None
@@ -272,6 +291,9 @@ class GpuPoolConfig(_Model):
     nodes get no accelerator label, so workloads select the pool, not a model."""
     gpus_per_node: int = Field(default=1, ge=1, le=MAX_GPUS_PER_NODE)
     """GPUs per node when instance types are picked from `gpu` (default 1)."""
+    gpu_spec: GpuSpecConfig | None = None
+    """The GPU of the `instanceTypes` the catalog (components/gpu_catalog.py) lacks, as the cloud's
+    instance-type page gives it: `{model: h100, count: 8, vcpus: 192, memoryGib: 2048}`."""
     min_size: int = Field(default=DEFAULT_GPU_MIN, ge=0, le=MAX_NODES)
     """Default 0: the pool scales to zero when no GPU pod is pending."""
     max_size: int = Field(ge=0, le=MAX_NODES)
@@ -769,6 +791,12 @@ def price_override_problems(cfg: StackConfig) -> list[str]:
     return problems
 
 
+def gpu_spec(pool: GpuPoolConfig) -> GpuSpec | None:
+    """The pool's `gpuSpec` as the components take it (SpotGpuPoolArgs.gpu_spec)."""
+    s = pool.gpu_spec
+    return None if s is None else GpuSpec(s.model, s.count, s.vcpus, s.memory_gib)
+
+
 def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> list[str]:
     if pool.gpu is None and not pool.instance_types:
         return [f"{where}: set `gpu` (one of {', '.join(GPU_MODELS)}) or `instanceTypes`"]
@@ -779,7 +807,15 @@ def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> lis
                 f"{where}.gpu: {pool.gpu!r} is not offered on {cfg.cloud} in the catalog "
                 f"(components/gpu_catalog.py); allowed on {cfg.cloud}: {', '.join(offered)}"
             ]
-    problems = gpu_instance_type_problems(
+    problems = declare_instance_types(f"{where}.gpuSpec", cfg.cloud, list(pool.instance_types or []), gpu_spec(pool))
+    resolve = getattr(get_cloud(cfg.cloud).rules, "resolve_gpu", None)
+    if pool.gpu_spec is None and resolve is not None and resolving():
+        for name in pool.instance_types or []:
+            if gpu_instance_type(cfg.cloud, name) is None and isinstance(
+                spec := resolve(name, cfg.cluster.region), GpuSpec
+            ):
+                problems += declare_instance_types(f"{where}.instanceTypes", cfg.cloud, [name], spec)
+    problems = problems or gpu_instance_type_problems(
         f"{where}.", cfg.cloud, list(pool.instance_types or []), pool.gpu, mixed_models=pool.mixed_gpu_models
     )
     if not problems and not cfg.instance_types(pool):

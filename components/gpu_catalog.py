@@ -7,6 +7,8 @@ instance-type pages (AWS EC2 accelerated computing instances).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from elastic_gpu.clouds import get_cloud
@@ -204,9 +206,83 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
 }
 
 
+@dataclass(frozen=True)
+class GpuSpec:
+    """The GPU of an instance type the catalog lacks, as a pool gives it: a catalog row's figures."""
+
+    model: str  #: key into GPU_MODELS
+    count: int
+    vcpus: int
+    memory_gib: int
+
+
+#: Rows the pools declared for types the catalog lacks (declare_instance_types), consulted after the
+#: catalog by gpu_instance_type. Emptied at the start of each offline run (one program's pools).
+_DECLARED: dict[tuple[str, str], GpuInstanceType] = {}
+
+
+def declare_instance_types(where: str, cloud: str, names: list[str], spec: GpuSpec | None) -> list[str]:
+    """Record ``spec`` as the row of each of ``names`` the catalog lacks; the problems, each led by
+    ``where`` (the spec's field): an unknown model, a spec no type needs, a type given two specs."""
+    if spec is None:
+        return []
+    problems = [
+        f"{where}.{field}: must be a whole number >= 1 (got {value!r})"
+        for field, value in (("count", spec.count), ("vcpus", spec.vcpus), ("memory_gib", spec.memory_gib))
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1
+    ]
+    if spec.model not in GPU_MODELS:
+        problems.append(f"{where}.model: unknown GPU {spec.model!r}; allowed: {', '.join(GPU_MODELS)}")
+    if problems:
+        return problems
+    lacking = [n for n in names if (cloud, n) not in GPU_INSTANCE_TYPES]
+    if not lacking:
+        return [
+            f"{where}: every instance type of the pool is in the catalog (components/gpu_catalog.py), "
+            f"which gives its GPU; remove it (got types {names})"
+        ]
+    # A cloud that attaches (and prices) GPUs as their own item (GKE's guest accelerators): the catalog's
+    # accelerator types are the models' accelerator labels (nvidia-tesla-t4, nvidia-h100-80gb, ...).
+    accelerator = GPU_MODELS[spec.model].accelerator_label if get_cloud(cloud).prices_accelerators else None
+    for name in lacking:
+        row = GpuInstanceType(cloud, name, spec.model, spec.count, spec.vcpus, spec.memory_gib, accelerator)
+        known = _DECLARED.setdefault((cloud, name), row)
+        if known != row:
+            problems.append(
+                f"{where}: {name!r} is given another GPU by another pool ({known.gpus} x {known.gpu}, "
+                f"{known.vcpus} vCPU, {known.memory_gib} GiB); give one type one GPU"
+            )
+    return problems
+
+
+#: True while a program loads its stack config under the engine (program.main): a cloud whose rules
+#: have `resolve_gpu` is asked (an invoke) for the GPU of a type the catalog lacks and no gpuSpec gives.
+_RESOLVING = False
+
+
+@contextmanager
+def resolving_gpus() -> Iterator[None]:
+    global _RESOLVING
+    _RESOLVING = True
+    try:
+        yield
+    finally:
+        _RESOLVING = False
+
+
+def resolving() -> bool:
+    return _RESOLVING
+
+
+def clear_declared_instance_types() -> None:
+    """Forget the rows pools declared (a new program run)."""
+    _DECLARED.clear()
+
+
 def gpu_instance_type(cloud: str, name: str) -> GpuInstanceType | None:
-    """The catalog row for ``name`` on ``cloud``, or None if it carries no GPU we know."""
-    return GPU_INSTANCE_TYPES.get((cloud, name))
+    """The catalog row for ``name`` on ``cloud``, else the row a pool declared for it with its GPU spec
+    (declare_instance_types), or None if it carries no GPU we know."""
+    return GPU_INSTANCE_TYPES.get((cloud, name)) or _DECLARED.get((cloud, name))
 
 
 def gpu_instance_types(cloud: str) -> list[GpuInstanceType]:

@@ -10,6 +10,7 @@ from pulumi.runtime import config as runtime_config
 
 from elastic_gpu.config import PROJECT, load_stack_config, stack_warnings
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.gpu_catalog import resolving_gpus
 
 
 def stack_config_values() -> dict[str, Any]:
@@ -35,7 +36,8 @@ def main() -> None:
     from elastic_gpu.compose import build_stack
 
     try:
-        cfg = load_stack_config(stack_config_values(), project=PROJECT)
+        with resolving_gpus():  # a GPU type the catalog lacks: asked of the cloud (an invoke) at preview
+            cfg = load_stack_config(stack_config_values(), project=PROJECT)
     except ConfigError as exc:
         # RunError: the CLI prints the message without a Python traceback.
         raise pulumi.RunError(str(exc)) from exc

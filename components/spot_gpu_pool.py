@@ -11,7 +11,7 @@ from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.config import DEFAULT_GPU_DRIVER_VERSION, MAX_MINUTES_TO_FALLBACK, AmiFamily, GpuDriverVersion
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import GpuSpec, declare_instance_types, gpu_instance_type
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent, PoolProvisioner
 from elastic_gpu.scheduling import Taint
@@ -73,6 +73,10 @@ class SpotGpuPoolArgs(NodeOverrides):
     mixed_gpu_models: bool = False
     """Default false: all instance_types carry one GPU model (their accelerator label). True: the pool
     takes any of their GPUs; no accelerator label is set, so workloads select the pool, not a model."""
+    gpu_spec: GpuSpec | None = None
+    """The GPU of the instance_types the catalog (components/gpu_catalog.py) lacks: model (a catalog GPU
+    key), count per node, vCPUs and memory GiB, as the cloud's instance-type page gives them. Default None:
+    every type must be in the catalog."""
     ami_family: AmiFamily = "al2023"
     """AWS only: "al2023" (default) or "bottlerocket" (ships its own device plugin)."""
     gpu_count: int | None = None
@@ -146,13 +150,16 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
         problems += bounds_problems(f"{where}fallback_max_size", args.fallback_max_size, NODES_PER_CLUSTER)
     if not args.instance_types:
         problems.append(f"{where}instance_types: at least one GPU instance type is required")
-    problems += gpu_instance_type_problems(
+    # A bad spec is the cause of its types' "no GPU we know": report it alone.
+    spec_problems = declare_instance_types(f"{where}gpu_spec", args.cluster.cloud, args.instance_types, args.gpu_spec)
+    problems += spec_problems or gpu_instance_type_problems(
         where,
         args.cluster.cloud,
         args.instance_types,
         types_field="instance_types",
         mixed_models=args.mixed_gpu_models,
         mixed_field="mixed_gpu_models=True",
+        spec_field="gpu_spec=GpuSpec(model, count, vcpus, memory_gib)",
     )
     zones = args.pool_zones
     if unknown := [z for z in zones if z not in args.cluster.zones]:

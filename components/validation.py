@@ -44,6 +44,7 @@ def gpu_instance_type_problems(
     types_field: str = "instanceTypes",
     mixed_models: bool = False,
     mixed_field: str = "mixedGpuModels: true",
+    spec_field: str = "gpuSpec: {model, count, vcpus, memoryGib}",
 ) -> list[str]:
     """Every type must be a GPU type of `cloud` (of model `gpu` if given), all with one GPU count and,
     unless `mixed_models` (the user's "any of these GPUs", spelled `mixed_field`), one GPU model."""
@@ -58,7 +59,8 @@ def gpu_instance_type_problems(
         if row is None:
             problems.append(
                 f"{where}{types_field}[{j}]: {name!r} carries no GPU we know on {cloud}; "
-                "allowed: a GPU type listed in components/gpu_catalog.py"
+                "allowed: a GPU type listed in components/gpu_catalog.py, or give the pool its GPU with "
+                f"{spec_field}"
             )
         elif gpu is not None and row.gpu != gpu:
             problems.append(f"{where}{types_field}[{j}]: {name!r} has {row.model.name}, not gpu {gpu!r}")

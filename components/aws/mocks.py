@@ -11,6 +11,7 @@ from typing import Any
 import grpc
 
 from elastic_gpu.aws import pulumi_eks_mocks
+from elastic_gpu.aws.gpu_types import described_instance_type
 from elastic_gpu.offline.mocks import MOCK_CA, MOCK_UUID, RemoteChildren, RemoteComponentMock
 
 ACCOUNT = "123456789012"
@@ -63,6 +64,15 @@ class InvokeFailed(grpc.RpcError):
         return self._details
 
 
+def _ec2_get_instance_type(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getInstanceType: the catalog's GPU types as EC2 describes them; any other type is EC2's error
+    (a program's offline_mocks.py INVOKES can describe more)."""
+    name = args.get("instanceType")
+    if (described := described_instance_type(str(name))) is None:
+        raise InvokeFailed(f"reading EC2 Instance Type ({name}): couldn't find resource")
+    return described
+
+
 def _ec2_get_subnets(args: dict[str, Any]) -> dict[str, Any]:
     """aws.ec2.getSubnets filtered by `subnet-id` and `availability-zone` (EksCluster.from_cluster's `zones`):
     the given subnets whose id names the zone (mock ids are `subnet-<resource name>`, and a program names its
@@ -103,6 +113,7 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "id": args.get("region") or MOCK_AWS_REGION,
     },
     "aws:ec2/getSubnets:getSubnets": _ec2_get_subnets,
+    "aws:ec2/getInstanceType:getInstanceType": _ec2_get_instance_type,
     "aws:eks/getAddonVersion:getAddonVersion": _eks_get_addon_version,
     "aws:index/getRegion:getRegion": lambda args: {
         "name": args.get("region") or MOCK_AWS_REGION,

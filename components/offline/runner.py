@@ -30,6 +30,7 @@ from pulumi.runtime.stack import run_pulumi_func
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
+from elastic_gpu.gpu_catalog import clear_declared_instance_types
 from elastic_gpu.offline.mocks import (
     USER_MOCKS_FILE,
     StackMocks,
@@ -412,6 +413,7 @@ def _run(
     config: dict[str, Any],
     account: dict[str, dict[str, Any]] | None = None,
 ) -> Preview:
+    clear_declared_instance_types()  # the rows of GPU types the catalog lacks are this program's pools'
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     # The SDK calls the mock monitor from the loop's executor threads, and each thread makes itself an

@@ -1,0 +1,126 @@
+"""A GPU instance type the catalog lacks: the pool gives its GPU (`gpuSpec`), and pools, node templates,
+simulation and the gate read that row; without it the type is refused with the setting that fixes it."""
+
+from __future__ import annotations
+
+import pytest
+
+from elastic_gpu.compose import PlannedCluster
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.gpu_catalog import GPU_INSTANCE_TYPES, GpuSpec, clear_declared_instance_types
+from elastic_gpu.offline.policy_run import run_policies
+from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.simulation import simulate
+from elastic_gpu.simulation.templates import node_templates
+from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs, spot_gpu_pool_problems
+from tests.conftest import stack_values
+
+#: p4de.24xlarge: 8 x A100 80GB, 96 vCPUs, 1152 GiB (EC2 accelerated computing instances, P4de).
+TYPE = "p4de.24xlarge"
+SPEC = {"model": "a100-80gb", "count": 8, "vcpus": 96, "memoryGib": 1152}
+
+
+def _values(**extra: object) -> dict:
+    values = stack_values("aws-dev")
+    pool = {"name": "a100", "instanceTypes": [TYPE], "maxSize": 2, "onDemandFallback": True} | extra
+    values["elastic-gpu:gpuPools"] = [pool]
+    values.pop("elastic-gpu:devicePlugin", None)  # no time slicing: one advertised GPU per GPU
+    return values
+
+
+def test_the_type_is_not_in_the_catalog() -> None:
+    assert ("aws", TYPE) not in GPU_INSTANCE_TYPES
+
+
+def test_a_type_the_catalog_lacks_previews_with_the_gpu_the_pool_gives(program_dir) -> None:
+    preview = run_preview("test", program_dir(_values(gpuSpec=SPEC)))
+    groups = [g for g in preview.of_type("aws:eks/nodeGroup:NodeGroup") if g.inputs.get("instanceTypes") == [TYPE]]
+    assert len(groups) == 4  # spot and fallback in each of the two zones
+    for g in groups:
+        tags = g.inputs["tags"]
+        assert tags["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] == "8"
+        assert g.inputs["labels"]["k8s.amazonaws.com/accelerator"] == "nvidia-a100-80gb"
+        assert {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"} in g.inputs["taints"]
+    # the simulator's node templates and the gate read the same row
+    templates = [t for t in node_templates(preview) if t.pool == "a100"]
+    assert templates and all(t.allocatable["nvidia.com/gpu"] == 8 for t in templates)
+    assert simulate(preview)
+    assert not [v for v in run_policies(preview).violations if v.level == "mandatory"]
+
+
+def test_a_type_the_catalog_lacks_is_refused_naming_gpu_spec(program_dir) -> None:
+    with pytest.raises(ConfigError) as err:
+        run_preview("test", program_dir(_values()))
+    assert f"gpuPools[0].instanceTypes[0]: {TYPE!r} carries no GPU we know on aws" in str(err.value)
+    assert "gpuSpec: {model, count, vcpus, memoryGib}" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({**SPEC, "model": "gb200"}, "gpuPools[0].gpuSpec.model: unknown GPU 'gb200'; allowed: t4, a10g"),
+        ({**SPEC, "count": 0}, "gpuPools[0].gpuSpec.count"),
+        ({**SPEC, "vcpus": 0}, "gpuPools[0].gpuSpec.vcpus"),
+    ],
+)
+def test_a_bad_gpu_spec_is_refused_by_field(program_dir, spec: dict, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        run_preview("test", program_dir(_values(gpuSpec=spec)))
+    assert message in str(err.value)
+
+
+def test_a_gpu_spec_for_catalog_types_only_is_refused(program_dir) -> None:
+    values = _values(gpuSpec=SPEC, instanceTypes=["p4d.24xlarge"])
+    with pytest.raises(ConfigError, match=r"gpuPools\[0\]\.gpuSpec: every instance type of the pool is in the catalog"):
+        run_preview("test", program_dir(values))
+
+
+def test_the_library_args_take_a_gpu_spec_and_check_it() -> None:
+    clear_declared_instance_types()
+    handle = PlannedCluster("aws", "c", ["us-east-1a"], "1.35", {})
+
+    def problems(spec: GpuSpec | None) -> list[str]:
+        return spot_gpu_pool_problems("a100", SpotGpuPoolArgs(handle, [TYPE], max_size=2, gpu_spec=spec))
+
+    assert "gpu_spec=GpuSpec(model, count, vcpus, memory_gib)" in " ".join(problems(None))
+    assert problems(GpuSpec("a100-80gb", 0, 96, 1152)) == [
+        "SpotGpuPool 'a100': SpotGpuPoolArgs.gpu_spec.count: must be a whole number >= 1 (got 0)"
+    ]
+    args = SpotGpuPoolArgs(handle, [TYPE], max_size=2, gpu_spec=GpuSpec("a100-80gb", 8, 96, 1152))
+    assert spot_gpu_pool_problems("a100", args) == []
+    assert (args.gpus_per_node, args.accelerator) == (8, "nvidia-a100-80gb")
+    # another pool giving the same type another GPU
+    other = SpotGpuPoolArgs(handle, [TYPE], max_size=2, gpu_spec=GpuSpec("a100-80gb", 4, 96, 1152))
+    assert any("is given another GPU by another pool" in p for p in spot_gpu_pool_problems("b", other))
+
+
+def test_at_preview_eks_resolves_the_gpu_of_a_type_the_catalog_lacks(program_dir) -> None:
+    """No gpuSpec: the GPU is read from EC2 (aws.ec2.get_instance_type), here as the program's offline_mocks.py
+    describes p4de.24xlarge; the offline mock describes only the catalog's types."""
+    directory = program_dir(_values())
+    described = {
+        "defaultVcpus": 96,
+        "memorySize": 1152 * 1024,
+        "gpuses": [{"count": 8, "manufacturer": "NVIDIA", "name": "A100", "memorySize": 81920}],
+    }
+    (directory / "offline_mocks.py").write_text(
+        f"INVOKES = {{'aws:ec2/getInstanceType:getInstanceType': lambda args: {described!r}}}\n"
+    )
+    preview = run_preview("test", directory)
+    groups = [g for g in preview.of_type("aws:eks/nodeGroup:NodeGroup") if g.inputs.get("instanceTypes") == [TYPE]]
+    assert groups
+    for g in groups:
+        assert g.inputs["tags"]["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] == "8"
+        assert g.inputs["labels"]["k8s.amazonaws.com/accelerator"] == "nvidia-a100-80gb"
+
+
+def test_the_offline_mock_describes_catalog_types_as_ec2_does() -> None:
+    from elastic_gpu.aws.gpu_types import described_instance_type, spec_of
+
+    d = described_instance_type("p4d.24xlarge")
+    assert d is not None and d["gpuses"] == [
+        {"count": 8, "manufacturer": "NVIDIA", "name": "A100", "memorySize": 40960}
+    ]
+    gpus = [{"count": 8, "manufacturer": "NVIDIA", "name": "A100", "memory_size": 40960}]
+    assert spec_of(gpus, 96, 1152 * 1024) == GpuSpec("a100", 8, 96, 1152)
+    assert described_instance_type(TYPE) is None
