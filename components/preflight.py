@@ -2,7 +2,8 @@
 
 Each cloud's `preflight` part (components/clouds.py) reads what the account allows through its provider SDK's
 own invokes (they run in `pulumi preview`, with the user's credentials): quotas against what the pools need at
-their max, service-linked roles and enabled services, and the zones that offer each instance type. Where a cloud
+their max, enabled services, and the zones that offer each instance type (a role the stack can create, such as
+the EC2 Spot service-linked role, the stack creates or adopts instead). Where a cloud
 has no invoke for a fact, its finding says which command shows it. Offline, the mock engine answers the invokes
 from a described account (components/offline/account.py: a new account by default).
 
@@ -47,7 +48,7 @@ class Finding:
 
     #: the pool(s) it concerns (their names), or "cluster"
     pool: str
-    #: kebab-case kind: spot-quota, on-demand-quota, zone-offering, spot-role, service, api-access, ...
+    #: kebab-case kind: spot-quota, on-demand-quota, zone-offering, service, api-access, ...
     check: str
     level: Level
     #: what is short and by how much
