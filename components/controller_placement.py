@@ -13,13 +13,11 @@ its declared labels, the labels its service adds, its taints) and against the no
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pulumi_policy.proxy import UnknownValueError
-
-from elastic_gpu.pool_view import PoolView, StackResource, stack_pools
+from elastic_gpu.pool_view import PoolView, StackResource, has_unknown, plain_props, stack_pools
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.simulation.fit import NodeTemplate, misfit
 from elastic_gpu.simulation.pod import PodShape, pod_shape
@@ -94,23 +92,13 @@ class NamedNodeGroup:
     taints: tuple[Taint, ...] = ()
 
 
-def _plain(value: Any) -> Any:
-    """A props value as plain dicts and lists (the policy engine hands proxies)."""
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes):  # lists, and the engine's list proxies
-        return [_plain(v) for v in value]
-    return value
-
-
 def controllers(resources: Iterable[StackResource]) -> list[Controller]:
     """The cluster-autoscaler Deployments and Karpenter Helm releases of the stack (one whose scheduling
     inputs are not known yet, during a real preview, is left out)."""
     found = []
     for r in resources:
-        try:
-            props = _plain(r.props or {})
-        except UnknownValueError:
+        props = plain_props(r.props or {})
+        if has_unknown(props):
             continue
         urn = getattr(r, "urn", "") or ""
         if r.resource_type == DEPLOYMENT:

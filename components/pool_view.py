@@ -9,7 +9,7 @@ analyzer (the resource's inputs); a missing key means "not set by the program".
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Protocol
@@ -181,6 +181,43 @@ def known(props: Mapping[str, Any] | None, key: str) -> Any:
     except UnknownValueError:
         return None
     return value if isinstance(value, str) and value else None
+
+
+#: A value the engine does not know yet (a real `pulumi preview`), in `plain_props`' result.
+UNKNOWN = object()
+
+
+def plain_props(value: Any) -> Any:
+    """The engine's props (its Mapping and Sequence proxies) as plain dicts and lists; a value not known yet
+    becomes UNKNOWN (the proxies raise UnknownValueError at it)."""
+    if isinstance(value, Mapping):
+        out = {}
+        for key in value:
+            try:
+                out[key] = plain_props(value[key])
+            except UnknownValueError:
+                out[key] = UNKNOWN
+        return out
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        items = []
+        for i in range(len(value)):
+            try:
+                items.append(plain_props(value[i]))
+            except UnknownValueError:
+                items.append(UNKNOWN)
+        return items
+    return value
+
+
+def has_unknown(value: Any) -> bool:
+    """Whether `plain_props`' result holds a value not known yet."""
+    if value is UNKNOWN:
+        return True
+    if isinstance(value, dict):
+        return any(has_unknown(v) for v in value.values())
+    if isinstance(value, list):
+        return any(has_unknown(v) for v in value)
+    return False
 
 
 def provider_prop(resource: StackResource, key: str) -> str | None:

@@ -23,10 +23,10 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
-from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.offline.runner import CapturedResource, Preview
+from elastic_gpu.pool_view import has_unknown, plain_props
 from elastic_gpu.simulation.backoff import Group, Machine
 from elastic_gpu.simulation.fit import NodeTemplate
 from elastic_gpu.simulation.run import (
@@ -41,41 +41,8 @@ from elastic_gpu.simulation.timings import AutoscalerSettings, NoAutoscaler, aut
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.workload import CONTRACT_INPUT
 
-#: A value the engine does not know yet (a real `pulumi preview`).
-_UNKNOWN = object()
 #: Inputs that only place a group in a zone: unknown subnet ids do not stop the check.
 _ZONE_ONLY = {"aws:ec2/subnet:Subnet"}
-
-
-def _plain(value: Any) -> Any:
-    """The engine's props as plain dicts and lists; unknowns become _UNKNOWN."""
-    if isinstance(value, Mapping):
-        out = {}
-        for key in value:
-            try:
-                out[key] = _plain(value[key])
-            except UnknownValueError:
-                out[key] = _UNKNOWN
-        return out
-    if isinstance(value, Sequence) and not isinstance(value, str):
-        items = []
-        for i in range(len(value)):
-            try:
-                items.append(_plain(value[i]))
-            except UnknownValueError:
-                items.append(_UNKNOWN)
-        return items
-    return value
-
-
-def _has_unknown(value: Any) -> bool:
-    if value is _UNKNOWN:
-        return True
-    if isinstance(value, dict):
-        return any(_has_unknown(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_unknown(v) for v in value)
-    return False
 
 
 def preview_of(resources: Sequence[PolicyResource]) -> Preview | None:
@@ -83,8 +50,8 @@ def preview_of(resources: Sequence[PolicyResource]) -> Preview | None:
     reads is not known yet (then the rule cannot judge, and says why: validate_fallback_promise)."""
     captured = []
     for r in resources:
-        inputs = _plain(r.props or {})
-        if r.resource_type not in _ZONE_ONLY and _has_unknown(inputs):
+        inputs = plain_props(r.props or {})
+        if r.resource_type not in _ZONE_ONLY and has_unknown(inputs):
             return None
         captured.append(
             CapturedResource(
