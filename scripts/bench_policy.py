@@ -16,8 +16,8 @@ from pathlib import Path
 
 import yaml
 
-from elastic_gpu.offline.policy_run import run_policies
-from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.offline.runner import run_preview
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU_TYPES = [["g4dn.xlarge"], ["g5.xlarge"], ["g6.xlarge"]]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from elastic_gpu.offline.runner import Preview, run_preview
+from elastic_gpu.tools.offline.runner import Preview, run_preview
 
 ROOT = Path(__file__).resolve().parent.parent
 #: A node-pool name ends in "-" and the digest of its replacement-forcing fields (elastic_gpu.replacement).

@@ -13,8 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from elastic_gpu.offline.policy_run import PolicyReport, run_policies
-from elastic_gpu.offline.runner import Preview, run_preview
+from elastic_gpu.tools.offline.policy_run import PolicyReport, run_policies
+from elastic_gpu.tools.offline.runner import Preview, run_preview
 
 PROJECT = "name: policy-test\nruntime: python\nstackConfigDir: stacks\n"
 

@@ -10,7 +10,7 @@ import pytest
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.runner import Preview
+from elastic_gpu.tools.offline.runner import Preview
 from tests.conftest import stack_values
 
 P = "elastic-gpu:"
@@ -22,7 +22,7 @@ ROLE_TYPE = "azure-native:authorization:RoleAssignment"
 
 
 def preview_with(program_dir, access: dict[str, Any] | None = None, **cluster: Any) -> Preview:
-    from elastic_gpu.offline.runner import run_preview
+    from elastic_gpu.tools.offline.runner import run_preview
 
     values = stack_values("azure-dev")
     values[P + "cluster"].update(cluster)
@@ -139,7 +139,7 @@ def test_a_pool_subnet_in_the_clusters_vnet_is_used_and_another_vnet_is_refused(
 def test_node_auto_provisioning_in_a_brought_vnet_needs_vnet_integration_and_the_role_on_the_vnet(
     program_dir,
 ) -> None:
-    from elastic_gpu.offline.runner import run_preview
+    from elastic_gpu.tools.offline.runner import run_preview
 
     values = stack_values("azure-karpenter")
     values[P + "cluster"]["subnetId"] = NODES

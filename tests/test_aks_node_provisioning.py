@@ -20,12 +20,12 @@ from elastic_gpu.config import load_stack_config, stack_warnings
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_types
 from elastic_gpu.karpenter_core import NODE_POOL_API, NODE_POOL_KIND
-from elastic_gpu.offline.policy_run import run_policies
-from elastic_gpu.offline.runner import Preview
-from elastic_gpu.policy_rules.karpenter_rules import NODE_POOL_TYPE, validate_fallback_ordered, validate_gpu_node_pool
 from elastic_gpu.scheduling import AKS_SPOT_TAINT, GPU_TAINT
-from elastic_gpu.simulation.run import simulate
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.offline.runner import Preview
+from elastic_gpu.tools.policy.karpenter_rules import NODE_POOL_TYPE, validate_fallback_ordered, validate_gpu_node_pool
+from elastic_gpu.tools.simulation.run import simulate
 from elastic_gpu.workload import WorkloadContract, job_manifest
 from tests.conftest import stack_preview, stack_values
 from tests.crd_schemas import validate

@@ -16,9 +16,9 @@ from elastic_gpu.aks_cluster import SYSTEM_POOL_NAME
 from elastic_gpu.azure import AKS_MANAGED_CLUSTER
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.diff import DiffError, Side, build_diff
-from elastic_gpu.offline.runner import Preview
 from elastic_gpu.replacement import inline_pool_table_markdown
+from elastic_gpu.tools.offline.diff import DiffError, Side, build_diff
+from elastic_gpu.tools.offline.runner import Preview
 from tests.conftest import ROOT, stack_preview, stack_values
 
 P = "elastic-gpu:"
@@ -127,7 +127,7 @@ def test_diff_against_a_git_ref_refuses_a_new_system_vm_size(tmp_path, capsys) -
     """`diff --base REF` end to end: a stack file's new systemPool.vmSize exits 2 naming the field."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    shutil.copytree(ROOT / "components", repo / "components", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "elastic_gpu", repo / "elastic_gpu", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "stacks", repo / "stacks")
     for item in ("Pulumi.yaml", "__main__.py"):
         shutil.copy(ROOT / item, repo / item)
@@ -157,7 +157,7 @@ def test_the_readme_shows_the_inline_pool_table() -> None:
 
 
 def private_preview(program_dir, **access: Any) -> Preview:
-    from elastic_gpu.offline.runner import run_preview
+    from elastic_gpu.tools.offline.runner import run_preview
 
     values = stack_values("azure-dev")
     subnet = access.pop("subnet", None)
@@ -238,7 +238,7 @@ def small_system_pool_warnings(preview: Preview) -> list[str]:
 
 
 def test_a_one_node_system_pool_previews_with_a_warning_saying_what_is_lost(program_dir) -> None:
-    from elastic_gpu.offline.runner import run_preview
+    from elastic_gpu.tools.offline.runner import run_preview
 
     [warning] = small_system_pool_warnings(stack_preview("azure-dev"))  # azure-dev: minSize 1, still previews
     assert warning.startswith("AksCluster 'gpu-dev': system_min_size 1 (stack config cluster.systemPool.minSize)")

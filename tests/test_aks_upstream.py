@@ -9,8 +9,8 @@ from conftest import stack_values
 
 from elastic_gpu.aks_cluster import AksClusterArgs, aks_cluster_problems
 from elastic_gpu.azure.pools import price_ranks
-from elastic_gpu.offline.runner import run_preview
-from elastic_gpu.simulation.templates import node_templates
+from elastic_gpu.tools.offline.runner import run_preview
+from elastic_gpu.tools.simulation.templates import node_templates
 
 P = "elastic-gpu:"
 AGENT_POOL = "azure-native:containerservice:AgentPool"

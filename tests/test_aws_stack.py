@@ -8,8 +8,8 @@ import re
 import pytest
 
 from elastic_gpu.aws.asg_tags import AUTO_DISCOVERY_ENABLED_KEY, NODE_TEMPLATE_PREFIX
-from elastic_gpu.offline.mocks import MOCK_UUID
 from elastic_gpu.scheduling import AWS_ACCELERATOR_LABEL, GPU_NODE_LABEL, POOL_LABEL
+from elastic_gpu.tools.offline.mocks import MOCK_UUID
 from tests.conftest import stack_preview, stem
 
 NG = "aws:eks/nodeGroup:NodeGroup"

@@ -9,7 +9,7 @@ import pytest
 from elastic_gpu.azure.pools import agent_pool_name_problems, agent_pool_stem, aks_agent_pool_name, vmss_name_regex
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import stack_values
 
 P = "elastic-gpu:"

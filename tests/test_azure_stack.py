@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from elastic_gpu.config import load_stack_config
-from elastic_gpu.offline.report import pool_summaries, to_json
-from elastic_gpu.offline.runner import Preview, run_preview
 from elastic_gpu.scheduling import AKS_SPOT_LABEL, CAPACITY_LABEL, GPU_NODE_LABEL, NODE_CLASS_LABEL, POOL_LABEL
+from elastic_gpu.tools.offline.report import pool_summaries, to_json
+from elastic_gpu.tools.offline.runner import Preview, run_preview
 from tests.conftest import ROOT, stack_preview, stack_values
 
 P = "elastic-gpu:"

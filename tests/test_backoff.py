@@ -1,4 +1,4 @@
-"""The autoscaler's backoff machine (components/simulation/backoff.py) against timelines worked by hand.
+"""The autoscaler's backoff machine (elastic_gpu/tools/simulation/backoff.py) against timelines worked by hand.
 
 Each cloud's machine is the one `simulate` builds from a shipped stack's captured resources:
 - Every figure counts from the pending pod's creation: the first decision comes once a GPU pod is
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from elastic_gpu.simulation.backoff import (
+from elastic_gpu.tools.simulation.backoff import (
     BACKOFF_RESET,
     CONSTANTS,
     GPU_POD_WAIT,
@@ -30,7 +30,7 @@ from elastic_gpu.simulation.backoff import (
     span,
     timeline,
 )
-from elastic_gpu.simulation.timings import autoscaler_settings
+from elastic_gpu.tools.simulation.timings import autoscaler_settings
 from tests.conftest import stack_preview
 
 MACHINES = {"aws": "aws-dev", "gcp": "gcp-dev", "azure": "azure-dev"}

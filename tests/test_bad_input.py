@@ -13,8 +13,8 @@ from elastic_gpu.__main__ import main
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_stack_file
-from elastic_gpu.offline.policy_run import policy_config_problems
-from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.tools.offline.policy_run import policy_config_problems
+from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import ROOT, stack_values
 
 P = "elastic-gpu:"

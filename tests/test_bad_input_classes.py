@@ -14,7 +14,7 @@ from elastic_gpu.__main__ import main
 from elastic_gpu.azure.stack import cluster_args, cluster_problems
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline import runner
+from elastic_gpu.tools.offline import runner
 from tests.conftest import ROOT, stack_values
 from tests.test_policy_totals_and_context import PRIVATE_GKE
 

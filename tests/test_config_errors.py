@@ -140,7 +140,7 @@ def test_cli_prints_the_error_without_traceback(program_dir) -> None:
     values[P + "gpuPools"][0]["maxSize"] = -3
     directory = program_dir(values)
     run = subprocess.run(
-        [sys.executable, "-m", "components", "preview", "--stack", "test", "--program", str(directory)],
+        [sys.executable, "-m", "elastic_gpu", "preview", "--stack", "test", "--program", str(directory)],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -153,13 +153,13 @@ def test_cli_prints_the_error_without_traceback(program_dir) -> None:
 
 
 def test_unknown_stack_lists_known_ones() -> None:
-    from elastic_gpu.offline.runner import run_preview
+    from elastic_gpu.tools.offline.runner import run_preview
 
     with pytest.raises(ConfigError, match=r"known stacks: .*aws-dev.*aws-prod"):
         run_preview("aws-staging", ROOT)
 
 
-# --- elastic-gpu:prices: price overrides over the table (components/data/prices.csv) ----------
+# --- elastic-gpu:prices: price overrides over the table (elastic_gpu/data/prices.csv) ----------
 
 
 def price_errors(prices: dict) -> str:
@@ -183,7 +183,7 @@ def test_price_override_spot_above_the_tables_on_demand() -> None:
     assert row is not None
     msg = price_errors({"g4dn.xlarge": {"spot": row.on_demand + 1}})
     assert (
-        f"prices.g4dn.xlarge.spot: must be <= the on-demand price {row.on_demand} of components/data/prices.csv "
+        f"prices.g4dn.xlarge.spot: must be <= the on-demand price {row.on_demand} of elastic_gpu/data/prices.csv "
         f"(us-west-2) (got {row.on_demand + 1})"
     ) in msg
 
@@ -195,7 +195,7 @@ def test_price_override_of_an_item_without_a_row_needs_on_demand() -> None:
 
     assert price_row("aws", "us-west-2", "m7i.large") is None
     assert (
-        "prices.m7i.large.onDemand: required: components/data/prices.csv has no aws row for 'm7i.large' in region "
+        "prices.m7i.large.onDemand: required: elastic_gpu/data/prices.csv has no aws row for 'm7i.large' in region "
         "'us-west-2', so the override must give the on-demand USD per hour"
     ) in errors_for(change)
 

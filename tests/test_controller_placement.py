@@ -3,8 +3,8 @@ pool fails the gate, naming the selector, and `simulate` says so instead of givi
 
 from __future__ import annotations
 
-from elastic_gpu.offline.policy_run import run_policies
-from elastic_gpu.simulation import simulate
+from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.simulation import simulate
 
 #: A user's own EKS program: their cluster and their system node group (no labels of ours), GPU pools from
 #: the library, and the autoscaler placed by SELECTOR.

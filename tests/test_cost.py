@@ -14,21 +14,8 @@ import pytest
 
 from elastic_gpu.__main__ import main
 from elastic_gpu.config import PriceOverride, load_stack_config
-from elastic_gpu.cost import (
-    DEFAULT_EVICTION_RATE,
-    EVICTION_ASSUMED,
-    EVICTION_FROM_ARGUMENT,
-    EVICTION_FROM_PRICES,
-    item_price,
-    node_price,
-    pool_cost,
-    work_cost,
-)
 from elastic_gpu.gcp.pool_view import gce_region
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.offline.policy_run import stack_resources
-from elastic_gpu.offline.report import pool_summaries, render_text, to_json
-from elastic_gpu.offline.runner import run_preview
 from elastic_gpu.pool_view import PoolView, stack_pools
 from elastic_gpu.prices import (
     COLUMNS,
@@ -39,6 +26,19 @@ from elastic_gpu.prices import (
     price_rows,
     price_sources,
 )
+from elastic_gpu.tools.cost import (
+    DEFAULT_EVICTION_RATE,
+    EVICTION_ASSUMED,
+    EVICTION_FROM_ARGUMENT,
+    EVICTION_FROM_PRICES,
+    item_price,
+    node_price,
+    pool_cost,
+    work_cost,
+)
+from elastic_gpu.tools.offline.policy_run import stack_resources
+from elastic_gpu.tools.offline.report import pool_summaries, render_text, to_json
+from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import ROOT, stack_preview, stack_values, stem
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
@@ -165,7 +165,7 @@ def test_every_item_of_a_shipped_stack_has_a_row_for_its_region(stack: str) -> N
             if p.region is None or price_row(p.cloud, p.region, item) is None
         }
     )
-    assert not missing, f"add rows to components/data/prices.csv: {missing}"
+    assert not missing, f"add rows to elastic_gpu/data/prices.csv: {missing}"
 
 
 # --- region, node price, pool cost ---------------------------------------------------------------
@@ -300,7 +300,7 @@ def test_preview_text_has_the_cost_table_and_its_caveat() -> None:
     text = render_text(preview)
     cost = to_json(preview)["cost"]
     assert (
-        "Cost (USD list prices from components/data/prices.csv, region us-east-1, 730 h/month; "
+        "Cost (USD list prices from elastic_gpu/data/prices.csv, region us-east-1, 730 h/month; "
         "node pools only: no control plane, disks or network):"
     ) in text
     assert re.search(r"POOL +NODE GROUP +CAPACITY +PRICED AS +ON-DEMAND \$/H +SPOT \$/H +\$/GPU-H", text)
@@ -355,7 +355,7 @@ def test_stack_config_overrides_change_the_preview_and_the_cost_command(program_
 def cached_runs(monkeypatch):
     """The command runs the stack's preview; the session's cached previews keep the tests fast."""
     monkeypatch.setattr(
-        "elastic_gpu.offline.runner.run_preview", lambda stack, program=".", account=None: stack_preview(stack)
+        "elastic_gpu.tools.offline.runner.run_preview", lambda stack, program=".", account=None: stack_preview(stack)
     )
 
 

@@ -8,7 +8,7 @@ from functools import cache
 
 import pytest
 
-from elastic_gpu.offline.runner import Preview, run_preview
+from elastic_gpu.tools.offline.runner import Preview, run_preview
 from tests.conftest import ROOT, stack_preview
 from tests.crd_schemas import CRD_DIR, crds, validate
 from tests.test_stacks_common import is_builtin_kind

@@ -10,7 +10,7 @@ from elastic_gpu.aws.versions import EKS_ADDON_VERSIONS
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gcp.versions import KUEUE_WEBHOOK_PORT
-from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.tools.offline.runner import run_preview
 from elastic_gpu.versions import SUPPORTED_KUBERNETES_VERSIONS
 from tests.conftest import stack_preview, stack_values
 

@@ -13,10 +13,10 @@ import pytest
 import yaml
 
 from elastic_gpu.__main__ import main
-from elastic_gpu.offline.diff import Side, build_diff, is_general_pool
-from elastic_gpu.offline.runner import Preview, run_preview
 from elastic_gpu.pool_view import pools_of
 from elastic_gpu.replacement import POOL_NAME_FIELD, POOL_REPLACE_FIELDS
+from elastic_gpu.tools.offline.diff import Side, build_diff, is_general_pool
+from elastic_gpu.tools.offline.runner import Preview, run_preview
 from tests.conftest import ROOT, stack_preview, stack_values
 
 P = "elastic-gpu:"
@@ -149,7 +149,7 @@ def test_base_ref_runs_the_refs_own_program(tmp_path, capsys) -> None:
     tarfile.AbsoluteLinkError traceback."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    for item in ("components", "stacks"):
+    for item in ("elastic_gpu", "stacks"):
         shutil.copytree(ROOT / item, repo / item, ignore=shutil.ignore_patterns("__pycache__"))
     for item in ("Pulumi.yaml", "__main__.py"):
         shutil.copy(ROOT / item, repo / item)

@@ -16,8 +16,8 @@ from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.eks_addons import ADDON_NAMES
 from elastic_gpu.eks_cluster import UNKNOWN_VERSION_WARNING
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.diff import Side
-from elastic_gpu.offline.runner import Preview
+from elastic_gpu.tools.offline.diff import Side
+from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.versions import cluster_autoscaler_image
 
 PROGRAM = """

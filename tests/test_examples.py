@@ -12,10 +12,10 @@ from conftest import ROOT
 
 from elastic_gpu.__main__ import main
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.mocks import MOCK_UUID
-from elastic_gpu.offline.policy_run import run_policies
-from elastic_gpu.offline.report import to_json
-from elastic_gpu.offline.runner import Preview, run_preview
+from elastic_gpu.tools.offline.mocks import MOCK_UUID
+from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.offline.report import to_json
+from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.versions import cluster_autoscaler_image
 
 EXAMPLES = ROOT / "examples"
@@ -60,7 +60,7 @@ def test_existing_eks_on_pulumi_eks() -> None:
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
     } <= children
     groups = _by_type(preview, "aws:eks/nodeGroup:NodeGroup")
-    # <cluster>-<pool>-<kind>-<zone>, then the create-before-delete suffix (components/replacement.py)
+    # <cluster>-<pool>-<kind>-<zone>, then the create-before-delete suffix (elastic_gpu/replacement.py)
     assert {_unsuffixed(g["nodeGroupName"]) for g in groups.values()} == {
         f"ml-l4-{kind}-us-west-2{z}" for kind in ("spot", "fallback") for z in "ab"
     }

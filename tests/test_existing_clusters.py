@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.mocks import MOCK_UUID
-from elastic_gpu.offline.runner import Preview
+from elastic_gpu.tools.offline.mocks import MOCK_UUID
+from elastic_gpu.tools.offline.runner import Preview
 from tests.conftest import stack_preview, stem
 
 OUTPUT_TEXT = ("Calling __str__", "Output[", "<pulumi.output")
@@ -56,7 +56,7 @@ def _no_output_text(preview: Preview) -> None:
 
 @pytest.fixture(scope="module")
 def eks(tmp_path_factory) -> Preview:
-    from elastic_gpu.offline.runner import run_preview
+    from elastic_gpu.tools.offline.runner import run_preview
 
     d = tmp_path_factory.mktemp("eks")
     (d / "Pulumi.yaml").write_text("name: consumer\nruntime: python\n")
@@ -431,7 +431,7 @@ def test_a_renamed_autoscaler_told_to_share_kube_system_is_refused(run_program) 
 
 def test_unknown_names_stay_unknown_for_the_policies(run_program) -> None:
     """A cluster name known only after deployment: the policies see an unknown, never the text "[unknown]"."""
-    from elastic_gpu.offline.policy_run import run_policies
+    from elastic_gpu.tools.offline.policy_run import run_policies
 
     source = EKS_PROGRAM.replace("cluster_name=theirs.name", "cluster_name=theirs.platform_version").replace(
         "REGION", 'region="us-east-1",'

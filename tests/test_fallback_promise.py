@@ -13,11 +13,11 @@ from pulumi_policy.proxy import UnknownValueError
 from elastic_gpu.__main__ import main
 from elastic_gpu.compose import PlannedCluster
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.policy_run import run_policies, stack_resources
-from elastic_gpu.offline.runner import run_preview
-from elastic_gpu.policy_rules.fallback_rules import preview_of, validate_fallback_promise
-from elastic_gpu.simulation import simulate
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT, SpotGpuPoolArgs, spot_gpu_pool_problems
+from elastic_gpu.tools.offline.policy_run import run_policies, stack_resources
+from elastic_gpu.tools.offline.runner import run_preview
+from elastic_gpu.tools.policy.fallback_rules import preview_of, validate_fallback_promise
+from elastic_gpu.tools.simulation import simulate
 from tests.conftest import ROOT, stack_preview, stack_values
 
 P = "elastic-gpu:"

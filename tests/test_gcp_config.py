@@ -9,7 +9,7 @@ import pytest
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import default_instance_types, gpu_instance_type
-from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import stack_values
 
 NS = "elastic-gpu:"

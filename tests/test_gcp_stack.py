@@ -9,8 +9,8 @@ import pytest
 
 from elastic_gpu.gcp.kueue import ADMISSION_CHECK, CLUSTER_QUEUE, LOCAL_QUEUE, PROVISIONING_CONFIG
 from elastic_gpu.gcp.versions import KUEUE_CHART, KUEUE_VERSION
-from elastic_gpu.offline.report import pool_summaries
 from elastic_gpu.scheduling import GKE_GPU_TAINT, GPU_NODE_LABEL, POOL_LABEL
+from elastic_gpu.tools.offline.report import pool_summaries
 from tests.conftest import ROOT, run_preview, stack_preview, stem
 
 NODE_POOL = "gcp:container/nodePool:NodePool"

@@ -9,8 +9,8 @@ import pytest
 
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gcp.rules import NODE_SERVICE_ACCOUNT_ROLE, PODS_CIDR, SERVICES_CIDR
-from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.gcp.config_rules import NODE_SERVICE_ACCOUNT_ROLE, PODS_CIDR, SERVICES_CIDR
+from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import stack_preview, stack_values
 
 NS = "elastic-gpu:"

@@ -17,9 +17,9 @@ from elastic_gpu.gcp.autoprovisioning.cluster import limits_for, limits_problems
 from elastic_gpu.gcp.autoprovisioning.compute_class import compute_class_spec, instance_types_eligible
 from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.offline.runner import run_preview
-from elastic_gpu.simulation.run import simulate
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs, spot_gpu_pool_problems
+from elastic_gpu.tools.offline.runner import run_preview
+from elastic_gpu.tools.simulation.run import simulate
 from tests.conftest import stack_preview, stack_values
 from tests.crd_schemas import validate
 
@@ -272,7 +272,7 @@ def test_the_rule_messages_say_what_to_do(rules_report) -> None:
 
 
 def test_the_shipped_stack_passes_the_new_rules() -> None:
-    from elastic_gpu.offline.policy_run import run_policies
+    from elastic_gpu.tools.offline.policy_run import run_policies
 
     report = run_policies(stack_preview(STACK))
     assert [v for v in report.violations if v.policy in RULES] == []
@@ -398,7 +398,7 @@ def test_the_workloads_selector_is_met_by_the_documented_class_wide_node_labels(
 
 
 def test_simulate_gives_the_expected_figure_from_the_smallest_fit_and_the_worst_case_apart() -> None:
-    from elastic_gpu.cost import HOURS_PER_MONTH, node_price
+    from elastic_gpu.tools.cost import HOURS_PER_MONTH, node_price
 
     [nap, _] = simulate(stack_preview(STACK))
     data = nap.to_json()
@@ -426,7 +426,7 @@ def test_cost_gives_the_expected_figure_and_the_worst_case(capsys) -> None:
     assert inference["on_demand_cost"] < inference["worst_case"]["on_demand_cost"]
     main(["cost", "--stack", STACK, "--gpu-hours", "100"])
     assert "worst case, as g2-standard-32 + 1 x nvidia-l4: on-demand $173.44" in capsys.readouterr().out
-    from elastic_gpu.offline.report import cost_json, preview_cost
+    from elastic_gpu.tools.offline.report import cost_json, preview_cost
 
     total = cost_json(preview_cost(stack_preview(STACK)))["total"]
     assert total["expected_max_monthly"] < total["max_monthly"]

@@ -10,8 +10,8 @@ from conftest import stack_preview
 
 from elastic_gpu.__main__ import main
 from elastic_gpu.gcp import GKE_NODE_POOL
-from elastic_gpu.offline.diff import Side, build_diff
 from elastic_gpu.replacement import replacing_paths
+from elastic_gpu.tools.offline.diff import Side, build_diff
 
 
 def test_flex_start_change_is_a_replacement() -> None:
@@ -45,7 +45,7 @@ def test_preview_cost_table_marks_flex_start(capsys) -> None:
 
 
 def _with_training(program_dir, **pool):
-    from elastic_gpu.offline.runner import run_preview
+    from elastic_gpu.tools.offline.runner import run_preview
     from tests.conftest import stack_values
 
     values = stack_values("gcp-prod")

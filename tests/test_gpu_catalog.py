@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import stack_values
 
 

@@ -8,11 +8,11 @@ import pytest
 from elastic_gpu.compose import PlannedCluster
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GPU_INSTANCE_TYPES, GpuSpec, clear_declared_instance_types
-from elastic_gpu.offline.policy_run import run_policies
-from elastic_gpu.offline.runner import run_preview
-from elastic_gpu.simulation import simulate
-from elastic_gpu.simulation.templates import node_templates
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs, spot_gpu_pool_problems
+from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.offline.runner import run_preview
+from elastic_gpu.tools.simulation import simulate
+from elastic_gpu.tools.simulation.templates import node_templates
 from tests.conftest import stack_values
 
 #: p4de.24xlarge: 8 x A100 80GB, 96 vCPUs, 1152 GiB (EC2 accelerated computing instances, P4de).

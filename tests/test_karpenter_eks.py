@@ -21,12 +21,12 @@ from elastic_gpu.aws.karpenter.nodes import (
 from elastic_gpu.compose import PlannedCluster
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.policy_run import run_policies
-from elastic_gpu.offline.report import to_json
-from elastic_gpu.offline.runner import Preview
-from elastic_gpu.simulation import karpenter as karpenter_sim
-from elastic_gpu.simulation.run import simulate
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.offline.report import to_json
+from elastic_gpu.tools.offline.runner import Preview
+from elastic_gpu.tools.simulation import karpenter as karpenter_sim
+from elastic_gpu.tools.simulation.run import simulate
 from tests.conftest import stack_preview, stack_values, stem
 from tests.crd_schemas import validate
 
@@ -291,7 +291,7 @@ def separate_cap_values() -> dict:
 def separate_cap_stack(tmp_path_factory: pytest.TempPathFactory) -> Preview:
     import yaml
 
-    from elastic_gpu.offline.runner import run_preview
+    from elastic_gpu.tools.offline.runner import run_preview
     from tests.conftest import ROOT
 
     root = tmp_path_factory.mktemp("separate-cap")
@@ -486,7 +486,7 @@ def _account_preview(tmp_path, existing_tags: dict[str, str] | None, **cluster: 
     the account has none, as the built-in mocks' new account)."""
     import yaml
 
-    from elastic_gpu.offline.runner import run_preview
+    from elastic_gpu.tools.offline.runner import run_preview
     from tests.conftest import ROOT
 
     values = stack_values("aws-karpenter")

@@ -12,11 +12,11 @@ import yaml
 from elastic_gpu.gcp.kueue import CLUSTER_QUEUE
 from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
 from elastic_gpu.gcp.kueue_simulation import admission_problem
-from elastic_gpu.offline.runner import Preview
 from elastic_gpu.scheduling import GKE_QUEUED_TAINT
-from elastic_gpu.simulation import simulate
-from elastic_gpu.simulation.pod import parse_quantity, pod_shape
-from elastic_gpu.simulation.run import pool_contracts
+from elastic_gpu.tools.offline.runner import Preview
+from elastic_gpu.tools.simulation import simulate
+from elastic_gpu.tools.simulation.pod import parse_quantity, pod_shape
+from elastic_gpu.tools.simulation.run import pool_contracts
 from elastic_gpu.workload import job_manifest
 from tests.conftest import stack_preview
 from tests.test_stacks_common import STACKS

@@ -1,4 +1,4 @@
-"""A cloud is one folder (components/clouds.py): the cloud-neutral modules never branch on a cloud's name."""
+"""A cloud is one folder (elastic_gpu/clouds.py): the cloud-neutral modules never branch on a cloud's name."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from elastic_gpu.config import (
 )
 from elastic_gpu.errors import ConfigError
 
-COMPONENTS = ROOT / "components"
+COMPONENTS = ROOT / "elastic_gpu"
 CLOUD_FOLDERS = {COMPONENTS / name for name in CLOUDS}
 #: Where a cloud's name may appear as data: the registry that maps names to folders, and the config schema's
 #: Literal of names (allowed by the check itself).
@@ -99,7 +99,7 @@ def test_each_folder_exports_its_cloud() -> None:
     for cloud in all_clouds():
         assert get_cloud(cloud.name) is cloud
         # What the core reads of every folder is there, in the folder.
-        parts = ("pool_view", "node_templates", "replacement", "versions", "rules", "cluster", "pools")
+        parts = ("pool_view", "node_templates", "replacement", "versions", "config_rules", "cluster", "pools")
         parts += ("mocks", "report")
         for part in parts:
             assert (COMPONENTS / cloud.name / f"{part}.py").is_file(), (cloud.name, part)

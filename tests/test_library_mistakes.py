@@ -13,9 +13,9 @@ import pytest
 from elastic_gpu.__main__ import main
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.runner import run_preview
 from elastic_gpu.scheduling import AWS_ACCELERATOR_LABEL, POOL_LABEL
-from elastic_gpu.simulation import simulate
+from elastic_gpu.tools.offline.runner import run_preview
+from elastic_gpu.tools.simulation import simulate
 from elastic_gpu.workload import job_manifest
 from tests.conftest import ROOT, stack_values
 
@@ -191,7 +191,7 @@ def test_any_of_these_gpus_is_asked_for_and_then_no_model_label_is_set(tmp_path,
 
 
 def own_contract(preview):  # type: ignore[no-untyped-def]
-    from elastic_gpu.simulation.run import pool_contracts
+    from elastic_gpu.tools.simulation.run import pool_contracts
 
     [contract] = pool_contracts(preview)
     return contract
@@ -330,7 +330,7 @@ def test_private_nodes_is_named_where_it_matters(run_program) -> None:
     import pydoc
 
     from elastic_gpu import GkeCluster
-    from elastic_gpu.offline.policy_run import run_policies
+    from elastic_gpu.tools.offline.policy_run import run_policies
 
     doc = pydoc.render_doc(GkeCluster.existing, renderer=pydoc.plaintext)
     assert "`private_nodes`: set True when the cluster's nodes are private" in doc and "no-public-node-ips" in doc
@@ -367,7 +367,7 @@ def test_a_missing_extra_says_which_to_install(monkeypatch: pytest.MonkeyPatch) 
 
 def test_hints_speak_to_a_program_too(tmp_path) -> None:
     """The policies' hints name the argument a program sets, not only the stack file's key."""
-    from elastic_gpu.offline.policy_run import run_policies
+    from elastic_gpu.tools.offline.policy_run import run_policies
 
     main_py = write(tmp_path) / "__main__.py"
     source = main_py.read_text().replace('TAGS = {"project": "ml-platform", "cost-center": "research"}', "TAGS = {}")
@@ -381,12 +381,12 @@ def test_hints_speak_to_a_program_too(tmp_path) -> None:
 
 
 def test_a_price_gap_names_the_config_key_any_program_reads() -> None:
-    from elastic_gpu.cost import NodePrice, price_hints
+    from elastic_gpu.tools.cost import NodePrice, price_hints
 
     [hint] = price_hints([(NodePrice("g9.xlarge", (), (), ("g9.xlarge",)), "us-east-1", True)])
     assert hint == (
         "no price for g9.xlarge (us-east-1): set `elastic-gpu:prices.<item>.onDemand` (USD per hour) in the stack's "
-        "config, which any program using elastic-gpu reads, or add a row to components/data/prices.csv in the "
+        "config, which any program using elastic-gpu reads, or add a row to elastic_gpu/data/prices.csv in the "
         "repository"
     )
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.diff import Side, build_diff, render_diff
-from elastic_gpu.offline.report import pool_summaries, render_text
-from elastic_gpu.offline.runner import Preview, run_preview
-from elastic_gpu.simulation import simulate
-from elastic_gpu.simulation.templates import node_templates
+from elastic_gpu.tools.offline.diff import Side, build_diff, render_diff
+from elastic_gpu.tools.offline.report import pool_summaries, render_text
+from elastic_gpu.tools.offline.runner import Preview, run_preview
+from elastic_gpu.tools.simulation import simulate
+from elastic_gpu.tools.simulation.templates import node_templates
 from tests.conftest import ROOT
 
 EXAMPLES = ROOT / "examples"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pulumi.output import Unknown
 
 from elastic_gpu.aws.mocks import _eks_node_group
-from elastic_gpu.offline.mocks import MOCK_UUID
+from elastic_gpu.tools.offline.mocks import MOCK_UUID
 
 
 def _asg_name(outputs: dict) -> str:

@@ -1,4 +1,4 @@
-"""The installable package: import name `elastic_gpu`, built from the `components/` folder."""
+"""The installable package: import name `elastic_gpu`, built from the `elastic_gpu/` folder."""
 
 from __future__ import annotations
 
@@ -18,20 +18,16 @@ def _pyproject() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
-def test_every_subpackage_of_components_is_packaged_as_elastic_gpu() -> None:
+def test_every_subpackage_of_the_source_folder_is_packaged() -> None:
     listed = set(_pyproject()["tool"]["setuptools"]["packages"])
-    on_disk = {
-        "elastic_gpu"
-        + ("." + ".".join(p.parent.relative_to(ROOT / "components").parts) if p.parent != ROOT / "components" else "")
-        for p in (ROOT / "components").rglob("__init__.py")
-    }
+    on_disk = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "elastic_gpu").rglob("__init__.py")}
     assert listed == on_disk
 
 
 def test_nothing_is_installed_under_a_generic_top_level_name() -> None:
     setuptools = _pyproject()["tool"]["setuptools"]
     assert {p.split(".")[0] for p in setuptools["packages"]} == {"elastic_gpu"}
-    assert setuptools["package-dir"] == {"elastic_gpu": "components"}
+    assert "package-dir" not in setuptools  # the folder carries the import name
 
 
 def test_base_install_pulls_no_cloud_sdk() -> None:
@@ -65,7 +61,7 @@ CLOUD_SDKS = {"pulumi_aws", "pulumi_eks", "pulumi_azure_native", "pulumi_gcp"}
 
 
 def _module_file(module: str):
-    path = ROOT / "components" / Path(*module.split(".")[1:])
+    path = ROOT / "elastic_gpu" / Path(*module.split(".")[1:])
     for candidate in (path / "__init__.py", path.with_suffix(".py")):
         if candidate.is_file():
             return candidate

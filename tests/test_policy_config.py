@@ -6,10 +6,10 @@ import copy
 
 from policy_programs import judge, program_preview, program_report
 
-from elastic_gpu.cost import node_price, pool_cost
-from elastic_gpu.policy_rules import POLICIES_BY_NAME
 from elastic_gpu.pool_view import PoolView
 from elastic_gpu.prices import HOURS_PER_MONTH, price_row
+from elastic_gpu.tools.cost import node_price, pool_cost
+from elastic_gpu.tools.policy import POLICIES_BY_NAME
 
 
 def _names(report, policy):
@@ -55,7 +55,7 @@ def test_cost_ceiling_prices_the_most_expensive_type() -> None:
     assert pool_cost(pool).price.instance_type == "g4dn.xlarge"  # the report: the first type
     rows = [price_row("aws", "us-east-1", t) for t in pool.instance_types]
     assert pool_cost(pool, upper_bound=True).hourly == max(r.spot for r in rows if r and r.spot is not None)
-    assert "components/data/prices.csv" in POLICIES_BY_NAME["gpu-monthly-cost-ceiling"].description
+    assert "elastic_gpu/data/prices.csv" in POLICIES_BY_NAME["gpu-monthly-cost-ceiling"].description
 
 
 def test_cost_ceiling_price_overrides_and_unpriced_types() -> None:

@@ -10,8 +10,8 @@ import pytest
 from pulumi_policy import EnforcementLevel, PolicyResource, StackValidationArgs, StackValidationPolicy
 from pulumi_policy.policy import PolicyResourceOptions
 
-from elastic_gpu.policy_rules import ALL_POLICIES, assemble
-from elastic_gpu.policy_rules.security_rules import validate_no_public_ips
+from elastic_gpu.tools.policy import ALL_POLICIES, assemble
+from elastic_gpu.tools.policy.security_rules import validate_no_public_ips
 
 
 def test_the_pack_keeps_the_rule_lists_order() -> None:
@@ -80,9 +80,9 @@ def test_public_node_ips_are_reported_in_the_stacks_order_whichever_cloud_finds_
     assert urns == ["urn:gke", "urn:lt", "urn:aks"]
 
 
-@pytest.mark.parametrize("module", ["elastic_gpu.aws.policy_rules", "elastic_gpu.gcp.autoprovisioning.rules"])
+@pytest.mark.parametrize("module", ["elastic_gpu.aws.pack.node_groups", "elastic_gpu.gcp.pack.auto_provisioning"])
 def test_a_clouds_rules_import_before_the_pack(module: str) -> None:
     # A cloud's rules import policy_rules' helpers; the pack, assembled on first use, then imports them back.
-    code = f"import {module}\nfrom elastic_gpu.policy_rules import ALL_POLICIES\nprint(len(ALL_POLICIES))"
+    code = f"import {module}\nfrom elastic_gpu.tools.policy import ALL_POLICIES\nprint(len(ALL_POLICIES))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout, done.stderr[-300:]) == (0, f"{len(ALL_POLICIES)}\n", "")

@@ -3,8 +3,8 @@ region without a price says how to give one (never a file inside the installed p
 
 from __future__ import annotations
 
-from elastic_gpu.offline.policy_run import run_policies
-from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import stack_values
 
 #: A region the shipped table has no row for.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from policy_programs import flagged, program_preview, program_report
 
-from elastic_gpu.policy_rules import ALL_POLICIES, POLICIES_BY_NAME
+from elastic_gpu.tools.policy import ALL_POLICIES, POLICIES_BY_NAME
 
 EXPECTED: dict[str, dict[str, set[str]]] = {
     "gpu-pool-noschedule-taint": {"aws": {"bad-notaint"}, "azure": {"bad-notaint"}, "gcp": {"bad-notaint"}},

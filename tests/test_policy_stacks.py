@@ -12,8 +12,8 @@ from conftest import ROOT, stack_preview
 from policy_programs import AWS, OPT_IN, judge, write_program
 
 from elastic_gpu.__main__ import main
-from elastic_gpu.offline.policy_run import run_policies
-from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.offline.runner import run_preview
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 

@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
-from elastic_gpu.offline.policy_run import run_policies
-from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import stack_values
 
 P = "elastic-gpu:"

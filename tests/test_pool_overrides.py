@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.runner import Preview
+from elastic_gpu.tools.offline.runner import Preview
 from tests.conftest import stem
 
 EKS = """

@@ -1,4 +1,4 @@
-"""The account preflight (components/preflight.py): what a first `pulumi up` meets in the account, read at preview
+"""The account preflight (elastic_gpu/preflight.py): what a first `pulumi up` meets in the account, read at preview
 through the providers' invokes and answered offline from a described account (a new one by default)."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from conftest import ROOT, stack_values
 from elastic_gpu.__main__ import main
 from elastic_gpu.config import PROJECT
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.account import described_account, load_account
-from elastic_gpu.offline.policy_run import run_policies
-from elastic_gpu.offline.runner import Preview, run_preview
 from elastic_gpu.preflight import FINDINGS_INPUT, TYPE_TOKEN, documentation_range
+from elastic_gpu.tools.offline.account import described_account, load_account
+from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.offline.runner import Preview, run_preview
 
 AMPLE = ROOT / "examples" / "account.yaml"
 

@@ -36,8 +36,8 @@ from hypothesis import strategies as st
 
 from elastic_gpu.config import TOP_LEVEL_KEYS, StackConfig
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline import runner
-from elastic_gpu.offline.runner import ProgramError, run_preview
+from elastic_gpu.tools.offline import runner
+from elastic_gpu.tools.offline.runner import ProgramError, run_preview
 from tests.conftest import ROOT, stack_values
 from tests.test_stacks_common import is_builtin_kind
 

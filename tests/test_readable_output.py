@@ -7,13 +7,13 @@ from __future__ import annotations
 import io
 
 from elastic_gpu.aws.node_groups import MAX_NODE_GROUP_NAME, eks_node_group_name
-from elastic_gpu.offline import terminal
-from elastic_gpu.offline.policy_run import render_report, run_policies
-from elastic_gpu.offline.runner import run_preview
-from elastic_gpu.simulation import expanders, run
-from elastic_gpu.simulation.fit import NodeTemplate
-from elastic_gpu.simulation.pod import PodShape
-from elastic_gpu.simulation.templates import node_templates
+from elastic_gpu.tools.offline import terminal
+from elastic_gpu.tools.offline.policy_run import render_report, run_policies
+from elastic_gpu.tools.offline.runner import run_preview
+from elastic_gpu.tools.simulation import expanders, run
+from elastic_gpu.tools.simulation.fit import NodeTemplate
+from elastic_gpu.tools.simulation.pod import PodShape
+from elastic_gpu.tools.simulation.templates import node_templates
 from tests.conftest import stack_preview, stack_values
 
 P = "elastic-gpu:"

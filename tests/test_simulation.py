@@ -12,13 +12,13 @@ import yaml
 
 from elastic_gpu.__main__ import main
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.runner import run_preview
 from elastic_gpu.scheduling import AKS_SPOT_TAINT, GPU_TAINT, POOL_LABEL
-from elastic_gpu.simulation import simulate
-from elastic_gpu.simulation.pod import pod_shape
-from elastic_gpu.simulation.run import pool_contracts, simulate_pod
-from elastic_gpu.simulation.templates import node_templates
-from elastic_gpu.simulation.timings import autoscaler_settings
+from elastic_gpu.tools.offline.runner import run_preview
+from elastic_gpu.tools.simulation import simulate
+from elastic_gpu.tools.simulation.pod import pod_shape
+from elastic_gpu.tools.simulation.run import pool_contracts, simulate_pod
+from elastic_gpu.tools.simulation.templates import node_templates
+from elastic_gpu.tools.simulation.timings import autoscaler_settings
 from elastic_gpu.workload import job_manifest
 from tests.conftest import stack_preview, stack_values
 
@@ -459,7 +459,7 @@ def test_a_broken_promise_is_marked_in_the_table(capsys, program_dir, tmp_path):
     values = stack_values("aws-dev")
     values["elastic-gpu:gpuPools"][0]["maxMinutesToFallback"] = 1
     preview = run_preview("test", program_dir(values))
-    from elastic_gpu.simulation.run import render_text
+    from elastic_gpu.tools.simulation.run import render_text
 
     text = render_text("test", simulate(preview))
     row = next(line for line in text.splitlines() if line.startswith("t4 "))

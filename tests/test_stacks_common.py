@@ -12,8 +12,8 @@ import pytest
 from kubernetes_validate.utils import ValidationError as K8sValidationError
 
 from elastic_gpu.config import load_stack_config
-from elastic_gpu.offline.report import pool_summaries, to_json
-from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.tools.offline.report import pool_summaries, to_json
+from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import ROOT, stack_preview, stack_values, stem
 
 STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
@@ -77,7 +77,7 @@ def test_every_resource_has_a_parent_and_gpu_pools_scale_from_zero(stack: str) -
 
 def test_json_preview_masks_secrets_and_lists_options() -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "components", "preview", "--stack", "aws-dev", "--json"],
+        [sys.executable, "-m", "elastic_gpu", "preview", "--stack", "aws-dev", "--json"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -100,7 +100,7 @@ def test_json_preview_masks_secrets_and_lists_options() -> None:
 
 def test_text_preview_shows_tree_and_pool_table() -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "components", "preview", "--stack", "aws-prod"],
+        [sys.executable, "-m", "elastic_gpu", "preview", "--stack", "aws-prod"],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -19,9 +19,9 @@ from elastic_gpu.__main__ import main
 from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.eks_cluster import UNKNOWN_VERSION_WARNING
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.offline.policy_run import run_policies
-from elastic_gpu.offline.report import to_json
-from elastic_gpu.offline.runner import Preview, run_preview
+from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.offline.report import to_json
+from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.versions import cluster_autoscaler_image
 
 UPSTREAM = ROOT / "tests" / "data" / "upstream"

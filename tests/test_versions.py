@@ -1,4 +1,4 @@
-"""The Kubernetes support table (components/versions.py): levels by date, the preview warning, the policy levels."""
+"""The Kubernetes support table (elastic_gpu/versions.py): levels by date, the preview warning, the policy levels."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from conftest import stack_values
 
 from elastic_gpu import versions
-from elastic_gpu.offline.policy_run import run_policies
-from elastic_gpu.offline.runner import run_preview
+from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.offline.runner import run_preview
 from elastic_gpu.versions import KUBERNETES_SUPPORT, README_BEGIN, README_END, support_status, support_table
 
 P = "elastic-gpu:"

@@ -1,0 +1,105 @@
+"""EksAddons: the EKS managed add-ons (vpc-cni, kube-proxy, coredns, eks-pod-identity-agent) at the
+versions of the cluster's Kubernetes minor, so a version bump moves them too (eksctl installs them as
+EKS add-ons by default; a cluster left with the self-managed copies keeps old versions after upgrades).
+
+Each version is what EKS itself offers as the newest for the minor, read at preview through
+`aws.eks.get_addon_version(most_recent=True)` (EKS DescribeAddonVersions), so a minor the table below
+was written before is served right; offline the mock engine answers that invoke from the table
+(elastic_gpu/aws/versions.py). `EksAddonsArgs.versions` pins any add-on instead."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pulumi
+import pulumi_aws as aws
+
+from elastic_gpu.aws.versions import EKS_ADDON_VERSIONS, eks_addon_versions, minor
+from elastic_gpu.cluster_handle import EksClusterHandle
+from elastic_gpu.errors import ConfigError
+
+TYPE_TOKEN = "elastic-gpu:index:EksAddons"
+
+#: We own the add-ons' configuration: on create EKS adopts the self-managed copies it installed with the
+#: cluster, on update our version wins (EKS API resolveConflicts: OVERWRITE).
+RESOLVE_CONFLICTS = "OVERWRITE"
+
+#: The add-ons every minor's row of the table names.
+ADDON_NAMES = tuple(sorted({a for row in EKS_ADDON_VERSIONS.values() for a in row}))
+
+
+@dataclass
+class EksAddonsArgs:
+    cluster: EksClusterHandle
+    """The EKS cluster (created by EksCluster, or an existing one's handle): its name and Kubernetes minor."""
+    nodes: list[pulumi.Resource] = field(default_factory=list)
+    """Node groups the add-ons wait for: coredns needs nodes, and on an upgrade the add-ons move only
+    after the node groups (control plane, node groups, add-ons, as the EKS upgrade guide orders them)."""
+    versions: dict[str, pulumi.Input[str]] | None = None
+    """Per add-on, a version to pin (e.g. {"coredns": "v1.13.2-eksbuild.11"}); the others: the newest EKS
+    offers for the cluster's minor, read at preview (`aws.eks.get_addon_version`, most_recent); offline, the
+    table in elastic_gpu/aws/versions.py answers."""
+    tags: dict[str, str] = field(default_factory=dict)
+    """Tags on each add-on (cost allocation)."""
+
+
+class EksAddons(pulumi.ComponentResource):
+    """One `aws.eks.Addon` per managed add-on, pinned to the cluster minor's version."""
+
+    def __init__(self, name: str, args: EksAddonsArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        pinned = dict(args.versions or {})
+        if unknown := sorted(set(pinned) - set(ADDON_NAMES)):
+            raise ConfigError(
+                [f"EksAddons '{name}': EksAddonsArgs.versions: {', '.join(map(repr, unknown))} is not an add-on this "
+                 f"component manages; allowed: {', '.join(ADDON_NAMES)}"],
+                source=f"EksAddons '{name}'",
+            )  # fmt: skip
+        super().__init__(TYPE_TOKEN, name, None, opts)
+        # Checks the minor against the table (a ConfigError at preview for one it does not know), then asks EKS.
+        resolved = addon_versions(name, args.cluster.kubernetes_version, parent=self)
+        versions = {addon: pinned.get(addon, resolved[addon]) for addon in ADDON_NAMES}
+        self.addons = {
+            addon: aws.eks.Addon(
+                f"{name}-{addon}",
+                cluster_name=args.cluster.cluster_name,
+                addon_name=addon,
+                addon_version=version,
+                resolve_conflicts_on_create=RESOLVE_CONFLICTS,
+                resolve_conflicts_on_update=RESOLVE_CONFLICTS,
+                tags=args.tags,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=args.nodes),
+            )
+            for addon, version in sorted(versions.items())
+        }
+        self.versions: dict[str, pulumi.Input[str]] = dict(versions)
+        self.register_outputs({"versions": self.versions})
+
+
+def addon_versions(
+    name: str, kubernetes_version: pulumi.Input[str], parent: pulumi.Resource | None = None
+) -> dict[str, pulumi.Output[str]]:
+    """The newest version of each add-on EKS offers for the cluster's minor (`aws.eks.get_addon_version`
+    with most_recent, answered from the table offline). The minor must be one the table names (a
+    ConfigError otherwise); for a minor read from a pulumi-eks cluster (an Output) that is checked, and EKS
+    asked, once the minor is known."""
+
+    def minor_of(version: str) -> str:
+        try:
+            eks_addon_versions(version)
+        except ValueError as exc:
+            raise ConfigError([f"EksAddons '{name}': {exc}"], source=f"EksAddons '{name}'") from None
+        return minor(version)
+
+    # Known at preview when the cluster exists or sets `version`, so an unknown minor fails the preview.
+    checked = (
+        kubernetes_version.apply(minor_of)
+        if isinstance(kubernetes_version, pulumi.Output)
+        else pulumi.Output.from_input(minor_of(kubernetes_version))
+    )
+    opts = pulumi.InvokeOutputOptions(parent=parent)
+    return {
+        addon: aws.eks.get_addon_version_output(
+            addon_name=addon, kubernetes_version=checked, most_recent=True, opts=opts
+        ).version
+        for addon in ADDON_NAMES
+    }

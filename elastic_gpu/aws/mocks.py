@@ -1,0 +1,411 @@
+"""EKS in the offline preview: the mock engine's answers for its resources and invokes, pulumi-eks's
+Cluster as a remote component (merged by elastic_gpu/tools/offline/mocks.py)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from elastic_gpu.aws import pulumi_eks_mocks
+from elastic_gpu.aws.gpu_types import described_instance_type
+from elastic_gpu.tools.offline.mocks import MOCK_CA, MOCK_UUID, RemoteChildren, RemoteComponentMock
+
+ACCOUNT = "123456789012"
+
+
+def _eks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    cluster = inputs.get("name", name)
+    return {
+        "endpoint": f"https://{cluster}.gr7.example.eks.amazonaws.com",
+        "certificateAuthority": {"data": MOCK_CA},
+        "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.example.amazonaws.com/id/{cluster.upper()}"}]}],
+        "arn": f"arn:aws:eks:example:{ACCOUNT}:cluster/{cluster}",
+        "vpcConfig": {
+            **(inputs.get("vpcConfig") or {}),
+            "clusterSecurityGroupId": f"sg-{hashlib.sha256(cluster.encode()).hexdigest()[:17]}",
+        },
+    }
+
+
+def _eks_node_group(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    ng = inputs.get("nodeGroupName")
+    if not isinstance(ng, str):  # absent, or unknown at preview: EKS names the ASG after the group anyway
+        ng = name
+    return {"resources": [{"autoscalingGroups": [{"name": f"eks-{ng}-{MOCK_UUID}"}]}]}
+
+
+def _eks_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.eks.getCluster: the cluster as the EKS cluster mock describes it."""
+    described = _eks_cluster(args.get("name", "cluster"), args)
+    return described | {
+        "name": args.get("name"),
+        "id": args.get("name"),
+        "certificateAuthorities": [described["certificateAuthority"]],
+        "version": "1.33",
+    }
+
+
+class InvokeFailed(grpc.RpcError):
+    """An invoke the provider answers with an error, as the engine reports one (the SDK raises
+    `invoke of <token> failed: <details>` in the program, which may catch it)."""
+
+    def __init__(self, details: str) -> None:
+        super().__init__(details)
+        self._details = details
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNKNOWN
+
+    def details(self) -> str:
+        return self._details
+
+
+def _ec2_get_instance_type(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getInstanceType: the catalog's GPU types as EC2 describes them; any other type is EC2's error
+    (a program's offline_mocks.py INVOKES can describe more)."""
+    name = args.get("instanceType")
+    if (described := described_instance_type(str(name))) is None:
+        raise InvokeFailed(f"reading EC2 Instance Type ({name}): couldn't find resource")
+    return described
+
+
+def _ec2_get_subnets(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getSubnets filtered by `subnet-id` and `availability-zone` (EksCluster.from_cluster's `zones`):
+    the given subnets whose id names the zone (mock ids are `subnet-<resource name>`, and a program names its
+    subnets after their zone, as pulumi/examples aws-py-eks does), else one named after the zone."""
+    filters = {f.get("name"): list(f.get("values") or []) for f in args.get("filters") or []}
+    zones = filters.get("availability-zone", [])
+    ids = [i for i in filters.get("subnet-id", []) if isinstance(i, str) and any(i.endswith(z) for z in zones)]
+    ids = ids or [f"subnet-{z}" for z in zones]
+    return {"ids": ids, "id": args.get("region") or MOCK_AWS_REGION, "filters": args.get("filters")}
+
+
+def _eks_get_addon_version(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.eks.getAddonVersion: the table's version for the add-on and minor (what EKS offered when it was
+    written; a real preview asks EKS)."""
+    from elastic_gpu.aws.versions import eks_addon_versions
+
+    addon, kubernetes_version = args["addonName"], args["kubernetesVersion"]
+    version = eks_addon_versions(kubernetes_version)[addon]
+    return {
+        "addonName": addon,
+        "kubernetesVersion": kubernetes_version,
+        "mostRecent": args.get("mostRecent"),
+        "version": version,
+        "id": addon,
+        "region": args.get("region") or MOCK_AWS_REGION,
+    }
+
+
+#: The region an invoke of aws.getRegion answers with when the program's config names none.
+MOCK_AWS_REGION = "us-east-1"
+
+#: Invoke token -> the answer the cloud would give (derived only from the arguments).
+INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "aws:eks/getCluster:getCluster": _eks_get_cluster,
+    "aws:index/getAvailabilityZones:getAvailabilityZones": lambda args: {
+        "names": [f"{args.get('region') or MOCK_AWS_REGION}{z}" for z in "abc"],
+        "zoneIds": [f"use1-az{i}" for i in (1, 2, 4)],
+        "id": args.get("region") or MOCK_AWS_REGION,
+    },
+    "aws:ec2/getSubnets:getSubnets": _ec2_get_subnets,
+    "aws:ec2/getInstanceType:getInstanceType": _ec2_get_instance_type,
+    "aws:eks/getAddonVersion:getAddonVersion": _eks_get_addon_version,
+    "aws:index/getRegion:getRegion": lambda args: {
+        "name": args.get("region") or MOCK_AWS_REGION,
+        "region": args.get("region") or MOCK_AWS_REGION,
+        "id": args.get("region") or MOCK_AWS_REGION,
+        "description": "mock region",
+        "endpoint": "ec2.amazonaws.com",
+    },
+}
+
+
+# --- the account the preflight reads (elastic_gpu/aws/preflight.py, elastic_gpu/tools/offline/account.py) ---------
+
+#: A new AWS account: the GPU families' EC2 vCPU quotas at 0 (what new accounts report until a request is
+#: granted; Karpenter then sees VcpuLimitExceeded / MaxSpotInstanceCountExceeded, karpenter-provider-aws
+#: pkg/errors/errors.go), EKS's 30 managed node groups per cluster (EKS User Guide, "Amazon EKS service
+#: quotas"), no EC2 Spot service-linked role (it appears with the first spot request or
+#: `aws iam create-service-linked-role`), and every instance type offered in every zone (`offerings` lists
+#: the zones of the types a region offers in some zones only); an existing cluster's subnets map no public IP
+#: unless listed in `publicSubnets`.
+NEW_ACCOUNT: dict[str, Any] = {
+    "quotas": {"L-3819A6DF": 0, "L-DB2E81BA": 0, "L-7212CCBC": 0, "L-417A185B": 0, "L-6D54EA21": 30},
+    "spotServiceLinkedRole": False,
+    "offerings": {},
+    "publicSubnets": [],
+}
+
+
+def _service_quota(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    code = args.get("quotaCode")
+    if code not in account["quotas"]:
+        raise KeyError(f"the described account has no quota {code!r}; give it under aws.quotas")
+    value = account["quotas"][code]
+    if value is None:  # described as unreadable: the credentials may not read it
+        raise PermissionError(
+            f"AccessDeniedException: not authorized to perform servicequotas:GetServiceQuota ({code})"
+        )
+    return {"quotaCode": code, "serviceCode": args.get("serviceCode"), "value": value, "adjustable": True}
+
+
+def _role(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """IAM's GetRole: the EC2 Spot service-linked role when the account has it (untagged: the account's own),
+    else NoSuchEntity, as IAM answers. A program's offline_mocks.py INVOKES can answer with other tags."""
+    name = args.get("name")
+    if name == "AWSServiceRoleForEC2Spot" and account["spotServiceLinkedRole"]:
+        path = "/aws-service-role/spot.amazonaws.com/"
+        return {"name": name, "path": path, "arn": f"arn:aws:iam::{ACCOUNT}:role{path}{name}", "tags": {}}
+    raise InvokeFailed(f"reading IAM Role ({name}): NoSuchEntity: The role cannot be found.")
+
+
+def _offerings(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """Each (type, zone) the filters ask for that the account offers: every zone unless `offerings` says."""
+    filters = {f["name"]: f["values"] for f in args.get("filters") or []}
+    pairs = [
+        (t, z)
+        for t in filters.get("instance-type", [])
+        for z in filters.get("location", [])
+        if z in account["offerings"].get(t, [z])
+    ]
+    return {
+        "instanceTypes": [t for t, _ in pairs],
+        "locations": [z for _, z in pairs],
+        "locationTypes": [args.get("locationType", "availability-zone")] * len(pairs),
+        "id": args.get("region") or MOCK_AWS_REGION,
+    }
+
+
+def _subnet(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    subnet = args.get("id") or "subnet-mock"
+    return {"id": subnet, "mapPublicIpOnLaunch": subnet in account["publicSubnets"], "vpcId": "vpc-mock"}
+
+
+#: Invoke token -> its answer from the described account's `aws` section.
+ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
+    "aws:servicequotas/getServiceQuota:getServiceQuota": _service_quota,
+    "aws:iam/getRole:getRole": _role,
+    "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _offerings,
+    "aws:ec2/getSubnet:getSubnet": _subnet,
+}
+
+
+#: Singular node-group options of pulumi-eks's ClusterArgs that `nodeGroupOptions` excludes.
+PULUMI_EKS_SINGULAR_NODE_GROUP_OPTIONS = (
+    "nodeSubnetIds",
+    "nodeAssociatePublicIpAddress",
+    "instanceType",
+    "instanceProfileName",
+    "nodePublicKey",
+    "nodeRootVolumeSize",
+    "nodeUserData",
+    "minSize",
+    "maxSize",
+    "desiredCapacity",
+    "nodeAmiId",
+    "gpu",
+)
+
+
+class PulumiEksError(Exception):
+    """What pulumi-eks itself throws for these arguments (a real `pulumi up` fails the same way)."""
+
+
+def _js_truthy(value: Any) -> bool:
+    """pulumi-eks tests options with JavaScript truthiness: 0, false, "" and absent are all unset."""
+    return value not in (None, False, 0, "")
+
+
+def pulumi_eks_cluster_problems(name: str, inputs: dict[str, Any]) -> list[str]:
+    """The argument checks pulumi-eks makes before it declares anything (pulumi/pulumi-eks
+    nodejs/eks/cluster/cluster.ts createCore and the publicAccessCidrs check on the cluster)."""
+    where = f"pulumi-eks Cluster '{name}': "
+    problems = []
+    if _js_truthy(inputs.get("instanceRole")) and _js_truthy(inputs.get("instanceRoles")):
+        problems.append(f"{where}instanceRole and instanceRoles are mutually exclusive, and cannot both be set.")
+    if _js_truthy(inputs.get("subnetIds")) and (
+        _js_truthy(inputs.get("publicSubnetIds")) or _js_truthy(inputs.get("privateSubnetIds"))
+    ):
+        problems.append(
+            f"{where}subnetIds, and the use of publicSubnetIds and/or privateSubnetIds are mutually exclusive. "
+            "Choose a single approach."
+        )
+    singular = [k for k in PULUMI_EKS_SINGULAR_NODE_GROUP_OPTIONS if _js_truthy(inputs.get(k))]
+    if _js_truthy(inputs.get("nodeGroupOptions")) and singular:
+        problems.append(
+            f"{where}Setting nodeGroupOptions, and any set of singular node group option(s) on the cluster, is "
+            f"mutually exclusive. Choose a single approach. (singular options set: {', '.join(singular)})"
+        )
+    auto_mode = inputs.get("autoMode") or {}
+    auto = isinstance(auto_mode, dict) and auto_mode.get("enabled")
+    if auto and inputs.get("authenticationMode") not in ("API", "API_AND_CONFIG_MAP"):
+        problems.append(
+            f"{where}Access entries are required when using EKS Auto Mode. Use the authentication mode "
+            "'API' or 'API_AND_CONFIG_MAP'."
+        )
+    if inputs.get("publicAccessCidrs") and inputs.get("endpointPublicAccess") is False:
+        problems.append(f"{where}`publicAccessCidrs` can only be set when `endpointPublicAccess` is true")
+    return problems
+
+
+def _pulumi_eks_instance_roles(name: str, inputs: dict[str, Any], child: RemoteChildren) -> list[Any]:
+    """The roles pulumi-eks reports as `instanceRoles` (cluster.ts createCore): the given ones, else one it
+    creates unless the default node group is skipped without `createInstanceRole`, else none."""
+    if inputs.get("instanceRoles"):
+        return list(inputs["instanceRoles"])
+    if inputs.get("instanceRole"):
+        return [inputs["instanceRole"]]
+    create = inputs.get("createInstanceRole")
+    if create or (not inputs.get("skipDefaultNodeGroup") and create is None):
+        role = child(
+            "aws:iam/role:Role",
+            f"{name}-instanceRole-role",
+            {
+                "assumeRolePolicy": '{"Version":"2012-10-17","Statement":[{"Effect":"Allow",'
+                '"Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}'
+            },
+        )
+        return [role]
+    return []
+
+
+def _pulumi_eks_security_groups(name: str, inputs: dict[str, Any], child: RemoteChildren) -> tuple[str, str] | None:
+    """pulumi-eks's own security groups and rules, as it declares them unless `skipDefaultSecurityGroups`
+    (pulumi/pulumi-eks v4.3.0 nodejs/eks/cluster/cluster.ts:548-585, nodejs/eks/nodes/securitygroup.ts:111-193):
+    `clusterSecurityGroup` on the control plane (egress only, plus ingress 443 from the nodes), and the
+    default nodes' `nodeSecurityGroup`, open to itself and to `clusterSecurityGroup` only. Returns their ids."""
+    if inputs.get("skipDefaultSecurityGroups"):
+        return None
+    vpc = inputs.get("vpcId")
+    cluster_sg = child("aws:ec2/securityGroup:SecurityGroup", f"{name}-eksClusterSecurityGroup", {"vpcId": vpc})["id"]
+    node_sg = child("aws:ec2/securityGroup:SecurityGroup", f"{name}-nodeSecurityGroup", {"vpcId": vpc})["id"]
+    everything = {"fromPort": 0, "toPort": 0, "protocol": "-1"}
+    rules: dict[str, dict[str, Any]] = {
+        "eksClusterInternetEgressRule": {
+            "type": "egress", **everything, "cidrBlocks": ["0.0.0.0/0"], "securityGroupId": cluster_sg
+        },
+        "eksNodeIngressRule": {"type": "ingress", **everything, "securityGroupId": node_sg, "self": True},
+        "eksNodeClusterIngressRule": {
+            "type": "ingress", "fromPort": 1025, "toPort": 65535, "protocol": "tcp",
+            "securityGroupId": node_sg, "sourceSecurityGroupId": cluster_sg,
+        },
+        "eksExtApiServerClusterIngressRule": {
+            "type": "ingress", "fromPort": 443, "toPort": 443, "protocol": "tcp",
+            "securityGroupId": node_sg, "sourceSecurityGroupId": cluster_sg,
+        },
+        "eksNodeInternetEgressRule": {
+            "type": "egress", **everything, "cidrBlocks": ["0.0.0.0/0"], "securityGroupId": node_sg
+        },
+        "eksClusterIngressRule": {
+            "type": "ingress", "fromPort": 443, "toPort": 443, "protocol": "tcp",
+            "securityGroupId": cluster_sg, "sourceSecurityGroupId": node_sg,
+        },
+    }  # fmt: skip
+    for rule, rule_inputs in rules.items():
+        child("aws:ec2/securityGroupRule:SecurityGroupRule", f"{name}-{rule}", rule_inputs)
+    return cluster_sg, node_sg
+
+
+def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RemoteChildren) -> dict[str, Any]:
+    """pulumi-eks `eks:index:Cluster` (a remote component): the children and outputs a program reads.
+
+    It first refuses what pulumi-eks refuses (`pulumi_eks_cluster_problems`). The names follow pulumi-eks
+    (`<name>-eksCluster`, `<name>-instanceRole-role`, `<name>-oidcProvider`); without `name` the EKS
+    cluster is auto-named. Its default node group (unless `skipDefaultNodeGroup`) is not modelled: the
+    offline report shows only what elastic-gpu and the program declare themselves.
+    """
+    if problems := pulumi_eks_cluster_problems(name, inputs):
+        raise PulumiEksError("; ".join(problems))
+    cluster_name = inputs.get("name") or f"{name}-eksCluster-mock"
+    subnets = inputs.get("privateSubnetIds") or inputs.get("subnetIds") or []
+    roles = _pulumi_eks_instance_roles(name, inputs, child)
+    # Without `version` the EKS cluster's version stays None, which the mock engine sends as unknown: what a
+    # real preview of a new cluster shows before EKS picks its default minor (a program may give an existing
+    # cluster's version in its offline_mocks.py: RESOURCES = {"aws:eks/cluster:Cluster": ...}).
+    security_groups = _pulumi_eks_security_groups(name, inputs, child)
+    eks_inputs: dict[str, Any] = {
+        "name": cluster_name,
+        "version": inputs.get("version"),
+        "vpcConfig": {"subnetIds": subnets},
+    }
+    if security_groups is not None:
+        eks_inputs["vpcConfig"]["securityGroupIds"] = [security_groups[0]]
+    if inputs.get("authenticationMode"):  # cluster.ts: accessConfig only with an authentication mode
+        eks_inputs["accessConfig"] = {
+            "authenticationMode": inputs["authenticationMode"],
+            "bootstrapClusterCreatorAdminPermissions": True,
+        }
+    eks = child("aws:eks/cluster:Cluster", f"{name}-eksCluster", eks_inputs)
+    issuer = _eks_cluster(cluster_name, {"name": cluster_name})["identities"][0]["oidcs"][0]["issuer"]
+    oidc_arn = ""
+    if inputs.get("createOidcProvider"):
+        child(
+            "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
+            f"{name}-oidcProvider",
+            {"url": issuer, "clientIdLists": ["sts.amazonaws.com"]},
+        )
+        oidc_arn = f"arn:aws:iam::{ACCOUNT}:oidc-provider/{issuer.removeprefix('https://')}"
+    described = _eks_cluster(cluster_name, {})
+    kubeconfig = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {"name": "kubernetes", "cluster": {"server": described["endpoint"], "certificate-authority-data": MOCK_CA}}
+        ],
+        "contexts": [{"name": "aws", "context": {"cluster": "kubernetes", "user": "aws"}}],
+        "current-context": "aws",
+        "users": [
+            {
+                "name": "aws",
+                "user": {
+                    "exec": {
+                        "apiVersion": "client.authentication.k8s.io/v1beta1",
+                        "command": "aws",
+                        "args": ["eks", "get-token", "--cluster-name", cluster_name],
+                    }
+                },
+            }
+        ],
+    }
+    return {
+        "eksCluster": eks,
+        "instanceRoles": roles,
+        "kubeconfig": kubeconfig,
+        "kubeconfigJson": json.dumps(kubeconfig),
+        "oidcProviderArn": oidc_arn,
+        "oidcProviderUrl": issuer,
+        "oidcIssuer": issuer.removeprefix("https://"),
+        # Without its own groups pulumi-eks reports EKS's cluster security group for both (cluster.ts:2198).
+        "clusterSecurityGroupId": security_groups[0]
+        if security_groups
+        else described["vpcConfig"]["clusterSecurityGroupId"],
+        "nodeSecurityGroupId": security_groups[1]
+        if security_groups
+        else described["vpcConfig"]["clusterSecurityGroupId"],
+    }
+
+
+RESOURCE_MOCKS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
+    "aws:eks/cluster:Cluster": _eks_cluster,
+    "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
+    "aws:ec2/launchTemplate:LaunchTemplate": lambda name, inputs: {"latestVersion": 1},
+}
+
+#: Every AWS resource has an ARN (unless its inputs give one).
+PROVIDER_DEFAULTS: dict[str, Callable[[str, str], dict[str, Any]]] = {
+    "aws:": lambda typ, name: {"arn": f"arn:aws:mock::{ACCOUNT}:{typ.split(':')[-1].lower()}/{name}"},
+}
+
+#: Remote (multi-language) components: their mock registers the children a real run would create
+#: and returns the component's outputs, resource references included.
+REMOTE_COMPONENTS: dict[str, RemoteComponentMock] = {
+    "eks:index:Cluster": _pulumi_eks_cluster,
+    "eks:index:ManagedNodeGroup": pulumi_eks_mocks.managed_node_group,
+    "eks:index:NodeGroupV2": pulumi_eks_mocks.node_group_v2,
+    "eks:index:Addon": pulumi_eks_mocks.addon,
+}

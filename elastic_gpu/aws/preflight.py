@@ -1,0 +1,152 @@
+"""The account preflight's EKS part (elastic_gpu/preflight.py): EC2 vCPU quotas of the GPU families for spot and
+on-demand, EKS's managed node groups per cluster, and the zones that offer each instance type, read through pulumi-aws's
+invokes. The EC2 Spot service-linked role Karpenter needs is not a finding: the stack creates or adopts it
+(elastic_gpu.aws.karpenter.spot_role)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import pulumi_aws as aws
+
+from elastic_gpu.aws.config_rules import KARPENTER, node_groups
+from elastic_gpu.aws.karpenter.nodes import eligible_types
+from elastic_gpu.preflight import Finding, QuotaNeed, add_need, attempt, capacities, quota_findings, unread
+
+if TYPE_CHECKING:
+    from elastic_gpu.config import StackConfig
+
+#: EC2's vCPU quotas per instance family, (spot, on-demand) codes and names (Service Quotas, service `ec2`;
+#: `aws service-quotas list-service-quotas --service-code ec2`). A family not here (inf, trn, dl) is not checked.
+EC2_QUOTAS: dict[str, dict[bool, tuple[str, str]]] = {
+    family: {
+        True: ("L-3819A6DF", "All G and VT Spot Instance Requests"),
+        False: ("L-DB2E81BA", "Running On-Demand G and VT instances"),
+    }
+    for family in ("g", "gr", "vt")
+} | {
+    "p": {True: ("L-7212CCBC", "All P Spot Instance Requests"), False: ("L-417A185B", "Running On-Demand P instances")}
+}
+#: EKS quota "Managed node groups per cluster" (EKS User Guide, "Amazon EKS service quotas").
+NODE_GROUPS_QUOTA = ("eks", "L-6D54EA21", "Managed node groups per cluster")
+
+
+def family(instance_type: str) -> str:
+    """`g4dn.xlarge` -> `g`, `vt1.3xlarge` -> `vt`, `p4d.24xlarge` -> `p`."""
+    found = re.match(r"[a-z]+?(?=[0-9])", instance_type)
+    return found.group(0) if found else instance_type
+
+
+def request(service: str, code: str, value: float, region: str) -> str:
+    return (
+        f"aws service-quotas request-service-quota-increase --service-code {service} --quota-code {code} "
+        f"--desired-value {int(value)} --region {region}"
+    )
+
+
+def quota_value(service: str, code: str, region: str) -> float | str:
+    """The quota's value, or why it could not be read."""
+    return attempt(
+        lambda: float(aws.servicequotas.get_service_quota(service_code=service, quota_code=code, region=region).value)
+    )
+
+
+def quota_unread(by_pool: dict[str, int], what: str, service: str, code: str, region: str, error: str) -> Finding:
+    return unread(
+        by_pool,
+        f"{what} (the pools need {sum(by_pool.values())})",
+        error,
+        f"allow servicequotas:GetServiceQuota, or read it: aws service-quotas get-service-quota --service-code "
+        f"{service} --quota-code {code} --region {region}",
+    )
+
+
+def vcpu_findings(cfg: StackConfig) -> list[Finding]:
+    """vCPUs of each GPU family quota the pools need at their max (largest type x nodes), spot and on-demand;
+    under Karpenter the largest type its NodePools may launch."""
+    region = cfg.cluster.region
+    needs: dict[tuple[str, str], dict[str, int]] = {}
+    for cap in capacities(cfg):
+        if cfg.provisioner == KARPENTER:  # its NodePools take every catalog type of the pool's GPU and count
+            cap = replace(cap, instance_types=tuple(eligible_types(cap.instance_types)))
+        codes = {EC2_QUOTAS[f][cap.spot] for f in {family(t) for t in cap.instance_types} if f in EC2_QUOTAS}
+        for code in sorted(codes):  # a pool of two families may draw on either quota: each must cover it
+            add_need(needs, code, cap.pool, cap.nodes * cap.per_node("aws", "vcpus"))
+    found = []
+    for (code, name), by_pool in needs.items():
+        have = quota_value("ec2", code, region)
+        if isinstance(have, str):
+            found.append(quota_unread(by_pool, f"'{name}' ({code})", "ec2", code, region, have))
+            continue
+        need = QuotaNeed(f"'{name}' ({code}) in {region}", by_pool, have, "vCPUs")
+        check = "spot-quota" if "Spot" in name else "on-demand-quota"
+        found += quota_findings([need], check, lambda n, code=code: request("ec2", code, n.need, region))
+    return found
+
+
+def node_group_findings(cfg: StackConfig) -> list[Finding]:
+    """EKS managed node groups the stack declares (under Karpenter only the general pool's)."""
+    groups = node_groups(cfg)[:1] if cfg.provisioner == KARPENTER else node_groups(cfg)
+    service, code, name = NODE_GROUPS_QUOTA
+    have = quota_value(service, code, cfg.cluster.region)
+    by_pool: dict[str, int] = {}
+    for path, _ in groups:
+        index = re.search(r"\[(\d+)\]", path)
+        pool = cfg.gpu_pools[int(index.group(1))].name if index else "general"
+        by_pool[pool] = by_pool.get(pool, 0) + 1
+    if isinstance(have, str):
+        return [quota_unread(by_pool, f"'{name}' ({code})", service, code, cfg.cluster.region, have)]
+    need = QuotaNeed(f"'{name}' ({code})", by_pool, have, "node groups")
+    fix = request(service, code, need.need, cfg.cluster.region)
+    return quota_findings([need], "node-group-quota", fix + " (or fewer pools, perZone: false, or no fallback)")
+
+
+def offering_findings(cfg: StackConfig) -> list[Finding]:
+    """Each pool's types in each of its zones (`aws ec2 describe-instance-type-offerings`): a zone that offers
+    none of them is an error where the pool has a group of its own there (perZone), else a warning."""
+    region, zones = cfg.cluster.region, list(cfg.cluster.zones)
+    pools = [("general", tuple(cfg.general_pool.instance_types), False)]
+    pools += [(p.name, tuple(cfg.instance_types(p)), p.per_zone) for p in cfg.gpu_pools]
+    types = sorted({t for _, ts, _ in pools for t in ts})
+    command = (
+        f"aws ec2 describe-instance-type-offerings --location-type availability-zone --filters "
+        f"Name=instance-type,Values={{types}} --region {region}"
+    )
+    result = attempt(
+        lambda: aws.ec2.get_instance_type_offerings(
+            location_type="availability-zone",
+            filters=[
+                aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="instance-type", values=types),
+                aws.ec2.GetInstanceTypeOfferingsFilterArgs(name="location", values=zones),
+            ],
+            region=region,
+        )
+    )
+    if isinstance(result, str):
+        fix = "allow ec2:DescribeInstanceTypeOfferings, or read them: " + command.format(types=",".join(types))
+        return [unread([p for p, _, _ in pools], "the zones that offer each instance type", result, fix)]
+    offered = set(zip(result.instance_types or [], result.locations or [], strict=False))
+    found = []
+    for pool, ts, per_zone in pools:
+        missing = [z for z in zones if not any((t, z) in offered for t in ts)]
+        if not missing:
+            continue
+        cannot = per_zone or len(missing) == len(zones)
+        found.append(
+            Finding(
+                pool,
+                "zone-offering",
+                "error" if cannot else "warning",
+                f"{', '.join(missing)} offer{'s' if len(missing) == 1 else ''} none of {', '.join(ts)}"
+                + (": its node group there can never start a node" if cannot else ": its nodes start in the others"),
+                f"take {', '.join(missing)} out of cluster.zones or give the pool a type offered there "
+                f"({command.format(types=','.join(ts))})",
+            )
+        )
+    return found
+
+
+def findings(cfg: StackConfig) -> list[Finding]:
+    return offering_findings(cfg) + vcpu_findings(cfg) + node_group_findings(cfg)

@@ -1,0 +1,63 @@
+"""EKS: the inputs whose change replaces its resources (elastic_gpu/replacement.py merges every cloud's)."""
+
+from __future__ import annotations
+
+from elastic_gpu.aws import EKS_NODE_GROUP
+from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
+
+#: Node-pool resources: the fields that force replacement (shown in the README).
+POOL_REPLACE_FIELDS = {
+    EKS_NODE_GROUP: ReplaceRule(
+        fields=(
+            "nodeGroupName",
+            "clusterName",
+            "nodeRoleArn",
+            "subnetIds",
+            "instanceTypes",
+            "capacityType",
+            "amiType",
+            "diskSize",
+            "remoteAccess",
+            "launchTemplate.id",
+            "launchTemplate.name",
+        ),
+        source="pulumi-aws eks.NodeGroup = terraform-provider-aws internal/service/eks/node_group.go, ForceNew "
+        "fields (version, labels, taints, scalingConfig, launchTemplate.version update in place)",
+    ),
+}
+
+#: Other resources whose replacement the diff should name (same sources: the providers' ForceNew fields).
+OTHER_REPLACE_FIELDS = {
+    "aws:autoscaling/tag:Tag": ReplaceRule(
+        ("autoscalingGroupName", "tag"), "terraform-provider-aws aws_autoscaling_group_tag: both ForceNew"
+    ),
+    "aws:eks/addon:Addon": ReplaceRule(
+        ("clusterName", "addonName"), "terraform-provider-aws aws_eks_addon: cluster_name, addon_name ForceNew"
+    ),
+    "aws:eks/cluster:Cluster": ReplaceRule(
+        ("name", "roleArn", "vpcConfig.subnetIds", "kubernetesNetworkConfig"),
+        "terraform-provider-aws aws_eks_cluster: name, role_arn, subnet_ids, kubernetes_network_config ForceNew",
+    ),
+    "aws:ec2/vpc:Vpc": ReplaceRule(("cidrBlock",), "terraform-provider-aws aws_vpc: cidr_block ForceNew"),
+    "aws:ec2/subnet:Subnet": ReplaceRule(
+        ("vpcId", "cidrBlock", "availabilityZone"), "terraform-provider-aws aws_subnet: ForceNew fields"
+    ),
+    "aws:ec2/natGateway:NatGateway": ReplaceRule(
+        ("subnetId", "allocationId"), "terraform-provider-aws aws_nat_gateway: ForceNew fields"
+    ),
+}
+
+#: The input that is a pool's cloud name.
+POOL_NAME_FIELD = {EKS_NODE_GROUP: "nodeGroupName"}
+
+INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {}
+
+#: Node-pool inputs whose in-place update replaces every node of the pool (each is cordoned and drained): a
+#: new Kubernetes version, AMI release or launch template version is a rolling update of the managed node
+#: group (EKS user guide, update-managed-node-group.md "Managed node update behavior"; terraform-provider-aws
+#: eks/node_group.go resourceNodeGroupUpdate calls UpdateNodegroupVersion for these). `diff` marks them.
+NODE_ROLLING_FIELDS = {
+    EKS_NODE_GROUP: ReplaceRule(
+        ("version", "releaseVersion", "launchTemplate.version"), "EKS update-managed-node-group.md"
+    ),
+}

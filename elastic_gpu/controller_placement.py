@@ -1,0 +1,221 @@
+"""Can the controllers that start GPU nodes run at all? The cluster-autoscaler Deployment and the Karpenter
+controller are ordinary pods: a nodeSelector, a required node affinity or a taint that no node pool of the
+cluster satisfies leaves them Pending forever, and then no GPU node ever starts while every other check is green.
+
+Read from the stack's resources (the same `StackResource`s the policy pack and the offline preview see):
+each controller's pod (nodeSelector, required node affinity, tolerations) is matched with the scheduler's
+filters (elastic_gpu.tools.simulation.fit) against every node pool the stack declares (elastic_gpu/pool_view.py:
+its declared labels, the labels its service adds, its taints) and against the node groups a user names
+(the policy's `nodeGroups` config: nodes declared outside this program). The policy
+`controllers-schedulable` reports a controller that fits none; `simulate` reports it instead of figures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from elastic_gpu.pool_view import PoolView, StackResource, has_unknown, plain_props, stack_pools
+from elastic_gpu.scheduling import Taint
+from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
+from elastic_gpu.tools.simulation.pod import PodShape, pod_shape
+
+DEPLOYMENT = "kubernetes:apps/v1:Deployment"
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+#: The image every cluster-autoscaler build carries in its name (registry.k8s.io/autoscaling/cluster-autoscaler).
+AUTOSCALER_IMAGE = "cluster-autoscaler"
+#: The Karpenter chart's name (oci://public.ecr.aws/karpenter/karpenter and its mirrors): the last path segment.
+KARPENTER_CHART = "karpenter"
+#: The chart's own scheduling defaults, which a release's `values` merge over (aws/karpenter-provider-aws
+#: charts/karpenter/values.yaml: nodeSelector, affinity, tolerations): it never runs on a node Karpenter made.
+KARPENTER_CHART_DEFAULTS: dict[str, Any] = {
+    "nodeSelector": {"kubernetes.io/os": "linux"},
+    "affinity": {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"}]}
+                ]
+            }
+        }
+    },
+    "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}],
+}
+#: Labels the kubelet puts on every node whose values depend on the machine (Kubernetes "Well-Known Labels,
+#: Annotations and Taints"): a selector on them is not judged from the stack (an unknown value, not a mismatch).
+#: node.kubernetes.io/instance-type is judged where the pool's instance types are known.
+UNJUDGED_NODE_LABELS = frozenset(
+    {
+        "kubernetes.io/os",
+        "kubernetes.io/arch",
+        "kubernetes.io/hostname",
+        "topology.kubernetes.io/zone",
+        "topology.kubernetes.io/region",
+    }
+)
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+
+
+@dataclass
+class Controller:
+    """A pod that starts nodes: what it is, the resource that declares it, and its scheduling constraints."""
+
+    kind: str  # "cluster autoscaler" | "Karpenter controller"
+    name: str
+    urn: str
+    pod: PodShape
+
+    def describe(self) -> str:
+        parts = [f"nodeSelector {', '.join(f'{k}={v}' for k, v in sorted(self.pod.node_selector.items()))}"]
+        if not self.pod.node_selector:
+            parts = ["no nodeSelector"]
+        for term in self.pod.affinity_terms:
+            parts.append(
+                "required affinity "
+                + " and ".join(
+                    f"{r.key} {r.operator} {list(r.values)}" if r.values else f"{r.key} {r.operator}" for r in term
+                )
+            )
+        tolerated = [t.key or "*" for t in self.pod.tolerations]
+        parts.append(f"tolerations {', '.join(tolerated)}" if tolerated else "no tolerations")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class NamedNodeGroup:
+    """A node group the stack does not declare (an existing cluster's system nodes), named by the user."""
+
+    name: str
+    labels: Mapping[str, str]
+    taints: tuple[Taint, ...] = ()
+
+
+def controllers(resources: Iterable[StackResource]) -> list[Controller]:
+    """The cluster-autoscaler Deployments and Karpenter Helm releases of the stack (one whose scheduling
+    inputs are not known yet, during a real preview, is left out)."""
+    found = []
+    for r in resources:
+        props = plain_props(r.props or {})
+        if has_unknown(props):
+            continue
+        urn = getattr(r, "urn", "") or ""
+        if r.resource_type == DEPLOYMENT:
+            spec = ((props.get("spec") or {}).get("template") or {}).get("spec") or {}
+            if any(AUTOSCALER_IMAGE in str(c.get("image", "")) for c in spec.get("containers") or []):
+                pod = pod_shape({"kind": "Deployment", **props})
+                found.append(Controller("cluster autoscaler", r.name, urn, pod))
+        elif (
+            r.resource_type == HELM_RELEASE
+            and str(props.get("chart", "")).rstrip("/").split("/")[-1] == KARPENTER_CHART
+        ):
+            values = props.get("values") or {}
+            spec = {
+                "nodeSelector": {**KARPENTER_CHART_DEFAULTS["nodeSelector"], **(values.get("nodeSelector") or {})},
+                "affinity": values.get("affinity") or KARPENTER_CHART_DEFAULTS["affinity"],
+                "tolerations": values.get("tolerations", KARPENTER_CHART_DEFAULTS["tolerations"]),
+            }
+            pod = pod_shape({"kind": "Pod", "metadata": {"name": r.name}, "spec": spec})
+            found.append(Controller("Karpenter controller", r.name, urn, pod))
+    return found
+
+
+def _judged(pod: PodShape, instance_types_known: bool) -> PodShape:
+    """The pod's constraints on labels the stack can answer (UNJUDGED_NODE_LABELS dropped), no requests."""
+    unjudged = UNJUDGED_NODE_LABELS | (set() if instance_types_known else {INSTANCE_TYPE_LABEL})
+    return dataclasses.replace(
+        pod,
+        requests={},
+        node_selector={k: v for k, v in pod.node_selector.items() if k not in unjudged},
+        affinity_terms=[[r for r in term if r.key not in unjudged] for term in pod.affinity_terms],
+    )
+
+
+def _templates(pool: PoolView) -> list[NodeTemplate]:
+    """A node of the pool per instance type (the kubelet's instance-type label), with every label it carries."""
+    labels = {**pool.labels, **pool.implicit_labels}
+    return [
+        NodeTemplate(
+            group=pool.label,
+            resource=pool.label,
+            autoscaler_name=pool.label,
+            pool=pool.pool,
+            capacity="spot" if pool.spot else "on-demand",
+            instance_type=t,
+            labels={**labels, INSTANCE_TYPE_LABEL: t} if t else labels,
+            taints=pool.all_taints,
+            allocatable={},
+            min_size=pool.min_size or 0,
+            max_size=pool.max_size or 0,
+        )
+        for t in (pool.instance_types or [""])
+    ]
+
+
+def fits_pool(controller: Controller, pool: PoolView) -> bool:
+    pod = _judged(controller.pod, bool(pool.instance_types))
+    return any(misfit(pod, node) is None for node in _templates(pool))
+
+
+def fits_named(controller: Controller, group: NamedNodeGroup) -> bool:
+    node = NodeTemplate(
+        group.name,
+        group.name,
+        group.name,
+        group.name,
+        "on-demand",
+        "",
+        dict(group.labels),
+        list(group.taints),
+        {},
+        0,
+        0,
+    )
+    return misfit(_judged(controller.pod, False), node) is None
+
+
+def unschedulable(
+    resources: Iterable[StackResource], named: Iterable[NamedNodeGroup] = ()
+) -> list[tuple[Controller, str]]:
+    """Each controller that fits no node pool the stack declares nor a named node group, with why.
+
+    A stack that declares no node pool without GPUs keeps its controllers' nodes elsewhere (an existing
+    cluster's system nodes): there, only the named node groups can answer, and without any nothing is judged.
+    """
+    resources = list(resources)
+    pools = stack_pools(resources)
+    named = list(named)
+    judgeable = named or [p for p in pools if not p.gpu]
+    if not judgeable:
+        return []
+    out = []
+    for c in controllers(resources):
+        if any(fits_pool(c, p) for p in pools) or any(fits_named(c, g) for g in named):
+            continue
+        tried = [
+            *(f"{p.label} (labels {_labels(p)}; taints {_taints(p.all_taints)})" for p in pools if not p.gpu),
+            *(f"{g.name} (named; labels {dict(g.labels)}; taints {_taints(list(g.taints))})" for g in named),
+        ]
+        if gpu := sum(p.gpu for p in pools):
+            tried.append(f"and {gpu} GPU pool(s)")
+        out.append(
+            (
+                c,
+                f"The {c.kind} '{c.name}' ({c.describe()}) fits no node pool: it stays Pending and no GPU node "
+                f"ever starts. Pools: {'; '.join(tried)}. Give it the labels (and tolerations) of nodes it can run "
+                "on (ClusterAutoscalerArgs.general_pool or node_selector); if those nodes are declared outside this "
+                "program, name them in the policy config controllers-schedulable.nodeGroups "
+                "([{name, labels, taints}]).",
+            )
+        )
+    return out
+
+
+def _labels(pool: PoolView) -> str:
+    labels = {**pool.labels, **pool.implicit_labels}
+    return ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "none"
+
+
+def _taints(taints: list[Taint]) -> str:
+    return ", ".join(str(t) for t in taints) or "none"

@@ -1,0 +1,218 @@
+"""A spot GPU pool as a GKE ComputeClass whose priorities GKE auto-creates node pools for.
+
+Fields are those of the ComputeClass reference
+(https://cloud.google.com/kubernetes-engine/docs/reference/crds/computeclass) and of the CRD schema
+in tests/data/crds (validated there, strict):
+
+- `priorities`: spot first, then on-demand when the pool has an on-demand fallback; each names the
+  pool's machine type (`machineType`), or, when the pool takes every catalog machine type of its GPU
+  and count in one family (stack config `gpu:` without `instanceTypes`), the family (`machineFamily`),
+  and the GPU (`gpu: {type, count, driverVersion}`): GKE attaches exactly that GPU and count.
+- `nodePoolAutoCreation.enabled: true`: GKE creates the node pools (none is declared).
+- `whenUnsatisfiable: DoNotScaleUp`: with every priority out of capacity the pod stays pending;
+  `ScaleUpAnyway` would let GKE create nodes outside the priorities ("nodes using the default
+  configuration", about-custom-compute-classes), which a GPU pod cannot use and a pool's caps do not cover.
+- `activeMigration.optimizeRulePriority: true`: once spot capacity is back, GKE replaces on-demand
+  fallback nodes with spot ones (the reason for a spot-first pool); workloads that must not move use
+  a PodDisruptionBudget, which the migration respects as any eviction does.
+- `autoscalingPolicy.consolidationDelayMinutes`: how long an unneeded node stays before GKE removes
+  it, so a pool returns to zero at a known time (the cluster-autoscaler's scale-down-unneeded-time default).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_gpu
+from elastic_gpu.gcp.config_rules import machine_family
+from elastic_gpu.gcp.pools import (
+    COMPUTE_CLASS_API,
+    NO_PLACE_ON_GKE,
+    WHEN_UNSATISFIABLE,
+    compute_class_name,
+    node_service_account,
+)
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.pool_overrides import unsupported
+from elastic_gpu.pool_types import BuiltPool
+from elastic_gpu.scheduling import (
+    CAPACITY_LABEL,
+    GKE_COMPUTE_CLASS_KEY,
+    GKE_GPU_TAINT,
+    NODE_CLASS_GPU,
+    POOL_LABEL,
+    Taint,
+    gke_compute_class_taint,
+    node_labels,
+)
+from elastic_gpu.workload import WorkloadContract
+
+if TYPE_CHECKING:
+    from elastic_gpu.cluster_handle import GkeClusterHandle
+    from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+
+#: Minutes an unneeded auto-created node stays: cluster-autoscaler's scale-down-unneeded-time default
+#: (10m, FAQ), which the cluster-autoscaler stacks are simulated with too.
+CONSOLIDATION_DELAY_MINUTES = 10
+#: ComputeClass priorities[].gpu.driverVersion spells GkeCluster's DEFAULT/LATEST in lowercase (CRD enum).
+DRIVER_VERSIONS = {"DEFAULT": "default", "LATEST": "latest"}
+#: nodePoolConfig.imageType takes these (CRD enum); GKE node pools spell them in capitals.
+IMAGE_TYPES = ("cos_containerd", "ubuntu_containerd")
+#: priorities[].storage.bootDiskType: the node pools' disk type (elastic_gpu/gcp/pools.py).
+BOOT_DISK_TYPE = "pd-balanced"
+#: gpu.gpuSharing.sharingStrategy for time-sliced GPUs (as the node pools' gpuSharingConfig).
+TIME_SHARING = "TIME_SHARING"
+
+
+def machine_selectors(instance_types: list[str], gpus: int) -> list[dict[str, str]]:
+    """One `machineFamily` when the pool takes every eligible type of its family, else a `machineType` each."""
+    row = gpu_instance_type("gcp", instance_types[0])
+    assert row is not None, "validated before use"
+    family = machine_family(row.name)
+    if len(instance_types) > 1 and set(instance_types) == set(eligible_machine_types(row.gpu, gpus, family)):
+        return [{"machineFamily": family}]
+    return [{"machineType": t} for t in instance_types]
+
+
+def instance_types_eligible(instance_types: list[str], gpus: int) -> list[str]:
+    """The machine types GKE may create for a pool of these types and GPU count (what its priorities allow)."""
+    row = gpu_instance_type("gcp", instance_types[0])
+    assert row is not None, "validated before use"
+    out: list[str] = []
+    for sel in machine_selectors(instance_types, gpus):
+        family = sel.get("machineFamily")
+        out += eligible_machine_types(row.gpu, gpus, family) if family else [sel["machineType"]]
+    return out
+
+
+def _gpu(args: SpotGpuPoolArgs) -> dict[str, Any]:
+    row = gpu_instance_type("gcp", args.instance_types[0])
+    assert row is not None and row.accelerator, "validated before use"
+    gpu: dict[str, Any] = {
+        "type": row.accelerator,
+        "count": args.gpus_per_node,
+        "driverVersion": DRIVER_VERSIONS[args.gpu_driver_version],
+    }
+    if args.gpu_sharing_replicas > 1:
+        gpu["gpuSharing"] = {"sharingStrategy": TIME_SHARING, "maxSharedClientsPerGPU": args.gpu_sharing_replicas}
+    return gpu
+
+
+def _taints(name: str, args: SpotGpuPoolArgs) -> list[Taint]:
+    """The pool's own taints; GKE adds its GPU taint to GPU nodes and the class taint itself (both tolerated)."""
+    return sorted(set(args.extra_taints))
+
+
+def class_node_labels(name: str, args: SpotGpuPoolArgs) -> dict[str, str]:
+    """The labels on every node GKE creates for the class, in the reference's `nodePoolConfig.nodeLabels`
+    (the class-wide field; a priority has none there): the pool's own without the capacity label, which
+    differs per priority (GKE marks spot nodes `cloud.google.com/gke-spot: "true"` itself)."""
+    labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=False)
+    labels.pop(CAPACITY_LABEL)
+    return labels | dict(args.extra_labels)
+
+
+def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
+    """The ComputeClass of a pool under auto-provisioning (see the module docstring for each field)."""
+    capacities = [True, False] if args.on_demand_fallback else [args.spot]
+    priorities = []
+    for spot in capacities:
+        for selector in machine_selectors(list(args.instance_types), args.gpus_per_node):
+            priority: dict[str, Any] = {
+                **selector,
+                "spot": spot,
+                "gpu": _gpu(args),
+                "storage": {"bootDiskSize": args.disk_size_gib, "bootDiskType": BOOT_DISK_TYPE},
+            }
+            if taints := _taints(name, args):
+                priority["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints]
+            priorities.append(priority)
+    node_pool_config: dict[str, Any] = {
+        "autoRepair": True,
+        "autoUpgrade": True,
+        "nodeLabels": class_node_labels(name, args),
+    }
+    if account := node_service_account(args):
+        node_pool_config["serviceAccount"] = account
+    if isinstance(args.image, str):
+        node_pool_config["imageType"] = args.image.lower()
+    return {
+        "priorities": priorities,
+        "nodePoolAutoCreation": {"enabled": True},
+        "nodePoolConfig": node_pool_config,
+        "whenUnsatisfiable": WHEN_UNSATISFIABLE,
+        "activeMigration": {"optimizeRulePriority": True},
+        "autoscalingPolicy": {"consolidationDelayMinutes": CONSOLIDATION_DELAY_MINUTES},
+    }
+
+
+def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
+    """Select the ComputeClass (`cloud.google.com/compute-class: <class>`, GKE's node selector for it)
+    and the pool label (the class's nodePoolConfig.nodeLabels puts it on every node); tolerate GKE's GPU
+    taint and the class taint (GKE taints auto-created nodes for a toleration that matches a selected
+    label: node-auto-provisioning concepts, "Node metadata")."""
+    compute_class = compute_class_name(name)
+    taints = sorted({GKE_GPU_TAINT, gke_compute_class_taint(compute_class), *_taints(name, args)})
+    return WorkloadContract(
+        pool=name,
+        taints=tuple(taints),
+        node_selector={POOL_LABEL: name, GKE_COMPUTE_CLASS_KEY: compute_class},
+    )
+
+
+def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
+    """What a pool under auto-provisioning cannot say: one machine family, the GPU count each type
+    takes, no queued provisioning here (a DWS pool keeps its node pool), GKE node image names."""
+    problems = unsupported(where, args, "gcp", NO_PLACE_ON_GKE)
+    if args.max_run_hours is not None:
+        problems.append(
+            f"{where}max_run_hours: bounds how long a queued-provisioning (flex-start) node runs; set "
+            f"queued_provisioning: true or remove it (got {args.max_run_hours})"
+        )
+    if args.kubelet_config:
+        problems.append(
+            f"{where}kubelet_config: not mapped to a ComputeClass (priorities[].nodeSystemConfig) yet under "
+            f"provisioner auto-provisioning; allowed: {{}} (got {sorted(args.kubelet_config)})"
+        )
+    if args.node_identity is not None and not isinstance(args.node_identity, str):
+        problems.append(
+            f"{where}node_identity: a plain service account email (got {type(args.node_identity).__name__})"
+        )
+    if args.image is not None and (not isinstance(args.image, str) or args.image.lower() not in IMAGE_TYPES):
+        problems.append(f"{where}image: a ComputeClass takes {', '.join(IMAGE_TYPES)} (got {args.image!r})")
+    rows = [gpu_instance_type("gcp", t) for t in args.instance_types]
+    families = sorted({machine_family(r.name) for r in rows if r is not None})
+    if len(families) > 1:
+        problems.append(f"{where}instance_types: one machine family per pool (got {families})")
+    count = args.gpu_count or (rows[0].gpus if rows and rows[0] is not None else None)
+    for r in rows:
+        if r is not None and count is not None and not takes_gpu(r, r.gpu, count):
+            problems.append(f"{where}instance_types: {r.name!r} cannot carry {count} x {r.model.name}")
+    return problems
+
+
+def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+    """The pool's ComputeClass; no node pool (GKE creates them for pending pods that select the class)."""
+    cluster: GkeClusterHandle = args.cluster  # type: ignore[assignment]
+    compute_class = k8s.apiextensions.CustomResource(
+        f"{name}-compute-class",
+        api_version=COMPUTE_CLASS_API,
+        kind="ComputeClass",
+        metadata=k8s.meta.v1.ObjectMetaArgs(name=compute_class_name(name)),
+        spec=compute_class_spec(name, args),
+        opts=pulumi.ResourceOptions(parent=parent, provider=cluster.provider),
+    )
+    first = class_node_labels(name, args)
+    return BuiltPool(
+        node_groups=[],
+        taints=sorted({GKE_GPU_TAINT, *_taints(name, args)}),
+        labels=dict(first),
+        resources=[compute_class],
+        nodes=[],
+        node_group_ids=[],
+        # GKE installs the driver and runs its own NVIDIA device plugin on GPU nodes, auto-created ones too.
+        ships_device_plugin=True,
+    )

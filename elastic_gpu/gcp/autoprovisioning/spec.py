@@ -1,0 +1,75 @@
+"""Reading a ComputeClass spec (no SDK imports: the policy pack, the simulation and the builders share it)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from elastic_gpu.gcp.config_rules import machine_family
+from elastic_gpu.gpu_catalog import GpuInstanceType, gpu_instance_types
+
+
+def takes_gpu(row: GpuInstanceType, model: str, count: int) -> bool:
+    """The machine type can carry `count` GPUs of `model` (N1 attaches 1/2/4/8, the others fix the count)."""
+    return row.gpu == model and (row.gpus == count if not row.gpu_counts else count in row.gpu_counts)
+
+
+def eligible_machine_types(model: str, count: int, family: str | None = None) -> list[str]:
+    """The catalog's GCE machine types that can carry `count` x `model` (in `family` when given)."""
+    return [
+        t.name
+        for t in gpu_instance_types("gcp")
+        if takes_gpu(t, model, count) and (family is None or machine_family(t.name) == family)
+    ]
+
+
+def priority_group(compute_class: str, index: int) -> str:
+    """The name a priority's auto-created group goes by in the reports: `<class>[<i>]`."""
+    return f"{compute_class}[{index}]"
+
+
+def auto_creates(spec: dict[str, Any]) -> bool:
+    """The ComputeClass lets GKE create node pools (nodePoolAutoCreation.enabled)."""
+    return bool((spec.get("nodePoolAutoCreation") or {}).get("enabled"))
+
+
+def class_labels(spec: dict[str, Any], priority: dict[str, Any]) -> dict[str, str]:
+    """The node labels a priority's nodes get: the class's nodePoolConfig.nodeLabels, then the priority's own
+    `nodeLabels` (a field of GKE's CRD that the ComputeClass reference does not list; this library writes
+    none, a user's class may)."""
+    return dict((spec.get("nodePoolConfig") or {}).get("nodeLabels") or {}) | dict(priority.get("nodeLabels") or {})
+
+
+def priority_machine_types(priority: dict[str, Any]) -> list[str]:
+    """The catalog machine types a priority lets GKE create: its machineType, or its family's that carry its GPU."""
+    if priority.get("machineType"):
+        return [priority["machineType"]]
+    gpu = priority.get("gpu") or {}
+    model = next((t.gpu for t in gpu_instance_types("gcp") if t.accelerator == gpu.get("type")), None)
+    if model is None or not priority.get("machineFamily"):
+        return []
+    return eligible_machine_types(model, int(gpu.get("count", 1)), priority["machineFamily"])
+
+
+#: From this GKE version on, a ComputeClass with nodePoolAutoCreation gets node pools without cluster-level
+#: node auto-provisioning (GKE "About custom ComputeClasses", Node pool auto-creation and ComputeClasses:
+#: "If your cluster is running a version earlier than GKE version 1.33.3-gke.1136000, you must also enable
+#: cluster-level node auto-provisioning").
+AUTO_CREATION_WITHOUT_NAP = "1.33.3-gke.1136000"
+_GKE_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:-gke\.(\d+))?")
+
+
+def gke_version_key(version: str) -> tuple[int, int, int, int] | None:
+    """`1.33.3-gke.1136000` as (1, 33, 3, 1136000); a minor or patch alone as its lowest build (a floor)."""
+    m = _GKE_VERSION.match(version)
+    if m is None:
+        return None
+    return (int(m[1]), int(m[2]), int(m[3] or 0), int(m[4] or 0))
+
+
+def auto_creation_needs_nap(min_version: str | None) -> bool:
+    """A cluster whose version may be below AUTO_CREATION_WITHOUT_NAP (judged by its floor, the lowest it
+    may run; unknown counts as below) needs node auto-provisioning for a ComputeClass to get node pools."""
+    key = gke_version_key(min_version) if min_version else None
+    threshold = gke_version_key(AUTO_CREATION_WITHOUT_NAP)
+    return key is None or threshold is None or key < threshold

@@ -1,0 +1,101 @@
+"""GKE in the offline preview: the mock engine's answers for its resources and invokes (merged by
+elastic_gpu/tools/offline/mocks.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from elastic_gpu.tools.offline.mocks import MOCK_CA
+
+
+def _gke_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    # 203.0.113.0/24 is TEST-NET-3 (RFC 5737): an endpoint shaped like GKE's public IP.
+    return {"endpoint": "203.0.113.10", "masterAuth": {"clusterCaCertificate": MOCK_CA}}
+
+
+def _gke_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
+    described = _gke_cluster(args.get("name", "cluster"), args)
+    return {
+        "name": args.get("name"),
+        "location": args.get("location"),
+        "project": args.get("project"),
+        "endpoint": described["endpoint"],
+        "masterAuths": [described["masterAuth"]],
+    }
+
+
+def _service_account(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    # IAM names a project's service account <accountId>@<project>.iam.gserviceaccount.com.
+    return {"email": f"{inputs.get('accountId')}@{inputs.get('project')}.iam.gserviceaccount.com"}
+
+
+RESOURCE_MOCKS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
+    "gcp:container/cluster:Cluster": _gke_cluster,
+    "gcp:serviceaccount/account:Account": _service_account,
+}
+
+#: Invoke token -> the answer GKE would give (derived only from the arguments).
+INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "gcp:container/getCluster:getCluster": _gke_get_cluster,
+}
+
+
+# --- the account the preflight reads (elastic_gpu/gcp/preflight.py, elastic_gpu/tools/offline/account.py) ---------
+
+#: A new GCP project: no API enabled beyond the defaults (Compute Engine and GKE are not among them), every GPU
+#: quota at 0 (a new project's first GPU VM fails with "Quota 'GPUS_ALL_REGIONS' exceeded. Limit: 0.0
+#: globally"), and every machine type in every zone (`machineTypes` lists the zones of the types a region offers
+#: in some zones only).
+NEW_ACCOUNT: dict[str, Any] = {
+    "services": [],
+    "quotas": {
+        "GPUS-ALL-REGIONS-per-project": 0,
+        **{
+            f"{kind}NVIDIA-{model}-GPUS-per-project-region": 0
+            for model in ("T4", "L4", "V100", "A100", "A100-80GB")
+            for kind in ("", "PREEMPTIBLE-")
+        },
+    },
+    "machineTypes": {},
+}
+
+
+def _project_service(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """An API that is not enabled reads back with an empty id (as terraform-provider-google's data source)."""
+    service, project = args.get("service"), args.get("project")
+    enabled = service in account["services"]
+    return {"id": f"{project}/{service}" if enabled else "", "service": service, "project": project}
+
+
+def _quota_info(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """One value for every location (the described account's quotas are the same in every region)."""
+    qid = args.get("quotaId")
+    if qid not in account["quotas"]:
+        raise KeyError(f"the described account has no quota {qid!r}; give it under gcp.quotas")
+    if account["quotas"][qid] is None:  # described as unreadable: the API not enabled or no right to read it
+        raise PermissionError(f"Cloud Quotas API has not been used in project {args.get('parent')} or it is disabled")
+    value = str(account["quotas"][qid])
+    return {
+        "quotaId": qid,
+        "service": args.get("service"),
+        "parent": args.get("parent"),
+        "dimensionsInfos": [{"dimensions": {}, "details": [{"value": value}], "applicableLocations": ["global"]}],
+    }
+
+
+def _machine_types(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """The machine types the filter names (`(name = "a") OR (name = "b")`) that the zone offers."""
+    zone = args.get("zone")
+    names = re.findall(r'name = "([^"]+)"', args.get("filter") or "")
+    offered = [n for n in names if zone in account["machineTypes"].get(n, [zone])]
+    return {"zone": zone, "project": args.get("project"), "machineTypes": [{"name": n} for n in offered]}
+
+
+#: Invoke token -> its answer from the described account's `gcp` section.
+ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
+    "gcp:projects/getProjectService:getProjectService": _project_service,
+    "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo": _quota_info,
+    "gcp:compute/getMachineTypes:getMachineTypes": _machine_types,
+}

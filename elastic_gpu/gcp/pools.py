@@ -1,0 +1,474 @@
+"""GCP builders for GeneralPool and SpotGpuPool: which GKE node pools, with what.
+
+On GKE one node pool spans the pool's zones: its autoscaling limits are totals
+(`total_min_node_count`/`total_max_node_count`) and location policy ANY lets
+GKE pick whichever zone has capacity, so `per_zone` needs no pool per zone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+from elastic_gpu.gcp.kueue import LOCAL_QUEUE
+from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
+from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
+from elastic_gpu.replacement import pool_name
+from elastic_gpu.scheduling import (
+    API_TAINT_EFFECT,
+    GKE_COMPUTE_CLASS_KEY,
+    GKE_GPU_TAINT,
+    GKE_QUEUED_TAINT,
+    NODE_CLASS_GENERAL,
+    NODE_CLASS_GPU,
+    POOL_LABEL,
+    Taint,
+    gke_compute_class_taint,
+    node_labels,
+)
+from elastic_gpu.workload import WorkloadContract
+
+#: A pool's default maxMinutesToFallback: a stockout is seen at the next autoscaler loop
+#: (simulation/backoff.py), so ten minutes covers several node pools.
+DEFAULT_MAX_MINUTES_TO_FALLBACK = 10.0
+
+if TYPE_CHECKING:
+    from elastic_gpu.cluster_handle import GkeClusterHandle
+    from elastic_gpu.general_pool import GeneralPoolArgs
+    from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+
+#: GKE picks the zone with capacity (and unused reservations): fewer spot stock-outs than BALANCED.
+LOCATION_POLICY = "ANY"
+#: Nodes call Google APIs with their service account; IAM (not scopes) limits what they may do.
+OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
+#: Pods see the GKE metadata server, which Workload Identity needs.
+WORKLOAD_METADATA_MODE = "GKE_METADATA"
+#: Queued provisioning (DWS) pools must not consume reservations (GKE DWS docs, seed 004).
+QUEUED_RESERVATION_AFFINITY = "NO_RESERVATION"
+#: The autoscaler owns the node count; `pulumi up` never resets it.
+IGNORED = ["nodeCount", "initialNodeCount"]
+
+#: GKE node-pool names: at most 40 characters (terraform-provider-google resource_container_node_pool.go:
+#: "name is limited to 40").
+MAX_NODE_POOL_NAME = 40
+#: GKE GPUSharingConfig.GPUSharingStrategy (container/v1): time-sliced GPUs.
+GPU_SHARING_TIME_SHARING = "TIME_SHARING"
+
+COMPUTE_CLASS_API = "cloud.google.com/v1"
+#: With every ranked pool out of capacity, leave pods pending rather than use another pool.
+WHEN_UNSATISFIABLE = "DoNotScaleUp"
+
+#: KubeletConfiguration key -> the GKE SDK argument that sets it.
+KUBELET_KEYS: dict[str, str] = {
+    "cpuManagerPolicy": "cpu_manager_policy",
+    "cpuCFSQuota": "cpu_cfs_quota",
+    "cpuCFSQuotaPeriod": "cpu_cfs_quota_period",
+    "podPidsLimit": "pod_pids_limit",
+    "imageGCHighThresholdPercent": "image_gc_high_threshold_percent",
+    "imageGCLowThresholdPercent": "image_gc_low_threshold_percent",
+    "containerLogMaxFiles": "container_log_max_files",
+    "containerLogMaxSize": "container_log_max_size",
+    "allowedUnsafeSysctls": "allowed_unsafe_sysctls",
+}
+
+
+#: GCE network tags: lowercase letters, digits and hyphens, 1-63 characters (GKE cluster names: at most 40).
+NODE_TAG_PREFIX = "elastic-gpu-"
+
+
+def node_network_tag(cluster_name: pulumi.Input[str]) -> pulumi.Output[str]:
+    """The network tag on every node pool the library creates in a cluster: firewall rules for the
+    cluster's nodes (Kueue's, gcp/kueue.py) target it, not every VM in the network. Changing a pool's
+    tags is an in-place update (terraform-provider-google resource_container_node_pool.go: UpdateNodePool
+    with `tags` when node_config.0.tags changes)."""
+    return pulumi.Output.from_input(cluster_name).apply(lambda c: f"{NODE_TAG_PREFIX}{c}")
+
+
+def _taint_args(taints: list[Taint]) -> list[gcp.container.NodePoolNodeConfigTaintArgs]:
+    return [
+        gcp.container.NodePoolNodeConfigTaintArgs(key=t.key, value=t.value, effect=API_TAINT_EFFECT[t.effect])
+        for t in taints
+    ]
+
+
+def _ref(cluster: GkeClusterHandle, gke_name: str, capacity: Capacity) -> NodeGroupRef:
+    # GKE names a pool's instance groups gke-<cluster>-<pool>-<hash>-grp.
+    regex = pulumi.Output.from_input(cluster.cluster_name).apply(lambda c: f"^gke-{c}-{gke_name}-.*")
+    return NodeGroupRef(gke_name, capacity, regex)
+
+
+def _accelerator_fields(acc: gcp.container.NodePoolNodeConfigGuestAcceleratorArgs | None) -> object:
+    """The guest accelerator as plain values (the whole block forces a replacement on GKE)."""
+    if acc is None:
+        return None
+    driver = acc.gpu_driver_installation_config
+    sharing = acc.gpu_sharing_config
+    return {
+        "type": acc.type,
+        "count": acc.count,
+        "gpuDriverVersion": driver.gpu_driver_version if driver is not None else None,
+        "gpuSharing": [sharing.gpu_sharing_strategy, sharing.max_shared_clients_per_gpu] if sharing else None,
+    }
+
+
+def gke_node_pool_name(base: str, forcing: dict[str, object]) -> str:
+    """`<base>-<digest>` (<= 40 characters): the digest covers every field of ours that forces a
+    replacement, so such a change renames the pool and GKE gets the new pool before the old one is
+    deleted. The ComputeClass and the node-group regex use this name too."""
+    return pool_name(base, forcing, max_len=MAX_NODE_POOL_NAME)
+
+
+@dataclass
+class _PoolSpec:
+    #: readable stem (`<pool>-<kind>`); the GKE name adds a digest
+    base_name: str
+    machine_type: str
+    spot: bool
+    min_size: int
+    max_size: int
+    zones: list[str]
+    labels: dict[str, str]
+    taints: list[Taint]
+    disk_size_gib: int
+    accelerator: gcp.container.NodePoolNodeConfigGuestAcceleratorArgs | None = None
+    queued: bool = False
+    #: a queued-provisioning node's run time, "<seconds>s" (nodeConfig.maxRunDuration)
+    max_run_duration: str | None = None
+    #: the pool's own service account, image type and kubelet settings (NodePoolNodeConfigKubeletConfigArgs)
+    service_account: str | None = None
+    image_type: pulumi.Input[str] | None = None
+    kubelet_config: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def gke_name(self) -> str:
+        acc = self.accelerator
+        return gke_node_pool_name(
+            self.base_name,
+            {
+                "spot": self.spot,
+                # nodeConfig.flexStart (ForceNew) is set exactly when queuedProvisioning is, so this covers it.
+                "queuedProvisioning": self.queued,
+                "guestAccelerators": _accelerator_fields(acc),
+                "oauthScopes": OAUTH_SCOPES,
+                "reservationAffinity": QUEUED_RESERVATION_AFFINITY if self.queued else None,
+                # Only when set (queued pools), so the names of the other pools do not change.
+                **({"maxRunDuration": self.max_run_duration} if self.max_run_duration else {}),
+                # Only when set, so the names of pools without one do not change.
+                **({"serviceAccount": self.service_account} if self.service_account else {}),
+            },
+        )
+
+
+def _network_config(cluster: GkeClusterHandle) -> gcp.container.NodePoolNetworkConfigArgs | None:
+    """Per-pool private nodes where the handle says so (an existing cluster); None: the cluster's setting."""
+    private = getattr(cluster, "private_nodes", None)  # optional handle attribute
+    return None if private is None else gcp.container.NodePoolNetworkConfigArgs(enable_private_nodes=private)
+
+
+def _node_pool(
+    res_name: str, spec: _PoolSpec, cluster: GkeClusterHandle, tags: dict[str, str], parent: pulumi.Resource
+) -> gcp.container.NodePool:
+    return gcp.container.NodePool(
+        res_name,
+        name=spec.gke_name,
+        cluster=cluster.cluster_name,
+        location=cluster.location,
+        project=cluster.project,
+        node_locations=spec.zones,
+        # Scale from the total minimum; afterwards the autoscaler owns the count (ignored below).
+        initial_node_count=-(-spec.min_size // len(spec.zones)),
+        autoscaling=gcp.container.NodePoolAutoscalingArgs(
+            total_min_node_count=spec.min_size,
+            total_max_node_count=spec.max_size,
+            location_policy=LOCATION_POLICY,
+        ),
+        # Queued-provisioning nodes are removed, not repaired (GKE DWS docs: --no-enable-autorepair).
+        management=gcp.container.NodePoolManagementArgs(auto_repair=not spec.queued, auto_upgrade=True),
+        queued_provisioning=gcp.container.NodePoolQueuedProvisioningArgs(enabled=True) if spec.queued else None,
+        network_config=_network_config(cluster),
+        node_config=gcp.container.NodePoolNodeConfigArgs(
+            machine_type=spec.machine_type,
+            spot=spec.spot,
+            disk_size_gb=spec.disk_size_gib,
+            disk_type="pd-balanced",
+            oauth_scopes=OAUTH_SCOPES,
+            service_account=spec.service_account,
+            image_type=spec.image_type,
+            kubelet_config=gcp.container.NodePoolNodeConfigKubeletConfigArgs(**spec.kubelet_config)  # type: ignore[arg-type]
+            if spec.kubelet_config
+            else None,
+            workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
+                mode=WORKLOAD_METADATA_MODE
+            ),
+            guest_accelerators=[spec.accelerator] if spec.accelerator else None,
+            # Queued provisioning takes flex-start capacity: GKE's DWS docs set both
+            # --enable-queued-provisioning and --flex-start on such a pool.
+            flex_start=True if spec.queued else None,
+            max_run_duration=spec.max_run_duration,
+            reservation_affinity=gcp.container.NodePoolNodeConfigReservationAffinityArgs(
+                consume_reservation_type=QUEUED_RESERVATION_AFFINITY
+            )
+            if spec.queued
+            else None,
+            labels=spec.labels,
+            taints=_taint_args(spec.taints),
+            tags=[node_network_tag(cluster.cluster_name)],
+            resource_labels=tags,
+        ),
+        # A change that forces a replacement also renames the pool: create first, then delete.
+        opts=pulumi.ResourceOptions(parent=parent, ignore_changes=IGNORED, delete_before_replace=False),
+    )
+
+
+def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+    """One node pool (the first machine type) across the cluster's zones, spot if configured."""
+    cluster: GkeClusterHandle = args.cluster  # type: ignore[assignment]
+    labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
+    spec = _PoolSpec(
+        base_name=name,
+        machine_type=args.instance_types[0],
+        spot=args.spot,
+        min_size=args.min_size,
+        max_size=args.max_size,
+        zones=cluster.zones,
+        labels=labels,
+        taints=[],
+        disk_size_gib=args.disk_size_gib,
+        **_node_settings(args),
+    )
+    pool = _node_pool(f"{name}-np", spec, cluster, args.tags, parent)
+    ref = _ref(cluster, spec.gke_name, "spot" if args.spot else "on-demand")
+    return BuiltPool(node_groups=[ref], taints=[], labels=labels, resources=[pool])
+
+
+def compute_class_name(pool: str) -> str:
+    return f"{pool}-spot-first"
+
+
+def compute_class_spec(spot_pool: str, fallback_pool: str) -> dict[str, object]:
+    """A GKE ComputeClass: the spot pool first, then the on-demand one; no auto-created pools."""
+    return {
+        "priorities": [{"nodepools": [spot_pool]}, {"nodepools": [fallback_pool]}],
+        # Move pods back to spot nodes once spot capacity returns.
+        "activeMigration": {"optimizeRulePriority": True},
+        "nodePoolAutoCreation": {"enabled": False},
+        "whenUnsatisfiable": WHEN_UNSATISFIABLE,
+    }
+
+
+def auto_provisioned(args: SpotGpuPoolArgs) -> bool:
+    """The pool is a ComputeClass GKE auto-creates node pools for: its cluster auto-provisions
+    (the handle's optional `provisioner`), and it is no queued-provisioning pool (those keep theirs)."""
+    from elastic_gpu.gcp.autoprovisioning import PROVISIONER
+
+    return getattr(args.cluster, "provisioner", None) == PROVISIONER and not args.queued_provisioning
+
+
+#: The pool settings a GKE node (a node pool's or an auto-created one's) has no place for, and why.
+NO_PLACE_ON_GKE = {
+    "subnet_ids": "GKE node pools use the cluster's subnetwork",
+    "security_group_ids": "GKE filters traffic with VPC firewall rules on network tags",
+    "user_data": "GKE node pools take no user data",
+}
+
+
+def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
+    """What GKE makes of the pool's own node settings: a service account, an image type, kubelet settings."""
+    if not hasattr(args, "queued_provisioning") or not auto_provisioned(args):  # type: ignore[arg-type]
+        return _override_problems(where, args)
+    return []  # the ComputeClass's own rules: pool_problems
+
+
+def _override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
+    problems = unsupported(where, args, "gcp", NO_PLACE_ON_GKE)
+    if args.node_identity is not None and not isinstance(args.node_identity, str):
+        problems.append(
+            f"{where}node_identity: on GKE a plain service account email, as it is part of the node-pool name "
+            f"(a change replaces the pool) (got {type(args.node_identity).__name__})"
+        )
+    return problems + kubelet_problems(where, args, "gcp", KUBELET_KEYS)
+
+
+def node_service_account(args: GeneralPoolArgs | SpotGpuPoolArgs) -> str | None:
+    """The account the pool's nodes run as: the pool's own `node_identity`, else the cluster's node service
+    account (the handle's optional `node_service_account`; GkeCluster creates one), else None (GKE's
+    default: the Compute Engine default account)."""
+    if isinstance(args.node_identity, str):
+        return args.node_identity
+    account = getattr(args.cluster, "node_service_account", None)  # optional handle attribute
+    return account if isinstance(account, str) else None
+
+
+def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]:
+    return {
+        "service_account": node_service_account(args),
+        "image_type": args.image,
+        "kubelet_config": kubelet_args(args, KUBELET_KEYS),
+    }
+
+
+def max_run_duration(args: SpotGpuPoolArgs) -> str:
+    """A queued-provisioning node's nodeConfig.maxRunDuration: the pool's hours (default the most, 168), in
+    the API's "<seconds>s" form."""
+    from elastic_gpu.gcp.config_rules import DEFAULT_DWS_MAX_RUN_HOURS
+
+    hours = args.max_run_hours if args.max_run_hours is not None else DEFAULT_DWS_MAX_RUN_HOURS
+    return f"{hours * 3600}s"
+
+
+def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
+    """The stack config's node-pool rules (elastic_gpu/gcp/config_rules.py); time-slicing is GKE's own
+    gpuSharingConfig (see below)."""
+    from elastic_gpu.gcp.autoprovisioning import compute_class
+    from elastic_gpu.gcp.config_rules import node_pool_problems
+
+    if auto_provisioned(args):
+        return compute_class.pool_problems(where, args)
+    return node_pool_problems(
+        lambda key: f"{where}{key}",
+        list(args.instance_types),
+        args.gpu_count,
+        "gpu_count",
+        queued=args.queued_provisioning,
+        min_size=args.min_size,
+        spot=args.spot,
+        max_run_hours=args.max_run_hours,
+    )
+
+
+def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
+    """(primary node pools, fallback node pools): one each; a GKE node pool spans its zones; none
+    under auto-provisioning (GKE creates them)."""
+    if auto_provisioned(args):
+        return 0, 0
+    return 1, (1 if args.on_demand_fallback else 0)
+
+
+def _compute_class(name: str, args: SpotGpuPoolArgs) -> str | None:
+    return compute_class_name(name) if args.on_demand_fallback else None
+
+
+def _taints(name: str, args: SpotGpuPoolArgs) -> list[Taint]:
+    taints = {GKE_GPU_TAINT, *args.extra_taints}
+    if compute_class := _compute_class(name, args):
+        # Manually created pools serve a ComputeClass through this label and taint.
+        taints.add(gke_compute_class_taint(compute_class))
+    return sorted(taints)
+
+
+def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
+    """Tolerate GKE's GPU taint (and the ComputeClass taint), select the pool's label, the
+    ComputeClass that ranks spot above the fallback, and on a queued-provisioning pool go through
+    Kueue's LocalQueue (created suspended; Kueue admits it once DWS has the capacity) and tolerate
+    the taint GKE puts on queued-provisioning nodes."""
+    if auto_provisioned(args):
+        from elastic_gpu.gcp.autoprovisioning import compute_class
+
+        return compute_class.workload_contract(name, args)
+    selector = {POOL_LABEL: name}
+    if compute_class := _compute_class(name, args):
+        selector[GKE_COMPUTE_CLASS_KEY] = compute_class
+    labels = {QUEUE_NAME_LABEL: LOCAL_QUEUE} if args.queued_provisioning else {}
+    # GKE taints queued-provisioning nodes itself (not declared on the pool, tolerated here).
+    taints = sorted({*_taints(name, args), GKE_QUEUED_TAINT}) if args.queued_provisioning else _taints(name, args)
+    return WorkloadContract(
+        pool=name,
+        taints=tuple(taints),
+        node_selector=selector,
+        job_labels=labels,
+        suspend=args.queued_provisioning,
+    )
+
+
+def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
+    """A GPU node pool (spot, or queued provisioning), plus an on-demand fallback and its ComputeClass.
+
+    GKE installs the driver (`gpu_driver_version`) and runs its own device plugin,
+    so the pool reports `ships_device_plugin`. The GPU taint is declared as GKE
+    puts it, so the spec matches what the nodes carry. Time-slicing is GKE's own
+    (gpuSharingConfig TIME_SHARING): its device plugin advertises GPUs x clients and
+    its autoscaler plans with the same figure. On a cluster that auto-provisions, the pool is its
+    ComputeClass alone (elastic_gpu/gcp/autoprovisioning).
+    """
+    if auto_provisioned(args):
+        from elastic_gpu.gcp.autoprovisioning import compute_class
+
+        return compute_class.build_spot_gpu_pool(name, args, parent)
+    cluster: GkeClusterHandle = args.cluster  # type: ignore[assignment]
+    row = gpu_instance_type(cluster.cloud, args.instance_types[0])
+    assert row is not None, "validated before use"
+    sharing = (
+        gcp.container.NodePoolNodeConfigGuestAcceleratorGpuSharingConfigArgs(
+            gpu_sharing_strategy=GPU_SHARING_TIME_SHARING, max_shared_clients_per_gpu=args.gpu_sharing_replicas
+        )
+        if args.gpu_sharing_replicas > 1
+        else None
+    )
+    accelerator = gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
+        type=row.accelerator or row.model.accelerator_label,
+        count=args.gpus_per_node,
+        gpu_driver_installation_config=gcp.container.NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs(
+            gpu_driver_version=args.gpu_driver_version
+        ),
+        gpu_sharing_config=sharing,
+    )
+    compute_class = _compute_class(name, args)
+    taints = _taints(name, args)
+    extra = dict(args.extra_labels)
+    if compute_class:
+        extra[GKE_COMPUTE_CLASS_KEY] = compute_class
+
+    def spec(base_name: str, spot: bool, min_size: int, max_size: int, queued: bool = False) -> _PoolSpec:
+        return _PoolSpec(
+            base_name=base_name,
+            machine_type=args.instance_types[0],
+            spot=spot,
+            min_size=min_size,
+            max_size=max_size,
+            zones=args.pool_zones,
+            labels=node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | extra,
+            taints=taints,
+            disk_size_gib=args.disk_size_gib,
+            accelerator=accelerator,
+            queued=queued,
+            max_run_duration=max_run_duration(args) if queued else None,
+            **_node_settings(args),
+        )
+
+    if args.queued_provisioning:
+        specs = [(f"{name}-dws", spec(f"{name}-dws", spot=False, min_size=0, max_size=args.max_size, queued=True))]
+    else:
+        kind = "spot" if args.spot else "od"
+        specs = [(f"{name}-{kind}", spec(f"{name}-{kind}", args.spot, args.min_size, args.max_size))]
+    if args.on_demand_fallback:
+        specs.append((f"{name}-fallback", spec(f"{name}-fallback", False, 0, args.fallback_total)))
+    pools = [_node_pool(res_name, s, cluster, args.tags, parent) for res_name, s in specs]
+    resources: list[pulumi.Resource] = list(pools)
+    if compute_class:
+        resources.append(
+            k8s.apiextensions.CustomResource(
+                f"{name}-compute-class",
+                api_version=COMPUTE_CLASS_API,
+                kind="ComputeClass",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=compute_class),
+                spec=compute_class_spec(specs[0][1].gke_name, specs[1][1].gke_name),
+                opts=pulumi.ResourceOptions(parent=parent, provider=cluster.provider, depends_on=pools),
+            )
+        )
+    refs = [_ref(cluster, s.gke_name, "spot" if s.spot else "on-demand") for _, s in specs]
+    return BuiltPool(
+        node_groups=refs,
+        taints=taints,
+        labels=specs[0][1].labels,
+        resources=resources,
+        nodes=list(pools),
+        node_group_ids=[p.id for p in pools],
+        # GKE installs and manages the NVIDIA device plugin on GPU nodes.
+        ships_device_plugin=True,
+    )

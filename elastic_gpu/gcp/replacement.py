@@ -1,0 +1,54 @@
+"""GKE: the inputs whose change replaces its resources (elastic_gpu/replacement.py merges every cloud's)."""
+
+from __future__ import annotations
+
+from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
+from elastic_gpu.gcp import GKE_NODE_POOL
+
+#: Node-pool resources: the fields that force replacement (shown in the README).
+POOL_REPLACE_FIELDS = {
+    GKE_NODE_POOL: ReplaceRule(
+        fields=(
+            "name",
+            "cluster",
+            "location",
+            "project",
+            "initialNodeCount",
+            "queuedProvisioning",
+            "maxPodsPerNode",
+            "placementPolicy",
+            "nodeConfig.guestAccelerators",
+            "nodeConfig.spot",
+            "nodeConfig.preemptible",
+            "nodeConfig.oauthScopes",
+            "nodeConfig.serviceAccount",
+            "nodeConfig.reservationAffinity",
+            "nodeConfig.metadata",
+            "nodeConfig.minCpuPlatform",
+            "nodeConfig.shieldedInstanceConfig",
+            "nodeConfig.flexStart",
+            "nodeConfig.maxRunDuration",
+        ),
+        source="pulumi-gcp container.NodePool = terraform-provider-google google/services/container/"
+        "resource_container_node_pool.go and node_config.go, ForceNew fields (flex_start and max_run_duration "
+        "ForceNew in schemaNodeConfig; machineType, diskSizeGb, diskType, labels, taints, nodeLocations, "
+        "autoscaling update in place)",
+    ),
+}
+
+OTHER_REPLACE_FIELDS: dict[str, ReplaceRule] = {}
+
+#: The input that is a pool's cloud name.
+POOL_NAME_FIELD = {GKE_NODE_POOL: "name"}
+
+INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {}
+
+#: Node-pool inputs whose in-place update recreates every node of the pool with the pool's upgrade strategy
+#: (GKE "Planning for disruptions", manual changes that recreate the nodes: node version, machine type,
+#: boot disk, image type). `diff` marks them.
+NODE_ROLLING_FIELDS = {
+    GKE_NODE_POOL: ReplaceRule(
+        ("version", "nodeConfig.machineType", "nodeConfig.diskSizeGb", "nodeConfig.diskType", "nodeConfig.imageType"),
+        "GKE managing-clusters.md manual changes that recreate nodes",
+    ),
+}

@@ -1,0 +1,115 @@
+"""The GKE stack: cluster, general pool, spot GPU pools, (no) device plugin, autoscaling, Kueue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_gcp as gcp
+
+from elastic_gpu.compose import build_pools_and_addons
+from elastic_gpu.config import GpuPoolConfig, StackConfig
+from elastic_gpu.gcp.autoprovisioning import PROVISIONER
+from elastic_gpu.gcp.autoprovisioning.cluster import limits_for, limits_problems
+from elastic_gpu.gcp.cluster import GkeCluster, GkeClusterArgs
+from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs, WebhookFirewall, cluster_queue_quota
+from elastic_gpu.gcp.pools import node_network_tag
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.scheduling import POOL_LABEL
+
+
+def _gpu_count(cfg: StackConfig, pool: GpuPoolConfig) -> int | None:
+    """N1 machine types take the count from gpusPerNode; the others fix it."""
+    row = gpu_instance_type("gcp", cfg.instance_types(pool)[0])
+    if row is not None and row.gpu_counts and "gpus_per_node" in pool.model_fields_set:
+        return pool.gpus_per_node
+    return None
+
+
+def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
+    """This cloud's own SpotGpuPoolArgs fields for a configured pool."""
+    nap = cfg.provisioner == PROVISIONER and not p.queued_provisioning
+    return {
+        # A GKE node pool has one machine type: the configured one, or the catalog's smallest; a
+        # ComputeClass takes them all (a `gpu:` pool: its family).
+        "instance_types": cfg.instance_types(p) if nap else cfg.instance_types(p)[:1],
+        "gpu_count": _gpu_count(cfg, p),
+        "gpu_driver_version": p.gpu_driver_version,
+        "queued_provisioning": p.queued_provisioning,
+        "max_run_hours": p.max_run_hours,
+    }
+
+
+def cluster_problems(cfg: StackConfig) -> list[str]:
+    """Under auto-provisioning: the cluster's limits must be summable from every pool's machine types."""
+    return limits_problems(cfg) if cfg.provisioner == PROVISIONER else []
+
+
+def build_stack(cfg: StackConfig) -> dict[str, Any]:
+    c = cfg.cluster
+    assert c.project, "validated by elastic_gpu/gcp/config_rules.py"
+    # An explicit provider: project and region come from the stack config alone, never the environment.
+    provider = gcp.Provider("gcp", project=c.project, region=c.region)
+    opts = pulumi.ResourceOptions(providers={"gcp": provider})
+    cluster = GkeCluster(
+        c.name,
+        GkeClusterArgs(
+            cluster_name=c.name,
+            project=c.project,
+            region=c.region,
+            zones=list(c.zones),
+            kubernetes_version=c.kubernetes_version,
+            regional=c.regional,
+            release_channel=c.release_channel,
+            private_nodes=c.private_nodes,
+            protect=c.protect,
+            tags=cfg.tags,
+            public_access=c.api_access.public,
+            authorized_networks=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
+            control_plane_cidr=c.control_plane_cidr,
+            network=c.network,
+            subnetwork=c.subnetwork,
+            node_cidr=c.network_cidr,
+            node_service_account=c.node_service_account,
+            enable_services=c.enable_services,
+            auto_provisioning=limits_for(cfg) if cfg.provisioner == PROVISIONER else None,
+        ),
+        opts=opts,
+    )
+    parts = build_pools_and_addons(cfg, cluster, opts, lambda p: pool_args(cfg, p))
+    outputs: dict[str, Any] = {
+        "cloud": "gcp",
+        "clusterName": cluster.cluster_name,
+        "project": c.project,
+        "region": c.region,
+        "location": cluster.location,
+        "kubeconfig": cluster.kubeconfig,
+        "gpuNodePools": {p.pool_name: p.node_group_names for p in parts.gpu_pools},
+    }
+    if any(p.queued_provisioning for p in cfg.gpu_pools):
+        firewall = (
+            WebhookFirewall(
+                project=c.project,
+                network=cluster.network,
+                control_plane_cidr=c.control_plane_cidr,
+                target_tags=[node_network_tag(cluster.cluster_name)],
+            )
+            if c.private_nodes
+            else None
+        )
+        kueue = KueueDws(
+            "kueue",
+            KueueDwsArgs(
+                provider=cluster.provider,
+                quota=cluster_queue_quota([p.args for p in parts.gpu_pools if p.args.queued_provisioning]),
+                nodes=parts.general.nodes,
+                # Kueue runs on the general pool: with node auto-provisioning on, GKE would create a node
+                # pool for a Kueue pod that fits nowhere else.
+                node_selector={POOL_LABEL: parts.general.labels[POOL_LABEL]},
+                queue_namespaces=list(cfg.kueue.namespaces) if cfg.kueue else ["default"],
+                webhook_firewall=firewall,
+            ),
+            opts=pulumi.ResourceOptions.merge(opts, parts.k8s_opts),
+        )
+        outputs["kueueLocalQueue"] = kueue.local_queue
+    return outputs

@@ -1,0 +1,238 @@
+"""The price table: on-demand and spot USD per hour per cloud, region and item, as data.
+
+The rows live in `elastic_gpu/data/prices.csv` (columns `cloud,region,item,kind,on_demand,
+spot,eviction_rate,source,date`), their sources in `elastic_gpu/data/price_sources.csv`
+(`key,url,note`). Both ship as package data and are read once, validated as a whole:
+a bad row raises one `PriceTableError` naming the file, line and column of every problem.
+
+- `item`: EC2 instance type, Azure VM size, GCE machine type or GCE accelerator type.
+- `kind`: `vm` is one node of that type; `gpu` (GCP only) is ONE accelerator of that type,
+  so a GKE node costs its machine row plus the accelerator row x the accelerator count.
+- `spot` / `eviction_rate`: empty when not known (not every cloud publishes them).
+
+Stack config can override rows (`elastic-gpu:prices`); `elastic_gpu/tools/cost.py` applies that.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from elastic_gpu.clouds import CLOUDS, get_cloud
+from elastic_gpu.errors import ConfigError
+
+#: Hours in an average month (8760 / 12), the usual cloud-billing convention.
+HOURS_PER_MONTH = 730
+
+KIND_VM = "vm"
+KIND_GPU = "gpu"
+KINDS = (KIND_VM, KIND_GPU)
+COLUMNS = ("cloud", "region", "item", "kind", "on_demand", "spot", "eviction_rate", "source", "date")
+SOURCE_COLUMNS = ("key", "url", "note")
+#: Joins several source keys in one row's `source` column.
+SOURCE_SEPARATOR = "+"
+
+#: Where the shipped table lives, as users should edit it (messages name this path).
+TABLE_PATH = "elastic_gpu/data/prices.csv"
+SOURCES_PATH = "elastic_gpu/data/price_sources.csv"
+
+
+class PriceTableError(ConfigError):
+    """The price table (or its source list) has bad rows; ``problems`` names file, line and column."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(problems, source="price table")
+
+
+@dataclass(frozen=True)
+class PriceSource:
+    key: str
+    url: str
+    note: str
+
+
+@dataclass(frozen=True)
+class PriceRow:
+    """One row of the table: the hourly price of one item in one region."""
+
+    cloud: str
+    region: str
+    item: str
+    kind: str  #: KIND_VM (one node) or KIND_GPU (one GCP accelerator)
+    on_demand: float
+    spot: float | None  #: None: not known
+    eviction_rate: float | None  #: fraction 0..1 of spot runs evicted; None: not published
+    source: str  #: source keys joined by SOURCE_SEPARATOR
+    date: str  #: YYYY-MM-DD the figures were read
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(self.source.split(SOURCE_SEPARATOR))
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    rows: tuple[PriceRow, ...]
+    sources: dict[str, PriceSource]
+    by_key: dict[tuple[str, str, str], PriceRow] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_key", {(r.cloud, r.region, r.item): r for r in self.rows})
+
+    def row(self, cloud: str, region: str, item: str) -> PriceRow | None:
+        return self.by_key.get((cloud, region, item))
+
+
+# --- parsing ---------------------------------------------------------------------------------
+
+
+def _number(text: str, column: str, problems: list[str], where: str, required: bool) -> float | None:
+    if text == "":
+        if required:
+            problems.append(f"{where}: column {column}: required (USD per hour), got an empty value")
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        problems.append(f"{where}: column {column}: {text!r} is not a number")
+        return None
+    if not value >= 0:  # also catches nan
+        problems.append(f"{where}: column {column}: {text!r} must be a number >= 0")
+        return None
+    return value
+
+
+def _reader(text: str, name: str, columns: tuple[str, ...], problems: list[str]) -> list[tuple[int, dict[str, str]]]:
+    reader = csv.DictReader(io.StringIO(text))
+    if tuple(reader.fieldnames or ()) != columns:
+        problems.append(f"{name}:1: header must be {','.join(columns)} (got {','.join(reader.fieldnames or ())})")
+        return []
+    rows = []
+    for record in reader:
+        where = f"{name}:{reader.line_num}"
+        if None in record or any(v is None for v in record.values()):
+            problems.append(f"{where}: expected {len(columns)} columns ({','.join(columns)})")
+            continue
+        rows.append((reader.line_num, {k: v.strip() for k, v in record.items()}))
+    return rows
+
+
+def parse_sources(text: str, name: str, problems: list[str]) -> dict[str, PriceSource]:
+    sources: dict[str, PriceSource] = {}
+    for line, rec in _reader(text, name, SOURCE_COLUMNS, problems):
+        where = f"{name}:{line}"
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", rec["key"]):
+            problems.append(f"{where}: column key: {rec['key']!r} must be lower-case letters, digits and '-'")
+        elif rec["key"] in sources:
+            problems.append(f"{where}: column key: {rec['key']!r} is defined twice")
+        elif not rec["url"].startswith("https://"):
+            problems.append(f"{where}: column url: {rec['url']!r} must be an https:// address")
+        else:
+            sources[rec["key"]] = PriceSource(rec["key"], rec["url"], rec["note"])
+    return sources
+
+
+def _row(
+    line: int, rec: dict[str, str], name: str, sources: dict[str, PriceSource]
+) -> tuple[PriceRow | None, list[str]]:
+    where = f"{name}:{line}"
+    problems: list[str] = []
+    if rec["cloud"] not in CLOUDS:
+        problems.append(f"{where}: column cloud: {rec['cloud']!r} is not one of {', '.join(CLOUDS)}")
+    if rec["kind"] not in KINDS:
+        problems.append(f"{where}: column kind: {rec['kind']!r} is not one of {', '.join(KINDS)}")
+    elif rec["kind"] == KIND_GPU and (rec["cloud"] not in CLOUDS or not get_cloud(rec["cloud"]).prices_accelerators):
+        problems.append(f"{where}: column kind: 'gpu' rows (one accelerator) are GCP only (got cloud {rec['cloud']!r})")
+    for column in ("region", "item"):
+        if not rec[column]:
+            problems.append(f"{where}: column {column}: required, got an empty value")
+    on_demand = _number(rec["on_demand"], "on_demand", problems, where, required=True)
+    spot = _number(rec["spot"], "spot", problems, where, required=False)
+    if on_demand is not None and spot is not None and spot > on_demand:
+        problems.append(f"{where}: column spot: {spot} is above on_demand {on_demand}; spot must be <= on_demand")
+    eviction = _number(rec["eviction_rate"], "eviction_rate", problems, where, required=False)
+    if eviction is not None and eviction > 1:
+        problems.append(f"{where}: column eviction_rate: {eviction} must be a fraction between 0 and 1")
+    keys = rec["source"].split(SOURCE_SEPARATOR) if rec["source"] else []
+    if not keys:
+        problems.append(f"{where}: column source: required (keys of {SOURCES_PATH} joined by '{SOURCE_SEPARATOR}')")
+    for key in keys:
+        if key not in sources:
+            problems.append(
+                f"{where}: column source: {key!r} is not a key of the sources file; known: {', '.join(sources)}"
+            )
+    try:
+        date.fromisoformat(rec["date"])
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", rec["date"]):
+            raise ValueError
+    except ValueError:
+        problems.append(f"{where}: column date: {rec['date']!r} must be a date YYYY-MM-DD")
+    if problems or on_demand is None:
+        return None, problems
+    row = PriceRow(
+        rec["cloud"], rec["region"], rec["item"], rec["kind"], on_demand, spot, eviction, rec["source"], rec["date"]
+    )
+    return row, []
+
+
+def parse_price_table(
+    prices_text: str, sources_text: str, prices_name: str = TABLE_PATH, sources_name: str = SOURCES_PATH
+) -> PriceTable:
+    """Parse and validate both files; raises PriceTableError listing every bad row."""
+    problems: list[str] = []
+    sources = parse_sources(sources_text, sources_name, problems)
+    rows: list[PriceRow] = []
+    seen: dict[tuple[str, str, str], int] = {}
+    for line, rec in _reader(prices_text, prices_name, COLUMNS, problems):
+        row, row_problems = _row(line, rec, prices_name, sources)
+        problems += row_problems
+        if row is None:
+            continue
+        key = (row.cloud, row.region, row.item)
+        if key in seen:
+            problems.append(
+                f"{prices_name}:{line}: column item: {row.cloud}/{row.region}/{row.item} duplicates line {seen[key]}; "
+                "rows must be unique per (cloud, region, item)"
+            )
+            continue
+        seen[key] = line
+        rows.append(row)
+    if problems:
+        raise PriceTableError(problems)
+    return PriceTable(tuple(rows), sources)
+
+
+def load_price_table(prices: Path | str, sources: Path | str) -> PriceTable:
+    """A price table from two CSV files (tests and forks point this at their own files)."""
+    prices, sources = Path(prices), Path(sources)
+    return parse_price_table(
+        prices.read_text(encoding="utf-8"), sources.read_text(encoding="utf-8"), str(prices), str(sources)
+    )
+
+
+@cache
+def price_table() -> PriceTable:
+    """The shipped table (package data), loaded and validated once per process."""
+    data = resources.files("elastic_gpu") / "data"
+    return parse_price_table(
+        (data / "prices.csv").read_text(encoding="utf-8"), (data / "price_sources.csv").read_text(encoding="utf-8")
+    )
+
+
+def price_rows() -> tuple[PriceRow, ...]:
+    return price_table().rows
+
+
+def price_row(cloud: str, region: str, item: str) -> PriceRow | None:
+    """The shipped table's row for ``item`` in ``region`` of ``cloud``, or None (no price known)."""
+    return price_table().row(cloud, region, item)
+
+
+def price_sources() -> dict[str, PriceSource]:
+    return price_table().sources

@@ -1,0 +1,127 @@
+"""Which input changes make the engine replace a resource, and the names that let it create first.
+
+One table per resource type (each cloud's rows in elastic_gpu/<cloud>/replacement.py) of the inputs
+whose change forces a replacement (the provider marks them ForceNew, or the cloud API refuses to change
+them in place). The node-pool builders
+put the values of those fields into the pool's name (`pool_name`), so a change that forces a
+replacement also gives the replacement a new name: the engine then creates the new pool before
+it deletes the old one (`delete_before_replace=False`), and the cluster never loses its general
+pool. The `diff` command reads the same table to say which changes replace a resource.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from elastic_gpu.clouds import InlinePoolRule, ReplaceRule, all_clouds
+
+__all__ = ["InlinePoolRule", "ReplaceRule"]  # the clouds' rows' type (elastic_gpu/clouds.py)
+
+#: Hex digits of the digest appended to a node-pool name: 16^6 = 16.7M values.
+DIGEST_LEN = 6
+
+
+#: Node-pool resources: the fields that force replacement, per cloud (shown in the README), in cloud order.
+POOL_REPLACE_FIELDS: dict[str, ReplaceRule] = {
+    t: rule for c in all_clouds() for t, rule in c.replacement.POOL_REPLACE_FIELDS.items()
+}
+
+#: Other resources whose replacement the diff should name (same sources: the providers' ForceNew fields).
+OTHER_REPLACE_FIELDS: dict[str, ReplaceRule] = {
+    t: rule for c in all_clouds() for t, rule in c.replacement.OTHER_REPLACE_FIELDS.items()
+}
+
+REPLACE_FIELDS: dict[str, ReplaceRule] = POOL_REPLACE_FIELDS | OTHER_REPLACE_FIELDS
+
+#: Node-pool inputs whose in-place update replaces every node of the pool (a version bump): `diff` marks it.
+NODE_ROLLING_FIELDS: dict[str, ReplaceRule] = {
+    t: rule for c in all_clouds() for t, rule in c.replacement.NODE_ROLLING_FIELDS.items()
+}
+
+#: The input that is a pool's cloud name. Replacing a pool whose name stays the same cannot create the
+#: new pool first (the name is taken): the provider deletes first (pulumi-terraform-bridge
+#: nameRequiresDeleteBeforeReplace; azure-native replaces on the same URL). Hence the digest in names.
+POOL_NAME_FIELD: dict[str, str] = {t: f for c in all_clouds() for t, f in c.replacement.POOL_NAME_FIELD.items()}
+
+
+#: Inline pools whose change is refused, not replaced: the cluster resource updates in place (the provider
+#: marks none of these ForceNew), the cloud refuses the change, and renaming the inline pool is no way out
+#: either. `diff` refuses such a change (exit 2) with the steps that do it (inline_pool_refusals).
+INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {
+    t: rule for c in all_clouds() for t, rule in c.replacement.INLINE_POOL_REFUSED_FIELDS.items()
+}
+
+
+def inline_pool_refusals(
+    resource_type: str, resource_name: str, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> list[str]:
+    """What an update of `resource_type` would ask of its inline pools that the cloud refuses, each with
+    the way to do it by hand (empty: nothing refused)."""
+    rule = INLINE_POOL_REFUSED_FIELDS.get(resource_type)
+    if rule is None:
+        return []
+    before = {p.get(rule.key): p for p in old.get(rule.list_field) or [] if isinstance(p, Mapping)}
+    after = {p.get(rule.key): p for p in new.get(rule.list_field) or [] if isinstance(p, Mapping)}
+    where = f"{resource_type} {resource_name}: {rule.list_field}"
+    problems = [
+        f"{where}[{n}]: a new inline pool; an update of the cluster cannot add or rename one "
+        f"(was: {', '.join(sorted(map(str, before))) or 'none'}); add it as its own agent pool"
+        for n in after
+        if n not in before and before
+    ]
+    for n, pool in after.items():
+        if n not in before:
+            continue
+        changed = [f for f in rule.fields if before[n].get(f) != pool.get(f)]
+        if changed:
+            moves = ", ".join(f"{where}[{n}].{f}: {before[n].get(f)!r} -> {pool.get(f)!r}" for f in changed)
+            problems.append(f"{moves}. {rule.way_out(n, new, pool)}")
+    return problems
+
+
+def short_digest(values: Mapping[str, Any]) -> str:
+    """A stable short digest of `values` (JSON, sorted keys): equal inputs, equal digest."""
+    text = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:DIGEST_LEN]
+
+
+def pool_name(base: str, forcing: Mapping[str, Any], *, max_len: int, sep: str = "-", keep: str = "") -> str:
+    """`<base><sep><digest>`: the digest covers the base and the replacement-forcing values, so a change
+    that forces a replacement also renames the pool (create the new one, then delete the old one).
+    A base too long for `max_len` is cut in the middle, before `keep` (the zone a per-zone group ends
+    with), so the name still says where its nodes run; the digest still tells pools apart."""
+    digest = short_digest({"base": base, **forcing})
+    room = max_len - len(sep) - DIGEST_LEN
+    if len(base) > room and keep and base.endswith(keep) and len(keep) < room // 2:
+        cut = base[: room - len(keep)].rstrip("-_") + keep
+    else:
+        cut = base[:room]
+    return f"{cut}{sep}{digest}"
+
+
+def replacing_paths(resource_type: str, changed: list[str]) -> list[str]:
+    """The changed input paths that force `resource_type` to be replaced (empty: updated in place)."""
+    rule = REPLACE_FIELDS.get(resource_type)
+    if rule is None:
+        return []
+    return [p for p in changed if any(p == f or p.startswith(f"{f}.") or p.startswith(f"{f}[") for f in rule.fields)]
+
+
+def replace_table_markdown() -> str:
+    """The README's table of pool fields that force a replacement."""
+    rows = ["| Resource | Fields that force a replacement | Source |", "| --- | --- | --- |"]
+    for type_, rule in POOL_REPLACE_FIELDS.items():
+        rows.append(f"| `{type_}` | {', '.join(f'`{f}`' for f in rule.fields)} | {rule.source} |")
+    return "\n".join(rows)
+
+
+def inline_pool_table_markdown() -> str:
+    """The README's table of inline-pool fields whose change `diff` refuses."""
+    rows = ["| Resource | Inline-pool fields whose change is refused | Source |", "| --- | --- | --- |"]
+    for type_, rule in INLINE_POOL_REFUSED_FIELDS.items():
+        fields = ", ".join(f"`{rule.list_field}[].{f}`" for f in rule.fields)
+        rows.append(f"| `{type_}` | {fields} | {rule.source} |")
+    return "\n".join(rows)

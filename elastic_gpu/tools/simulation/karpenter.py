@@ -1,0 +1,278 @@
+"""`simulate` for Karpenter NodePools, on any cloud that runs Karpenter: which NodePools a pod reaches, in
+weight order, and the timings of the cloud's `KarpenterModel` in place of the cluster-autoscaler's backoff
+machine (elastic_gpu/tools/simulation/run.py asks the stack's cloud through its `provisioning` part, which calls
+`simulate_pod` here with its model).
+
+What differs per cloud is in the model: the node class group its NodePools reference, the label that
+lists their instance types, the node class's disk, and how many failed launches exhaust spot (EKS: one
+CreateFleet over every type; AKS: one VM per launch, each size failing once).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, SPOT_FIRST, ZONE_KEY, duration_seconds
+from elastic_gpu.pool_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL
+from elastic_gpu.prices import HOURS_PER_MONTH
+from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE, KUBERNETES_TAINT_EFFECT, POOL_LABEL, Taint
+from elastic_gpu.tools.cost import Overrides, node_price
+from elastic_gpu.tools.offline.runner import CapturedResource, Preview
+from elastic_gpu.tools.simulation.backoff import Constant
+from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
+from elastic_gpu.tools.simulation.pod import PodShape
+from elastic_gpu.tools.simulation.timings import Evidence
+
+GIB = 2**30
+
+# --- Karpenter core's scheduling loop, on a clock ---
+
+BATCH_IDLE = Constant("BATCH_IDLE_DURATION", 1, f"{CORE} pkg/operator/options/options.go:130")
+BATCH_MAX = Constant("BATCH_MAX_DURATION", 10, f"{CORE} pkg/operator/options/options.go:129")
+POD_REQUEUE = Constant("pending-pod requeue", 10, f"{CORE} pkg/controllers/provisioning/controller.go:77 RequeueAfter")
+DISRUPTION_POLL = Constant("disruption pollingPeriod", 10, f"{CORE} pkg/controllers/disruption/controller.go:71")
+EMPTINESS_VALIDATION = Constant(
+    "commandValidationDelay",
+    15,
+    f"{CORE} pkg/controllers/disruption/consolidation.go:45 (waited by emptiness.go:101 before deleting)",
+)
+CONSTANTS: tuple[Constant, ...] = (BATCH_IDLE, BATCH_MAX, POD_REQUEUE, DISRUPTION_POLL, EMPTINESS_VALIDATION)
+
+#: A loop: from its first trigger, the window closes after [idle, max] seconds.
+FIRST_LOOP = (BATCH_IDLE.seconds, BATCH_MAX.seconds)
+#: After a failed launch: the pod's next requeue (0 to 10 s away), then a window.
+NEXT_LOOP = (BATCH_IDLE.seconds, POD_REQUEUE.seconds + BATCH_MAX.seconds)
+
+
+@dataclass(frozen=True)
+class Seconds:
+    """Seconds from the pod's first trigger: best and worst."""
+
+    best: int
+    worst: int
+
+
+def after_failures(failed_launches: int) -> Seconds:
+    """The first loop, then one more loop per failed launch."""
+    return Seconds(FIRST_LOOP[0] + failed_launches * NEXT_LOOP[0], FIRST_LOOP[1] + failed_launches * NEXT_LOOP[1])
+
+
+def to_zero(consolidate_after_seconds: int) -> int:
+    """Seconds from a GPU node's last pod ending to Karpenter deleting it (WhenEmpty): consolidateAfter, then
+    the next disruption poll, then the emptiness command's validation delay (worst case)."""
+    return consolidate_after_seconds + DISRUPTION_POLL.seconds + EMPTINESS_VALIDATION.seconds
+
+
+@dataclass(frozen=True)
+class KarpenterModel:
+    """One cloud's Karpenter, as the simulation needs it."""
+
+    cloud: str
+    #: the requirement key whose `In` values are a NodePool's instance types
+    type_key: str
+    #: bytes of disk the named node class gives its nodes (None: unknown)
+    disk: Callable[[Preview, str], float | None]
+    #: per scenario, until capacity that delivers is asked:
+    #: (spot, fallback, spot types, fallback in the same NodePool) -> Seconds or None
+    first_node: Callable[[bool, bool, int, bool], dict[str, Seconds | None]]
+    #: every spot offering out of capacity, until on-demand is asked: (spot types, in the same NodePool)
+    to_fallback: Callable[[int, bool], Seconds]
+    source: str
+    #: what the figures rest on (Karpenter on EKS: its code at the tag this library deploys)
+    evidence: Evidence
+
+
+def requirements(spec: dict[str, Any]) -> dict[str, list[str]]:
+    reqs = (spec.get("template") or {}).get("spec", {}).get("requirements") or []
+    return {r["key"]: list(r.get("values") or []) for r in reqs if r.get("operator") == "In"}
+
+
+def node_pool_templates(
+    preview: Preview, r: CapturedResource, region: str | None, model: KarpenterModel
+) -> list[NodeTemplate]:
+    """A NodePool as templates, one per capacity type it allows in the order Karpenter tries them (spot,
+    then on-demand: karpenter_core.SPOT_FIRST): the labels and taints its nodes get, the biggest eligible
+    type's resources (the pod fits when some eligible type holds it) and its node class's disk as ephemeral
+    storage, `limits.nodes` as its max (one cap the templates of a NodePool share: `limit_group`); none for
+    a NodePool of another cloud's node class."""
+    spec = r.inputs.get("spec") or {}
+    tmpl = spec.get("template") or {}
+    ref = (tmpl.get("spec") or {}).get("nodeClassRef") or {}
+    if KARPENTER_NODE_CLASS_CLOUDS.get(ref.get("group")) != model.cloud:
+        return []
+    reqs = requirements(spec)
+    rows = [row for t in reqs.get(model.type_key, []) if (row := gpu_instance_type(model.cloud, t)) is not None]
+    biggest = max(rows, key=lambda row: (row.gpus, row.vcpus, row.memory_gib), default=None)
+    allocatable = (
+        {"cpu": float(biggest.vcpus), "memory": float(biggest.memory_gib * GIB), GPU_RESOURCE: float(biggest.gpus)}
+        if biggest
+        else {"cpu": math.inf, "memory": math.inf}
+    )
+    if (disk := model.disk(preview, ref.get("name") or "")) is not None:
+        allocatable[EPHEMERAL_STORAGE] = disk
+    allowed = reqs.get(CAPACITY_TYPE_KEY, list(SPOT_FIRST))
+    capacities = [c for c in SPOT_FIRST if c in allowed] or allowed[:1]
+    taints = [
+        Taint(t["key"], t.get("value") or "", KUBERNETES_TAINT_EFFECT.get(t["effect"], t["effect"]))  # type: ignore[arg-type]
+        for t in (tmpl.get("spec") or {}).get("taints") or []
+    ]
+    name = (r.inputs.get("metadata") or {}).get("name") or r.name
+    labels = dict((tmpl.get("metadata") or {}).get("labels") or {})
+    return [
+        NodeTemplate(
+            group=name,
+            resource=r.name,
+            autoscaler_name=name,
+            pool=labels.get(POOL_LABEL, name),
+            capacity="spot" if capacity == "spot" else "on-demand",
+            instance_type=rows[0].name if rows else "?",
+            labels=labels | {CAPACITY_TYPE_KEY: capacity},
+            taints=sorted(taints),
+            allocatable=allocatable,
+            min_size=0,
+            max_size=int((spec.get("limits") or {}).get("nodes") or 0),
+            zones=reqs.get(ZONE_KEY, []),
+            region=region,
+            limit_group=r.name if len(capacities) > 1 else None,
+        )
+        for capacity in capacities
+    ]
+
+
+def weight_order(preview: Preview) -> list[tuple[CapturedResource, int]]:
+    """NodePools as the scheduler tries them: weight first, then name descending
+    (kubernetes-sigs/karpenter pkg/utils/nodepool/nodepool.go:161 OrderByWeight)."""
+    pools = [(r, int((r.inputs.get("spec") or {}).get("weight") or 0)) for r in preview.of_type(KARPENTER_NODE_POOL)]
+    by_name = sorted(pools, key=lambda p: (p[0].inputs.get("metadata") or {}).get("name") or p[0].name, reverse=True)
+    return sorted(by_name, key=lambda p: -p[1])
+
+
+def eligible_types(preview: Preview, resources: list[str], model: KarpenterModel) -> list[str]:
+    types: dict[str, None] = {}
+    for r in preview.of_type(KARPENTER_NODE_POOL):
+        if r.name in resources:
+            types |= dict.fromkeys(requirements(r.inputs.get("spec") or {}).get(model.type_key, []))
+    return list(types)
+
+
+def worst_case(
+    node_pools: list[NodeTemplate], preview: Preview, overrides: Overrides | None, model: KarpenterModel
+) -> tuple[int, float | None, list[str]]:
+    """Every NodePool at its limits.nodes (once, however many capacity types it allows), each node the
+    priciest eligible type: at its spot price in a spot-only NodePool, else on-demand (a spot-first NodePool
+    may fill its limit with on-demand nodes)."""
+    nodes, total, notes = 0, 0.0, []
+    by_resource: dict[str, list[NodeTemplate]] = {}
+    for t in node_pools:
+        by_resource.setdefault(t.resource, []).append(t)
+    for group in by_resource.values():
+        t = group[0]
+        spot_only = all(g.capacity == "spot" for g in group)
+        hourlies = []
+        for it in eligible_types(preview, [t.resource], model):
+            price = node_price(model.cloud, t.region, it, [], overrides)
+            hourly = price.hourly(spot_only)
+            if hourly is None:
+                hourly = price.on_demand  # spot never costs more: an upper bound
+            if hourly is None:
+                return nodes + t.max_size, None, [f"{t.group}: no price for {it} in {t.region}"]
+            hourlies.append(hourly)
+        nodes += t.max_size
+        total += t.max_size * max(hourlies, default=0.0) * HOURS_PER_MONTH
+        capacity = "" if spot_only or len(group) == 1 else " on-demand"
+        notes.append(
+            f"{t.group}: {t.max_size} nodes (limits.nodes), each priced as its priciest eligible type{capacity}"
+        )
+    return nodes, total, notes
+
+
+def templates(preview: Preview, region: str | None, model: KarpenterModel) -> list[NodeTemplate]:
+    return [t for r, _ in weight_order(preview) for t in node_pool_templates(preview, r, region, model)]
+
+
+def consolidate_after_seconds(preview: Preview, resource: str) -> int | None:
+    for r in preview.of_type(KARPENTER_NODE_POOL):
+        if r.name == resource:
+            value = ((r.inputs.get("spec") or {}).get("disruption") or {}).get("consolidateAfter")
+            return None if value in (None, "Never") else duration_seconds(value)
+    return None
+
+
+def _minutes(s: Seconds | None) -> Any:
+    from elastic_gpu.tools.simulation.run import Minutes
+
+    return "never" if s is None else Minutes(round(s.best / 60, 2), round(s.worst / 60, 2))
+
+
+def simulate_pod(
+    preview: Preview,
+    pod: PodShape,
+    region: str | None,
+    pool: str | None,
+    promise: float | None,
+    model: KarpenterModel,
+) -> Any:
+    """The outcome (a `PoolOutcome`) of a pod under the preview's NodePools of this cloud, or None when the
+    preview has none (the autoscaler's model runs)."""
+    from elastic_gpu.tools.offline.price_overrides import price_overrides
+    from elastic_gpu.tools.simulation.run import PoolOutcome, _combine
+
+    every = templates(preview, region, model)
+    if not every:
+        return None
+    fits = [t for t in every if misfit(pod, t) is None]
+    reached_pool = pool or (fits[0].pool if fits else None)
+    own = [t for t in every if t.pool == reached_pool]
+    nodes, monthly, notes = worst_case(own, preview, price_overrides(preview), model)
+    consolidate = consolidate_after_seconds(preview, own[0].resource) if own else None
+    zero = math.inf if consolidate is None else round(to_zero(consolidate) / 60, 2)
+    if not fits:
+        why = "; ".join(f"{t.group}: {reason}" for t in own or every if (reason := misfit(pod, t)))
+        return PoolOutcome(
+            reached_pool,
+            pod.name,
+            False,
+            f"fits no NodePool ({why})",
+            [],
+            None,
+            None,
+            None,
+            zero,
+            nodes,
+            monthly,
+            notes,
+        )
+    first = fits[0]
+    spot = first.capacity == "spot"
+    fallback = next((t for t in fits if t.capacity != "spot"), None) if spot else None
+    spot_types = len(eligible_types(preview, [first.resource], model)) if spot else 0
+    one_node_pool = fallback is not None and fallback.resource == first.resource
+    scenarios = {
+        k: _minutes(v) for k, v in model.first_node(spot, fallback is not None, spot_types, one_node_pool).items()
+    }
+    return PoolOutcome(
+        pool=reached_pool,
+        pod=pod.name,
+        reaches=True,
+        reason=None,
+        tiers=[[t] for t in fits],  # one NodePool (capacity type) per try: no ties to draw
+        first_choice=first.resource,
+        fallback=fallback.resource if fallback else None,
+        minutes_to_fallback=_minutes(model.to_fallback(spot_types, one_node_pool)) if fallback else None,
+        minutes_to_zero=zero,
+        worst_case_nodes=nodes,
+        worst_case_monthly_usd=monthly,
+        price_notes=notes,
+        minutes_to_first_node=_combine(list(scenarios.values())),
+        scenarios=scenarios,
+        max_minutes_to_fallback=promise,
+        timing_source=model.source,
+        instance_types=eligible_types(preview, [t.resource for t in fits], model),
+        evidence=model.evidence,
+        first_choice_group=first.group,
+        fallback_group=fallback.group if fallback else None,
+    )

@@ -1,0 +1,85 @@
+"""Each node group's scale-from-zero node template, built from the captured resources the way
+that cloud's autoscaler builds it (never from the stack config): every cloud's `node_templates`
+(elastic_gpu/<cloud>/node_templates.py, which says how its autoscaler builds them), in cloud order.
+
+`allocatable` is the instance type's capacity. Each cloud sets `reserved` (what its node image keeps:
+kube-reserved and the eviction threshold) and whether its autoscaler's template subtracts it; every
+template gets the requests of the pods a new node runs (the stack's DaemonSets that would run there,
+and the kube-proxy pod the autoscaler adds). A CPU type the GPU catalog does not know has no
+vCPU/memory figure here, so those do not limit it (GPU pods are kept off it by the GPU request).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from elastic_gpu.clouds import all_clouds
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.scheduling import GPU_RESOURCE, KUBERNETES_TAINT_EFFECT, Taint
+from elastic_gpu.tools.offline.runner import CapturedResource, Preview
+from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
+from elastic_gpu.tools.simulation.pod import pod_shape
+
+GIB = 2**30
+MIB = 2**20
+#: The kube-proxy pod the autoscaler puts on every template node (kubernetes/autoscaler
+#: cluster-autoscaler-1.33.6 cloudprovider/utils.go:37 KubeProxyCpuRequestMillis, :75 BuildKubeProxy).
+KUBE_PROXY_CPU = 0.1
+#: The kubelet's default hard eviction threshold memory.available (kubelet defaults; GCE:
+#: gce_reserved.go:48; AKS node-resource-reservations, 1.29+; EKS AL2023 nodeadm keeps the default).
+EVICTION_HARD_MEMORY = 100 * MIB
+ZONE_LABEL = "topology.kubernetes.io/zone"
+
+
+def shape(cloud: str, instance_type: str) -> dict[str, float]:
+    row = gpu_instance_type(cloud, instance_type)
+    if row is None:
+        return {"cpu": math.inf, "memory": math.inf}
+    return {"cpu": float(row.vcpus), "memory": float(row.memory_gib * GIB), GPU_RESOURCE: float(row.gpus)}
+
+
+def template_taint(key: str, value: str | None, effect: str) -> Taint:
+    return Taint(key, value or "", KUBERNETES_TAINT_EFFECT.get(effect, effect))  # type: ignore[arg-type]
+
+
+def provider_region(preview: Preview, r: CapturedResource) -> str | None:
+    """The region `r`'s provider is pinned to: its explicit provider's, else the stack config's
+    (`aws:region`, `gcp:region`), which is what the engine's default provider uses."""
+    region = preview.provider_inputs(r).get("region")
+    return region if isinstance(region, str) and region else None
+
+
+def tiered_cpu_reserve(vcpus: float) -> float:
+    """kube-reserved CPU, in cores, by the tiers GKE documents and EKS's AL2023 nodeadm applies
+    (awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go getCPUMillicoresToReserve): 6% of the
+    first core, 1% of the second, 0.5% of the next two, 0.25% of every core above four."""
+    tiers = ((1, 0.06), (1, 0.01), (2, 0.005), (math.inf, 0.0025))
+    left, total = vcpus, 0.0
+    for size, share in tiers:
+        part = min(left, size)
+        total += part * share
+        left -= part
+        if left <= 0:
+            break
+    return total
+
+
+def daemon_requests(preview: Preview, template: NodeTemplate) -> dict[str, float]:
+    """Requests of the pods a new node of this template runs: every DaemonSet the stack declares whose
+    pod tolerates the node's taints and selects its labels, plus kube-proxy."""
+    out = {"cpu": KUBE_PROXY_CPU}
+    for r in preview.of_type("kubernetes:apps/v1:DaemonSet"):
+        shape = pod_shape({"kind": "DaemonSet", **r.inputs})
+        probe = replace(template, allocatable={}, daemon_requests={}, reserved={})
+        if misfit(replace(shape, requests={}), probe) is None:
+            for resource, value in shape.requests.items():
+                out[resource] = out.get(resource, 0.0) + value
+    return out
+
+
+def node_templates(preview: Preview) -> list[NodeTemplate]:
+    out = [t for cloud in all_clouds() for t in cloud.node_templates.node_templates(preview)]
+    for t in out:
+        t.daemon_requests = daemon_requests(preview, t)
+    return out
