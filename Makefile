@@ -6,7 +6,7 @@ GPU_HOURS ?= 1000
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install preview preview-json cost test policy lint format clean
+.PHONY: install preview preview-json cost test policy lint typecheck format clean
 
 # The pins, then the repository itself in editable mode (import name `elastic_gpu`).
 $(STAMP): requirements.txt requirements-dev.txt pyproject.toml
@@ -35,6 +35,9 @@ policy: $(STAMP)  ## offline policy gate for a stack: make policy STACK=aws-prod
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)  ## mypy, strict, over the package ([tool.mypy] in pyproject.toml)
+	$(BIN)/python -m mypy
 
 format: $(STAMP)
 	$(BIN)/ruff format .
