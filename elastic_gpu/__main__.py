@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from typing import Any
+from typing import Any, TypedDict
 
 from elastic_gpu.errors import ConfigError
 
@@ -64,6 +64,13 @@ POLICY_CONFIG_HELP = "policy-pack config file for the pack this command runs (JS
 ACCOUNT_HELP = "YAML describing your account's quotas, roles and offerings for the preflight (default: a new account)"
 
 
+class _ExitsHelp(TypedDict):
+    """The keywords of a subcommand whose --help lists the exit codes."""
+
+    epilog: str
+    formatter_class: type[argparse.HelpFormatter]
+
+
 def main(argv: list[str] | None = None) -> int:
     from elastic_gpu._version import __version__
 
@@ -75,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--version", action="version", version=f"elastic-gpu {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    exits = {"epilog": EXIT_CODES, "formatter_class": argparse.RawDescriptionHelpFormatter}
+    exits: _ExitsHelp = {"epilog": EXIT_CODES, "formatter_class": argparse.RawDescriptionHelpFormatter}
     preview = sub.add_parser(
         "preview",
         help="run a stack's program under the mock engine, show what it declares and run the policy pack",

@@ -8,14 +8,17 @@ GKE pick whichever zone has capacity, so `per_zone` needs no pool per zone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.gcp.autoprovisioning import PROVISIONER, compute_class
+from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
 from elastic_gpu.gcp.kueue import LOCAL_QUEUE
 from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
+from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE, OAUTH_SCOPES, node_service_account
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
@@ -45,8 +48,6 @@ if TYPE_CHECKING:
 
 #: GKE picks the zone with capacity (and unused reservations): fewer spot stock-outs than BALANCED.
 LOCATION_POLICY = "ANY"
-#: Nodes call Google APIs with their service account; IAM (not scopes) limits what they may do.
-OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 #: Pods see the GKE metadata server, which Workload Identity needs.
 WORKLOAD_METADATA_MODE = "GKE_METADATA"
 #: Queued provisioning (DWS) pools must not consume reservations (GKE DWS docs, seed 004).
@@ -59,10 +60,6 @@ IGNORED = ["nodeCount", "initialNodeCount"]
 MAX_NODE_POOL_NAME = 40
 #: GKE GPUSharingConfig.GPUSharingStrategy (container/v1): time-sliced GPUs.
 GPU_SHARING_TIME_SHARING = "TIME_SHARING"
-
-COMPUTE_CLASS_API = "cloud.google.com/v1"
-#: With every ranked pool out of capacity, leave pods pending rather than use another pool.
-WHEN_UNSATISFIABLE = "DoNotScaleUp"
 
 #: KubeletConfiguration key -> the GKE SDK argument that sets it.
 KUBELET_KEYS: dict[str, str] = {
@@ -107,13 +104,18 @@ def _accelerator_fields(acc: gcp.container.NodePoolNodeConfigGuestAcceleratorArg
     """The guest accelerator as plain values (the whole block forces a replacement on GKE)."""
     if acc is None:
         return None
+    # build_spot_gpu_pool sets both blocks as Args (never an Output), or leaves the sharing one out.
     driver = acc.gpu_driver_installation_config
     sharing = acc.gpu_sharing_config
+    driver_args = gcp.container.NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs
+    sharing_args = gcp.container.NodePoolNodeConfigGuestAcceleratorGpuSharingConfigArgs
     return {
         "type": acc.type,
         "count": acc.count,
-        "gpuDriverVersion": driver.gpu_driver_version if driver is not None else None,
-        "gpuSharing": [sharing.gpu_sharing_strategy, sharing.max_shared_clients_per_gpu] if sharing else None,
+        "gpuDriverVersion": driver.gpu_driver_version if isinstance(driver, driver_args) else None,
+        "gpuSharing": [sharing.gpu_sharing_strategy, sharing.max_shared_clients_per_gpu]
+        if isinstance(sharing, sharing_args)
+        else None,
     }
 
 
@@ -143,7 +145,8 @@ class _PoolSpec:
     #: the pool's own service account, image type and kubelet settings (NodePoolNodeConfigKubeletConfigArgs)
     service_account: str | None = None
     image_type: pulumi.Input[str] | None = None
-    kubelet_config: dict[str, object] = field(default_factory=dict)
+    #: KubeletConfiguration keys mapped by KUBELET_KEYS to the SDK's keyword arguments (values as validated)
+    kubelet_config: dict[str, Any] = field(default_factory=dict)
 
     @property
     def gke_name(self) -> str:
@@ -200,7 +203,7 @@ def _node_pool(
             oauth_scopes=OAUTH_SCOPES,
             service_account=spec.service_account,
             image_type=spec.image_type,
-            kubelet_config=gcp.container.NodePoolNodeConfigKubeletConfigArgs(**spec.kubelet_config)  # type: ignore[arg-type]
+            kubelet_config=gcp.container.NodePoolNodeConfigKubeletConfigArgs(**spec.kubelet_config)
             if spec.kubelet_config
             else None,
             workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
@@ -247,10 +250,6 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
     return BuiltPool(node_groups=[ref], taints=[], labels=labels, resources=[pool])
 
 
-def compute_class_name(pool: str) -> str:
-    return f"{pool}-spot-first"
-
-
 def compute_class_spec(spot_pool: str, fallback_pool: str) -> dict[str, object]:
     """A GKE ComputeClass: the spot pool first, then the on-demand one; no auto-created pools."""
     return {
@@ -265,17 +264,7 @@ def compute_class_spec(spot_pool: str, fallback_pool: str) -> dict[str, object]:
 def auto_provisioned(args: SpotGpuPoolArgs) -> bool:
     """The pool is a ComputeClass GKE auto-creates node pools for: its cluster auto-provisions
     (the handle's optional `provisioner`), and it is no queued-provisioning pool (those keep theirs)."""
-    from elastic_gpu.gcp.autoprovisioning import PROVISIONER
-
     return getattr(args.cluster, "provisioner", None) == PROVISIONER and not args.queued_provisioning
-
-
-#: The pool settings a GKE node (a node pool's or an auto-created one's) has no place for, and why.
-NO_PLACE_ON_GKE = {
-    "subnet_ids": "GKE node pools use the cluster's subnetwork",
-    "security_group_ids": "GKE filters traffic with VPC firewall rules on network tags",
-    "user_data": "GKE node pools take no user data",
-}
 
 
 def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
@@ -295,17 +284,15 @@ def _override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> l
     return problems + kubelet_problems(where, args, "gcp", KUBELET_KEYS)
 
 
-def node_service_account(args: GeneralPoolArgs | SpotGpuPoolArgs) -> str | None:
-    """The account the pool's nodes run as: the pool's own `node_identity`, else the cluster's node service
-    account (the handle's optional `node_service_account`; GkeCluster creates one), else None (GKE's
-    default: the Compute Engine default account)."""
-    if isinstance(args.node_identity, str):
-        return args.node_identity
-    account = getattr(args.cluster, "node_service_account", None)  # optional handle attribute
-    return account if isinstance(account, str) else None
+class _NodeSettings(TypedDict):
+    """The pool's own node settings, as _PoolSpec's fields."""
+
+    service_account: str | None
+    image_type: pulumi.Input[str] | None
+    kubelet_config: dict[str, Any]
 
 
-def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]:
+def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> _NodeSettings:
     return {
         "service_account": node_service_account(args),
         "image_type": args.image,
@@ -325,7 +312,6 @@ def max_run_duration(args: SpotGpuPoolArgs) -> str:
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """The stack config's node-pool rules (elastic_gpu/gcp/config_rules.py); time-slicing is GKE's own
     gpuSharingConfig (see below)."""
-    from elastic_gpu.gcp.autoprovisioning import compute_class
     from elastic_gpu.gcp.config_rules import node_pool_problems
 
     if auto_provisioned(args):
@@ -356,9 +342,9 @@ def _compute_class(name: str, args: SpotGpuPoolArgs) -> str | None:
 
 def _taints(name: str, args: SpotGpuPoolArgs) -> list[Taint]:
     taints = {GKE_GPU_TAINT, *args.extra_taints}
-    if compute_class := _compute_class(name, args):
+    if class_name := _compute_class(name, args):
         # Manually created pools serve a ComputeClass through this label and taint.
-        taints.add(gke_compute_class_taint(compute_class))
+        taints.add(gke_compute_class_taint(class_name))
     return sorted(taints)
 
 
@@ -368,12 +354,10 @@ def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
     Kueue's LocalQueue (created suspended; Kueue admits it once DWS has the capacity) and tolerate
     the taint GKE puts on queued-provisioning nodes."""
     if auto_provisioned(args):
-        from elastic_gpu.gcp.autoprovisioning import compute_class
-
         return compute_class.workload_contract(name, args)
     selector = {POOL_LABEL: name}
-    if compute_class := _compute_class(name, args):
-        selector[GKE_COMPUTE_CLASS_KEY] = compute_class
+    if class_name := _compute_class(name, args):
+        selector[GKE_COMPUTE_CLASS_KEY] = class_name
     labels = {QUEUE_NAME_LABEL: LOCAL_QUEUE} if args.queued_provisioning else {}
     # GKE taints queued-provisioning nodes itself (not declared on the pool, tolerated here).
     taints = sorted({*_taints(name, args), GKE_QUEUED_TAINT}) if args.queued_provisioning else _taints(name, args)
@@ -397,8 +381,6 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     ComputeClass alone (elastic_gpu/gcp/autoprovisioning).
     """
     if auto_provisioned(args):
-        from elastic_gpu.gcp.autoprovisioning import compute_class
-
         return compute_class.build_spot_gpu_pool(name, args, parent)
     cluster: GkeClusterHandle = args.cluster  # type: ignore[assignment]
     row = gpu_instance_type(cluster.cloud, args.instance_types[0])
@@ -418,11 +400,11 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         ),
         gpu_sharing_config=sharing,
     )
-    compute_class = _compute_class(name, args)
+    class_name = _compute_class(name, args)
     taints = _taints(name, args)
     extra = dict(args.extra_labels)
-    if compute_class:
-        extra[GKE_COMPUTE_CLASS_KEY] = compute_class
+    if class_name:
+        extra[GKE_COMPUTE_CLASS_KEY] = class_name
 
     def spec(base_name: str, spot: bool, min_size: int, max_size: int, queued: bool = False) -> _PoolSpec:
         return _PoolSpec(
@@ -450,13 +432,13 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         specs.append((f"{name}-fallback", spec(f"{name}-fallback", False, 0, args.fallback_total)))
     pools = [_node_pool(res_name, s, cluster, args.tags, parent) for res_name, s in specs]
     resources: list[pulumi.Resource] = list(pools)
-    if compute_class:
+    if class_name:
         resources.append(
             k8s.apiextensions.CustomResource(
                 f"{name}-compute-class",
                 api_version=COMPUTE_CLASS_API,
                 kind="ComputeClass",
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=compute_class),
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=class_name),
                 spec=compute_class_spec(specs[0][1].gke_name, specs[1][1].gke_name),
                 opts=pulumi.ResourceOptions(parent=parent, provider=cluster.provider, depends_on=pools),
             )

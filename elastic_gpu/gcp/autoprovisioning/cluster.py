@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import pulumi_gcp as gcp
 
 from elastic_gpu.gcp.autoprovisioning.compute_class import instance_types_eligible
-from elastic_gpu.gcp.pools import OAUTH_SCOPES
+from elastic_gpu.gcp.node_config import OAUTH_SCOPES
 from elastic_gpu.gpu_catalog import gpu_instance_type
 
 if TYPE_CHECKING:

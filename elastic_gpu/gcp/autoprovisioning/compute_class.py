@@ -27,14 +27,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_gpu
+from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
 from elastic_gpu.gcp.config_rules import machine_family
-from elastic_gpu.gcp.pools import (
-    COMPUTE_CLASS_API,
-    NO_PLACE_ON_GKE,
-    WHEN_UNSATISFIABLE,
-    compute_class_name,
-    node_service_account,
-)
+from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE, node_service_account
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.pool_overrides import unsupported
 from elastic_gpu.pool_types import BuiltPool
@@ -61,7 +56,7 @@ CONSOLIDATION_DELAY_MINUTES = 10
 DRIVER_VERSIONS = {"DEFAULT": "default", "LATEST": "latest"}
 #: nodePoolConfig.imageType takes these (CRD enum); GKE node pools spell them in capitals.
 IMAGE_TYPES = ("cos_containerd", "ubuntu_containerd")
-#: priorities[].storage.bootDiskType: the node pools' disk type (elastic_gpu/gcp/pools.py).
+#: priorities[].storage.bootDiskType: the node pools' disk type (elastic_gpu/gcp/pools.py's node pools).
 BOOT_DISK_TYPE = "pd-balanced"
 #: gpu.gpuSharing.sharingStrategy for time-sliced GPUs (as the node pools' gpuSharingConfig).
 TIME_SHARING = "TIME_SHARING"
