@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import pulumi
+import pulumi_kubernetes as k8s
 
 from elastic_gpu.cluster_handle import ClusterHandle
 from elastic_gpu.scheduling import Taint
@@ -108,6 +109,19 @@ class PoolComponent(pulumi.ComponentResource):
         self.register_outputs(
             {"node_group_names": self.node_group_names, "node_group_ids": self.node_group_ids, **self.cloud_outputs}
         )
+
+
+def provisioner_node_pool_names(pool: PoolComponent) -> list[pulumi.Output[Any]]:
+    """The metadata.name of each NodePool of a pool whose nodes a provisioner makes (Karpenter, AKS node
+    auto-provisioning): the pool's resources after its node class."""
+    names = []
+    for r in pool.node_group_resources[1:]:
+        assert isinstance(r, k8s.apiextensions.CustomResource), "a provisioner's NodePools are custom resources"
+        # pulumi-kubernetes' CustomResource declares no `metadata` attribute (apiextensions/CustomResource.py):
+        # registering the resource sets it, an Output of the object's metadata.
+        metadata: pulumi.Output[dict[str, Any]] = r.metadata  # type: ignore[attr-defined]
+        names.append(metadata["name"])
+    return names
 
 
 __all__ = ["BuiltPool", "Capacity", "ClusterHandle", "NodeGroupRef", "PoolComponent", "PoolProvisioner"]

@@ -237,8 +237,9 @@ class EksCluster(pulumi.ComponentResource):
                 "node group"
             )
         raise_if(problems, source=source)
+        assert node_role_arn is not None, "reported above"
         version = _version_of(where, kubernetes_version, cluster.version)
-        issuer = cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
+        issuer = cluster.identities.apply(oidc_issuer)
         region = aws.get_region_output(opts=pulumi.InvokeOutputOptions(parent=cluster)).region
         return ExistingEksCluster(
             resource_name,
@@ -319,6 +320,7 @@ class EksCluster(pulumi.ComponentResource):
                 f"cluster's instance role with its self-managed nodes. {SHARED_NODE_ROLE_RISK}. {NODE_ROLE_HINT}"
             )
         raise_if(problems, source=source)
+        assert node_role_arn is not None, "reported above"
         warn_if_shared_role(where, node_role_arn, cluster)
         version = _version_of(where, kubernetes_version, cluster.eks_cluster.apply(lambda c: c.version))
         return ExistingEksCluster(
@@ -407,7 +409,7 @@ class EksCluster(pulumi.ComponentResource):
                     value=value,
                     opts=child,
                 )
-        self.oidc_issuer_url: pulumi.Output[str] = self.cluster.identities.apply(lambda ids: ids[0].oidcs[0].issuer)
+        self.oidc_issuer_url: pulumi.Output[str] = self.cluster.identities.apply(oidc_issuer)
         self.oidc_provider = aws.iam.OpenIdConnectProvider(
             f"{name}-oidc",
             url=self.oidc_issuer_url,
@@ -570,10 +572,22 @@ def public_subnet_ids(
     )
 
 
+def oidc_issuer(identities: Sequence[aws.eks.outputs.ClusterIdentity]) -> str:
+    """The cluster's OIDC issuer URL: EKS gives a cluster one identity with one OIDC issuer."""
+    oidcs = identities[0].oidcs
+    issuer = oidcs[0].issuer if oidcs else None
+    assert issuer is not None, "an EKS cluster has an OIDC issuer"
+    return issuer
+
+
 def warn_if_shared_role(where: str, node_role_arn: pulumi.Input[str], cluster: pulumi_eks.Cluster) -> None:
     """Warn when the node role given is one of the pulumi-eks cluster's instance roles (known at preview
     for roles that exist or are declared with a name; a warning can come late without harm)."""
-    instance_role_arns = cluster.instance_roles.apply(lambda roles: pulumi.Output.all(*[r.arn for r in roles]))
+
+    def arns_of(roles: Sequence[aws.iam.Role]) -> pulumi.Output[list[str]]:
+        return pulumi.Output.all(*[r.arn for r in roles])
+
+    instance_role_arns: pulumi.Output[list[str]] = cluster.instance_roles.apply(arns_of)
 
     def warn(arns: list[Any]) -> None:
         if arns[0] in arns[1]:
@@ -593,7 +607,7 @@ def when_unknown(value: pulumi.Output[Any], act: Callable[[], None]) -> None:
             act()
 
     # An Output of the check, so that the program waits for it (Pulumi tracks every Output).
-    pulumi.Output.from_input(check())
+    _checked: pulumi.Output[None] = pulumi.Output.from_input(check())
 
 
 def subnet_ids_problems(where: str, subnet_ids: Any, region: str | None = None) -> list[str]:
@@ -631,7 +645,7 @@ def _version_of(where: str, kubernetes_version: str | None, cluster_version: pul
     return cluster_version
 
 
-def _zones_or_subnets_problems(where: str, subnet_ids: object, zones: object) -> list[str]:
+def _zones_or_subnets_problems(where: str, subnet_ids: object, zones: list[str] | None) -> list[str]:
     """A handle read from a cluster takes `subnet_ids` (zone -> subnet) or `zones` (the cluster's subnet there)."""
     if subnet_ids is not None and zones is not None:
         return [f"{where}subnet_ids and zones: give one (zones picks the cluster's own subnet in each zone)"]
@@ -659,13 +673,13 @@ def _subnets_in_zones(
             raise ValueError(f"the cluster has no subnet in zone {zone}; give subnet_ids= or other zones")
         return sorted(ids)[0]
 
-    return {
-        zone: aws.ec2.get_subnets_output(
-            filters=[
-                aws.ec2.GetSubnetsFilterArgs(name="subnet-id", values=cluster_subnet_ids),
+    def subnet_in(zone: str) -> pulumi.Output[str]:
+        filters = pulumi.Output.from_input(cluster_subnet_ids).apply(
+            lambda ids: [
+                aws.ec2.GetSubnetsFilterArgs(name="subnet-id", values=ids),
                 aws.ec2.GetSubnetsFilterArgs(name="availability-zone", values=[zone]),
-            ],
-            opts=opts,
-        ).ids.apply(lambda ids, zone=zone: first(zone, ids))
-        for zone in zones
-    }
+            ]
+        )
+        return aws.ec2.get_subnets_output(filters=filters, opts=opts).ids.apply(lambda ids: first(zone, ids))
+
+    return {zone: subnet_in(zone) for zone in zones}

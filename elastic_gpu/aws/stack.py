@@ -16,7 +16,7 @@ from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.durations import NODE_POOL_DURATION_PATTERN, duration_text, parse_duration
 from elastic_gpu.general_pool import GeneralPool
-from elastic_gpu.pool_types import PoolProvisioner
+from elastic_gpu.pool_types import PoolProvisioner, provisioner_node_pool_names
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
@@ -79,7 +79,5 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         "eksAddonVersions": addons.versions,
     }
     if provisioner is not None:
-        outputs["gpuNodePools"] = {
-            p.pool_name: [r.metadata["name"] for r in p.node_group_resources[1:]] for p in parts.gpu_pools
-        }
+        outputs["gpuNodePools"] = {p.pool_name: provisioner_node_pool_names(p) for p in parts.gpu_pools}
     return outputs

@@ -17,6 +17,10 @@ import pulumi
 from elastic_gpu.errors import ConfigError
 
 if TYPE_CHECKING:
+    from pulumi_azure_native.containerservice.outputs import (
+        ManagedClusterPropertiesResponseAutoScalerProfile as AutoScalerProfile,
+    )
+
     from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
     from elastic_gpu.cluster_handle import AksClusterHandle
 
@@ -50,20 +54,24 @@ def declared_expander(cluster: AksClusterHandle) -> tuple[pulumi.Output[bool], p
 
     name = pulumi.Output.from_input(cluster.cluster_name)
 
-    async def managed_cluster() -> object | None:
+    async def managed_cluster() -> containerservice.ManagedCluster | None:
         return next((r for r in await name.resources() if isinstance(r, containerservice.ManagedCluster)), None)
 
-    found = pulumi.Output.from_input(managed_cluster())
+    found: pulumi.Output[containerservice.ManagedCluster | None] = pulumi.Output.from_input(managed_cluster())
 
-    def expander(mc: object | None) -> pulumi.Output[str | None]:
+    def expander(mc: containerservice.ManagedCluster | None) -> pulumi.Output[str | None]:
         if mc is None:
             return pulumi.Output.from_input(None)
-        profile = mc.auto_scaler_profile  # type: ignore[attr-defined]
-        return profile.apply(
-            lambda p: None if p is None else (p.get("expander") if isinstance(p, dict) else p.expander)
-        )
+        return mc.auto_scaler_profile.apply(_expander_of)
 
     return found.apply(lambda mc: mc is not None), found.apply(expander)
+
+
+def _expander_of(profile: AutoScalerProfile | dict[str, str] | None) -> str | None:
+    """autoScalerProfile.expander, from the SDK's output type or the plain dict the mock engine answers with."""
+    if profile is None:
+        return None
+    return profile.get("expander") if isinstance(profile, dict) else profile.expander
 
 
 def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Resource) -> dict[str, object]:

@@ -268,14 +268,22 @@ def autoscaler_profile(args: AksClusterArgs) -> cs.ManagedClusterPropertiesAutoS
 
 def api_server_access(args: AksClusterArgs) -> cs.ManagedClusterAPIServerAccessProfileArgs | None:
     """Private cluster, or authorized IP ranges on the public API server (AKS takes one or the other)."""
-    vnet = (
-        {"enable_vnet_integration": True, "subnet_id": args.api_server_subnet_id} if args.api_server_subnet_id else {}
-    )
+    # API server VNet integration in the subnet given; None leaves both fields unset.
+    subnet_id = args.api_server_subnet_id or None
+    integration = True if subnet_id else None
     if not args.public_access:
-        return cs.ManagedClusterAPIServerAccessProfileArgs(enable_private_cluster=True, **vnet)
+        return cs.ManagedClusterAPIServerAccessProfileArgs(
+            enable_private_cluster=True, enable_vnet_integration=integration, subnet_id=subnet_id
+        )
     if args.authorized_ip_ranges:
-        return cs.ManagedClusterAPIServerAccessProfileArgs(authorized_ip_ranges=list(args.authorized_ip_ranges), **vnet)
-    return cs.ManagedClusterAPIServerAccessProfileArgs(**vnet) if vnet else None
+        return cs.ManagedClusterAPIServerAccessProfileArgs(
+            authorized_ip_ranges=list(args.authorized_ip_ranges),
+            enable_vnet_integration=integration,
+            subnet_id=subnet_id,
+        )
+    if subnet_id:
+        return cs.ManagedClusterAPIServerAccessProfileArgs(enable_vnet_integration=True, subnet_id=subnet_id)
+    return None
 
 
 def runner_warning(args: AksClusterArgs) -> str | None:

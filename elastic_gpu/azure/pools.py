@@ -11,7 +11,7 @@ import math
 import re
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pulumi
 from pulumi_azure_native import containerservice as cs
@@ -136,7 +136,7 @@ class AgentPoolSpec:
     rank: int = 0
     #: the pool's own VNet subnet (vnetSubnetID) and kubelet settings (KubeletConfigArgs keywords)
     vnet_subnet_id: str | None = None
-    kubelet_config: dict[str, object] = field(default_factory=dict)
+    kubelet_config: dict[str, Any] = field(default_factory=dict)
     #: tags on top of the pool's own: the autoscaler's node-template resources (azure/node_template.py)
     node_template_tags: dict[str, str] = field(default_factory=dict)
     #: False: a fixed count of min_count nodes (under node auto-provisioning no agent pool autoscales)
@@ -200,7 +200,7 @@ def build_agent_pool(
         node_taints=[str(t) for t in spec.taints] or None,
         os_disk_size_gb=spec.disk_size_gib,
         vnet_subnet_id=spec.vnet_subnet_id,
-        kubelet_config=cs.KubeletConfigArgs(**spec.kubelet_config) if spec.kubelet_config else None,  # type: ignore[arg-type]
+        kubelet_config=cs.KubeletConfigArgs(**spec.kubelet_config) if spec.kubelet_config else None,
         tags={**tags, **spec.node_template_tags},
         opts=pulumi.ResourceOptions(
             parent=parent,
@@ -296,7 +296,14 @@ def own_vnet_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
     return []
 
 
-def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, object]:
+class _NodeSettings(TypedDict):
+    """The pool's own node settings, as AgentPoolSpec's fields."""
+
+    vnet_subnet_id: str | None
+    kubelet_config: dict[str, Any]
+
+
+def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> _NodeSettings:
     return {"vnet_subnet_id": pool_subnet(args), "kubelet_config": kubelet_args(args, KUBELET_KEYS)}
 
 
@@ -392,7 +399,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         gpus = row.gpus if row is not None else args.gpus_per_node
         return {resources_tag(GPU_RESOURCE): str(gpus * args.gpu_sharing_replicas)}
 
-    def spec(cap: Capacity, vm: str, pool_zones: list[str], lo: int, hi: int, rank: int):
+    def spec(cap: Capacity, vm: str, pool_zones: list[str], lo: int, hi: int, rank: int) -> AgentPoolSpec:
         spot = cap == "spot"
         return AgentPoolSpec(
             stem=stem,
@@ -436,7 +443,9 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         for i, (vm, hi) in enumerate(zip(args.instance_types, fallback_maxes, strict=True)):
             specs.append((f"{name}-{stem}{KIND_ON_DEMAND}{i}", spec("on-demand", vm, zones, 0, hi, fallback_ranks[i])))
 
-    pools = [build_agent_pool(res, s, cluster=cluster, tags=args.tags, parent=parent) for res, s in specs]
+    pools: list[pulumi.Resource] = [
+        build_agent_pool(res, s, cluster=cluster, tags=args.tags, parent=parent) for res, s in specs
+    ]
     return BuiltPool(
         node_groups=[s.ref() for _, s in specs],
         # Every taint any of the pool's nodes carries: the device plugin tolerates them all.

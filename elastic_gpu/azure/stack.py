@@ -11,6 +11,7 @@ from elastic_gpu.azure.cluster import AksCluster, AksClusterArgs, aks_cluster_pr
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import DEFAULT_AKS_NETWORK_PLUGIN, GpuPoolConfig, StackConfig, SystemPoolConfig
+from elastic_gpu.pool_types import provisioner_node_pool_names
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
@@ -71,7 +72,5 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         "gpuNodeGroups": {p.pool_name: p.node_group_names for p in parts.gpu_pools},
     }
     if cfg.provisioner == NAP:
-        outputs["gpuNodePools"] = {
-            p.pool_name: [r.metadata["name"] for r in p.node_group_resources[1:]] for p in parts.gpu_pools
-        }
+        outputs["gpuNodePools"] = {p.pool_name: provisioner_node_pool_names(p) for p in parts.gpu_pools}
     return outputs
