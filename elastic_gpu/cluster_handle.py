@@ -279,6 +279,8 @@ class ExistingCluster(pulumi.ComponentResource):
     attributes, then `_use_provider` with the caller's provider or a kubeconfig to build one from.
     """
 
+    cloud: str
+    """The cloud's name (elastic_gpu/clouds.py CLOUDS), set by each subclass."""
     kubeconfig: pulumi.Output[str] | None
     """The kubeconfig (secret) the Kubernetes provider was built from; None when `k8s_provider` was given."""
 
@@ -294,10 +296,11 @@ class ExistingCluster(pulumi.ComponentResource):
 
         # An Output minor (read from a pulumi-eks cluster) is warned about once known: at preview when the
         # cluster exists or sets its `version`; a warning has nothing to refuse, so late is harmless.
-        if isinstance(kubernetes_version, pulumi.Output):
-            kubernetes_version.apply(warn)
-        else:
+        if isinstance(kubernetes_version, str):
             warn(kubernetes_version)
+        else:
+            version: pulumi.Output[str] = pulumi.Output.from_input(kubernetes_version)
+            version.apply(warn)
         self.tags: dict[str, str] = dict(tags or {})
 
     def _use_provider(

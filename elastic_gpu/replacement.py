@@ -78,7 +78,7 @@ def inline_pool_refusals(
         changed = [f for f in rule.fields if before[n].get(f) != pool.get(f)]
         if changed:
             moves = ", ".join(f"{where}[{n}].{f}: {before[n].get(f)!r} -> {pool.get(f)!r}" for f in changed)
-            problems.append(f"{moves}. {rule.way_out(n, new, pool)}")
+            problems.append(f"{moves}. {rule.way_out(str(n), new, pool)}")
     return problems
 
 

@@ -60,7 +60,7 @@ class WorkloadContract:
         for text in data.get("taints") or []:
             kv, _, effect = text.partition(":")
             key, _, value = kv.partition("=")
-            taints.append(Taint(key, value, effect))  # type: ignore[arg-type]
+            taints.append(Taint(key, value, effect))
         return cls(
             pool=data["pool"],
             taints=tuple(taints),

@@ -91,11 +91,11 @@ def addon_versions(
         return minor(version)
 
     # Known at preview when the cluster exists or sets `version`, so an unknown minor fails the preview.
-    checked = (
-        kubernetes_version.apply(minor_of)
-        if isinstance(kubernetes_version, pulumi.Output)
-        else pulumi.Output.from_input(minor_of(kubernetes_version))
-    )
+    if isinstance(kubernetes_version, str):
+        checked = pulumi.Output.from_input(minor_of(kubernetes_version))
+    else:
+        version: pulumi.Output[str] = pulumi.Output.from_input(kubernetes_version)
+        checked = version.apply(minor_of)
     opts = pulumi.InvokeOutputOptions(parent=parent)
     return {
         addon: aws.eks.get_addon_version_output(

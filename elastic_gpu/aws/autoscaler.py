@@ -116,6 +116,7 @@ def node_groups_of(args: ClusterAutoscalerArgs) -> list[NodeGroupRef]:
 
 def nodes_flag(group: NodeGroupRef) -> pulumi.Output[str]:
     """`--nodes=<min>:<max>:<ASG name>` (cloudprovider/aws/README.md, "Manual configuration")."""
+    assert group.autoscaler_group is not None, "node_groups_of: only the groups the autoscaler lists"
     return pulumi.Output.concat(f"--nodes={group.min_size}:{group.max_size}:", group.autoscaler_group)
 
 
@@ -161,7 +162,7 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
         # Its priorities, its IAM policy (or its first calls are denied) and the node groups (where it
         # runs; on an upgrade the image moves only after the node groups have).
         after=[
-            *([parent.priority_config] if getattr(parent, "priority_config", None) else []),
+            *([priorities] if (priorities := getattr(parent, "priority_config", None)) else []),
             role_policy,
             *nodes_first(args),
         ],

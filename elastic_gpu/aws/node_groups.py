@@ -7,7 +7,7 @@ so general, spot and fallback groups differ only in the arguments they pass.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -55,8 +55,8 @@ def eks_node_group_name(base: str, replacing: dict[str, object], keep: str = "")
     if unknown := set(replacing) - set(fields):
         raise ValueError(f"not replacement-forcing fields of {EKS_NODE_GROUP}: {sorted(unknown)}")
     forcing = {f: replacing.get(f) for f in fields}
-    if isinstance(forcing.get("subnetIds"), list):
-        forcing["subnetIds"] = sorted(forcing["subnetIds"])  # a set in the provider: order is no change
+    if isinstance(subnets := forcing.get("subnetIds"), list):
+        forcing["subnetIds"] = sorted(subnets)  # a set in the provider: order is no change
     # `keep`: the end of a per-zone group's name (`-<kind>-<zone>`), which a long name is cut before.
     return pool_name(base, forcing, max_len=MAX_NODE_GROUP_NAME, keep=keep)
 
@@ -219,7 +219,7 @@ def build_node_group(
             depends_on=cluster.node_dependencies,
         ),
     )
-    asg_name = node_group.resources.apply(lambda rs: rs[0].autoscaling_groups[0].name)
+    asg_name = node_group.resources.apply(_asg_name)
     asg_tags = managed_node_group_asg_tags(taints=spec.taints)
     for key, value in asg_tags.items():
         aws.autoscaling.Tag(
@@ -235,3 +235,11 @@ def _slug(tag_key: str) -> str:
     """A short, stable resource-name suffix for an ASG tag key."""
     short = tag_key.removeprefix("k8s.io/cluster-autoscaler/").replace("node-template/", "")
     return re.sub(r"[^a-z0-9]+", "-", short.lower()).strip("-")
+
+
+def _asg_name(resources: Sequence[aws.eks.outputs.NodeGroupResource]) -> str:
+    """The Auto Scaling group EKS made for a managed node group: one per group."""
+    groups = resources[0].autoscaling_groups
+    name = groups[0].name if groups else None
+    assert name is not None, "EKS makes one Auto Scaling group per managed node group"
+    return name

@@ -72,8 +72,8 @@ def vcpu_findings(cfg: StackConfig) -> list[Finding]:
         if cfg.provisioner == KARPENTER:  # its NodePools take every catalog type of the pool's GPU and count
             cap = replace(cap, instance_types=tuple(eligible_types(cap.instance_types)))
         codes = {EC2_QUOTAS[f][cap.spot] for f in {family(t) for t in cap.instance_types} if f in EC2_QUOTAS}
-        for code in sorted(codes):  # a pool of two families may draw on either quota: each must cover it
-            add_need(needs, code, cap.pool, cap.nodes * cap.per_node("aws", "vcpus"))
+        for quota in sorted(codes):  # a pool of two families may draw on either quota: each must cover it
+            add_need(needs, quota, cap.pool, cap.nodes * cap.per_node("aws", "vcpus"))
     found = []
     for (code, name), by_pool in needs.items():
         have = quota_value("ec2", code, region)

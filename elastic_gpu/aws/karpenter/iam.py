@@ -11,6 +11,7 @@ only role it may pass. Partition and account come from the node role's ARN, so n
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -47,6 +48,11 @@ def partition_and_account(role_arn: str) -> tuple[str, str]:
     """`arn:<partition>:iam::<account>:role/<name>` -> (partition, account)."""
     parts = role_arn.split(":")
     return parts[1], parts[4]
+
+
+def _policy_json(policy_name: str) -> Callable[[dict[str, dict[str, Any]]], str]:
+    """The JSON of one of the controller's policy documents (controller_policies)."""
+    return lambda documents: json.dumps(documents[policy_name], indent=2)
 
 
 def controller_policies(cluster: str, region: str, node_role_arn: str, queue_arn: str) -> dict[str, dict[str, Any]]:
@@ -300,7 +306,7 @@ def build_controller_role(
         suffix = policy_name.removesuffix("Policy").lower()
         policy = aws.iam.Policy(
             f"{name}-{suffix}",
-            policy=documents.apply(lambda d, p=policy_name: json.dumps(d[p], indent=2)),
+            policy=documents.apply(_policy_json(policy_name)),
             tags=cluster.tags,
             opts=opts,
         )

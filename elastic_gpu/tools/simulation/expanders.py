@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from elastic_gpu.tools.simulation.fit import NodeTemplate
@@ -45,7 +45,12 @@ def _waste(pod: PodShape, group: NodeTemplate) -> float:
     return total
 
 
-def _split(tier: Tier, key) -> list[Tier]:
+def _highest_first(level: dict[str, int | None]) -> Callable[[NodeTemplate], float]:
+    """The key that puts the groups of the highest priority level first."""
+    return lambda g: -(level[g.autoscaler_name] or 0)
+
+
+def _split(tier: Tier, key: Callable[[NodeTemplate], float]) -> list[Tier]:
     values = sorted({key(g) for g in tier})
     return [[g for g in tier if key(g) == v] for v in values]
 
@@ -69,7 +74,7 @@ def rank(
             for tier in tiers:
                 level = {g.autoscaler_name: _priority_of(g, levels) for g in tier}
                 known = [g for g in tier if level[g.autoscaler_name] is not None]
-                out += _split(known, lambda g, level=level: -(level[g.autoscaler_name] or 0))
+                out += _split(known, _highest_first(level))
                 out.append([g for g in tier if level[g.autoscaler_name] is None])
             tiers = out
         elif expander == "least-waste":

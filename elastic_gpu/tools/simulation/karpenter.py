@@ -102,7 +102,7 @@ def node_pool_templates(
     spec = r.inputs.get("spec") or {}
     tmpl = spec.get("template") or {}
     ref = (tmpl.get("spec") or {}).get("nodeClassRef") or {}
-    if KARPENTER_NODE_CLASS_CLOUDS.get(ref.get("group")) != model.cloud:
+    if KARPENTER_NODE_CLASS_CLOUDS.get(ref.get("group") or "") != model.cloud:
         return []
     reqs = requirements(spec)
     rows = [row for t in reqs.get(model.type_key, []) if (row := gpu_instance_type(model.cloud, t)) is not None]
@@ -117,7 +117,7 @@ def node_pool_templates(
     allowed = reqs.get(CAPACITY_TYPE_KEY, list(SPOT_FIRST))
     capacities = [c for c in SPOT_FIRST if c in allowed] or allowed[:1]
     taints = [
-        Taint(t["key"], t.get("value") or "", KUBERNETES_TAINT_EFFECT.get(t["effect"], t["effect"]))  # type: ignore[arg-type]
+        Taint(t["key"], t.get("value") or "", KUBERNETES_TAINT_EFFECT.get(t["effect"], t["effect"]))
         for t in (tmpl.get("spec") or {}).get("taints") or []
     ]
     name = (r.inputs.get("metadata") or {}).get("name") or r.name

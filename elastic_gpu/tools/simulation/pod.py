@@ -35,7 +35,7 @@ def parse_quantity(text: Any) -> Decimal:
         return number.scaleb(int(match["exp"][1:]))
     suffix = match["suffix"] or ""
     if suffix in _BINARY:
-        return number * (1024 ** _BINARY[suffix])
+        return number * Decimal(1024) ** _BINARY[suffix]
     return number.scaleb(_DECIMAL[suffix])
 
 
