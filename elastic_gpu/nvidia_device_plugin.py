@@ -167,7 +167,10 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
                     spec=k8s.core.v1.PodSpecArgs(
                         node_selector={GPU_NODE_LABEL: GPU_NODE_LABEL_VALUE},
                         affinity=affinity,
-                        tolerations=[k8s.core.v1.TolerationArgs(**t) for t in tolerations_for(taints)],
+                        tolerations=[
+                            k8s.core.v1.TolerationArgs(key=t["key"], operator=t["operator"], effect=t["effect"])
+                            for t in tolerations_for(taints)
+                        ],
                         priority_class_name="system-node-critical",
                         containers=[
                             k8s.core.v1.ContainerArgs(

@@ -140,7 +140,9 @@ class KueueDws(pulumi.ComponentResource):
         )
         after = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[self.release])
 
-        def cr(suffix: str, kind: str, obj_name: str, spec: dict[str, object], namespace: str | None = None):
+        def cr(
+            suffix: str, kind: str, obj_name: str, spec: dict[str, object], namespace: str | None = None
+        ) -> k8s.apiextensions.CustomResource:
             return k8s.apiextensions.CustomResource(
                 f"{name}-{suffix}",
                 api_version=KUEUE_API,

@@ -114,6 +114,7 @@ def gpu_quota_findings(cfg: StackConfig, project: str) -> list[Finding]:
             if (qid := quota_id(gpu, spot)) is not None:
                 add_need(regional, (qid, spot), p.name, nodes * per_node)
             add_need(total, ALL_REGIONS, p.name, nodes * per_node)
+    asked: list[tuple[tuple[str, str | None], str, dict[str, int]]]
     asked = [((qid, region), "spot-quota" if spot else "on-demand-quota", by) for (qid, spot), by in regional.items()]
     asked += [((qid, None), "gpu-quota", by) for qid, by in total.items()]
     found = []

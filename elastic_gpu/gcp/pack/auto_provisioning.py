@@ -60,7 +60,7 @@ def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> N
         if found is None or not judged(args, r.urn):
             continue
         name, priorities = found
-        for gpu in {(p.get("gpu") or {}).get("type"): p.get("gpu") for p in priorities if p.get("gpu")}.values():
+        for gpu in {g.get("type"): g for p in priorities if (g := p.get("gpu"))}.values():
             gpu_type, count = gpu.get("type"), int(gpu.get("count") or 1)
             have = limits.get(gpu_type)
             if not limits and not needs_nap:

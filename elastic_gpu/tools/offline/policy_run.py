@@ -12,6 +12,7 @@ import asyncio
 import difflib
 import inspect
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ from pulumi_policy import (
     PolicyProviderResource,
     PolicyResource,
     PolicyResourceOptions,
+    ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
     StackValidationArgs,
@@ -255,6 +257,16 @@ async def _await(result: Any) -> None:
     await result
 
 
+def _reporter(record: Callable[[str, str | None], None], resource_urn: str | None) -> ReportViolation:
+    """A policy's report callback: a resource policy's violations are on the resource it validates (whatever
+    URN it names); a stack policy's (resource_urn None) on the URN it names, if any."""
+
+    def report(message: str, urn: str | None = None) -> None:
+        record(message, resource_urn if resource_urn is not None else urn)
+
+    return report
+
+
 def run_policies(
     preview: Preview,
     policies: list[ResourceValidationPolicy | StackValidationPolicy] | None = None,
@@ -289,12 +301,12 @@ def run_policies(
             for r in resources:
                 args = ResourceValidationArgs(r.resource_type, r.props, r.urn, r.name, r.opts, r.provider, cfg)
                 try:
-                    _settle(policy.validate(args, lambda msg, _urn=None, _r=r: record(msg, _r.urn)))
+                    _settle(policy.validate(args, _reporter(record, r.urn)))
                 except UnknownValueError as exc:
                     cannot_run(exc, r.urn)
         else:
             try:
-                _settle(policy.validate(StackValidationArgs(resources, cfg), lambda msg, urn=None: record(msg, urn)))
+                _settle(policy.validate(StackValidationArgs(resources, cfg), _reporter(record, None)))
             except UnknownValueError as exc:
                 cannot_run(exc, None)
     return PolicyReport(pack=pack, violations=violations)

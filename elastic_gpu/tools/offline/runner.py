@@ -18,7 +18,7 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 from google.protobuf import json_format
@@ -26,7 +26,9 @@ from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import resource as runtime_resource
 from pulumi.runtime import rpc
 from pulumi.runtime import settings as pulumi_settings
+from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
@@ -164,7 +166,10 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         self.remote_inputs: dict[str, dict[str, Any]] = {}
 
     def RegisterResource(self, request: Any) -> Any:
-        response = self._remote_component(request) if request.remote else super().RegisterResource(request)
+        # MockMonitor's gRPC methods are unannotated (pulumi/runtime/mocks.py).
+        response = (
+            self._remote_component(request) if request.remote else super().RegisterResource(request)  # type: ignore[no-untyped-call]
+        )
         self.captured.append(
             CapturedResource(
                 type=request.type,
@@ -204,8 +209,9 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         else:
             state = mock(request.name, inputs, _Children(self, urn))
         self.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, "", state)
-        pulumi_mocks._ensure_event_loop()
-        obj = pulumi_mocks._sync_await(rpc.serialize_properties(state, {}))
+        # As MockMonitor.RegisterResource serializes a mock's state (pulumi/runtime/mocks.py); unannotated there.
+        _ensure_event_loop()  # type: ignore[no-untyped-call]
+        obj = _sync_await(rpc.serialize_properties(state, {}))
         return resource_pb2.RegisterResourceResponse(urn=urn, object=obj)
 
 
@@ -216,17 +222,19 @@ class _Children:
         self.monitor = monitor
         self.urn = urn
 
-    def __call__(self, type_: str, name: str, child_inputs: dict[str, Any]) -> dict[str, Any]:
+    def __call__(self, type_: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]:
         monitor = self.monitor
         args = pulumi.runtime.MockResourceArgs(
-            typ=type_, name=name, inputs=child_inputs, provider="", resource_id="", custom=True
+            typ=type_, name=name, inputs=inputs, provider="", resource_id="", custom=True
         )
         id_, state = monitor.mocks.new_resource(args)
         child_urn = monitor.make_urn(self.urn, type_, name)
-        monitor.resources[child_urn] = pulumi_mocks.MockMonitor.ResourceRegistration(child_urn, id_, state)
+        # Registered with the id as the mocks give it, None included, as MockMonitor.RegisterResource does
+        # (pulumi/runtime/mocks.py), though ResourceRegistration declares `id: str`.
+        monitor.resources[child_urn] = pulumi_mocks.MockMonitor.ResourceRegistration(child_urn, cast(str, id_), state)
         monitor.captured.append(
             CapturedResource(
-                type=type_, name=name, urn=child_urn, id=id_, parent=self.urn, custom=True, inputs=_plain(child_inputs)
+                type=type_, name=name, urn=child_urn, id=id_, parent=self.urn, custom=True, inputs=_plain(inputs)
             )
         )
         return {
@@ -305,7 +313,8 @@ class Program:
 
     @property
     def config_dir(self) -> Path:
-        return self.directory / self.project_file.get("stackConfigDir", ".")
+        config_dir: str = self.project_file.get("stackConfigDir", ".")
+        return self.directory / config_dir
 
     def stack_file(self, stack: str) -> Path:
         path = self.config_dir / f"Pulumi.{stack}.yaml"
@@ -444,7 +453,11 @@ def _run(
     try:
         pulumi.runtime.set_all_config(engine_config)
         pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor, logger=logger)
-        loop.run_until_complete(run_pulumi_func(lambda: runpy.run_path(str(main), run_name="__main__")))
+
+        def program() -> None:
+            runpy.run_path(str(main), run_name="__main__")
+
+        loop.run_until_complete(run_pulumi_func(program))
         root = pulumi.runtime.get_root_resource()
         outputs = loop.run_until_complete(_resolve_outputs(getattr(root, "outputs", {})))
     except pulumi.RunError as exc:
@@ -541,8 +554,8 @@ def _missing_mocks(user: UserMocks, exc: BaseException) -> None:
         raise ConfigError([*user.missing, f"the program then failed: {exc!r}"], source="offline preview") from exc
 
 
-def _no_stack_trace() -> Any:
-    return runtime_resource.source_pb2.StackTrace()
+def _no_stack_trace() -> source_pb2.StackTrace:
+    return source_pb2.StackTrace()
 
 
 async def _resolve_outputs(outputs: dict[str, Any]) -> dict[str, StackOutput]:
