@@ -290,7 +290,8 @@ def common_flags(args: ClusterAutoscalerArgs) -> list[str]:
         "--stderrthreshold=info",
         "--skip-nodes-with-local-storage=false",
         f"--expander={','.join(args.expander)}",
-        # Per-zone GPU groups must not be balanced against each other (seed 002).
+        # Per-zone GPU groups are not balanced against each other: a scale-up goes to the group the expander
+        # picks (the cheapest spot one first), not spread over the zones to keep their sizes even.
         "--balance-similar-node-groups=false",
         f"--scale-down-unneeded-time={args.scale_down_unneeded_time}",
         f"--scale-down-delay-after-add={args.scale_down_delay_after_add}",

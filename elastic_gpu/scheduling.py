@@ -29,7 +29,7 @@ GPU_RESOURCE = "nvidia.com/gpu"
 #: The node's scratch space (emptyDir, logs, image layers): what the pool's disk gives.
 EPHEMERAL_STORAGE = "ephemeral-storage"
 
-#: Keeps CPU pods off GPU nodes (seed 002; eksctl and the NVIDIA manifest tolerate this key).
+#: Keeps CPU pods off GPU nodes (eksctl and the NVIDIA manifest tolerate this key).
 GPU_TAINT = Taint(key=GPU_RESOURCE, value="true", effect="NoSchedule")
 
 #: Our GPU-node label; the device plugin's node selector (also one of the NVIDIA

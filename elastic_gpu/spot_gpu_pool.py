@@ -61,7 +61,8 @@ class SpotGpuPoolArgs(NodeOverrides):
     of capacity, until the autoscaler asks the fallback; the `policy` gate refuses a pool whose
     simulated worst case exceeds it. Default None: the cloud's (aws 10, azure 20, gcp 10)."""
     per_zone: bool = True
-    """Default true: one node group per zone (seed 002: no cross-zone rebalancing of GPU nodes)."""
+    """Default true: one node group per zone, so no group spans zones and nothing moves GPU nodes between
+    zones to even them out (as an EC2 Auto Scaling group's AZ rebalancing does)."""
     zones: list[str] | None = None
     """Default: the cluster's zones."""
     extra_taints: list[Taint] = field(default_factory=list)

@@ -1,4 +1,4 @@
-"""AKS behaviour checked against upstream (issue 16): zero durations, time-slicing through the scale set's
+"""AKS behaviour checked against upstream: zero durations, time-slicing through the scale set's
 node-template tag, VM sizes ranked by the cluster region's spot prices."""
 
 from __future__ import annotations

@@ -390,7 +390,7 @@ def test_cluster_args_are_checked_with_the_pools_before_any_resource() -> None:
     assert "cluster (AksCluster 'gpu-dev': zones: ['4'] are not Azure zones; allowed: 1, 2, 3)" in str(exc.value)
 
 
-# --- issue 18: what a fuzzer and a new user still got through --------------------------------------
+# --- what a fuzzer and a new user got through -----------------------------------------------------
 
 
 def _set(section: str, key: str, value, index: int | None = None):

@@ -1,4 +1,4 @@
-"""Issue 18, one row per class a hidden fuzzer or a new user got through, written as a user writes it: a line
+"""One row per class of bad input a fuzzer or a new user got through, written as a user writes it: a line
 of a shipped stack file edited as text, run through `python -m elastic_gpu preview`. Each must end in the one
 exit-2 message naming the field, the value and what is allowed, with no traceback and no resource declared
 first. The policy half (GPU cap per pool total, scope reads context) is judged by the gate itself."""
@@ -18,7 +18,7 @@ from elastic_gpu.tools.offline import runner
 from tests.conftest import ROOT, stack_values
 from tests.test_policy_totals_and_context import PRIVATE_GKE
 
-HUGE = "1" + "0" * 400  # 10**400: an OverflowError (int too large to convert to float) before issue 18
+HUGE = "1" + "0" * 400  # 10**400: an OverflowError (int too large to convert to float) unless checked first
 
 #: (stack, text in the shipped stack file, its replacement, the message expected).
 CLASSES = {

@@ -1,7 +1,8 @@
 """The cost model: the price table loader, node and pool prices, the preview's cost table, the `cost` command.
 
 Prices are never written here (the table changes): every expectation is computed from the
-table's rows, except seed 003's worked example, whose figures are the test.
+table's rows, except the worked example (Azure portal figures, price source canonical-blog-2022), whose
+figures are the test.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def _pool(cloud: str, region: str | None, types: list[str], *, spot: bool = True
     return pool
 
 
-# --- seed 003: the worked example ---------------------------------------------------------------
+# --- the worked example (canonical-blog-2022) ---------------------------------------------------
 
 
 def test_seed_003_example_from_the_table_row() -> None:

@@ -1,4 +1,4 @@
-"""The EKS handle on a pulumi-eks cluster (issue 20): the Kubernetes minor read from the cluster, known or
+"""The EKS handle on a pulumi-eks cluster: the Kubernetes minor read from the cluster, known or
 unknown at preview (its OIDC provider: tests/test_library_mistakes.py)."""
 
 from __future__ import annotations

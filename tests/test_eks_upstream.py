@@ -1,4 +1,4 @@
-"""EKS behaviour checked against upstream source (issue 16): what a real `pulumi up` would do."""
+"""EKS behaviour checked against upstream source: what a real `pulumi up` would do."""
 
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ def test_from_pulumi_eks_warns_when_gpu_groups_share_the_self_managed_role_knowi
     )
 
 
-# --- which groups the autoscaler scales (issue 16; issue 20: only the library's groups) -------------
+# --- which groups the autoscaler scales (only the library's groups) ---------------------------------
 
 
 def _cpu_pod(selector: dict[str, str]) -> dict:

@@ -1,4 +1,4 @@
-"""A pool's promise of a time to its on-demand fallback (maxMinutesToFallback, issue 17): the
+"""A pool's promise of a time to its on-demand fallback (maxMinutesToFallback): the
 setting, the `spot-gpu-pool-fallback-promise` policy and what `simulate --json` reports."""
 
 from __future__ import annotations

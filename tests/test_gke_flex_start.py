@@ -1,4 +1,4 @@
-"""GKE flex-start (issue 16): nodeConfig.flexStart forces a replacement (terraform-provider-google schemaNodeConfig:
+"""GKE flex-start: nodeConfig.flexStart forces a replacement (terraform-provider-google schemaNodeConfig:
 flex_start ForceNew), and `cost` says its on-demand price is an upper bound."""
 
 from __future__ import annotations

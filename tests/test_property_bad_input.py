@@ -6,7 +6,7 @@ Configs are generated from the shipped stacks of all three clouds and mutated: f
 added, namespaces bent, tags drawn at random, pools cloned. Stack files are also edited as text (tabs,
 NUL, bad bytes, duplicated lines, cut-off brackets).
 
-A second property draws from the classes a hidden fuzzer and new users got through (issue 18): huge numbers
+A second property draws from the classes a hidden fuzzer and new users got through: huge numbers
 (10**400, 1e30), duplicates, scalars written with their own quotes, another cloud's machine names (general,
 GPU and AKS System pools), out-of-range durations and ones AKS cannot take, non-canonical CIDRs, tag
 characters a cloud refuses, time-slicing replicas over the cloud's bound. Each edit alone on a shipped stack

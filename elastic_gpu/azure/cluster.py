@@ -259,7 +259,8 @@ def autoscaler_profile(args: AksClusterArgs) -> cs.ManagedClusterPropertiesAutoS
         scale_down_unneeded_time=args.scale_down_unneeded_time,
         scale_down_delay_after_add=args.scale_down_delay_after_add,
         max_node_provision_time=args.max_node_provision_time,
-        # Per-zone GPU pools must not be balanced against each other (seed 002).
+        # Per-zone GPU pools are not balanced against each other: a scale-up goes to the pool the expander
+        # picks (the cheapest spot one first), not spread over the zones to keep their sizes even.
         balance_similar_node_groups="false",
         # GPU pods often use emptyDir scratch space; do not pin their nodes forever.
         skip_nodes_with_local_storage="false",

@@ -5,7 +5,7 @@ GKE's cluster autoscaler is part of the control plane: the GkeCluster sets the
 limits. It has no priority expander (a ComputeClass ranks spot above on-demand
 instead, see elastic_gpu/gcp/pools.py), so the neutral component declares no
 priority ConfigMap here, and no pod of ours runs on the general pool, so that
-pool may be spot (seed 004's small spot system pool).
+pool may be spot (stack gcp-dev: a small spot general pool).
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 LOCATION_POLICY = "ANY"
 #: Pods see the GKE metadata server, which Workload Identity needs.
 WORKLOAD_METADATA_MODE = "GKE_METADATA"
-#: Queued provisioning (DWS) pools must not consume reservations (GKE DWS docs, seed 004).
+#: Queued provisioning (DWS) pools must not consume reservations (GKE DWS docs: --reservation-affinity=none).
 QUEUED_RESERVATION_AFFINITY = "NO_RESERVATION"
 #: The autoscaler owns the node count; `pulumi up` never resets it.
 IGNORED = ["nodeCount", "initialNodeCount"]

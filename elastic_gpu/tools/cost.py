@@ -14,7 +14,8 @@ price a pool through `node_price`, so they cannot disagree on what a node costs.
 - Monthly figures are `HOURS_PER_MONTH` (730) hours at min size (what the pool costs idle)
   and at max size, on the pool's own capacity type (spot or on-demand).
 - Work: N GPU-hours on a pool are N / GPUs-per-node node-hours; on spot, evicted runs are
-  re-run, so the run hours are node-hours x (1 + eviction rate) (seed 003's method).
+  re-run, so the run hours are node-hours x (1 + eviction rate) (the method of price source
+  canonical-blog-2022, elastic_gpu/data/price_sources.csv).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from elastic_gpu.pool_view import PoolView
 from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH, price_row
 
 #: Spot eviction (re-run) rate when neither the price row, the stack config nor the command
-#: gives one: the 5% Azure showed for D4s_v3 in UK South in seed 003 (an assumption elsewhere).
+#: gives one: the 5% Azure's portal showed for D4s_v3 in UK South (price source canonical-blog-2022; an
+#: assumption elsewhere).
 DEFAULT_EVICTION_RATE = 0.05
 #: Source label of a figure that comes from a price override rather than the table.
 OVERRIDE_SOURCE = "override"

@@ -19,15 +19,15 @@ from elastic_gpu.aws.pack.security import (
 )
 
 #: (the cloud-neutral policy each follows in the pack, or None for after all of them; the policy), in order:
-#: the policy issue's rule list (policy_rules.ALL_POLICIES)
+#: the Rules table of policy/README.md (elastic_gpu.tools.policy.ALL_POLICIES)
 POLICIES = [
     ("spot-pool-is-spot", eks_autoscaler_asg_tags),  # 4
     ("autoscaler-owned-size-ignored", node_disks_encrypted),  # 7
     ("autoscaler-owned-size-ignored", eks_launch_template_imdsv2),  # 7
-    ("gpu-pool-max-size-cap", eks_gpu_groups_autoscaled),  # issue 16: the autoscaler lists its groups
-    ("spot-gpu-pool-fallback-promise", gpu_node_group_one_model),  # issue 20: one GPU model per labelled group
-    ("spot-gpu-pool-fallback-promise", eks_irsa_trusts_an_oidc_provider),  # issue 20: IRSA needs an OIDC provider
-    (None, karpenter_interruption_handling),  # issue 19: EKS Karpenter has its interruption queue
+    ("gpu-pool-max-size-cap", eks_gpu_groups_autoscaled),  # 14: the autoscaler lists its groups
+    ("spot-gpu-pool-fallback-promise", gpu_node_group_one_model),  # 16: one GPU model per labelled group
+    ("spot-gpu-pool-fallback-promise", eks_irsa_trusts_an_oidc_provider),  # 17: IRSA needs an OIDC provider
+    (None, karpenter_interruption_handling),  # EKS Karpenter has its interruption queue
 ]
 
 #: AWS resources the stacks declare that bill or hold cost and take `tags`, even when a program omits them.

@@ -1,4 +1,4 @@
-"""The policy pack's rules for EKS node groups (aws/pack): rule 4, the autoscaler's node-template ASG tags
+"""The policy pack's rules for EKS node groups (aws/pack): the autoscaler's node-template ASG tags
 (and nobody re-declares EKS's own); the autoscaler lists every GPU group; one GPU model per labelled group."""
 
 from __future__ import annotations
@@ -207,7 +207,7 @@ eks_gpu_groups_autoscaled = StackValidationPolicy(
 )
 
 
-# --- gpu-node-group-one-model (issue 20) ------------------------------------------------------
+# --- gpu-node-group-one-model ---------------------------------------------------------------
 
 
 def validate_one_model(args: ResourceValidationArgs, report: ReportViolation) -> None:

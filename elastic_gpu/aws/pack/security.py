@@ -1,5 +1,6 @@
-"""The policy pack's rules for EKS nodes' security (aws/pack), rule 7's EKS part: node disks encrypted,
-launch templates require IMDSv2 and give nodes no public IP; and IRSA roles trust an OIDC provider."""
+"""The policy pack's rules for EKS nodes' security (aws/pack), beside the cloud-neutral no-public-node-ips:
+node disks encrypted, launch templates require IMDSv2 and give nodes no public IP; and IRSA roles trust an
+OIDC provider."""
 
 from __future__ import annotations
 
@@ -151,7 +152,7 @@ def _maps_public_ip(subnet: PolicyResource) -> bool:
         return False
 
 
-# --- eks-irsa-trusts-an-oidc-provider (issue 20) ----------------------------------------------
+# --- eks-irsa-trusts-an-oidc-provider -------------------------------------------------------
 
 IAM_ROLE = "aws:iam/role:Role"
 WEB_IDENTITY = "sts:AssumeRoleWithWebIdentity"

@@ -13,7 +13,7 @@ from elastic_gpu.tools.policy._base import is_true, props_of
 
 #: (the cloud-neutral policy each follows in the pack, or None for after all of them; the policy), in order
 POLICIES = [
-    *((None, p) for p in AUTO_PROVISIONING_POLICIES),  # issue 19: GKE ComputeClass node pool auto-creation
+    *((None, p) for p in AUTO_PROVISIONING_POLICIES),  # GKE ComputeClass node pool auto-creation
 ]
 
 

@@ -44,8 +44,8 @@ Policy = ResourceValidationPolicy | StackValidationPolicy
 
 PACK_NAME = "elastic-gpu"
 
-#: The cloud-neutral rules, in the order of the policy issue's rule list (rule 7 is three policies, two of them
-#: EKS's); each cloud's `policies` part places its own rules after one of these (aws/pack).
+#: The cloud-neutral rules, in the order of the Rules table of policy/README.md (its `#`; #7 is three policies,
+#: two of them EKS's); each cloud's `policies` part places its own rules after one of these (aws/pack).
 NEUTRAL_POLICIES: list[Policy] = [
     gpu_pool_noschedule_taint,  # 1
     spot_gpu_pool_scales_to_zero,  # 2
@@ -61,10 +61,10 @@ NEUTRAL_POLICIES: list[Policy] = [
     gpu_pool_max_size_cap,  # 12
     kubernetes_version_standard_support,  # 13
     kubernetes_version_not_end_of_life,  # 13
-    spot_gpu_pool_fallback_promise,  # 15 (issue 17)
+    spot_gpu_pool_fallback_promise,  # 15
     spot_gpu_pool_fallback_promise_advisory,  # 15 where the figure is documentation or a proxy
-    karpenter_gpu_node_pool,  # issue 19: a GPU NodePool has limits, the GPU taint, consolidation
-    karpenter_fallback_ordered,  # issue 19: spot NodePool weighs more than its on-demand fallback
+    karpenter_gpu_node_pool,  # a GPU NodePool has limits, the GPU taint, consolidation
+    karpenter_fallback_ordered,  # spot NodePool weighs more than its on-demand fallback
     account_preflight,  # the account has what the stack needs (advisory)
 ]
 

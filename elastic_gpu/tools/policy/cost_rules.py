@@ -1,4 +1,4 @@
-"""Rules 9 and 10: the monthly GPU cost ceiling and cost-allocation tags."""
+"""The monthly GPU cost ceiling and cost-allocation tags (gpu-monthly-cost-ceiling, cost-allocation-tags)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rule 13: a spot GPU pool keeps its promise of a time to the on-demand fallback.
+"""spot-gpu-pool-fallback-promise: a spot GPU pool keeps its promise of a time to the on-demand fallback.
 
 The figure is the simulation's (elastic_gpu/tools/simulation: the autoscaler's backoff machine over the
 stack's declared groups), read from the same resources the policy engine hands over; the promise

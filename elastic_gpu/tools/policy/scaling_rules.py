@@ -1,4 +1,5 @@
-"""Rules 2, 3, 6, 11, 12: scale to zero, real spot, sizes the autoscaler owns, fallback, max-size cap."""
+"""Scale to zero, real spot, sizes the autoscaler owns, fallback, max-size cap (spot-gpu-pool-scales-to-zero,
+spot-pool-is-spot, autoscaler-owned-size-ignored, spot-gpu-pool-on-demand-fallback, gpu-pool-max-size-cap)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Rules 1, 5, 8: GPU taints, device-plugin tolerations, where the cluster autoscaler runs, and that the
-autoscaler and the Karpenter controller can run at all."""
+"""GPU taints, device-plugin tolerations, where the cluster autoscaler runs, and that the autoscaler and the
+Karpenter controller can run at all (gpu-pool-noschedule-taint, device-plugin-tolerates-gpu-taints,
+cluster-autoscaler-off-spot-and-gpu, controllers-schedulable)."""
 
 from __future__ import annotations
 
@@ -174,8 +175,9 @@ def validate_autoscaler_placement(args: ResourceValidationArgs, report: ReportVi
             f"autoscaler down with it. Pin it with a nodeSelector such as {CAPACITY_LABEL}={CAPACITY_ON_DEMAND}.",
             None,
         )
-    # GPU pools carry the NoSchedule GPU taint (rule 1): a pod that does not tolerate it stays off them
-    # even when pinned only to the cluster's own on-demand nodes (an existing cluster's system nodes).
+    # GPU pools carry the NoSchedule GPU taint (gpu-pool-noschedule-taint): a pod that does not tolerate it
+    # stays off them even when pinned only to the cluster's own on-demand nodes (an existing cluster's system
+    # nodes).
     if not pinned(cfg["generalSelectors"]) and tolerates(list(pod.get("tolerations") or []), GPU_TAINT):
         report(
             f"The cluster autoscaler '{args.name}' can be scheduled onto GPU nodes, keeping them from scaling to "

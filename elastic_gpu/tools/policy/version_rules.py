@@ -1,6 +1,7 @@
-"""Rule 13: the cluster's Kubernetes minor is in standard support (advisory) and not past end of life
-(mandatory), by the support table in elastic_gpu/versions.py: a cluster resource's declared minor, and the
-minor of a handle on a cluster this library did not create (`existing()`, `from_*`), which its pools follow."""
+"""The cluster's Kubernetes minor is in standard support (kubernetes-version-standard-support, advisory) and
+not past end of life (kubernetes-version-not-end-of-life, mandatory), by the support table in
+elastic_gpu/versions.py: a cluster resource's declared minor, and the minor of a handle on a cluster this
+library did not create (`existing()`, `from_*`), which its pools follow."""
 
 from __future__ import annotations
 
