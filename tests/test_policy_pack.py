@@ -1,5 +1,6 @@
-"""The pack is assembled from the cloud-neutral rules (policy_rules/) and each cloud's `policies` part, which
-places its own rules after a neutral one: the pack keeps the policy issue's order, whatever folder a rule is in."""
+"""The pack is assembled from the cloud-neutral rules (elastic_gpu/tools/policy/) and each cloud's `policies`
+part, which places its own rules after a neutral one: the pack keeps the order of policy/README.md's Rules
+table, whatever folder a rule is in."""
 
 from __future__ import annotations
 
