@@ -13,8 +13,9 @@ from pulumi_policy import StackValidationArgs
 from elastic_gpu.__main__ import main
 from elastic_gpu.durations import duration_text, parse_duration
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.tools.offline.policy_run import run_policies, stack_resources
+from elastic_gpu.tools.offline.policy_run import run_policies
 from elastic_gpu.tools.offline.runner import run_preview
+from elastic_gpu.tools.offline.stack_resources import stack_resources
 from elastic_gpu.tools.policy.fallback_rules import validate_fallback_promise
 from elastic_gpu.tools.simulation.timings import autoscaler_settings
 from tests.conftest import stack_preview, stack_values

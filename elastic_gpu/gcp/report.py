@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
 from elastic_gpu.scheduling import POOL_LABEL
-from elastic_gpu.tools.offline.policy_run import stack_resources
 from elastic_gpu.tools.offline.report import PoolRows, PoolSummary
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
+from elastic_gpu.tools.offline.stack_resources import stack_resources
 
 
 def _gke_node_pool(r: CapturedResource, preview: Preview) -> PoolSummary:

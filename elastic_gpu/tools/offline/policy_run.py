@@ -18,19 +18,16 @@ from typing import Any
 
 from pulumi_policy import (
     EnforcementLevel,
-    PolicyCustomTimeouts,
-    PolicyProviderResource,
-    PolicyResource,
-    PolicyResourceOptions,
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
     StackValidationArgs,
     StackValidationPolicy,
 )
-from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
+from pulumi_policy.proxy import UnknownValueError
 
-from elastic_gpu.tools.offline.runner import CapturedResource, Preview
+from elastic_gpu.tools.offline.runner import Preview
+from elastic_gpu.tools.offline.stack_resources import stack_resources
 from elastic_gpu.tools.offline.terminal import paint
 from elastic_gpu.tools.policy.scope import SCOPE_PROPERTIES
 
@@ -63,72 +60,6 @@ class PolicyReport:
             "passed": not self.mandatory,
             "violations": [asdict(v) for v in self.violations],
         }
-
-
-def _options(r: CapturedResource) -> PolicyResourceOptions:
-    return PolicyResourceOptions(
-        protect=r.protect,
-        ignore_changes=list(r.ignore_changes),
-        delete_before_replace=None,
-        aliases=[],
-        custom_timeouts=PolicyCustomTimeouts(0, 0, 0),
-        additional_secret_outputs=[],
-        parent=r.parent,
-    )
-
-
-def _providers(preview: Preview) -> dict[str, PolicyProviderResource]:
-    """Provider references are `<provider urn>::<id>`; map both forms to the provider's inputs."""
-    out: dict[str, PolicyProviderResource] = {}
-    for r in preview.resources:
-        if r.type.startswith("pulumi:providers:"):
-            prov = PolicyProviderResource(r.type, r.inputs, r.urn, r.name)
-            out[r.urn] = prov
-            if r.id:
-                out[f"{r.urn}::{r.id}"] = prov
-    return out
-
-
-def _default_provider(r: CapturedResource, preview: Preview) -> PolicyProviderResource | None:
-    """The engine's default provider of a resource declared without one: its inputs are the package's
-    config (`aws:region`, ...). The mock engine registers none, so build what the engine would pass."""
-    package = r.type.split(":", 1)[0]
-    if not r.custom or package == "pulumi":
-        return None
-    props = preview.provider_inputs(r)
-    urn = f"urn:pulumi:{preview.stack}::{preview.project}::pulumi:providers:{package}::default"
-    return PolicyProviderResource(f"pulumi:providers:{package}", props, urn, "default")
-
-
-def _provider_of(
-    r: CapturedResource, providers: dict[str, PolicyProviderResource], preview: Preview
-) -> PolicyProviderResource | None:
-    if not r.provider:
-        return _default_provider(r, preview)
-    return providers.get(r.provider) or providers.get(r.provider.rsplit("::", 1)[0])
-
-
-def stack_resources(preview: Preview) -> list[PolicyResource]:
-    """Every captured resource as a `PolicyResource`, with parents and dependencies linked."""
-    providers = _providers(preview)
-    by_urn: dict[str, PolicyResource] = {}
-    for r in preview.resources:
-        by_urn[r.urn] = PolicyResource(
-            resource_type=r.type,
-            props=unknown_checking_proxy(r.inputs),  # as the engine hands them: unknowns raise on access
-            urn=r.urn,
-            name=r.name,
-            opts=_options(r),
-            provider=_provider_of(r, providers, preview),
-            parent=None,
-            dependencies=[],
-            property_dependencies={},
-        )
-    for r in preview.resources:
-        pr = by_urn[r.urn]
-        pr.parent = by_urn.get(r.parent) if r.parent else None
-        pr.dependencies = [by_urn[d] for d in r.depends_on if d in by_urn]
-    return list(by_urn.values())
 
 
 def policy_config(

@@ -27,9 +27,9 @@ from elastic_gpu.tools.cost import (
     stack_cost,
     work_total,
 )
-from elastic_gpu.tools.offline.policy_run import stack_resources
 from elastic_gpu.tools.offline.price_overrides import price_overrides
 from elastic_gpu.tools.offline.runner import SECRET_MASK, UNKNOWN, CapturedResource, Preview
+from elastic_gpu.tools.offline.stack_resources import stack_resources
 
 
 def _finite(value: Any) -> Any:

@@ -468,7 +468,7 @@ def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[P
 def _controllers_stuck(preview: Preview) -> str | None:
     """Why the stack's autoscaler or Karpenter controller cannot be scheduled (controller_placement), or None."""
     from elastic_gpu.controller_placement import unschedulable
-    from elastic_gpu.tools.offline.policy_run import stack_resources
+    from elastic_gpu.tools.offline.stack_resources import stack_resources
 
     found = unschedulable(stack_resources(preview))
     return "; ".join(message for _, message in found) or None
