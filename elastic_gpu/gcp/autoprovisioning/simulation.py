@@ -24,6 +24,7 @@ from typing import Any
 from elastic_gpu.gcp import GKE_CLUSTER
 from elastic_gpu.gcp.autoprovisioning.spec import auto_creates, class_labels, priority_group, priority_machine_types
 from elastic_gpu.gcp.config_rules import machine_family
+from elastic_gpu.gcp.node_reserve import GKE_RESERVE_SOURCE, gke_reserve
 from elastic_gpu.gcp.pool_view import gce_region
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.scheduling import (
@@ -99,8 +100,6 @@ def _template(
     if disk:
         allocatable[EPHEMERAL_STORAGE] = float(disk) * 1e9
     group = priority_group(name, i)
-    from elastic_gpu.gcp.node_templates import GKE_RESERVE_SOURCE, gke_reserve
-
     return NodeTemplate(
         group=group,
         resource=f"{r.name}[{i}]",
