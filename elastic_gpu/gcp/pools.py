@@ -16,6 +16,7 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.gcp.autoprovisioning import PROVISIONER, compute_class
 from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
+from elastic_gpu.gcp.config_rules import DEFAULT_DWS_MAX_RUN_HOURS, node_pool_problems
 from elastic_gpu.gcp.kueue import LOCAL_QUEUE
 from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
 from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE, OAUTH_SCOPES, node_service_account
@@ -303,8 +304,6 @@ def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> _NodeSettings:
 def max_run_duration(args: SpotGpuPoolArgs) -> str:
     """A queued-provisioning node's nodeConfig.maxRunDuration: the pool's hours (default the most, 168), in
     the API's "<seconds>s" form."""
-    from elastic_gpu.gcp.config_rules import DEFAULT_DWS_MAX_RUN_HOURS
-
     hours = args.max_run_hours if args.max_run_hours is not None else DEFAULT_DWS_MAX_RUN_HOURS
     return f"{hours * 3600}s"
 
@@ -312,8 +311,6 @@ def max_run_duration(args: SpotGpuPoolArgs) -> str:
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """The stack config's node-pool rules (elastic_gpu/gcp/config_rules.py); time-slicing is GKE's own
     gpuSharingConfig (see below)."""
-    from elastic_gpu.gcp.config_rules import node_pool_problems
-
     if auto_provisioned(args):
         return compute_class.pool_problems(where, args)
     return node_pool_problems(
