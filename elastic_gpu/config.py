@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
 from elastic_gpu.clouds import all_clouds, get_cloud
-from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN
+from elastic_gpu.durations import DURATION_PATTERN
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import (
     GPU_MODELS,
@@ -34,7 +34,9 @@ from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.prices import TABLE_PATH, price_row
 from elastic_gpu.validation import (
     CLOUD_ONLY_POOL_SETTINGS,
+    NAME_PATTERN,
     NODES_PER_CLUSTER,
+    PATTERN_HELP,
     autoscaler_settings_problems,
     cidr_problems,
     cloud_only_problems,
@@ -60,13 +62,6 @@ DEFAULT_PROVISIONER: Provisioner = "cluster-autoscaler"
 #: A cluster-autoscaler duration, a Go `time.Duration`: "90s", "14m30s", "1h30m" (the stack config and
 #: ClusterAutoscalerArgs are checked against the same pattern; elastic_gpu.durations parses it).
 Duration = Annotated[str, Field(pattern=DURATION_PATTERN)]
-NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$"
-#: What each pattern means, for the error message (pydantic would print the regex).
-PATTERN_HELP = {
-    DURATION_PATTERN: DURATION_HELP,
-    NAME_PATTERN: "lowercase letters, digits and '-', starting with a letter, at most 20 characters",
-    r"^1\.[0-9]+$": 'a Kubernetes minor such as "1.33" (quoted, so YAML keeps it a string)',
-}
 #: Address range sizes the network layout supports (elastic_gpu/aws/network.py carves subnets from it).
 CIDR_PREFIXES = range(16, 25)
 #: The longest fallback promise: a day. A pool that may wait longer for on-demand capacity has no promise to keep

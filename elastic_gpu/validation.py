@@ -1,4 +1,4 @@
-"""Pure validation rules shared by the stack config and the components' Args.
+"""Pure validation rules shared by the stack config and the components' Args (this module imports neither).
 
 Each returns a list of messages (empty when fine); callers collect them all and
 raise one ConfigError. `where` prefixes each message with the field path.
@@ -19,8 +19,18 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_typ
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from elastic_gpu.clouds import all_clouds, get_cloud
-from elastic_gpu.durations import parse_duration
+from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN, parse_duration
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type
+from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN
+
+#: A name the stack gives (the cluster, a GPU pool): it prefixes node-group names, so it is short and DNS-safe.
+NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$"
+#: What each pattern of a setting means, for the error message (pydantic would print the regex).
+PATTERN_HELP = {
+    DURATION_PATTERN: DURATION_HELP,
+    NAME_PATTERN: "lowercase letters, digits and '-', starting with a letter, at most 20 characters",
+    KUBERNETES_MINOR_PATTERN: 'a Kubernetes minor such as "1.33" (quoted, so YAML keeps it a string)',
+}
 
 
 def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_size: int) -> list[str]:
@@ -513,8 +523,6 @@ def _type_message(err: Mapping[str, Any]) -> str:
         hint = f"did you mean {close[0]!r}? " if close else ""
         return f"{value!r} is not allowed; {hint}allowed: {', '.join(allowed)}"
     if kind == "string_pattern_mismatch":
-        from elastic_gpu.config import PATTERN_HELP  # config imports this module
-
         pattern = (err.get("ctx") or {}).get("pattern")
         return f"{value!r} is not allowed; allowed: {PATTERN_HELP.get(pattern, pattern)}"
     if kind == "is_instance_of":
