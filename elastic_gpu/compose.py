@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
+from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu.clouds import get_cloud
@@ -23,6 +24,7 @@ from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs, general_pool_
 from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from elastic_gpu.pool_types import ClusterHandle, PoolProvisioner
 from elastic_gpu.preflight import run_preflight
+from elastic_gpu.settings import AutoscalerSettings, GeneralPoolSettings, GpuPoolSettings
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs, spot_gpu_pool_problems
 
 
@@ -39,7 +41,8 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         raise ConfigError(problems)
     # What the account lacks for it (read through the cloud's invokes), before anything is declared.
     run_preflight(cfg)
-    return stack.build_stack(cfg)
+    outputs: dict[str, Any] = stack.build_stack(cfg)
+    return outputs
 
 
 @dataclass(frozen=True)
@@ -61,34 +64,29 @@ class PlannedCluster:
         raise AttributeError(name)
 
 
+def settings_of(section: BaseModel, model: type[BaseModel]) -> dict[str, Any]:
+    """The values of a parsed stack-file section for the settings `model` it shares with a component's Args
+    (each setting is declared once, on `model`), as Args keywords; lists copied."""
+    return {name: _copied(getattr(section, name)) for name in model.model_fields}
+
+
+def _copied(value: Any) -> Any:
+    return list(value) if isinstance(value, list | tuple) else value
+
+
 def general_pool_args(cfg: StackConfig, handle: Any) -> GeneralPoolArgs:
-    gp = cfg.general_pool
-    return GeneralPoolArgs(
-        cluster=handle,
-        instance_types=list(gp.instance_types),
-        min_size=gp.min_size,
-        max_size=gp.max_size,
-        spot=gp.spot,
-        disk_size_gib=gp.disk_size_gib,
-        tags=cfg.tags,
-    )
+    return GeneralPoolArgs(cluster=handle, tags=cfg.tags, **settings_of(cfg.general_pool, GeneralPoolSettings))
 
 
 def gpu_pool_args(cfg: StackConfig, p: GpuPoolConfig, handle: Any, cloud_args: dict[str, Any]) -> SpotGpuPoolArgs:
+    """The pool's settings as configured; what the stack file says otherwise (`gpu`, `gpuSpec`, the device
+    plugin's sharing, the tags) resolved; `cloud_args`: what the cloud's stack derives for a program."""
     return SpotGpuPoolArgs(
-        **{
+        **settings_of(p, GpuPoolSettings)
+        | {
             "cluster": handle,
             "instance_types": cfg.instance_types(p),
             "gpu_spec": gpu_spec(p),
-            "min_size": p.min_size,
-            "max_size": p.max_size,
-            "spot": p.spot,
-            "on_demand_fallback": p.on_demand_fallback,
-            "fallback_max_size": p.fallback_max_size,
-            "max_minutes_to_fallback": p.max_minutes_to_fallback,
-            "per_zone": p.per_zone,
-            "mixed_gpu_models": p.mixed_gpu_models,
-            "disk_size_gib": p.disk_size_gib,
             "gpu_sharing_replicas": cfg.device_plugin.time_slicing_replicas or 1,
             "tags": cfg.tags,
         }
@@ -167,7 +165,6 @@ def build_pools_and_addons(
         NvidiaDevicePluginArgs(provider=cluster.provider, gpu_pools=gpu_pools, time_slicing_replicas=sharing),
         opts=k8s_opts,
     )
-    a = cfg.autoscaler
     autoscaler = ClusterAutoscaler(
         "cluster-autoscaler",
         ClusterAutoscalerArgs(
@@ -175,10 +172,7 @@ def build_pools_and_addons(
             provider=cluster.provider,
             general_pool=general,
             gpu_pools=gpu_pools,
-            scale_down_unneeded_time=a.scale_down_unneeded_time,
-            scale_down_delay_after_add=a.scale_down_delay_after_add,
-            expander=list(a.expander),
-            max_node_provision_time=a.max_node_provision_time,
+            **settings_of(cfg.autoscaler, AutoscalerSettings),
         ),
         opts=pulumi.ResourceOptions.merge(opts, k8s_opts),
     )

@@ -10,16 +10,16 @@ allowed) before any resource is declared.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
 from elastic_gpu.clouds import all_clouds, get_cloud
-from elastic_gpu.durations import DURATION_PATTERN
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import (
     GPU_MODELS,
@@ -32,8 +32,15 @@ from elastic_gpu.gpu_catalog import (
 )
 from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.prices import TABLE_PATH, price_row
-from elastic_gpu.validation import (
+from elastic_gpu.settings import (
     CLOUD_ONLY_POOL_SETTINGS,
+    DURATION_KEYS,
+    AutoscalerSettings,
+    GeneralPoolSettings,
+    GpuPoolSettings,
+)
+from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MAX_USD_PER_HOUR
+from elastic_gpu.validation import (
     NAME_PATTERN,
     NODES_PER_CLUSTER,
     PATTERN_HELP,
@@ -53,59 +60,25 @@ from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_
 PROJECT = "elastic-gpu"
 
 Cloud = Literal["aws", "azure", "gcp"]
-Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
 #: What scales the GPU pools: the cluster-autoscaler over declared node groups (every cloud), Karpenter
 #: (EKS; AKS node auto-provisioning), or GKE node pool auto-creation through ComputeClasses. Each cloud
 #: lists the ones it can do in its rules.PROVISIONERS.
 Provisioner = Literal["cluster-autoscaler", "karpenter", "auto-provisioning"]
 DEFAULT_PROVISIONER: Provisioner = "cluster-autoscaler"
-#: A cluster-autoscaler duration, a Go `time.Duration`: "90s", "14m30s", "1h30m" (the stack config and
-#: ClusterAutoscalerArgs are checked against the same pattern; elastic_gpu.durations parses it).
-Duration = Annotated[str, Field(pattern=DURATION_PATTERN)]
 #: Address range sizes the network layout supports (elastic_gpu/aws/network.py carves subnets from it).
 CIDR_PREFIXES = range(16, 25)
-#: The longest fallback promise: a day. A pool that may wait longer for on-demand capacity has no promise to keep
-#: (leave maxMinutesToFallback unset); larger figures only hide a typo (1e12).
-MAX_MINUTES_TO_FALLBACK = 1440
-#: Every node count is bounded before any arithmetic: no pool of a cluster holds more nodes than Kubernetes
-#: supports in one cluster (validation.NODES_PER_CLUSTER); the clouds' own, lower limits are in their rules.py.
-MAX_NODES = NODES_PER_CLUSTER.high
 #: The most GPUs one node carries in any cloud's catalog is 16 (GCE a2-megagpu-16g); sharing, disks and prices
 #: get sanity bounds here too, the clouds' own in their rules.py.
 MAX_GPUS_PER_NODE = 16
-MAX_DISK_GIB = 65536
 MAX_TIME_SLICING_REPLICAS = 1000
-#: USD per hour of one node: the dearest GPU VMs cost about $100/h, so $10,000/h is a typo, not a price.
-MAX_USD_PER_HOUR = 10_000.0
-
-# Defaults, named once. Each is documented on the field that uses it.
-DEFAULT_GENERAL_MIN = 1
-DEFAULT_GPU_MIN = 0
-DEFAULT_GENERAL_DISK_GIB = 50
-DEFAULT_GPU_DISK_GIB = 100
-DEFAULT_SCALE_DOWN_UNNEEDED = "10m"
-DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD = "10m"
-#: How long the autoscaler waits for a requested node to become Ready before it gives up on the
-#: group and tries the next one. A cold GPU node needs VM start plus driver install: 15m is the
-#: upstream default (cluster-autoscaler FAQ), AKS's default (autoScalerProfile), and what a
-#: maintainer measured in kubernetes/autoscaler#3464 ("15 minutes until the node is fully ready,
-#: this includes both VM creation and GPU driver installation"). Shorter gives up on spot nodes
-#: that were coming and pays for the fallback too.
-DEFAULT_MAX_NODE_PROVISION_TIME = "15m"
-DEFAULT_EXPANDER: tuple[Expander, ...] = ("priority", "least-waste")
 # GCP-only defaults (cloud: gcp).
+ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
 #: GKE's recommended release channel for production clusters.
-DEFAULT_RELEASE_CHANNEL = "REGULAR"
+DEFAULT_RELEASE_CHANNEL: ReleaseChannel = "REGULAR"
 #: Nodes with public IPs by default; private nodes get a Cloud NAT for image pulls.
 DEFAULT_PRIVATE_NODES = False
 #: Zonal control plane by default (the free tier covers one zonal cluster); regional for production.
 DEFAULT_REGIONAL = False
-#: GKE installs the "Default" NVIDIA driver of the node's GKE version ("LATEST" for the newest).
-DEFAULT_GPU_DRIVER_VERSION = "DEFAULT"
-ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
-GpuDriverVersion = Literal["DEFAULT", "LATEST"]
-#: AWS: the EKS-optimised AMI family of a GPU pool's nodes.
-AmiFamily = Literal["al2023", "bottlerocket"]
 
 # Azure-only defaults (AKS).
 #: Azure CNI (in overlay mode): kubenet is being retired by Azure.
@@ -115,8 +88,6 @@ DEFAULT_AKS_SYSTEM_VM_SIZE = "Standard_D4s_v5"
 #: AKS's System pool never scales below 1 (its count range is 1..1000); docs recommend 3 in production.
 DEFAULT_AKS_SYSTEM_MIN = 1
 DEFAULT_AKS_SYSTEM_MAX = 3
-#: Spot max price -1: pay up to the on-demand price, never evicted for price (only for capacity).
-DEFAULT_AKS_SPOT_MAX_PRICE = -1.0
 
 
 #: Why each sanity bound of the models is what it is (keyed by the bound), for the error message.
@@ -137,6 +108,7 @@ class _Model(BaseModel):
         frozen=True,
         strict=True,
         allow_inf_nan=False,  # `.inf` / `.nan` are YAML floats; no cloud API takes them
+        use_attribute_docstrings=True,  # each field's docstring is its description in the JSON Schema
     )
 
 
@@ -253,15 +225,10 @@ class ClusterConfig(_Model):
     in the project; never disabled on destroy. Default false: enable them yourself."""
 
 
-class GeneralPoolConfig(_Model):
-    instance_types: list[str] = Field(min_length=1)
-    """Diversified CPU instance types (several, so capacity is easier to find)."""
-    min_size: int = Field(default=DEFAULT_GENERAL_MIN, ge=0, le=MAX_NODES)
-    """Default 1: system pods and the autoscaler need a node; must stay >= 1."""
-    max_size: int = Field(ge=0, le=MAX_NODES)
-    spot: bool = False
-    """Default false (on-demand): the autoscaler runs here and must not be evicted."""
-    disk_size_gib: int = Field(default=DEFAULT_GENERAL_DISK_GIB, ge=20, le=MAX_DISK_GIB)
+class GeneralPoolConfig(GeneralPoolSettings):
+    """`generalPool`: the settings of elastic_gpu.settings.GeneralPoolSettings."""
+
+    model_config = _Model.model_config
 
 
 class GpuSpecConfig(_Model):
@@ -275,61 +242,33 @@ class GpuSpecConfig(_Model):
     memory_gib: int = Field(ge=1)
 
 
-class GpuPoolConfig(_Model):
+class GpuPoolStackFields(_Model):
+    """What only a stack file says of a GPU pool (a program gives SpotGpuPoolArgs the resolved values)."""
+
     name: str = Field(pattern=NAME_PATTERN)
+    """The pool's name: it prefixes its node groups' names, labels its nodes and keys its price rows."""
     gpu: str | None = None
     """GPU model key (t4, a10g, l4, l40s, v100, a100, h100); picks instance types if none given."""
     instance_types: list[str] | None = Field(default=None, min_length=1)
-    """GPU instance types; all must carry the same GPU count and the same GPU model (see mixedGpuModels)."""
-    mixed_gpu_models: bool = False
-    """Default false: all instanceTypes carry one GPU model. True: the pool takes any of their GPUs; its
-    nodes get no accelerator label, so workloads select the pool, not a model."""
+    """GPU instance types; all must carry the same GPU count and the same GPU model (see mixedGpuModels).
+    Default: every catalog type of `gpu` with `gpusPerNode` GPUs."""
     gpus_per_node: int = Field(default=1, ge=1, le=MAX_GPUS_PER_NODE)
     """GPUs per node when instance types are picked from `gpu` (default 1)."""
     gpu_spec: GpuSpecConfig | None = None
     """The GPU of the `instanceTypes` the catalog (elastic_gpu/gpu_catalog.py) lacks, as the cloud's
     instance-type page gives it: `{model: h100, count: 8, vcpus: 192, memoryGib: 2048}`."""
-    min_size: int = Field(default=DEFAULT_GPU_MIN, ge=0, le=MAX_NODES)
-    """Default 0: the pool scales to zero when no GPU pod is pending."""
-    max_size: int = Field(ge=0, le=MAX_NODES)
-    """The most nodes of the pool's own capacity (spot, or on-demand when `spot` is false), in total
-    over all its node groups (zones, and VM sizes on AKS): split between them, never per group."""
-    fallback_max_size: int | None = Field(default=None, ge=1, le=MAX_NODES)
-    """With `onDemandFallback`: the most on-demand fallback nodes, in total over the fallback's groups
-    (default: maxSize). The pool's worst case is maxSize + fallbackMaxSize nodes. Under provisioner karpenter
-    the fallback is within the pool's one NodePool (spot first) and maxSize caps both; fallbackMaxSize caps
-    on-demand separately, as a second, lower-weight on-demand NodePool."""
-    max_minutes_to_fallback: float | None = Field(default=None, gt=0, le=MAX_MINUTES_TO_FALLBACK)
-    """With `onDemandFallback`: the most minutes a pending GPU pod may wait, every spot group out of
-    capacity, until the autoscaler asks the fallback (`simulate`'s worst case; `policy` refuses a pool
-    that cannot keep it). Default: the cloud's (aws 10, azure 20, gcp 10)."""
-    spot: bool = True
-    """Default true: spot / low-priority capacity."""
-    on_demand_fallback: bool = False
-    """Add an on-demand pool (min 0) the autoscaler tries only after the spot ones."""
-    per_zone: bool = True
-    """Default true: one node group per zone, so spot reclaims and rebalancing stay zonal."""
-    disk_size_gib: int = Field(default=DEFAULT_GPU_DISK_GIB, ge=20, le=MAX_DISK_GIB)
-    ami_family: AmiFamily = "al2023"
-    """AWS only: EKS-optimised AMI family (bottlerocket ships its own device plugin)."""
-    gpu_driver_version: GpuDriverVersion = DEFAULT_GPU_DRIVER_VERSION
-    """GCP only: the NVIDIA driver GKE installs on the nodes, DEFAULT or LATEST (default DEFAULT)."""
-    queued_provisioning: bool = False
-    """GCP only: Dynamic Workload Scheduler (flex-start capacity via ProvisioningRequests and Kueue);
-    needs spot false and minSize 0 (default false)."""
-    max_run_hours: int | None = None
-    """GCP only, with queuedProvisioning: hours a node runs before GKE removes it (its maxRunDuration),
-    1 to 168; default 168, GKE's most for flex-start. Changing it replaces the node pool."""
-    spot_max_price: float | None = Field(default=None, le=MAX_USD_PER_HOUR)
-    """Azure only: max USD/hour per spot VM; default DEFAULT_AKS_SPOT_MAX_PRICE (-1, on-demand cap)."""
 
 
-class AutoscalerConfig(_Model):
-    scale_down_unneeded_time: Duration = DEFAULT_SCALE_DOWN_UNNEEDED
-    scale_down_delay_after_add: Duration = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
-    expander: list[Expander] = Field(default=list(DEFAULT_EXPANDER), min_length=1)
-    """Expander chain; `priority` first ranks spot pools above on-demand fallbacks."""
-    max_node_provision_time: Duration = DEFAULT_MAX_NODE_PROVISION_TIME
+class GpuPoolConfig(GpuPoolSettings, GpuPoolStackFields):
+    """`gpuPools[]`: a pool's stack-file fields, then the settings of elastic_gpu.settings.GpuPoolSettings."""
+
+    model_config = _Model.model_config
+
+
+class AutoscalerConfig(AutoscalerSettings):
+    """`autoscaler`: the settings of elastic_gpu.settings.AutoscalerSettings."""
+
+    model_config = _Model.model_config
 
 
 class DevicePluginConfig(_Model):
@@ -418,7 +357,7 @@ def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
                 break
         else:
             return None
-    return model
+    return cast("type[BaseModel]", model)
 
 
 def _describe(err: Mapping[str, Any]) -> str:
@@ -602,10 +541,11 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         if pool.on_demand_fallback and not pool.spot:
             problems.append(f"{where}.onDemandFallback: only a spot pool can fall back to on-demand (spot is false)")
         problems += cloud_only_problems(
-            lambda key, at=where: f"{at}.{to_camel(key)}",
+            functools.partial(_pool_field, where),
             cloud,
-            {key: getattr(pool, key) for key in CLOUD_ONLY_POOL_SETTINGS if key in GpuPoolConfig.model_fields},
-            lambda key, p=pool: key in p.model_fields_set,
+            CLOUD_ONLY_POOL_SETTINGS,
+            {key: getattr(pool, key) for key in CLOUD_ONLY_POOL_SETTINGS},
+            pool.model_fields_set.__contains__,
         )
         if pool.instance_types and len(set(pool.instance_types)) != len(pool.instance_types):
             dups = sorted({t for t in pool.instance_types if pool.instance_types.count(t) > 1})
@@ -636,6 +576,10 @@ def validate_stack(cfg: StackConfig) -> list[str]:
     return problems
 
 
+def _pool_field(where: str, key: str) -> str:
+    return f"{where}.{to_camel(key)}"
+
+
 def api_access_problems(cfg: StackConfig) -> list[str]:
     """Ranges are IPv4 networks without host bits; private-only means no ranges (and, on GKE, private nodes)."""
     access = cfg.cluster.api_access
@@ -662,11 +606,6 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
         )
     # (A cloud's own rules on its private endpoint, such as GKE's control-plane range: its rules.validate.)
     return problems
-
-
-#: The autoscaler's durations (AutoscalerConfig and ClusterAutoscalerArgs attributes), checked against the
-#: cloud's AUTOSCALER_DURATIONS.
-DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time")
 
 
 def stack_warnings(cfg: StackConfig) -> list[str]:

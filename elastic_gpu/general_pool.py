@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import pulumi
+from pydantic import Field
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import get_cloud
@@ -12,6 +11,7 @@ from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import ClusterHandle, PoolComponent
+from elastic_gpu.settings import GeneralPoolSettings
 from elastic_gpu.validation import (
     args_type_problems,
     cloud_args_problems,
@@ -22,28 +22,19 @@ from elastic_gpu.validation import (
 
 TYPE_TOKEN = "elastic-gpu:index:GeneralPool"
 
-DEFAULT_MIN_SIZE = 1
-DEFAULT_DISK_SIZE_GIB = 50
-
 
 @documented
-@dataclass
-class GeneralPoolArgs(NodeOverrides):
+class GeneralPoolArgs(NodeOverrides, GeneralPoolSettings):
+    """The general pool's settings (elastic_gpu.settings.GeneralPoolSettings, a stack file's `generalPool`),
+    the nodes' own (NodeOverrides), and what only a program gives; keyword arguments."""
+
+    model_config = NodeOverrides.model_config
+
     cluster: ClusterHandle
     """The cluster handle the pool joins (EksCluster, AksCluster, GkeCluster or an existing one)."""
-    instance_types: list[str]
-    """CPU instance types; several of similar size so capacity is easier to find."""
-    max_size: int
-    """Most nodes the autoscaler may run."""
-    min_size: int = DEFAULT_MIN_SIZE
-    """Default 1, and never less: system pods and the autoscaler need somewhere to run."""
-    spot: bool = False
-    """Default false: on-demand, so the autoscaler is never evicted."""
-    extra_labels: dict[str, str] = field(default_factory=dict)
+    extra_labels: dict[str, str] = Field(default_factory=dict)
     """Node labels on top of the pool's own (elastic-gpu.io/pool, node-class, capacity)."""
-    disk_size_gib: int = DEFAULT_DISK_SIZE_GIB
-    """Root disk per node (GiB)."""
-    tags: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str] = Field(default_factory=dict)
     """Tags/labels on the cloud resources (cost allocation)."""
 
 

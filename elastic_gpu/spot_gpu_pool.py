@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
+from pydantic import Field
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import handle_problems
-from elastic_gpu.config import DEFAULT_GPU_DRIVER_VERSION, MAX_MINUTES_TO_FALLBACK, AmiFamily, GpuDriverVersion
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GpuSpec, declare_instance_types, gpu_instance_type
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent, PoolProvisioner
 from elastic_gpu.scheduling import Taint
+from elastic_gpu.settings import CLOUD_ONLY_POOL_SETTINGS, MAX_MINUTES_TO_FALLBACK, GpuPoolArgsSettings
+from elastic_gpu.settings_base import cloud_only_settings
 from elastic_gpu.validation import (
-    CLOUD_ONLY_POOL_SETTINGS,
     NODES_PER_CLUSTER,
     args_type_problems,
     bounds_problems,
@@ -32,71 +33,34 @@ TYPE_TOKEN = "elastic-gpu:index:SpotGpuPool"
 #: The component input that records the pool's promise (read back by the simulator and the policy).
 PROMISE_INPUT = "maxMinutesToFallback"
 
-DEFAULT_MIN_SIZE = 0
-DEFAULT_DISK_SIZE_GIB = 100
-
 
 @documented
-@dataclass
-class SpotGpuPoolArgs(NodeOverrides):
+class SpotGpuPoolArgs(NodeOverrides, GpuPoolArgsSettings):
+    """A GPU pool's settings (elastic_gpu.settings.GpuPoolSettings, a stack file's `gpuPools[]`, each cloud's
+    own among them), the nodes' own (NodeOverrides), and what only a program gives; keyword arguments."""
+
+    model_config = NodeOverrides.model_config
+
     cluster: ClusterHandle
     """The cluster component (EksCluster, ...) the pool joins."""
     instance_types: list[str]
     """GPU instance types (several diversify the spot request); all with one GPU count."""
-    max_size: int
-    """The most nodes on the pool's own capacity, in total over its node groups (zones, and VM
-    sizes on AKS): split between the groups, never per group."""
-    min_size: int = DEFAULT_MIN_SIZE
-    """Default 0: scale to zero when no GPU pod is pending."""
-    spot: bool = True
-    """Default true: spot / low-priority capacity."""
-    on_demand_fallback: bool = False
-    """Default false: add on-demand groups (min 0) the autoscaler tries after the spot ones."""
-    fallback_max_size: int | None = None
-    """The most on-demand fallback nodes, in total over the fallback's groups; default: max_size. Under a
-    Karpenter provisioner, default None: one NodePool allowing spot and on-demand (spot first), max_size
-    for both; set: a separate on-demand NodePool of lower weight, capped at this."""
-    max_minutes_to_fallback: float | None = None
-    """With on_demand_fallback: the most minutes a pending GPU pod may wait, every spot group out
-    of capacity, until the autoscaler asks the fallback; the `policy` gate refuses a pool whose
-    simulated worst case exceeds it. Default None: the cloud's (aws 10, azure 20, gcp 10)."""
-    per_zone: bool = True
-    """Default true: one node group per zone (seed 002: no cross-zone rebalancing of GPU nodes)."""
     zones: list[str] | None = None
     """Default: the cluster's zones."""
-    extra_taints: list[Taint] = field(default_factory=list)
+    extra_taints: list[Taint] = Field(default_factory=list)
     """Taints on top of the GPU taint (which is always there); the device plugin tolerates them."""
-    extra_labels: dict[str, str] = field(default_factory=dict)
+    extra_labels: dict[str, str] = Field(default_factory=dict)
     """Node labels on top of the pool's own (GPU, pool, node class, capacity, accelerator)."""
-    disk_size_gib: int = DEFAULT_DISK_SIZE_GIB
-    """Disk per node for images and scratch (GiB)."""
-    mixed_gpu_models: bool = False
-    """Default false: all instance_types carry one GPU model (their accelerator label). True: the pool
-    takes any of their GPUs; no accelerator label is set, so workloads select the pool, not a model."""
     gpu_spec: GpuSpec | None = None
     """The GPU of the instance_types the catalog (elastic_gpu/gpu_catalog.py) lacks: model (a catalog GPU
     key), count per node, vCPUs and memory GiB, as the cloud's instance-type page gives them. Default None:
     every type must be in the catalog."""
-    ami_family: AmiFamily = "al2023"
-    """AWS only: "al2023" (default) or "bottlerocket" (ships its own device plugin)."""
-    gpu_count: int | None = None
-    """GCP N1 only: GPUs attached per node (1, 2, 4 or 8 by the catalog's `gpu_counts`);
-    default None: the catalog's count for the machine type."""
-    gpu_driver_version: GpuDriverVersion = DEFAULT_GPU_DRIVER_VERSION
-    """GCP only: NVIDIA driver GKE installs, "DEFAULT" (default) or "LATEST"."""
-    queued_provisioning: bool = False
-    """GCP only: Dynamic Workload Scheduler queued provisioning (flex-start, not spot; min 0)."""
-    max_run_hours: int | None = None
-    """GCP only, with queued_provisioning: hours a node runs before GKE removes it (nodeConfig.maxRunDuration),
-    1 to 168; default None: 168, GKE's most for flex-start."""
-    spot_max_price: float | None = None
-    """Azure only: max USD/hour per spot VM; default None: -1 (capped at the on-demand price)."""
     provisioner: PoolProvisioner | None = None
     """Default None: the cloud's node groups, scaled by the ClusterAutoscaler. A provisioner that makes the
     nodes itself (EKS: `Karpenter(...).nodes`) declares the pool's objects instead (no node groups)."""
     gpu_sharing_replicas: int = 1
     """Pods per physical GPU when the device plugin time-slices (scales the advertised GPU count)."""
-    tags: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str] = Field(default_factory=dict)
     """Tags/labels on the cloud resources (cost allocation)."""
 
     @property
@@ -140,6 +104,11 @@ class SpotGpuPoolArgs(NodeOverrides):
         return labels.pop() if len(labels) == 1 else None
 
 
+#: The pool settings only one cloud has: the stack file's (CLOUD_ONLY_POOL_SETTINGS) and a program's (gpu_count).
+ARGS_CLOUD_ONLY_SETTINGS = cloud_only_settings(SpotGpuPoolArgs)
+assert CLOUD_ONLY_POOL_SETTINGS.items() <= ARGS_CLOUD_ONLY_SETTINGS.items()
+
+
 def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     """Every problem with `args`, each naming the argument (`SpotGpuPoolArgs.max_size`)."""
     where = f"SpotGpuPool '{name}': SpotGpuPoolArgs."
@@ -171,7 +140,8 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     problems += cloud_only_problems(
         lambda key: f"{where}{key}",
         args.cluster.cloud,
-        {key: getattr(args, key) for key in CLOUD_ONLY_POOL_SETTINGS},
+        ARGS_CLOUD_ONLY_SETTINGS,
+        {key: getattr(args, key) for key in ARGS_CLOUD_ONLY_SETTINGS},
     )
     if args.on_demand_fallback and not args.spot:
         problems.append(f"{where}on_demand_fallback: only a spot pool can fall back to on-demand (spot=False)")
@@ -247,7 +217,7 @@ class SpotGpuPool(PoolComponent):
         #: the pool's promise: minutes to the on-demand fallback (None without one)
         self.max_minutes_to_fallback = args.fallback_promise
         # Recorded as inputs, so the offline simulator and the policy read them from the captured resources.
-        inputs = {CONTRACT_INPUT: self.workload.to_json()}
+        inputs: dict[str, Any] = {CONTRACT_INPUT: self.workload.to_json()}
         if self.max_minutes_to_fallback is not None:
             inputs[PROMISE_INPUT] = self.max_minutes_to_fallback
         super().__init__(TYPE_TOKEN, name, inputs, opts)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -186,23 +186,18 @@ def bounds_problems(where: str, value: int, bounds: Bounds, unit: str = "") -> l
     ]
 
 
-#: GPU-pool settings that mean something on one cloud only (SpotGpuPoolArgs and gpuPools[] alike): the
-#: cloud, and the value that leaves them unset.
-CLOUD_ONLY_POOL_SETTINGS: dict[str, tuple[str, object]] = {
-    key: (c.name, unset) for c in all_clouds() for key, unset in c.pool_settings.items()
-}
-
-
 def cloud_only_problems(
     field: Callable[[str], str],
     cloud: str,
+    owners: Mapping[str, tuple[str, object]],
     values: Mapping[str, object],
     given: Callable[[str], bool] = lambda _: False,
 ) -> list[str]:
-    """Each setting of another cloud that is set (not its unset value, or `given`); `field` spells it."""
+    """Each setting of another cloud that is set (not its unset value, or `given`); `owners` says whose each
+    setting is and its unset value (elastic_gpu.settings.CLOUD_ONLY_POOL_SETTINGS); `field` spells it."""
     problems = []
     for key, value in values.items():
-        owner, unset = CLOUD_ONLY_POOL_SETTINGS[key]
+        owner, unset = owners[key]
         if owner != cloud and (value != unset or given(key)):
             problems.append(
                 f"{field(key)}: {get_cloud(owner).owner}-only setting; remove it for cloud {cloud!r} (got {value!r})"
@@ -393,7 +388,7 @@ def label_problems(where: str, labels: Mapping[str, str]) -> list[str]:
     return problems
 
 
-def duration_problems(where: str, seconds: int, text: str, bounds: Bounds) -> list[str]:
+def duration_problems(where: str, seconds: float, text: str, bounds: Bounds) -> list[str]:
     """A duration (already parsed to seconds) within `bounds` (in seconds)."""
 
     def show(s: int) -> str:
@@ -473,14 +468,30 @@ def _checkable(hint: Any) -> bool:
 def _sequence_ok(hint: Any) -> Any:
     """A `tuple[X, ...]` field takes a list too (a default may be a tuple only to stay immutable)."""
     if get_origin(hint) is tuple and len(get_args(hint)) == 2 and get_args(hint)[1] is Ellipsis:
-        return hint | list[get_args(hint)[0]]  # type: ignore[index]
+        return hint | list.__class_getitem__(get_args(hint)[0])
     return hint
+
+
+def _field_hints(cls: type) -> dict[str, Any]:
+    """Each field's type: a dataclass's annotations, or a settings model's types with their patterns (a
+    number's bounds are the components' own rules, with the cloud's limits and their sources)."""
+    if issubclass(cls, BaseModel):
+        return {
+            name: Annotated[(f.annotation, *patterns)] if (patterns := _patterns(f.metadata)) else f.annotation
+            for name, f in cls.model_fields.items()
+        }
+    hints = get_type_hints(cls, include_extras=True)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cast(Any, cls))}
+
+
+def _patterns(metadata: list[Any]) -> list[Any]:
+    return [m for m in metadata if getattr(m, "pattern", None) is not None]
 
 
 @cache
 def _args_model(cls: type) -> type[BaseModel] | None:
-    hints = get_type_hints(cls, include_extras=True)
-    fields = {f.name: (_sequence_ok(hints[f.name]), ...) for f in dataclasses.fields(cls) if _checkable(hints[f.name])}
+    hints = _field_hints(cls)
+    fields = {name: (_sequence_ok(hint), ...) for name, hint in hints.items() if _checkable(hint)}
     if not fields:
         return None
     config = ConfigDict(strict=True, arbitrary_types_allowed=True, allow_inf_nan=False)
@@ -524,7 +535,7 @@ def _type_message(err: Mapping[str, Any]) -> str:
         return f"{value!r} is not allowed; {hint}allowed: {', '.join(allowed)}"
     if kind == "string_pattern_mismatch":
         pattern = (err.get("ctx") or {}).get("pattern")
-        return f"{value!r} is not allowed; allowed: {PATTERN_HELP.get(pattern, pattern)}"
+        return f"{value!r} is not allowed; allowed: {PATTERN_HELP.get(str(pattern), pattern)}"
     if kind == "is_instance_of":
         return f"must be a {(err.get('ctx') or {}).get('class')}, got {shown_value(value)}"
     if kind == "finite_number":
@@ -532,9 +543,9 @@ def _type_message(err: Mapping[str, Any]) -> str:
     return f"{err['msg']}, got {shown_value(value)}"
 
 
-def args_type_problems(where: str, args: object) -> list[str]:
-    """Each field of a dataclass Args whose value is not of its declared type, one message each,
-    `{where}<field>[index]: must be ...`. Strict, as the stack config is: "4" is no integer and 4.5 is
+def args_type_problems(where: str, args: Any) -> list[str]:
+    """Each field of an Args (a settings model or a dataclass) whose value is not of its declared type, one
+    message each, `{where}<field>[index]: must be ...`. Strict, as the stack config is: "4" is no integer and 4.5 is
     not rounded. Run before any rule compares or iterates a field."""
     model = _args_model(type(args))
     if model is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 import pulumi_aws as aws
@@ -20,8 +20,8 @@ from elastic_gpu.pool_types import PoolProvisioner
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
-    """This cloud's own SpotGpuPoolArgs fields for a configured pool."""
-    return {"ami_family": p.ami_family}
+    """What this cloud derives for a configured pool's SpotGpuPoolArgs beyond its settings (none)."""
+    return {}
 
 
 def build_stack(cfg: StackConfig) -> dict[str, Any]:
@@ -80,6 +80,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     }
     if provisioner is not None:
         outputs["gpuNodePools"] = {
-            p.pool_name: [r.metadata["name"] for r in p.node_group_resources[1:]] for p in parts.gpu_pools
+            p.pool_name: [cast(Any, r).metadata["name"] for r in p.node_group_resources[1:]]  # NodePools
+            for p in parts.gpu_pools
         }
     return outputs

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 import pulumi_azure_native as azure_native
@@ -14,8 +14,8 @@ from elastic_gpu.config import DEFAULT_AKS_NETWORK_PLUGIN, GpuPoolConfig, StackC
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
-    """This cloud's own SpotGpuPoolArgs fields for a configured pool."""
-    return {"spot_max_price": p.spot_max_price}
+    """What this cloud derives for a configured pool's SpotGpuPoolArgs beyond its settings (none)."""
+    return {}
 
 
 def cluster_args(cfg: StackConfig) -> AksClusterArgs:
@@ -72,6 +72,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     }
     if cfg.provisioner == NAP:
         outputs["gpuNodePools"] = {
-            p.pool_name: [r.metadata["name"] for r in p.node_group_resources[1:]] for p in parts.gpu_pools
+            p.pool_name: [cast(Any, r).metadata["name"] for r in p.node_group_resources[1:]]  # NodePools
+            for p in parts.gpu_pools
         }
     return outputs
