@@ -39,6 +39,21 @@ from elastic_gpu.settings import (
     GeneralPoolSettings,
     GpuPoolSettings,
 )
+from elastic_gpu.settings import (  # the autoscaler defaults the AKS cluster's profile reads from here
+    DEFAULT_EXPANDER as DEFAULT_EXPANDER,
+)
+from elastic_gpu.settings import (
+    DEFAULT_MAX_NODE_PROVISION_TIME as DEFAULT_MAX_NODE_PROVISION_TIME,
+)
+from elastic_gpu.settings import (
+    DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD as DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
+)
+from elastic_gpu.settings import (
+    DEFAULT_SCALE_DOWN_UNNEEDED as DEFAULT_SCALE_DOWN_UNNEEDED,
+)
+from elastic_gpu.settings import (
+    Expander as Expander,
+)
 from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MAX_USD_PER_HOUR
 from elastic_gpu.validation import (
     NAME_PATTERN,

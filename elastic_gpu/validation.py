@@ -12,7 +12,6 @@ import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin, get_type_hints
 
@@ -488,8 +487,17 @@ def _patterns(metadata: list[Any]) -> list[Any]:
     return [m for m in metadata if getattr(m, "pattern", None) is not None]
 
 
-@cache
+#: Each Args class's type-checking model (None: nothing to check), made on first use.
+_ARGS_MODELS: dict[type, type[BaseModel] | None] = {}
+
+
 def _args_model(cls: type) -> type[BaseModel] | None:
+    if cls not in _ARGS_MODELS:
+        _ARGS_MODELS[cls] = _make_args_model(cls)
+    return _ARGS_MODELS[cls]
+
+
+def _make_args_model(cls: type) -> type[BaseModel] | None:
     hints = _field_hints(cls)
     fields = {name: (_sequence_ok(hint), ...) for name, hint in hints.items() if _checkable(hint)}
     if not fields:

@@ -37,16 +37,14 @@ from elastic_gpu.config import (
     DEFAULT_AKS_SYSTEM_MAX,
     DEFAULT_AKS_SYSTEM_MIN,
     DEFAULT_AKS_SYSTEM_VM_SIZE,
-)
-from elastic_gpu.errors import ConfigError
-from elastic_gpu.scheduling import NODE_CLASS_GENERAL, node_labels
-from elastic_gpu.settings import (
     DEFAULT_EXPANDER,
     DEFAULT_MAX_NODE_PROVISION_TIME,
     DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
     DEFAULT_SCALE_DOWN_UNNEEDED,
     Expander,
 )
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.scheduling import NODE_CLASS_GENERAL, node_labels
 from elastic_gpu.validation import args_type_problems
 
 TYPE_TOKEN = "elastic-gpu:index:AksCluster"

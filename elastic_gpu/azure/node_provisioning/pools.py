@@ -26,11 +26,11 @@ from elastic_gpu.azure.node_provisioning.objects import (
     spot_taints,
 )
 from elastic_gpu.azure.node_provisioning.skus import NAP_GPU_SKUS, eligible_skus
+from elastic_gpu.config import DEFAULT_SCALE_DOWN_UNNEEDED
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.karpenter_core import NODE_POOL_API, NODE_POOL_KIND, NodePoolPlan, node_pool_plans
 from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import CAPACITY_LABEL, GPU_TAINT, NODE_CLASS_GPU, Taint, node_labels
-from elastic_gpu.settings import DEFAULT_SCALE_DOWN_UNNEEDED
 
 if TYPE_CHECKING:
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
