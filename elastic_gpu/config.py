@@ -10,7 +10,6 @@ allowed) before any resource is declared.
 from __future__ import annotations
 
 import difflib
-import functools
 import json
 import re
 from collections.abc import Mapping
@@ -32,13 +31,6 @@ from elastic_gpu.gpu_catalog import (
 )
 from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.prices import TABLE_PATH, price_row
-from elastic_gpu.settings import (
-    CLOUD_ONLY_POOL_SETTINGS,
-    DURATION_KEYS,
-    AutoscalerSettings,
-    GeneralPoolSettings,
-    GpuPoolSettings,
-)
 from elastic_gpu.settings import (  # the autoscaler defaults the AKS cluster's profile reads from here
     DEFAULT_EXPANDER as DEFAULT_EXPANDER,
 )
@@ -52,6 +44,15 @@ from elastic_gpu.settings import (
     DEFAULT_SCALE_DOWN_UNNEEDED as DEFAULT_SCALE_DOWN_UNNEEDED,
 )
 from elastic_gpu.settings import (
+    DURATION_KEYS,
+    AutoscalerSettings,
+    GeneralPoolSettings,
+    GpuPoolSettings,
+    Spelling,
+    general_pool_settings_problems,
+    gpu_pool_settings_problems,
+)
+from elastic_gpu.settings import (
     Expander as Expander,
 )
 from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MAX_USD_PER_HOUR
@@ -61,13 +62,10 @@ from elastic_gpu.validation import (
     PATTERN_HELP,
     autoscaler_settings_problems,
     cidr_problems,
-    cloud_only_problems,
     duplicate_problems,
-    general_pool_problems,
     gpu_instance_type_problems,
     private_cidr_problems,
     shown_number,
-    size_problems,
     time_slicing_problems,
 )
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS, minor_support_warnings
@@ -504,7 +502,8 @@ def validate_stack(cfg: StackConfig) -> list[str]:
     problems += time_slicing_problems(
         "devicePlugin.timeSlicingReplicas", cloud, cfg.device_plugin.time_slicing_replicas
     )
-    problems += general_pool_problems("generalPool.", cloud, list(cfg.general_pool.instance_types))
+    # The settings' own rules, the ones GeneralPoolArgs and SpotGpuPoolArgs are checked by (elastic_gpu.settings).
+    problems += general_pool_settings_problems(Spelling("generalPool.", stack_file=True), cloud, cfg.general_pool)
     rules = get_cloud(cloud).rules
     provisioners = getattr(rules, "PROVISIONERS", (DEFAULT_PROVISIONER,))
     if cfg.provisioner not in provisioners:
@@ -527,19 +526,14 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         "[priority, least-waste]",
     )
 
-    gp = cfg.general_pool
-    problems += size_problems("generalPool.", "minSize", gp.min_size, "maxSize", gp.max_size)
-    if gp.min_size < 1:
-        problems.append(
-            f"generalPool.minSize: must be >= 1 so system pods and the autoscaler have a node (got {gp.min_size})"
-        )
-
     names = [p.name for p in cfg.gpu_pools]
     for i, pool in enumerate(cfg.gpu_pools):
         where = f"gpuPools[{i}]"
         if names.count(pool.name) > 1:
             problems.append(f"{where}.name: {pool.name!r} is used by more than one GPU pool; names must be unique")
-        problems += size_problems(f"{where}.", "minSize", pool.min_size, "maxSize", pool.max_size)
+        problems += gpu_pool_settings_problems(
+            Spelling(f"{where}.", stack_file=True), cloud, pool, given=pool.model_fields_set.__contains__
+        )
         if pool.max_size < 1:
             problems.append(f"{where}.maxSize: a GPU pool needs a max of at least 1 (got {pool.max_size})")
         zones = len(cfg.cluster.zones)
@@ -548,20 +542,6 @@ def validate_stack(cfg: StackConfig) -> list[str]:
                 f"{where}.maxSize: with perZone the total max is split across {zones} zones, "
                 f"so it must be >= {zones} (got {pool.max_size})"
             )
-        if pool.fallback_max_size is not None and not pool.on_demand_fallback:
-            problems.append(
-                f"{where}.fallbackMaxSize: only a pool with onDemandFallback has a fallback "
-                f"(got fallbackMaxSize={pool.fallback_max_size}, onDemandFallback=false)"
-            )
-        if pool.on_demand_fallback and not pool.spot:
-            problems.append(f"{where}.onDemandFallback: only a spot pool can fall back to on-demand (spot is false)")
-        problems += cloud_only_problems(
-            functools.partial(_pool_field, where),
-            cloud,
-            CLOUD_ONLY_POOL_SETTINGS,
-            {key: getattr(pool, key) for key in CLOUD_ONLY_POOL_SETTINGS},
-            pool.model_fields_set.__contains__,
-        )
         if pool.instance_types and len(set(pool.instance_types)) != len(pool.instance_types):
             dups = sorted({t for t in pool.instance_types if pool.instance_types.count(t) > 1})
             problems.append(f"{where}.instanceTypes: each type may appear once (repeated: {', '.join(dups)})")
@@ -589,10 +569,6 @@ def validate_stack(cfg: StackConfig) -> list[str]:
     # The cloud's own rules (regions, zones, machine shapes, tags, API limits): elastic_gpu/<cloud>/rules.py.
     problems += rules.validate(cfg)
     return problems
-
-
-def _pool_field(where: str, key: str) -> str:
-    return f"{where}.{to_camel(key)}"
 
 
 def api_access_problems(cfg: StackConfig) -> list[str]:

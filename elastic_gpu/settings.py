@@ -9,9 +9,12 @@ declared there and read by that cloud's builder.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import Field
+from pydantic.alias_generators import to_camel
 
 # The one cloud-neutral module that imports the clouds' folders (their SDK-free `options` alone): a typed
 # merge, so that the type checker and an editor know every setting of a pool.
@@ -20,6 +23,13 @@ from elastic_gpu.azure.options import AzureGpuPoolOptions
 from elastic_gpu.durations import DURATION_PATTERN
 from elastic_gpu.gcp.options import GcpGpuPoolArgsOptions, GcpGpuPoolOptions
 from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, SettingsModel, cloud_only_settings
+from elastic_gpu.validation import (
+    NODES_PER_CLUSTER,
+    bounds_problems,
+    cloud_only_problems,
+    general_pool_problems,
+    size_problems,
+)
 
 Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
 #: A cluster-autoscaler duration, a Go `time.Duration`: "90s", "14m30s", "1h30m" (elastic_gpu.durations
@@ -125,3 +135,86 @@ class AutoscalerSettings(SettingsModel):
 
 #: The autoscaler's durations, checked against the cloud's AUTOSCALER_DURATIONS.
 DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time")
+
+
+# --- the rules over the settings, for the stack file and the Args alike ------------------------
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How a caller names a setting and writes a flag in its messages: a stack file's `gpuPools[0].maxSize`
+    and `false`, or a program's `SpotGpuPool 'x': SpotGpuPoolArgs.max_size` and `False`."""
+
+    #: what leads each setting's name: "gpuPools[0]." or "SpotGpuPool 'x': SpotGpuPoolArgs."
+    where: str
+    #: camelCase keys and YAML's true/false (a stack file), or attribute names and Python's True/False
+    stack_file: bool
+
+    def word(self, key: str) -> str:
+        """The setting's name as the caller writes it (`maxSize`, `max_size`)."""
+        return to_camel(key) if self.stack_file else key
+
+    def path(self, key: str) -> str:
+        """Where the setting is (`gpuPools[0].maxSize`, `SpotGpuPool 'x': SpotGpuPoolArgs.max_size`)."""
+        return f"{self.where}{self.word(key)}"
+
+    def flag(self, value: bool) -> str:
+        return str(value).lower() if self.stack_file else str(value)
+
+
+def general_pool_settings_problems(spell: Spelling, cloud: str, pool: GeneralPoolSettings) -> list[str]:
+    """The general pool's settings against each other and the cloud's types (values of their declared types)."""
+    problems = size_problems(spell.where, spell.word("min_size"), pool.min_size, spell.word("max_size"), pool.max_size)
+    if pool.min_size < 1:
+        problems.append(
+            f"{spell.path('min_size')}: must be >= 1 so system pods and the autoscaler have a node "
+            f"(got {pool.min_size})"
+        )
+    if not pool.instance_types:
+        problems.append(f"{spell.path('instance_types')}: at least one instance type is required")
+    return problems + general_pool_problems(spell.where, cloud, list(pool.instance_types), spell.word("instance_types"))
+
+
+def gpu_pool_settings_problems(
+    spell: Spelling,
+    cloud: str,
+    pool: GpuPoolSettings,
+    owners: Mapping[str, tuple[str, object]] = CLOUD_ONLY_POOL_SETTINGS,
+    given: Callable[[str], bool] = lambda _: False,
+) -> list[str]:
+    """A GPU pool's settings against each other and the cloud (values of their declared types): sizes, the
+    fallback and its promise, another cloud's settings (`owners`; `given`: set, even to the default)."""
+    word, path = spell.word, spell.path
+    problems = size_problems(spell.where, word("min_size"), pool.min_size, word("max_size"), pool.max_size)
+    fallback_max = pool.fallback_max_size
+    if fallback_max is not None and fallback_max > NODES_PER_CLUSTER.high:
+        problems += bounds_problems(path("fallback_max_size"), fallback_max, NODES_PER_CLUSTER)
+    if fallback_max is not None and not pool.on_demand_fallback:
+        problems.append(
+            f"{path('fallback_max_size')}: only a pool with {word('on_demand_fallback')} has a fallback "
+            f"(got {word('fallback_max_size')}={fallback_max}, {word('on_demand_fallback')}={spell.flag(False)})"
+        )
+    if pool.on_demand_fallback and not pool.spot:
+        problems.append(
+            f"{path('on_demand_fallback')}: only a spot pool can fall back to on-demand "
+            f"({word('spot')} is {spell.flag(False)})"
+        )
+    problems += _promise_problems(spell, pool)
+    return problems + cloud_only_problems(path, cloud, owners, {key: getattr(pool, key) for key in owners}, given)
+
+
+def _promise_problems(spell: Spelling, pool: GpuPoolSettings) -> list[str]:
+    value = pool.max_minutes_to_fallback
+    where = spell.path("max_minutes_to_fallback")
+    if value is None:
+        return []
+    if value <= 0:
+        return [f"{where}: must be a number of minutes > 0 (got {value!r})"]
+    if value > MAX_MINUTES_TO_FALLBACK:
+        return [
+            f"{where}: must be at most {MAX_MINUTES_TO_FALLBACK} minutes (a day; leave it unset for no promise) "
+            f"(got {value!r})"
+        ]
+    if not pool.on_demand_fallback:
+        return [f"{where}: set only with {spell.word('on_demand_fallback')} (got {value!r})"]
+    return []

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu.validation import NODES_PER_CLUSTER
@@ -68,6 +68,17 @@ class ArgsModel(SettingsModel):
     one (`<Component> '<name>': <Args>.<field>: ...`), before any resource is registered."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
+
+    _checked_by_stack: bool = PrivateAttr(default=False)
+
+    @property
+    def checked_by_stack(self) -> bool:
+        """Made from a stack file whose settings and the cloud's rules on them were checked before any resource
+        was declared (elastic_gpu.compose): the component does not check them again."""
+        return self._checked_by_stack
+
+    def mark_checked_by_stack(self) -> None:
+        self._checked_by_stack = True
 
     if not TYPE_CHECKING:  # the type checker sees pydantic's keyword __init__, with every field's type
 

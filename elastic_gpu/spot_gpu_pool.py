@@ -15,17 +15,18 @@ from elastic_gpu.gpu_catalog import GpuSpec, declare_instance_types, gpu_instanc
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent, PoolProvisioner
 from elastic_gpu.scheduling import Taint
-from elastic_gpu.settings import CLOUD_ONLY_POOL_SETTINGS, MAX_MINUTES_TO_FALLBACK, GpuPoolArgsSettings
+from elastic_gpu.settings import (
+    CLOUD_ONLY_POOL_SETTINGS,
+    GpuPoolArgsSettings,
+    Spelling,
+    gpu_pool_settings_problems,
+)
 from elastic_gpu.settings_base import cloud_only_settings
 from elastic_gpu.validation import (
-    NODES_PER_CLUSTER,
     args_type_problems,
-    bounds_problems,
     cloud_args_problems,
-    cloud_only_problems,
     gpu_instance_type_problems,
     label_problems,
-    size_problems,
 )
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
 
@@ -109,49 +110,32 @@ ARGS_CLOUD_ONLY_SETTINGS = cloud_only_settings(SpotGpuPoolArgs)
 assert CLOUD_ONLY_POOL_SETTINGS.items() <= ARGS_CLOUD_ONLY_SETTINGS.items()
 
 
-def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
-    """Every problem with `args`, each naming the argument (`SpotGpuPoolArgs.max_size`)."""
-    where = f"SpotGpuPool '{name}': SpotGpuPoolArgs."
-    if problems := handle_problems(where, args.cluster) + args_type_problems(where, args):
+def problem_prefix(name: str) -> str:
+    """What leads each message about the Args of the pool `name`, before the field's name."""
+    return f"SpotGpuPool '{name}': SpotGpuPoolArgs."
+
+
+def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs, *, settings_checked: bool = False) -> list[str]:
+    """Every problem with `args`, each naming the argument (`SpotGpuPoolArgs.max_size`). `settings_checked`:
+    the types, the settings and the instance types were checked as a stack file's (elastic_gpu.config, with
+    the same rules), so only what the program and the cloud's builder add is checked."""
+    where = problem_prefix(name)
+    checked = settings_checked
+    if problems := handle_problems(where, args.cluster) + ([] if checked else args_type_problems(where, args)):
         return problems  # the rest reads the cluster and compares the values
-    problems = size_problems(where, "min_size", args.min_size, "max_size", args.max_size)
-    if args.fallback_max_size is not None and args.fallback_max_size > NODES_PER_CLUSTER.high:
-        problems += bounds_problems(f"{where}fallback_max_size", args.fallback_max_size, NODES_PER_CLUSTER)
-    if not args.instance_types:
-        problems.append(f"{where}instance_types: at least one GPU instance type is required")
-    # A bad spec is the cause of its types' "no GPU we know": report it alone.
-    spec_problems = declare_instance_types(f"{where}gpu_spec", args.cluster.cloud, args.instance_types, args.gpu_spec)
-    problems += spec_problems or gpu_instance_type_problems(
-        where,
-        args.cluster.cloud,
-        args.instance_types,
-        types_field="instance_types",
-        mixed_models=args.mixed_gpu_models,
-        mixed_field="mixed_gpu_models=True",
-        spec_field="gpu_spec=GpuSpec(model, count, vcpus, memory_gib)",
-    )
-    zones = args.pool_zones
-    if unknown := [z for z in zones if z not in args.cluster.zones]:
+    cloud = args.cluster.cloud
+    if not checked:
+        spell = Spelling(where, stack_file=False)
+        problems = gpu_pool_settings_problems(spell, cloud, args, ARGS_CLOUD_ONLY_SETTINGS)
+        problems += _instance_type_problems(where, cloud, args)
+    if unknown := [z for z in args.pool_zones if z not in args.cluster.zones]:
         problems.append(f"{where}zones: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
-    if len(set(args.instance_types)) != len(args.instance_types):
-        problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
-    problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
+    problems += cloud_args_problems(where, cloud, args.tags, args.disk_size_gib)
     problems += label_problems(f"{where}extra_labels", args.extra_labels)
-    problems += cloud_only_problems(
-        lambda key: f"{where}{key}",
-        args.cluster.cloud,
-        ARGS_CLOUD_ONLY_SETTINGS,
-        {key: getattr(args, key) for key in ARGS_CLOUD_ONLY_SETTINGS},
-    )
-    if args.on_demand_fallback and not args.spot:
-        problems.append(f"{where}on_demand_fallback: only a spot pool can fall back to on-demand (spot=False)")
-    if args.fallback_max_size is not None and not args.on_demand_fallback:
-        problems.append(f"{where}fallback_max_size: set only with on_demand_fallback (got {args.fallback_max_size})")
     problems += override_type_problems(where, args)
-    problems += promise_problems(where, args)
     if problems:
         return problems  # the group counts below need valid types and zones
-    pools = get_cloud(args.cluster.cloud).pools
+    pools = get_cloud(cloud).pools
     problems += pools.override_problems(where, args)
     problems += pools.pool_problems(where, args)
     if args.provisioner is not None:
@@ -174,20 +158,25 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     return problems
 
 
-def promise_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
-    value = args.max_minutes_to_fallback
-    if value is None:
-        return []
-    if value <= 0:  # its type (a finite number) is args_type_problems'
-        return [f"{where}max_minutes_to_fallback: must be a number of minutes > 0 (got {value!r})"]
-    if value > MAX_MINUTES_TO_FALLBACK:
-        return [
-            f"{where}max_minutes_to_fallback: must be at most {MAX_MINUTES_TO_FALLBACK} minutes (a day; leave it "
-            f"unset for no promise) (got {value!r})"
-        ]
-    if not args.on_demand_fallback:
-        return [f"{where}max_minutes_to_fallback: set only with on_demand_fallback (got {value!r})"]
-    return []
+def _instance_type_problems(where: str, cloud: str, args: SpotGpuPoolArgs) -> list[str]:
+    """The pool's types: given, each once, GPU types of the catalog or of `gpu_spec`, one GPU count (and model)."""
+    problems = []
+    if not args.instance_types:
+        problems.append(f"{where}instance_types: at least one GPU instance type is required")
+    # A bad spec is the cause of its types' "no GPU we know": report it alone.
+    spec_problems = declare_instance_types(f"{where}gpu_spec", cloud, args.instance_types, args.gpu_spec)
+    problems += spec_problems or gpu_instance_type_problems(
+        where,
+        cloud,
+        args.instance_types,
+        types_field="instance_types",
+        mixed_models=args.mixed_gpu_models,
+        mixed_field="mixed_gpu_models=True",
+        spec_field="gpu_spec=GpuSpec(model, count, vcpus, memory_gib)",
+    )
+    if len(set(args.instance_types)) != len(args.instance_types):
+        problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
+    return problems
 
 
 @documented_component(SpotGpuPoolArgs)
@@ -209,7 +198,7 @@ class SpotGpuPool(PoolComponent):
     """The node image runs its own NVIDIA device plugin (GKE, Bottlerocket): NvidiaDevicePlugin skips it."""
 
     def __init__(self, name: str, args: SpotGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        if problems := spot_gpu_pool_problems(name, args):
+        if not args.checked_by_stack and (problems := spot_gpu_pool_problems(name, args)):
             raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
         pools = get_cloud(args.cluster.cloud).pools
         #: what a pod needs to land on this pool (tolerations, node selector, Job labels)
