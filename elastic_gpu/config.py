@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
 from elastic_gpu.clouds import all_clouds, get_cloud
@@ -46,6 +46,7 @@ from elastic_gpu.settings import (
 from elastic_gpu.settings import (
     DURATION_KEYS,
     AutoscalerSettings,
+    ClusterOptions,
     GeneralPoolSettings,
     GpuPoolSettings,
     Spelling,
@@ -55,7 +56,7 @@ from elastic_gpu.settings import (
 from elastic_gpu.settings import (
     Expander as Expander,
 )
-from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MAX_USD_PER_HOUR
+from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MAX_USD_PER_HOUR, StackModel, cloud_only_settings
 from elastic_gpu.validation import (
     NAME_PATTERN,
     NODES_PER_CLUSTER,
@@ -84,24 +85,6 @@ CIDR_PREFIXES = range(16, 25)
 #: get sanity bounds here too, the clouds' own in their rules.py.
 MAX_GPUS_PER_NODE = 16
 MAX_TIME_SLICING_REPLICAS = 1000
-# GCP-only defaults (cloud: gcp).
-ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
-#: GKE's recommended release channel for production clusters.
-DEFAULT_RELEASE_CHANNEL: ReleaseChannel = "REGULAR"
-#: Nodes with public IPs by default; private nodes get a Cloud NAT for image pulls.
-DEFAULT_PRIVATE_NODES = False
-#: Zonal control plane by default (the free tier covers one zonal cluster); regional for production.
-DEFAULT_REGIONAL = False
-
-# Azure-only defaults (AKS).
-#: Azure CNI (in overlay mode): kubenet is being retired by Azure.
-DEFAULT_AKS_NETWORK_PLUGIN = "azure"
-#: System-pool VM size: the AKS docs want >= 4 vCPUs for system pools and no B-series.
-DEFAULT_AKS_SYSTEM_VM_SIZE = "Standard_D4s_v5"
-#: AKS's System pool never scales below 1 (its count range is 1..1000); docs recommend 3 in production.
-DEFAULT_AKS_SYSTEM_MIN = 1
-DEFAULT_AKS_SYSTEM_MAX = 3
-
 
 #: Why each sanity bound of the models is what it is (keyed by the bound), for the error message.
 BOUND_SOURCES = {
@@ -113,16 +96,8 @@ BOUND_SOURCES = {
 }
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        alias_generator=to_camel,
-        populate_by_name=True,
-        frozen=True,
-        strict=True,
-        allow_inf_nan=False,  # `.inf` / `.nan` are YAML floats; no cloud API takes them
-        use_attribute_docstrings=True,  # each field's docstring is its description in the JSON Schema
-    )
+#: The stack file's parts: camelCase keys, strict types, an unknown key an error, frozen once parsed.
+_Model = StackModel
 
 
 class ApiAccessConfig(_Model):
@@ -140,38 +115,9 @@ class ApiAccessConfig(_Model):
     silences the warning only with `subnetId` (a VNet AKS creates during `up` has no runner yet)."""
 
 
-#: NAT gateways for an EKS VPC: one per zone (a zone failure cuts no other zone's egress) or one in total.
-NatGateways = Literal["perZone", "single"]
-DEFAULT_NAT_GATEWAYS: NatGateways = "perZone"
-#: The EC2 Spot service-linked role under Karpenter (elastic_gpu.aws.karpenter.spot_role).
-SpotRoleMode = Literal["auto", "create", "exists"]
-DEFAULT_SPOT_ROLE_MODE: SpotRoleMode = "auto"
-#: GKE control plane range for private clusters (a /28 outside the VPC's ranges; GKE docs' example).
-DEFAULT_GKE_CONTROL_PLANE_CIDR = "172.16.0.0/28"
+class ClusterCore(_Model):
+    """The cluster's settings every cloud has."""
 
-
-class ResourceGroupConfig(_Model):
-    """Azure only: the resource group the cluster lives in."""
-
-    name: str = Field(pattern=r"^[-\w.()]{0,89}[-\w()]$")
-    create: bool = True
-    """Default true: create the group; false: use an existing one (it is never deleted by us)."""
-
-
-class SystemPoolConfig(_Model):
-    """Azure only: the AKS System-mode pool (on-demand, >= 1 node) for kube-system pods."""
-
-    vm_size: str = DEFAULT_AKS_SYSTEM_VM_SIZE
-    min_size: int = Field(default=DEFAULT_AKS_SYSTEM_MIN, ge=0, le=MAX_NODES)
-    """Default 1; must stay >= 1 (AKS requires a node in a System pool)."""
-    max_size: int = Field(default=DEFAULT_AKS_SYSTEM_MAX, ge=0, le=MAX_NODES)
-    spot: bool = False
-    """Must stay false: AKS does not allow spot System pools."""
-    critical_addons_only: bool = False
-    """Default false; true taints it CriticalAddonsOnly=true:NoSchedule (system pods only)."""
-
-
-class ClusterConfig(_Model):
     name: str = Field(pattern=NAME_PATTERN)
     """Cluster name; also prefixes node-group names and the autoscaler's discovery tag."""
     region: str = Field(min_length=1)
@@ -181,61 +127,22 @@ class ClusterConfig(_Model):
     kubernetes_version: str = Field(pattern=KUBERNETES_MINOR_PATTERN)
     """Kubernetes minor, e.g. "1.33"; picks the matching cluster-autoscaler image."""
     network_cidr: str = "10.0.0.0/16"
-    """AWS only: address range of the VPC created for the cluster (default 10.0.0.0/16), /16 to /24."""
+    """Address range of the network the stack creates (AWS: the VPC; GCP: the subnetwork, unless `network`
+    brings one), /16 to /24; default 10.0.0.0/16. AKS creates its own (refused on azure)."""
     protect: bool = False
     """Protect the cluster from `pulumi destroy` (production stacks set true)."""
-    project: str | None = None
-    """GCP only, required there: the project that holds the cluster (and its Workload Identity pool)."""
-    release_channel: ReleaseChannel = DEFAULT_RELEASE_CHANNEL
-    """GCP only: GKE release channel (default REGULAR). On RAPID, REGULAR and STABLE `kubernetesVersion` is a
-    floor that GKE upgrades past as the channel moves; EXTENDED keeps that minor (extended support, billed)."""
-    private_nodes: bool = DEFAULT_PRIVATE_NODES
-    """GCP only: nodes without public IPs, with a Cloud NAT (default false)."""
-    regional: bool = DEFAULT_REGIONAL
-    """GCP only: regional control plane across the region's zones (default false: zonal, in zones[0])."""
-    resource_group: ResourceGroupConfig | None = None
-    """Azure only: default: create `<name>-rg` in `region`."""
-    network_plugin: Literal["azure", "kubenet", "none"] | None = None
-    """Azure only: AKS network plugin (default DEFAULT_AKS_NETWORK_PLUGIN, Azure CNI overlay)."""
-    system_pool: SystemPoolConfig | None = None
-    """Azure only: the System-mode pool (default SystemPoolConfig())."""
-    subnet_id: str | None = None
-    """Azure only: the ARM id of a VNet subnet you own for the System pool, the general pool and every GPU
-    pool (default: AKS creates a VNet). The cluster's identity gets Network Contributor on it. A private
-    cluster's DNS zone is then linked to your VNet, so a runner in it or peered with it reaches the API."""
-    api_server_subnet_id: str | None = None
-    """Azure only, with `subnetId`: a subnet of the same VNet delegated to Microsoft.ContainerService/
-    managedClusters (/28 or larger) for API Server VNet Integration."""
     api_access: ApiAccessConfig = ApiAccessConfig()
     """Who reaches the API endpoint (default: public, from anywhere). Production stacks restrict it."""
-    nat_gateways: NatGateways = DEFAULT_NAT_GATEWAYS
-    """AWS only: `perZone` (default: each zone keeps egress when another zone fails) or `single` (dev)."""
-    spot_service_linked_role: SpotRoleMode = DEFAULT_SPOT_ROLE_MODE
-    """AWS with provisioner karpenter only: the account's EC2 Spot service-linked role, without which Karpenter
-    launches no spot node. `auto` (default): created unless the preview finds one this stack did not create,
-    which is then used as it is; `create`: always declared (`up` fails where the account has one); `exists`:
-    never declared. A declared role is kept on `pulumi destroy` (other stacks may use it)."""
-    ecr_endpoints: bool = False
-    """AWS only: ECR interface endpoints (api, dkr) so image pulls skip the NAT (pays off with heavy pulls
-    such as multi-GB CUDA images), and the EKS one (the autoscaler's eks:DescribeNodegroup); default
-    false. The S3 gateway endpoint (layers) is always there."""
-    control_plane_cidr: str = DEFAULT_GKE_CONTROL_PLANE_CIDR
-    """GCP only, with privateNodes: the control plane's /28 (the firewall for webhooks such as Kueue's
-    allows it); default 172.16.0.0/28. Changing it replaces the cluster."""
-    network: str | None = None
-    """GCP only: the VPC network (name or self link) the cluster joins. Default: the stack creates
-    `<name>-net` and a subnetwork of `networkCidr` with Pod and Service ranges (it never uses the project's
-    `default` network). Changing it replaces the cluster."""
-    subnetwork: str | None = None
-    """GCP only, with `network`: the subnetwork the nodes use (default: GKE picks the network's subnetwork
-    of the region, as an auto-mode network has)."""
-    node_service_account: str | None = None
-    """GCP only: the service account email every node runs as, node pools and auto-created ones alike.
-    Default: the stack creates `<name>-nodes` with roles/container.defaultNodeServiceAccount only (never
-    the Compute Engine default account). Changing it replaces the node pools."""
-    enable_services: bool = False
-    """GCP only: enable the APIs the stack calls (compute, container, and iam for the node service account)
-    in the project; never disabled on destroy. Default false: enable them yourself."""
+
+
+class ClusterConfig(ClusterOptions, ClusterCore):
+    """`cluster`: the settings every cloud has, then each cloud's own (elastic_gpu/<cloud>/options.py)."""
+
+    model_config = _Model.model_config
+
+
+#: The `cluster` keys only one cloud has (its options): the cloud, and the value that leaves them unset.
+CLOUD_ONLY_CLUSTER_SETTINGS = cloud_only_settings(ClusterConfig)
 
 
 class GeneralPoolConfig(GeneralPoolSettings):
@@ -644,20 +551,17 @@ def _ignored_setting_problems(cfg: StackConfig) -> list[str]:
 
 
 def cluster_setting_problems(cfg: StackConfig) -> list[str]:
-    """Each `cluster` key of another cloud (its Cloud.cluster_settings) that the stack sets. (The GPU pools'
-    cloud-only keys: validation.CLOUD_ONLY_POOL_SETTINGS.)"""
+    """Each `cluster` key of another cloud (its options, CLOUD_ONLY_CLUSTER_SETTINGS) that the stack sets. (The
+    GPU pools' cloud-only keys: elastic_gpu.settings.gpu_pool_settings_problems.)"""
     problems = []
-    for other in all_clouds():
-        if other.name == cfg.cloud:
-            continue
-        for key in other.cluster_settings:
-            if key in cfg.cluster.model_fields_set:
-                value = getattr(cfg.cluster, key)
-                shown = value.model_dump(by_alias=True) if isinstance(value, BaseModel) else value
-                problems.append(
-                    f"cluster.{to_camel(key)}: {other.owner}-only setting; remove it for cloud {cfg.cloud!r} "
-                    f"(got {shown!r})"
-                )
+    for key, (owner, _) in CLOUD_ONLY_CLUSTER_SETTINGS.items():
+        if owner != cfg.cloud and key in cfg.cluster.model_fields_set:
+            value = getattr(cfg.cluster, key)
+            shown = value.model_dump(by_alias=True) if isinstance(value, BaseModel) else value
+            problems.append(
+                f"cluster.{to_camel(key)}: {get_cloud(owner).owner}-only setting; remove it for cloud {cfg.cloud!r} "
+                f"(got {shown!r})"
+            )
     return problems
 
 

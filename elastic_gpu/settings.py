@@ -1,4 +1,5 @@
-"""The settings of each section, declared once: the general pool, a GPU pool and the autoscaler.
+"""The settings of each section, declared once: the general pool, a GPU pool and the autoscaler (and the clouds'
+own parts of the stack file's `cluster`).
 
 Each model is both the stack file's section (elastic_gpu/config.py adds what only a stack file has: a pool's
 `name`, `gpu`, ...) and the base of the component's Args (`GeneralPoolArgs`, `SpotGpuPoolArgs`,
@@ -18,10 +19,10 @@ from pydantic.alias_generators import to_camel
 
 # The one cloud-neutral module that imports the clouds' folders (their SDK-free `options` alone): a typed
 # merge, so that the type checker and an editor know every setting of a pool.
-from elastic_gpu.aws.options import AwsGpuPoolOptions
-from elastic_gpu.azure.options import AzureGpuPoolOptions
+from elastic_gpu.aws.options import AwsClusterOptions, AwsGpuPoolOptions
+from elastic_gpu.azure.options import AzureClusterOptions, AzureGpuPoolOptions
 from elastic_gpu.durations import DURATION_PATTERN
-from elastic_gpu.gcp.options import GcpGpuPoolArgsOptions, GcpGpuPoolOptions
+from elastic_gpu.gcp.options import GcpClusterOptions, GcpGpuPoolArgsOptions, GcpGpuPoolOptions
 from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, SettingsModel, cloud_only_settings
 from elastic_gpu.validation import (
     NODES_PER_CLUSTER,
@@ -57,6 +58,10 @@ DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD = "10m"
 #: that were coming and pays for the fallback too.
 DEFAULT_MAX_NODE_PROVISION_TIME = "15m"
 DEFAULT_EXPANDER: tuple[Expander, ...] = ("priority", "least-waste")
+
+
+class ClusterOptions(GcpClusterOptions, AzureClusterOptions, AwsClusterOptions):
+    """Each cloud's own `cluster` settings (aws, azure, gcp, in that order), merged into config.ClusterConfig."""
 
 
 class GeneralPoolSettings(SettingsModel):

@@ -43,6 +43,12 @@ class SettingsModel(BaseModel):
     )
 
 
+class StackModel(SettingsModel):
+    """A part of the stack file: an unknown key is an error (with the allowed keys), and a parsed config is frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
 class CloudOptions(SettingsModel):
     """One cloud's own settings of a section, declared in that cloud's folder (`<cloud>/options.py`) and
     merged into the section's model: on every other cloud a value other than the default is refused

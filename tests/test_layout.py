@@ -10,6 +10,7 @@ from conftest import ROOT, stack_values
 
 from elastic_gpu.clouds import CLOUDS, all_clouds, get_cloud
 from elastic_gpu.config import (
+    CLOUD_ONLY_CLUSTER_SETTINGS,
     IGNORED_SETTINGS,
     PROJECT,
     ClusterConfig,
@@ -109,9 +110,12 @@ def test_each_folder_exports_its_cloud() -> None:
 
 
 def test_each_cloud_only_cluster_key_is_a_cluster_field_of_one_cloud() -> None:
-    keys = [key for cloud in all_clouds() for key in cloud.cluster_settings]
-    assert sorted(keys) == sorted(set(keys))
-    assert set(keys) <= set(ClusterConfig.model_fields)
+    # Each is declared by one cloud's options (elastic_gpu/<cloud>/options.py), merged into ClusterConfig.
+    owners = {key: owner for key, (owner, _) in CLOUD_ONLY_CLUSTER_SETTINGS.items()}
+    assert set(owners) <= set(ClusterConfig.model_fields) and set(owners.values()) == set(CLOUDS)
+    for key, owner in owners.items():
+        [declared] = [k for k in ClusterConfig.__mro__ if key in vars(k).get("__annotations__", {})]
+        assert declared.__module__ == f"elastic_gpu.{owner}.options", key
 
 
 def _problems(stack: str, **cluster: object) -> list[str]:
@@ -123,7 +127,7 @@ def _problems(stack: str, **cluster: object) -> list[str]:
 
 
 def test_a_cluster_key_of_another_cloud_is_named_with_its_owner_and_value() -> None:
-    # Read from each Cloud's cluster_settings: the same message for every cloud, with the value set.
+    # Read from each cloud's options: the same message for every cloud, with the value set.
     assert [p for p in _problems("aws-dev", systemPool={"vmSize": "Standard_D8s_v5"}) if "only" in p] == [
         "cluster.systemPool: an Azure-only setting; remove it for cloud 'aws' (got {'vmSize': 'Standard_D8s_v5', "
         "'minSize': 1, 'maxSize': 3, 'spot': False, 'criticalAddonsOnly': False})"

@@ -32,6 +32,5 @@ CLOUD = Cloud(
     spot_fix="set capacityType: SPOT",
     prices_accelerators=False,
     creates_network=True,
-    cluster_settings=("nat_gateways", "ecr_endpoints", "spot_service_linked_role"),
     karpenter_node_class_group="karpenter.k8s.aws",
 )

@@ -22,6 +22,5 @@ CLOUD = Cloud(
     prices_accelerators=False,
     # node auto-provisioning's AKSNodeClass (provisioner karpenter, elastic_gpu/azure/node_provisioning)
     karpenter_node_class_group="karpenter.azure.com",
-    cluster_settings=("resource_group", "network_plugin", "system_pool", "subnet_id", "api_server_subnet_id"),
     private_api_needs_runner=True,
 )

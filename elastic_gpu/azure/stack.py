@@ -9,8 +9,9 @@ import pulumi_azure_native as azure_native
 
 from elastic_gpu.azure.cluster import AksCluster, AksClusterArgs, aks_cluster_problems
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
+from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig
 from elastic_gpu.compose import build_pools_and_addons
-from elastic_gpu.config import DEFAULT_AKS_NETWORK_PLUGIN, GpuPoolConfig, StackConfig, SystemPoolConfig
+from elastic_gpu.config import GpuPoolConfig, StackConfig
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:

@@ -26,15 +26,4 @@ CLOUD = Cloud(
     takes_autoscaler_settings=False,
     # The stack creates the cluster's VPC network and subnetwork unless `cluster.network` brings one.
     creates_network=True,
-    cluster_settings=(
-        "project",
-        "release_channel",
-        "private_nodes",
-        "regional",
-        "control_plane_cidr",
-        "network",
-        "subnetwork",
-        "node_service_account",
-        "enable_services",
-    ),
 )
