@@ -270,7 +270,7 @@ def autoscaler_profile(args: AksClusterArgs) -> cs.ManagedClusterPropertiesAutoS
 
 def api_server_access(args: AksClusterArgs) -> cs.ManagedClusterAPIServerAccessProfileArgs | None:
     """Private cluster, or authorized IP ranges on the public API server (AKS takes one or the other)."""
-    vnet = (
+    vnet: dict[str, Any] = (
         {"enable_vnet_integration": True, "subnet_id": args.api_server_subnet_id} if args.api_server_subnet_id else {}
     )
     if not args.public_access:

@@ -16,8 +16,6 @@ DEFAULT_AKS_SYSTEM_VM_SIZE = "Standard_D4s_v5"
 #: AKS's System pool never scales below 1 (its count range is 1..1000); docs recommend 3 in production.
 DEFAULT_AKS_SYSTEM_MIN = 1
 DEFAULT_AKS_SYSTEM_MAX = 3
-#: Spot max price -1: pay up to the on-demand price, never evicted for price (only for capacity).
-DEFAULT_AKS_SPOT_MAX_PRICE = -1.0
 
 
 class ResourceGroupConfig(StackModel):
@@ -66,5 +64,5 @@ class AzureGpuPoolOptions(CloudOptions):
     cloud: ClassVar[str] = "azure"
 
     spot_max_price: float | None = Field(default=None, le=MAX_USD_PER_HOUR)
-    """Azure only: max USD/hour per spot VM; default None: DEFAULT_AKS_SPOT_MAX_PRICE (-1, capped at the
-    on-demand price)."""
+    """Azure only: max USD/hour per spot VM; default None: -1, up to the on-demand price (never evicted for
+    price, only for capacity; azure/pools.py DEFAULT_SPOT_MAX_PRICE)."""
