@@ -139,12 +139,7 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs, *, settings_checked
     problems += pools.override_problems(where, args)
     problems += pools.pool_problems(where, args)
     if args.provisioner is not None:
-        if not isinstance(args.provisioner, PoolProvisioner):
-            problems.append(
-                f"{where}provisioner: must have build_pool(name, args, parent), such as Karpenter(...).nodes "
-                f"(got {type(args.provisioner).__name__})"
-            )
-        return problems + getattr(args.provisioner, "pool_problems", lambda *_: [])(where, args)
+        return problems + provisioner_problems(name, args)
     primary, fallback = pools.node_group_counts(args)
     for field_name, total, groups in (
         ("max_size", args.max_size, primary),
@@ -156,6 +151,21 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs, *, settings_checked
                 f"needs a max of at least 1, so it must be >= {groups} (got {total})"
             )
     return problems
+
+
+def provisioner_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
+    """What the pool's provisioner (EKS: Karpenter's `nodes`) refuses of it: made after the cluster, so a
+    stack's pool is checked by it when the pool is declared (its rules on the stack file: the cloud's config
+    rules), before any of the pool's own resources."""
+    where = problem_prefix(name)
+    if args.provisioner is None:
+        return []
+    if not isinstance(args.provisioner, PoolProvisioner):
+        return [
+            f"{where}provisioner: must have build_pool(name, args, parent), such as Karpenter(...).nodes "
+            f"(got {type(args.provisioner).__name__})"
+        ]
+    return list(getattr(args.provisioner, "pool_problems", lambda *_: [])(where, args))
 
 
 def _instance_type_problems(where: str, cloud: str, args: SpotGpuPoolArgs) -> list[str]:
@@ -198,7 +208,10 @@ class SpotGpuPool(PoolComponent):
     """The node image runs its own NVIDIA device plugin (GKE, Bottlerocket): NvidiaDevicePlugin skips it."""
 
     def __init__(self, name: str, args: SpotGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        if not args.checked_by_stack and (problems := spot_gpu_pool_problems(name, args)):
+        # Args the stack checked before declaring anything: only what its provisioner (made since) refuses.
+        if problems := (
+            provisioner_problems(name, args) if args.checked_by_stack else spot_gpu_pool_problems(name, args)
+        ):
             raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
         pools = get_cloud(args.cluster.cloud).pools
         #: what a pod needs to land on this pool (tolerations, node selector, Job labels)
