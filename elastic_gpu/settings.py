@@ -130,7 +130,7 @@ class AutoscalerSettings(SettingsModel):
     """How long a node must be unneeded before it is removed."""
     scale_down_delay_after_add: Duration = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
     """How long after a scale-up before scale-down is considered again."""
-    expander: list[Expander] = Field(default_factory=lambda: list(DEFAULT_EXPANDER), min_length=1)
+    expander: list[Expander] = Field(default=list(DEFAULT_EXPANDER), min_length=1)  # copied for each instance
     """Expander chain: priority (spot groups first, from the ConfigMap), then the cheapest fit; with an
     on-demand fallback pool it must contain priority (where the cloud's autoscaler has it). Allowed:
     priority, least-waste, most-pods, random, price."""

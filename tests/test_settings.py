@@ -164,6 +164,14 @@ def test_the_stack_files_schema_carries_each_settings_type_bounds_and_meaning() 
     assert props["amiFamily"]["enum"] == ["al2023", "bottlerocket"]
     assert props["amiFamily"]["description"].startswith("AWS only:")
     assert props["minSize"]["description"] == SpotGpuPoolArgs.model_fields["min_size"].description
+    assert schema["$defs"]["AutoscalerConfig"]["properties"]["expander"]["default"] == ["priority", "least-waste"]
+
+
+def test_a_default_list_is_each_args_own() -> None:
+    handle = PlannedCluster("aws", "c", ["us-east-1a"], "1.35", {})
+    first = ClusterAutoscalerArgs(cluster=handle, gpu_pools=[])
+    first.expander.append("random")
+    assert ClusterAutoscalerArgs(cluster=handle, gpu_pools=[]).expander == ["priority", "least-waste"]
 
 
 def test_validation_imports_no_config() -> None:
