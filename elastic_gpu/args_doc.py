@@ -1,8 +1,9 @@
-"""`help()` for the Args dataclasses: each field's type, default and meaning in the class docstring.
+"""`help()` for the Args (settings models, dataclasses): each field's type, default and meaning in its docstring.
 
 The meaning is written once, as the docstring under the field (where an editor shows it); Python
-drops those strings at run time, so `documented` reads them from the source and appends a
-"Fields" section to the class docstring, which is what `help()` and `pydoc` print.
+drops those strings at run time, so pydantic keeps them as the fields' descriptions (settings models) or
+`documented` reads them from the source (dataclasses), and appends a "Fields" section to the class
+docstring, which is what `help()` and `pydoc` print.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ import itertools
 import textwrap
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 T = TypeVar("T")
 
@@ -46,16 +50,46 @@ def _default(f: dataclasses.Field[Any]) -> str:
     return "required"
 
 
-def documented(cls: type[T]) -> type[T]:
-    """Append "Fields: name: type = default, meaning" to a dataclass's docstring (after @dataclass)."""
+def _model_default(f: FieldInfo) -> str:
+    if f.is_required():
+        return "required"
+    if f.default_factory is not None:
+        return repr(f.default_factory())  # type: ignore[call-arg]  # our factories take no argument
+    return repr(f.default)
+
+
+def _declared_annotation(cls: type, name: str) -> str:
+    """The annotation of field `name` as written where it is declared (`list[Expander]`, not the Literal)."""
+    for klass in cls.__mro__:
+        annotation = vars(klass).get("__annotations__", {}).get(name)
+        if annotation is not None:
+            return _annotation_text(annotation)
+    return "?"
+
+
+def _field_rows(cls: type) -> list[tuple[str, str, str, str]]:
+    """(name, type, default, meaning) of each field of a dataclass or a settings model."""
+    if isinstance(cls, type) and issubclass(cls, BaseModel):
+        return [
+            (name, _declared_annotation(cls, name), _model_default(f), f.description or "(undocumented)")
+            for name, f in cls.model_fields.items()
+        ]
     docs: dict[str, str] = {}
-    for klass in reversed(cls.__mro__):  # a base's fields (NodeOverrides) are documented where declared
+    for klass in reversed(cls.__mro__):  # a base's fields are documented where declared
         docs |= field_docs(klass) if dataclasses.is_dataclass(klass) else {}
+    return [
+        (f.name, _annotation_text(f.type), _default(f), docs.get(f.name, "(undocumented)"))
+        for f in dataclasses.fields(cls)  # type: ignore[arg-type]  # a dataclass, by the test above
+    ]
+
+
+def documented(cls: type[T]) -> type[T]:
+    """Append "Fields: name: type = default, meaning" to the docstring of a dataclass (after @dataclass) or a
+    settings model (whose field docstrings pydantic keeps as descriptions)."""
     lines = []
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        annotation = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", repr(f.type))
-        lines.append(f"    {f.name}: {annotation} = {_default(f)}")
-        lines += [f"        {line}" for line in docs.get(f.name, "(undocumented)").splitlines()]
+    for name, annotation, default, doc in _field_rows(cls):
+        lines.append(f"    {name}: {annotation} = {default}")
+        lines += [f"        {line}" for line in doc.splitlines()]
     own = cls.__doc__ or ""
     if own.startswith(f"{cls.__name__}("):  # the signature dataclass writes when there is no docstring
         own = ""

@@ -10,9 +10,7 @@ through the instance's attributes:
 SDK-free facts (`Cloud` fields): `name` (the stack config's `cloud`, the handle's `cloud`), `service`
 (EKS, AKS, GKE), `owner` (for "an AWS-only setting"), `handle_attributes` and `existing_hint` (what its
 cluster handle adds to `ClusterHandle`, and how to wrap a cluster one already has),
-`example_instance_type`, `instance_type_pattern` (how the cloud names its types), `pool_settings` (the
-GPU-pool settings only this cloud has, with the value that leaves them unset),
-`cluster_settings` (the stack's `cluster` keys only this cloud has),
+`example_instance_type`, `instance_type_pattern` (how the cloud names its types),
 `private_api_needs_runner` (a private API server answers only inside its network: its rules warn about
 where `pulumi up` runs unless `cluster.apiAccess.runnerInVnet` says so),
 `karpenter_node_class_group` (the API group of its Karpenter node class, when it runs Karpenter),
@@ -59,6 +57,9 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
   the rule list's order (policy_rules.assemble); and its parts of the cloud-neutral rules:
   `public_node_ips(resources)` (no-public-node-ips) and `COST_TAGS` (cost-allocation-tags: resource type ->
   reader of its tag keys).
+- `options` (SDK-free, imported by elastic_gpu.settings): its own settings of a GPU pool and of the cluster
+  (`<Cloud>GpuPoolOptions`, `<Cloud>ClusterOptions`), merged into the sections' models, so the stack file
+  and SpotGpuPoolArgs both have them; set on another cloud, refused.
 
 Adding a provisioner or a cloud touches its folder (and the config schema); the core merges the
 folders' rows and calls their functions.
@@ -67,7 +68,7 @@ folders' rows and calls their functions.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from importlib import import_module
 from types import ModuleType
@@ -157,9 +158,6 @@ class Cloud:
     spot_fix: str
     #: its GPUs are priced per accelerator (`gpu` rows of the price table), not per machine
     prices_accelerators: bool
-    pool_settings: dict[str, object] = field(default_factory=dict)
-    #: the stack config's `cluster` keys (model attribute names) only this cloud has: set on another, refused
-    cluster_settings: tuple[str, ...] = ()
     #: a private API server answers only inside the cluster's network: its rules warn about the runner
     private_api_needs_runner: bool = False
     #: the stack's `autoscaler` section reaches its autoscaler (config.IGNORED_SETTINGS)

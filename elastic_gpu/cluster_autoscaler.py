@@ -5,27 +5,21 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import cast
 
 import pulumi
 import pulumi_kubernetes as k8s
 import yaml
+from pydantic import Field
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import ManagedAutoscalerHandle, handle_problems
-from elastic_gpu.config import (
-    DEFAULT_EXPANDER,
-    DEFAULT_MAX_NODE_PROVISION_TIME,
-    DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
-    DEFAULT_SCALE_DOWN_UNNEEDED,
-    DURATION_KEYS,
-    Duration,
-    Expander,
-)
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool
 from elastic_gpu.pool_types import ClusterHandle, NodeGroupRef
+from elastic_gpu.settings import DURATION_KEYS, AutoscalerSettings
+from elastic_gpu.settings_base import ArgsModel
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
 from elastic_gpu.validation import args_type_problems, autoscaler_settings_problems
 from elastic_gpu.versions import cluster_autoscaler_image
@@ -47,9 +41,11 @@ LOWEST_PRIORITY = 1
 
 
 @documented
-@dataclass
-class ClusterAutoscalerArgs:
-    """Settings of the ClusterAutoscaler."""
+class ClusterAutoscalerArgs(ArgsModel, AutoscalerSettings):
+    """The autoscaler's settings (elastic_gpu.settings.AutoscalerSettings, a stack file's `autoscaler`) and
+    what only a program gives; keyword arguments."""
+
+    model_config = ArgsModel.model_config
 
     cluster: ClusterHandle
     """The cluster handle (EksCluster, EksCluster.existing(...), AksCluster, GkeCluster, ...)."""
@@ -62,18 +58,8 @@ class ClusterAutoscalerArgs:
     node_selector: dict[str, str] | None = None
     """Where the pod runs without a general_pool, e.g. the labels of the cluster's own on-demand nodes
     ({} means any node). One of the two is needed where the autoscaler runs as a pod (EKS)."""
-    tolerations: list[k8s.core.v1.TolerationArgs] = field(default_factory=list)
+    tolerations: list[k8s.core.v1.TolerationArgs] = Field(default_factory=list)
     """Tolerations for the taints of those nodes (never the GPU or spot taint)."""
-    scale_down_unneeded_time: Duration = DEFAULT_SCALE_DOWN_UNNEEDED
-    """How long a node must be unneeded before it is removed."""
-    scale_down_delay_after_add: Duration = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
-    """How long after a scale-up before scale-down is considered again."""
-    expander: list[Expander] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
-    """Expander chain: priority (spot groups first, from the ConfigMap), then the cheapest fit; with an
-    on-demand fallback pool it must contain priority (where the cloud's autoscaler has it). Allowed:
-    priority, least-waste, most-pods, random, price."""
-    max_node_provision_time: Duration = DEFAULT_MAX_NODE_PROVISION_TIME
-    """How long a group may take to deliver a node before the autoscaler tries the next (the fallback)."""
     namespace: str | None = None
     """Where its objects go, passed as `--namespace` (where it reads the priority ConfigMap). None:
     kube-system, or, for an autoscaler with a changed `workload_name` that runs as a pod (EKS), a
@@ -101,7 +87,8 @@ def priorities(node_groups: list[NodeGroupRef], lowest: Sequence[str] = ()) -> d
     ranks: dict[int, list[str]] = {}
     for g in node_groups:
         base = SPOT_PRIORITY if g.capacity == "spot" else ON_DEMAND_PRIORITY
-        ranks.setdefault(max(base - g.rank, LOWEST_PRIORITY), []).append(g.name_regex)
+        # plain names: priority_expander_data resolves the Outputs first
+        ranks.setdefault(max(base - g.rank, LOWEST_PRIORITY), []).append(cast(str, g.name_regex))
     if lowest:
         ranks.setdefault(LOWEST_PRIORITY, []).extend(lowest)
     return dict(sorted(ranks.items(), reverse=True))
@@ -182,7 +169,7 @@ def with_namespace(args: ClusterAutoscalerArgs, runs_pod: bool) -> ClusterAutosc
     """`args` with `namespace` resolved (see ClusterAutoscalerArgs.namespace)."""
     if args.namespace is not None:
         return args
-    return dataclasses.replace(args, namespace=own_namespace(args, runs_pod) or DEFAULT_NAMESPACE)
+    return args.model_copy(update={"namespace": own_namespace(args, runs_pod) or DEFAULT_NAMESPACE})
 
 
 #: RFC 1123 label: what Kubernetes accepts for the names we set.
@@ -309,6 +296,6 @@ def autoscaler_image(name: str, kubernetes_version: pulumi.Input[str]) -> pulumi
         # knows it (the handle warns at preview).
         return kubernetes_version.apply(lambda version: autoscaler_image(name, version))
     try:
-        return cluster_autoscaler_image(kubernetes_version)
+        return cluster_autoscaler_image(cast(str, kubernetes_version))  # a handle's minor: plain or an Output
     except ValueError as exc:
         raise ConfigError([f"ClusterAutoscaler '{name}': {exc}"], source=f"ClusterAutoscaler '{name}'") from None

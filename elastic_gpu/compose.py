@@ -6,24 +6,28 @@ calls `build_pools_and_addons` for the parts every cloud shares.
 
 from __future__ import annotations
 
-import re
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import pulumi
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel
 
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from elastic_gpu.cluster_handle import COMMON_ATTRIBUTES
-from elastic_gpu.config import GpuPoolConfig, StackConfig, gpu_spec
+from elastic_gpu.config import GeneralPoolConfig, GpuPoolConfig, StackConfig, gpu_spec
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs, general_pool_problems
+from elastic_gpu.general_pool import problem_prefix as general_prefix
 from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from elastic_gpu.pool_types import ClusterHandle, PoolProvisioner
 from elastic_gpu.preflight import run_preflight
+from elastic_gpu.settings import AutoscalerSettings, GeneralPoolSettings, GpuPoolSettings
+from elastic_gpu.settings_base import ArgsModel
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs, spot_gpu_pool_problems
+from elastic_gpu.spot_gpu_pool import problem_prefix as gpu_prefix
 
 
 def build_stack(cfg: StackConfig) -> dict[str, Any]:
@@ -39,7 +43,8 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         raise ConfigError(problems)
     # What the account lacks for it (read through the cloud's invokes), before anything is declared.
     run_preflight(cfg)
-    return stack.build_stack(cfg)
+    outputs: dict[str, Any] = stack.build_stack(cfg)
+    return outputs
 
 
 @dataclass(frozen=True)
@@ -61,34 +66,29 @@ class PlannedCluster:
         raise AttributeError(name)
 
 
+def settings_of(section: BaseModel, model: type[BaseModel]) -> dict[str, Any]:
+    """The values of a parsed stack-file section for the settings `model` it shares with a component's Args
+    (each setting is declared once, on `model`), as Args keywords; lists copied."""
+    return {name: _copied(getattr(section, name)) for name in model.model_fields}
+
+
+def _copied(value: Any) -> Any:
+    return list(value) if isinstance(value, list | tuple) else value
+
+
 def general_pool_args(cfg: StackConfig, handle: Any) -> GeneralPoolArgs:
-    gp = cfg.general_pool
-    return GeneralPoolArgs(
-        cluster=handle,
-        instance_types=list(gp.instance_types),
-        min_size=gp.min_size,
-        max_size=gp.max_size,
-        spot=gp.spot,
-        disk_size_gib=gp.disk_size_gib,
-        tags=cfg.tags,
-    )
+    return GeneralPoolArgs(cluster=handle, tags=cfg.tags, **settings_of(cfg.general_pool, GeneralPoolSettings))
 
 
 def gpu_pool_args(cfg: StackConfig, p: GpuPoolConfig, handle: Any, cloud_args: dict[str, Any]) -> SpotGpuPoolArgs:
+    """The pool's settings as configured; what the stack file says otherwise (`gpu`, `gpuSpec`, the device
+    plugin's sharing, the tags) resolved; `cloud_args`: what the cloud's stack derives for a program."""
     return SpotGpuPoolArgs(
-        **{
+        **settings_of(p, GpuPoolSettings)
+        | {
             "cluster": handle,
             "instance_types": cfg.instance_types(p),
             "gpu_spec": gpu_spec(p),
-            "min_size": p.min_size,
-            "max_size": p.max_size,
-            "spot": p.spot,
-            "on_demand_fallback": p.on_demand_fallback,
-            "fallback_max_size": p.fallback_max_size,
-            "max_minutes_to_fallback": p.max_minutes_to_fallback,
-            "per_zone": p.per_zone,
-            "mixed_gpu_models": p.mixed_gpu_models,
-            "disk_size_gib": p.disk_size_gib,
             "gpu_sharing_replicas": cfg.device_plugin.time_slicing_replicas or 1,
             "tags": cfg.tags,
         }
@@ -96,36 +96,50 @@ def gpu_pool_args(cfg: StackConfig, p: GpuPoolConfig, handle: Any, cloud_args: d
     )
 
 
-#: Where an Args field comes from in the stack file, where it is not `<section>.<camelCase>`.
-CONFIG_PATHS = {
+#: Where an Args field comes from in the stack file when its section's model (GpuPoolConfig, GeneralPoolConfig)
+#: does not declare it: another section, or another key of the pool.
+PROGRAM_FIELD_PATHS = {
     "tags": "tags",
     "gpu_sharing_replicas": "devicePlugin.timeSlicingReplicas",
     "zones": "cluster.zones",
     "cluster": "cluster",
+    "provisioner": "provisioner",
 }
+PROGRAM_FIELD_KEYS = {"gpu_count": "gpusPerNode"}
 
 
-def config_path(section: str, message: str) -> str:
-    """The stack-file path of the first `<Args>.<field>` a component's message names (`gpuPools[0].maxSize`)."""
-    found = re.search(r"\b[A-Za-z]+Args\.([a-z_]+)", message)
-    if found is None:
-        return section
-    field = found.group(1)
-    return CONFIG_PATHS.get(field, f"{section}.{to_camel(field)}")
+def config_path(section: str, model: type[BaseModel], where: str, message: str) -> str:
+    """The stack-file path of the Args field a component's message is about: the field named right after
+    `where` (which leads every message of the component), as its section's `model` spells it
+    (`gpuPools[0].maxSize`), or where compose takes it from."""
+    rest = message[len(where) :] if message.startswith(where) else ""
+    field = "".join(itertools.takewhile(lambda c: c.isalnum() or c == "_", rest))
+    if field in PROGRAM_FIELD_PATHS:
+        return PROGRAM_FIELD_PATHS[field]
+    info = model.model_fields.get(field)
+    key = info.alias or field if info is not None else PROGRAM_FIELD_KEYS.get(field)
+    return section if key is None else f"{section}.{key}"
 
 
 def args_problems(cfg: StackConfig, cloud_pool_args: Callable[[GpuPoolConfig], dict[str, Any]]) -> list[str]:
-    """The components' own Args checks over the config, each message led by the config path and naming
-    the argument too (`gpuPools[0].maxSize (SpotGpuPool 't4': SpotGpuPoolArgs.max_size: ...)`)."""
+    """What the components check beyond the stack config's rules (the cloud's builders' own: tags, disk
+    bounds, node-group counts, a provisioner's limits ...), over the cluster as planned, before anything is
+    declared; each message led by the config path and naming the argument too
+    (`gpuPools[0].maxSize (SpotGpuPool 't4': SpotGpuPoolArgs.max_size: ...)`)."""
     c = cfg.cluster
     handle = PlannedCluster(cfg.cloud, c.name, list(c.zones), c.kubernetes_version, dict(cfg.tags), cfg.provisioner)
+    where = general_prefix("general")
     problems = [
-        f"{config_path('generalPool', p)} ({p})"
-        for p in general_pool_problems("general", general_pool_args(cfg, handle))
+        f"{config_path('generalPool', GeneralPoolConfig, where, p)} ({p})"
+        for p in general_pool_problems("general", general_pool_args(cfg, handle), settings_checked=True)
     ]
     for i, pool in enumerate(cfg.gpu_pools):
         args = gpu_pool_args(cfg, pool, handle, cloud_pool_args(pool))
-        problems += [f"{config_path(f'gpuPools[{i}]', p)} ({p})" for p in spot_gpu_pool_problems(pool.name, args)]
+        where = gpu_prefix(pool.name)
+        problems += [
+            f"{config_path(f'gpuPools[{i}]', GpuPoolConfig, where, p)} ({p})"
+            for p in spot_gpu_pool_problems(pool.name, args, settings_checked=True)
+        ]
     return problems
 
 
@@ -139,6 +153,16 @@ class Composed:
     k8s_opts: pulumi.ResourceOptions
 
 
+ArgsT = TypeVar("ArgsT", bound=ArgsModel)
+
+
+def checked(args: ArgsT) -> ArgsT:
+    """Args made from the stack config, whose rules and the components' own (`args_problems`) build_stack ran
+    before declaring anything: the component does not run them again."""
+    args.mark_checked_by_stack()
+    return args
+
+
 def build_pools_and_addons(
     cfg: StackConfig,
     cluster: Any,
@@ -146,7 +170,8 @@ def build_pools_and_addons(
     cloud_pool_args: Callable[[GpuPoolConfig], dict[str, Any]] = lambda _: {},
     provisioner: Callable[[GeneralPool], PoolProvisioner] | None = None,
 ) -> Composed:
-    """General pool, GPU pools, device plugin and autoscaler, as the config says.
+    """General pool, GPU pools, device plugin and autoscaler, as the config says (called by the cloud's
+    `stack.build_stack`, which `build_stack` calls once the config and the components' Args are checked).
 
     `cluster` has a `provider` (Kubernetes); `cloud_pool_args` adds a cloud's own
     SpotGpuPoolArgs fields for a pool (e.g. Azure's spot max price); `provisioner`, given the general
@@ -154,11 +179,12 @@ def build_pools_and_addons(
     (EKS: Karpenter); the autoscaler then scales the general pool alone.
     """
     handle: ClusterHandle = cluster
-    general = GeneralPool("general", general_pool_args(cfg, handle), opts=opts)
+    general = GeneralPool("general", checked(general_pool_args(cfg, handle)), opts=opts)
     sharing = cfg.device_plugin.time_slicing_replicas
     own = {} if provisioner is None else {"provisioner": provisioner(general)}
     gpu_pools = [
-        SpotGpuPool(p.name, gpu_pool_args(cfg, p, handle, cloud_pool_args(p) | own), opts=opts) for p in cfg.gpu_pools
+        SpotGpuPool(p.name, checked(gpu_pool_args(cfg, p, handle, cloud_pool_args(p) | own)), opts=opts)
+        for p in cfg.gpu_pools
     ]
     # Workloads need a node first; on an upgrade they move after the node groups.
     k8s_opts = pulumi.ResourceOptions(depends_on=general.nodes)
@@ -167,7 +193,6 @@ def build_pools_and_addons(
         NvidiaDevicePluginArgs(provider=cluster.provider, gpu_pools=gpu_pools, time_slicing_replicas=sharing),
         opts=k8s_opts,
     )
-    a = cfg.autoscaler
     autoscaler = ClusterAutoscaler(
         "cluster-autoscaler",
         ClusterAutoscalerArgs(
@@ -175,10 +200,7 @@ def build_pools_and_addons(
             provider=cluster.provider,
             general_pool=general,
             gpu_pools=gpu_pools,
-            scale_down_unneeded_time=a.scale_down_unneeded_time,
-            scale_down_delay_after_add=a.scale_down_delay_after_add,
-            expander=list(a.expander),
-            max_node_provision_time=a.max_node_provision_time,
+            **settings_of(cfg.autoscaler, AutoscalerSettings),
         ),
         opts=pulumi.ResourceOptions.merge(opts, k8s_opts),
     )

@@ -13,13 +13,12 @@ import difflib
 import json
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
 from elastic_gpu.clouds import all_clouds, get_cloud
-from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import (
     GPU_MODELS,
@@ -32,18 +31,42 @@ from elastic_gpu.gpu_catalog import (
 )
 from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.prices import TABLE_PATH, price_row
+from elastic_gpu.settings import (  # the autoscaler defaults the AKS cluster's profile reads from here
+    DEFAULT_EXPANDER as DEFAULT_EXPANDER,
+)
+from elastic_gpu.settings import (
+    DEFAULT_MAX_NODE_PROVISION_TIME as DEFAULT_MAX_NODE_PROVISION_TIME,
+)
+from elastic_gpu.settings import (
+    DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD as DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
+)
+from elastic_gpu.settings import (
+    DEFAULT_SCALE_DOWN_UNNEEDED as DEFAULT_SCALE_DOWN_UNNEEDED,
+)
+from elastic_gpu.settings import (
+    DURATION_KEYS,
+    AutoscalerSettings,
+    ClusterOptions,
+    GeneralPoolSettings,
+    GpuPoolSettings,
+    Spelling,
+    general_pool_settings_problems,
+    gpu_pool_settings_problems,
+)
+from elastic_gpu.settings import (
+    Expander as Expander,
+)
+from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MAX_USD_PER_HOUR, StackModel, cloud_only_settings
 from elastic_gpu.validation import (
-    CLOUD_ONLY_POOL_SETTINGS,
+    NAME_PATTERN,
     NODES_PER_CLUSTER,
+    PATTERN_HELP,
     autoscaler_settings_problems,
     cidr_problems,
-    cloud_only_problems,
     duplicate_problems,
-    general_pool_problems,
     gpu_instance_type_problems,
     private_cidr_problems,
     shown_number,
-    size_problems,
     time_slicing_problems,
 )
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS, minor_support_warnings
@@ -51,78 +74,17 @@ from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_
 PROJECT = "elastic-gpu"
 
 Cloud = Literal["aws", "azure", "gcp"]
-Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
 #: What scales the GPU pools: the cluster-autoscaler over declared node groups (every cloud), Karpenter
 #: (EKS; AKS node auto-provisioning), or GKE node pool auto-creation through ComputeClasses. Each cloud
 #: lists the ones it can do in its rules.PROVISIONERS.
 Provisioner = Literal["cluster-autoscaler", "karpenter", "auto-provisioning"]
 DEFAULT_PROVISIONER: Provisioner = "cluster-autoscaler"
-#: A cluster-autoscaler duration, a Go `time.Duration`: "90s", "14m30s", "1h30m" (the stack config and
-#: ClusterAutoscalerArgs are checked against the same pattern; elastic_gpu.durations parses it).
-Duration = Annotated[str, Field(pattern=DURATION_PATTERN)]
-NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$"
-#: What each pattern means, for the error message (pydantic would print the regex).
-PATTERN_HELP = {
-    DURATION_PATTERN: DURATION_HELP,
-    NAME_PATTERN: "lowercase letters, digits and '-', starting with a letter, at most 20 characters",
-    r"^1\.[0-9]+$": 'a Kubernetes minor such as "1.33" (quoted, so YAML keeps it a string)',
-}
 #: Address range sizes the network layout supports (elastic_gpu/aws/network.py carves subnets from it).
 CIDR_PREFIXES = range(16, 25)
-#: The longest fallback promise: a day. A pool that may wait longer for on-demand capacity has no promise to keep
-#: (leave maxMinutesToFallback unset); larger figures only hide a typo (1e12).
-MAX_MINUTES_TO_FALLBACK = 1440
-#: Every node count is bounded before any arithmetic: no pool of a cluster holds more nodes than Kubernetes
-#: supports in one cluster (validation.NODES_PER_CLUSTER); the clouds' own, lower limits are in their rules.py.
-MAX_NODES = NODES_PER_CLUSTER.high
 #: The most GPUs one node carries in any cloud's catalog is 16 (GCE a2-megagpu-16g); sharing, disks and prices
 #: get sanity bounds here too, the clouds' own in their rules.py.
 MAX_GPUS_PER_NODE = 16
-MAX_DISK_GIB = 65536
 MAX_TIME_SLICING_REPLICAS = 1000
-#: USD per hour of one node: the dearest GPU VMs cost about $100/h, so $10,000/h is a typo, not a price.
-MAX_USD_PER_HOUR = 10_000.0
-
-# Defaults, named once. Each is documented on the field that uses it.
-DEFAULT_GENERAL_MIN = 1
-DEFAULT_GPU_MIN = 0
-DEFAULT_GENERAL_DISK_GIB = 50
-DEFAULT_GPU_DISK_GIB = 100
-DEFAULT_SCALE_DOWN_UNNEEDED = "10m"
-DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD = "10m"
-#: How long the autoscaler waits for a requested node to become Ready before it gives up on the
-#: group and tries the next one. A cold GPU node needs VM start plus driver install: 15m is the
-#: upstream default (cluster-autoscaler FAQ), AKS's default (autoScalerProfile), and what a
-#: maintainer measured in kubernetes/autoscaler#3464 ("15 minutes until the node is fully ready,
-#: this includes both VM creation and GPU driver installation"). Shorter gives up on spot nodes
-#: that were coming and pays for the fallback too.
-DEFAULT_MAX_NODE_PROVISION_TIME = "15m"
-DEFAULT_EXPANDER: tuple[Expander, ...] = ("priority", "least-waste")
-# GCP-only defaults (cloud: gcp).
-#: GKE's recommended release channel for production clusters.
-DEFAULT_RELEASE_CHANNEL = "REGULAR"
-#: Nodes with public IPs by default; private nodes get a Cloud NAT for image pulls.
-DEFAULT_PRIVATE_NODES = False
-#: Zonal control plane by default (the free tier covers one zonal cluster); regional for production.
-DEFAULT_REGIONAL = False
-#: GKE installs the "Default" NVIDIA driver of the node's GKE version ("LATEST" for the newest).
-DEFAULT_GPU_DRIVER_VERSION = "DEFAULT"
-ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
-GpuDriverVersion = Literal["DEFAULT", "LATEST"]
-#: AWS: the EKS-optimised AMI family of a GPU pool's nodes.
-AmiFamily = Literal["al2023", "bottlerocket"]
-
-# Azure-only defaults (AKS).
-#: Azure CNI (in overlay mode): kubenet is being retired by Azure.
-DEFAULT_AKS_NETWORK_PLUGIN = "azure"
-#: System-pool VM size: the AKS docs want >= 4 vCPUs for system pools and no B-series.
-DEFAULT_AKS_SYSTEM_VM_SIZE = "Standard_D4s_v5"
-#: AKS's System pool never scales below 1 (its count range is 1..1000); docs recommend 3 in production.
-DEFAULT_AKS_SYSTEM_MIN = 1
-DEFAULT_AKS_SYSTEM_MAX = 3
-#: Spot max price -1: pay up to the on-demand price, never evicted for price (only for capacity).
-DEFAULT_AKS_SPOT_MAX_PRICE = -1.0
-
 
 #: Why each sanity bound of the models is what it is (keyed by the bound), for the error message.
 BOUND_SOURCES = {
@@ -134,15 +96,8 @@ BOUND_SOURCES = {
 }
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-        alias_generator=to_camel,
-        populate_by_name=True,
-        frozen=True,
-        strict=True,
-        allow_inf_nan=False,  # `.inf` / `.nan` are YAML floats; no cloud API takes them
-    )
+#: The stack file's parts: camelCase keys, strict types, an unknown key an error, frozen once parsed.
+_Model = StackModel
 
 
 class ApiAccessConfig(_Model):
@@ -160,38 +115,9 @@ class ApiAccessConfig(_Model):
     silences the warning only with `subnetId` (a VNet AKS creates during `up` has no runner yet)."""
 
 
-#: NAT gateways for an EKS VPC: one per zone (a zone failure cuts no other zone's egress) or one in total.
-NatGateways = Literal["perZone", "single"]
-DEFAULT_NAT_GATEWAYS: NatGateways = "perZone"
-#: The EC2 Spot service-linked role under Karpenter (elastic_gpu.aws.karpenter.spot_role).
-SpotRoleMode = Literal["auto", "create", "exists"]
-DEFAULT_SPOT_ROLE_MODE: SpotRoleMode = "auto"
-#: GKE control plane range for private clusters (a /28 outside the VPC's ranges; GKE docs' example).
-DEFAULT_GKE_CONTROL_PLANE_CIDR = "172.16.0.0/28"
+class ClusterCore(_Model):
+    """The cluster's settings every cloud has."""
 
-
-class ResourceGroupConfig(_Model):
-    """Azure only: the resource group the cluster lives in."""
-
-    name: str = Field(pattern=r"^[-\w.()]{0,89}[-\w()]$")
-    create: bool = True
-    """Default true: create the group; false: use an existing one (it is never deleted by us)."""
-
-
-class SystemPoolConfig(_Model):
-    """Azure only: the AKS System-mode pool (on-demand, >= 1 node) for kube-system pods."""
-
-    vm_size: str = DEFAULT_AKS_SYSTEM_VM_SIZE
-    min_size: int = Field(default=DEFAULT_AKS_SYSTEM_MIN, ge=0, le=MAX_NODES)
-    """Default 1; must stay >= 1 (AKS requires a node in a System pool)."""
-    max_size: int = Field(default=DEFAULT_AKS_SYSTEM_MAX, ge=0, le=MAX_NODES)
-    spot: bool = False
-    """Must stay false: AKS does not allow spot System pools."""
-    critical_addons_only: bool = False
-    """Default false; true taints it CriticalAddonsOnly=true:NoSchedule (system pods only)."""
-
-
-class ClusterConfig(_Model):
     name: str = Field(pattern=NAME_PATTERN)
     """Cluster name; also prefixes node-group names and the autoscaler's discovery tag."""
     region: str = Field(min_length=1)
@@ -201,72 +127,28 @@ class ClusterConfig(_Model):
     kubernetes_version: str = Field(pattern=KUBERNETES_MINOR_PATTERN)
     """Kubernetes minor, e.g. "1.33"; picks the matching cluster-autoscaler image."""
     network_cidr: str = "10.0.0.0/16"
-    """AWS only: address range of the VPC created for the cluster (default 10.0.0.0/16), /16 to /24."""
+    """Address range of the network the stack creates (AWS: the VPC; GCP: the subnetwork, unless `network`
+    brings one), /16 to /24; default 10.0.0.0/16. AKS creates its own (refused on azure)."""
     protect: bool = False
     """Protect the cluster from `pulumi destroy` (production stacks set true)."""
-    project: str | None = None
-    """GCP only, required there: the project that holds the cluster (and its Workload Identity pool)."""
-    release_channel: ReleaseChannel = DEFAULT_RELEASE_CHANNEL
-    """GCP only: GKE release channel (default REGULAR). On RAPID, REGULAR and STABLE `kubernetesVersion` is a
-    floor that GKE upgrades past as the channel moves; EXTENDED keeps that minor (extended support, billed)."""
-    private_nodes: bool = DEFAULT_PRIVATE_NODES
-    """GCP only: nodes without public IPs, with a Cloud NAT (default false)."""
-    regional: bool = DEFAULT_REGIONAL
-    """GCP only: regional control plane across the region's zones (default false: zonal, in zones[0])."""
-    resource_group: ResourceGroupConfig | None = None
-    """Azure only: default: create `<name>-rg` in `region`."""
-    network_plugin: Literal["azure", "kubenet", "none"] | None = None
-    """Azure only: AKS network plugin (default DEFAULT_AKS_NETWORK_PLUGIN, Azure CNI overlay)."""
-    system_pool: SystemPoolConfig | None = None
-    """Azure only: the System-mode pool (default SystemPoolConfig())."""
-    subnet_id: str | None = None
-    """Azure only: the ARM id of a VNet subnet you own for the System pool, the general pool and every GPU
-    pool (default: AKS creates a VNet). The cluster's identity gets Network Contributor on it. A private
-    cluster's DNS zone is then linked to your VNet, so a runner in it or peered with it reaches the API."""
-    api_server_subnet_id: str | None = None
-    """Azure only, with `subnetId`: a subnet of the same VNet delegated to Microsoft.ContainerService/
-    managedClusters (/28 or larger) for API Server VNet Integration."""
     api_access: ApiAccessConfig = ApiAccessConfig()
     """Who reaches the API endpoint (default: public, from anywhere). Production stacks restrict it."""
-    nat_gateways: NatGateways = DEFAULT_NAT_GATEWAYS
-    """AWS only: `perZone` (default: each zone keeps egress when another zone fails) or `single` (dev)."""
-    spot_service_linked_role: SpotRoleMode = DEFAULT_SPOT_ROLE_MODE
-    """AWS with provisioner karpenter only: the account's EC2 Spot service-linked role, without which Karpenter
-    launches no spot node. `auto` (default): created unless the preview finds one this stack did not create,
-    which is then used as it is; `create`: always declared (`up` fails where the account has one); `exists`:
-    never declared. A declared role is kept on `pulumi destroy` (other stacks may use it)."""
-    ecr_endpoints: bool = False
-    """AWS only: ECR interface endpoints (api, dkr) so image pulls skip the NAT (pays off with heavy pulls
-    such as multi-GB CUDA images), and the EKS one (the autoscaler's eks:DescribeNodegroup); default
-    false. The S3 gateway endpoint (layers) is always there."""
-    control_plane_cidr: str = DEFAULT_GKE_CONTROL_PLANE_CIDR
-    """GCP only, with privateNodes: the control plane's /28 (the firewall for webhooks such as Kueue's
-    allows it); default 172.16.0.0/28. Changing it replaces the cluster."""
-    network: str | None = None
-    """GCP only: the VPC network (name or self link) the cluster joins. Default: the stack creates
-    `<name>-net` and a subnetwork of `networkCidr` with Pod and Service ranges (it never uses the project's
-    `default` network). Changing it replaces the cluster."""
-    subnetwork: str | None = None
-    """GCP only, with `network`: the subnetwork the nodes use (default: GKE picks the network's subnetwork
-    of the region, as an auto-mode network has)."""
-    node_service_account: str | None = None
-    """GCP only: the service account email every node runs as, node pools and auto-created ones alike.
-    Default: the stack creates `<name>-nodes` with roles/container.defaultNodeServiceAccount only (never
-    the Compute Engine default account). Changing it replaces the node pools."""
-    enable_services: bool = False
-    """GCP only: enable the APIs the stack calls (compute, container, and iam for the node service account)
-    in the project; never disabled on destroy. Default false: enable them yourself."""
 
 
-class GeneralPoolConfig(_Model):
-    instance_types: list[str] = Field(min_length=1)
-    """Diversified CPU instance types (several, so capacity is easier to find)."""
-    min_size: int = Field(default=DEFAULT_GENERAL_MIN, ge=0, le=MAX_NODES)
-    """Default 1: system pods and the autoscaler need a node; must stay >= 1."""
-    max_size: int = Field(ge=0, le=MAX_NODES)
-    spot: bool = False
-    """Default false (on-demand): the autoscaler runs here and must not be evicted."""
-    disk_size_gib: int = Field(default=DEFAULT_GENERAL_DISK_GIB, ge=20, le=MAX_DISK_GIB)
+class ClusterConfig(ClusterOptions, ClusterCore):
+    """`cluster`: the settings every cloud has, then each cloud's own (elastic_gpu/<cloud>/options.py)."""
+
+    model_config = _Model.model_config
+
+
+#: The `cluster` keys only one cloud has (its options): the cloud, and the value that leaves them unset.
+CLOUD_ONLY_CLUSTER_SETTINGS = cloud_only_settings(ClusterConfig)
+
+
+class GeneralPoolConfig(GeneralPoolSettings):
+    """`generalPool`: the settings of elastic_gpu.settings.GeneralPoolSettings."""
+
+    model_config = _Model.model_config
 
 
 class GpuSpecConfig(_Model):
@@ -280,61 +162,33 @@ class GpuSpecConfig(_Model):
     memory_gib: int = Field(ge=1)
 
 
-class GpuPoolConfig(_Model):
+class GpuPoolStackFields(_Model):
+    """What only a stack file says of a GPU pool (a program gives SpotGpuPoolArgs the resolved values)."""
+
     name: str = Field(pattern=NAME_PATTERN)
+    """The pool's name: it prefixes its node groups' names, labels its nodes and keys its price rows."""
     gpu: str | None = None
     """GPU model key (t4, a10g, l4, l40s, v100, a100, h100); picks instance types if none given."""
     instance_types: list[str] | None = Field(default=None, min_length=1)
-    """GPU instance types; all must carry the same GPU count and the same GPU model (see mixedGpuModels)."""
-    mixed_gpu_models: bool = False
-    """Default false: all instanceTypes carry one GPU model. True: the pool takes any of their GPUs; its
-    nodes get no accelerator label, so workloads select the pool, not a model."""
+    """GPU instance types; all must carry the same GPU count and the same GPU model (see mixedGpuModels).
+    Default: every catalog type of `gpu` with `gpusPerNode` GPUs."""
     gpus_per_node: int = Field(default=1, ge=1, le=MAX_GPUS_PER_NODE)
     """GPUs per node when instance types are picked from `gpu` (default 1)."""
     gpu_spec: GpuSpecConfig | None = None
     """The GPU of the `instanceTypes` the catalog (elastic_gpu/gpu_catalog.py) lacks, as the cloud's
     instance-type page gives it: `{model: h100, count: 8, vcpus: 192, memoryGib: 2048}`."""
-    min_size: int = Field(default=DEFAULT_GPU_MIN, ge=0, le=MAX_NODES)
-    """Default 0: the pool scales to zero when no GPU pod is pending."""
-    max_size: int = Field(ge=0, le=MAX_NODES)
-    """The most nodes of the pool's own capacity (spot, or on-demand when `spot` is false), in total
-    over all its node groups (zones, and VM sizes on AKS): split between them, never per group."""
-    fallback_max_size: int | None = Field(default=None, ge=1, le=MAX_NODES)
-    """With `onDemandFallback`: the most on-demand fallback nodes, in total over the fallback's groups
-    (default: maxSize). The pool's worst case is maxSize + fallbackMaxSize nodes. Under provisioner karpenter
-    the fallback is within the pool's one NodePool (spot first) and maxSize caps both; fallbackMaxSize caps
-    on-demand separately, as a second, lower-weight on-demand NodePool."""
-    max_minutes_to_fallback: float | None = Field(default=None, gt=0, le=MAX_MINUTES_TO_FALLBACK)
-    """With `onDemandFallback`: the most minutes a pending GPU pod may wait, every spot group out of
-    capacity, until the autoscaler asks the fallback (`simulate`'s worst case; `policy` refuses a pool
-    that cannot keep it). Default: the cloud's (aws 10, azure 20, gcp 10)."""
-    spot: bool = True
-    """Default true: spot / low-priority capacity."""
-    on_demand_fallback: bool = False
-    """Add an on-demand pool (min 0) the autoscaler tries only after the spot ones."""
-    per_zone: bool = True
-    """Default true: one node group per zone, so spot reclaims and rebalancing stay zonal."""
-    disk_size_gib: int = Field(default=DEFAULT_GPU_DISK_GIB, ge=20, le=MAX_DISK_GIB)
-    ami_family: AmiFamily = "al2023"
-    """AWS only: EKS-optimised AMI family (bottlerocket ships its own device plugin)."""
-    gpu_driver_version: GpuDriverVersion = DEFAULT_GPU_DRIVER_VERSION
-    """GCP only: the NVIDIA driver GKE installs on the nodes, DEFAULT or LATEST (default DEFAULT)."""
-    queued_provisioning: bool = False
-    """GCP only: Dynamic Workload Scheduler (flex-start capacity via ProvisioningRequests and Kueue);
-    needs spot false and minSize 0 (default false)."""
-    max_run_hours: int | None = None
-    """GCP only, with queuedProvisioning: hours a node runs before GKE removes it (its maxRunDuration),
-    1 to 168; default 168, GKE's most for flex-start. Changing it replaces the node pool."""
-    spot_max_price: float | None = Field(default=None, le=MAX_USD_PER_HOUR)
-    """Azure only: max USD/hour per spot VM; default DEFAULT_AKS_SPOT_MAX_PRICE (-1, on-demand cap)."""
 
 
-class AutoscalerConfig(_Model):
-    scale_down_unneeded_time: Duration = DEFAULT_SCALE_DOWN_UNNEEDED
-    scale_down_delay_after_add: Duration = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
-    expander: list[Expander] = Field(default=list(DEFAULT_EXPANDER), min_length=1)
-    """Expander chain; `priority` first ranks spot pools above on-demand fallbacks."""
-    max_node_provision_time: Duration = DEFAULT_MAX_NODE_PROVISION_TIME
+class GpuPoolConfig(GpuPoolSettings, GpuPoolStackFields):
+    """`gpuPools[]`: a pool's stack-file fields, then the settings of elastic_gpu.settings.GpuPoolSettings."""
+
+    model_config = _Model.model_config
+
+
+class AutoscalerConfig(AutoscalerSettings):
+    """`autoscaler`: the settings of elastic_gpu.settings.AutoscalerSettings."""
+
+    model_config = _Model.model_config
 
 
 class DevicePluginConfig(_Model):
@@ -423,7 +277,7 @@ def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
                 break
         else:
             return None
-    return model
+    return cast("type[BaseModel]", model)
 
 
 def _describe(err: Mapping[str, Any]) -> str:
@@ -555,7 +409,8 @@ def validate_stack(cfg: StackConfig) -> list[str]:
     problems += time_slicing_problems(
         "devicePlugin.timeSlicingReplicas", cloud, cfg.device_plugin.time_slicing_replicas
     )
-    problems += general_pool_problems("generalPool.", cloud, list(cfg.general_pool.instance_types))
+    # The settings' own rules, the ones GeneralPoolArgs and SpotGpuPoolArgs are checked by (elastic_gpu.settings).
+    problems += general_pool_settings_problems(Spelling("generalPool.", stack_file=True), cloud, cfg.general_pool)
     rules = get_cloud(cloud).rules
     provisioners = getattr(rules, "PROVISIONERS", (DEFAULT_PROVISIONER,))
     if cfg.provisioner not in provisioners:
@@ -578,19 +433,14 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         "[priority, least-waste]",
     )
 
-    gp = cfg.general_pool
-    problems += size_problems("generalPool.", "minSize", gp.min_size, "maxSize", gp.max_size)
-    if gp.min_size < 1:
-        problems.append(
-            f"generalPool.minSize: must be >= 1 so system pods and the autoscaler have a node (got {gp.min_size})"
-        )
-
     names = [p.name for p in cfg.gpu_pools]
     for i, pool in enumerate(cfg.gpu_pools):
         where = f"gpuPools[{i}]"
         if names.count(pool.name) > 1:
             problems.append(f"{where}.name: {pool.name!r} is used by more than one GPU pool; names must be unique")
-        problems += size_problems(f"{where}.", "minSize", pool.min_size, "maxSize", pool.max_size)
+        problems += gpu_pool_settings_problems(
+            Spelling(f"{where}.", stack_file=True), cloud, pool, given=pool.model_fields_set.__contains__
+        )
         if pool.max_size < 1:
             problems.append(f"{where}.maxSize: a GPU pool needs a max of at least 1 (got {pool.max_size})")
         zones = len(cfg.cluster.zones)
@@ -599,19 +449,6 @@ def validate_stack(cfg: StackConfig) -> list[str]:
                 f"{where}.maxSize: with perZone the total max is split across {zones} zones, "
                 f"so it must be >= {zones} (got {pool.max_size})"
             )
-        if pool.fallback_max_size is not None and not pool.on_demand_fallback:
-            problems.append(
-                f"{where}.fallbackMaxSize: only a pool with onDemandFallback has a fallback "
-                f"(got fallbackMaxSize={pool.fallback_max_size}, onDemandFallback=false)"
-            )
-        if pool.on_demand_fallback and not pool.spot:
-            problems.append(f"{where}.onDemandFallback: only a spot pool can fall back to on-demand (spot is false)")
-        problems += cloud_only_problems(
-            lambda key, at=where: f"{at}.{to_camel(key)}",
-            cloud,
-            {key: getattr(pool, key) for key in CLOUD_ONLY_POOL_SETTINGS if key in GpuPoolConfig.model_fields},
-            lambda key, p=pool: key in p.model_fields_set,
-        )
         if pool.instance_types and len(set(pool.instance_types)) != len(pool.instance_types):
             dups = sorted({t for t in pool.instance_types if pool.instance_types.count(t) > 1})
             problems.append(f"{where}.instanceTypes: each type may appear once (repeated: {', '.join(dups)})")
@@ -669,11 +506,6 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
     return problems
 
 
-#: The autoscaler's durations (AutoscalerConfig and ClusterAutoscalerArgs attributes), checked against the
-#: cloud's AUTOSCALER_DURATIONS.
-DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time")
-
-
 def stack_warnings(cfg: StackConfig) -> list[str]:
     """Printed, not fatal: a Kubernetes minor past its end of standard support (elastic_gpu/versions.py),
     and what deploys only after a quota increase (the cloud's rules.warnings)."""
@@ -719,20 +551,17 @@ def _ignored_setting_problems(cfg: StackConfig) -> list[str]:
 
 
 def cluster_setting_problems(cfg: StackConfig) -> list[str]:
-    """Each `cluster` key of another cloud (its Cloud.cluster_settings) that the stack sets. (The GPU pools'
-    cloud-only keys: validation.CLOUD_ONLY_POOL_SETTINGS.)"""
+    """Each `cluster` key of another cloud (its options, CLOUD_ONLY_CLUSTER_SETTINGS) that the stack sets. (The
+    GPU pools' cloud-only keys: elastic_gpu.settings.gpu_pool_settings_problems.)"""
     problems = []
-    for other in all_clouds():
-        if other.name == cfg.cloud:
-            continue
-        for key in other.cluster_settings:
-            if key in cfg.cluster.model_fields_set:
-                value = getattr(cfg.cluster, key)
-                shown = value.model_dump(by_alias=True) if isinstance(value, BaseModel) else value
-                problems.append(
-                    f"cluster.{to_camel(key)}: {other.owner}-only setting; remove it for cloud {cfg.cloud!r} "
-                    f"(got {shown!r})"
-                )
+    for key, (owner, _) in CLOUD_ONLY_CLUSTER_SETTINGS.items():
+        if owner != cfg.cloud and key in cfg.cluster.model_fields_set:
+            value = getattr(cfg.cluster, key)
+            shown = value.model_dump(by_alias=True) if isinstance(value, BaseModel) else value
+            problems.append(
+                f"cluster.{to_camel(key)}: {get_cloud(owner).owner}-only setting; remove it for cloud {cfg.cloud!r} "
+                f"(got {shown!r})"
+            )
     return problems
 
 

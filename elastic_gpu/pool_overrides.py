@@ -8,19 +8,19 @@ for is an error that says so, never silently dropped.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
+from pydantic import Field
 
 from elastic_gpu.cluster_handle import is_input_str
+from elastic_gpu.settings_base import ArgsModel
 
 
-@dataclass(kw_only=True)
-class NodeOverrides:
-    """The nodes' own settings, each defaulting to the cluster's (keyword-only). A value may be an Output;
-    the annotations spell `str | pulumi.Output[str]` (not `pulumi.Input[str]`, whose forward references
-    typing.get_type_hints cannot resolve for the Args validation)."""
+class NodeOverrides(ArgsModel):
+    """The nodes' own settings, each defaulting to the cluster's. A value may be an Output; the annotations
+    spell `str | pulumi.Output[str]` (not `pulumi.Input[str]`, whose forward references the Args validation
+    cannot resolve)."""
 
     subnet_ids: Mapping[str, str | pulumi.Output[str]] | str | pulumi.Output[str] | None = None
     """Default None: the cluster's subnets. EKS: zone -> subnet id for this pool's node groups (a zone the
@@ -44,7 +44,7 @@ class NodeOverrides:
     """Default None. EKS only: the launch template's user data, as text (base64 is done here). On AL2023 a
     shell script ("#!...") or a nodeadm NodeConfig (YAML) becomes a part of the MIME multi-part document EKS
     merges with its own; a document starting "MIME-Version" is used as it is; on Bottlerocket, its TOML."""
-    kubelet_config: dict[str, Any] = field(default_factory=dict)
+    kubelet_config: dict[str, Any] = Field(default_factory=dict)
     """Default {}: kubelet settings in KubeletConfiguration spelling (e.g. {"cpuManagerPolicy": "static",
     "podPidsLimit": 4096}). EKS (AL2023): a nodeadm NodeConfig `spec.kubelet.config`, any key. AKS
     (kubeletConfig) and GKE (nodeConfig.kubeletConfig): the keys that cloud maps, others are an error."""

@@ -2,29 +2,31 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
+from pydantic import Field
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import handle_problems
-from elastic_gpu.config import DEFAULT_GPU_DRIVER_VERSION, MAX_MINUTES_TO_FALLBACK, AmiFamily, GpuDriverVersion
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GpuSpec, declare_instance_types, gpu_instance_type
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent, PoolProvisioner
 from elastic_gpu.scheduling import Taint
-from elastic_gpu.validation import (
+from elastic_gpu.settings import (
     CLOUD_ONLY_POOL_SETTINGS,
-    NODES_PER_CLUSTER,
+    GpuPoolArgsSettings,
+    Spelling,
+    gpu_pool_settings_problems,
+)
+from elastic_gpu.settings_base import cloud_only_settings
+from elastic_gpu.validation import (
     args_type_problems,
-    bounds_problems,
     cloud_args_problems,
-    cloud_only_problems,
     gpu_instance_type_problems,
     label_problems,
-    size_problems,
 )
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
 
@@ -32,72 +34,34 @@ TYPE_TOKEN = "elastic-gpu:index:SpotGpuPool"
 #: The component input that records the pool's promise (read back by the simulator and the policy).
 PROMISE_INPUT = "maxMinutesToFallback"
 
-DEFAULT_MIN_SIZE = 0
-DEFAULT_DISK_SIZE_GIB = 100
-
 
 @documented
-@dataclass
-class SpotGpuPoolArgs(NodeOverrides):
+class SpotGpuPoolArgs(NodeOverrides, GpuPoolArgsSettings):
+    """A GPU pool's settings (elastic_gpu.settings.GpuPoolSettings, a stack file's `gpuPools[]`, each cloud's
+    own among them), the nodes' own (NodeOverrides), and what only a program gives; keyword arguments."""
+
+    model_config = NodeOverrides.model_config
+
     cluster: ClusterHandle
     """The cluster component (EksCluster, ...) the pool joins."""
     instance_types: list[str]
     """GPU instance types (several diversify the spot request); all with one GPU count."""
-    max_size: int
-    """The most nodes on the pool's own capacity, in total over its node groups (zones, and VM
-    sizes on AKS): split between the groups, never per group."""
-    min_size: int = DEFAULT_MIN_SIZE
-    """Default 0: scale to zero when no GPU pod is pending."""
-    spot: bool = True
-    """Default true: spot / low-priority capacity."""
-    on_demand_fallback: bool = False
-    """Default false: add on-demand groups (min 0) the autoscaler tries after the spot ones."""
-    fallback_max_size: int | None = None
-    """The most on-demand fallback nodes, in total over the fallback's groups; default: max_size. Under a
-    Karpenter provisioner, default None: one NodePool allowing spot and on-demand (spot first), max_size
-    for both; set: a separate on-demand NodePool of lower weight, capped at this."""
-    max_minutes_to_fallback: float | None = None
-    """With on_demand_fallback: the most minutes a pending GPU pod may wait, every spot group out
-    of capacity, until the autoscaler asks the fallback; the `policy` gate refuses a pool whose
-    simulated worst case exceeds it. Default None: the cloud's (aws 10, azure 20, gcp 10)."""
-    per_zone: bool = True
-    """Default true: one node group per zone, so no group spans zones and nothing moves GPU nodes between
-    zones to even them out (as an EC2 Auto Scaling group's AZ rebalancing does)."""
     zones: list[str] | None = None
     """Default: the cluster's zones."""
-    extra_taints: list[Taint] = field(default_factory=list)
+    extra_taints: list[Taint] = Field(default_factory=list)
     """Taints on top of the GPU taint (which is always there); the device plugin tolerates them."""
-    extra_labels: dict[str, str] = field(default_factory=dict)
+    extra_labels: dict[str, str] = Field(default_factory=dict)
     """Node labels on top of the pool's own (GPU, pool, node class, capacity, accelerator)."""
-    disk_size_gib: int = DEFAULT_DISK_SIZE_GIB
-    """Disk per node for images and scratch (GiB)."""
-    mixed_gpu_models: bool = False
-    """Default false: all instance_types carry one GPU model (their accelerator label). True: the pool
-    takes any of their GPUs; no accelerator label is set, so workloads select the pool, not a model."""
     gpu_spec: GpuSpec | None = None
     """The GPU of the instance_types the catalog (elastic_gpu/gpu_catalog.py) lacks: model (a catalog GPU
     key), count per node, vCPUs and memory GiB, as the cloud's instance-type page gives them. Default None:
     every type must be in the catalog."""
-    ami_family: AmiFamily = "al2023"
-    """AWS only: "al2023" (default) or "bottlerocket" (ships its own device plugin)."""
-    gpu_count: int | None = None
-    """GCP N1 only: GPUs attached per node (1, 2, 4 or 8 by the catalog's `gpu_counts`);
-    default None: the catalog's count for the machine type."""
-    gpu_driver_version: GpuDriverVersion = DEFAULT_GPU_DRIVER_VERSION
-    """GCP only: NVIDIA driver GKE installs, "DEFAULT" (default) or "LATEST"."""
-    queued_provisioning: bool = False
-    """GCP only: Dynamic Workload Scheduler queued provisioning (flex-start, not spot; min 0)."""
-    max_run_hours: int | None = None
-    """GCP only, with queued_provisioning: hours a node runs before GKE removes it (nodeConfig.maxRunDuration),
-    1 to 168; default None: 168, GKE's most for flex-start."""
-    spot_max_price: float | None = None
-    """Azure only: max USD/hour per spot VM; default None: -1 (capped at the on-demand price)."""
     provisioner: PoolProvisioner | None = None
     """Default None: the cloud's node groups, scaled by the ClusterAutoscaler. A provisioner that makes the
     nodes itself (EKS: `Karpenter(...).nodes`) declares the pool's objects instead (no node groups)."""
     gpu_sharing_replicas: int = 1
     """Pods per physical GPU when the device plugin time-slices (scales the advertised GPU count)."""
-    tags: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str] = Field(default_factory=dict)
     """Tags/labels on the cloud resources (cost allocation)."""
 
     @property
@@ -141,57 +105,41 @@ class SpotGpuPoolArgs(NodeOverrides):
         return labels.pop() if len(labels) == 1 else None
 
 
-def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
-    """Every problem with `args`, each naming the argument (`SpotGpuPoolArgs.max_size`)."""
-    where = f"SpotGpuPool '{name}': SpotGpuPoolArgs."
-    if problems := handle_problems(where, args.cluster) + args_type_problems(where, args):
+#: The pool settings only one cloud has: the stack file's (CLOUD_ONLY_POOL_SETTINGS) and a program's (gpu_count).
+ARGS_CLOUD_ONLY_SETTINGS = cloud_only_settings(SpotGpuPoolArgs)
+assert CLOUD_ONLY_POOL_SETTINGS.items() <= ARGS_CLOUD_ONLY_SETTINGS.items()
+
+
+def problem_prefix(name: str) -> str:
+    """What leads each message about the Args of the pool `name`, before the field's name."""
+    return f"SpotGpuPool '{name}': SpotGpuPoolArgs."
+
+
+def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs, *, settings_checked: bool = False) -> list[str]:
+    """Every problem with `args`, each naming the argument (`SpotGpuPoolArgs.max_size`). `settings_checked`:
+    the types, the settings and the instance types were checked as a stack file's (elastic_gpu.config, with
+    the same rules), so only what the program and the cloud's builder add is checked."""
+    where = problem_prefix(name)
+    checked = settings_checked
+    if problems := handle_problems(where, args.cluster) + ([] if checked else args_type_problems(where, args)):
         return problems  # the rest reads the cluster and compares the values
-    problems = size_problems(where, "min_size", args.min_size, "max_size", args.max_size)
-    if args.fallback_max_size is not None and args.fallback_max_size > NODES_PER_CLUSTER.high:
-        problems += bounds_problems(f"{where}fallback_max_size", args.fallback_max_size, NODES_PER_CLUSTER)
-    if not args.instance_types:
-        problems.append(f"{where}instance_types: at least one GPU instance type is required")
-    # A bad spec is the cause of its types' "no GPU we know": report it alone.
-    spec_problems = declare_instance_types(f"{where}gpu_spec", args.cluster.cloud, args.instance_types, args.gpu_spec)
-    problems += spec_problems or gpu_instance_type_problems(
-        where,
-        args.cluster.cloud,
-        args.instance_types,
-        types_field="instance_types",
-        mixed_models=args.mixed_gpu_models,
-        mixed_field="mixed_gpu_models=True",
-        spec_field="gpu_spec=GpuSpec(model, count, vcpus, memory_gib)",
-    )
-    zones = args.pool_zones
-    if unknown := [z for z in zones if z not in args.cluster.zones]:
+    cloud = args.cluster.cloud
+    if not checked:
+        spell = Spelling(where, stack_file=False)
+        problems = gpu_pool_settings_problems(spell, cloud, args, ARGS_CLOUD_ONLY_SETTINGS)
+        problems += _instance_type_problems(where, cloud, args)
+    if unknown := [z for z in args.pool_zones if z not in args.cluster.zones]:
         problems.append(f"{where}zones: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
-    if len(set(args.instance_types)) != len(args.instance_types):
-        problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
-    problems += cloud_args_problems(where, args.cluster.cloud, args.tags, args.disk_size_gib)
+    problems += cloud_args_problems(where, cloud, args.tags, args.disk_size_gib)
     problems += label_problems(f"{where}extra_labels", args.extra_labels)
-    problems += cloud_only_problems(
-        lambda key: f"{where}{key}",
-        args.cluster.cloud,
-        {key: getattr(args, key) for key in CLOUD_ONLY_POOL_SETTINGS},
-    )
-    if args.on_demand_fallback and not args.spot:
-        problems.append(f"{where}on_demand_fallback: only a spot pool can fall back to on-demand (spot=False)")
-    if args.fallback_max_size is not None and not args.on_demand_fallback:
-        problems.append(f"{where}fallback_max_size: set only with on_demand_fallback (got {args.fallback_max_size})")
     problems += override_type_problems(where, args)
-    problems += promise_problems(where, args)
     if problems:
         return problems  # the group counts below need valid types and zones
-    pools = get_cloud(args.cluster.cloud).pools
+    pools = get_cloud(cloud).pools
     problems += pools.override_problems(where, args)
     problems += pools.pool_problems(where, args)
     if args.provisioner is not None:
-        if not isinstance(args.provisioner, PoolProvisioner):
-            problems.append(
-                f"{where}provisioner: must have build_pool(name, args, parent), such as Karpenter(...).nodes "
-                f"(got {type(args.provisioner).__name__})"
-            )
-        return problems + getattr(args.provisioner, "pool_problems", lambda *_: [])(where, args)
+        return problems + provisioner_problems(name, args)
     primary, fallback = pools.node_group_counts(args)
     for field_name, total, groups in (
         ("max_size", args.max_size, primary),
@@ -205,20 +153,40 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     return problems
 
 
-def promise_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
-    value = args.max_minutes_to_fallback
-    if value is None:
+def provisioner_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
+    """What the pool's provisioner (EKS: Karpenter's `nodes`) refuses of it: made after the cluster, so a
+    stack's pool is checked by it when the pool is declared (its rules on the stack file: the cloud's config
+    rules), before any of the pool's own resources."""
+    where = problem_prefix(name)
+    if args.provisioner is None:
         return []
-    if value <= 0:  # its type (a finite number) is args_type_problems'
-        return [f"{where}max_minutes_to_fallback: must be a number of minutes > 0 (got {value!r})"]
-    if value > MAX_MINUTES_TO_FALLBACK:
+    if not isinstance(args.provisioner, PoolProvisioner):
         return [
-            f"{where}max_minutes_to_fallback: must be at most {MAX_MINUTES_TO_FALLBACK} minutes (a day; leave it "
-            f"unset for no promise) (got {value!r})"
+            f"{where}provisioner: must have build_pool(name, args, parent), such as Karpenter(...).nodes "
+            f"(got {type(args.provisioner).__name__})"
         ]
-    if not args.on_demand_fallback:
-        return [f"{where}max_minutes_to_fallback: set only with on_demand_fallback (got {value!r})"]
-    return []
+    return list(getattr(args.provisioner, "pool_problems", lambda *_: [])(where, args))
+
+
+def _instance_type_problems(where: str, cloud: str, args: SpotGpuPoolArgs) -> list[str]:
+    """The pool's types: given, each once, GPU types of the catalog or of `gpu_spec`, one GPU count (and model)."""
+    problems = []
+    if not args.instance_types:
+        problems.append(f"{where}instance_types: at least one GPU instance type is required")
+    # A bad spec is the cause of its types' "no GPU we know": report it alone.
+    spec_problems = declare_instance_types(f"{where}gpu_spec", cloud, args.instance_types, args.gpu_spec)
+    problems += spec_problems or gpu_instance_type_problems(
+        where,
+        cloud,
+        args.instance_types,
+        types_field="instance_types",
+        mixed_models=args.mixed_gpu_models,
+        mixed_field="mixed_gpu_models=True",
+        spec_field="gpu_spec=GpuSpec(model, count, vcpus, memory_gib)",
+    )
+    if len(set(args.instance_types)) != len(args.instance_types):
+        problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
+    return problems
 
 
 @documented_component(SpotGpuPoolArgs)
@@ -240,7 +208,10 @@ class SpotGpuPool(PoolComponent):
     """The node image runs its own NVIDIA device plugin (GKE, Bottlerocket): NvidiaDevicePlugin skips it."""
 
     def __init__(self, name: str, args: SpotGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        if problems := spot_gpu_pool_problems(name, args):
+        # Args the stack checked before declaring anything: only what its provisioner (made since) refuses.
+        if problems := (
+            provisioner_problems(name, args) if args.checked_by_stack else spot_gpu_pool_problems(name, args)
+        ):
             raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
         pools = get_cloud(args.cluster.cloud).pools
         #: what a pod needs to land on this pool (tolerations, node selector, Job labels)
@@ -248,7 +219,7 @@ class SpotGpuPool(PoolComponent):
         #: the pool's promise: minutes to the on-demand fallback (None without one)
         self.max_minutes_to_fallback = args.fallback_promise
         # Recorded as inputs, so the offline simulator and the policy read them from the captured resources.
-        inputs = {CONTRACT_INPUT: self.workload.to_json()}
+        inputs: dict[str, Any] = {CONTRACT_INPUT: self.workload.to_json()}
         if self.max_minutes_to_fallback is not None:
             inputs[PROMISE_INPUT] = self.max_minutes_to_fallback
         super().__init__(TYPE_TOKEN, name, inputs, opts)

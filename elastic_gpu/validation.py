@@ -1,4 +1,4 @@
-"""Pure validation rules shared by the stack config and the components' Args.
+"""Pure validation rules shared by the stack config and the components' Args (this module imports neither).
 
 Each returns a list of messages (empty when fine); callers collect them all and
 raise one ConfigError. `where` prefixes each message with the field path.
@@ -12,15 +12,24 @@ import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from elastic_gpu.clouds import all_clouds, get_cloud
-from elastic_gpu.durations import parse_duration
+from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN, parse_duration
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type
+from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN
+
+#: A name the stack gives (the cluster, a GPU pool): it prefixes node-group names, so it is short and DNS-safe.
+NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$"
+#: What each pattern of a setting means, for the error message (pydantic would print the regex).
+PATTERN_HELP = {
+    DURATION_PATTERN: DURATION_HELP,
+    NAME_PATTERN: "lowercase letters, digits and '-', starting with a letter, at most 20 characters",
+    KUBERNETES_MINOR_PATTERN: 'a Kubernetes minor such as "1.33" (quoted, so YAML keeps it a string)',
+}
 
 
 def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_size: int) -> list[str]:
@@ -176,23 +185,18 @@ def bounds_problems(where: str, value: int, bounds: Bounds, unit: str = "") -> l
     ]
 
 
-#: GPU-pool settings that mean something on one cloud only (SpotGpuPoolArgs and gpuPools[] alike): the
-#: cloud, and the value that leaves them unset.
-CLOUD_ONLY_POOL_SETTINGS: dict[str, tuple[str, object]] = {
-    key: (c.name, unset) for c in all_clouds() for key, unset in c.pool_settings.items()
-}
-
-
 def cloud_only_problems(
     field: Callable[[str], str],
     cloud: str,
+    owners: Mapping[str, tuple[str, object]],
     values: Mapping[str, object],
     given: Callable[[str], bool] = lambda _: False,
 ) -> list[str]:
-    """Each setting of another cloud that is set (not its unset value, or `given`); `field` spells it."""
+    """Each setting of another cloud that is set (not its unset value, or `given`); `owners` says whose each
+    setting is and its unset value (elastic_gpu.settings.CLOUD_ONLY_POOL_SETTINGS); `field` spells it."""
     problems = []
     for key, value in values.items():
-        owner, unset = CLOUD_ONLY_POOL_SETTINGS[key]
+        owner, unset = owners[key]
         if owner != cloud and (value != unset or given(key)):
             problems.append(
                 f"{field(key)}: {get_cloud(owner).owner}-only setting; remove it for cloud {cloud!r} (got {value!r})"
@@ -383,7 +387,7 @@ def label_problems(where: str, labels: Mapping[str, str]) -> list[str]:
     return problems
 
 
-def duration_problems(where: str, seconds: int, text: str, bounds: Bounds) -> list[str]:
+def duration_problems(where: str, seconds: float, text: str, bounds: Bounds) -> list[str]:
     """A duration (already parsed to seconds) within `bounds` (in seconds)."""
 
     def show(s: int) -> str:
@@ -463,14 +467,39 @@ def _checkable(hint: Any) -> bool:
 def _sequence_ok(hint: Any) -> Any:
     """A `tuple[X, ...]` field takes a list too (a default may be a tuple only to stay immutable)."""
     if get_origin(hint) is tuple and len(get_args(hint)) == 2 and get_args(hint)[1] is Ellipsis:
-        return hint | list[get_args(hint)[0]]  # type: ignore[index]
+        return hint | list.__class_getitem__(get_args(hint)[0])
     return hint
 
 
-@cache
-def _args_model(cls: type) -> type[BaseModel] | None:
+def _field_hints(cls: type) -> dict[str, Any]:
+    """Each field's type: a dataclass's annotations, or a settings model's types with their patterns (a
+    number's bounds are the components' own rules, with the cloud's limits and their sources)."""
+    if issubclass(cls, BaseModel):
+        return {
+            name: Annotated[(f.annotation, *patterns)] if (patterns := _patterns(f.metadata)) else f.annotation
+            for name, f in cls.model_fields.items()
+        }
     hints = get_type_hints(cls, include_extras=True)
-    fields = {f.name: (_sequence_ok(hints[f.name]), ...) for f in dataclasses.fields(cls) if _checkable(hints[f.name])}
+    return {f.name: hints[f.name] for f in dataclasses.fields(cast(Any, cls))}
+
+
+def _patterns(metadata: list[Any]) -> list[Any]:
+    return [m for m in metadata if getattr(m, "pattern", None) is not None]
+
+
+#: Each Args class's type-checking model (None: nothing to check), made on first use.
+_ARGS_MODELS: dict[type, type[BaseModel] | None] = {}
+
+
+def _args_model(cls: type) -> type[BaseModel] | None:
+    if cls not in _ARGS_MODELS:
+        _ARGS_MODELS[cls] = _make_args_model(cls)
+    return _ARGS_MODELS[cls]
+
+
+def _make_args_model(cls: type) -> type[BaseModel] | None:
+    hints = _field_hints(cls)
+    fields = {name: (_sequence_ok(hint), ...) for name, hint in hints.items() if _checkable(hint)}
     if not fields:
         return None
     config = ConfigDict(strict=True, arbitrary_types_allowed=True, allow_inf_nan=False)
@@ -513,10 +542,8 @@ def _type_message(err: Mapping[str, Any]) -> str:
         hint = f"did you mean {close[0]!r}? " if close else ""
         return f"{value!r} is not allowed; {hint}allowed: {', '.join(allowed)}"
     if kind == "string_pattern_mismatch":
-        from elastic_gpu.config import PATTERN_HELP  # config imports this module
-
         pattern = (err.get("ctx") or {}).get("pattern")
-        return f"{value!r} is not allowed; allowed: {PATTERN_HELP.get(pattern, pattern)}"
+        return f"{value!r} is not allowed; allowed: {PATTERN_HELP.get(str(pattern), pattern)}"
     if kind == "is_instance_of":
         return f"must be a {(err.get('ctx') or {}).get('class')}, got {shown_value(value)}"
     if kind == "finite_number":
@@ -524,9 +551,9 @@ def _type_message(err: Mapping[str, Any]) -> str:
     return f"{err['msg']}, got {shown_value(value)}"
 
 
-def args_type_problems(where: str, args: object) -> list[str]:
-    """Each field of a dataclass Args whose value is not of its declared type, one message each,
-    `{where}<field>[index]: must be ...`. Strict, as the stack config is: "4" is no integer and 4.5 is
+def args_type_problems(where: str, args: Any) -> list[str]:
+    """Each field of an Args (a settings model or a dataclass) whose value is not of its declared type, one
+    message each, `{where}<field>[index]: must be ...`. Strict, as the stack config is: "4" is no integer and 4.5 is
     not rounded. Run before any rule compares or iterates a field."""
     model = _args_model(type(args))
     if model is None:

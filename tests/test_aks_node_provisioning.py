@@ -38,7 +38,7 @@ def pool_args(**changes: object) -> SpotGpuPoolArgs:
     base = SpotGpuPoolArgs(
         cluster=CLUSTER, instance_types=["Standard_NC4as_T4_v3"], max_size=9, on_demand_fallback=True
     )
-    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+    return base.model_copy(update=changes)
 
 
 def node_pools(args: SpotGpuPoolArgs, name: str = "inference") -> list[dict]:

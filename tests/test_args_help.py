@@ -7,6 +7,7 @@ import pydoc
 import re
 
 import pytest
+from pydantic import BaseModel
 
 import elastic_gpu
 
@@ -34,8 +35,9 @@ def test_help_lists_every_field_with_default_and_meaning(name: str) -> None:
     cls = getattr(elastic_gpu, name)
     text = help_text(cls)
     assert "(undocumented)" not in text
-    for f in dataclasses.fields(cls):
-        assert f" {f.name}: " in text, f.name
+    names = list(cls.model_fields) if issubclass(cls, BaseModel) else [f.name for f in dataclasses.fields(cls)]
+    for field in names:
+        assert f" {field}: " in text, field
 
 
 def test_help_shows_the_values_of_defaults() -> None:
@@ -45,6 +47,9 @@ def test_help_shows_the_values_of_defaults() -> None:
     assert "the cluster already runs an autoscaler under that name" in text
     spot = help_text(elastic_gpu.SpotGpuPoolArgs)
     assert "min_size: int = 0" in spot and "cluster: ClusterHandle = required" in spot
+    # A setting's meaning is written once, on the settings model the stack file and the Args share.
+    assert "Default 0: the pool scales to zero when no GPU pod is pending." in spot
+    assert "ami_family: AmiFamily = 'al2023' AWS only:" in spot
 
 
 COMPONENTS = {

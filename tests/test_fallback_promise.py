@@ -154,9 +154,8 @@ def test_a_promise_without_a_fallback_is_refused_before_any_resource(program_dir
     values[P + "gpuPools"][1]["maxMinutesToFallback"] = 10
     with pytest.raises(ConfigError) as exc:
         run_preview("test", program_dir(values))
-    assert "SpotGpuPool 'training': SpotGpuPoolArgs.max_minutes_to_fallback: set only with on_demand_fallback" in str(
-        exc.value
-    )
+    # the same rule as SpotGpuPoolArgs', in the stack file's words
+    assert "gpuPools[1].maxMinutesToFallback: set only with onDemandFallback (got 10.0)" in str(exc.value)
 
 
 @pytest.mark.parametrize(

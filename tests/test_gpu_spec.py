@@ -80,17 +80,23 @@ def test_the_library_args_take_a_gpu_spec_and_check_it() -> None:
     handle = PlannedCluster("aws", "c", ["us-east-1a"], "1.35", {})
 
     def problems(spec: GpuSpec | None) -> list[str]:
-        return spot_gpu_pool_problems("a100", SpotGpuPoolArgs(handle, [TYPE], max_size=2, gpu_spec=spec))
+        return spot_gpu_pool_problems(
+            "a100", SpotGpuPoolArgs(cluster=handle, instance_types=[TYPE], max_size=2, gpu_spec=spec)
+        )
 
     assert "gpu_spec=GpuSpec(model, count, vcpus, memory_gib)" in " ".join(problems(None))
     assert problems(GpuSpec("a100-80gb", 0, 96, 1152)) == [
         "SpotGpuPool 'a100': SpotGpuPoolArgs.gpu_spec.count: must be a whole number >= 1 (got 0)"
     ]
-    args = SpotGpuPoolArgs(handle, [TYPE], max_size=2, gpu_spec=GpuSpec("a100-80gb", 8, 96, 1152))
+    args = SpotGpuPoolArgs(
+        cluster=handle, instance_types=[TYPE], max_size=2, gpu_spec=GpuSpec("a100-80gb", 8, 96, 1152)
+    )
     assert spot_gpu_pool_problems("a100", args) == []
     assert (args.gpus_per_node, args.accelerator) == (8, "nvidia-a100-80gb")
     # another pool giving the same type another GPU
-    other = SpotGpuPoolArgs(handle, [TYPE], max_size=2, gpu_spec=GpuSpec("a100-80gb", 4, 96, 1152))
+    other = SpotGpuPoolArgs(
+        cluster=handle, instance_types=[TYPE], max_size=2, gpu_spec=GpuSpec("a100-80gb", 4, 96, 1152)
+    )
     assert any("is given another GPU by another pool" in p for p in spot_gpu_pool_problems("b", other))
 
 

@@ -10,6 +10,7 @@ from conftest import ROOT, stack_values
 
 from elastic_gpu.clouds import CLOUDS, all_clouds, get_cloud
 from elastic_gpu.config import (
+    CLOUD_ONLY_CLUSTER_SETTINGS,
     IGNORED_SETTINGS,
     PROJECT,
     ClusterConfig,
@@ -28,6 +29,9 @@ REGISTRY = COMPONENTS / "clouds.py"
 #: The public re-exports of the cluster handles and add-ons (`elastic_gpu.eks_cluster` etc.): they name a
 #: cloud's folder by design.
 REEXPORTS = {COMPONENTS / f for f in ("eks_cluster.py", "aks_cluster.py", "gke_cluster.py", "eks_addons.py")}
+#: The module that merges each cloud's typed settings (`<cloud>/options.py`, SDK-free) into the sections' models,
+#: statically, so that the type checker knows every setting; it imports nothing else of a cloud's folder.
+OPTIONS_MERGE = COMPONENTS / "settings.py"
 #: Cloud-neutral modules that still import a cloud's folder, and why (each entry is work left; the list only shrinks).
 IMPORTS_NOT_YET: set[Path] = set()
 
@@ -106,9 +110,12 @@ def test_each_folder_exports_its_cloud() -> None:
 
 
 def test_each_cloud_only_cluster_key_is_a_cluster_field_of_one_cloud() -> None:
-    keys = [key for cloud in all_clouds() for key in cloud.cluster_settings]
-    assert sorted(keys) == sorted(set(keys))
-    assert set(keys) <= set(ClusterConfig.model_fields)
+    # Each is declared by one cloud's options (elastic_gpu/<cloud>/options.py), merged into ClusterConfig.
+    owners = {key: owner for key, (owner, _) in CLOUD_ONLY_CLUSTER_SETTINGS.items()}
+    assert set(owners) <= set(ClusterConfig.model_fields) and set(owners.values()) == set(CLOUDS)
+    for key, owner in owners.items():
+        [declared] = [k for k in ClusterConfig.__mro__ if key in vars(k).get("__annotations__", {})]
+        assert declared.__module__ == f"elastic_gpu.{owner}.options", key
 
 
 def _problems(stack: str, **cluster: object) -> list[str]:
@@ -120,7 +127,7 @@ def _problems(stack: str, **cluster: object) -> list[str]:
 
 
 def test_a_cluster_key_of_another_cloud_is_named_with_its_owner_and_value() -> None:
-    # Read from each Cloud's cluster_settings: the same message for every cloud, with the value set.
+    # Read from each cloud's options: the same message for every cloud, with the value set.
     assert [p for p in _problems("aws-dev", systemPool={"vmSize": "Standard_D8s_v5"}) if "only" in p] == [
         "cluster.systemPool: an Azure-only setting; remove it for cloud 'aws' (got {'vmSize': 'Standard_D8s_v5', "
         "'minSize': 1, 'maxSize': 3, 'spot': False, 'criticalAddonsOnly': False})"
@@ -189,9 +196,12 @@ from elastic_gpu.pool_view import PoolView
 
 def test_no_cloud_neutral_module_imports_a_cloud_folder() -> None:
     # The core reaches a cloud through its Cloud (get_cloud / all_clouds and the parts they import).
-    neutral = [p for p in _neutral_modules() if p not in REEXPORTS | IMPORTS_NOT_YET]
+    neutral = [p for p in _neutral_modules() if p not in REEXPORTS | IMPORTS_NOT_YET | {OPTIONS_MERGE}]
     found = [f"{p.relative_to(ROOT)}:{line}: imports {m}" for p in neutral for line, m in cloud_imports(p.read_text())]
     assert found == []
+    assert sorted(m for _, m in cloud_imports(OPTIONS_MERGE.read_text())) == [
+        f"elastic_gpu.{c}.options" for c in CLOUDS
+    ]
     # An exemption that no longer imports a folder is dropped from the list.
     assert [p for p in IMPORTS_NOT_YET if not cloud_imports(p.read_text())] == []
 

@@ -31,8 +31,6 @@ CLOUD = Cloud(
     one_group_many_types=True,
     spot_fix="set capacityType: SPOT",
     prices_accelerators=False,
-    pool_settings={"ami_family": "al2023"},
     creates_network=True,
-    cluster_settings=("nat_gateways", "ecr_endpoints", "spot_service_linked_role"),
     karpenter_node_class_group="karpenter.k8s.aws",
 )

@@ -20,8 +20,8 @@ from elastic_gpu.pool_types import PoolProvisioner, provisioner_node_pool_names
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
-    """This cloud's own SpotGpuPoolArgs fields for a configured pool."""
-    return {"ami_family": p.ami_family}
+    """What this cloud derives for a configured pool's SpotGpuPoolArgs beyond its settings (none)."""
+    return {}
 
 
 def build_stack(cfg: StackConfig) -> dict[str, Any]:

@@ -20,9 +20,7 @@ CLOUD = Cloud(
     one_group_many_types=False,
     spot_fix="set scaleSetPriority: Spot",
     prices_accelerators=False,
-    pool_settings={"spot_max_price": None},
     # node auto-provisioning's AKSNodeClass (provisioner karpenter, elastic_gpu/azure/node_provisioning)
     karpenter_node_class_group="karpenter.azure.com",
-    cluster_settings=("resource_group", "network_plugin", "system_pool", "subnet_id", "api_server_subnet_id"),
     private_api_needs_runner=True,
 )

@@ -18,6 +18,12 @@ from elastic_gpu.azure import AKS_EXISTING_CLUSTER
 from elastic_gpu.azure.network import NETWORK_CONTRIBUTOR_ROLE, SUBNET_ID_PATTERN, subscription_of, vnet_of
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.node_provisioning.cluster import nap_cluster_problems, node_provisioning_profile
+from elastic_gpu.azure.options import (
+    DEFAULT_AKS_NETWORK_PLUGIN,
+    DEFAULT_AKS_SYSTEM_MAX,
+    DEFAULT_AKS_SYSTEM_MIN,
+    DEFAULT_AKS_SYSTEM_VM_SIZE,
+)
 from elastic_gpu.azure.pools import vmss_name_regex
 from elastic_gpu.azure.system_pool import system_pool_size_warning
 from elastic_gpu.cluster_handle import (
@@ -33,10 +39,6 @@ from elastic_gpu.cluster_handle import (
     zones_problems,
 )
 from elastic_gpu.config import (
-    DEFAULT_AKS_NETWORK_PLUGIN,
-    DEFAULT_AKS_SYSTEM_MAX,
-    DEFAULT_AKS_SYSTEM_MIN,
-    DEFAULT_AKS_SYSTEM_VM_SIZE,
     DEFAULT_EXPANDER,
     DEFAULT_MAX_NODE_PROVISION_TIME,
     DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,

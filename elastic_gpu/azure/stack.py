@@ -9,14 +9,15 @@ import pulumi_azure_native as azure_native
 
 from elastic_gpu.azure.cluster import AksCluster, AksClusterArgs, aks_cluster_problems
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
+from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig
 from elastic_gpu.compose import build_pools_and_addons
-from elastic_gpu.config import DEFAULT_AKS_NETWORK_PLUGIN, GpuPoolConfig, StackConfig, SystemPoolConfig
+from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.pool_types import provisioner_node_pool_names
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
-    """This cloud's own SpotGpuPoolArgs fields for a configured pool."""
-    return {"spot_max_price": p.spot_max_price}
+    """What this cloud derives for a configured pool's SpotGpuPoolArgs beyond its settings (none)."""
+    return {}
 
 
 def cluster_args(cfg: StackConfig) -> AksClusterArgs:

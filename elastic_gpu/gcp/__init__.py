@@ -22,25 +22,8 @@ CLOUD = Cloud(
     one_group_many_types=False,
     spot_fix="set nodeConfig.spot: true (preemptible is the legacy 24-hour kind)",
     prices_accelerators=True,
-    pool_settings={
-        "gpu_driver_version": "DEFAULT",
-        "queued_provisioning": False,
-        "gpu_count": None,
-        "max_run_hours": None,
-    },
     # GKE runs its own cluster autoscaler (profile set by GkeCluster, limits per node pool).
     takes_autoscaler_settings=False,
     # The stack creates the cluster's VPC network and subnetwork unless `cluster.network` brings one.
     creates_network=True,
-    cluster_settings=(
-        "project",
-        "release_channel",
-        "private_nodes",
-        "regional",
-        "control_plane_cidr",
-        "network",
-        "subnetwork",
-        "node_service_account",
-        "enable_services",
-    ),
 )

@@ -27,16 +27,14 @@ def _gpu_count(cfg: StackConfig, pool: GpuPoolConfig) -> int | None:
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
-    """This cloud's own SpotGpuPoolArgs fields for a configured pool."""
+    """What this cloud derives for a configured pool's SpotGpuPoolArgs beyond its settings (its GCP options
+    are among them): the machine types a node pool takes, and an N1 node's GPU count."""
     nap = cfg.provisioner == PROVISIONER and not p.queued_provisioning
     return {
         # A GKE node pool has one machine type: the configured one, or the catalog's smallest; a
         # ComputeClass takes them all (a `gpu:` pool: its family).
         "instance_types": cfg.instance_types(p) if nap else cfg.instance_types(p)[:1],
         "gpu_count": _gpu_count(cfg, p),
-        "gpu_driver_version": p.gpu_driver_version,
-        "queued_provisioning": p.queued_provisioning,
-        "max_run_hours": p.max_run_hours,
     }
 
 

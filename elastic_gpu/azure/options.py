@@ -1,0 +1,68 @@
+"""Azure's own settings of a GPU pool and of the cluster (merged into elastic_gpu.settings' sections; refused
+on other clouds)."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field
+
+from elastic_gpu.settings_base import MAX_NODES, MAX_USD_PER_HOUR, CloudOptions, StackModel
+
+#: Azure CNI (in overlay mode): kubenet is being retired by Azure.
+DEFAULT_AKS_NETWORK_PLUGIN = "azure"
+#: System-pool VM size: the AKS docs want >= 4 vCPUs for system pools and no B-series.
+DEFAULT_AKS_SYSTEM_VM_SIZE = "Standard_D4s_v5"
+#: AKS's System pool never scales below 1 (its count range is 1..1000); docs recommend 3 in production.
+DEFAULT_AKS_SYSTEM_MIN = 1
+DEFAULT_AKS_SYSTEM_MAX = 3
+
+
+class ResourceGroupConfig(StackModel):
+    """Azure only: the resource group the cluster lives in."""
+
+    name: str = Field(pattern=r"^[-\w.()]{0,89}[-\w()]$")
+    """The group's name (Azure's rule: up to 90 letters, digits, '-', '_', '.', '(' and ')', not ending in '.')."""
+    create: bool = True
+    """Default true: create the group; false: use an existing one (it is never deleted by us)."""
+
+
+class SystemPoolConfig(StackModel):
+    """Azure only: the AKS System-mode pool (on-demand, >= 1 node) for kube-system pods."""
+
+    vm_size: str = DEFAULT_AKS_SYSTEM_VM_SIZE
+    """The System pool's VM size (default DEFAULT_AKS_SYSTEM_VM_SIZE)."""
+    min_size: int = Field(default=DEFAULT_AKS_SYSTEM_MIN, ge=0, le=MAX_NODES)
+    """Default 1; must stay >= 1 (AKS requires a node in a System pool)."""
+    max_size: int = Field(default=DEFAULT_AKS_SYSTEM_MAX, ge=0, le=MAX_NODES)
+    """Default 3: the most System nodes the autoscaler may run."""
+    spot: bool = False
+    """Must stay false: AKS does not allow spot System pools."""
+    critical_addons_only: bool = False
+    """Default false; true taints it CriticalAddonsOnly=true:NoSchedule (system pods only)."""
+
+
+class AzureClusterOptions(CloudOptions):
+    cloud: ClassVar[str] = "azure"
+
+    resource_group: ResourceGroupConfig | None = None
+    """Azure only: default: create `<name>-rg` in `region`."""
+    network_plugin: Literal["azure", "kubenet", "none"] | None = None
+    """Azure only: AKS network plugin (default DEFAULT_AKS_NETWORK_PLUGIN, Azure CNI overlay)."""
+    system_pool: SystemPoolConfig | None = None
+    """Azure only: the System-mode pool (default SystemPoolConfig())."""
+    subnet_id: str | None = None
+    """Azure only: the ARM id of a VNet subnet you own for the System pool, the general pool and every GPU
+    pool (default: AKS creates a VNet). The cluster's identity gets Network Contributor on it. A private
+    cluster's DNS zone is then linked to your VNet, so a runner in it or peered with it reaches the API."""
+    api_server_subnet_id: str | None = None
+    """Azure only, with `subnetId`: a subnet of the same VNet delegated to Microsoft.ContainerService/
+    managedClusters (/28 or larger) for API Server VNet Integration."""
+
+
+class AzureGpuPoolOptions(CloudOptions):
+    cloud: ClassVar[str] = "azure"
+
+    spot_max_price: float | None = Field(default=None, le=MAX_USD_PER_HOUR)
+    """Azure only: max USD/hour per spot VM; default None: -1, up to the on-demand price (never evicted for
+    price, only for capacity; azure/pools.py DEFAULT_SPOT_MAX_PRICE)."""

@@ -1,0 +1,76 @@
+"""GCP's own settings of a GPU pool and of the cluster (merged into elastic_gpu.settings' sections; refused on
+other clouds)."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from elastic_gpu.settings_base import CloudOptions
+
+ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
+#: GKE's recommended release channel for production clusters.
+DEFAULT_RELEASE_CHANNEL: ReleaseChannel = "REGULAR"
+#: Nodes with public IPs by default; private nodes get a Cloud NAT for image pulls.
+DEFAULT_PRIVATE_NODES = False
+#: Zonal control plane by default (the free tier covers one zonal cluster); regional for production.
+DEFAULT_REGIONAL = False
+#: GKE control plane range for private clusters (a /28 outside the VPC's ranges; GKE docs' example).
+DEFAULT_GKE_CONTROL_PLANE_CIDR = "172.16.0.0/28"
+
+GpuDriverVersion = Literal["DEFAULT", "LATEST"]
+#: GKE installs the "Default" NVIDIA driver of the node's GKE version ("LATEST" for the newest).
+DEFAULT_GPU_DRIVER_VERSION: GpuDriverVersion = "DEFAULT"
+
+
+class GcpClusterOptions(CloudOptions):
+    cloud: ClassVar[str] = "gcp"
+
+    project: str | None = None
+    """GCP only, required there: the project that holds the cluster (and its Workload Identity pool)."""
+    release_channel: ReleaseChannel = DEFAULT_RELEASE_CHANNEL
+    """GCP only: GKE release channel (default REGULAR). On RAPID, REGULAR and STABLE `kubernetesVersion` is a
+    floor that GKE upgrades past as the channel moves; EXTENDED keeps that minor (extended support, billed)."""
+    private_nodes: bool = DEFAULT_PRIVATE_NODES
+    """GCP only: nodes without public IPs, with a Cloud NAT (default false)."""
+    regional: bool = DEFAULT_REGIONAL
+    """GCP only: regional control plane across the region's zones (default false: zonal, in zones[0])."""
+    control_plane_cidr: str = DEFAULT_GKE_CONTROL_PLANE_CIDR
+    """GCP only, with privateNodes: the control plane's /28 (the firewall for webhooks such as Kueue's
+    allows it); default 172.16.0.0/28. Changing it replaces the cluster."""
+    network: str | None = None
+    """GCP only: the VPC network (name or self link) the cluster joins. Default: the stack creates
+    `<name>-net` and a subnetwork of `networkCidr` with Pod and Service ranges (it never uses the project's
+    `default` network). Changing it replaces the cluster."""
+    subnetwork: str | None = None
+    """GCP only, with `network`: the subnetwork the nodes use (default: GKE picks the network's subnetwork
+    of the region, as an auto-mode network has)."""
+    node_service_account: str | None = None
+    """GCP only: the service account email every node runs as, node pools and auto-created ones alike.
+    Default: the stack creates `<name>-nodes` with roles/container.defaultNodeServiceAccount only (never
+    the Compute Engine default account). Changing it replaces the node pools."""
+    enable_services: bool = False
+    """GCP only: enable the APIs the stack calls (compute, container, and iam for the node service account)
+    in the project; never disabled on destroy. Default false: enable them yourself."""
+
+
+class GcpGpuPoolOptions(CloudOptions):
+    cloud: ClassVar[str] = "gcp"
+
+    gpu_driver_version: GpuDriverVersion = DEFAULT_GPU_DRIVER_VERSION
+    """GCP only: the NVIDIA driver GKE installs on the nodes, "DEFAULT" (default) or "LATEST"."""
+    queued_provisioning: bool = False
+    """GCP only: Dynamic Workload Scheduler queued provisioning (flex-start capacity via ProvisioningRequests
+    and Kueue, not spot); needs spot false and min size 0 (default false)."""
+    max_run_hours: int | None = None
+    """GCP only, with queued provisioning: hours a node runs before GKE removes it (nodeConfig.maxRunDuration),
+    1 to 168; default None: 168, GKE's most for flex-start. Changing it replaces the node pool."""
+
+
+class GcpGpuPoolArgsOptions(GcpGpuPoolOptions):
+    """What a program sets beyond the stack file's GCP settings (a stack file's `gpusPerNode` picks it)."""
+
+    cloud: ClassVar[str] = "gcp"
+
+    gpu_count: int | None = None
+    """GCP N1 only: GPUs attached per node (1, 2, 4 or 8 by the catalog's `gpu_counts`); default None: the
+    catalog's count for the machine type."""

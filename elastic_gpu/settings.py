@@ -1,0 +1,225 @@
+"""The settings of each section, declared once: the general pool, a GPU pool and the autoscaler (and the clouds'
+own parts of the stack file's `cluster`).
+
+Each model is both the stack file's section (elastic_gpu/config.py adds what only a stack file has: a pool's
+`name`, `gpu`, ...) and the base of the component's Args (`GeneralPoolArgs`, `SpotGpuPoolArgs`,
+`ClusterAutoscalerArgs` add what only a program has: the cluster handle, a provisioner, extra taints ...).
+A GPU pool's cloud-only settings are each cloud's `<cloud>/options.py` part, merged here; a new one is
+declared there and read by that cloud's builder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import Field
+from pydantic.alias_generators import to_camel
+
+# The one cloud-neutral module that imports the clouds' folders (their SDK-free `options` alone): a typed
+# merge, so that the type checker and an editor know every setting of a pool.
+from elastic_gpu.aws.options import AwsClusterOptions, AwsGpuPoolOptions
+from elastic_gpu.azure.options import AzureClusterOptions, AzureGpuPoolOptions
+from elastic_gpu.durations import DURATION_PATTERN
+from elastic_gpu.gcp.options import GcpClusterOptions, GcpGpuPoolArgsOptions, GcpGpuPoolOptions
+from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, SettingsModel, cloud_only_settings
+from elastic_gpu.validation import (
+    NODES_PER_CLUSTER,
+    bounds_problems,
+    cloud_only_problems,
+    general_pool_problems,
+    size_problems,
+)
+
+Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
+#: A cluster-autoscaler duration, a Go `time.Duration`: "90s", "14m30s", "1h30m" (elastic_gpu.durations
+#: parses it).
+Duration = Annotated[str, Field(pattern=DURATION_PATTERN)]
+
+#: The longest fallback promise: a day. A pool that may wait longer for on-demand capacity has no promise to keep
+#: (leave it unset); larger figures only hide a typo (1e12).
+MAX_MINUTES_TO_FALLBACK = 1440
+#: The smallest node disk any cloud's node image boots from; the clouds' own bounds are in their rules.
+MIN_DISK_GIB = 20
+
+# Defaults, named once. Each is documented on the field that uses it.
+DEFAULT_GENERAL_MIN = 1
+DEFAULT_GPU_MIN = 0
+DEFAULT_GENERAL_DISK_GIB = 50
+DEFAULT_GPU_DISK_GIB = 100
+DEFAULT_SCALE_DOWN_UNNEEDED = "10m"
+DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD = "10m"
+#: How long the autoscaler waits for a requested node to become Ready before it gives up on the
+#: group and tries the next one. A cold GPU node needs VM start plus driver install: 15m is the
+#: upstream default (cluster-autoscaler FAQ), AKS's default (autoScalerProfile), and what a
+#: maintainer measured in kubernetes/autoscaler#3464 ("15 minutes until the node is fully ready,
+#: this includes both VM creation and GPU driver installation"). Shorter gives up on spot nodes
+#: that were coming and pays for the fallback too.
+DEFAULT_MAX_NODE_PROVISION_TIME = "15m"
+DEFAULT_EXPANDER: tuple[Expander, ...] = ("priority", "least-waste")
+
+
+class ClusterOptions(GcpClusterOptions, AzureClusterOptions, AwsClusterOptions):
+    """Each cloud's own `cluster` settings (aws, azure, gcp, in that order), merged into config.ClusterConfig."""
+
+
+class GeneralPoolSettings(SettingsModel):
+    """The general (CPU) pool: system pods, the autoscaler and everything that is not a GPU job."""
+
+    instance_types: list[str] = Field(min_length=1)
+    """CPU instance types; several of similar size, so capacity is easier to find."""
+    min_size: int = Field(default=DEFAULT_GENERAL_MIN, ge=0, le=MAX_NODES)
+    """Default 1, and never less: system pods and the autoscaler need a node."""
+    max_size: int = Field(ge=0, le=MAX_NODES)
+    """The most nodes the autoscaler may run."""
+    spot: bool = False
+    """Default false (on-demand): the autoscaler runs here and must not be evicted."""
+    disk_size_gib: int = Field(default=DEFAULT_GENERAL_DISK_GIB, ge=MIN_DISK_GIB, le=MAX_DISK_GIB)
+    """Root disk per node (GiB)."""
+
+
+class GpuPoolCore(SettingsModel):
+    """A GPU pool's settings every cloud has."""
+
+    min_size: int = Field(default=DEFAULT_GPU_MIN, ge=0, le=MAX_NODES)
+    """Default 0: the pool scales to zero when no GPU pod is pending."""
+    max_size: int = Field(ge=0, le=MAX_NODES)
+    """The most nodes of the pool's own capacity (spot, or on-demand when spot is false), in total over all
+    its node groups (zones, and VM sizes on AKS): split between them, never per group."""
+    fallback_max_size: int | None = Field(default=None, ge=1, le=MAX_NODES)
+    """With the on-demand fallback: the most on-demand fallback nodes, in total over the fallback's groups
+    (default: the max size). The pool's worst case is both maxima together. Under a Karpenter provisioner,
+    default: one NodePool allowing spot and on-demand (spot first), the max size capping both; set: a
+    separate on-demand NodePool of lower weight, capped at this."""
+    max_minutes_to_fallback: float | None = Field(default=None, gt=0, le=MAX_MINUTES_TO_FALLBACK)
+    """With the on-demand fallback: the most minutes a pending GPU pod may wait, every spot group out of
+    capacity, until the autoscaler asks the fallback (`simulate`'s worst case; the `policy` gate refuses a
+    pool that cannot keep it). Default: the cloud's (aws 10, azure 20, gcp 10)."""
+    spot: bool = True
+    """Default true: spot / low-priority capacity."""
+    on_demand_fallback: bool = False
+    """Default false. True: on-demand groups (min 0) the autoscaler tries only after the spot ones."""
+    per_zone: bool = True
+    """Default true: one node group per zone, so spot reclaims and rebalancing stay zonal."""
+    disk_size_gib: int = Field(default=DEFAULT_GPU_DISK_GIB, ge=MIN_DISK_GIB, le=MAX_DISK_GIB)
+    """Disk per node for images and scratch (GiB)."""
+    mixed_gpu_models: bool = False
+    """Default false: all instance types carry one GPU model (their accelerator label). True: the pool takes
+    any of their GPUs; its nodes get no accelerator label, so workloads select the pool, not a model."""
+
+
+class GpuPoolSettings(GcpGpuPoolOptions, AzureGpuPoolOptions, AwsGpuPoolOptions, GpuPoolCore):
+    """A GPU pool's settings: every cloud's, then each cloud's own (aws, azure, gcp, in that order)."""
+
+
+class GpuPoolArgsSettings(GpuPoolSettings, GcpGpuPoolArgsOptions):
+    """A GPU pool's settings as a program gives them (SpotGpuPoolArgs): a stack file's, and the clouds' own
+    settings that a stack file derives (GCP's `gpu_count`, from `gpusPerNode`)."""
+
+
+#: GPU-pool settings that mean something on one cloud only (SpotGpuPoolArgs and gpuPools[] alike): the
+#: cloud, and the value that leaves them unset (the clouds' `options.py`).
+CLOUD_ONLY_POOL_SETTINGS = cloud_only_settings(GpuPoolSettings)
+
+
+class AutoscalerSettings(SettingsModel):
+    """The cluster-autoscaler's settings (where the cloud's autoscaler takes them)."""
+
+    scale_down_unneeded_time: Duration = DEFAULT_SCALE_DOWN_UNNEEDED
+    """How long a node must be unneeded before it is removed."""
+    scale_down_delay_after_add: Duration = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
+    """How long after a scale-up before scale-down is considered again."""
+    expander: list[Expander] = Field(default=list(DEFAULT_EXPANDER), min_length=1)  # copied for each instance
+    """Expander chain: priority (spot groups first, from the ConfigMap), then the cheapest fit; with an
+    on-demand fallback pool it must contain priority (where the cloud's autoscaler has it). Allowed:
+    priority, least-waste, most-pods, random, price."""
+    max_node_provision_time: Duration = DEFAULT_MAX_NODE_PROVISION_TIME
+    """How long a group may take to deliver a node before the autoscaler tries the next (the fallback)."""
+
+
+#: The autoscaler's durations, checked against the cloud's AUTOSCALER_DURATIONS.
+DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time")
+
+
+# --- the rules over the settings, for the stack file and the Args alike ------------------------
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How a caller names a setting and writes a flag in its messages: a stack file's `gpuPools[0].maxSize`
+    and `false`, or a program's `SpotGpuPool 'x': SpotGpuPoolArgs.max_size` and `False`."""
+
+    #: what leads each setting's name: "gpuPools[0]." or "SpotGpuPool 'x': SpotGpuPoolArgs."
+    where: str
+    #: camelCase keys and YAML's true/false (a stack file), or attribute names and Python's True/False
+    stack_file: bool
+
+    def word(self, key: str) -> str:
+        """The setting's name as the caller writes it (`maxSize`, `max_size`)."""
+        return to_camel(key) if self.stack_file else key
+
+    def path(self, key: str) -> str:
+        """Where the setting is (`gpuPools[0].maxSize`, `SpotGpuPool 'x': SpotGpuPoolArgs.max_size`)."""
+        return f"{self.where}{self.word(key)}"
+
+    def flag(self, value: bool) -> str:
+        return str(value).lower() if self.stack_file else str(value)
+
+
+def general_pool_settings_problems(spell: Spelling, cloud: str, pool: GeneralPoolSettings) -> list[str]:
+    """The general pool's settings against each other and the cloud's types (values of their declared types)."""
+    problems = size_problems(spell.where, spell.word("min_size"), pool.min_size, spell.word("max_size"), pool.max_size)
+    if pool.min_size < 1:
+        problems.append(
+            f"{spell.path('min_size')}: must be >= 1 so system pods and the autoscaler have a node "
+            f"(got {pool.min_size})"
+        )
+    if not pool.instance_types:
+        problems.append(f"{spell.path('instance_types')}: at least one instance type is required")
+    return problems + general_pool_problems(spell.where, cloud, list(pool.instance_types), spell.word("instance_types"))
+
+
+def gpu_pool_settings_problems(
+    spell: Spelling,
+    cloud: str,
+    pool: GpuPoolSettings,
+    owners: Mapping[str, tuple[str, object]] = CLOUD_ONLY_POOL_SETTINGS,
+    given: Callable[[str], bool] = lambda _: False,
+) -> list[str]:
+    """A GPU pool's settings against each other and the cloud (values of their declared types): sizes, the
+    fallback and its promise, another cloud's settings (`owners`; `given`: set, even to the default)."""
+    word, path = spell.word, spell.path
+    problems = size_problems(spell.where, word("min_size"), pool.min_size, word("max_size"), pool.max_size)
+    fallback_max = pool.fallback_max_size
+    if fallback_max is not None and fallback_max > NODES_PER_CLUSTER.high:
+        problems += bounds_problems(path("fallback_max_size"), fallback_max, NODES_PER_CLUSTER)
+    if fallback_max is not None and not pool.on_demand_fallback:
+        problems.append(
+            f"{path('fallback_max_size')}: only a pool with {word('on_demand_fallback')} has a fallback "
+            f"(got {word('fallback_max_size')}={fallback_max}, {word('on_demand_fallback')}={spell.flag(False)})"
+        )
+    if pool.on_demand_fallback and not pool.spot:
+        problems.append(
+            f"{path('on_demand_fallback')}: only a spot pool can fall back to on-demand "
+            f"({word('spot')} is {spell.flag(False)})"
+        )
+    problems += _promise_problems(spell, pool)
+    return problems + cloud_only_problems(path, cloud, owners, {key: getattr(pool, key) for key in owners}, given)
+
+
+def _promise_problems(spell: Spelling, pool: GpuPoolSettings) -> list[str]:
+    value = pool.max_minutes_to_fallback
+    where = spell.path("max_minutes_to_fallback")
+    if value is None:
+        return []
+    if value <= 0:
+        return [f"{where}: must be a number of minutes > 0 (got {value!r})"]
+    if value > MAX_MINUTES_TO_FALLBACK:
+        return [
+            f"{where}: must be at most {MAX_MINUTES_TO_FALLBACK} minutes (a day; leave it unset for no promise) "
+            f"(got {value!r})"
+        ]
+    if not pool.on_demand_fallback:
+        return [f"{where}: set only with {spell.word('on_demand_fallback')} (got {value!r})"]
+    return []
