@@ -162,14 +162,14 @@ def handle_problems(where: str, cluster: object) -> list[str]:
         return [
             f"{where}cluster: {type(cluster).__name__} is not a cluster handle (no `cloud` of {', '.join(CLOUDS)}); "
             "pass an EksCluster/AksCluster/GkeCluster, or wrap a cluster you already have with "
-            + ", ".join(c.existing_hint for c in all_clouds())
+            + ", ".join(c.facts.existing_hint for c in all_clouds())
         ]
-    spec = get_cloud(cloud)
-    missing = [a for a in (*COMMON_ATTRIBUTES, *spec.handle_attributes) if not hasattr(cluster, a)]
+    facts = get_cloud(cloud).facts
+    missing = [a for a in (*COMMON_ATTRIBUTES, *facts.handle_attributes) if not hasattr(cluster, a)]
     if missing:
         return [
             f"{where}cluster: {type(cluster).__name__} lacks {', '.join(missing)} of the {cloud} cluster handle; "
-            f"wrap the cluster with {spec.existing_hint}"
+            f"wrap the cluster with {facts.existing_hint}"
         ]
     return []
 

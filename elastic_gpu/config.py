@@ -32,6 +32,7 @@ from elastic_gpu.gpu_catalog import (
 )
 from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.prices import TABLE_PATH, price_row
+from elastic_gpu.provider import ClusterItems, GpuResolver
 from elastic_gpu.validation import (
     CLOUD_ONLY_POOL_SETTINGS,
     NODES_PER_CLUSTER,
@@ -556,8 +557,8 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         "devicePlugin.timeSlicingReplicas", cloud, cfg.device_plugin.time_slicing_replicas
     )
     problems += general_pool_problems("generalPool.", cloud, list(cfg.general_pool.instance_types))
-    rules = get_cloud(cloud).rules
-    provisioners = getattr(rules, "PROVISIONERS", (DEFAULT_PROVISIONER,))
+    rules = get_cloud(cloud).config_rules()
+    provisioners = rules.provisioners
     if cfg.provisioner not in provisioners:
         problems.append(
             f"provisioner: {cfg.provisioner!r} is not available on {cloud}; "
@@ -567,7 +568,7 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         problems.append(
             time_slicing_problem("devicePlugin.timeSlicingReplicas", cfg.device_plugin.time_slicing_replicas)
         )
-    splits_per_zone = rules.SPLITS_PER_ZONE
+    splits_per_zone = rules.splits_per_zone
     fallback = next((i for i, p in enumerate(cfg.gpu_pools) if p.on_demand_fallback), None)
     problems += autoscaler_settings_problems(
         lambda key: f"autoscaler.{to_camel(key)}",
@@ -636,8 +637,8 @@ def validate_stack(cfg: StackConfig) -> list[str]:
             if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", ns)
         ]
         problems += duplicate_problems("kueue.namespaces", list(cfg.kueue.namespaces))
-    # The cloud's own rules (regions, zones, machine shapes, tags, API limits): elastic_gpu/<cloud>/rules.py.
-    problems += rules.validate(cfg)
+    # The cloud's own rules (regions, zones, machine shapes, tags, API limits): elastic_gpu/<cloud>/config_rules.py.
+    problems += rules.problems(cfg)
     return problems
 
 
@@ -658,7 +659,7 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
             "cluster.apiAccess.publicCidrs: set only with a public endpoint (public: true); a private-only "
             f"endpoint has no public ranges (got {access.public_cidrs})"
         )
-    runner_clouds = [c.name for c in all_clouds() if c.private_api_needs_runner]
+    runner_clouds = [c.name for c in all_clouds() if c.facts.private_api_needs_runner]
     if "runner_in_vnet" in access.model_fields_set and (cfg.cloud not in runner_clouds or access.public):
         problems.append(
             f"cluster.apiAccess.runnerInVnet: set only on {' or '.join(runner_clouds)} with a private cluster "
@@ -678,38 +679,18 @@ def stack_warnings(cfg: StackConfig) -> list[str]:
     """Printed, not fatal: a Kubernetes minor past its end of standard support (elastic_gpu/versions.py),
     and what deploys only after a quota increase (the cloud's rules.warnings)."""
     warnings = minor_support_warnings("cluster.kubernetesVersion: ", cfg.cloud, cfg.cluster.kubernetes_version)
-    return warnings + list(get_cloud(cfg.cloud).rules.warnings(cfg))
+    return warnings + list(get_cloud(cfg.cloud).config_rules().warnings(cfg))
 
 
 def _cidr_problems(cfg: StackConfig) -> list[str]:
     return private_cidr_problems("cluster.networkCidr", cfg.cluster.network_cidr, CIDR_PREFIXES)
 
 
-#: Settings that do nothing on some clouds: (section, key or None for the whole section, the `Cloud` flag
-#: that says it does something there, what to do instead). The key is a model attribute name; set keys only
-#: are errors.
-IGNORED_SETTINGS: tuple[tuple[str, str | None, str, str], ...] = (
-    (
-        "autoscaler",
-        None,
-        "takes_autoscaler_settings",
-        "GKE runs its own cluster autoscaler (profile set by GkeCluster, limits per node pool); remove the section",
-    ),
-    (
-        "cluster",
-        "network_cidr",
-        "creates_network",
-        "only the AWS and GCP stacks create a network (a VPC); AKS uses Azure CNI overlay; remove it",
-    ),
-)
-
-
 def _ignored_setting_problems(cfg: StackConfig) -> list[str]:
+    """Each setting that does nothing on the stack's cloud (its provider's `ignored_settings`) and is set: the
+    whole section, or the key (a model attribute name) when one is named."""
     problems = []
-    cloud = get_cloud(cfg.cloud)
-    for section, key, flag, instead in IGNORED_SETTINGS:
-        if getattr(cloud, flag):
-            continue
+    for (section, key), instead in get_cloud(cfg.cloud).ignored_settings().items():
         attr = to_snake(section)
         if key is None and attr in cfg.model_fields_set:
             problems.append(f"{section}: does nothing on {cfg.cloud}: {instead}")
@@ -719,7 +700,7 @@ def _ignored_setting_problems(cfg: StackConfig) -> list[str]:
 
 
 def cluster_setting_problems(cfg: StackConfig) -> list[str]:
-    """Each `cluster` key of another cloud (its Cloud.cluster_settings) that the stack sets. (The GPU pools'
+    """Each `cluster` key of another cloud (its provider's cluster_settings) that the stack sets. (The GPU pools'
     cloud-only keys: validation.CLOUD_ONLY_POOL_SETTINGS.)"""
     problems = []
     for other in all_clouds():
@@ -741,14 +722,14 @@ def stack_items(cfg: StackConfig) -> list[str]:
     cloud = get_cloud(cfg.cloud)
     types = list(cfg.general_pool.instance_types)
     # The cluster's own priced items outside its pools (the AKS System pool's VM size).
-    types += getattr(cloud.rules, "cluster_items", lambda _: [])(cfg)
+    types += cloud.cluster_items(cfg) if isinstance(cloud, ClusterItems) else []
     for pool in cfg.gpu_pools:
         if pool.gpu is None and not pool.instance_types:
             continue  # reported by _gpu_type_problems
         for name in cfg.instance_types(pool):
             types.append(name)
             row = gpu_instance_type(cfg.cloud, name)
-            if cloud.prices_accelerators and row is not None and row.accelerator:
+            if cloud.facts.prices_accelerators and row is not None and row.accelerator:
                 types.append(row.accelerator)
     return list(dict.fromkeys(types))
 
@@ -808,11 +789,11 @@ def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> lis
                 f"(elastic_gpu/gpu_catalog.py); allowed on {cfg.cloud}: {', '.join(offered)}"
             ]
     problems = declare_instance_types(f"{where}.gpuSpec", cfg.cloud, list(pool.instance_types or []), gpu_spec(pool))
-    resolve = getattr(get_cloud(cfg.cloud).rules, "resolve_gpu", None)
-    if pool.gpu_spec is None and resolve is not None and resolving():
+    resolver = get_cloud(cfg.cloud)
+    if pool.gpu_spec is None and isinstance(resolver, GpuResolver) and resolving():
         for name in pool.instance_types or []:
             if gpu_instance_type(cfg.cloud, name) is None and isinstance(
-                spec := resolve(name, cfg.cluster.region), GpuSpec
+                spec := resolver.resolve_gpu(name, cfg.cluster.region), GpuSpec
             ):
                 problems += declare_instance_types(f"{where}.instanceTypes", cfg.cloud, [name], spec)
     problems = problems or gpu_instance_type_problems(

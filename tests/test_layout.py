@@ -1,4 +1,5 @@
-"""A cloud is one folder (elastic_gpu/clouds.py): the cloud-neutral modules never branch on a cloud's name."""
+"""A cloud is one folder with one provider class (elastic_gpu/provider.py, listed in elastic_gpu/clouds.py): the
+cloud-neutral modules never branch on a cloud's name and never import a cloud's folder."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from conftest import ROOT, stack_values
 
 from elastic_gpu.clouds import CLOUDS, all_clouds, get_cloud
 from elastic_gpu.config import (
-    IGNORED_SETTINGS,
     PROJECT,
     ClusterConfig,
     StackConfig,
@@ -94,15 +94,23 @@ def test_no_cloud_neutral_module_branches_on_a_cloud_name() -> None:
     assert found == []
 
 
-def test_each_folder_exports_its_cloud() -> None:
+def test_each_folder_exports_its_provider() -> None:
     assert [c.name for c in all_clouds()] == list(CLOUDS)
     for cloud in all_clouds():
         assert get_cloud(cloud.name) is cloud
-        # What the core reads of every folder is there, in the folder.
-        parts = ("pool_view", "node_templates", "replacement", "versions", "config_rules", "cluster", "pools")
-        parts += ("mocks", "report")
-        for part in parts:
-            assert (COMPONENTS / cloud.name / f"{part}.py").is_file(), (cloud.name, part)
+        # One class per cloud, in its folder's provider.py (the type checker holds it to CloudProvider).
+        assert type(cloud).__module__ == f"elastic_gpu.{cloud.name}.provider"
+
+
+def test_the_core_reaches_a_cloud_only_through_its_provider() -> None:
+    # No module outside the registry imports by a computed name, and no cloud part is looked up by string.
+    found = [
+        f"{p.relative_to(ROOT)}: {what}"
+        for p in _neutral_modules()
+        for what in ("import_module(", ".part(")
+        if what in p.read_text() and p.name != "__init__.py"
+    ]
+    assert found == []
 
 
 def test_each_cloud_only_cluster_key_is_a_cluster_field_of_one_cloud() -> None:
@@ -136,7 +144,7 @@ def test_a_cluster_key_of_another_cloud_is_named_with_its_owner_and_value() -> N
 def test_the_runner_setting_names_the_clouds_whose_private_api_needs_one() -> None:
     [problem] = [p for p in _problems("gcp-dev", apiAccess={"runnerInVnet": True}) if "runnerInVnet" in p]
     assert problem.startswith("cluster.apiAccess.runnerInVnet: set only on azure with a private cluster")
-    assert [c.name for c in all_clouds() if c.private_api_needs_runner] == ["azure"]
+    assert [c.name for c in all_clouds() if c.facts.private_api_needs_runner] == ["azure"]
 
 
 def _config(stack: str, **cluster: object) -> StackConfig:
@@ -146,7 +154,7 @@ def _config(stack: str, **cluster: object) -> StackConfig:
 
 
 def test_priced_items_beyond_the_pools_come_from_the_cloud() -> None:
-    # The AKS System pool's VM size (azure rules.cluster_items); GKE's accelerators (prices_accelerators).
+    # The AKS System pool's VM size (AzureProvider.cluster_items); GKE's accelerators (prices_accelerators).
     azure = _config("azure-dev", systemPool={"vmSize": "Standard_D8s_v5"})
     aws, gcp = _config("aws-dev"), _config("gcp-dev")
     assert "Standard_D8s_v5" in stack_items(azure) and "Standard_D8s_v5" not in azure.general_pool.instance_types
@@ -188,7 +196,7 @@ from elastic_gpu.pool_view import PoolView
 
 
 def test_no_cloud_neutral_module_imports_a_cloud_folder() -> None:
-    # The core reaches a cloud through its Cloud (get_cloud / all_clouds and the parts they import).
+    # The core reaches a cloud through its provider (get_cloud / all_clouds).
     neutral = [p for p in _neutral_modules() if p not in REEXPORTS | IMPORTS_NOT_YET]
     found = [f"{p.relative_to(ROOT)}:{line}: imports {m}" for p in neutral for line, m in cloud_imports(p.read_text())]
     assert found == []
@@ -198,18 +206,27 @@ def test_no_cloud_neutral_module_imports_a_cloud_folder() -> None:
 
 def test_each_cloud_mocks_its_own_types_once() -> None:
     # offline/mocks.py merges the folders' tables: a token answered by two folders would hide one of them.
-    for table in ("RESOURCE_MOCKS", "INVOKE_MOCKS"):
-        tokens = [(c.name, t) for c in all_clouds() for t in getattr(c.mocks, table)]
+    for table in ("resources", "invokes"):
+        tokens = [(c.name, t) for c in all_clouds() for t in getattr(c.mocks(), table)]
         assert len({t for _, t in tokens}) == len(tokens), table
         providers = {"aws": "aws:", "azure": "azure-native:", "gcp": "gcp:"}
         assert [(c, t) for c, t in tokens if not t.startswith(providers[c])] == []
 
 
 def test_settings_without_effect_are_read_from_each_cloud() -> None:
-    # config.IGNORED_SETTINGS names a Cloud flag, not clouds: the same refusals as the clouds' flags say.
-    assert [(f, [c.name for c in all_clouds() if not getattr(c, f)]) for _, _, f, _ in IGNORED_SETTINGS] == [
-        ("takes_autoscaler_settings", ["gcp"]),
-        ("creates_network", ["azure"]),
+    # Each provider names the settings that do nothing on it (ignored_settings); config refuses them when set.
+    assert [(c.name, list(c.ignored_settings())) for c in all_clouds()] == [
+        ("aws", []),
+        ("azure", [("cluster", "network_cidr")]),
+        ("gcp", [("autoscaler", None)]),
+    ]
+    values = stack_values("gcp-dev")
+    values[f"{PROJECT}:autoscaler"] = {"scaleDownUnneededTime": "5m"}
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    assert [p for p in exc.value.problems if "does nothing" in p] == [
+        "autoscaler: does nothing on gcp: GKE runs its own cluster autoscaler (profile set by GkeCluster, limits per "
+        "node pool); remove the section"
     ]
     values = stack_values("aws-dev")
     values[f"{PROJECT}:cluster"]["networkCidr"] = "10.1.0.0/16"
