@@ -33,7 +33,7 @@ from elastic_gpu.provider import (
     StackBuilder,
     VersionRows,
 )
-from elastic_gpu.scheduling import CAPACITY_LABEL, GPU_RESOURCE, POOL_LABEL, Taint
+from elastic_gpu.scheduling import CAPACITY_LABEL, EPHEMERAL_STORAGE, GPU_RESOURCE, POOL_LABEL, Taint
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 from elastic_gpu.tools.offline.report import PoolSummary
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
@@ -112,7 +112,13 @@ def _templates(preview: Preview) -> list[NodeTemplate]:
                     instance_type=v.instance_types[0],
                     labels=dict(v.labels),
                     taints=list(v.taints),
-                    allocatable={"cpu": 8.0, "memory": 32 * 2.0**30, "pods": 110.0, GPU_RESOURCE: float(gpus)},
+                    allocatable={
+                        "cpu": 8.0,
+                        "memory": 32 * 2.0**30,
+                        EPHEMERAL_STORAGE: 100 * 2.0**30,
+                        "pods": 110.0,
+                        GPU_RESOURCE: float(gpus),
+                    },
                     min_size=v.min_size or 0,
                     max_size=v.max_size or 0,
                     zones=list(r.inputs.get("zones") or []),
