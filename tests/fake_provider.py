@@ -43,8 +43,8 @@ from elastic_gpu.validation import Bounds, TagRules
 from elastic_gpu.workload import WorkloadContract
 
 FAKE_NODE_GROUP = "fake:compute:NodeGroup"
-#: The fake's GPU instance types are named fk.gpu<n>, with n GPUs; CPU types fk.<size>.
-GPU_TYPE = re.compile(r"^fk\.gpu(?P<gpus>[0-9]+)$")
+#: The fake's GPU instance types are named fake/gpu<n>, with n GPUs; CPU types fake/<size>.
+GPU_TYPE = re.compile(r"^fake/gpu(?P<gpus>[0-9]+)$")
 #: One minor, supported until a day far ahead (so no test depends on today's date).
 SUPPORT = MinorSupport("1.33", date(2099, 1, 1), date(2099, 1, 1), "the fake cloud's release notes")
 GPU_TAINT = Taint(GPU_RESOURCE, "present", "NoSchedule")
@@ -183,8 +183,8 @@ class FakeProvider:
         service="FKS",
         handle_attributes=("zone_group",),
         existing_hint="FakeCluster.existing(...)",
-        instance_type_pattern=r"fk\.[a-z0-9]+",
-        example_instance_type="fk.medium",
+        instance_type_pattern=r"fake/[a-z0-9]+",
+        example_instance_type="fake/medium",
         spot_fix="set spot: true",
         one_group_many_types=False,
         prices_accelerators=False,
@@ -205,7 +205,7 @@ class FakeProvider:
             provisioners=("cluster-autoscaler",),
             splits_per_zone=False,
             priority_expander=True,
-            machine_type_pattern=r"fk\.(small|medium|large|gpu[0-9]+)",
+            machine_type_pattern=r"fake/(small|medium|large|gpu[0-9]+)",
             machine_type_source="the fake cloud's type list",
             tag_rules=TagRules(what="tag", max_count=10, key_max=64, value_max=64),
             disk_gib=Bounds(10, 100, "the fake cloud's disks"),
@@ -258,7 +258,9 @@ class FakeProvider:
         )
 
     def mocks(self) -> Mocks:
-        return Mocks(resources={FAKE_NODE_GROUP: lambda name, inputs: {"id": f"fake-{name}"}}, invokes={})
+        return Mocks(
+            resources={FAKE_NODE_GROUP: lambda name, inputs: {"selfLink": f"fake://groups/{name}"}}, invokes={}
+        )
 
     def pack(self) -> PackRules:
         return PackRules(policies=(), public_node_ips=_no_public_ips, cost_tags={})

@@ -9,28 +9,28 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from conftest import stack_values
 
 from elastic_gpu import clouds, pool_view
 from elastic_gpu.config import StackConfig, load_stack_config, stack_warnings, validate_stack
+from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import GPU_RESOURCE, POOL_LABEL
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
-from elastic_gpu.tools.offline import report
+from elastic_gpu.tools.offline import mocks, report
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 from elastic_gpu.tools.policy.scaling_rules import validate_really_spot
 from elastic_gpu.tools.simulation.run import Minutes, simulate
 from elastic_gpu.tools.simulation.timings import Evidence
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
 from tests import fake_provider
+from tests.conftest import stack_values
 from tests.fake_provider import FAKE_NODE_GROUP, GPU_TAINT
 
 
 def _clear_caches() -> None:
     # Tables merged over every cloud on first use.
-    pool_view.pool_readers.cache_clear()
-    pool_view._region_readers.cache_clear()
-    report.pool_rows.cache_clear()
+    for merged in (pool_view.pool_readers, pool_view._region_readers, report.pool_rows, mocks._resource_mocks):
+        merged.cache_clear()
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def test_the_registry_serves_the_fake_provider(fake: None) -> None:
 
 
 def test_the_fake_is_unknown_until_registered() -> None:
-    with pytest.raises(clouds.ConfigError, match="cloud: 'fake' is unknown; allowed: aws, azure, gcp"):
+    with pytest.raises(ConfigError, match="cloud: 'fake' is unknown; allowed: aws, azure, gcp"):
         clouds.get_cloud("fake")
 
 
@@ -65,16 +65,14 @@ def test_config_rules_dispatch_to_the_stack_cloud(fake: None) -> None:
     # The fake's own rules, its ignored settings, its type naming and its example type.
     region, [general] = cfg.cluster.region, cfg.general_pool.instance_types
     assert f"cluster.region: {region!r} is not a fake region; allowed: fake-<name>" in problems
+    assert "cluster.networkCidr: does nothing on fake: the fake cloud has no network of its own; remove it" in problems
     assert (
-        "cluster.networkCidr: does nothing on fake: the fake cloud has no network of its own; remove it" in problems
-    )
-    assert (
-        f"generalPool.instanceTypes[0]: {general!r} looks like a gcp type; allowed: a fake type such as fk.medium"
+        f"generalPool.instanceTypes[0]: {general!r} looks like a gcp type; allowed: a fake type such as fake/medium"
     ) in problems
     assert f"gpuPools: {len(cfg.gpu_pools)} pool(s) on a cloud that does not exist" in stack_warnings(cfg)
 
 
-def _node_group(name: str, *, spot: bool, instance_type: str = "fk.gpu1", pool: str = "gpu") -> CapturedResource:
+def _node_group(name: str, *, spot: bool, instance_type: str = "fake/gpu1", pool: str = "gpu") -> CapturedResource:
     inputs = {
         "name": name,
         "instanceType": instance_type,
@@ -97,6 +95,7 @@ def test_the_reader_feeds_the_policy_rules_and_the_report(fake: None) -> None:
     # spot-pool-is-spot: named spot, billed on-demand; the fix is the fake's own words.
     reported: list[str] = []
     args = SimpleNamespace(resource_type=FAKE_NODE_GROUP, name=group.name, props=group.inputs)
+    # A stand-in for ResourceValidationArgs with the three fields the rule reads.
     validate_really_spot(args, lambda message, urn: reported.append(message))  # type: ignore[arg-type]
     assert reported == ["Pool 'gpu-spot' is labelled or named spot but is billed on-demand: set spot: true."]
 
@@ -107,7 +106,7 @@ def test_the_reader_feeds_the_policy_rules_and_the_report(fake: None) -> None:
     # The preview's Pools table.
     preview = Preview("p", "s", [group], {}, {})
     assert [(p.node_group, p.capacity, p.instance_types, p.zones) for p in report.pool_summaries(preview)] == [
-        ("gpu-spot", "on-demand", ["fk.gpu1"], ["fake-north-a"])
+        ("gpu-spot", "on-demand", ["fake/gpu1"], ["fake-north-a"])
     ]
 
 
@@ -146,3 +145,47 @@ def test_a_pod_without_the_gpu_taints_toleration_reaches_no_fake_group(fake: Non
     [outcome] = simulate(_preview({}), manifest)
     assert not outcome.reaches
     assert outcome.reason is not None and "gpu-spot" in outcome.reason
+
+
+FAKE_PROGRAM = """
+import pulumi
+import pulumi_kubernetes as k8s
+
+from elastic_gpu import GeneralPool, GeneralPoolArgs, GpuSpec, SpotGpuPool, SpotGpuPoolArgs
+
+
+class FakeCluster:
+    cloud = "fake"
+    cluster_name = pulumi.Output.from_input("c")
+    zones = ["fake-north-a"]
+    kubernetes_version = "1.33"
+    tags = {}
+    zone_group = "north"
+
+    def __init__(self):
+        self.provider = k8s.Provider("k8s", kubeconfig="{}")
+
+
+cluster = FakeCluster()
+GeneralPool("general", GeneralPoolArgs(cluster=cluster, instance_types=["fake/medium"], min_size=1, max_size=3))
+SpotGpuPool(
+    "gpu",
+    SpotGpuPoolArgs(
+        cluster=cluster,
+        instance_types=["fake/gpu1"],
+        gpu_spec=GpuSpec("t4", 1, 8, 32),
+        max_size=2,
+        on_demand_fallback=True,
+    ),
+)
+"""
+
+
+def test_the_components_build_through_the_fake_builders(fake: None, run_program: Any) -> None:
+    preview = run_program(FAKE_PROGRAM)
+    groups = [(r.name, r.inputs["instanceType"], r.inputs["spot"]) for r in preview.of_type(FAKE_NODE_GROUP)]
+    assert groups == [("general", "fake/medium", False), ("gpu", "fake/gpu1", True)]
+    [pool] = preview.of_type(SPOT_GPU_POOL)
+    # The fake's default promise and its workload contract, recorded by the cloud-neutral component.
+    assert pool.inputs[PROMISE_INPUT] == 20.0
+    assert pool.inputs[CONTRACT_INPUT]["nodeSelector"] == {POOL_LABEL: "gpu"}
