@@ -102,14 +102,48 @@ def test_each_folder_exports_its_provider() -> None:
         assert type(cloud).__module__ == f"elastic_gpu.{cloud.name}.provider"
 
 
-def test_the_core_reaches_a_cloud_only_through_its_provider() -> None:
-    # No module outside the registry imports by a computed name, and no cloud part is looked up by string.
-    found = [
-        f"{p.relative_to(ROOT)}: {what}"
-        for p in _neutral_modules()
-        for what in ("import_module(", ".part(")
-        if what in p.read_text() and p.name != "__init__.py"
+#: Names the core gives a provider (get_cloud's or all_clouds' result) when it reads one.
+PROVIDER_NAMES = {"cloud", "c", "other", "spec", "rules", "part", "own", "stack"}
+
+
+def provider_lookups(source: str) -> list[tuple[int, str]]:
+    """(line, what) of each `getattr(...)` on a provider or on what it returns, and each import by a computed
+    name: how the core found a cloud's optional parts before the protocol typed them."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or not node.args:
+            continue
+        target = node.args[0]
+        while isinstance(target, ast.Attribute | ast.Call):
+            target = target.value if isinstance(target, ast.Attribute) else target.func
+        if node.func.id == "getattr" and isinstance(target, ast.Name) and target.id in PROVIDER_NAMES | {"get_cloud"}:
+            found.append((node.lineno, f"getattr on {ast.unparse(node.args[0])}"))
+        elif node.func.id == "import_module":
+            found.append((node.lineno, f"import_module({ast.unparse(node.args[0])})"))
+    return found
+
+
+def test_the_lookup_check_finds_each_kind_of_lookup() -> None:
+    source = """
+resolve = getattr(get_cloud(cfg.cloud).rules, "resolve_gpu", None)
+table = getattr(rules, "AUTOSCALER_DURATIONS", {})
+merged = getattr(cloud.mocks, name, {})
+module = import_module(f"elastic_gpu.{name}.{part}")
+value = getattr(cfg.autoscaler, key)
+"""
+    assert provider_lookups(source) == [
+        (2, "getattr on get_cloud(cfg.cloud).rules"),
+        (3, "getattr on rules"),
+        (4, "getattr on cloud.mocks"),
+        (5, "import_module(f'elastic_gpu.{name}.{part}')"),
     ]
+
+
+def test_the_core_reaches_a_cloud_only_through_its_typed_provider() -> None:
+    # Optional capabilities are protocols checked with isinstance; only the registry imports by name (and the
+    # package's lazy exports, elastic_gpu/__init__.py).
+    neutral = [p for p in _neutral_modules() if p != COMPONENTS / "__init__.py"]
+    found = [f"{p.relative_to(ROOT)}:{line}: {what}" for p in neutral for line, what in provider_lookups(p.read_text())]
     assert found == []
 
 
