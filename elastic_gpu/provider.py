@@ -315,7 +315,10 @@ class CloudProvider(Protocol):
     # reader, timing model, mocks, policies, rows
 
     def reader(self) -> NodeGroupReader:
-        """How its node groups are read from captured resources (policy, cost, report, simulation, diff)."""
+        """How its node groups are read from captured resources (policy, cost, report, simulation, diff): the
+        one place the core learns what a node group of this cloud is. Called when those tables are first
+        merged (pool_view, the offline report) and once per simulation. Each table is filled today from the
+        cloud's reader modules (pool_view.py, report.py, node_templates.py)."""
         ...
 
     def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
