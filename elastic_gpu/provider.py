@@ -29,7 +29,9 @@ Capabilities only some clouds have are small protocols a provider implements too
 
 Importing a provider loads no cloud SDK: its methods import the cloud's modules when called, so a stack on one
 cloud needs only that cloud's extra, and tables merged over every cloud (mocks, readers, rows) import only the
-SDK-free modules of the others.
+SDK-free modules of the others. They import each module by its full name (`import elastic_gpu.aws.stack as
+stack`): the offline runner forgets the modules a program imported between two runs in one process, and
+`from elastic_gpu.aws import stack` would hand back the package's attribute, the forgotten module.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """AWS as a `CloudProvider` (elastic_gpu/provider.py): EKS, its managed node groups, the cluster-autoscaler we
-run (or Karpenter), read and checked through this folder's modules, each imported when first asked for."""
+run (or Karpenter), read and checked through this folder's modules, each imported when first asked for (by
+full name: elastic_gpu/provider.py says why)."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ class AwsProvider:
 
     def config_rules(self) -> ConfigRules:
         with importing(self.name):
-            from elastic_gpu.aws import config_rules as rules
+            import elastic_gpu.aws.config_rules as rules
         return ConfigRules(
             problems=rules.validate,
             warnings=rules.warnings,
@@ -86,12 +87,12 @@ class AwsProvider:
 
     def stack_builder(self) -> StackBuilder:
         with importing(self.name):
-            from elastic_gpu.aws import stack
+            import elastic_gpu.aws.stack as stack
         return StackBuilder(cluster_problems=lambda _: [], pool_args=stack.pool_args, build_stack=stack.build_stack)
 
     def pool_builder(self) -> PoolBuilder:
         with importing(self.name):
-            from elastic_gpu.aws import pools
+            import elastic_gpu.aws.pools as pools
         return PoolBuilder(
             override_problems=pools.override_problems,
             pool_problems=pools.pool_problems,
@@ -104,12 +105,14 @@ class AwsProvider:
 
     def autoscaler_builder(self) -> AutoscalerBuilder:
         with importing(self.name):
-            from elastic_gpu.aws import autoscaler
+            import elastic_gpu.aws.autoscaler as autoscaler
         return AutoscalerBuilder(build_autoscaler=autoscaler.build_autoscaler)
 
     def reader(self) -> NodeGroupReader:
         with importing(self.name):
-            from elastic_gpu.aws import node_templates, pool_view, report
+            import elastic_gpu.aws.node_templates as node_templates
+            import elastic_gpu.aws.pool_view as pool_view
+            import elastic_gpu.aws.report as report
         return NodeGroupReader(
             pools=pool_view.POOL_READERS,
             regions=pool_view.REGION_READERS,
@@ -119,12 +122,12 @@ class AwsProvider:
 
     def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
         with importing(self.name):
-            from elastic_gpu.aws import node_templates
+            import elastic_gpu.aws.node_templates as node_templates
         return node_templates.autoscaler_settings(preview)
 
     def mocks(self) -> Mocks:
         with importing(self.name):
-            from elastic_gpu.aws import mocks
+            import elastic_gpu.aws.mocks as mocks
         return Mocks(
             resources=mocks.RESOURCE_MOCKS,
             invokes=mocks.INVOKE_MOCKS,
@@ -136,12 +139,12 @@ class AwsProvider:
 
     def pack(self) -> PackRules:
         with importing(self.name):
-            from elastic_gpu.aws import pack
+            import elastic_gpu.aws.pack as pack
         return PackRules(policies=pack.POLICIES, public_node_ips=pack.public_node_ips, cost_tags=pack.COST_TAGS)
 
     def versions(self) -> VersionRows:
         with importing(self.name):
-            from elastic_gpu.aws import versions
+            import elastic_gpu.aws.versions as versions
         return VersionRows(
             kubernetes_support=versions.KUBERNETES_SUPPORT,
             version_inputs=versions.VERSION_INPUTS,
@@ -150,7 +153,7 @@ class AwsProvider:
 
     def replacement(self) -> ReplacementRows:
         with importing(self.name):
-            from elastic_gpu.aws import replacement
+            import elastic_gpu.aws.replacement as replacement
         return ReplacementRows(
             pool_replace_fields=replacement.POOL_REPLACE_FIELDS,
             other_replace_fields=replacement.OTHER_REPLACE_FIELDS,
@@ -165,17 +168,17 @@ class AwsProvider:
         self, preview: Preview, pod: PodShape, region: str | None, pool: str | None, promise: float | None
     ) -> PoolOutcome | None:
         with importing(self.name):
-            from elastic_gpu.aws import provisioning
+            import elastic_gpu.aws.provisioning as provisioning
         return provisioning.simulate_pod(preview, pod, region, pool, promise)
 
     def preflight(self, cfg: StackConfig) -> list[Finding]:
         with importing(self.name):
-            from elastic_gpu.aws import preflight
+            import elastic_gpu.aws.preflight as preflight
         return preflight.findings(cfg)
 
     def resolve_gpu(self, instance_type: str, region: str) -> GpuSpec | str:
         with importing(self.name):
-            from elastic_gpu.aws import gpu_types
+            import elastic_gpu.aws.gpu_types as gpu_types
         return gpu_types.resolve_gpu(instance_type, region)
 
 

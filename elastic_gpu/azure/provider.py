@@ -1,6 +1,6 @@
 """Azure as a `CloudProvider` (elastic_gpu/provider.py): AKS, its agent pools, the cluster-autoscaler AKS runs
 itself (or node auto-provisioning), read and checked through this folder's modules, each imported when first
-asked for."""
+asked for (by full name: elastic_gpu/provider.py says why)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ class AzureProvider:
 
     def config_rules(self) -> ConfigRules:
         with importing(self.name):
-            from elastic_gpu.azure import config_rules as rules
+            import elastic_gpu.azure.config_rules as rules
         return ConfigRules(
             problems=rules.validate,
             warnings=rules.warnings,
@@ -87,14 +87,14 @@ class AzureProvider:
 
     def stack_builder(self) -> StackBuilder:
         with importing(self.name):
-            from elastic_gpu.azure import stack
+            import elastic_gpu.azure.stack as stack
         return StackBuilder(
             cluster_problems=stack.cluster_problems, pool_args=stack.pool_args, build_stack=stack.build_stack
         )
 
     def pool_builder(self) -> PoolBuilder:
         with importing(self.name):
-            from elastic_gpu.azure import pools
+            import elastic_gpu.azure.pools as pools
         return PoolBuilder(
             override_problems=pools.override_problems,
             pool_problems=pools.pool_problems,
@@ -107,12 +107,14 @@ class AzureProvider:
 
     def autoscaler_builder(self) -> AutoscalerBuilder:
         with importing(self.name):
-            from elastic_gpu.azure import autoscaler
+            import elastic_gpu.azure.autoscaler as autoscaler
         return AutoscalerBuilder(build_autoscaler=autoscaler.build_autoscaler, runs_pod=autoscaler.RUNS_POD)
 
     def reader(self) -> NodeGroupReader:
         with importing(self.name):
-            from elastic_gpu.azure import node_templates, pool_view, report
+            import elastic_gpu.azure.node_templates as node_templates
+            import elastic_gpu.azure.pool_view as pool_view
+            import elastic_gpu.azure.report as report
         return NodeGroupReader(
             pools=pool_view.POOL_READERS,
             regions=pool_view.REGION_READERS,
@@ -122,12 +124,12 @@ class AzureProvider:
 
     def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
         with importing(self.name):
-            from elastic_gpu.azure import node_templates
+            import elastic_gpu.azure.node_templates as node_templates
         return node_templates.autoscaler_settings(preview)
 
     def mocks(self) -> Mocks:
         with importing(self.name):
-            from elastic_gpu.azure import mocks
+            import elastic_gpu.azure.mocks as mocks
         return Mocks(
             resources=mocks.RESOURCE_MOCKS,
             invokes=mocks.INVOKE_MOCKS,
@@ -135,12 +137,12 @@ class AzureProvider:
 
     def pack(self) -> PackRules:
         with importing(self.name):
-            from elastic_gpu.azure import pack
+            import elastic_gpu.azure.pack as pack
         return PackRules(policies=pack.POLICIES, public_node_ips=pack.public_node_ips, cost_tags=pack.COST_TAGS)
 
     def versions(self) -> VersionRows:
         with importing(self.name):
-            from elastic_gpu.azure import versions
+            import elastic_gpu.azure.versions as versions
         return VersionRows(
             kubernetes_support=versions.KUBERNETES_SUPPORT,
             version_inputs=versions.VERSION_INPUTS,
@@ -149,7 +151,7 @@ class AzureProvider:
 
     def replacement(self) -> ReplacementRows:
         with importing(self.name):
-            from elastic_gpu.azure import replacement
+            import elastic_gpu.azure.replacement as replacement
         return ReplacementRows(
             pool_replace_fields=replacement.POOL_REPLACE_FIELDS,
             other_replace_fields=replacement.OTHER_REPLACE_FIELDS,
@@ -164,17 +166,17 @@ class AzureProvider:
         self, preview: Preview, pod: PodShape, region: str | None, pool: str | None, promise: float | None
     ) -> PoolOutcome | None:
         with importing(self.name):
-            from elastic_gpu.azure import provisioning
+            import elastic_gpu.azure.provisioning as provisioning
         return provisioning.simulate_pod(preview, pod, region, pool, promise)
 
     def preflight(self, cfg: StackConfig) -> list[Finding]:
         with importing(self.name):
-            from elastic_gpu.azure import preflight
+            import elastic_gpu.azure.preflight as preflight
         return preflight.findings(cfg)
 
     def cluster_items(self, cfg: StackConfig) -> list[str]:
         with importing(self.name):
-            from elastic_gpu.azure import config_rules
+            import elastic_gpu.azure.config_rules as config_rules
         return config_rules.cluster_items(cfg)
 
 

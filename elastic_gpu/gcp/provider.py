@@ -1,6 +1,6 @@
 """GCP as a `CloudProvider` (elastic_gpu/provider.py): GKE, its node pools, GKE's own cluster autoscaler (or
 node auto-provisioning with ComputeClasses), Kueue, read and checked through this folder's modules, each
-imported when first asked for."""
+imported when first asked for (by full name: elastic_gpu/provider.py says why)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ class GcpProvider:
 
     def config_rules(self) -> ConfigRules:
         with importing(self.name):
-            from elastic_gpu.gcp import config_rules as rules
+            import elastic_gpu.gcp.config_rules as rules
         return ConfigRules(
             problems=rules.validate,
             warnings=rules.warnings,
@@ -101,14 +101,14 @@ class GcpProvider:
 
     def stack_builder(self) -> StackBuilder:
         with importing(self.name):
-            from elastic_gpu.gcp import stack
+            import elastic_gpu.gcp.stack as stack
         return StackBuilder(
             cluster_problems=stack.cluster_problems, pool_args=stack.pool_args, build_stack=stack.build_stack
         )
 
     def pool_builder(self) -> PoolBuilder:
         with importing(self.name):
-            from elastic_gpu.gcp import pools
+            import elastic_gpu.gcp.pools as pools
         return PoolBuilder(
             override_problems=pools.override_problems,
             pool_problems=pools.pool_problems,
@@ -121,7 +121,7 @@ class GcpProvider:
 
     def autoscaler_builder(self) -> AutoscalerBuilder:
         with importing(self.name):
-            from elastic_gpu.gcp import autoscaler
+            import elastic_gpu.gcp.autoscaler as autoscaler
         return AutoscalerBuilder(
             build_autoscaler=autoscaler.build_autoscaler,
             runs_pod=autoscaler.RUNS_POD,
@@ -130,7 +130,9 @@ class GcpProvider:
 
     def reader(self) -> NodeGroupReader:
         with importing(self.name):
-            from elastic_gpu.gcp import node_templates, pool_view, report
+            import elastic_gpu.gcp.node_templates as node_templates
+            import elastic_gpu.gcp.pool_view as pool_view
+            import elastic_gpu.gcp.report as report
         return NodeGroupReader(
             pools=pool_view.POOL_READERS,
             regions=pool_view.REGION_READERS,
@@ -140,12 +142,12 @@ class GcpProvider:
 
     def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
         with importing(self.name):
-            from elastic_gpu.gcp import node_templates
+            import elastic_gpu.gcp.node_templates as node_templates
         return node_templates.autoscaler_settings(preview)
 
     def mocks(self) -> Mocks:
         with importing(self.name):
-            from elastic_gpu.gcp import mocks
+            import elastic_gpu.gcp.mocks as mocks
         return Mocks(
             resources=mocks.RESOURCE_MOCKS,
             invokes=mocks.INVOKE_MOCKS,
@@ -155,12 +157,12 @@ class GcpProvider:
 
     def pack(self) -> PackRules:
         with importing(self.name):
-            from elastic_gpu.gcp import pack
+            import elastic_gpu.gcp.pack as pack
         return PackRules(policies=pack.POLICIES, public_node_ips=pack.public_node_ips, cost_tags=pack.COST_TAGS)
 
     def versions(self) -> VersionRows:
         with importing(self.name):
-            from elastic_gpu.gcp import versions
+            import elastic_gpu.gcp.versions as versions
         return VersionRows(
             kubernetes_support=versions.KUBERNETES_SUPPORT,
             version_inputs=versions.VERSION_INPUTS,
@@ -169,7 +171,7 @@ class GcpProvider:
 
     def replacement(self) -> ReplacementRows:
         with importing(self.name):
-            from elastic_gpu.gcp import replacement
+            import elastic_gpu.gcp.replacement as replacement
         return ReplacementRows(
             pool_replace_fields=replacement.POOL_REPLACE_FIELDS,
             other_replace_fields=replacement.OTHER_REPLACE_FIELDS,
@@ -182,37 +184,37 @@ class GcpProvider:
 
     def preflight(self, cfg: StackConfig) -> list[Finding]:
         with importing(self.name):
-            from elastic_gpu.gcp import preflight
+            import elastic_gpu.gcp.preflight as preflight
         return preflight.findings(cfg)
 
     def queued_evidence(self) -> Evidence:
         with importing(self.name):
-            from elastic_gpu.gcp import node_templates
+            import elastic_gpu.gcp.node_templates as node_templates
         return node_templates.QUEUED_EVIDENCE
 
     def admission_problem(self, preview: Preview, pod: PodShape) -> str | None:
         with importing(self.name):
-            from elastic_gpu.gcp import kueue_simulation
+            import elastic_gpu.gcp.kueue_simulation as kueue_simulation
         return kueue_simulation.admission_problem(preview, pod)
 
     def admission_path(self, preview: Preview, pod: PodShape) -> str:
         with importing(self.name):
-            from elastic_gpu.gcp import kueue_simulation
+            import elastic_gpu.gcp.kueue_simulation as kueue_simulation
         return kueue_simulation.admission_path(preview, pod)
 
     def group_order(self, preview: Preview, pod: PodShape) -> list[str]:
         with importing(self.name):
-            from elastic_gpu.gcp import node_templates
+            import elastic_gpu.gcp.node_templates as node_templates
         return node_templates.group_order(preview, pod)
 
     def apply_cluster_limits(self, pools: list[PoolView], stack: Iterable[StackResource]) -> None:
         with importing(self.name):
-            from elastic_gpu.gcp import pool_view
+            import elastic_gpu.gcp.pool_view as pool_view
         pool_view.apply_cluster_limits(pools, stack)
 
     def running_support(self, status: SupportStatus, props: Mapping[str, Any]) -> SupportStatus:
         with importing(self.name):
-            from elastic_gpu.gcp import versions
+            import elastic_gpu.gcp.versions as versions
         return versions.running_support(status, props)
 
 
