@@ -5,6 +5,7 @@ alone, as they reach EKS, AKS and GKE."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -23,7 +24,7 @@ from elastic_gpu.tools.simulation.run import Minutes, simulate
 from elastic_gpu.tools.simulation.timings import Evidence
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
 from tests import fake_provider
-from tests.conftest import stack_values
+from tests.conftest import ROOT, stack_values
 from tests.fake_provider import FAKE_NODE_GROUP, GPU_TAINT
 
 
@@ -189,3 +190,34 @@ def test_the_components_build_through_the_fake_builders(fake: None, run_program:
     # The fake's default promise and its workload contract, recorded by the cloud-neutral component.
     assert pool.inputs[PROMISE_INPUT] == 20.0
     assert pool.inputs[CONTRACT_INPUT]["nodeSelector"] == {POOL_LABEL: "gpu"}
+
+
+INCOMPLETE = """
+from elastic_gpu.provider import CloudProvider
+
+
+class Incomplete:
+    name = "incomplete"
+    owner = "an incomplete"
+    cluster_settings = ()
+
+
+PROVIDER: CloudProvider = Incomplete()
+"""
+
+
+def test_the_type_checker_holds_a_provider_to_the_protocol(tmp_path: Path) -> None:
+    api = pytest.importorskip("mypy.api")
+    (tmp_path / "incomplete.py").write_text(INCOMPLETE)
+    files = [str(ROOT / "elastic_gpu" / "provider.py"), str(ROOT / "tests" / "fake_provider.py")]
+    # Only these files (the modules they import read as Any): the members and their arity are what is checked.
+    flags = ["--strict", "--follow-imports=skip", "--ignore-missing-imports", "--no-error-summary"]
+    flags += ["--cache-dir", str(tmp_path / "cache")]
+    out, _, status = api.run([*flags, *files])
+    assert (out, status) == ("", 0)  # the fake is a CloudProvider
+    out, _, status = api.run([*flags, *files, str(tmp_path / "incomplete.py")])
+    assert status == 1
+    assert out.splitlines()[0].endswith(
+        'incomplete.py:11: error: Incompatible types in assignment (expression has type "Incomplete", variable has '
+        'type "CloudProvider")  [assignment]'
+    )
