@@ -677,7 +677,7 @@ DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_
 
 def stack_warnings(cfg: StackConfig) -> list[str]:
     """Printed, not fatal: a Kubernetes minor past its end of standard support (elastic_gpu/versions.py),
-    and what deploys only after a quota increase (the cloud's rules.warnings)."""
+    and what deploys only after a quota increase (the cloud's ConfigRules.warnings)."""
     warnings = minor_support_warnings("cluster.kubernetesVersion: ", cfg.cloud, cfg.cluster.kubernetes_version)
     return warnings + list(get_cloud(cfg.cloud).config_rules().warnings(cfg))
 
