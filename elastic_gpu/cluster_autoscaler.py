@@ -210,9 +210,9 @@ class ClusterAutoscaler(pulumi.ComponentResource):
     def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := handle_problems(f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs.", args.cluster):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
-        cloud = get_cloud(args.cluster.cloud).autoscaler
+        cloud = get_cloud(args.cluster.cloud).autoscaler_builder()
         # A cloud whose autoscaler is managed (GKE, AKS) runs no pod of ours.
-        runs_pod = getattr(cloud, "RUNS_POD", True)
+        runs_pod = cloud.runs_pod
         if problems := autoscaler_problems(name, args, runs_pod):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
         created = own_namespace(args, runs_pod)
@@ -229,7 +229,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
                 k8s_opts, pulumi.ResourceOptions(depends_on=[self.created_namespace])
             )
         self.priority_config: k8s.core.v1.ConfigMap | None = None
-        if "priority" in args.expander and getattr(cloud, "SUPPORTS_PRIORITY_EXPANDER", True):
+        if "priority" in args.expander and cloud.supports_priority_expander:
             pools = [*([args.general_pool] if args.general_pool else []), *args.gpu_pools]
             node_groups = [g for p in pools for g in p.node_group_refs]
             managed = args.cluster.autoscaler_profile if isinstance(args.cluster, ManagedAutoscalerHandle) else None

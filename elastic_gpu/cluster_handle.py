@@ -59,7 +59,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import pulumi
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.clouds import CLOUDS, HANDLE_VERSION_INPUT, all_clouds, get_cloud
+from elastic_gpu.clouds import CLOUDS, HANDLE_VERSION_INPUT, REGISTRY, all_clouds, get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, minor_support_warnings
 
@@ -158,18 +158,18 @@ COMMON_ATTRIBUTES = ("cloud", "cluster_name", "zones", "kubernetes_version", "pr
 def handle_problems(where: str, cluster: object) -> list[str]:
     """Why `cluster` is not a usable handle (empty when it is); never raises AttributeError."""
     cloud = getattr(cluster, "cloud", None)
-    if cloud not in CLOUDS:
+    if not isinstance(cloud, str) or cloud not in REGISTRY:
         return [
             f"{where}cluster: {type(cluster).__name__} is not a cluster handle (no `cloud` of {', '.join(CLOUDS)}); "
             "pass an EksCluster/AksCluster/GkeCluster, or wrap a cluster you already have with "
-            + ", ".join(c.existing_hint for c in all_clouds())
+            + ", ".join(c.facts.existing_hint for c in all_clouds())
         ]
-    spec = get_cloud(cloud)
-    missing = [a for a in (*COMMON_ATTRIBUTES, *spec.handle_attributes) if not hasattr(cluster, a)]
+    facts = get_cloud(cloud).facts
+    missing = [a for a in (*COMMON_ATTRIBUTES, *facts.handle_attributes) if not hasattr(cluster, a)]
     if missing:
         return [
             f"{where}cluster: {type(cluster).__name__} lacks {', '.join(missing)} of the {cloud} cluster handle; "
-            f"wrap the cluster with {spec.existing_hint}"
+            f"wrap the cluster with {facts.existing_hint}"
         ]
     return []
 

@@ -36,8 +36,8 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     Every component's Args is checked first, so a problem only a component sees is reported
     (with its config path) before the cluster or anything else is registered.
     """
-    stack = get_cloud(cfg.cloud).stack
-    problems = [f"cluster ({p})" for p in getattr(stack, "cluster_problems", lambda _: [])(cfg)]
+    stack = get_cloud(cfg.cloud).stack_builder()
+    problems = [f"cluster ({p})" for p in stack.cluster_problems(cfg)]
     problems += args_problems(cfg, lambda p: stack.pool_args(cfg, p))
     if problems:
         raise ConfigError(problems)
@@ -61,7 +61,7 @@ class PlannedCluster:
     provisioner: str | None = None
 
     def __getattr__(self, name: str) -> None:
-        if name in get_cloud(self.cloud).handle_attributes or name in COMMON_ATTRIBUTES:
+        if name in get_cloud(self.cloud).facts.handle_attributes or name in COMMON_ATTRIBUTES:
             return None
         raise AttributeError(name)
 

@@ -31,6 +31,7 @@ from elastic_gpu.gpu_catalog import (
 )
 from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.prices import TABLE_PATH, price_row
+from elastic_gpu.provider import ClusterItems, GpuResolver
 from elastic_gpu.settings import (  # the autoscaler defaults the AKS cluster's profile reads from here
     DEFAULT_EXPANDER as DEFAULT_EXPANDER,
 )
@@ -76,13 +77,13 @@ PROJECT = "elastic-gpu"
 Cloud = Literal["aws", "azure", "gcp"]
 #: What scales the GPU pools: the cluster-autoscaler over declared node groups (every cloud), Karpenter
 #: (EKS; AKS node auto-provisioning), or GKE node pool auto-creation through ComputeClasses. Each cloud
-#: lists the ones it can do in its rules.PROVISIONERS.
+#: lists the ones it can do in its ConfigRules.provisioners.
 Provisioner = Literal["cluster-autoscaler", "karpenter", "auto-provisioning"]
 DEFAULT_PROVISIONER: Provisioner = "cluster-autoscaler"
 #: Address range sizes the network layout supports (elastic_gpu/aws/network.py carves subnets from it).
 CIDR_PREFIXES = range(16, 25)
 #: The most GPUs one node carries in any cloud's catalog is 16 (GCE a2-megagpu-16g); sharing, disks and prices
-#: get sanity bounds here too, the clouds' own in their rules.py.
+#: get sanity bounds here too, the clouds' own in their config_rules.py.
 MAX_GPUS_PER_NODE = 16
 MAX_TIME_SLICING_REPLICAS = 1000
 
@@ -121,7 +122,7 @@ class ClusterCore(_Model):
     name: str = Field(pattern=NAME_PATTERN)
     """Cluster name; also prefixes node-group names and the autoscaler's discovery tag."""
     region: str = Field(min_length=1)
-    """Cloud region; one of the cloud's table in elastic_gpu/<cloud>/rules.py."""
+    """Cloud region; one of the cloud's table in elastic_gpu/<cloud>/config_rules.py."""
     zones: list[str] = Field(min_length=1)
     """Zones the node pools span; each must be in `region`."""
     kubernetes_version: str = Field(pattern=KUBERNETES_MINOR_PATTERN)
@@ -411,8 +412,8 @@ def validate_stack(cfg: StackConfig) -> list[str]:
     )
     # The settings' own rules, the ones GeneralPoolArgs and SpotGpuPoolArgs are checked by (elastic_gpu.settings).
     problems += general_pool_settings_problems(Spelling("generalPool.", stack_file=True), cloud, cfg.general_pool)
-    rules = get_cloud(cloud).rules
-    provisioners = getattr(rules, "PROVISIONERS", (DEFAULT_PROVISIONER,))
+    rules = get_cloud(cloud).config_rules()
+    provisioners = rules.provisioners
     if cfg.provisioner not in provisioners:
         problems.append(
             f"provisioner: {cfg.provisioner!r} is not available on {cloud}; "
@@ -422,7 +423,7 @@ def validate_stack(cfg: StackConfig) -> list[str]:
         problems.append(
             time_slicing_problem("devicePlugin.timeSlicingReplicas", cfg.device_plugin.time_slicing_replicas)
         )
-    splits_per_zone = rules.SPLITS_PER_ZONE
+    splits_per_zone = rules.splits_per_zone
     fallback = next((i for i, p in enumerate(cfg.gpu_pools) if p.on_demand_fallback), None)
     problems += autoscaler_settings_problems(
         lambda key: f"autoscaler.{to_camel(key)}",
@@ -473,8 +474,8 @@ def validate_stack(cfg: StackConfig) -> list[str]:
             if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", ns)
         ]
         problems += duplicate_problems("kueue.namespaces", list(cfg.kueue.namespaces))
-    # The cloud's own rules (regions, zones, machine shapes, tags, API limits): elastic_gpu/<cloud>/rules.py.
-    problems += rules.validate(cfg)
+    # The cloud's own rules (regions, zones, machine shapes, tags, API limits): elastic_gpu/<cloud>/config_rules.py.
+    problems += rules.problems(cfg)
     return problems
 
 
@@ -495,53 +496,33 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
             "cluster.apiAccess.publicCidrs: set only with a public endpoint (public: true); a private-only "
             f"endpoint has no public ranges (got {access.public_cidrs})"
         )
-    runner_clouds = [c.name for c in all_clouds() if c.private_api_needs_runner]
+    runner_clouds = [c.name for c in all_clouds() if c.facts.private_api_needs_runner]
     if "runner_in_vnet" in access.model_fields_set and (cfg.cloud not in runner_clouds or access.public):
         problems.append(
             f"cluster.apiAccess.runnerInVnet: set only on {' or '.join(runner_clouds)} with a private cluster "
             "(public: false); it silences the private-cluster runner warning (got runnerInVnet: "
             f"{access.runner_in_vnet} with cloud {cfg.cloud!r}, public: {access.public})"
         )
-    # (A cloud's own rules on its private endpoint, such as GKE's control-plane range: its rules.validate.)
+    # (A cloud's own rules on its private endpoint, such as GKE's control-plane range: its ConfigRules.problems.)
     return problems
 
 
 def stack_warnings(cfg: StackConfig) -> list[str]:
     """Printed, not fatal: a Kubernetes minor past its end of standard support (elastic_gpu/versions.py),
-    and what deploys only after a quota increase (the cloud's rules.warnings)."""
+    and what deploys only after a quota increase (the cloud's ConfigRules.warnings)."""
     warnings = minor_support_warnings("cluster.kubernetesVersion: ", cfg.cloud, cfg.cluster.kubernetes_version)
-    return warnings + list(get_cloud(cfg.cloud).rules.warnings(cfg))
+    return warnings + list(get_cloud(cfg.cloud).config_rules().warnings(cfg))
 
 
 def _cidr_problems(cfg: StackConfig) -> list[str]:
     return private_cidr_problems("cluster.networkCidr", cfg.cluster.network_cidr, CIDR_PREFIXES)
 
 
-#: Settings that do nothing on some clouds: (section, key or None for the whole section, the `Cloud` flag
-#: that says it does something there, what to do instead). The key is a model attribute name; set keys only
-#: are errors.
-IGNORED_SETTINGS: tuple[tuple[str, str | None, str, str], ...] = (
-    (
-        "autoscaler",
-        None,
-        "takes_autoscaler_settings",
-        "GKE runs its own cluster autoscaler (profile set by GkeCluster, limits per node pool); remove the section",
-    ),
-    (
-        "cluster",
-        "network_cidr",
-        "creates_network",
-        "only the AWS and GCP stacks create a network (a VPC); AKS uses Azure CNI overlay; remove it",
-    ),
-)
-
-
 def _ignored_setting_problems(cfg: StackConfig) -> list[str]:
+    """Each setting that does nothing on the stack's cloud (its provider's `ignored_settings`) and is set: the
+    whole section, or the key (a model attribute name) when one is named."""
     problems = []
-    cloud = get_cloud(cfg.cloud)
-    for section, key, flag, instead in IGNORED_SETTINGS:
-        if getattr(cloud, flag):
-            continue
+    for (section, key), instead in get_cloud(cfg.cloud).ignored_settings().items():
         attr = to_snake(section)
         if key is None and attr in cfg.model_fields_set:
             problems.append(f"{section}: does nothing on {cfg.cloud}: {instead}")
@@ -570,14 +551,14 @@ def stack_items(cfg: StackConfig) -> list[str]:
     cloud = get_cloud(cfg.cloud)
     types = list(cfg.general_pool.instance_types)
     # The cluster's own priced items outside its pools (the AKS System pool's VM size).
-    types += getattr(cloud.rules, "cluster_items", lambda _: [])(cfg)
+    types += cloud.cluster_items(cfg) if isinstance(cloud, ClusterItems) else []
     for pool in cfg.gpu_pools:
         if pool.gpu is None and not pool.instance_types:
             continue  # reported by _gpu_type_problems
         for name in cfg.instance_types(pool):
             types.append(name)
             row = gpu_instance_type(cfg.cloud, name)
-            if cloud.prices_accelerators and row is not None and row.accelerator:
+            if cloud.facts.prices_accelerators and row is not None and row.accelerator:
                 types.append(row.accelerator)
     return list(dict.fromkeys(types))
 
@@ -637,11 +618,11 @@ def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> lis
                 f"(elastic_gpu/gpu_catalog.py); allowed on {cfg.cloud}: {', '.join(offered)}"
             ]
     problems = declare_instance_types(f"{where}.gpuSpec", cfg.cloud, list(pool.instance_types or []), gpu_spec(pool))
-    resolve = getattr(get_cloud(cfg.cloud).rules, "resolve_gpu", None)
-    if pool.gpu_spec is None and resolve is not None and resolving():
+    resolver = get_cloud(cfg.cloud)
+    if pool.gpu_spec is None and isinstance(resolver, GpuResolver) and resolving():
         for name in pool.instance_types or []:
             if gpu_instance_type(cfg.cloud, name) is None and isinstance(
-                spec := resolve(name, cfg.cluster.region), GpuSpec
+                spec := resolver.resolve_gpu(name, cfg.cluster.region), GpuSpec
             ):
                 problems += declare_instance_types(f"{where}.instanceTypes", cfg.cloud, [name], spec)
     problems = problems or gpu_instance_type_problems(

@@ -56,7 +56,7 @@ def general_pool_problems(name: str, args: GeneralPoolArgs, *, settings_checked:
     problems += label_problems(f"{where}extra_labels", args.extra_labels)
     problems += override_type_problems(where, args)
     if not problems:
-        problems += get_cloud(cloud).pools.override_problems(where, args)
+        problems += get_cloud(cloud).pool_builder().override_problems(where, args)
     return problems
 
 
@@ -76,6 +76,6 @@ class GeneralPool(PoolComponent):
         if not args.checked_by_stack and (problems := general_pool_problems(name, args)):
             raise ConfigError(problems, source=f"GeneralPool '{name}'")
         super().__init__(TYPE_TOKEN, name, None, opts)
-        built = get_cloud(args.cluster.cloud).pools.build_general_pool(name, args, self)
+        built = get_cloud(args.cluster.cloud).pool_builder().build_general_pool(name, args, self)
         self.args = args
         self._publish(name, built)

@@ -243,7 +243,7 @@ def declare_instance_types(where: str, cloud: str, names: list[str], spec: GpuSp
         ]
     # A cloud that attaches (and prices) GPUs as their own item (GKE's guest accelerators): the catalog's
     # accelerator types are the models' accelerator labels (nvidia-tesla-t4, nvidia-h100-80gb, ...).
-    accelerator = GPU_MODELS[spec.model].accelerator_label if get_cloud(cloud).prices_accelerators else None
+    accelerator = GPU_MODELS[spec.model].accelerator_label if get_cloud(cloud).facts.prices_accelerators else None
     for name in lacking:
         row = GpuInstanceType(cloud, name, spec.model, spec.count, spec.vcpus, spec.memory_gib, accelerator)
         known = _DECLARED.setdefault((cloud, name), row)
@@ -295,7 +295,7 @@ def default_instance_types(cloud: str, gpu: str, gpus_per_node: int = 1) -> list
     rows = [t for t in gpu_instance_types(cloud) if t.gpu == gpu and t.gpus == gpus_per_node]
     # One group holds several types (an EKS managed node group): they must share one shape
     # (see validation.gpu_instance_type_problems).
-    if rows and get_cloud(cloud).one_group_many_types:
+    if rows and get_cloud(cloud).facts.one_group_many_types:
         first = min(rows, key=lambda t: (t.vcpus, t.memory_gib))
         rows = [t for t in rows if (t.vcpus, t.memory_gib) == (first.vcpus, first.memory_gib)]
     return [t.name for t in rows]

@@ -19,6 +19,7 @@ from pulumi_policy.proxy import UnknownValueError
 from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, INSTANCE_TYPE_KEY, NODE_POOL_KEY
+from elastic_gpu.provider import ClusterLimits
 from elastic_gpu.scheduling import (
     CAPACITY_LABEL,
     CAPACITY_SPOT,
@@ -28,12 +29,10 @@ from elastic_gpu.scheduling import (
     Taint,
 )
 
-#: A Karpenter NodePool (karpenter.sh/v1, the same API on every cloud that runs Karpenter): its cloud is
-#: its node class's API group (Cloud.karpenter_node_class_group); each such cloud's pool_view reads its own NodePools.
+#: A Karpenter NodePool (karpenter.sh/v1, the same API on every cloud that runs Karpenter): its cloud is its
+#: node class's API group (CloudFacts.karpenter_node_class_group); each such cloud's reader reads its own NodePools.
 KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
-KARPENTER_NODE_CLASS_CLOUDS = {
-    c.karpenter_node_class_group: c.name for c in all_clouds() if c.karpenter_node_class_group
-}
+KARPENTER_NODE_CLASS_CLOUDS = {group: c.name for c in all_clouds() if (group := c.facts.karpenter_node_class_group)}
 
 
 @dataclass
@@ -147,7 +146,7 @@ def pool_readers() -> dict[str, list[PoolReader]]:
     clouds use, such as a Karpenter NodePool, has a reader per cloud, each reading its own)."""
     readers: dict[str, list[PoolReader]] = {}
     for c in all_clouds():
-        for t, reader in c.pool_view.POOL_READERS.items():
+        for t, reader in c.reader().pools.items():
             readers.setdefault(t, []).append(reader)
     return readers
 
@@ -232,7 +231,7 @@ RegionReader = Callable[[StackResource, Iterable[StackResource]], "str | None"]
 def _region_readers() -> dict[str, list[RegionReader]]:
     readers: dict[str, list[RegionReader]] = {}
     for c in all_clouds():
-        for t, reader in c.pool_view.REGION_READERS.items():
+        for t, reader in c.reader().regions.items():
             readers.setdefault(t, []).append(reader)
     return readers
 
@@ -266,7 +265,9 @@ def resource_pools(
         pool.region = region
     if stack and any(p.cap_group for p in pools):
         # A cap its pools share, read from the stack (GKE auto-provisioning: the cluster's resource limits).
-        get_cloud(pools[0].cloud).pool_view.apply_cluster_limits(pools, stack)
+        cloud = get_cloud(pools[0].cloud)
+        if isinstance(cloud, ClusterLimits):
+            cloud.apply_cluster_limits(pools, stack)
     return pools
 
 

@@ -1,11 +1,11 @@
 """The account preflight: what a first `pulumi up` of a stack will meet in the user's account, read at preview.
 
-Each cloud's `preflight` part (elastic_gpu/clouds.py) reads what the account allows through its provider SDK's
-own invokes (they run in `pulumi preview`, with the user's credentials): quotas against what the pools need at
-their max, enabled services, and the zones that offer each instance type (a role the stack can create, such as
-the EC2 Spot service-linked role, the stack creates or adopts instead). Where a cloud
-has no invoke for a fact, its finding says which command shows it. Offline, the mock engine answers the invokes
-from a described account (elastic_gpu/tools/offline/account.py: a new account by default).
+Each cloud's `preflight` (an `AccountPreflight` provider, elastic_gpu/provider.py) reads what the account allows
+through its provider SDK's own invokes (they run in `pulumi preview`, with the user's credentials): quotas
+against what the pools need at their max, enabled services, and the zones that offer each instance type (a
+role the stack can create, such as the EC2 Spot service-linked role, the stack creates or adopts instead).
+Where a cloud has no invoke for a fact, its finding says which command shows it. Offline, the mock engine
+answers the invokes from a described account (elastic_gpu/tools/offline/account.py: a new account by default).
 
 A finding names the pool, what is short and by how much, and the exact request or command that fixes it. An
 `error` is a stack that cannot work as declared (a zone that offers none of a pool's types): the preview fails
@@ -30,6 +30,7 @@ import pulumi
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.provider import AccountPreflight
 
 if TYPE_CHECKING:
     from elastic_gpu.config import GpuPoolConfig, StackConfig
@@ -198,8 +199,8 @@ def api_access_findings(cfg: StackConfig) -> list[Finding]:
 
 def findings(cfg: StackConfig) -> list[Finding]:
     """Every finding for the stack: its cloud's `preflight` part (when it has one), then the API access."""
-    part = get_cloud(cfg.cloud).preflight
-    found: list[Finding] = list(part.findings(cfg)) if part is not None else []
+    cloud = get_cloud(cfg.cloud)
+    found: list[Finding] = cloud.preflight(cfg) if isinstance(cloud, AccountPreflight) else []
     return found + api_access_findings(cfg)
 
 

@@ -147,7 +147,9 @@ def _row(
         problems.append(f"{where}: column cloud: {rec['cloud']!r} is not one of {', '.join(CLOUDS)}")
     if rec["kind"] not in KINDS:
         problems.append(f"{where}: column kind: {rec['kind']!r} is not one of {', '.join(KINDS)}")
-    elif rec["kind"] == KIND_GPU and (rec["cloud"] not in CLOUDS or not get_cloud(rec["cloud"]).prices_accelerators):
+    elif rec["kind"] == KIND_GPU and (
+        rec["cloud"] not in CLOUDS or not get_cloud(rec["cloud"]).facts.prices_accelerators
+    ):
         problems.append(f"{where}: column kind: 'gpu' rows (one accelerator) are GCP only (got cloud {rec['cloud']!r})")
     for column in ("region", "item"):
         if not rec[column]:

@@ -26,32 +26,32 @@ DIGEST_LEN = 6
 
 #: Node-pool resources: the fields that force replacement, per cloud (shown in the README), in cloud order.
 POOL_REPLACE_FIELDS: dict[str, ReplaceRule] = {
-    t: rule for c in all_clouds() for t, rule in c.replacement.POOL_REPLACE_FIELDS.items()
+    t: rule for c in all_clouds() for t, rule in c.replacement().pool_replace_fields.items()
 }
 
 #: Other resources whose replacement the diff should name (same sources: the providers' ForceNew fields).
 OTHER_REPLACE_FIELDS: dict[str, ReplaceRule] = {
-    t: rule for c in all_clouds() for t, rule in c.replacement.OTHER_REPLACE_FIELDS.items()
+    t: rule for c in all_clouds() for t, rule in c.replacement().other_replace_fields.items()
 }
 
 REPLACE_FIELDS: dict[str, ReplaceRule] = POOL_REPLACE_FIELDS | OTHER_REPLACE_FIELDS
 
 #: Node-pool inputs whose in-place update replaces every node of the pool (a version bump): `diff` marks it.
 NODE_ROLLING_FIELDS: dict[str, ReplaceRule] = {
-    t: rule for c in all_clouds() for t, rule in c.replacement.NODE_ROLLING_FIELDS.items()
+    t: rule for c in all_clouds() for t, rule in c.replacement().node_rolling_fields.items()
 }
 
 #: The input that is a pool's cloud name. Replacing a pool whose name stays the same cannot create the
 #: new pool first (the name is taken): the provider deletes first (pulumi-terraform-bridge
 #: nameRequiresDeleteBeforeReplace; azure-native replaces on the same URL). Hence the digest in names.
-POOL_NAME_FIELD: dict[str, str] = {t: f for c in all_clouds() for t, f in c.replacement.POOL_NAME_FIELD.items()}
+POOL_NAME_FIELD: dict[str, str] = {t: f for c in all_clouds() for t, f in c.replacement().pool_name_field.items()}
 
 
 #: Inline pools whose change is refused, not replaced: the cluster resource updates in place (the provider
 #: marks none of these ForceNew), the cloud refuses the change, and renaming the inline pool is no way out
 #: either. `diff` refuses such a change (exit 2) with the steps that do it (inline_pool_refusals).
 INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {
-    t: rule for c in all_clouds() for t, rule in c.replacement.INLINE_POOL_REFUSED_FIELDS.items()
+    t: rule for c in all_clouds() for t, rule in c.replacement().inline_pool_refused_fields.items()
 }
 
 

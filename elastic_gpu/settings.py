@@ -40,7 +40,7 @@ Duration = Annotated[str, Field(pattern=DURATION_PATTERN)]
 #: The longest fallback promise: a day. A pool that may wait longer for on-demand capacity has no promise to keep
 #: (leave it unset); larger figures only hide a typo (1e12).
 MAX_MINUTES_TO_FALLBACK = 1440
-#: The smallest node disk any cloud's node image boots from; the clouds' own bounds are in their rules.
+#: The smallest node disk any cloud's node image boots from; the clouds' own bounds are in their config_rules.
 MIN_DISK_GIB = 20
 
 # Defaults, named once. Each is documented on the field that uses it.

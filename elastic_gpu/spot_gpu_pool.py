@@ -82,7 +82,7 @@ class SpotGpuPoolArgs(NodeOverrides, GpuPoolArgsSettings):
             return None
         if self.max_minutes_to_fallback is not None:
             return float(self.max_minutes_to_fallback)
-        return float(get_cloud(self.cluster.cloud).pools.DEFAULT_MAX_MINUTES_TO_FALLBACK)
+        return float(get_cloud(self.cluster.cloud).pool_builder().default_max_minutes_to_fallback)
 
     @property
     def gpus_per_node(self) -> int:
@@ -135,7 +135,7 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs, *, settings_checked
     problems += override_type_problems(where, args)
     if problems:
         return problems  # the group counts below need valid types and zones
-    pools = get_cloud(cloud).pools
+    pools = get_cloud(cloud).pool_builder()
     problems += pools.override_problems(where, args)
     problems += pools.pool_problems(where, args)
     if args.provisioner is not None:
@@ -213,7 +213,7 @@ class SpotGpuPool(PoolComponent):
             provisioner_problems(name, args) if args.checked_by_stack else spot_gpu_pool_problems(name, args)
         ):
             raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
-        pools = get_cloud(args.cluster.cloud).pools
+        pools = get_cloud(args.cluster.cloud).pool_builder()
         #: what a pod needs to land on this pool (tolerations, node selector, Job labels)
         self.workload: WorkloadContract = pools.workload_contract(name, args)
         #: the pool's promise: minutes to the on-demand fallback (None without one)

@@ -89,7 +89,7 @@ def gpu_instance_type_problems(
             f"{where}{types_field}: all types in a pool must carry the same GPU count "
             f"(the autoscaler builds one node template per group); got counts {sorted(counts)}"
         )
-    if len(shapes) > 1 and get_cloud(cloud).one_group_many_types:
+    if len(shapes) > 1 and get_cloud(cloud).facts.one_group_many_types:
         # cluster-autoscaler's AWS provider builds an empty group's node template from the first
         # type only (aws_wrapper.go, instanceTypesOverrides[0]); its README: the types of one group
         # "should have the same amount of RAM and number of CPU cores".
@@ -104,7 +104,7 @@ def gpu_instance_type_problems(
 
 @dataclass(frozen=True)
 class TagRules:
-    """One cloud's rules for the tags (labels) put on every resource; each cloud's rules.py holds its own."""
+    """One cloud's rules for the tags (labels) put on every resource; each cloud's config_rules.py holds its own."""
 
     what: str  # "tag" or "label"
     max_count: int
@@ -236,7 +236,7 @@ def autoscaler_settings_problems(
     if not expander:
         problems.append(f"{field('expander')}: at least one expander is required, e.g. {example}")
     problems += duplicate_problems(field("expander"), list(expander))
-    if fallback is not None and get_cloud(cloud).rules.PRIORITY_EXPANDER and "priority" not in expander:
+    if fallback is not None and get_cloud(cloud).config_rules().priority_expander and "priority" not in expander:
         problems.append(
             f"{field('expander')}: {fallback} needs `priority` in the expander chain, or the autoscaler may pick the "
             f"on-demand group before the spot ones (got {list(expander)}); put priority first, e.g. {example}"
@@ -246,36 +246,36 @@ def autoscaler_settings_problems(
 
 def instance_type_cloud(name: str) -> str | None:
     """Which cloud's naming an instance type follows (`m5.large`, `Standard_D4s_v5`, `e2-standard-4`)."""
-    return next((c.name for c in all_clouds() if re.fullmatch(c.instance_type_pattern, name)), None)
+    return next((c.name for c in all_clouds() if re.fullmatch(c.facts.instance_type_pattern, name)), None)
 
 
 def instance_type_problems(where: str, cloud: str, names: list[str]) -> list[str]:
     """Types that are not named as the cloud names its types (a CPU type of another cloud, a typo), or
-    whose family the cloud's table (elastic_gpu/<cloud>/rules.py MACHINE_TYPE_PATTERN) does not know; and
+    whose family the cloud's table (its ConfigRules.machine_type_pattern) does not know; and
     each type once."""
 
-    rules = get_cloud(cloud).rules
-    example = get_cloud(cloud).example_instance_type
+    rules = get_cloud(cloud).config_rules()
+    example = get_cloud(cloud).facts.example_instance_type
     problems = []
     for j, name in enumerate(names):
         owner = instance_type_cloud(name) if isinstance(name, str) else None
         if owner != cloud:
             looks = f"looks like a {owner} type" if owner else "is no instance type name we know"
             problems.append(f"{where}[{j}]: {name!r} {looks}; allowed: a {cloud} type such as {example}")
-        elif not re.fullmatch(rules.MACHINE_TYPE_PATTERN, name):
+        elif not re.fullmatch(rules.machine_type_pattern, name):
             problems.append(
                 f"{where}[{j}]: {name!r} is not a {cloud} machine type we know; allowed: a type of a known family "
-                f"such as {example} ({rules.MACHINE_TYPE_SOURCE})"
+                f"such as {example} ({rules.machine_type_source})"
             )
     return problems + duplicate_problems(where, list(names))
 
 
 def cloud_args_problems(where: str, cloud: str, tags: Mapping[str, str], disk_size_gib: int) -> list[str]:
-    """A pool component's tags and disk against its cloud's rules (elastic_gpu/<cloud>/rules.py)."""
+    """A pool component's tags and disk against its cloud's rules (its provider's ConfigRules)."""
 
-    rules = get_cloud(cloud).rules
-    return tag_problems(f"{where}tags", tags, rules.TAG_RULES) + bounds_problems(
-        f"{where}disk_size_gib", disk_size_gib, rules.DISK_GIB, " GiB"
+    rules = get_cloud(cloud).config_rules()
+    return tag_problems(f"{where}tags", tags, rules.tag_rules) + bounds_problems(
+        f"{where}disk_size_gib", disk_size_gib, rules.disk_gib, " GiB"
     )
 
 
@@ -403,12 +403,12 @@ def duration_problems(where: str, seconds: float, text: str, bounds: Bounds) -> 
 
 def autoscaler_duration_problems(cloud: str, durations: Mapping[str, str], label: Mapping[str, str]) -> list[str]:
     """The autoscaler's durations (by attribute name: max_node_provision_time ...) within the cloud's bounds
-    (elastic_gpu/<cloud>/rules.py AUTOSCALER_DURATIONS), written as the cloud takes them (DURATION_FORMAT, if
+    (ConfigRules.autoscaler_durations), written as the cloud takes them (duration_format, if
     any); `label` names each field for the message. A zero duration is left to the caller's own "must be
     longer than 0"."""
-    rules = get_cloud(cloud).rules
-    table = getattr(rules, "AUTOSCALER_DURATIONS", {})
-    written = getattr(rules, "DURATION_FORMAT", None)
+    rules = get_cloud(cloud).config_rules()
+    table = rules.autoscaler_durations
+    written = rules.duration_format
     problems = []
     for key, text in durations.items():
         if written is not None and not re.fullmatch(written[0], text):
@@ -421,19 +421,18 @@ def autoscaler_duration_problems(cloud: str, durations: Mapping[str, str], label
 
 
 def time_slicing_problems(where: str, cloud: str, replicas: int | None) -> list[str]:
-    """GPU time-slicing replicas within the cloud's bound (rules.py TIME_SLICING_REPLICAS)."""
+    """GPU time-slicing replicas within the cloud's bound (ConfigRules.time_slicing_replicas)."""
     if replicas is None:
         return []
-    return bounds_problems(where, replicas, get_cloud(cloud).rules.TIME_SLICING_REPLICAS)
+    return bounds_problems(where, replicas, get_cloud(cloud).config_rules().time_slicing_replicas)
 
 
 def general_pool_problems(
     where: str, cloud: str, instance_types: list[str], types_field: str = "instanceTypes"
 ) -> list[str]:
     """The general (CPU) pool's types: the cloud's, known, each once, and as many as one pool of the cloud takes."""
-    rules = get_cloud(cloud).rules
     problems = instance_type_problems(f"{where}{types_field}", cloud, list(instance_types))
-    limit = getattr(rules, "GENERAL_POOL_TYPES", None)
+    limit = get_cloud(cloud).config_rules().general_pool_types
     if limit is not None and len(instance_types) > limit[0]:
         problems.append(f"{where}{types_field}: {limit[1]} (got {list(instance_types)})")
     return problems

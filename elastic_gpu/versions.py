@@ -36,12 +36,12 @@ DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.20.0"
 #: config, preview, policy and README read the merged table). A minor past end of standard support previews
 #: with a warning and the policy's advisory; past end of life the policy's mandatory check fails.
 KUBERNETES_SUPPORT: dict[str, dict[str, MinorSupport]] = {
-    c.name: {r.minor: r for r in c.versions.KUBERNETES_SUPPORT} for c in all_clouds()
+    c.name: {r.minor: r for r in c.versions().kubernetes_support} for c in all_clouds()
 }
 
 #: Kubernetes minors each cloud accepts: its support-table rows (with an autoscaler image where we deploy one).
 SUPPORTED_KUBERNETES_VERSIONS: dict[str, tuple[str, ...]] = {
-    cloud: tuple(m for m in rows if not get_cloud(cloud).pins_autoscaler_image or m in CLUSTER_AUTOSCALER_TAGS)
+    cloud: tuple(m for m in rows if not get_cloud(cloud).facts.pins_autoscaler_image or m in CLUSTER_AUTOSCALER_TAGS)
     for cloud, rows in KUBERNETES_SUPPORT.items()
 }
 
@@ -110,7 +110,7 @@ class SupportStatus:
             reaches = "reached" if (self.day or today()) > oldest.end_of_life else "reaches"
             return (
                 f"Kubernetes {self.minor} on {self.cloud} is past its end of life: it is older than every minor "
-                f"{get_cloud(self.cloud).service} still lists (the oldest, {oldest.minor}, {reaches} end of "
+                f"{get_cloud(self.cloud).facts.service} still lists (the oldest, {oldest.minor}, {reaches} end of "
                 f"life on {oldest.end_of_life.isoformat()}){upgrade}. Source: {oldest.source}."
             )
         if self.level == "end-of-life":
@@ -184,8 +184,9 @@ def support_table() -> str:
     ]
     for cloud, rows in KUBERNETES_SUPPORT.items():
         for minor, r in rows.items():
-            service = get_cloud(cloud).service
-            if not get_cloud(cloud).pins_autoscaler_image:
+            facts = get_cloud(cloud).facts
+            service = facts.service
+            if not facts.pins_autoscaler_image:
                 image = f"managed by {service}"
             else:
                 image = CLUSTER_AUTOSCALER_TAGS.get(minor, "none pinned (minor refused)")

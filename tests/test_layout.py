@@ -1,4 +1,5 @@
-"""A cloud is one folder (elastic_gpu/clouds.py): the cloud-neutral modules never branch on a cloud's name."""
+"""A cloud is one folder with one provider class (elastic_gpu/provider.py, listed in elastic_gpu/clouds.py): the
+cloud-neutral modules never branch on a cloud's name and never import a cloud's folder."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from conftest import ROOT, stack_values
 from elastic_gpu.clouds import CLOUDS, all_clouds, get_cloud
 from elastic_gpu.config import (
     CLOUD_ONLY_CLUSTER_SETTINGS,
-    IGNORED_SETTINGS,
     PROJECT,
     ClusterConfig,
     StackConfig,
@@ -98,15 +98,57 @@ def test_no_cloud_neutral_module_branches_on_a_cloud_name() -> None:
     assert found == []
 
 
-def test_each_folder_exports_its_cloud() -> None:
+def test_each_folder_exports_its_provider() -> None:
     assert [c.name for c in all_clouds()] == list(CLOUDS)
     for cloud in all_clouds():
         assert get_cloud(cloud.name) is cloud
-        # What the core reads of every folder is there, in the folder.
-        parts = ("pool_view", "node_templates", "replacement", "versions", "config_rules", "cluster", "pools")
-        parts += ("mocks", "report")
-        for part in parts:
-            assert (COMPONENTS / cloud.name / f"{part}.py").is_file(), (cloud.name, part)
+        # One class per cloud, in its folder's provider.py (the type checker holds it to CloudProvider).
+        assert type(cloud).__module__ == f"elastic_gpu.{cloud.name}.provider"
+
+
+#: Names the core gives a provider (get_cloud's or all_clouds' result) when it reads one.
+PROVIDER_NAMES = {"cloud", "c", "other", "spec", "rules", "part", "own", "stack"}
+
+
+def provider_lookups(source: str) -> list[tuple[int, str]]:
+    """(line, what) of each `getattr(...)` on a provider or on what it returns, and each import by a computed
+    name: how the core found a cloud's optional parts before the protocol typed them."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or not node.args:
+            continue
+        target = node.args[0]
+        while isinstance(target, ast.Attribute | ast.Call):
+            target = target.value if isinstance(target, ast.Attribute) else target.func
+        if node.func.id == "getattr" and isinstance(target, ast.Name) and target.id in PROVIDER_NAMES | {"get_cloud"}:
+            found.append((node.lineno, f"getattr on {ast.unparse(node.args[0])}"))
+        elif node.func.id == "import_module":
+            found.append((node.lineno, f"import_module({ast.unparse(node.args[0])})"))
+    return found
+
+
+def test_the_lookup_check_finds_each_kind_of_lookup() -> None:
+    source = """
+resolve = getattr(get_cloud(cfg.cloud).rules, "resolve_gpu", None)
+table = getattr(rules, "AUTOSCALER_DURATIONS", {})
+merged = getattr(cloud.mocks, name, {})
+module = import_module(f"elastic_gpu.{name}.{part}")
+value = getattr(cfg.autoscaler, key)
+"""
+    assert provider_lookups(source) == [
+        (2, "getattr on get_cloud(cfg.cloud).rules"),
+        (3, "getattr on rules"),
+        (4, "getattr on cloud.mocks"),
+        (5, "import_module(f'elastic_gpu.{name}.{part}')"),
+    ]
+
+
+def test_the_core_reaches_a_cloud_only_through_its_typed_provider() -> None:
+    # Optional capabilities are protocols checked with isinstance; only the registry imports by name (and the
+    # package's lazy exports, elastic_gpu/__init__.py).
+    neutral = [p for p in _neutral_modules() if p != COMPONENTS / "__init__.py"]
+    found = [f"{p.relative_to(ROOT)}:{line}: {what}" for p in neutral for line, what in provider_lookups(p.read_text())]
+    assert found == []
 
 
 def test_each_cloud_only_cluster_key_is_a_cluster_field_of_one_cloud() -> None:
@@ -143,7 +185,7 @@ def test_a_cluster_key_of_another_cloud_is_named_with_its_owner_and_value() -> N
 def test_the_runner_setting_names_the_clouds_whose_private_api_needs_one() -> None:
     [problem] = [p for p in _problems("gcp-dev", apiAccess={"runnerInVnet": True}) if "runnerInVnet" in p]
     assert problem.startswith("cluster.apiAccess.runnerInVnet: set only on azure with a private cluster")
-    assert [c.name for c in all_clouds() if c.private_api_needs_runner] == ["azure"]
+    assert [c.name for c in all_clouds() if c.facts.private_api_needs_runner] == ["azure"]
 
 
 def _config(stack: str, **cluster: object) -> StackConfig:
@@ -153,7 +195,7 @@ def _config(stack: str, **cluster: object) -> StackConfig:
 
 
 def test_priced_items_beyond_the_pools_come_from_the_cloud() -> None:
-    # The AKS System pool's VM size (azure rules.cluster_items); GKE's accelerators (prices_accelerators).
+    # The AKS System pool's VM size (AzureProvider.cluster_items); GKE's accelerators (prices_accelerators).
     azure = _config("azure-dev", systemPool={"vmSize": "Standard_D8s_v5"})
     aws, gcp = _config("aws-dev"), _config("gcp-dev")
     assert "Standard_D8s_v5" in stack_items(azure) and "Standard_D8s_v5" not in azure.general_pool.instance_types
@@ -195,7 +237,7 @@ from elastic_gpu.pool_view import PoolView
 
 
 def test_no_cloud_neutral_module_imports_a_cloud_folder() -> None:
-    # The core reaches a cloud through its Cloud (get_cloud / all_clouds and the parts they import).
+    # The core reaches a cloud through its provider (get_cloud / all_clouds).
     neutral = [p for p in _neutral_modules() if p not in REEXPORTS | IMPORTS_NOT_YET | {OPTIONS_MERGE}]
     found = [f"{p.relative_to(ROOT)}:{line}: imports {m}" for p in neutral for line, m in cloud_imports(p.read_text())]
     assert found == []
@@ -208,18 +250,27 @@ def test_no_cloud_neutral_module_imports_a_cloud_folder() -> None:
 
 def test_each_cloud_mocks_its_own_types_once() -> None:
     # offline/mocks.py merges the folders' tables: a token answered by two folders would hide one of them.
-    for table in ("RESOURCE_MOCKS", "INVOKE_MOCKS"):
-        tokens = [(c.name, t) for c in all_clouds() for t in getattr(c.mocks, table)]
+    for table in ("resources", "invokes"):
+        tokens = [(c.name, t) for c in all_clouds() for t in getattr(c.mocks(), table)]
         assert len({t for _, t in tokens}) == len(tokens), table
         providers = {"aws": "aws:", "azure": "azure-native:", "gcp": "gcp:"}
         assert [(c, t) for c, t in tokens if not t.startswith(providers[c])] == []
 
 
 def test_settings_without_effect_are_read_from_each_cloud() -> None:
-    # config.IGNORED_SETTINGS names a Cloud flag, not clouds: the same refusals as the clouds' flags say.
-    assert [(f, [c.name for c in all_clouds() if not getattr(c, f)]) for _, _, f, _ in IGNORED_SETTINGS] == [
-        ("takes_autoscaler_settings", ["gcp"]),
-        ("creates_network", ["azure"]),
+    # Each provider names the settings that do nothing on it (ignored_settings); config refuses them when set.
+    assert [(c.name, list(c.ignored_settings())) for c in all_clouds()] == [
+        ("aws", []),
+        ("azure", [("cluster", "network_cidr")]),
+        ("gcp", [("autoscaler", None)]),
+    ]
+    values = stack_values("gcp-dev")
+    values[f"{PROJECT}:autoscaler"] = {"scaleDownUnneededTime": "5m"}
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    assert [p for p in exc.value.problems if "does nothing" in p] == [
+        "autoscaler: does nothing on gcp: GKE runs its own cluster autoscaler (profile set by GkeCluster, limits per "
+        "node pool); remove the section"
     ]
     values = stack_values("aws-dev")
     values[f"{PROJECT}:cluster"]["networkCidr"] = "10.1.0.0/16"

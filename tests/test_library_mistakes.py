@@ -362,7 +362,7 @@ def test_a_missing_extra_says_which_to_install(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(sys.modules, "pulumi_gcp", None)
     monkeypatch.delitem(sys.modules, "elastic_gpu.gcp.stack", raising=False)
     with pytest.raises(ConfigError, match=re.escape("pip install 'elastic-gpu[gcp]'")):
-        get_cloud("gcp").stack  # noqa: B018
+        get_cloud("gcp").stack_builder()
 
 
 def test_hints_speak_to_a_program_too(tmp_path) -> None:

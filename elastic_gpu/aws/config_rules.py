@@ -6,7 +6,6 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from elastic_gpu.aws.gpu_types import resolve_gpu  # noqa: F401  (the cloud's `rules.resolve_gpu`)
 from elastic_gpu.aws.network import MAX_ZONES
 from elastic_gpu.durations import parse_duration
 from elastic_gpu.validation import (

@@ -1,4 +1,4 @@
-"""The policy pack's rows for AKS's own objects (elastic_gpu/clouds.py, `Cloud.policies`): its parts of the
+"""The policy pack's rows for AKS's own objects (its provider's `pack()`, elastic_gpu/provider.py): its parts of the
 cloud-neutral rules (elastic_gpu/tools/policy/); no rules of its own."""
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
-"""The policy pack's rules for EKS's own objects (elastic_gpu/clouds.py, `Cloud.policies`), and its parts of the
-cloud-neutral rules (elastic_gpu/tools/policy/)."""
+"""The policy pack's rules for EKS's own objects (its provider's `pack()`, elastic_gpu/provider.py), and its
+parts of the cloud-neutral rules (elastic_gpu/tools/policy/)."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from pulumi_policy import ResourceValidationArgs
 
@@ -18,9 +20,12 @@ from elastic_gpu.aws.pack.security import (
     public_node_ips,
 )
 
+if TYPE_CHECKING:
+    from elastic_gpu.tools.policy import Policy
+
 #: (the cloud-neutral policy each follows in the pack, or None for after all of them; the policy), in order:
 #: the Rules table of policy/README.md (elastic_gpu.tools.policy.ALL_POLICIES)
-POLICIES = [
+POLICIES: list[tuple[str | None, Policy]] = [
     ("spot-pool-is-spot", eks_autoscaler_asg_tags),  # 4
     ("autoscaler-owned-size-ignored", node_disks_encrypted),  # 7
     ("autoscaler-owned-size-ignored", eks_launch_template_imdsv2),  # 7

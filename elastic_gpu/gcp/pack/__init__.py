@@ -1,5 +1,5 @@
-"""The policy pack's rules for GKE's own objects (elastic_gpu/clouds.py, `Cloud.policies`), and its parts of the
-cloud-neutral rules (elastic_gpu/tools/policy/)."""
+"""The policy pack's rules for GKE's own objects (its provider's `pack()`, elastic_gpu/provider.py), and its
+parts of the cloud-neutral rules (elastic_gpu/tools/policy/)."""
 
 from __future__ import annotations
 

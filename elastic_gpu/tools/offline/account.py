@@ -31,8 +31,8 @@ MERGED_KEYS = ("quotas",)
 
 
 def new_account() -> dict[str, dict[str, Any]]:
-    """Every cloud's new account (its mocks part's NEW_ACCOUNT)."""
-    return {c.name: dict(getattr(c.mocks, "NEW_ACCOUNT", {})) for c in all_clouds()}
+    """Every cloud's new account (its mocks' `new_account`)."""
+    return {c.name: dict(c.mocks().new_account) for c in all_clouds()}
 
 
 def described_account(described: dict[str, Any] | None = None, source: str = "account") -> dict[str, dict[str, Any]]:

@@ -416,8 +416,8 @@ def _minor(value: Any) -> tuple[int, int] | None:
 def _version_inputs() -> tuple[dict[str, str], dict[str, str]]:
     clouds = all_clouds()
     return (
-        {t: f for c in clouds for t, f in c.versions.VERSION_INPUTS.items()},
-        {t: f for c in clouds for t, f in c.versions.NODE_VERSION_INPUTS.items()},
+        {t: f for c in clouds for t, f in c.versions().version_inputs.items()},
+        {t: f for c in clouds for t, f in c.versions().node_version_inputs.items()},
     )
 
 

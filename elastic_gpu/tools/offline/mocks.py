@@ -1,5 +1,5 @@
 """Mock provider answers: each resource echoes its inputs plus the outputs the program reads (each cloud's
-answers are in its folder's `mocks` part: elastic_gpu/clouds.py).
+answers are its provider's `mocks()`: elastic_gpu/provider.py).
 
 Values here stand in for what the cloud would return (an ARN, an endpoint, an
 ASG name), shaped like the real thing and derived only from names, so two runs
@@ -45,45 +45,38 @@ class RemoteChildren(Protocol):
 RemoteComponentMock = Callable[[str, dict[str, Any], RemoteChildren], dict[str, Any]]
 
 
-# --- each cloud's mocks (its folder's `mocks` part), merged on first use --------------------------------
-
-
-def _merged(name: str) -> dict[str, Any]:
-    merged: dict[str, Any] = {}
-    for cloud in all_clouds():
-        merged |= getattr(cloud.mocks, name, {})
-    return merged
+# --- each cloud's mocks (its provider's `mocks()`), merged on first use -----------------------------------
 
 
 @cache
 def _resource_mocks() -> dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]]:
-    """Resource type -> the outputs the cloud would add to its inputs (every cloud's RESOURCE_MOCKS)."""
-    return _merged("RESOURCE_MOCKS")
+    """Resource type -> the outputs the cloud would add to its inputs (every cloud's `Mocks.resources`)."""
+    return {t: f for c in all_clouds() for t, f in c.mocks().resources.items()}
 
 
 @cache
 def _invoke_mocks() -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
-    """Invoke token -> the answer the cloud would give, derived only from the arguments (INVOKE_MOCKS)."""
-    return _merged("INVOKE_MOCKS")
+    """Invoke token -> the answer the cloud would give, derived only from the arguments (`Mocks.invokes`)."""
+    return {t: f for c in all_clouds() for t, f in c.mocks().invokes.items()}
 
 
 @cache
 def _account_invokes() -> dict[str, tuple[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]]]:
-    """Invoke token -> (its cloud, the answer from that cloud's part of the described account) (ACCOUNT_INVOKES)."""
-    return {t: (c.name, f) for c in all_clouds() for t, f in getattr(c.mocks, "ACCOUNT_INVOKES", {}).items()}
+    """Invoke token -> (its cloud, the answer from that cloud's part of the described account)."""
+    return {t: (c.name, f) for c in all_clouds() for t, f in c.mocks().account_invokes.items()}
 
 
 @cache
 def _provider_defaults() -> dict[str, Callable[[str, str], dict[str, Any]]]:
     """Type prefix -> outputs every resource of that provider has unless its inputs give them (an AWS ARN)."""
-    return _merged("PROVIDER_DEFAULTS")
+    return {t: f for c in all_clouds() for t, f in c.mocks().provider_defaults.items()}
 
 
 @cache
 def remote_components() -> dict[str, RemoteComponentMock]:
     """Remote (multi-language) components (pulumi-eks's Cluster): their mock registers the children a real run
-    would create and returns the component's outputs, resource references included (REMOTE_COMPONENTS)."""
-    return _merged("REMOTE_COMPONENTS")
+    would create and returns the component's outputs, resource references included (`Mocks.remote_components`)."""
+    return {t: f for c in all_clouds() for t, f in c.mocks().remote_components.items()}
 
 
 STACK_REFERENCE = "pulumi:pulumi:StackReference"

@@ -95,10 +95,10 @@ PoolRows = Callable[[CapturedResource, Preview], list[PoolSummary]]
 @cache
 def pool_rows() -> dict[str, PoolRows]:
     """Per resource type, its rows: a Karpenter NodePool's (the same API on every cloud), then every cloud's
-    own (its folder's `report` part, POOL_ROWS)."""
+    own (its reader's `report_rows`)."""
     rows: dict[str, PoolRows] = {KARPENTER_NODE_POOL: _karpenter_node_pool}
     for cloud in all_clouds():
-        rows |= cloud.report.POOL_ROWS
+        rows |= cloud.reader().report_rows
     return rows
 
 

@@ -83,7 +83,7 @@ def assemble(neutral: Sequence[Policy], placed: Iterable[tuple[str | None, Polic
 @cache
 def _pack() -> tuple[list[Policy], dict[str, Policy]]:
     # Assembled on first use, not on import: a cloud's rules import policy_rules' helpers (this package).
-    placed = (pair for cloud in all_clouds() if cloud.policies is not None for pair in cloud.policies.POLICIES)
+    placed = (pair for cloud in all_clouds() for pair in cloud.pack().policies)
     policies = [scoped(p) for p in assemble(NEUTRAL_POLICIES, placed)]
     return policies, {p.name: p for p in policies}
 

@@ -143,8 +143,8 @@ TagReader = Callable[[ResourceValidationArgs], tuple[str, set[str]]]
 
 @cache
 def _tag_readers() -> dict[str, TagReader]:
-    """Resource type -> its reader, from every cloud's `policies` part (COST_TAGS)."""
-    return {t: read for c in all_clouds() if c.policies is not None for t, read in c.policies.COST_TAGS.items()}
+    """Resource type -> its reader, from every cloud's pack (PackRules.cost_tags)."""
+    return {t: read for c in all_clouds() for t, read in c.pack().cost_tags.items()}
 
 
 def validate_cost_tags(args: ResourceValidationArgs, report: ReportViolation) -> None:

@@ -70,7 +70,7 @@ spot_gpu_pool_scales_to_zero = ResourceValidationPolicy(
 def validate_really_spot(args: ResourceValidationArgs, report: ReportViolation) -> None:
     for pool in pools_of(args.resource_type, args.name, args.props):
         if pool.intends_spot and not (pool.spot or pool.spot_first):
-            fix = get_cloud(pool.cloud).spot_fix
+            fix = get_cloud(pool.cloud).facts.spot_fix
             report(
                 f"Pool '{pool.label}' is labelled or named spot but is billed on-demand: {fix}.",
                 None,

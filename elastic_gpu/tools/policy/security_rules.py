@@ -16,7 +16,7 @@ PublicIpFinder = Callable[[Sequence[PolicyResource]], Iterator[tuple[PolicyResou
 
 @cache
 def _finders() -> tuple[PublicIpFinder, ...]:
-    return tuple(c.policies.public_node_ips for c in all_clouds() if c.policies is not None)
+    return tuple(c.pack().public_node_ips for c in all_clouds())
 
 
 def validate_no_public_ips(args: StackValidationArgs, report: ReportViolation) -> None:

@@ -8,13 +8,14 @@ from __future__ import annotations
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy
 
 from elastic_gpu.clouds import all_clouds, get_cloud
+from elastic_gpu.provider import RunningVersion
 from elastic_gpu.versions import SupportStatus, support_status
 
 #: The cluster resource of each cloud and the input that carries its Kubernetes version (its versions part).
 CLUSTER_VERSION_INPUTS: dict[str, tuple[str, str]] = {
     resource_type: (cloud.name, key)
     for cloud in all_clouds()
-    for resource_type, key in cloud.versions.VERSION_INPUTS.items()
+    for resource_type, key in cloud.versions().version_inputs.items()
 }
 
 
@@ -28,8 +29,10 @@ def cluster_support(args: ResourceValidationArgs) -> SupportStatus | None:
     version = props.get(key)
     status = support_status(cloud, version) if isinstance(version, str) and version else None
     # The version that will run, where the cloud says more than the declared one (GKE: its release channel).
-    running = getattr(get_cloud(cloud).versions, "running_support", None)  # optional part of a cloud's versions
-    return running(status, props) if status is not None and running is not None else status
+    provider = get_cloud(cloud)
+    if status is not None and isinstance(provider, RunningVersion):
+        return provider.running_support(status, props)
+    return status
 
 
 def validate_in_standard_support(args: ResourceValidationArgs, report: ReportViolation) -> None:

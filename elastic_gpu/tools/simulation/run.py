@@ -10,6 +10,7 @@ from typing import Any, Literal
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.prices import HOURS_PER_MONTH
+from elastic_gpu.provider import GroupOrder, OwnProvisioner, QueueAdmission
 from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
@@ -261,8 +262,9 @@ def simulate_pod(
 ) -> PoolOutcome:
     """`candidates`: the templates the pod's nodeSelector may select (all when None; LabelIndex)."""
     # A queued group (GKE queued provisioning) scales only for what its cloud's queue admits (Kueue on GKE).
-    admission = getattr(get_cloud(settings.cloud).node_templates, "admission_problem", None)
-    kueue = admission(preview, pod) if admission and any(t.queued for t in templates) else None
+    cloud = get_cloud(settings.cloud)
+    queue = cloud if isinstance(cloud, QueueAdmission) else None
+    kueue = queue.admission_problem(preview, pod) if queue and any(t.queued for t in templates) else None
 
     # A group the autoscaler does not list is never scaled by it, whatever fits there.
     def listed(t: NodeTemplate) -> bool:
@@ -271,8 +273,8 @@ def simulate_pod(
     scaled = [t for t in (templates if candidates is None else candidates) if listed(t)]
     fits = [t for t in scaled if _blocked(pod, t, kueue) is None]
     # The groups the pod's own selector ranks (GKE: its ComputeClass's priorities), from its cloud's folder.
-    group_order = getattr(get_cloud(settings.cloud).node_templates, "group_order", None)
-    tiers = rank(pod, fits, settings.expanders, settings.priorities, group_order(preview, pod) if group_order else [])
+    ranked = cloud.group_order(preview, pod) if isinstance(cloud, GroupOrder) else []
+    tiers = rank(pod, fits, settings.expanders, settings.priorities, ranked)
     order = [g for tier in tiers for g in tier]
     reached_pool = pool or (order[0].pool if order else None)
     own = [t for t in templates if t.pool == reached_pool]
@@ -314,7 +316,8 @@ def simulate_pod(
     figures = {k: _combine([f[k] for f in per_regime.values()]) for k in next(iter(per_regime.values()))}
     fallback_time = figures[SCENARIO_ALL_OUT] if fallback else None
     queued = _queued(preview, pod, settings) if first.queued else None
-    queued_evidence = getattr(get_cloud(settings.cloud).node_templates, "QUEUED_EVIDENCE", None)
+    cloud = get_cloud(settings.cloud)
+    queued_evidence = cloud.queued_evidence() if isinstance(cloud, QueueAdmission) else None
     return PoolOutcome(
         pool=reached_pool,
         pod=pod.name,
@@ -348,8 +351,8 @@ def simulate_pod(
 
 def _queued(preview: Preview, pod: PodShape, settings: AutoscalerSettings) -> str:
     """A queued-provisioning group's figure: no time, the admission path its nodes come through."""
-    path = getattr(get_cloud(settings.cloud).node_templates, "admission_path", None)
-    via = path(preview, pod) if path else "its cloud's queue"
+    cloud = get_cloud(settings.cloud)
+    via = cloud.admission_path(preview, pod) if isinstance(cloud, QueueAdmission) else "its cloud's queue"
     return f"queued: nodes come when {via} admits the workload; the wait has no documented bound"
 
 
@@ -446,7 +449,8 @@ def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[P
         name = pod_shape(manifest).name if manifest is not None else "-"
         return [_unreached(pool, name, stuck, settings, promises) for pool in contracts]
     # A provisioner of the cloud's own (EKS: Karpenter) answers for the pods its objects take.
-    own = get_cloud(settings.cloud).part("provisioning", optional=True)
+    cloud = get_cloud(settings.cloud)
+    own = cloud if isinstance(cloud, OwnProvisioner) else None
     region = next((t.region for t in templates if t.region), None)
 
     index = LabelIndex(templates)

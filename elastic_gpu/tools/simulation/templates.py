@@ -79,7 +79,7 @@ def daemon_requests(preview: Preview, template: NodeTemplate) -> dict[str, float
 
 
 def node_templates(preview: Preview) -> list[NodeTemplate]:
-    out = [t for cloud in all_clouds() for t in cloud.node_templates.node_templates(preview)]
+    out = [t for cloud in all_clouds() for t in cloud.reader().node_templates(preview)]
     for t in out:
         t.daemon_requests = daemon_requests(preview, t)
     return out

@@ -1,0 +1,180 @@
+"""AWS as a `CloudProvider` (elastic_gpu/provider.py): EKS, its managed node groups, the cluster-autoscaler we
+run (or Karpenter), read and checked through this folder's modules, each imported when first asked for (by
+full name: elastic_gpu/provider.py says why)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from elastic_gpu.clouds import importing
+from elastic_gpu.provider import (
+    AutoscalerBuilder,
+    CloudFacts,
+    CloudProvider,
+    ConfigRules,
+    Mocks,
+    NodeGroupReader,
+    PackRules,
+    PoolBuilder,
+    ReplacementRows,
+    StackBuilder,
+    VersionRows,
+)
+
+if TYPE_CHECKING:
+    from elastic_gpu.config import StackConfig
+    from elastic_gpu.gpu_catalog import GpuSpec
+    from elastic_gpu.preflight import Finding
+    from elastic_gpu.tools.offline.runner import Preview
+    from elastic_gpu.tools.simulation.pod import PodShape
+    from elastic_gpu.tools.simulation.run import PoolOutcome
+    from elastic_gpu.tools.simulation.timings import AutoscalerSettings
+
+
+class AwsProvider:
+    """EKS. Also an `OwnProvisioner` (Karpenter), an `AccountPreflight` and a `GpuResolver` (EC2)."""
+
+    name = "aws"
+    facts = CloudFacts(
+        service="EKS",
+        handle_attributes=(
+            "region",
+            "node_role_arn",
+            "subnet_ids",
+            "oidc_provider_arn",
+            "oidc_issuer_url",
+            "node_dependencies",
+        ),
+        existing_hint="EksCluster.existing(...), EksCluster.from_cluster(...) or EksCluster.from_pulumi_eks(...)",
+        instance_type_pattern=r"[a-z][a-z0-9-]*\.[a-z0-9]+",
+        example_instance_type="m6i.xlarge",
+        spot_fix="set capacityType: SPOT",
+        # An EKS managed node group holds several instance types (see validation.gpu_instance_type_problems).
+        one_group_many_types=True,
+        prices_accelerators=False,
+        pins_autoscaler_image=True,
+        karpenter_node_class_group="karpenter.k8s.aws",
+    )
+    owner = "an AWS"
+
+    def config_rules(self) -> ConfigRules:
+        with importing(self.name):
+            import elastic_gpu.aws.config_rules as rules
+        return ConfigRules(
+            problems=rules.validate,
+            warnings=rules.warnings,
+            gpus_per_node_selects=rules.gpus_per_node_selects,
+            provisioners=rules.PROVISIONERS,
+            splits_per_zone=rules.SPLITS_PER_ZONE,
+            priority_expander=rules.PRIORITY_EXPANDER,
+            machine_type_pattern=rules.MACHINE_TYPE_PATTERN,
+            machine_type_source=rules.MACHINE_TYPE_SOURCE,
+            tag_rules=rules.TAG_RULES,
+            disk_gib=rules.DISK_GIB,
+            time_slicing_replicas=rules.TIME_SLICING_REPLICAS,
+            autoscaler_durations=rules.AUTOSCALER_DURATIONS,
+            general_pool_types=rules.GENERAL_POOL_TYPES,
+        )
+
+    def ignored_settings(self) -> Mapping[tuple[str, str | None], str]:
+        return {}  # the stack creates the VPC (cluster.networkCidr) and runs the autoscaler it configures
+
+    def stack_builder(self) -> StackBuilder:
+        with importing(self.name):
+            import elastic_gpu.aws.stack as stack
+        return StackBuilder(cluster_problems=lambda _: [], pool_args=stack.pool_args, build_stack=stack.build_stack)
+
+    def pool_builder(self) -> PoolBuilder:
+        with importing(self.name):
+            import elastic_gpu.aws.pools as pools
+        return PoolBuilder(
+            override_problems=pools.override_problems,
+            pool_problems=pools.pool_problems,
+            node_group_counts=pools.node_group_counts,
+            workload_contract=pools.workload_contract,
+            build_general_pool=pools.build_general_pool,
+            build_spot_gpu_pool=pools.build_spot_gpu_pool,
+            default_max_minutes_to_fallback=pools.DEFAULT_MAX_MINUTES_TO_FALLBACK,
+        )
+
+    def autoscaler_builder(self) -> AutoscalerBuilder:
+        with importing(self.name):
+            import elastic_gpu.aws.autoscaler as autoscaler
+        return AutoscalerBuilder(build_autoscaler=autoscaler.build_autoscaler)
+
+    def reader(self) -> NodeGroupReader:
+        with importing(self.name):
+            import elastic_gpu.aws.node_templates as node_templates
+            import elastic_gpu.aws.pool_view as pool_view
+            import elastic_gpu.aws.report as report
+        return NodeGroupReader(
+            pools=pool_view.POOL_READERS,
+            regions=pool_view.REGION_READERS,
+            report_rows=report.POOL_ROWS,
+            node_templates=node_templates.node_templates,
+        )
+
+    def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
+        with importing(self.name):
+            import elastic_gpu.aws.node_templates as node_templates
+        return node_templates.autoscaler_settings(preview)
+
+    def mocks(self) -> Mocks:
+        with importing(self.name):
+            import elastic_gpu.aws.mocks as mocks
+        return Mocks(
+            resources=mocks.RESOURCE_MOCKS,
+            invokes=mocks.INVOKE_MOCKS,
+            provider_defaults=mocks.PROVIDER_DEFAULTS,
+            remote_components=mocks.REMOTE_COMPONENTS,
+            new_account=mocks.NEW_ACCOUNT,
+            account_invokes=mocks.ACCOUNT_INVOKES,
+        )
+
+    def pack(self) -> PackRules:
+        with importing(self.name):
+            import elastic_gpu.aws.pack as pack
+        return PackRules(policies=pack.POLICIES, public_node_ips=pack.public_node_ips, cost_tags=pack.COST_TAGS)
+
+    def versions(self) -> VersionRows:
+        with importing(self.name):
+            import elastic_gpu.aws.versions as versions
+        return VersionRows(
+            kubernetes_support=versions.KUBERNETES_SUPPORT,
+            version_inputs=versions.VERSION_INPUTS,
+            node_version_inputs=versions.NODE_VERSION_INPUTS,
+        )
+
+    def replacement(self) -> ReplacementRows:
+        with importing(self.name):
+            import elastic_gpu.aws.replacement as replacement
+        return ReplacementRows(
+            pool_replace_fields=replacement.POOL_REPLACE_FIELDS,
+            other_replace_fields=replacement.OTHER_REPLACE_FIELDS,
+            pool_name_field=replacement.POOL_NAME_FIELD,
+            inline_pool_refused_fields=replacement.INLINE_POOL_REFUSED_FIELDS,
+            node_rolling_fields=replacement.NODE_ROLLING_FIELDS,
+        )
+
+    # OwnProvisioner, AccountPreflight, GpuResolver
+
+    def simulate_pod(
+        self, preview: Preview, pod: PodShape, region: str | None, pool: str | None, promise: float | None
+    ) -> PoolOutcome | None:
+        with importing(self.name):
+            import elastic_gpu.aws.provisioning as provisioning
+        return provisioning.simulate_pod(preview, pod, region, pool, promise)
+
+    def preflight(self, cfg: StackConfig) -> list[Finding]:
+        with importing(self.name):
+            import elastic_gpu.aws.preflight as preflight
+        return preflight.findings(cfg)
+
+    def resolve_gpu(self, instance_type: str, region: str) -> GpuSpec | str:
+        with importing(self.name):
+            import elastic_gpu.aws.gpu_types as gpu_types
+        return gpu_types.resolve_gpu(instance_type, region)
+
+
+PROVIDER: CloudProvider = AwsProvider()

@@ -1,0 +1,178 @@
+"""Azure as a `CloudProvider` (elastic_gpu/provider.py): AKS, its agent pools, the cluster-autoscaler AKS runs
+itself (or node auto-provisioning), read and checked through this folder's modules, each imported when first
+asked for (by full name: elastic_gpu/provider.py says why)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from elastic_gpu.clouds import importing
+from elastic_gpu.provider import (
+    AutoscalerBuilder,
+    CloudFacts,
+    CloudProvider,
+    ConfigRules,
+    Mocks,
+    NodeGroupReader,
+    PackRules,
+    PoolBuilder,
+    ReplacementRows,
+    StackBuilder,
+    VersionRows,
+)
+
+if TYPE_CHECKING:
+    from elastic_gpu.config import StackConfig
+    from elastic_gpu.preflight import Finding
+    from elastic_gpu.tools.offline.runner import Preview
+    from elastic_gpu.tools.simulation.pod import PodShape
+    from elastic_gpu.tools.simulation.run import PoolOutcome
+    from elastic_gpu.tools.simulation.timings import AutoscalerSettings
+
+
+class AzureProvider:
+    """AKS. Also an `OwnProvisioner` (node auto-provisioning), an `AccountPreflight` and `ClusterItems` (the
+    System pool)."""
+
+    name = "azure"
+    facts = CloudFacts(
+        service="AKS",
+        handle_attributes=("resource_group_name", "location", "autoscaler_profile"),
+        existing_hint="AksCluster.existing(...) or AksCluster.from_managed_cluster(...)",
+        instance_type_pattern=r"Standard_[A-Za-z0-9_]+",
+        example_instance_type="Standard_D4s_v5",
+        spot_fix="set scaleSetPriority: Spot",
+        one_group_many_types=False,
+        prices_accelerators=False,
+        # AKS runs its own cluster-autoscaler (configured through the cluster's autoscaler profile).
+        pins_autoscaler_image=False,
+        private_api_needs_runner=True,
+        # node auto-provisioning's AKSNodeClass (provisioner karpenter, elastic_gpu/azure/node_provisioning)
+        karpenter_node_class_group="karpenter.azure.com",
+    )
+    owner = "an Azure"
+
+    def config_rules(self) -> ConfigRules:
+        with importing(self.name):
+            import elastic_gpu.azure.config_rules as rules
+        return ConfigRules(
+            problems=rules.validate,
+            warnings=rules.warnings,
+            gpus_per_node_selects=rules.gpus_per_node_selects,
+            provisioners=rules.PROVISIONERS,
+            splits_per_zone=rules.SPLITS_PER_ZONE,
+            priority_expander=rules.PRIORITY_EXPANDER,
+            machine_type_pattern=rules.MACHINE_TYPE_PATTERN,
+            machine_type_source=rules.MACHINE_TYPE_SOURCE,
+            tag_rules=rules.TAG_RULES,
+            disk_gib=rules.DISK_GIB,
+            time_slicing_replicas=rules.TIME_SLICING_REPLICAS,
+            autoscaler_durations=rules.AUTOSCALER_DURATIONS,
+            duration_format=rules.DURATION_FORMAT,
+            general_pool_types=rules.GENERAL_POOL_TYPES,
+        )
+
+    def ignored_settings(self) -> Mapping[tuple[str, str | None], str]:
+        return {
+            ("cluster", "network_cidr"): (
+                "only the AWS and GCP stacks create a network (a VPC); AKS uses Azure CNI overlay; remove it"
+            )
+        }
+
+    def stack_builder(self) -> StackBuilder:
+        with importing(self.name):
+            import elastic_gpu.azure.stack as stack
+        return StackBuilder(
+            cluster_problems=stack.cluster_problems, pool_args=stack.pool_args, build_stack=stack.build_stack
+        )
+
+    def pool_builder(self) -> PoolBuilder:
+        with importing(self.name):
+            import elastic_gpu.azure.pools as pools
+        return PoolBuilder(
+            override_problems=pools.override_problems,
+            pool_problems=pools.pool_problems,
+            node_group_counts=pools.node_group_counts,
+            workload_contract=pools.workload_contract,
+            build_general_pool=pools.build_general_pool,
+            build_spot_gpu_pool=pools.build_spot_gpu_pool,
+            default_max_minutes_to_fallback=pools.DEFAULT_MAX_MINUTES_TO_FALLBACK,
+        )
+
+    def autoscaler_builder(self) -> AutoscalerBuilder:
+        with importing(self.name):
+            import elastic_gpu.azure.autoscaler as autoscaler
+        return AutoscalerBuilder(build_autoscaler=autoscaler.build_autoscaler, runs_pod=autoscaler.RUNS_POD)
+
+    def reader(self) -> NodeGroupReader:
+        with importing(self.name):
+            import elastic_gpu.azure.node_templates as node_templates
+            import elastic_gpu.azure.pool_view as pool_view
+            import elastic_gpu.azure.report as report
+        return NodeGroupReader(
+            pools=pool_view.POOL_READERS,
+            regions=pool_view.REGION_READERS,
+            report_rows=report.POOL_ROWS,
+            node_templates=node_templates.node_templates,
+        )
+
+    def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
+        with importing(self.name):
+            import elastic_gpu.azure.node_templates as node_templates
+        return node_templates.autoscaler_settings(preview)
+
+    def mocks(self) -> Mocks:
+        with importing(self.name):
+            import elastic_gpu.azure.mocks as mocks
+        return Mocks(
+            resources=mocks.RESOURCE_MOCKS,
+            invokes=mocks.INVOKE_MOCKS,
+        )
+
+    def pack(self) -> PackRules:
+        with importing(self.name):
+            import elastic_gpu.azure.pack as pack
+        return PackRules(policies=pack.POLICIES, public_node_ips=pack.public_node_ips, cost_tags=pack.COST_TAGS)
+
+    def versions(self) -> VersionRows:
+        with importing(self.name):
+            import elastic_gpu.azure.versions as versions
+        return VersionRows(
+            kubernetes_support=versions.KUBERNETES_SUPPORT,
+            version_inputs=versions.VERSION_INPUTS,
+            node_version_inputs=versions.NODE_VERSION_INPUTS,
+        )
+
+    def replacement(self) -> ReplacementRows:
+        with importing(self.name):
+            import elastic_gpu.azure.replacement as replacement
+        return ReplacementRows(
+            pool_replace_fields=replacement.POOL_REPLACE_FIELDS,
+            other_replace_fields=replacement.OTHER_REPLACE_FIELDS,
+            pool_name_field=replacement.POOL_NAME_FIELD,
+            inline_pool_refused_fields=replacement.INLINE_POOL_REFUSED_FIELDS,
+            node_rolling_fields=replacement.NODE_ROLLING_FIELDS,
+        )
+
+    # OwnProvisioner, AccountPreflight, ClusterItems
+
+    def simulate_pod(
+        self, preview: Preview, pod: PodShape, region: str | None, pool: str | None, promise: float | None
+    ) -> PoolOutcome | None:
+        with importing(self.name):
+            import elastic_gpu.azure.provisioning as provisioning
+        return provisioning.simulate_pod(preview, pod, region, pool, promise)
+
+    def preflight(self, cfg: StackConfig) -> list[Finding]:
+        with importing(self.name):
+            import elastic_gpu.azure.preflight as preflight
+        return preflight.findings(cfg)
+
+    def cluster_items(self, cfg: StackConfig) -> list[str]:
+        with importing(self.name):
+            import elastic_gpu.azure.config_rules as config_rules
+        return config_rules.cluster_items(cfg)
+
+
+PROVIDER: CloudProvider = AzureProvider()

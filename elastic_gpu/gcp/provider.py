@@ -1,0 +1,201 @@
+"""GCP as a `CloudProvider` (elastic_gpu/provider.py): GKE, its node pools, GKE's own cluster autoscaler (or
+node auto-provisioning with ComputeClasses), Kueue, read and checked through this folder's modules, each
+imported when first asked for (by full name: elastic_gpu/provider.py says why)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from elastic_gpu.clouds import importing
+from elastic_gpu.provider import (
+    AutoscalerBuilder,
+    CloudFacts,
+    CloudProvider,
+    ConfigRules,
+    Mocks,
+    NodeGroupReader,
+    PackRules,
+    PoolBuilder,
+    ReplacementRows,
+    StackBuilder,
+    VersionRows,
+)
+
+if TYPE_CHECKING:
+    from elastic_gpu.config import StackConfig
+    from elastic_gpu.pool_view import PoolView, StackResource
+    from elastic_gpu.preflight import Finding
+    from elastic_gpu.tools.offline.runner import Preview
+    from elastic_gpu.tools.simulation.pod import PodShape
+    from elastic_gpu.tools.simulation.timings import AutoscalerSettings, Evidence
+    from elastic_gpu.versions import SupportStatus
+
+
+class GcpProvider:
+    """GKE. Also an `AccountPreflight`, a `QueueAdmission` (Kueue), a `GroupOrder` (ComputeClass priorities),
+    `ClusterLimits` (auto-provisioning's resource limits) and a `RunningVersion` (its release channel)."""
+
+    name = "gcp"
+    facts = CloudFacts(
+        service="GKE",
+        handle_attributes=("project", "location"),
+        existing_hint="GkeCluster.existing(...) or GkeCluster.from_cluster(...)",
+        instance_type_pattern=r"[a-z][a-z0-9]*-[a-z0-9-]+",
+        example_instance_type="e2-standard-4",
+        spot_fix="set nodeConfig.spot: true (preemptible is the legacy 24-hour kind)",
+        one_group_many_types=False,
+        prices_accelerators=True,
+        # GKE's managed autoscaler scales the node pools; the Deployment we run drives it (gcp/autoscaler.py).
+        pins_autoscaler_image=True,
+    )
+    owner = "a GCP"
+
+    def config_rules(self) -> ConfigRules:
+        with importing(self.name):
+            import elastic_gpu.gcp.config_rules as rules
+        return ConfigRules(
+            problems=rules.validate,
+            warnings=rules.warnings,
+            gpus_per_node_selects=rules.gpus_per_node_selects,
+            provisioners=rules.PROVISIONERS,
+            splits_per_zone=rules.SPLITS_PER_ZONE,
+            priority_expander=rules.PRIORITY_EXPANDER,
+            machine_type_pattern=rules.MACHINE_TYPE_PATTERN,
+            machine_type_source=rules.MACHINE_TYPE_SOURCE,
+            tag_rules=rules.TAG_RULES,
+            disk_gib=rules.DISK_GIB,
+            time_slicing_replicas=rules.TIME_SLICING_REPLICAS,
+            autoscaler_durations=rules.AUTOSCALER_DURATIONS,
+            general_pool_types=rules.GENERAL_POOL_TYPES,
+        )
+
+    def ignored_settings(self) -> Mapping[tuple[str, str | None], str]:
+        # The stack creates the cluster's VPC network unless `cluster.network` brings one (cluster.networkCidr).
+        return {
+            ("autoscaler", None): (
+                "GKE runs its own cluster autoscaler (profile set by GkeCluster, limits per node pool); remove the "
+                "section"
+            )
+        }
+
+    def stack_builder(self) -> StackBuilder:
+        with importing(self.name):
+            import elastic_gpu.gcp.stack as stack
+        return StackBuilder(
+            cluster_problems=stack.cluster_problems, pool_args=stack.pool_args, build_stack=stack.build_stack
+        )
+
+    def pool_builder(self) -> PoolBuilder:
+        with importing(self.name):
+            import elastic_gpu.gcp.pools as pools
+        return PoolBuilder(
+            override_problems=pools.override_problems,
+            pool_problems=pools.pool_problems,
+            node_group_counts=pools.node_group_counts,
+            workload_contract=pools.workload_contract,
+            build_general_pool=pools.build_general_pool,
+            build_spot_gpu_pool=pools.build_spot_gpu_pool,
+            default_max_minutes_to_fallback=pools.DEFAULT_MAX_MINUTES_TO_FALLBACK,
+        )
+
+    def autoscaler_builder(self) -> AutoscalerBuilder:
+        with importing(self.name):
+            import elastic_gpu.gcp.autoscaler as autoscaler
+        return AutoscalerBuilder(
+            build_autoscaler=autoscaler.build_autoscaler,
+            runs_pod=autoscaler.RUNS_POD,
+            supports_priority_expander=autoscaler.SUPPORTS_PRIORITY_EXPANDER,
+        )
+
+    def reader(self) -> NodeGroupReader:
+        with importing(self.name):
+            import elastic_gpu.gcp.node_templates as node_templates
+            import elastic_gpu.gcp.pool_view as pool_view
+            import elastic_gpu.gcp.report as report
+        return NodeGroupReader(
+            pools=pool_view.POOL_READERS,
+            regions=pool_view.REGION_READERS,
+            report_rows=report.POOL_ROWS,
+            node_templates=node_templates.node_templates,
+        )
+
+    def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
+        with importing(self.name):
+            import elastic_gpu.gcp.node_templates as node_templates
+        return node_templates.autoscaler_settings(preview)
+
+    def mocks(self) -> Mocks:
+        with importing(self.name):
+            import elastic_gpu.gcp.mocks as mocks
+        return Mocks(
+            resources=mocks.RESOURCE_MOCKS,
+            invokes=mocks.INVOKE_MOCKS,
+            new_account=mocks.NEW_ACCOUNT,
+            account_invokes=mocks.ACCOUNT_INVOKES,
+        )
+
+    def pack(self) -> PackRules:
+        with importing(self.name):
+            import elastic_gpu.gcp.pack as pack
+        return PackRules(policies=pack.POLICIES, public_node_ips=pack.public_node_ips, cost_tags=pack.COST_TAGS)
+
+    def versions(self) -> VersionRows:
+        with importing(self.name):
+            import elastic_gpu.gcp.versions as versions
+        return VersionRows(
+            kubernetes_support=versions.KUBERNETES_SUPPORT,
+            version_inputs=versions.VERSION_INPUTS,
+            node_version_inputs=versions.NODE_VERSION_INPUTS,
+        )
+
+    def replacement(self) -> ReplacementRows:
+        with importing(self.name):
+            import elastic_gpu.gcp.replacement as replacement
+        return ReplacementRows(
+            pool_replace_fields=replacement.POOL_REPLACE_FIELDS,
+            other_replace_fields=replacement.OTHER_REPLACE_FIELDS,
+            pool_name_field=replacement.POOL_NAME_FIELD,
+            inline_pool_refused_fields=replacement.INLINE_POOL_REFUSED_FIELDS,
+            node_rolling_fields=replacement.NODE_ROLLING_FIELDS,
+        )
+
+    # AccountPreflight, QueueAdmission, GroupOrder, ClusterLimits, RunningVersion
+
+    def preflight(self, cfg: StackConfig) -> list[Finding]:
+        with importing(self.name):
+            import elastic_gpu.gcp.preflight as preflight
+        return preflight.findings(cfg)
+
+    def queued_evidence(self) -> Evidence:
+        with importing(self.name):
+            import elastic_gpu.gcp.node_templates as node_templates
+        return node_templates.QUEUED_EVIDENCE
+
+    def admission_problem(self, preview: Preview, pod: PodShape) -> str | None:
+        with importing(self.name):
+            import elastic_gpu.gcp.kueue_simulation as kueue_simulation
+        return kueue_simulation.admission_problem(preview, pod)
+
+    def admission_path(self, preview: Preview, pod: PodShape) -> str:
+        with importing(self.name):
+            import elastic_gpu.gcp.kueue_simulation as kueue_simulation
+        return kueue_simulation.admission_path(preview, pod)
+
+    def group_order(self, preview: Preview, pod: PodShape) -> list[str]:
+        with importing(self.name):
+            import elastic_gpu.gcp.node_templates as node_templates
+        return node_templates.group_order(preview, pod)
+
+    def apply_cluster_limits(self, pools: list[PoolView], stack: Iterable[StackResource]) -> None:
+        with importing(self.name):
+            import elastic_gpu.gcp.pool_view as pool_view
+        pool_view.apply_cluster_limits(pools, stack)
+
+    def running_support(self, status: SupportStatus, props: Mapping[str, Any]) -> SupportStatus:
+        with importing(self.name):
+            import elastic_gpu.gcp.versions as versions
+        return versions.running_support(status, props)
+
+
+PROVIDER: CloudProvider = GcpProvider()

@@ -1,0 +1,222 @@
+"""The cloud-neutral core driven by a cloud that exists only as one class (tests/fake_provider.py): config rules,
+the node-group reader (policy rules, region, Pools report) and the simulation reach it through its provider
+alone, as they reach EKS, AKS and GKE."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from elastic_gpu import clouds, pool_view
+from elastic_gpu.config import StackConfig, load_stack_config, stack_warnings, validate_stack
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.scheduling import GPU_RESOURCE, POOL_LABEL
+from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
+from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
+from elastic_gpu.tools.offline import mocks, report
+from elastic_gpu.tools.offline.runner import CapturedResource, Preview
+from elastic_gpu.tools.policy.scaling_rules import validate_really_spot
+from elastic_gpu.tools.simulation.run import Minutes, simulate
+from elastic_gpu.tools.simulation.timings import Evidence
+from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
+from tests import fake_provider
+from tests.conftest import ROOT, stack_values
+from tests.fake_provider import FAKE_NODE_GROUP, GPU_TAINT
+
+
+def _clear_caches() -> None:
+    # Tables merged over every cloud on first use.
+    for merged in (pool_view.pool_readers, pool_view._region_readers, report.pool_rows, mocks._resource_mocks):
+        merged.cache_clear()
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The fake cloud in the registry, as a new cloud's folder would be."""
+    monkeypatch.setitem(clouds.REGISTRY, "fake", "tests.fake_provider")
+    _clear_caches()
+    yield
+    _clear_caches()
+
+
+def test_the_registry_serves_the_fake_provider(fake: None) -> None:
+    assert clouds.get_cloud("fake") is fake_provider.PROVIDER
+    assert [c.name for c in clouds.all_clouds()] == ["aws", "azure", "gcp", "fake"]
+
+
+def test_the_fake_is_unknown_until_registered() -> None:
+    with pytest.raises(ConfigError, match="cloud: 'fake' is unknown; allowed: aws, azure, gcp"):
+        clouds.get_cloud("fake")
+
+
+def _on_fake(stack: str, **cluster: object) -> StackConfig:
+    """A shipped stack's config with its cloud swapped for the fake (the config schema names only real clouds)."""
+    values = stack_values(stack)
+    values["elastic-gpu:cluster"].update(cluster)
+    return load_stack_config(values).model_copy(update={"cloud": "fake"})
+
+
+def test_config_rules_dispatch_to_the_stack_cloud(fake: None) -> None:
+    cfg = _on_fake("gcp-dev", networkCidr="10.1.0.0/16")  # GKE takes networkCidr; the fake does not
+    problems = validate_stack(cfg)
+    # The fake's own rules, its ignored settings, its type naming and its example type.
+    region, [general] = cfg.cluster.region, cfg.general_pool.instance_types
+    assert f"cluster.region: {region!r} is not a fake region; allowed: fake-<name>" in problems
+    assert "cluster.networkCidr: does nothing on fake: the fake cloud has no network of its own; remove it" in problems
+    assert (
+        f"generalPool.instanceTypes[0]: {general!r} looks like a gcp type; allowed: a fake type such as fake/medium"
+    ) in problems
+    assert f"gpuPools: {len(cfg.gpu_pools)} pool(s) on a cloud that does not exist" in stack_warnings(cfg)
+
+
+def _node_group(name: str, *, spot: bool, instance_type: str = "fake/gpu1", pool: str = "gpu") -> CapturedResource:
+    inputs = {
+        "name": name,
+        "instanceType": instance_type,
+        "spot": spot,
+        "minSize": 0,
+        "maxSize": 4,
+        "region": "fake-north",
+        "zones": ["fake-north-a"],
+        "labels": {POOL_LABEL: pool},
+        "taints": [str(GPU_TAINT)],
+    }
+    return CapturedResource(FAKE_NODE_GROUP, name, f"urn:{name}", f"id-{name}", None, True, inputs)
+
+
+def test_the_reader_feeds_the_policy_rules_and_the_report(fake: None) -> None:
+    group = _node_group("gpu-spot", spot=False)
+    [view] = pool_view.pools_of(FAKE_NODE_GROUP, group.name, group.inputs)
+    assert (view.cloud, view.pool, view.gpu, view.spot, view.max_size) == ("fake", "gpu", True, False, 4)
+
+    # spot-pool-is-spot: named spot, billed on-demand; the fix is the fake's own words.
+    reported: list[str] = []
+    args = SimpleNamespace(resource_type=FAKE_NODE_GROUP, name=group.name, props=group.inputs)
+    # A stand-in for ResourceValidationArgs with the three fields the rule reads.
+    validate_really_spot(args, lambda message, urn: reported.append(message))  # type: ignore[arg-type]
+    assert reported == ["Pool 'gpu-spot' is labelled or named spot but is billed on-demand: set spot: true."]
+
+    # Where it bills, read by the fake's region reader.
+    resource = SimpleNamespace(resource_type=FAKE_NODE_GROUP, name=group.name, props=group.inputs, provider=None)
+    assert [p.region for p in pool_view.resource_pools(resource, [resource])] == ["fake-north"]
+
+    # The preview's Pools table.
+    preview = Preview("p", "s", [group], {}, {})
+    assert [(p.node_group, p.capacity, p.instance_types, p.zones) for p in report.pool_summaries(preview)] == [
+        ("gpu-spot", "on-demand", ["fake/gpu1"], ["fake-north-a"])
+    ]
+
+
+def _preview(config: dict[str, Any]) -> Preview:
+    contract = WorkloadContract(pool="gpu", taints=(GPU_TAINT,), node_selector={POOL_LABEL: "gpu"})
+    component = CapturedResource(
+        SPOT_GPU_POOL, "gpu", "urn:gpu", None, None, False, {CONTRACT_INPUT: contract.to_json(), PROMISE_INPUT: 20.0}
+    )
+    groups = [_node_group("gpu-spot", spot=True), _node_group("gpu-ondemand", spot=False)]
+    return Preview("p", "s", [component, *groups], {}, config)
+
+
+def test_the_simulation_times_a_fake_node_group_with_the_fake_timing_model(fake: None) -> None:
+    [outcome] = simulate(_preview({}))
+    assert (outcome.pool, outcome.reaches, outcome.first_choice, outcome.fallback) == (
+        "gpu",
+        True,
+        "gpu-spot",
+        "gpu-ondemand",
+    )
+    assert outcome.max_minutes_to_fallback == 20.0
+    assert outcome.minutes_to_zero == 10.0
+    # The fake's timing model (a failed launch is seen only at max-node-provision-time) sets the figure.
+    assert outcome.minutes_to_fallback == Minutes(15.68, 16.0)
+    assert outcome.evidence == Evidence("docs", "the fake cloud's autoscaler page")
+    [faster] = simulate(_preview({"fake:maxNodeProvisionMinutes": 5}))
+    assert faster.minutes_to_fallback == Minutes(5.68, 6.0)
+
+
+def test_a_pod_without_the_gpu_taints_toleration_reaches_no_fake_group(fake: None) -> None:
+    manifest = {
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "resources": {"limits": {GPU_RESOURCE: 1}}}]},
+    }
+    [outcome] = simulate(_preview({}), manifest)
+    assert not outcome.reaches
+    assert outcome.reason is not None and "gpu-spot" in outcome.reason
+
+
+FAKE_PROGRAM = """
+import pulumi
+import pulumi_kubernetes as k8s
+
+from elastic_gpu import GeneralPool, GeneralPoolArgs, GpuSpec, SpotGpuPool, SpotGpuPoolArgs
+
+
+class FakeCluster:
+    cloud = "fake"
+    cluster_name = pulumi.Output.from_input("c")
+    zones = ["fake-north-a"]
+    kubernetes_version = "1.33"
+    tags = {}
+    zone_group = "north"
+
+    def __init__(self):
+        self.provider = k8s.Provider("k8s", kubeconfig="{}")
+
+
+cluster = FakeCluster()
+GeneralPool("general", GeneralPoolArgs(cluster=cluster, instance_types=["fake/medium"], min_size=1, max_size=3))
+SpotGpuPool(
+    "gpu",
+    SpotGpuPoolArgs(
+        cluster=cluster,
+        instance_types=["fake/gpu1"],
+        gpu_spec=GpuSpec("t4", 1, 8, 32),
+        max_size=2,
+        on_demand_fallback=True,
+    ),
+)
+"""
+
+
+def test_the_components_build_through_the_fake_builders(fake: None, run_program: Any) -> None:
+    preview = run_program(FAKE_PROGRAM)
+    groups = [(r.name, r.inputs["instanceType"], r.inputs["spot"]) for r in preview.of_type(FAKE_NODE_GROUP)]
+    assert groups == [("general", "fake/medium", False), ("gpu", "fake/gpu1", True)]
+    [pool] = preview.of_type(SPOT_GPU_POOL)
+    # The fake's default promise and its workload contract, recorded by the cloud-neutral component.
+    assert pool.inputs[PROMISE_INPUT] == 20.0
+    assert pool.inputs[CONTRACT_INPUT]["nodeSelector"] == {POOL_LABEL: "gpu"}
+
+
+INCOMPLETE = """
+from elastic_gpu.provider import CloudProvider
+
+
+class Incomplete:
+    name = "incomplete"
+    owner = "an incomplete"
+
+
+PROVIDER: CloudProvider = Incomplete()
+"""
+
+
+def test_the_type_checker_holds_a_provider_to_the_protocol(tmp_path: Path) -> None:
+    api = pytest.importorskip("mypy.api")
+    (tmp_path / "incomplete.py").write_text(INCOMPLETE)
+    files = [str(ROOT / "elastic_gpu" / "provider.py"), str(ROOT / "tests" / "fake_provider.py")]
+    # Only these files (the modules they import read as Any): the members and their arity are what is checked.
+    flags = ["--strict", "--follow-imports=skip", "--ignore-missing-imports", "--no-error-summary"]
+    flags += ["--cache-dir", str(tmp_path / "cache")]
+    out, _, status = api.run([*flags, *files])
+    assert (out, status) == ("", 0)  # the fake is a CloudProvider
+    out, _, status = api.run([*flags, *files, str(tmp_path / "incomplete.py")])
+    assert status == 1
+    assert out.splitlines()[0].endswith(
+        'incomplete.py:11: error: Incompatible types in assignment (expression has type "Incomplete", variable has '
+        'type "CloudProvider")  [assignment]'
+    )
