@@ -2,7 +2,7 @@
 
 What a cloud must supply is the `CloudProvider` protocol (elastic_gpu/provider.py). The cloud-neutral core never
 branches on a cloud's name: it asks the stack's provider (`get_cloud(name)`), or every provider in turn
-(`all_clouds()`, always in `REGISTRY` order, so merged tables keep one order). Each folder's `__init__` exports
+(`all_clouds()`, always in `REGISTRY` order, so merged tables keep one order). Each folder's `provider.py` exports
 its provider as `PROVIDER`; importing it loads no cloud SDK (the provider's methods import the cloud's modules
 when called). This module also holds the row types of the folders' tables, so a folder's table imports no module
 that merges it.
@@ -25,9 +25,14 @@ from elastic_gpu.errors import ConfigError
 if TYPE_CHECKING:
     from elastic_gpu.provider import CloudProvider
 
-#: The registry: cloud name -> the module that exports its provider as `PROVIDER` (its folder). Tests may add a
+#: The registry: cloud name -> the module that exports its provider as `PROVIDER` (its folder's provider.py; the
+#: folder's `__init__` holds only the names its modules share, so no module of the folder imports back into it). Tests may add a
 #: provider of their own to it (monkeypatch.setitem); the core reads it on every call.
-REGISTRY: dict[str, str] = {"aws": "elastic_gpu.aws", "azure": "elastic_gpu.azure", "gcp": "elastic_gpu.gcp"}
+REGISTRY: dict[str, str] = {
+    "aws": "elastic_gpu.aws.provider",
+    "azure": "elastic_gpu.azure.provider",
+    "gcp": "elastic_gpu.gcp.provider",
+}
 #: The clouds this package ships, in order (the config schema's `cloud`, the price table's `cloud` column).
 CLOUDS = tuple(REGISTRY)
 #: The SDK each extra brings (pyproject's optional-dependencies).

@@ -9,6 +9,3 @@ EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 PUBLIC_SUBNET_IDS_INPUT = "publicSubnetIds"
 #: The handle on a cluster this library did not create (`existing()`, `from_*`; its `cluster` module).
 EKS_EXISTING_CLUSTER = "elastic-gpu:index:ExistingEksCluster"
-
-# Last: the provider's module reads the names above when its methods import this folder's modules.
-from elastic_gpu.aws.provider import PROVIDER as PROVIDER  # noqa: E402

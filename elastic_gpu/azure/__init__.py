@@ -6,6 +6,3 @@ AKS_MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 AKS_AGENT_POOL = "azure-native:containerservice:AgentPool"
 #: The handle on a cluster this library did not create (`existing()`, `from_*`; its `cluster` module).
 AKS_EXISTING_CLUSTER = "elastic-gpu:index:ExistingAksCluster"
-
-# Last: the provider's module reads the names above when its methods import this folder's modules.
-from elastic_gpu.azure.provider import PROVIDER as PROVIDER  # noqa: E402

@@ -7,6 +7,3 @@ GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
 #: The handle on a cluster this library did not create (`existing()`, `from_*`; its `cluster` module).
 GKE_EXISTING_CLUSTER = "elastic-gpu:index:ExistingGkeCluster"
 GKE_COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
-
-# Last: the provider's module reads the names above when its methods import this folder's modules.
-from elastic_gpu.gcp.provider import PROVIDER as PROVIDER  # noqa: E402
