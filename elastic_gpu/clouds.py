@@ -32,14 +32,13 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
 - `stack` (SDK): `build_stack(cfg)`, the composition of a stack config.
 - `rules`: the config rules (`validate`, `warnings`, `SPLITS_PER_ZONE`, `PRIORITY_EXPANDER`, ...;
   optional: `PROVISIONERS`, `cluster_items(cfg)`, the priced items of the cluster outside its pools).
-- `pool_view`: `POOL_READERS` (resource type -> reader of its pools as `PoolView`s) and `REGION_READERS`;
-  optional: `apply_cluster_limits(pools, stack)` (the cap its pools with a `cap_group` share).
+- `reader`: `read_node_groups(resource, stack=None)`, the node groups a resource declares as
+  `NodeGroupView`s (elastic_gpu/node_group_view.py), placed against the stack when given.
 - `node_templates`: `node_templates(preview)` (the scale-from-zero templates of its groups) and
   `autoscaler_settings(preview)` (its autoscaler's settings, or None when the preview has none of it);
   optional: `group_order(preview, pod)` (the groups a pod's own selector ranks, first to last: GKE's
   ComputeClass priorities), `admission_problem(preview, pod)` (why its queue would not admit the pod to a
   `queued` group: GKE's Kueue; None when it would).
-- `report`: `POOL_ROWS` (resource type -> its rows of the preview's Pools table).
 - `mocks`: `RESOURCE_MOCKS`, `INVOKE_MOCKS` (the mock engine's answers for its resource types and invokes);
   optional: `PROVIDER_DEFAULTS` (outputs of every resource of its provider), `REMOTE_COMPONENTS` (pulumi-eks),
   `NEW_ACCOUNT` and `ACCOUNT_INVOKES` (a new account's documented defaults, and the invokes answered from the
@@ -187,10 +186,9 @@ class Cloud:
     autoscaler = property(lambda self: self.part("autoscaler"))
     stack = property(lambda self: self.part("stack"))
     rules = property(lambda self: self.part("config_rules"))
-    pool_view = property(lambda self: self.part("pool_view"))
+    reader = property(lambda self: self.part("reader"))
     node_templates = property(lambda self: self.part("node_templates"))
     mocks = property(lambda self: self.part("mocks"))
-    report = property(lambda self: self.part("report"))
     replacement = property(lambda self: self.part("replacement"))
     versions = property(lambda self: self.part("versions"))
     provisioning = property(lambda self: self.part("provisioning", optional=True))

@@ -99,8 +99,8 @@ def test_each_folder_exports_its_cloud() -> None:
     for cloud in all_clouds():
         assert get_cloud(cloud.name) is cloud
         # What the core reads of every folder is there, in the folder.
-        parts = ("pool_view", "node_templates", "replacement", "versions", "config_rules", "cluster", "pools")
-        parts += ("mocks", "report")
+        parts = ("reader", "node_templates", "replacement", "versions", "config_rules", "cluster", "pools")
+        parts += ("mocks",)
         for part in parts:
             assert (COMPONENTS / cloud.name / f"{part}.py").is_file(), (cloud.name, part)
 
@@ -177,7 +177,7 @@ def f():
     from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits
 from elastic_gpu import gcp
 from elastic_gpu.clouds import get_cloud
-from elastic_gpu.pool_view import PoolView
+from elastic_gpu.node_group_view import NodeGroupView
 """
     assert cloud_imports(source) == [
         (2, "elastic_gpu.aws"),

@@ -17,7 +17,7 @@ from collections import defaultdict
 
 from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.aws.asg_tags import NODE_TEMPLATE_PREFIX, taint_from_eks_api
-from elastic_gpu.aws.preview import subnet_zones
+from elastic_gpu.aws.reader import subnet_zones
 from elastic_gpu.scheduling import POOL_LABEL, Taint
 from elastic_gpu.tools.offline.mocks import MOCK_UUID
 from elastic_gpu.tools.offline.runner import Preview

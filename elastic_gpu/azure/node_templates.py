@@ -15,7 +15,7 @@ from typing import Any
 
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
 from elastic_gpu.azure.node_template import resources_from_tags
-from elastic_gpu.pool_view import parse_taint_string
+from elastic_gpu.node_group_view import parse_taint_string
 from elastic_gpu.scheduling import AKS_SPOT_LABEL, AKS_SPOT_TAINT, EPHEMERAL_STORAGE, POOL_LABEL
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.fit import NodeTemplate

@@ -14,7 +14,7 @@ from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
 from elastic_gpu.gcp.autoprovisioning.spec import priority_group
 from elastic_gpu.gcp.kueue_simulation import admission_path as admission_path  # the simulation asks for it here
 from elastic_gpu.gcp.kueue_simulation import admission_problem as admission_problem  # the simulation asks for it here
-from elastic_gpu.gcp.pool_view import gce_region
+from elastic_gpu.gcp.reader import gce_region
 from elastic_gpu.scheduling import (
     EPHEMERAL_STORAGE,
     GKE_COMPUTE_CLASS_KEY,

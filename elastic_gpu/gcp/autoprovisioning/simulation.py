@@ -24,7 +24,7 @@ from typing import Any
 from elastic_gpu.gcp import GKE_CLUSTER
 from elastic_gpu.gcp.autoprovisioning.spec import auto_creates, class_labels, priority_group, priority_machine_types
 from elastic_gpu.gcp.config_rules import machine_family
-from elastic_gpu.gcp.pool_view import gce_region
+from elastic_gpu.gcp.reader import gce_region
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.scheduling import (
     EPHEMERAL_STORAGE,

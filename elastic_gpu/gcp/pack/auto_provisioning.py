@@ -26,8 +26,8 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS
-from elastic_gpu.gcp.autoprovisioning.pools import cluster_limits
 from elastic_gpu.gcp.autoprovisioning.spec import AUTO_CREATION_WITHOUT_NAP, auto_creates, auto_creation_needs_nap
+from elastic_gpu.gcp.reader import cluster_limits
 from elastic_gpu.tools.policy._base import config, props_of, schema
 from elastic_gpu.tools.policy.scope import judged
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, SPOT_FIRST, ZONE_KEY, duration_seconds
-from elastic_gpu.pool_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL
+from elastic_gpu.node_group_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL
 from elastic_gpu.prices import HOURS_PER_MONTH
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE, KUBERNETES_TAINT_EFFECT, POOL_LABEL, Taint
 from elastic_gpu.tools.cost import Overrides, node_price
