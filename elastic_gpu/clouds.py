@@ -34,11 +34,13 @@ Modules, by attribute (SDK means the module imports the cloud's SDK):
   optional: `PROVISIONERS`, `cluster_items(cfg)`, the priced items of the cluster outside its pools).
 - `reader`: `read_node_groups(resource, stack=None)`, the node groups a resource declares as
   `NodeGroupView`s (elastic_gpu/node_group_view.py), placed against the stack when given.
-- `node_templates`: `node_templates(preview)` (the scale-from-zero templates of its groups) and
-  `autoscaler_settings(preview)` (its autoscaler's settings, or None when the preview has none of it);
+- `node_templates`: `node_templates(preview, views)` (the scale-from-zero templates of its node groups,
+  built from their `NodeGroupView`s);
   optional: `group_order(preview, pod)` (the groups a pod's own selector ranks, first to last: GKE's
   ComputeClass priorities), `admission_problem(preview, pod)` (why its queue would not admit the pod to a
   `queued` group: GKE's Kueue; None when it would).
+- `timing`: `autoscaler_settings(preview)` (its autoscaler's settings and clocks, or None when the preview has
+  none of it); optional: `QUEUED_EVIDENCE` (what a queued group's timing rests on: GKE).
 - `mocks`: `RESOURCE_MOCKS`, `INVOKE_MOCKS` (the mock engine's answers for its resource types and invokes);
   optional: `PROVIDER_DEFAULTS` (outputs of every resource of its provider), `REMOTE_COMPONENTS` (pulumi-eks),
   `NEW_ACCOUNT` and `ACCOUNT_INVOKES` (a new account's documented defaults, and the invokes answered from the
@@ -188,6 +190,7 @@ class Cloud:
     rules = property(lambda self: self.part("config_rules"))
     reader = property(lambda self: self.part("reader"))
     node_templates = property(lambda self: self.part("node_templates"))
+    timing = property(lambda self: self.part("timing"))
     mocks = property(lambda self: self.part("mocks"))
     replacement = property(lambda self: self.part("replacement"))
     versions = property(lambda self: self.part("versions"))

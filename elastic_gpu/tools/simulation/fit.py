@@ -21,7 +21,9 @@ from elastic_gpu.tools.simulation.pod import PodShape, Requirement, Toleration
 
 @dataclass
 class NodeTemplate:
-    """One node group's node as its autoscaler imagines it when the group is empty."""
+    """One node group's node as its autoscaler imagines it when the group is empty: made from the group's
+    `NodeGroupView` (elastic_gpu/node_group_view.py) and what the simulation adds (the instance type's
+    resources, the node's reserve, the DaemonSets a new node runs)."""
 
     group: str  #: the node group's name as the preview shows it (node group / agent pool / node pool)
     resource: str  #: the Pulumi resource name that declares it
@@ -41,11 +43,12 @@ class NodeTemplate:
     compute_class: str | None = None
     #: GKE queued provisioning: nodes come only through a ProvisioningRequest (Kueue), never for a pending pod
     queued: bool = False
-    #: the instance types the provisioner may launch for this group; default: [instance_type]
+    #: the instance types the provisioner picks from for each pod (GKE auto-creation), smallest first;
+    #: default: [instance_type], the one type the autoscaler's template has
     eligible: list[str] = field(default_factory=list)
-    #: groups with the same key share one cap (GKE auto-provisioning: the cluster's limit of their GPU
-    #: type): their max_size is that cap, counted once in a worst case
-    limit_group: str | None = None
+    #: groups with the same key share one cap (NodeGroupView.shared_cap; a Karpenter NodePool split by
+    #: capacity type shares its limits.nodes): their max_size is that cap, counted once in a worst case
+    shared_cap: str | None = None
     #: what the node itself keeps from `allocatable` (kube-reserved, eviction threshold, kernel), per
     #: resource, and where the figures come from
     reserved: dict[str, float] = field(default_factory=dict)

@@ -206,12 +206,12 @@ def _worst_case(
 ) -> tuple[int, float | None, list[str]]:
     """Every group at its max, each priced as the dearest of `types_of(group)` (default: every type it may
     launch) and of its capacities."""
-    # Groups that share a cap (limit_group) count it once, at the dearest of them and of their types.
+    # Groups that share a cap (shared_cap) count it once, at the dearest of them and of their types.
     capped: dict[str, list[NodeTemplate]] = {}
     for g in groups:
-        if g.limit_group is not None:
-            capped.setdefault(g.limit_group, []).append(g)
-    units = [[g] for g in groups if g.limit_group is None] + list(capped.values())
+        if g.shared_cap is not None:
+            capped.setdefault(g.shared_cap, []).append(g)
+    units = [[g] for g in groups if g.shared_cap is None] + list(capped.values())
     nodes = sum(unit[0].max_size for unit in units)
     total, notes = 0.0, []
     for unit in units:
@@ -314,7 +314,7 @@ def simulate_pod(
     figures = {k: _combine([f[k] for f in per_regime.values()]) for k in next(iter(per_regime.values()))}
     fallback_time = figures[SCENARIO_ALL_OUT] if fallback else None
     queued = _queued(preview, pod, settings) if first.queued else None
-    queued_evidence = getattr(get_cloud(settings.cloud).node_templates, "QUEUED_EVIDENCE", None)
+    queued_evidence = getattr(get_cloud(settings.cloud).timing, "QUEUED_EVIDENCE", None)
     return PoolOutcome(
         pool=reached_pool,
         pod=pod.name,
