@@ -219,7 +219,7 @@ def zones_problems(where: str, zones: object, allowed: tuple[str, ...] | None = 
 #: the captured resources of any program, also where the subnets or the cluster come from elsewhere.
 ZONES_INPUT = "zones"
 VERSION_INPUT = HANDLE_VERSION_INPUT
-#: EKS: zone -> subnet id, as the handle maps them (elastic_gpu/aws/reader.py reads it back).
+#: EKS: zone -> subnet id, as the handle maps them (elastic_gpu/aws/preview.py reads it back).
 SUBNET_IDS_INPUT = "subnetIds"
 
 

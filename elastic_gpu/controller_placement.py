@@ -186,8 +186,7 @@ def unschedulable(
     resources = list(resources)
     pools = stack_pools(resources)
     named = list(named)
-    judgeable = named or [p for p in pools if not p.gpu]
-    if not judgeable:
+    if not named and all(p.gpu for p in pools):
         return []
     out = []
     for c in controllers(resources):

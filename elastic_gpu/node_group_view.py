@@ -155,15 +155,18 @@ class StackResource(Protocol):
     """What a reader reads of a resource: pulumi_policy's PolicyResource has these (the offline runner's
     also carry `id` and `custom`)."""
 
-    resource_type: str
-    name: str
-    props: Mapping[str, Any]
-    provider: Any  #: PolicyProviderResource (with `.props`) or None
+    @property
+    def resource_type(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def props(self) -> Mapping[str, Any]: ...
+    @property
+    def provider(self) -> Any:  #: PolicyProviderResource (with `.props`) or None
+        ...
 
 
-def karpenter_node_pool(
-    resource: StackResource, cloud: str, type_key: str = INSTANCE_TYPE_KEY
-) -> NodeGroupView | None:
+def karpenter_node_pool(resource: StackResource, cloud: str, type_key: str = INSTANCE_TYPE_KEY) -> NodeGroupView | None:
     """A Karpenter NodePool as a node group, when its node class is `cloud`'s: its capacity types, its
     instance types (the `In` values of `type_key`, the label its provider names them by), `limits.nodes` as
     its max (min 0: Karpenter makes nodes only for pending pods); None for another cloud's node class."""

@@ -99,10 +99,11 @@ def _agent_pool_region(resource: StackResource, stack: Sequence[StackResource]) 
     clusters = [r for r in stack if r.resource_type == AKS_MANAGED_CLUSTER and known(r.props, "location")]
     name = known(props, "resourceName")
     named = [c for c in clusters if name and name in (known(c.props, "resourceName"), known(c.props, "name"))]
-    locations = {known(c.props, "location") for c in named or clusters}
+    locations: set[str | None] = {known(c.props, "location") for c in named or clusters}
     if len(locations) == 1:
         return locations.pop()
-    return known(props, "location") or provider_prop(resource, "location")
+    location: str | None = known(props, "location")
+    return location or provider_prop(resource, "location")
 
 
 def _karpenter_region(stack: Sequence[StackResource]) -> str | None:

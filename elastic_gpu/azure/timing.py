@@ -37,7 +37,6 @@ REGIME_FAST_DELETE = "VM fails to provision (AKS deletes it at once)"
 REGIME_TIMEOUT = "scale-set-level error (waits for maxNodeProvisionTime)"
 
 
-
 def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
     """AKS's managed autoscaler, from the cluster's autoScalerProfile."""
     clusters = preview.of_type(AKS_MANAGED_CLUSTER)

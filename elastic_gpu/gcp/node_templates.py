@@ -51,6 +51,7 @@ def gke_reserve(allocatable: dict[str, float]) -> dict[str, float]:
         return {}
     kernel = memory / 64 + 16 * MIB + (64 * MIB if memory > 3 * GIB else 0) + (8 * MIB if memory <= 8 * GIB else 0)
     kernel += min(0.00175 * memory, 248 * MIB)
+    kube: float
     if memory < GIB:
         kube = 255 * MIB
     else:

@@ -29,7 +29,7 @@ def _eks_node_pools(resources: list[Any]) -> list[str]:
         if r.resource_type != KARPENTER_NODE_POOL:
             continue
         ref = (((r.props.get("spec") or {}).get("template") or {}).get("spec") or {}).get("nodeClassRef") or {}
-        if KARPENTER_NODE_CLASS_CLOUDS.get(ref.get("group")) == "aws":
+        if KARPENTER_NODE_CLASS_CLOUDS.get(ref.get("group") or "") == "aws":
             out.append((r.props.get("metadata") or {}).get("name") or r.name)
     return out
 

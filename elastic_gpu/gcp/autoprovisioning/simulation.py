@@ -44,7 +44,7 @@ def auto_created_template(view: NodeGroupView) -> NodeTemplate | None:
     if not rows:
         return None
     largest = rows[0]
-    accelerator, count = view.accelerators[0] if view.accelerators else (largest.accelerator, largest.gpus)
+    accelerator, count = view.accelerators[0] if view.accelerators else (str(largest.accelerator), largest.gpus)
     name = view.compute_class or view.pool
     labels = view.labels | {
         GKE_COMPUTE_CLASS_KEY: name,

@@ -60,9 +60,10 @@ def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> N
         if found is None or not judged(args, r.urn):
             continue
         name, priorities = found
-        for gpu in {(p.get("gpu") or {}).get("type"): p.get("gpu") for p in priorities if p.get("gpu")}.values():
+        gpus: dict[Any, dict[str, Any]] = {p["gpu"].get("type"): p["gpu"] for p in priorities if p.get("gpu")}
+        for gpu in gpus.values():
             gpu_type, count = gpu.get("type"), int(gpu.get("count") or 1)
-            have = limits.get(gpu_type)
+            have = limits.get(str(gpu_type))
             if not limits and not needs_nap:
                 # GKE creates the node pools without node auto-provisioning, but nothing caps them.
                 report(

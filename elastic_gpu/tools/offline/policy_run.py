@@ -12,6 +12,7 @@ import asyncio
 import difflib
 import inspect
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -112,6 +113,15 @@ class CapturedPolicyResource(PolicyResource):
 
     id: str | None = None
     custom: bool = True
+
+
+def _at(record: Callable[[str, str | None], None], urn: str) -> Callable[[str, str | None], None]:
+    """A resource policy's report callback: every violation is the resource's, whatever urn it names."""
+
+    def report(message: str, _urn: str | None = None) -> None:
+        record(message, urn)
+
+    return report
 
 
 def stack_resources(preview: Preview) -> list[PolicyResource]:
@@ -284,7 +294,7 @@ def run_policies(
         if level == EnforcementLevel.DISABLED.value:
             continue
 
-        def record(message: str, urn: str | None, _p: str = policy.name, _level: str = level) -> None:
+        def record(message: str, urn: str | None = None, _p: str = policy.name, _level: str = level) -> None:
             target = next((r for r in resources if r.urn == urn), None) if urn else None
             kind, name = (target.resource_type, target.name) if target else (None, None)
             violations.append(Violation(_p, _level, message, urn, kind, name))
@@ -298,12 +308,12 @@ def run_policies(
             for r in resources:
                 args = ResourceValidationArgs(r.resource_type, r.props, r.urn, r.name, r.opts, r.provider, cfg)
                 try:
-                    _settle(policy.validate(args, lambda msg, _urn=None, _r=r: record(msg, _r.urn)))
+                    _settle(policy.validate(args, _at(record, r.urn)))
                 except UnknownValueError as exc:
                     cannot_run(exc, r.urn)
         else:
             try:
-                _settle(policy.validate(StackValidationArgs(resources, cfg), lambda msg, urn=None: record(msg, urn)))
+                _settle(policy.validate(StackValidationArgs(resources, cfg), record))
             except UnknownValueError as exc:
                 cannot_run(exc, None)
     return PolicyReport(pack=pack, violations=violations)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -179,7 +180,7 @@ def percent(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0f}%"
 
 
-def table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: int = 0) -> list[str]:
+def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], right: int = 0) -> list[str]:
     """Aligned columns, two spaces apart; the last ``right`` columns right-aligned (numbers)."""
     widths = [max(len(x) for x in col) for col in zip(header, *rows, strict=False)]
     first_right = len(header) - right
@@ -208,7 +209,16 @@ def render_cost(cost: StackCost) -> list[str]:
         f"Cost ({_prices_from([c.price for c in cost.pools], _regions(cost))}, {HOURS_PER_MONTH} h/month; "
         "node pools only: no control plane, disks or network):"
     ]
-    header = ("POOL", "NODE GROUP", "CAPACITY", "PRICED AS", "ON-DEMAND $/H", "SPOT $/H", "$/GPU-H", "IDLE $/MO")
+    header: tuple[str, ...] = (
+        "POOL",
+        "NODE GROUP",
+        "CAPACITY",
+        "PRICED AS",
+        "ON-DEMAND $/H",
+        "SPOT $/H",
+        "$/GPU-H",
+        "IDLE $/MO",
+    )
     header += ("MAX $/MO", "SAVING")
     rows = [
         (
@@ -373,7 +383,16 @@ def render_work(stack: str, gpu_hours: float, works: list[PoolWork]) -> str:
         f"({_prices_from([p.price for p in works], regions)})",
         "",
     ]
-    header = ("POOL", "CAPACITY", "PRICED AS", "GPUS/NODE", "NODE-H", "ON-DEMAND", "SPOT RUN-H", "EVICTION")
+    header: tuple[str, ...] = (
+        "POOL",
+        "CAPACITY",
+        "PRICED AS",
+        "GPUS/NODE",
+        "NODE-H",
+        "ON-DEMAND",
+        "SPOT RUN-H",
+        "EVICTION",
+    )
     header += ("SPOT", "SAVING")
     rows = []
     for p in works:

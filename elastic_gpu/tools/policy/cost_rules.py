@@ -100,9 +100,7 @@ def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) ->
                 total += monthly
             else:
                 shared[pool.shared_cap] = max(shared.get(pool.shared_cap, 0.0), monthly)
-            lines.append(
-                f"{pool.name}: {pool.max_size} x {cost.price.label} at ${cost.hourly:.3f}/h = ${monthly:,.0f}"
-            )
+            lines.append(f"{pool.name}: {pool.max_size} x {cost.price.label} at ${cost.hourly:.3f}/h = ${monthly:,.0f}")
     total += sum(shared.values())
     if shared:
         lines.append(f"pools sharing a cluster limit ({', '.join(shared)}) count it once, at the dearest")

@@ -170,7 +170,7 @@ def timeout_only(scan: int, provision: int, how: str) -> Machine:
 def autoscaler_settings(preview: Preview) -> AutoscalerSettings:
     """The settings of the first cloud (in cloud order) whose autoscaler the preview has."""
     for cloud in all_clouds():
-        settings = cloud.timing.autoscaler_settings(preview)
+        settings: AutoscalerSettings | None = cloud.timing.autoscaler_settings(preview)
         if settings is not None:
             return settings
     raise NoAutoscaler("no EKS node group, AKS cluster or GKE cluster in the captured resources")
