@@ -64,10 +64,11 @@ class PoolRow:
 
 
 def pool_row(v: NodeGroupView) -> PoolRow:
-    """A node group as the Pools table shows it: its taints as its resource spells them; a GKE group's
-    accelerators after its machine type (an auto-created one at its largest machine type, the first)."""
+    """A node group as the Pools table shows it: its taints as its resource spells them; a group with
+    accelerators attached to its machine type (GKE) as that machine type (an auto-created one's largest, the
+    first), then `<count>x<accelerator>` each."""
     types = list(v.instance_types)
-    if v.cloud == "gcp":
+    if v.accelerators:
         types = [types[0] if types else "?", *(f"{n}x{a}" for a, n in v.accelerators)]
     return PoolRow(
         pool=v.labels.get(POOL_LABEL, v.declared_name),
