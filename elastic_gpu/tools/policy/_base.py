@@ -43,5 +43,5 @@ def parent_urn(resource: PolicyResource) -> str | None:
 
 def known_gpu_pools(resource: PolicyResource, stack: Iterable[PolicyResource] = ()) -> list[NodeGroupView]:
     """A stack resource's GPU pools, with their region read against ``stack``; none when a prop
-    they need is unknown during a real preview (elastic_gpu/pool_view.resource_pools)."""
+    they need is unknown during a real preview (elastic_gpu/node_group_view.resource_pools)."""
     return resource_pools(resource, stack, gpu_only=True)
