@@ -100,7 +100,7 @@ def test_each_folder_exports_its_cloud() -> None:
         assert get_cloud(cloud.name) is cloud
         # What the core reads of every folder is there, in the folder.
         parts = ("reader", "node_templates", "replacement", "versions", "config_rules", "cluster", "pools")
-        parts += ("mocks",)
+        parts += ("mocks", "timing")
         for part in parts:
             assert (COMPONENTS / cloud.name / f"{part}.py").is_file(), (cloud.name, part)
 
