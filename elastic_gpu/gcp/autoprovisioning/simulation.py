@@ -80,7 +80,7 @@ def auto_created_template(view: NodeGroupView) -> NodeTemplate | None:
         accelerators=[(accelerator, count)],
         compute_class=name,
         # GKE picks per pod among them, the smallest that fits: smallest first.
-        eligible=[row.name for row in sorted(rows, key=lambda row: (row.vcpus, row.memory_gib))],
+        instance_types=[row.name for row in sorted(rows, key=lambda row: (row.vcpus, row.memory_gib))],
         shared_cap=view.shared_cap,
         reserved=gke_reserve(allocatable),
         reserved_source=GKE_RESERVE_SOURCE,

@@ -43,9 +43,9 @@ class NodeTemplate:
     compute_class: str | None = None
     #: GKE queued provisioning: nodes come only through a ProvisioningRequest (Kueue), never for a pending pod
     queued: bool = False
-    #: the instance types the provisioner picks from for each pod (GKE auto-creation), smallest first;
-    #: default: [instance_type], the one type the autoscaler's template has
-    eligible: list[str] = field(default_factory=list)
+    #: the instance types it may launch (NodeGroupView.instance_types as its provisioner picks among them: GKE
+    #: auto-creation per pod, smallest first); default [instance_type], the one type the autoscaler's template has
+    instance_types: list[str] = field(default_factory=list)
     #: groups with the same key share one cap (NodeGroupView.shared_cap; a Karpenter NodePool split by
     #: capacity type shares its limits.nodes): their max_size is that cap, counted once in a worst case
     shared_cap: str | None = None
@@ -58,9 +58,9 @@ class NodeTemplate:
     #: requests of the pods every new node runs: the stack's DaemonSets that would run there, kube-proxy
     daemon_requests: dict[str, float] = field(default_factory=dict)
 
-    @property
-    def instance_types(self) -> list[str]:
-        return self.eligible or [self.instance_type]
+    def __post_init__(self) -> None:
+        if not self.instance_types:
+            self.instance_types = [self.instance_type]
 
 
 def tolerates(toleration: Toleration, taint: Taint) -> bool:
