@@ -137,7 +137,7 @@ def _templates(pool: NodeGroupView) -> list[NodeTemplate]:
     labels = {**pool.labels, **pool.implicit_labels}
     return [
         NodeTemplate(
-            group=pool.name,
+            name=pool.name,
             resource=pool.name,
             autoscaler_name=pool.name,
             pool=pool.pool,

@@ -128,9 +128,9 @@ def test_the_pools_table_the_cost_table_and_the_simulation_agree_on_each_group(s
     costs = {c.pool.name: c for c in preview_cost(preview).pools}
     assert set(rows) == set(costs)
     for t in node_templates(preview):
-        row = rows[t.group]
-        assert t.max_size == row.max_size and t.capacity in row.capacity, t.group
-        assert costs[t.group].pool.pool == t.pool
+        row = rows[t.name]
+        assert t.max_size == row.max_size and t.capacity in row.capacity, t.name
+        assert costs[t.name].pool.pool == t.pool
 
 
 def test_a_view_is_immutable() -> None:

@@ -87,7 +87,7 @@ def node_templates(preview: Preview, views: list[NodeGroupView]) -> list[NodeTem
             labels[ZONE_LABEL] = zones[0]
         out.append(
             NodeTemplate(
-                group=name,
+                name=name,
                 resource=view.resource,
                 autoscaler_name=asg,
                 pool=view.pool,

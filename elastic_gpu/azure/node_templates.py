@@ -55,7 +55,7 @@ def _aks_template(view: NodeGroupView) -> NodeTemplate:
     for resource, value in view.template_resources.items():
         allocatable[resource] = quantity(value)
     return NodeTemplate(
-        group=name,
+        name=name,
         resource=view.resource,
         autoscaler_name=f"aks-{name}-{AKS_VMSS_NUMBER}-vmss",
         pool=view.pool,

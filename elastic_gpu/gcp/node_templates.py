@@ -83,7 +83,7 @@ def _node_pool_template(view: NodeGroupView) -> NodeTemplate:
     if view.disk_bytes:
         allocatable[EPHEMERAL_STORAGE] = view.disk_bytes
     return NodeTemplate(
-        group=name,
+        name=name,
         resource=view.resource,
         autoscaler_name=name,
         pool=view.pool,

@@ -65,7 +65,7 @@ def auto_created_template(view: NodeGroupView) -> NodeTemplate | None:
     from elastic_gpu.gcp.node_templates import GKE_RESERVE_SOURCE, gke_reserve
 
     return NodeTemplate(
-        group=view.name,
+        name=view.name,
         resource=view.resource,
         autoscaler_name=view.name,
         pool=view.pool,

@@ -25,7 +25,7 @@ class NodeTemplate:
     `NodeGroupView` (elastic_gpu/node_group_view.py) and what the simulation adds (the instance type's
     resources, the node's reserve, the DaemonSets a new node runs)."""
 
-    group: str  #: the node group's name as the preview shows it (node group / agent pool / node pool)
+    name: str  #: the node group's name as the preview shows it (NodeGroupView.name)
     resource: str  #: the Pulumi resource name that declares it
     autoscaler_name: str  #: the name the autoscaler (and the priority expander) knows it by
     pool: str  #: our pool label (or the group name)
@@ -145,7 +145,7 @@ def near_fit(pod: PodShape, node: NodeTemplate) -> str | None:
         wanted, have, total = pod.requests.get(resource, 0.0), real.get(resource, 0.0), node.allocatable.get(resource)
         if wanted and total and not math.isinf(total) and 0 <= have - wanted < NEAR_FIT * total:
             return (
-                f"{node.group}: fits only if the node keeps no more than modelled ({resource}: the pod wants "
+                f"{node.name}: fits only if the node keeps no more than modelled ({resource}: the pod wants "
                 f"{_q(resource, wanted)} of {_q(resource, have)} left{_after(node, True)})"
             )
     return None

@@ -115,7 +115,7 @@ def node_pool_templates(
     capacities = view.capacity_types
     return [
         NodeTemplate(
-            group=view.name,
+            name=view.name,
             resource=view.resource,
             autoscaler_name=view.name,
             pool=view.pool,
@@ -162,13 +162,13 @@ def worst_case(
             if hourly is None:
                 hourly = price.on_demand  # spot never costs more: an upper bound
             if hourly is None:
-                return nodes + t.max_size, None, [f"{t.group}: no price for {it} in {t.region}"]
+                return nodes + t.max_size, None, [f"{t.name}: no price for {it} in {t.region}"]
             hourlies.append(hourly)
         nodes += t.max_size
         total += t.max_size * max(hourlies, default=0.0) * HOURS_PER_MONTH
         capacity = "" if spot_only or len(group) == 1 else " on-demand"
         notes.append(
-            f"{t.group}: {t.max_size} nodes (limits.nodes), each priced as its priciest eligible type{capacity}"
+            f"{t.name}: {t.max_size} nodes (limits.nodes), each priced as its priciest eligible type{capacity}"
         )
     return nodes, total, notes
 
@@ -214,7 +214,7 @@ def simulate_pod(
     consolidate = consolidate_after_seconds(preview, own[0].resource, model) if own else None
     zero = math.inf if consolidate is None else round(to_zero(consolidate) / 60, 2)
     if not fits:
-        why = "; ".join(f"{t.group}: {reason}" for t in own or every if (reason := misfit(pod, t)))
+        why = "; ".join(f"{t.name}: {reason}" for t in own or every if (reason := misfit(pod, t)))
         return PoolOutcome(
             reached_pool,
             pod.name,
@@ -256,6 +256,6 @@ def simulate_pod(
         timing_source=model.source,
         instance_types=eligible_types(preview, [t.resource for t in fits], model),
         evidence=model.evidence,
-        first_choice_group=first.group,
-        fallback_group=fallback.group if fallback else None,
+        first_choice_group=first.name,
+        fallback_group=fallback.name if fallback else None,
     )
