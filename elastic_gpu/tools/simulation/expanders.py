@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from elastic_gpu.tools.simulation.fit import NodeTemplate
@@ -45,9 +45,14 @@ def _waste(pod: PodShape, group: NodeTemplate) -> float:
     return total
 
 
-def _split(tier: Tier, key) -> list[Tier]:
+def _split(tier: Tier, key: Callable[[NodeTemplate], float]) -> list[Tier]:
     values = sorted({key(g) for g in tier})
     return [[g for g in tier if key(g) == v] for v in values]
+
+
+def _by_priority(level: dict[str, int | None]) -> Callable[[NodeTemplate], float]:
+    """Highest priority first."""
+    return lambda g: -(level[g.autoscaler_name] or 0)
 
 
 def rank(
@@ -69,7 +74,7 @@ def rank(
             for tier in tiers:
                 level = {g.autoscaler_name: _priority_of(g, levels) for g in tier}
                 known = [g for g in tier if level[g.autoscaler_name] is not None]
-                out += _split(known, lambda g, level=level: -(level[g.autoscaler_name] or 0))
+                out += _split(known, _by_priority(level))
                 out.append([g for g in tier if level[g.autoscaler_name] is None])
             tiers = out
         elif expander == "least-waste":
