@@ -206,12 +206,12 @@ def karpenter_node_pool(resource: StackResource, cloud: str, type_key: str = INS
         kind=KARPENTER_GROUP,
         resource=resource.name,
         declared_name=label,
-        zones=list((reqs.get(ZONE_KEY) or {}).get("values") or []),
+        zones=list(read_known(reqs.get(ZONE_KEY) or {}, "values", [])),
         shown_taints=[str(t) for t in taints],
         capacity_types=[c for c in SPOT_FIRST if c in allowed] or allowed[:1],
-        node_class=ref.get("name") or None,
-        weight=int(spec.get("weight") or 0),
-        consolidate_after=(spec.get("disruption") or {}).get("consolidateAfter"),
+        node_class=read_known(ref, "name"),
+        weight=int(read_known(spec, "weight", 0)),
+        consolidate_after=read_known(read_known(spec, "disruption", {}), "consolidateAfter"),
     )
 
 

@@ -137,3 +137,23 @@ def test_a_view_is_immutable() -> None:
     v = _views("aws-dev")["t4-spot-us-west-2a"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         v.max_size = 9  # type: ignore[misc]
+
+
+def test_a_value_only_the_reports_read_never_hides_a_node_group_from_the_policies() -> None:
+    """During a real preview a node group's tags or subnets may be unknown: the view still reads (the
+    policies judge its sizes and taints); what is unknown is left out ("?" for an unplaced subnet)."""
+    from pulumi.runtime import rpc
+    from pulumi_policy.proxy import unknown_checking_proxy
+
+    from elastic_gpu.aws import EKS_NODE_GROUP
+    from elastic_gpu.node_group_view import Resource, read_node_groups
+
+    props = {
+        "nodeGroupName": "ng",
+        "instanceTypes": ["g4dn.xlarge"],
+        "scalingConfig": {"minSize": 0, "maxSize": 2},
+        "tags": rpc.UNKNOWN,
+        "subnetIds": [rpc.UNKNOWN],
+    }
+    (view,) = read_node_groups(Resource(EKS_NODE_GROUP, "ng", unknown_checking_proxy(props)), [])
+    assert (view.gpu, view.max_size, view.zones, view.template_resources) == (True, 2, ["?"], {})

@@ -152,7 +152,7 @@ def _compute_class(resource: StackResource, stack: Sequence[StackResource] | Non
         taints = [Taint(t["key"], t.get("value", ""), t["effect"]) for t in priority.get("taints") or []] + (
             [GKE_GPU_TAINT] if gpu else []
         )
-        disk = (priority.get("storage") or {}).get("bootDiskSize")
+        disk = read_known(read_known(priority, "storage", {}), "bootDiskSize")
         max_size = None
         if limits is not None and accelerator is not None and accelerators:
             # Its GPU type's cluster limit over its GPUs per node (0 without a limit).
@@ -184,7 +184,7 @@ def _compute_class(resource: StackResource, stack: Sequence[StackResource] | Non
                 capacity_types=["spot" if priority.get("spot") else "on-demand"],
                 compute_class=class_name,
                 disk_bytes=float(disk) * 1e9 if disk else None,
-                gpu_sharing=int((gpu.get("gpuSharing") or {}).get("maxSharedClientsPerGPU") or 1),
+                gpu_sharing=int(read_known(read_known(gpu, "gpuSharing", {}), "maxSharedClientsPerGPU", 1)),
             )
         )
     return out
