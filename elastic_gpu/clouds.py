@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from elastic_gpu.provider import CloudProvider
 
 #: The registry: cloud name -> the module that exports its provider as `PROVIDER` (its folder's provider.py; the
-#: folder's `__init__` holds only the names its modules share, so no module of the folder imports back into it). Tests may add a
-#: provider of their own to it (monkeypatch.setitem); the core reads it on every call.
+#: folder's `__init__` holds only the names its modules share, so no module of the folder imports back into it).
+#: Tests may add a provider of their own to it (monkeypatch.setitem); the core reads it on every call.
 REGISTRY: dict[str, str] = {
     "aws": "elastic_gpu.aws.provider",
     "azure": "elastic_gpu.azure.provider",

@@ -4,7 +4,7 @@ cluster satisfies leaves them Pending forever, and then no GPU node ever starts 
 
 Read from the stack's resources (the same `StackResource`s the policy pack and the offline preview see):
 each controller's pod (nodeSelector, required node affinity, tolerations) is matched with the scheduler's
-filters (elastic_gpu.tools.simulation.fit) against every node pool the stack declares (elastic_gpu/pool_view.py:
+filters (elastic_gpu.tools.simulation.fit) against every node pool the stack declares (elastic_gpu/node_group_view.py:
 its declared labels, the labels its service adds, its taints) and against the node groups a user names
 (the policy's `nodeGroups` config: nodes declared outside this program). The policy
 `controllers-schedulable` reports a controller that fits none; `simulate` reports it instead of figures.
@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from elastic_gpu.pool_view import PoolView, StackResource, has_unknown, plain_props, stack_pools
+from elastic_gpu.node_group_view import NodeGroupView, StackResource, has_unknown, plain_props, stack_pools
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
 from elastic_gpu.tools.simulation.pod import PodShape, pod_shape
@@ -132,14 +132,14 @@ def _judged(pod: PodShape, instance_types_known: bool) -> PodShape:
     )
 
 
-def _templates(pool: PoolView) -> list[NodeTemplate]:
+def _templates(pool: NodeGroupView) -> list[NodeTemplate]:
     """A node of the pool per instance type (the kubelet's instance-type label), with every label it carries."""
     labels = {**pool.labels, **pool.implicit_labels}
     return [
         NodeTemplate(
-            group=pool.label,
-            resource=pool.label,
-            autoscaler_name=pool.label,
+            name=pool.name,
+            resource=pool.name,
+            autoscaler_name=pool.name,
             pool=pool.pool,
             capacity="spot" if pool.spot else "on-demand",
             instance_type=t,
@@ -153,7 +153,7 @@ def _templates(pool: PoolView) -> list[NodeTemplate]:
     ]
 
 
-def fits_pool(controller: Controller, pool: PoolView) -> bool:
+def fits_pool(controller: Controller, pool: NodeGroupView) -> bool:
     pod = _judged(controller.pod, bool(pool.instance_types))
     return any(misfit(pod, node) is None for node in _templates(pool))
 
@@ -193,7 +193,7 @@ def unschedulable(
         if any(fits_pool(c, p) for p in pools) or any(fits_named(c, g) for g in named):
             continue
         tried = [
-            *(f"{p.label} (labels {_labels(p)}; taints {_taints(p.all_taints)})" for p in pools if not p.gpu),
+            *(f"{p.name} (labels {_labels(p)}; taints {_taints(p.all_taints)})" for p in pools if not p.gpu),
             *(f"{g.name} (named; labels {dict(g.labels)}; taints {_taints(list(g.taints))})" for g in named),
         ]
         if gpu := sum(p.gpu for p in pools):
@@ -211,7 +211,7 @@ def unschedulable(
     return out
 
 
-def _labels(pool: PoolView) -> str:
+def _labels(pool: NodeGroupView) -> str:
     labels = {**pool.labels, **pool.implicit_labels}
     return ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "none"
 

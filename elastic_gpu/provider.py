@@ -24,9 +24,9 @@ must supply:
 
 Capabilities only some clouds have are small protocols a provider implements too, checked with `isinstance`
 (never looked up by name): `OwnProvisioner` (a provisioner of its own that the simulation models),
-`AccountPreflight`, `QueueAdmission` (GKE's Kueue), `GroupOrder` (GKE ComputeClass priorities), `ClusterLimits`
-(GKE auto-provisioning's cluster-wide caps), `ClusterItems` (AKS's System pool, priced outside the pools),
-`GpuResolver` (EC2 describes a type's GPU), `RunningVersion` (GKE's release channel).
+`AccountPreflight`, `QueueAdmission` (GKE's Kueue), `GroupOrder` (GKE ComputeClass priorities), `ClusterItems`
+(AKS's System pool, priced outside the pools), `GpuResolver` (EC2 describes a type's GPU), `RunningVersion` (GKE's
+release channel).
 
 Importing a provider loads no cloud SDK: its methods import the cloud's modules when called, so a stack on one
 cloud needs only that cloud's extra, and tables merged over every cloud (mocks, readers, rows) import only the
@@ -37,7 +37,7 @@ stack`): the offline runner forgets the modules a program imported between two r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -49,12 +49,11 @@ if TYPE_CHECKING:
     from elastic_gpu.config import GpuPoolConfig, StackConfig
     from elastic_gpu.general_pool import GeneralPoolArgs
     from elastic_gpu.gpu_catalog import GpuSpec
+    from elastic_gpu.node_group_view import NodeGroupView, StackResource
     from elastic_gpu.pool_types import BuiltPool
-    from elastic_gpu.pool_view import PoolReader, PoolView, RegionReader, StackResource
     from elastic_gpu.preflight import Finding
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
     from elastic_gpu.tools.offline.mocks import RemoteComponentMock
-    from elastic_gpu.tools.offline.report import PoolRows
     from elastic_gpu.tools.offline.runner import Preview
     from elastic_gpu.tools.policy import Policy
     from elastic_gpu.tools.policy.cost_rules import TagReader
@@ -185,16 +184,15 @@ class AutoscalerBuilder:
 @dataclass(frozen=True)
 class NodeGroupReader:
     """How the core reads the cloud's node groups from captured resources: the policy rules, cost, report,
-    simulation and diff read nothing of a node group but through this."""
+    simulation and diff read nothing of a node group but its `NodeGroupView` (elastic_gpu/node_group_view.py)."""
 
-    #: resource type -> the pools it declares (policy rules, cost; elastic_gpu/pool_view.py)
-    pools: Mapping[str, PoolReader]
-    #: resource type -> where its nodes bill
-    regions: Mapping[str, RegionReader]
-    #: resource type -> its rows of the preview's Pools table (tools/offline/report.py)
-    report_rows: Mapping[str, PoolRows]
-    #: the scale-from-zero templates of the preview's node groups of this cloud (the simulation)
-    node_templates: Callable[[Preview], list[NodeTemplate]]
+    #: the node groups a resource declares (empty for a type it does not read), from its props alone (a
+    #: resource policy) or placed against the stack's resources (region, zones, shared caps) when given;
+    #: props may be the policy engine's proxies, which raise on an unknown value
+    read_node_groups: Callable[[StackResource, Sequence[StackResource] | None], list[NodeGroupView]]
+    #: the scale-from-zero templates of the preview's node groups of this cloud, from their views: what the
+    #: view adds of the catalog's shape, the node's reserves and the autoscaler's template tags (the simulation)
+    node_templates: Callable[[Preview, list[NodeGroupView]], list[NodeTemplate]]
 
 
 @dataclass(frozen=True)
@@ -386,15 +384,6 @@ class GroupOrder(Protocol):
 
     def group_order(self, preview: Preview, pod: PodShape) -> list[str]:
         """The groups the pod's own selector ranks, first to last; empty without one."""
-        ...
-
-
-@runtime_checkable
-class ClusterLimits(Protocol):
-    """A cap several pools share, read from the stack (GKE auto-provisioning: the cluster's resource limits)."""
-
-    def apply_cluster_limits(self, pools: list[PoolView], stack: Iterable[StackResource]) -> None:
-        """Sets the shared cap on the pools with a `cap_group`."""
         ...
 
 

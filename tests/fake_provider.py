@@ -9,7 +9,7 @@ Its node group is one resource, `fake:compute:NodeGroup`, whose inputs say every
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -18,8 +18,8 @@ import pulumi
 from elastic_gpu.clouds import MinorSupport
 from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.general_pool import GeneralPoolArgs
+from elastic_gpu.node_group_view import NodeGroupView, StackResource, intends_spot, parse_taint_string
 from elastic_gpu.pool_types import BuiltPool, NodeGroupRef
-from elastic_gpu.pool_view import PoolView, StackResource, intends_spot, parse_taint_string
 from elastic_gpu.provider import (
     AutoscalerBuilder,
     CloudFacts,
@@ -35,8 +35,7 @@ from elastic_gpu.provider import (
 )
 from elastic_gpu.scheduling import CAPACITY_LABEL, EPHEMERAL_STORAGE, GPU_RESOURCE, POOL_LABEL, Taint
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
-from elastic_gpu.tools.offline.report import PoolSummary
-from elastic_gpu.tools.offline.runner import CapturedResource, Preview
+from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.fit import NodeTemplate
 from elastic_gpu.tools.simulation.timings import AutoscalerSettings, Evidence, timeout_only
 from elastic_gpu.validation import Bounds, TagRules
@@ -55,77 +54,68 @@ def _gpus(instance_type: str) -> int:
     return int(match["gpus"]) if match else 0
 
 
-def _read(name: str, props: Mapping[str, Any]) -> Iterator[PoolView]:
-    label = props.get("name") or name
+def _read(resource: StackResource, stack: Sequence[StackResource] | None) -> list[NodeGroupView]:
+    """Its one reader: a node group from its own props; where it bills only when read against the stack."""
+    if resource.resource_type != FAKE_NODE_GROUP:
+        return []
+    props = resource.props
+    name = props.get("name") or resource.name
     labels = dict(props.get("labels") or {})
     instance_type = props.get("instanceType") or ""
-    yield PoolView(
-        cloud="fake",
-        label=label,
-        pool=labels.get(POOL_LABEL, label),
-        gpu=_gpus(instance_type) > 0,
-        spot=bool(props.get("spot")),
-        intends_spot=intends_spot(labels, label),
-        instance_types=[instance_type] if instance_type else [],
-        min_size=props.get("minSize"),
-        max_size=props.get("maxSize"),
-        pinned_size_path=None,
-        autoscaled=True,
-        taints=[parse_taint_string(t) for t in props.get("taints") or []],
-        labels=labels,
-    )
-
-
-def _region(resource: StackResource, stack: Iterable[StackResource]) -> str | None:
-    region = (resource.props or {}).get("region")
-    return region if isinstance(region, str) else None
-
-
-def _rows(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
+    taints = [parse_taint_string(t) for t in props.get("taints") or []]
+    region = props.get("region")
     return [
-        PoolSummary(
-            pool=v.pool,
-            node_group=v.label,
-            capacity="spot" if v.spot else "on-demand",
-            instance_types=v.instance_types,
-            min_size=v.min_size or 0,
-            max_size=v.max_size or 0,
-            zones=list(r.inputs.get("zones") or []),
-            taints=[str(t) for t in v.taints],
+        NodeGroupView(
+            cloud="fake",
+            name=name,
+            pool=labels.get(POOL_LABEL, name),
+            gpu=_gpus(instance_type) > 0,
+            spot=bool(props.get("spot")),
+            intends_spot=intends_spot(labels, name),
+            instance_types=[instance_type] if instance_type else [],
+            min_size=props.get("minSize"),
+            max_size=props.get("maxSize"),
+            pinned_size_path=None,
+            autoscaled=True,
+            taints=taints,
+            labels=labels,
+            region=region if stack is not None and isinstance(region, str) else None,
+            resource=resource.name,
+            declared_name=resource.name,
+            zones=list(props.get("zones") or []),
+            shown_taints=[str(t) for t in taints],
+            capacity_types=["spot" if props.get("spot") else "on-demand"],
         )
-        for v in _read(r.name, r.inputs)
     ]
 
 
-def _templates(preview: Preview) -> list[NodeTemplate]:
-    out = []
-    for r in preview.of_type(FAKE_NODE_GROUP):
-        for v in _read(r.name, r.inputs):
-            gpus = _gpus(v.instance_types[0])
-            out.append(
-                NodeTemplate(
-                    group=v.label,
-                    resource=r.name,
-                    autoscaler_name=v.label,
-                    pool=v.pool,
-                    capacity="spot" if v.spot else "on-demand",
-                    instance_type=v.instance_types[0],
-                    labels=dict(v.labels),
-                    taints=list(v.taints),
-                    allocatable={
-                        "cpu": 8.0,
-                        "memory": 32 * 2.0**30,
-                        EPHEMERAL_STORAGE: 100 * 2.0**30,
-                        "pods": 110.0,
-                        GPU_RESOURCE: float(gpus),
-                    },
-                    min_size=v.min_size or 0,
-                    max_size=v.max_size or 0,
-                    zones=list(r.inputs.get("zones") or []),
-                    region=r.inputs.get("region"),
-                )
-            )
-    return out
+def _templates(preview: Preview, views: list[NodeGroupView]) -> list[NodeTemplate]:
+    """Every node of the fake cloud has 8 vCPUs, 32 GiB and 100 GiB of disk, and the GPUs its type names."""
+    return [
+        NodeTemplate(
+            name=v.name,
+            resource=v.resource,
+            autoscaler_name=v.name,
+            pool=v.pool,
+            capacity="spot" if v.spot else "on-demand",
+            instance_type=v.instance_types[0],
+            labels=dict(v.labels),
+            taints=list(v.taints),
+            allocatable={
+                "cpu": 8.0,
+                "memory": 32 * 2.0**30,
+                EPHEMERAL_STORAGE: 100 * 2.0**30,
+                "pods": 110.0,
+                GPU_RESOURCE: float(_gpus(v.instance_types[0])),
+            },
+            min_size=v.min_size or 0,
+            max_size=v.max_size or 0,
+            zones=list(v.zones),
+            region=v.region,
+            instance_types=list(v.instance_types),
+        )
+        for v in views
+    ]
 
 
 def _problems(cfg: StackConfig) -> list[str]:
@@ -229,12 +219,7 @@ class FakeProvider:
         return AutoscalerBuilder(build_autoscaler=lambda name, args, parent: {}, runs_pod=False)
 
     def reader(self) -> NodeGroupReader:
-        return NodeGroupReader(
-            pools={FAKE_NODE_GROUP: _read},
-            regions={FAKE_NODE_GROUP: _region},
-            report_rows={FAKE_NODE_GROUP: _rows},
-            node_templates=_templates,
-        )
+        return NodeGroupReader(read_node_groups=_read, node_templates=_templates)
 
     def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
         if not preview.of_type(FAKE_NODE_GROUP):

@@ -11,7 +11,7 @@ import yaml
 
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.scheduling import AKS_SPOT_LABEL, CAPACITY_LABEL, GPU_NODE_LABEL, NODE_CLASS_LABEL, POOL_LABEL
-from elastic_gpu.tools.offline.report import pool_summaries, to_json
+from elastic_gpu.tools.offline.report import pool_rows, to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from tests.conftest import ROOT, stack_preview, stack_values
 
@@ -211,7 +211,7 @@ def test_existing_resource_group_is_used_not_created(program_dir) -> None:
 
 
 def test_pool_table_shows_aks_pools(zonal: Preview) -> None:
-    rows = {p.node_group: p for p in pool_summaries(zonal)}
+    rows = {p.node_group: p for p in pool_rows(zonal)}
     s1, s2, od, general = (ap_name(zonal, n) for n in ("t4-t4s01", "t4-t4s02", "t4-t4o0", "general-pool"))
     assert set(rows) == {"system", general, od, s1, s2}  # the System pool is inline in the cluster
     assert rows[s1].capacity == "spot" and rows[s1].zones == ["1"]

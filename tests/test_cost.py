@@ -15,9 +15,9 @@ import pytest
 
 from elastic_gpu.__main__ import main
 from elastic_gpu.config import PriceOverride, load_stack_config
-from elastic_gpu.gcp.pool_view import gce_region
+from elastic_gpu.gcp.reader import gce_region
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.pool_view import PoolView, stack_pools
+from elastic_gpu.node_group_view import NodeGroupView, stack_pools
 from elastic_gpu.prices import (
     COLUMNS,
     HOURS_PER_MONTH,
@@ -38,7 +38,7 @@ from elastic_gpu.tools.cost import (
     work_cost,
 )
 from elastic_gpu.tools.offline.policy_run import stack_resources
-from elastic_gpu.tools.offline.report import pool_summaries, render_text, to_json
+from elastic_gpu.tools.offline.report import pool_rows, render_text, to_json
 from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import ROOT, stack_preview, stack_values, stem
 
@@ -46,11 +46,24 @@ STACKS = sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks"
 P = "elastic-gpu:"
 
 
-def _pool(cloud: str, region: str | None, types: list[str], *, spot: bool = True, gpu: bool = True, **kw) -> PoolView:
-    pool = PoolView(cloud, "ng", "p", gpu, spot, spot, types, kw.get("min_size", 0), kw.get("max_size", 4), None, True)
-    pool.accelerators = kw.get("accelerators", [])
-    pool.region = region
-    return pool
+def _pool(
+    cloud: str, region: str | None, types: list[str], *, spot: bool = True, gpu: bool = True, **kw
+) -> NodeGroupView:
+    return NodeGroupView(
+        cloud,
+        "ng",
+        "p",
+        gpu,
+        spot,
+        spot,
+        types,
+        kw.get("min_size", 0),
+        kw.get("max_size", 4),
+        None,
+        True,
+        accelerators=kw.get("accelerators", []),
+        region=region,
+    )
 
 
 # --- the worked example (canonical-blog-2022) ---------------------------------------------------
@@ -273,7 +286,7 @@ def test_preview_cost_equals_the_table_times_the_captured_pools(stack: str) -> N
     preview = stack_preview(stack)
     cfg = load_stack_config(stack_values(stack))
     cost = to_json(preview)["cost"]
-    summaries = {s.node_group: s for s in pool_summaries(preview)}
+    summaries = {s.node_group: s for s in pool_rows(preview)}
     assert {r["node_group"] for r in cost["pools"]} == set(summaries)  # every pool is priced, system pool too
     for row in cost["pools"]:
         expected = _expected_row(summaries[row["node_group"]], cfg.cluster.region, cfg.cloud)

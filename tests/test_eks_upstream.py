@@ -164,7 +164,7 @@ def test_unranked_groups_come_last_not_never() -> None:
     preview = stack_preview("azure-dev")
     [outcome] = simulate(preview, _cpu_pod({}))
     assert [[g.resource for g in tier] for tier in outcome.tiers] == [["general-pool"], ["gpu-dev-aks[0]"]]
-    assert outcome.tiers[-1][0].group == "system"
+    assert outcome.tiers[-1][0].name == "system"
 
 
 # --- a replacement renames the node group, so it is created first ------------------------------------

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from elastic_gpu import clouds, pool_view
+from elastic_gpu import clouds, node_group_view
 from elastic_gpu.config import StackConfig, load_stack_config, stack_warnings, validate_stack
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import GPU_RESOURCE, POOL_LABEL
@@ -30,7 +30,7 @@ from tests.fake_provider import FAKE_NODE_GROUP, GPU_TAINT
 
 def _clear_caches() -> None:
     # Tables merged over every cloud on first use.
-    for merged in (pool_view.pool_readers, pool_view._region_readers, report.pool_rows, mocks._resource_mocks):
+    for merged in (mocks._resource_mocks, mocks._invoke_mocks, mocks._account_invokes):
         merged.cache_clear()
 
 
@@ -90,7 +90,7 @@ def _node_group(name: str, *, spot: bool, instance_type: str = "fake/gpu1", pool
 
 def test_the_reader_feeds_the_policy_rules_and_the_report(fake: None) -> None:
     group = _node_group("gpu-spot", spot=False)
-    [view] = pool_view.pools_of(FAKE_NODE_GROUP, group.name, group.inputs)
+    [view] = node_group_view.pools_of(FAKE_NODE_GROUP, group.name, group.inputs)
     assert (view.cloud, view.pool, view.gpu, view.spot, view.max_size) == ("fake", "gpu", True, False, 4)
 
     # spot-pool-is-spot: named spot, billed on-demand; the fix is the fake's own words.
@@ -101,12 +101,12 @@ def test_the_reader_feeds_the_policy_rules_and_the_report(fake: None) -> None:
     assert reported == ["Pool 'gpu-spot' is labelled or named spot but is billed on-demand: set spot: true."]
 
     # Where it bills, read by the fake's region reader.
-    resource = SimpleNamespace(resource_type=FAKE_NODE_GROUP, name=group.name, props=group.inputs, provider=None)
-    assert [p.region for p in pool_view.resource_pools(resource, [resource])] == ["fake-north"]
+    resource = node_group_view.Resource(FAKE_NODE_GROUP, group.name, group.inputs)
+    assert [p.region for p in node_group_view.resource_pools(resource, [resource])] == ["fake-north"]
 
     # The preview's Pools table.
     preview = Preview("p", "s", [group], {}, {})
-    assert [(p.node_group, p.capacity, p.instance_types, p.zones) for p in report.pool_summaries(preview)] == [
+    assert [(p.node_group, p.capacity, p.instance_types, p.zones) for p in report.pool_rows(preview)] == [
         ("gpu-spot", "on-demand", ["fake/gpu1"], ["fake-north-a"])
     ]
 
@@ -218,6 +218,6 @@ def test_the_type_checker_holds_a_provider_to_the_protocol(tmp_path: Path) -> No
     assert status == 1
     line = INCOMPLETE.splitlines().index("PROVIDER: CloudProvider = Incomplete()") + 1
     assert out.splitlines()[0].endswith(
-        f'incomplete.py:{line}: error: Incompatible types in assignment (expression has type "Incomplete", variable has '
-        'type "CloudProvider")  [assignment]'
+        f'incomplete.py:{line}: error: Incompatible types in assignment (expression has type "Incomplete", '
+        'variable has type "CloudProvider")  [assignment]'
     )

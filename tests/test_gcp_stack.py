@@ -10,7 +10,7 @@ import pytest
 from elastic_gpu.gcp.kueue import ADMISSION_CHECK, CLUSTER_QUEUE, LOCAL_QUEUE, PROVISIONING_CONFIG
 from elastic_gpu.gcp.versions import KUEUE_CHART, KUEUE_VERSION
 from elastic_gpu.scheduling import GKE_GPU_TAINT, GPU_NODE_LABEL, POOL_LABEL
-from elastic_gpu.tools.offline.report import pool_summaries
+from elastic_gpu.tools.offline.report import pool_rows
 from tests.conftest import ROOT, run_preview, stack_preview, stem
 
 NODE_POOL = "gcp:container/nodePool:NodePool"
@@ -158,7 +158,7 @@ def test_every_resource_under_a_component_and_builtin_objects_validate(stack: st
 
 
 def test_pool_report_rows() -> None:
-    rows = {stem(p.node_group): p for p in pool_summaries(stack_preview("gcp-prod"))}
+    rows = {stem(p.node_group): p for p in pool_rows(stack_preview("gcp-prod"))}
     assert rows["inference-spot"].capacity == "spot" and rows["inference-fallback"].capacity == "on-demand"
     assert rows["training-dws"].zones == ["us-central1-a", "us-central1-b", "us-central1-c"]
 

@@ -447,7 +447,7 @@ def test_simulate_reports_karpenter_next_to_the_autoscaler() -> None:
     # one NodePool: spot, then its own on-demand offerings
     assert (inf["first_choice"], inf["fallback"]) == ("inference-spot-first", "inference-spot-first")
     [outcome] = [o for o in simulate(stack_preview("aws-karpenter")) if o.pool == "inference"]
-    assert [(t.group, t.capacity) for [t] in outcome.tiers] == [
+    assert [(t.name, t.capacity) for [t] in outcome.tiers] == [
         ("inference-spot-first", "spot"),
         ("inference-spot-first", "on-demand"),
     ]

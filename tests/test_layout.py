@@ -104,6 +104,10 @@ def test_each_folder_exports_its_provider() -> None:
         assert get_cloud(cloud.name) is cloud
         # One class per cloud, in its folder's provider.py (the type checker holds it to CloudProvider).
         assert type(cloud).__module__ == f"elastic_gpu.{cloud.name}.provider"
+        # What its provider wraps is there, in the folder.
+        parts = ("reader", "node_templates", "timing", "replacement", "versions", "config_rules", "cluster", "pools")
+        for part in (*parts, "mocks"):
+            assert (COMPONENTS / cloud.name / f"{part}.py").is_file(), (cloud.name, part)
 
 
 #: Names the core gives a provider (get_cloud's or all_clouds' result) when it reads one.
@@ -226,7 +230,7 @@ def f():
     from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits
 from elastic_gpu import gcp
 from elastic_gpu.clouds import get_cloud
-from elastic_gpu.pool_view import PoolView
+from elastic_gpu.node_group_view import NodeGroupView
 """
     assert cloud_imports(source) == [
         (2, "elastic_gpu.aws"),

@@ -15,7 +15,7 @@ import pytest
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.tools.offline.diff import Side, build_diff, render_diff
-from elastic_gpu.tools.offline.report import pool_summaries, render_text
+from elastic_gpu.tools.offline.report import pool_rows, render_text
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.tools.simulation import simulate
 from elastic_gpu.tools.simulation.templates import node_templates
@@ -36,7 +36,7 @@ def side(preview: Preview, label: str) -> Side:
 def test_zones_come_from_the_handle_when_the_subnets_come_from_another_stack() -> None:
     # existing-eks-plain: the subnets are a StackReference's outputs, so the program declares no subnet.
     preview = example("existing-eks-plain")
-    zones = {p.node_group: p.zones for p in pool_summaries(preview)}
+    zones = {p.node_group: p.zones for p in pool_rows(preview)}
     assert all(z != ["?"] and "?" not in z for z in zones.values()), zones
     spot_a = next(g for g in zones if "a10-spot-eu-west-1a" in g)
     assert zones[spot_a] == ["eu-west-1a"]

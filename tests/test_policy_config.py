@@ -6,7 +6,7 @@ import copy
 
 from policy_programs import judge, program_preview, program_report
 
-from elastic_gpu.pool_view import PoolView
+from elastic_gpu.node_group_view import NodeGroupView
 from elastic_gpu.prices import HOURS_PER_MONTH, price_row
 from elastic_gpu.tools.cost import node_price, pool_cost
 from elastic_gpu.tools.policy import POLICIES_BY_NAME
@@ -50,8 +50,9 @@ def test_cost_ceiling_is_the_models_upper_bound_and_fires_only_over_budget() -> 
 
 
 def test_cost_ceiling_prices_the_most_expensive_type() -> None:
-    pool = PoolView("aws", "ng", "p", True, True, True, ["g4dn.xlarge", "g5.xlarge"], 0, 4, None, True)
-    pool.region = "us-east-1"
+    pool = NodeGroupView(
+        "aws", "ng", "p", True, True, True, ["g4dn.xlarge", "g5.xlarge"], 0, 4, None, True, region="us-east-1"
+    )
     assert pool_cost(pool).price.instance_type == "g4dn.xlarge"  # the report: the first type
     rows = [price_row("aws", "us-east-1", t) for t in pool.instance_types]
     assert pool_cost(pool, upper_bound=True).hourly == max(r.spot for r in rows if r and r.spot is not None)

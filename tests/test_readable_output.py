@@ -76,7 +76,7 @@ def test_each_pool_is_fitted_only_against_the_groups_its_selector_picks(monkeypa
     templates = node_templates(preview)
     calls: list[str] = []
     misfit = run.misfit
-    monkeypatch.setattr(run, "misfit", lambda pod, t: calls.append(t.group) or misfit(pod, t))
+    monkeypatch.setattr(run, "misfit", lambda pod, t: calls.append(t.name) or misfit(pod, t))
     outcomes = run.simulate(preview)
     assert outcomes and all(o.reaches for o in outcomes)
     assert len(calls) < len(templates) * len(outcomes) / 2

@@ -12,7 +12,7 @@ import pytest
 from kubernetes_validate.utils import ValidationError as K8sValidationError
 
 from elastic_gpu.config import load_stack_config
-from elastic_gpu.tools.offline.report import pool_summaries, to_json
+from elastic_gpu.tools.offline.report import pool_rows, to_json
 from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import ROOT, stack_preview, stack_values, stem
 
@@ -70,7 +70,7 @@ def test_every_resource_has_a_parent_and_gpu_pools_scale_from_zero(stack: str) -
     assert [r.type for r in roots] == ["pulumi:pulumi:Stack"]
     cfg = load_stack_config(stack_values(stack))
     gpu_pools = {p.name for p in cfg.gpu_pools}
-    rows = [p for p in pool_summaries(preview) if p.pool in gpu_pools]
+    rows = [p for p in pool_rows(preview) if p.pool in gpu_pools]
     assert rows and all(p.min_size == 0 for p in rows)
     assert {p.pool for p in rows} == gpu_pools
 

@@ -1,5 +1,6 @@
-"""EKS in the simulation: each managed node group's scale-from-zero template, and the self-run
-cluster-autoscaler's settings (elastic_gpu/tools/simulation merges every cloud's).
+"""EKS in the simulation: each managed node group's scale-from-zero template, made from its `NodeGroupView`
+and the stack's ASG tags (elastic_gpu/tools/simulation merges every cloud's; the autoscaler's clocks are in
+elastic_gpu/aws/timing.py).
 
 - EKS (cloudprovider/aws, aws_manager.go buildNodeFromTemplate): vCPU, memory and GPUs of the
   group's FIRST instance type (buildInstanceType: instanceTypesOverrides[0]), in its first zone;
@@ -15,39 +16,19 @@ import math
 import re
 from collections import defaultdict
 
-from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.aws.asg_tags import NODE_TEMPLATE_PREFIX, taint_from_eks_api
-from elastic_gpu.aws.preview import subnet_zones
-from elastic_gpu.scheduling import POOL_LABEL, Taint
+from elastic_gpu.node_group_view import AUTOSCALED_GROUP, NodeGroupView
+from elastic_gpu.scheduling import Taint
 from elastic_gpu.tools.offline.mocks import MOCK_UUID
 from elastic_gpu.tools.offline.runner import Preview
-from elastic_gpu.tools.simulation.backoff import AWS_ASG_REFRESH
 from elastic_gpu.tools.simulation.fit import NodeTemplate
 from elastic_gpu.tools.simulation.pod import quantity
 from elastic_gpu.tools.simulation.templates import (
     EVICTION_HARD_MEMORY,
     MIB,
     ZONE_LABEL,
-    provider_region,
     shape,
-    template_taint,
     tiered_cpu_reserve,
-)
-from elastic_gpu.tools.simulation.timings import (
-    CA_DEFAULT_EXPANDER,
-    CA_DEFAULT_MAX_NODE_PROVISION_TIME,
-    CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
-    CA_DEFAULT_SCALE_DOWN_UNNEEDED,
-    CA_DEFAULT_SCAN_INTERVAL,
-    AutoscalerSettings,
-    Evidence,
-    autoscaler_flags,
-    autoscaler_image,
-    early_failure,
-    listed_groups,
-    minutes,
-    priorities,
-    seconds,
 )
 
 ASG_TAG = "aws:autoscaling/tag:Tag"
@@ -65,27 +46,26 @@ def al2023_reserve(allocatable: dict[str, float]) -> dict[str, float]:
     return {"cpu": tiered_cpu_reserve(cpu), "memory": 255 * MIB + EVICTION_HARD_MEMORY}
 
 
-def node_templates(preview: Preview) -> list[NodeTemplate]:
+def node_templates(preview: Preview, views: list[NodeGroupView]) -> list[NodeTemplate]:
     tags: dict[str, dict[str, str]] = defaultdict(dict)
     for r in preview.of_type(ASG_TAG):
         tag = r.inputs.get("tag") or {}
         tags[r.inputs.get("autoscalingGroupName", "")][tag.get("key", "")] = tag.get("value", "")
-    zone_of = subnet_zones(preview.resources)
     out = []
-    for ng in preview.of_type(EKS_NODE_GROUP):
-        p = ng.inputs
-        name = p.get("nodeGroupName", ng.name)
+    for view in views:
+        if view.kind != AUTOSCALED_GROUP:
+            continue
+        name = view.name
         # EKS names a managed node group's Auto Scaling group eks-<nodegroup>-<uuid>.
         pattern = re.compile(rf"^eks-{re.escape(name)}-[0-9a-f-]+$")
         # Without ASG tags to name it, the ASG name EKS would give it (its uuid as the mock's).
         asg = next((a for a in tags if pattern.match(a)), f"eks-{name}-{MOCK_UUID}")
         asg_tags = tags.get(asg, {})
-        types = list(p.get("instanceTypes") or ["?"])
+        types = view.instance_types or ["?"]
         allocatable = shape("aws", types[0])
-        labels = dict(p.get("labels") or {})
+        labels = dict(view.labels)
         # DescribeNodegroup taints; one without a value is skipped by the autoscaler (asg_tags.taint_from_eks_api).
-        taints = {template_taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in p.get("taints") or []}
-        taints = {t for t in taints if taint_from_eks_api(t)}
+        taints = {t for t in view.taints if taint_from_eks_api(t)}
         for key, value in asg_tags.items():
             if not key.startswith(NODE_TEMPLATE_PREFIX + "/"):
                 continue
@@ -94,71 +74,35 @@ def node_templates(preview: Preview) -> list[NodeTemplate]:
                 labels[rest] = value
             elif kind == "taint":
                 tvalue, _, effect = value.rpartition(":")
-                taints.add(Taint(rest, tvalue, effect))  # type: ignore[arg-type]
+                taints.add(Taint(rest, tvalue, effect))  # type: ignore[arg-type]  # the tag's effect, as written
             elif kind == "resources":
                 allocatable[rest] = quantity(value)
         # The node group's own node-template resources tags (DescribeNodegroup) override the ASG's.
-        for key, value in (p.get("tags") or {}).items():
-            if key.startswith(resources_prefix := f"{NODE_TEMPLATE_PREFIX}/resources/"):
-                allocatable[key.removeprefix(resources_prefix)] = quantity(value)
-        zones = [z for s in p.get("subnetIds") or [] if isinstance(s, str) and (z := zone_of.get(s))]
+        for resource, value in view.template_resources.items():
+            allocatable[resource] = quantity(value)
+        zones = [z for z in view.zones if z != "?"]
         if zones:
             # The template node is placed in the group's first zone (aws_manager.go, template.Zone
             # = the ASG's AvailabilityZones[0]), whatever zone a real node would land in.
             labels[ZONE_LABEL] = zones[0]
-        scaling = p.get("scalingConfig") or {}
         out.append(
             NodeTemplate(
-                group=name,
-                resource=ng.name,
+                name=name,
+                resource=view.resource,
                 autoscaler_name=asg,
-                pool=labels.get(POOL_LABEL, name),
-                capacity="spot" if p.get("capacityType") == "SPOT" else "on-demand",
+                pool=view.pool,
+                capacity="spot" if view.spot else "on-demand",
                 instance_type=types[0],
                 labels=labels,
                 taints=sorted(taints),
                 allocatable=allocatable,
-                min_size=int(scaling.get("minSize", 0)),
-                max_size=int(scaling.get("maxSize", 0)),
+                min_size=view.min_size or 0,
+                max_size=view.max_size or 0,
                 zones=zones,
-                region=provider_region(preview, ng),
+                region=view.region,
                 # The autoscaler's AWS template is the raw capacity (aws_manager.go:291-292); the node is not.
                 reserved=al2023_reserve(allocatable),
                 reserved_source=AL2023_RESERVE_SOURCE,
             )
         )
     return out
-
-
-def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
-    """The self-run cluster-autoscaler's flags, when the preview has EKS node groups."""
-    if not preview.of_type(EKS_NODE_GROUP):
-        return None
-    flags = autoscaler_flags(preview) or {}
-    provision = minutes(flags.get("max-node-provision-time", CA_DEFAULT_MAX_NODE_PROVISION_TIME))
-    return AutoscalerSettings(
-        cloud="aws",
-        expanders=tuple(flags.get("expander", CA_DEFAULT_EXPANDER).split(",")),
-        priorities=priorities(preview),
-        scale_down_unneeded=minutes(flags.get("scale-down-unneeded-time", CA_DEFAULT_SCALE_DOWN_UNNEEDED)),
-        scale_down_delay_after_add=minutes(
-            flags.get("scale-down-delay-after-add", CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD)
-        ),
-        max_node_provision=provision,
-        machine=early_failure(
-            seconds(flags.get("scan-interval", CA_DEFAULT_SCAN_INTERVAL)),
-            round(provision * 60),
-            AWS_ASG_REFRESH.seconds,
-            "EKS: a failed spot launch (InsufficientInstanceCapacity) is a failed ASG scaling activity, "
-            "which the next ASG cache refresh turns into an out-of-resources placeholder (autoscaler#4489)",
-        ),
-        source="cluster-autoscaler Deployment flags",
-        groups=listed_groups(preview),
-        # The autoscaler this stack runs, as is: its code is the evidence.
-        evidence=Evidence(
-            "source",
-            f"kubernetes/autoscaler cluster-autoscaler-1.33.6 core, clusterstate and cloudprovider/aws (backoff and "
-            f"loop code unchanged in 1.34.5 and 1.35.2), the image this stack deploys: "
-            f"{autoscaler_image(preview) or 'its cluster-autoscaler Deployment'}",
-        ),
-    )

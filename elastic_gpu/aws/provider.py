@@ -106,19 +106,13 @@ class AwsProvider:
     def reader(self) -> NodeGroupReader:
         with importing(self.name):
             import elastic_gpu.aws.node_templates as node_templates
-            import elastic_gpu.aws.pool_view as pool_view
-            import elastic_gpu.aws.report as report
-        return NodeGroupReader(
-            pools=pool_view.POOL_READERS,
-            regions=pool_view.REGION_READERS,
-            report_rows=report.POOL_ROWS,
-            node_templates=node_templates.node_templates,
-        )
+            import elastic_gpu.aws.reader as reader
+        return NodeGroupReader(read_node_groups=reader.read_node_groups, node_templates=node_templates.node_templates)
 
     def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
         with importing(self.name):
-            import elastic_gpu.aws.node_templates as node_templates
-        return node_templates.autoscaler_settings(preview)
+            import elastic_gpu.aws.timing as timing
+        return timing.autoscaler_settings(preview)
 
     def mocks(self) -> Mocks:
         with importing(self.name):

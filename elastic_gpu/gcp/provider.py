@@ -4,7 +4,7 @@ imported when first asked for (by full name: elastic_gpu/provider.py says why)."
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from elastic_gpu.clouds import importing
@@ -24,7 +24,6 @@ from elastic_gpu.provider import (
 
 if TYPE_CHECKING:
     from elastic_gpu.config import StackConfig
-    from elastic_gpu.pool_view import PoolView, StackResource
     from elastic_gpu.preflight import Finding
     from elastic_gpu.tools.offline.runner import Preview
     from elastic_gpu.tools.simulation.pod import PodShape
@@ -33,8 +32,8 @@ if TYPE_CHECKING:
 
 
 class GcpProvider:
-    """GKE. Also an `AccountPreflight`, a `QueueAdmission` (Kueue), a `GroupOrder` (ComputeClass priorities),
-    `ClusterLimits` (auto-provisioning's resource limits) and a `RunningVersion` (its release channel)."""
+    """GKE. Also an `AccountPreflight`, a `QueueAdmission` (Kueue), a `GroupOrder` (ComputeClass priorities)
+    and a `RunningVersion` (its release channel)."""
 
     name = "gcp"
     facts = CloudFacts(
@@ -111,19 +110,13 @@ class GcpProvider:
     def reader(self) -> NodeGroupReader:
         with importing(self.name):
             import elastic_gpu.gcp.node_templates as node_templates
-            import elastic_gpu.gcp.pool_view as pool_view
-            import elastic_gpu.gcp.report as report
-        return NodeGroupReader(
-            pools=pool_view.POOL_READERS,
-            regions=pool_view.REGION_READERS,
-            report_rows=report.POOL_ROWS,
-            node_templates=node_templates.node_templates,
-        )
+            import elastic_gpu.gcp.reader as reader
+        return NodeGroupReader(read_node_groups=reader.read_node_groups, node_templates=node_templates.node_templates)
 
     def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
         with importing(self.name):
-            import elastic_gpu.gcp.node_templates as node_templates
-        return node_templates.autoscaler_settings(preview)
+            import elastic_gpu.gcp.timing as timing
+        return timing.autoscaler_settings(preview)
 
     def mocks(self) -> Mocks:
         with importing(self.name):
@@ -160,7 +153,7 @@ class GcpProvider:
             node_rolling_fields=replacement.NODE_ROLLING_FIELDS,
         )
 
-    # AccountPreflight, QueueAdmission, GroupOrder, ClusterLimits, RunningVersion
+    # AccountPreflight, QueueAdmission, GroupOrder, RunningVersion
 
     def preflight(self, cfg: StackConfig) -> list[Finding]:
         with importing(self.name):
@@ -169,8 +162,8 @@ class GcpProvider:
 
     def queued_evidence(self) -> Evidence:
         with importing(self.name):
-            import elastic_gpu.gcp.node_templates as node_templates
-        return node_templates.QUEUED_EVIDENCE
+            import elastic_gpu.gcp.timing as timing
+        return timing.QUEUED_EVIDENCE
 
     def admission_problem(self, preview: Preview, pod: PodShape) -> str | None:
         with importing(self.name):
@@ -186,11 +179,6 @@ class GcpProvider:
         with importing(self.name):
             import elastic_gpu.gcp.node_templates as node_templates
         return node_templates.group_order(preview, pod)
-
-    def apply_cluster_limits(self, pools: list[PoolView], stack: Iterable[StackResource]) -> None:
-        with importing(self.name):
-            import elastic_gpu.gcp.pool_view as pool_view
-        pool_view.apply_cluster_limits(pools, stack)
 
     def running_support(self, status: SupportStatus, props: Mapping[str, Any]) -> SupportStatus:
         with importing(self.name):

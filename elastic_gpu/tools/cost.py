@@ -1,6 +1,6 @@
 """The cost model: what a node pool costs per hour and per month, and what GPU work costs.
 
-Pure functions over the cloud-neutral `PoolView` (elastic_gpu/pool_view.py) and the price
+Pure functions over the cloud-neutral `NodeGroupView` (elastic_gpu/node_group_view.py) and the price
 table (elastic_gpu/data/prices.csv, read by elastic_gpu/prices.py), with the stack config's
 `prices` overrides on top. The
 preview's cost table, the `cost` command and the `gpu-monthly-cost-ceiling` policy all
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from elastic_gpu.config import PriceOverride
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.pool_view import PoolView
+from elastic_gpu.node_group_view import NodeGroupView
 from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH, price_row
 
 #: Spot eviction (re-run) rate when neither the price row, the stack config nor the command
@@ -142,7 +142,7 @@ def node_price(
     )
 
 
-def gpus_per_node(pool: PoolView, instance_type: str) -> int | None:
+def gpus_per_node(pool: NodeGroupView, instance_type: str) -> int | None:
     """GPUs on one node: GKE's accelerator counts, else the GPU catalog's; None for a CPU pool."""
     if pool.accelerators:
         return sum(n for _, n in pool.accelerators)
@@ -188,7 +188,7 @@ FLEX_START_PRICING = (
 class PoolCost:
     """One node group's prices: per node-hour, per GPU-hour and per month at min and max size."""
 
-    pool: PoolView
+    pool: NodeGroupView
     price: NodePrice  #: of the type it is priced as
     gpus_per_node: int | None  #: None: a CPU pool (or a GPU type the catalog does not know)
     #: price a spot pool whose spot price is unknown at on-demand (spot never costs more): the policy's bound
@@ -237,7 +237,7 @@ class PoolCost:
         return self.monthly(self.pool.max_size)
 
 
-def pool_cost(pool: PoolView, overrides: Overrides | None = None, *, upper_bound: bool = False) -> PoolCost:
+def pool_cost(pool: NodeGroupView, overrides: Overrides | None = None, *, upper_bound: bool = False) -> PoolCost:
     """Price ``pool`` (in ``pool.region``) as its first instance type, or with ``upper_bound`` (or for a pool
     that may launch any of its types, a Karpenter NodePool) as the most expensive of its types on its own
     capacity type."""
@@ -277,11 +277,11 @@ def workload_requests() -> dict[str, float]:
     return {k: quantity(v) for k, v in EXAMPLE_REQUESTS.items()}
 
 
-def expected_cost(pool: PoolView, overrides: Overrides | None = None) -> PoolCost | None:
-    """A pool GKE creates per pod (an auto-created ComputeClass priority: `cap_group`, several machine types)
+def expected_cost(pool: NodeGroupView, overrides: Overrides | None = None) -> PoolCost | None:
+    """A pool GKE creates per pod (an auto-created ComputeClass priority: `shared_cap`, several machine types)
     priced as the smallest of its types that fits its workload; None for any other pool (its price is its
     own)."""
-    if pool.cap_group is None or len(pool.instance_types) < 2:
+    if pool.shared_cap is None or len(pool.instance_types) < 2:
         return None
     found = smallest_fit(pool.cloud, pool.instance_types, workload_requests())
     if found is None:
@@ -305,7 +305,7 @@ class StackCost:
         (what GKE creates for it) rather than the largest (`max_monthly`, the worst case); None without any."""
         if not self.expected:
             return None
-        return _max_total([self.expected.get(c.pool.label, c) for c in self.pools])
+        return _max_total([self.expected.get(c.pool.name, c) for c in self.pools])
 
     @property
     def idle_monthly(self) -> float:
@@ -313,24 +313,24 @@ class StackCost:
 
     @property
     def max_monthly(self) -> float:
-        """Every pool at its max; pools that share a cap (cap_group) count it once, at the dearest of them."""
+        """Every pool at its max; pools that share a cap (shared_cap) count it once, at the dearest of them."""
         return _max_total(self.pools)
 
     @property
     def idle_excludes(self) -> list[str]:
-        return [c.pool.label for c in self.pools if c.idle_monthly is None]
+        return [c.pool.name for c in self.pools if c.idle_monthly is None]
 
     @property
     def max_excludes(self) -> list[str]:
-        return [c.pool.label for c in self.pools if c.max_monthly is None]
+        return [c.pool.name for c in self.pools if c.max_monthly is None]
 
     @property
     def shared_caps(self) -> list[str]:
-        """One line per cap several pools share (cap_group), saying how the total counts it."""
+        """One line per cap several pools share (shared_cap), saying how the total counts it."""
         groups: dict[str, list[str]] = {}
         for c in self.pools:
-            if c.pool.cap_group is not None:
-                groups.setdefault(c.pool.cap_group, []).append(c.pool.label)
+            if c.pool.shared_cap is not None:
+                groups.setdefault(c.pool.shared_cap, []).append(c.pool.name)
         return [
             f"{', '.join(labels)} share the cluster's auto-provisioning limit of {cap}: at max size the total "
             "counts it once, at the dearest of them (each priced as its largest machine type)"
@@ -343,19 +343,19 @@ class StackCost:
 
 
 def _max_total(costs: Sequence[PoolCost]) -> float:
-    """Every pool at its max; pools that share a cap (cap_group) count it once, at the dearest of them."""
+    """Every pool at its max; pools that share a cap (shared_cap) count it once, at the dearest of them."""
     shared: dict[str, float] = {}
     total = 0.0
     for c in costs:
-        if c.pool.cap_group is None:
+        if c.pool.shared_cap is None:
             total += c.max_monthly or 0.0
         else:
-            shared[c.pool.cap_group] = max(shared.get(c.pool.cap_group, 0.0), c.max_monthly or 0.0)
+            shared[c.pool.shared_cap] = max(shared.get(c.pool.shared_cap, 0.0), c.max_monthly or 0.0)
     return total + sum(shared.values())
 
 
-def stack_cost(pools: Sequence[PoolView], overrides: Overrides | None = None) -> StackCost:
-    expected = {p.label: c for p in pools if (c := expected_cost(p, overrides)) is not None}
+def stack_cost(pools: Sequence[NodeGroupView], overrides: Overrides | None = None) -> StackCost:
+    expected = {p.name: c for p in pools if (c := expected_cost(p, overrides)) is not None}
     return StackCost([pool_cost(p, overrides) for p in pools], expected)
 
 
@@ -464,14 +464,14 @@ class PoolWork:
 
 
 def pools_work(
-    pools: Sequence[PoolView],
+    pools: Sequence[NodeGroupView],
     gpu_hours: float,
     overrides: Overrides | None = None,
     eviction_rate: float | None = None,
 ) -> list[PoolWork]:
     """``gpu_hours`` of work on each GPU pool of ``pools`` (grouped by pool name)."""
-    groups: dict[str, list[PoolView]] = {}
-    for p in sorted((p for p in pools if p.gpu), key=lambda p: (p.pool, p.label)):
+    groups: dict[str, list[NodeGroupView]] = {}
+    for p in sorted((p for p in pools if p.gpu), key=lambda p: (p.pool, p.name)):
         groups.setdefault(p.pool, []).append(p)
     out = []
     for name, members in groups.items():
@@ -481,7 +481,7 @@ def pools_work(
         # A pool GKE sizes per pod runs its work on the smallest type that fits it; the largest is the worst case.
         lead = expected_cost(first, overrides) or worst
 
-        def work_of(c: PoolCost, spot_groups: list[PoolView] = spot_groups) -> WorkCost | None:
+        def work_of(c: PoolCost, spot_groups: list[NodeGroupView] = spot_groups) -> WorkCost | None:
             price, gpus = c.price, c.gpus_per_node
             if price.on_demand is None or not gpus:
                 return None
@@ -492,7 +492,7 @@ def pools_work(
         out.append(
             PoolWork(
                 name,
-                [m.label for m in members],
+                [m.name for m in members],
                 lead.pool.region,
                 bool(spot_groups),
                 lead.price,

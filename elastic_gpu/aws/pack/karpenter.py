@@ -15,7 +15,7 @@ from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs
 
 from elastic_gpu.aws.karpenter.events import RULES
 from elastic_gpu.aws.karpenter.release import CHART
-from elastic_gpu.pool_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL
+from elastic_gpu.node_group_view import KARPENTER_NODE_POOL, resource_pools
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 EVENT_RULE = "aws:cloudwatch/eventRule:EventRule"
@@ -24,14 +24,14 @@ SPOT_WARNING = RULES["spot-interruption"]["detail-type"][0]
 
 
 def _eks_node_pools(resources: list[Any]) -> list[str]:
-    out = []
-    for r in resources:
-        if r.resource_type != KARPENTER_NODE_POOL:
-            continue
-        ref = (((r.props.get("spec") or {}).get("template") or {}).get("spec") or {}).get("nodeClassRef") or {}
-        if KARPENTER_NODE_CLASS_CLOUDS.get(ref.get("group") or "") == "aws":
-            out.append((r.props.get("metadata") or {}).get("name") or r.name)
-    return out
+    """The names of the NodePools whose node class is an EC2NodeClass (none yet for one not known in a preview)."""
+    return [
+        v.name
+        for r in resources
+        if r.resource_type == KARPENTER_NODE_POOL
+        for v in resource_pools(r)
+        if v.cloud == "aws"
+    ]
 
 
 def _queue_setting(props: Mapping[str, Any]) -> Any:

@@ -26,8 +26,8 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS
-from elastic_gpu.gcp.autoprovisioning.pools import cluster_limits
 from elastic_gpu.gcp.autoprovisioning.spec import AUTO_CREATION_WITHOUT_NAP, auto_creates, auto_creation_needs_nap
+from elastic_gpu.gcp.reader import cluster_limits
 from elastic_gpu.tools.policy._base import config, props_of, schema
 from elastic_gpu.tools.policy.scope import judged
 
@@ -60,9 +60,10 @@ def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> N
         if found is None or not judged(args, r.urn):
             continue
         name, priorities = found
-        for gpu in {g.get("type"): g for p in priorities if (g := p.get("gpu"))}.values():
+        gpus: dict[Any, dict[str, Any]] = {p["gpu"].get("type"): p["gpu"] for p in priorities if p.get("gpu")}
+        for gpu in gpus.values():
             gpu_type, count = gpu.get("type"), int(gpu.get("count") or 1)
-            have = limits.get(gpu_type)
+            have = limits.get(str(gpu_type))
             if not limits and not needs_nap:
                 # GKE creates the node pools without node auto-provisioning, but nothing caps them.
                 report(

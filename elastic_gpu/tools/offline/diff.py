@@ -36,7 +36,7 @@ from elastic_gpu.clouds import all_clouds
 from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_stack_file
-from elastic_gpu.pool_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL, pools_of
+from elastic_gpu.node_group_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL, pools_of
 from elastic_gpu.replacement import (
     NODE_ROLLING_FIELDS,
     POOL_NAME_FIELD,
@@ -331,7 +331,7 @@ def _touches(paths: Iterable[str], fields: Iterable[str]) -> list[str]:
 
 
 def _gpu_pools(r: CapturedResource) -> list[str]:
-    return [p.label for p in pools_of(r.type, r.name, r.inputs) if p.gpu]
+    return [p.name for p in pools_of(r.type, r.name, r.inputs) if p.gpu]
 
 
 def _is_node_class(resource_type: str) -> bool:
@@ -470,12 +470,12 @@ def resize_with_version_warnings(base: Side, head: Side, changes: list[Change]) 
     for c in changes:
         if c.op != "update" or c.type not in POOL_NAME_FIELD:
             continue
-        old = {p.label: p for p in pools_of(c.type, c.name, base.resources[c.urn].inputs)}
+        old = {p.name: p for p in pools_of(c.type, c.name, base.resources[c.urn].inputs)}
         for pool in pools_of(c.type, c.name, head.resources[c.urn].inputs):
-            before = old.get(pool.label)
+            before = old.get(pool.name)
             if before is None or (before.min_size, before.max_size) == (pool.min_size, pool.max_size):
                 continue
-            resized.append(f"{pool.label} {before.min_size}/{before.max_size} -> {pool.min_size}/{pool.max_size}")
+            resized.append(f"{pool.name} {before.min_size}/{before.max_size} -> {pool.min_size}/{pool.max_size}")
     if not resized:
         return []
     more = f" and {len(versions) - 3} more" if len(versions) > 3 else ""

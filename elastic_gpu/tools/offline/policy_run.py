@@ -218,7 +218,7 @@ def run_policies(
         if level == EnforcementLevel.DISABLED.value:
             continue
 
-        def record(message: str, urn: str | None, _p: str = policy.name, _level: str = level) -> None:
+        def record(message: str, urn: str | None = None, _p: str = policy.name, _level: str = level) -> None:
             target = next((r for r in resources if r.urn == urn), None) if urn else None
             kind, name = (target.resource_type, target.name) if target else (None, None)
             violations.append(Violation(_p, _level, message, urn, kind, name))

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from functools import cache
 from typing import Any
 
-from elastic_gpu.clouds import all_clouds
-from elastic_gpu.pool_view import KARPENTER_NODE_POOL, pools_of, stack_pools
+from elastic_gpu.node_group_view import KARPENTER_GROUP, NodeGroupView, stack_pools
 from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH
+from elastic_gpu.scheduling import POOL_LABEL
 from elastic_gpu.tools.cost import (
     DEFAULT_EVICTION_RATE,
     EVICTION_ASSUMED,
@@ -28,7 +27,7 @@ from elastic_gpu.tools.cost import (
     work_total,
 )
 from elastic_gpu.tools.offline.price_overrides import price_overrides
-from elastic_gpu.tools.offline.runner import SECRET_MASK, UNKNOWN, CapturedResource, Preview
+from elastic_gpu.tools.offline.runner import SECRET_MASK, CapturedResource, Preview
 from elastic_gpu.tools.offline.stack_resources import stack_resources
 
 
@@ -49,9 +48,11 @@ def dump_json(data: Any) -> str:
 
 
 @dataclass
-class PoolSummary:
-    pool: str
-    node_group: str
+class PoolRow:
+    """A row of the preview's Pools table: one node group as its resource declares it."""
+
+    pool: str  #: our pool label, else the name the program gave what declares it
+    node_group: str  #: the group's name (`NodeGroupView.name`)
     capacity: str  # "spot" | "on-demand" | "spot, on-demand" (spot first, one Karpenter NodePool)
     instance_types: list[str]
     min_size: int
@@ -62,47 +63,27 @@ class PoolSummary:
     any_type: bool = False
 
 
-def known_input(value: Any, default: Any) -> Any:
-    """A captured input, or `default` where the program left it out or it is unknown until deployment."""
-    return default if value is None or value == UNKNOWN else value
+def pool_row(v: NodeGroupView) -> PoolRow:
+    """A node group as the Pools table shows it: its taints as its resource spells them; a group with
+    accelerators attached to its machine type (GKE) as that machine type (an auto-created one's largest, the
+    first), then `<count>x<accelerator>` each."""
+    types = list(v.instance_types)
+    if v.accelerators:
+        types = [types[0] if types else "?", *(f"{n}x{a}" for a, n in v.accelerators)]
+    return PoolRow(
+        pool=v.labels.get(POOL_LABEL, v.declared_name),
+        node_group=v.name,
+        capacity="spot" if v.spot else "spot, on-demand" if v.spot_first else "on-demand",
+        instance_types=types,
+        min_size=v.min_size or 0,
+        max_size=v.max_size or 0,
+        zones=sorted(v.zones),
+        taints=list(v.shown_taints),
+        any_type=v.kind == KARPENTER_GROUP,
+    )
 
 
-def _karpenter_node_pool(r: CapturedResource, preview: Preview) -> list[PoolSummary]:
-    """A Karpenter NodePool as the pool view reads it (elastic_gpu/pool_view.py), its zones from its requirement."""
-    views = list(pools_of(r.type, r.name, r.inputs))
-    reqs = (((r.inputs.get("spec") or {}).get("template") or {}).get("spec") or {}).get("requirements") or []
-    zones = next((list(q.get("values") or []) for q in reqs if q.get("key") == "topology.kubernetes.io/zone"), [])
-    return [
-        PoolSummary(
-            pool=v.pool,
-            node_group=v.label,
-            capacity="spot" if v.spot else "spot, on-demand" if v.spot_first else "on-demand",
-            instance_types=list(v.instance_types),
-            min_size=v.min_size or 0,
-            max_size=v.max_size or 0,
-            zones=sorted(zones),
-            taints=[str(t) for t in v.taints],
-            any_type=True,
-        )
-        for v in views
-    ]
-
-
-#: How a captured resource reads as Pools rows.
-PoolRows = Callable[[CapturedResource, Preview], list[PoolSummary]]
-
-
-@cache
-def pool_rows() -> dict[str, PoolRows]:
-    """Per resource type, its rows: a Karpenter NodePool's (the same API on every cloud), then every cloud's
-    own (its reader's `report_rows`)."""
-    rows: dict[str, PoolRows] = {KARPENTER_NODE_POOL: _karpenter_node_pool}
-    for cloud in all_clouds():
-        rows |= cloud.reader().report_rows
-    return rows
-
-
-def _summary_json(p: PoolSummary) -> dict[str, Any]:
+def _row_json(p: PoolRow) -> dict[str, Any]:
     """A Pools row; `any_type` only where it is true (a Karpenter NodePool), so other rows read as before."""
     row = asdict(p)
     if not row["any_type"]:
@@ -110,9 +91,9 @@ def _summary_json(p: PoolSummary) -> dict[str, Any]:
     return row
 
 
-def pool_summaries(preview: Preview) -> list[PoolSummary]:
-    extractors = pool_rows()
-    rows = [row for r in preview.resources if r.type in extractors for row in extractors[r.type](r, preview)]
+def pool_rows(preview: Preview) -> list[PoolRow]:
+    """The Pools table: every node group the captured resources declare, read once (elastic_gpu/node_group_view.py)."""
+    rows = [pool_row(v) for v in stack_pools(stack_resources(preview))]
     return sorted(rows, key=lambda p: (p.pool, p.node_group))
 
 
@@ -120,8 +101,8 @@ def pool_summaries(preview: Preview) -> list[PoolSummary]:
 
 
 def preview_cost(preview: Preview) -> StackCost:
-    """Every captured pool priced: the pools read as the policies read them (elastic_gpu/pool_view.py)."""
-    pools = sorted(stack_pools(stack_resources(preview)), key=lambda p: (p.pool, p.label))
+    """Every captured pool priced: the pools read as the policies read them (elastic_gpu/node_group_view.py)."""
+    pools = sorted(stack_pools(stack_resources(preview)), key=lambda p: (p.pool, p.name))
     return stack_cost(pools, price_overrides(preview))
 
 
@@ -136,7 +117,7 @@ def _round(value: float | None, digits: int = 6) -> float | None:
 def _cost_row_json(c: PoolCost, expected: PoolCost | None = None) -> dict[str, Any]:
     return {
         "pool": c.pool.pool,
-        "node_group": c.pool.label,
+        "node_group": c.pool.name,
         "capacity": c.capacity,
         "region": c.pool.region,
         "instance_types": list(c.pool.instance_types),
@@ -156,7 +137,7 @@ def _cost_row_json(c: PoolCost, expected: PoolCost | None = None) -> dict[str, A
         "missing": list(c.price.missing),
         "gap": c.gap,
         "upper_bound": c.on_demand_bound,
-        "cap_group": c.pool.cap_group,
+        "cap_group": c.pool.shared_cap,
         "expected_priced_as": None if expected is None else expected.price.label,
         "expected_max_monthly": None if expected is None else _round(expected.max_monthly, 2),
     }
@@ -168,7 +149,7 @@ def cost_json(cost: StackCost) -> dict[str, Any]:
         "table": TABLE_PATH,
         "hours_per_month": HOURS_PER_MONTH,
         "regions": _regions(cost),
-        "pools": [_cost_row_json(c, cost.expected.get(c.pool.label)) for c in cost.pools],
+        "pools": [_cost_row_json(c, cost.expected.get(c.pool.name)) for c in cost.pools],
         "total": {
             "idle_monthly": round(cost.idle_monthly, 2),
             "max_monthly": round(cost.max_monthly, 2),
@@ -183,7 +164,7 @@ def cost_json(cost: StackCost) -> dict[str, Any]:
 
 def to_json(preview: Preview) -> dict[str, Any]:
     return preview.to_json() | {
-        "pools": [_summary_json(p) for p in pool_summaries(preview)],
+        "pools": [_row_json(p) for p in pool_rows(preview)],
         "cost": cost_json(preview_cost(preview)),
     }
 
@@ -200,7 +181,7 @@ def percent(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.0f}%"
 
 
-def table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: int = 0) -> list[str]:
+def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], right: int = 0) -> list[str]:
     """Aligned columns, two spaces apart; the last ``right`` columns right-aligned (numbers)."""
     widths = [max(len(x) for x in col) for col in zip(header, *rows, strict=False)]
     first_right = len(header) - right
@@ -229,12 +210,21 @@ def render_cost(cost: StackCost) -> list[str]:
         f"Cost ({_prices_from([c.price for c in cost.pools], _regions(cost))}, {HOURS_PER_MONTH} h/month; "
         "node pools only: no control plane, disks or network):"
     ]
-    header = ("POOL", "NODE GROUP", "CAPACITY", "PRICED AS", "ON-DEMAND $/H", "SPOT $/H", "$/GPU-H", "IDLE $/MO")
+    header: tuple[str, ...] = (
+        "POOL",
+        "NODE GROUP",
+        "CAPACITY",
+        "PRICED AS",
+        "ON-DEMAND $/H",
+        "SPOT $/H",
+        "$/GPU-H",
+        "IDLE $/MO",
+    )
     header += ("MAX $/MO", "SAVING")
     rows = [
         (
             c.pool.pool,
-            c.pool.label,
+            c.pool.name,
             c.capacity,
             _priced_as(c),
             hourly(c.price.on_demand),
@@ -248,7 +238,7 @@ def render_cost(cost: StackCost) -> list[str]:
     ]
     lines += table(header, rows, right=6)
     total = f"  Total: idle {money(cost.idle_monthly)}/month, at max size {money(cost.max_monthly)}/month"
-    gaps = {c.pool.label: c.gap for c in cost.pools if c.pool.label in cost.idle_excludes + cost.max_excludes}
+    gaps = {c.pool.name: c.gap for c in cost.pools if c.pool.name in cost.idle_excludes + cost.max_excludes}
     if gaps:
         by_gap = {gap: [label for label, g in gaps.items() if g == gap] for gap in dict.fromkeys(gaps.values())}
         total += " (excludes " + "; ".join(f"{', '.join(labels)}: {gap}" for gap, labels in by_gap.items()) + ")"
@@ -311,7 +301,7 @@ def render_text(preview: Preview) -> str:
             ",".join(p.instance_types),
             ",".join(p.taints) or "-",
         )
-        for p in pool_summaries(preview)
+        for p in pool_rows(preview)
     ]
     lines += table(header, rows)
     lines += ["", *render_cost(preview_cost(preview))]
@@ -394,7 +384,16 @@ def render_work(stack: str, gpu_hours: float, works: list[PoolWork]) -> str:
         f"({_prices_from([p.price for p in works], regions)})",
         "",
     ]
-    header = ("POOL", "CAPACITY", "PRICED AS", "GPUS/NODE", "NODE-H", "ON-DEMAND", "SPOT RUN-H", "EVICTION")
+    header: tuple[str, ...] = (
+        "POOL",
+        "CAPACITY",
+        "PRICED AS",
+        "GPUS/NODE",
+        "NODE-H",
+        "ON-DEMAND",
+        "SPOT RUN-H",
+        "EVICTION",
+    )
     header += ("SPOT", "SAVING")
     rows = []
     for p in works:

@@ -54,12 +54,20 @@ def _provider_of(
     return providers.get(r.provider) or providers.get(r.provider.rsplit("::", 1)[0])
 
 
+class CapturedPolicyResource(PolicyResource):
+    """A `PolicyResource` that also carries what the mock engine knows of it: its id and whether it is a
+    custom resource (the readers place an EKS node group in the zones of the subnets the stack declares)."""
+
+    id: str | None = None
+    custom: bool = True
+
+
 def stack_resources(preview: Preview) -> list[PolicyResource]:
     """Every captured resource as a `PolicyResource`, with parents and dependencies linked."""
     providers = _providers(preview)
     by_urn: dict[str, PolicyResource] = {}
     for r in preview.resources:
-        by_urn[r.urn] = PolicyResource(
+        by_urn[r.urn] = captured = CapturedPolicyResource(
             resource_type=r.type,
             props=unknown_checking_proxy(r.inputs),  # as the engine hands them: unknowns raise on access
             urn=r.urn,
@@ -70,6 +78,7 @@ def stack_resources(preview: Preview) -> list[PolicyResource]:
             dependencies=[],
             property_dependencies={},
         )
+        captured.id, captured.custom = r.id, r.custom
     for r in preview.resources:
         pr = by_urn[r.urn]
         pr.parent = by_urn.get(r.parent) if r.parent else None

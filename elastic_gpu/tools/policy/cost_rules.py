@@ -67,7 +67,7 @@ def _overrides(cfg: Mapping[str, Any]) -> dict[str, PriceOverride]:
 def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) -> None:
     """Upper bound (elastic_gpu/tools/cost.py): each GPU pool's max size x its most expensive type x 730 h.
 
-    A policy sees no stack config: the region comes from the resources (elastic_gpu/pool_view.py),
+    A policy sees no stack config: the region comes from the resources (elastic_gpu/node_group_view.py),
     and the stack config's `prices` reach it through `prices` (the offline gate fills it); `pricePerHour` too.
     """
     cfg = config(args, _COST_SCHEMA)
@@ -85,7 +85,7 @@ def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) ->
             if cost.hourly is None:
                 what = " + ".join([", ".join(pool.instance_types) or "?", *(a for a, _ in pool.accelerators)])
                 report(
-                    f"No price for GPU pool '{pool.label}' ({what}) in region {pool.region or 'unknown'} "
+                    f"No price for GPU pool '{pool.name}' ({what}) in region {pool.region or 'unknown'} "
                     f"(missing: {', '.join(cost.price.missing)}): its spend is not counted. Give the price as "
                     f"`{PRICES_KEY}: {{{cost.price.missing[0]}: {{onDemand: <USD/h>, spot: <USD/h>}}}}` in the "
                     "stack's config (the preview and the offline gate read it) or under `prices` in this "
@@ -96,13 +96,11 @@ def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) ->
             monthly = cost.monthly(pool.max_size)
             if monthly is None:
                 continue  # no max size: gpu-pool-max-size-cap reports an unbounded pool
-            if pool.cap_group is None:
+            if pool.shared_cap is None:
                 total += monthly
             else:
-                shared[pool.cap_group] = max(shared.get(pool.cap_group, 0.0), monthly)
-            lines.append(
-                f"{pool.label}: {pool.max_size} x {cost.price.label} at ${cost.hourly:.3f}/h = ${monthly:,.0f}"
-            )
+                shared[pool.shared_cap] = max(shared.get(pool.shared_cap, 0.0), monthly)
+            lines.append(f"{pool.name}: {pool.max_size} x {cost.price.label} at ${cost.hourly:.3f}/h = ${monthly:,.0f}")
     total += sum(shared.values())
     if shared:
         lines.append(f"pools sharing a cluster limit ({', '.join(shared)}) count it once, at the dearest")

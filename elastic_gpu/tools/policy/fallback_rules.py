@@ -25,7 +25,7 @@ from pulumi_policy import (
 )
 
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.pool_view import has_unknown, plain_props
+from elastic_gpu.node_group_view import has_unknown, plain_props
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 from elastic_gpu.tools.simulation.backoff import Group, Machine

@@ -14,7 +14,7 @@ from pulumi_policy import (
 )
 
 from elastic_gpu.clouds import get_cloud
-from elastic_gpu.pool_view import PoolView, gpu_pools_of, pools_of, worst_case_nodes
+from elastic_gpu.node_group_view import NodeGroupView, gpu_pools_of, pools_of, worst_case_nodes
 from elastic_gpu.tools.policy._base import config, known_gpu_pools, schema
 from elastic_gpu.tools.policy.scope import judged
 
@@ -30,8 +30,8 @@ _ZERO_SCHEMA = schema(
 )
 
 
-def _excepted(pool: PoolView, names: list[str]) -> bool:
-    return pool.pool in names or pool.label in names
+def _excepted(pool: NodeGroupView, names: list[str]) -> bool:
+    return pool.pool in names or pool.name in names
 
 
 def validate_scale_to_zero(args: ResourceValidationArgs, report: ReportViolation) -> None:
@@ -41,13 +41,13 @@ def validate_scale_to_zero(args: ResourceValidationArgs, report: ReportViolation
             continue
         if not pool.autoscaled:
             report(
-                f"Spot GPU pool '{pool.label}' has no autoscaling, so it can never scale to zero. Enable the "
+                f"Spot GPU pool '{pool.name}' has no autoscaling, so it can never scale to zero. Enable the "
                 "autoscaler on it with a minimum of 0.",
                 None,
             )
         elif pool.min_size != 0:
             report(
-                f"Spot GPU pool '{pool.label}' has min size {pool.min_size}; idle GPUs keep billing. Set the minimum "
+                f"Spot GPU pool '{pool.name}' has min size {pool.min_size}; idle GPUs keep billing. Set the minimum "
                 f"to 0, or list '{pool.pool}' in this policy's `exceptions` config if warm nodes are intended.",
                 None,
             )
@@ -72,13 +72,13 @@ def validate_really_spot(args: ResourceValidationArgs, report: ReportViolation) 
         if pool.intends_spot and not (pool.spot or pool.spot_first):
             fix = get_cloud(pool.cloud).facts.spot_fix
             report(
-                f"Pool '{pool.label}' is labelled or named spot but is billed on-demand: {fix}.",
+                f"Pool '{pool.name}' is labelled or named spot but is billed on-demand: {fix}.",
                 None,
             )
-        # Only an AKS pool has an eviction policy (elastic_gpu/azure/pool_view.py).
+        # Only an AKS pool has an eviction policy (elastic_gpu/azure/reader.py).
         if pool.spot and pool.eviction_policy not in (None, "Delete"):
             report(
-                f"AKS spot pool '{pool.label}' has scaleSetEvictionPolicy {pool.eviction_policy}: deallocated nodes "
+                f"AKS spot pool '{pool.name}' has scaleSetEvictionPolicy {pool.eviction_policy}: deallocated nodes "
                 "keep their disks billed and count against quota, and the autoscaler cannot replace them. "
                 "Set scaleSetEvictionPolicy: Delete.",
                 None,
@@ -113,7 +113,7 @@ def validate_sizes_unpinned(args: ResourceValidationArgs, report: ReportViolatio
     for pool in pools_of(args.resource_type, args.name, args.props):
         if pool.pinned_size_path and not _ignored(pool.pinned_size_path, ignore):
             report(
-                f"Pool '{pool.label}' sets {pool.pinned_size_path}, which the cluster autoscaler owns: every "
+                f"Pool '{pool.name}' sets {pool.pinned_size_path}, which the cluster autoscaler owns: every "
                 f"`pulumi up` would reset the node count. Add ignore_changes=['{pool.pinned_size_path}'] to the "
                 "resource options or leave the property unset.",
                 None,
@@ -145,7 +145,7 @@ _FALLBACK_SCHEMA = schema(
 def validate_fallback(args: StackValidationArgs, report: ReportViolation) -> None:
     opt_out = list(config(args, _FALLBACK_SCHEMA)["optOut"])
     on_demand: set[str] = set()
-    spot: list[tuple[PoolView, str]] = []
+    spot: list[tuple[NodeGroupView, str]] = []
     for r in args.resources:
         for pool in known_gpu_pools(r):
             if pool.spot:
@@ -155,7 +155,7 @@ def validate_fallback(args: StackValidationArgs, report: ReportViolation) -> Non
     for pool, urn in spot:
         if pool.pool not in on_demand and not _excepted(pool, opt_out):
             report(
-                f"Spot GPU pool '{pool.label}' (pool '{pool.pool}') has no on-demand fallback: when spot capacity "
+                f"Spot GPU pool '{pool.name}' (pool '{pool.pool}') has no on-demand fallback: when spot capacity "
                 "runs out its pods stay pending. Add an on-demand GPU pool with the same pool label "
                 "(SpotGpuPoolArgs.on_demand_fallback=True in a program, onDemandFallback: true in a stack file), or "
                 f"list '{pool.pool}' in this policy's `optOut` config.",
@@ -205,12 +205,12 @@ def validate_max_cap(args: StackValidationArgs, report: ReportViolation) -> None
     """A cap on GPU spend judges a pool's total: a SpotGpuPool's groups (every zone, VM size and the on-demand
     fallback) add up; a node group outside the library's components is a pool of its own."""
     cap = int(config(args, _CAP_SCHEMA)["maxNodesPerPool"])
-    pools: dict[str, tuple[str, list[tuple[PoolView, str]]]] = {}
+    pools: dict[str, tuple[str, list[tuple[NodeGroupView, str]]]] = {}
     for r in args.resources:
         owner = _owning_pool(r)
         # The stack: a GKE ComputeClass's auto-created pools are capped by the cluster's limits.
         for pool in known_gpu_pools(r, args.resources):
-            key, label = (owner.urn, owner.name) if owner is not None else (f"{r.urn}#{pool.label}", pool.label)
+            key, label = (owner.urn, owner.name) if owner is not None else (f"{r.urn}#{pool.name}", pool.name)
             pools.setdefault(key, (label, []))[1].append((pool, r.urn))
     for label, members in pools.values():
         judged_urns = [urn for _, urn in members if judged(args, urn)]
@@ -226,7 +226,7 @@ def validate_max_cap(args: StackValidationArgs, report: ReportViolation) -> None
             continue
         total = worst_case_nodes(pool for pool, _ in members)
         if total > cap:
-            parts = " + ".join(f"{pool.label} {pool.max_size}" for pool, _ in sorted(members, key=lambda m: m[0].label))
+            parts = " + ".join(f"{pool.name} {pool.max_size}" for pool, _ in sorted(members, key=lambda m: m[0].name))
             over = f" over its {len(members)} node groups ({parts})" if len(members) > 1 else ""
             report(
                 f"GPU pool '{label}' may grow to {total} nodes{over}, above the cap of {cap}. Lower its max size "

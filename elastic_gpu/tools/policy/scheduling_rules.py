@@ -17,7 +17,7 @@ from pulumi_policy import (
 )
 
 from elastic_gpu.controller_placement import NamedNodeGroup, unschedulable
-from elastic_gpu.pool_view import gpu_pools_of
+from elastic_gpu.node_group_view import gpu_pools_of
 from elastic_gpu.scheduling import (
     AKS_SPOT_TAINT,
     CAPACITY_LABEL,
@@ -47,7 +47,7 @@ def validate_gpu_taint(args: ResourceValidationArgs, report: ReportViolation) ->
         if not any(t.key in keys and t.effect == "NoSchedule" for t in pool.taints):
             have = ", ".join(str(t) for t in pool.taints) or "none"
             report(
-                f"GPU pool '{pool.label}' has no NoSchedule GPU taint (taints: {have}), so CPU pods can land on "
+                f"GPU pool '{pool.name}' has no NoSchedule GPU taint (taints: {have}), so CPU pods can land on "
                 f"its expensive nodes and keep them from scaling to zero. Add the taint {GPU_TAINT} to the pool.",
                 None,
             )
@@ -95,7 +95,7 @@ def validate_device_plugin_tolerations(args: StackValidationArgs, report: Report
         for pool in known_gpu_pools(r):
             for t in pool.all_taints:
                 if t.effect in ("NoSchedule", "NoExecute"):
-                    taints.setdefault(t, []).append(pool.label)
+                    taints.setdefault(t, []).append(pool.name)
     for r in args.resources:
         props = props_of(r)
         if not is_device_plugin(r.resource_type, props):

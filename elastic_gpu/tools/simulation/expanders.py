@@ -66,7 +66,7 @@ def rank(
     tiers: list[Tier] = [list(groups)]
     if class_order:
         position = {name: i for i, name in enumerate(class_order)}
-        tiers = _split([g for g in groups if g.group in position], lambda g: position[g.group])
+        tiers = _split([g for g in groups if g.name in position], lambda g: position[g.name])
     for expander in expanders:
         if expander == "priority":
             out: list[Tier] = []

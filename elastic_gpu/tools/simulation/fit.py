@@ -21,9 +21,11 @@ from elastic_gpu.tools.simulation.pod import PodShape, Requirement, Toleration
 
 @dataclass
 class NodeTemplate:
-    """One node group's node as its autoscaler imagines it when the group is empty."""
+    """One node group's node as its autoscaler imagines it when the group is empty: made from the group's
+    `NodeGroupView` (elastic_gpu/node_group_view.py) and what the simulation adds (the instance type's
+    resources, the node's reserve, the DaemonSets a new node runs)."""
 
-    group: str  #: the node group's name as the preview shows it (node group / agent pool / node pool)
+    name: str  #: the node group's name as the preview shows it (NodeGroupView.name)
     resource: str  #: the Pulumi resource name that declares it
     autoscaler_name: str  #: the name the autoscaler (and the priority expander) knows it by
     pool: str  #: our pool label (or the group name)
@@ -41,11 +43,12 @@ class NodeTemplate:
     compute_class: str | None = None
     #: GKE queued provisioning: nodes come only through a ProvisioningRequest (Kueue), never for a pending pod
     queued: bool = False
-    #: the instance types the provisioner may launch for this group; default: [instance_type]
-    eligible: list[str] = field(default_factory=list)
-    #: groups with the same key share one cap (GKE auto-provisioning: the cluster's limit of their GPU
-    #: type): their max_size is that cap, counted once in a worst case
-    limit_group: str | None = None
+    #: the instance types it may launch (NodeGroupView.instance_types as its provisioner picks among them: GKE
+    #: auto-creation per pod, smallest first); default [instance_type], the one type the autoscaler's template has
+    instance_types: list[str] = field(default_factory=list)
+    #: groups with the same key share one cap (NodeGroupView.shared_cap; a Karpenter NodePool split by
+    #: capacity type shares its limits.nodes): their max_size is that cap, counted once in a worst case
+    shared_cap: str | None = None
     #: what the node itself keeps from `allocatable` (kube-reserved, eviction threshold, kernel), per
     #: resource, and where the figures come from
     reserved: dict[str, float] = field(default_factory=dict)
@@ -55,9 +58,9 @@ class NodeTemplate:
     #: requests of the pods every new node runs: the stack's DaemonSets that would run there, kube-proxy
     daemon_requests: dict[str, float] = field(default_factory=dict)
 
-    @property
-    def instance_types(self) -> list[str]:
-        return self.eligible or [self.instance_type]
+    def __post_init__(self) -> None:
+        if not self.instance_types:
+            self.instance_types = [self.instance_type]
 
 
 def tolerates(toleration: Toleration, taint: Taint) -> bool:
@@ -142,7 +145,7 @@ def near_fit(pod: PodShape, node: NodeTemplate) -> str | None:
         wanted, have, total = pod.requests.get(resource, 0.0), real.get(resource, 0.0), node.allocatable.get(resource)
         if wanted and total and not math.isinf(total) and 0 <= have - wanted < NEAR_FIT * total:
             return (
-                f"{node.group}: fits only if the node keeps no more than modelled ({resource}: the pod wants "
+                f"{node.name}: fits only if the node keeps no more than modelled ({resource}: the pod wants "
                 f"{_q(resource, wanted)} of {_q(resource, have)} left{_after(node, True)})"
             )
     return None

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, SPOT_FIRST, ZONE_KEY, duration_seconds
-from elastic_gpu.pool_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL
+from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, duration_seconds
+from elastic_gpu.node_group_view import KARPENTER_GROUP, NodeGroupView
 from elastic_gpu.prices import HOURS_PER_MONTH
-from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE, KUBERNETES_TAINT_EFFECT, POOL_LABEL, Taint
+from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
 from elastic_gpu.tools.cost import Overrides, node_price
-from elastic_gpu.tools.offline.runner import CapturedResource, Preview
+from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.backoff import Constant
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
 from elastic_gpu.tools.simulation.pod import PodShape
@@ -86,76 +86,59 @@ class KarpenterModel:
     evidence: Evidence
 
 
-def requirements(spec: dict[str, Any]) -> dict[str, list[str]]:
-    reqs = (spec.get("template") or {}).get("spec", {}).get("requirements") or []
-    return {r["key"]: list(r.get("values") or []) for r in reqs if r.get("operator") == "In"}
+def node_pools(preview: Preview, model: KarpenterModel) -> list[NodeGroupView]:
+    """The cloud's NodePools as the scheduler tries them: weight first, then name descending
+    (kubernetes-sigs/karpenter pkg/utils/nodepool/nodepool.go:161 OrderByWeight)."""
+    from elastic_gpu.tools.simulation.templates import node_groups
+
+    pools = [v for v in node_groups(preview) if v.kind == KARPENTER_GROUP and v.cloud == model.cloud]
+    by_name = sorted(pools, key=lambda v: v.name, reverse=True)
+    return sorted(by_name, key=lambda v: -v.weight)
 
 
 def node_pool_templates(
-    preview: Preview, r: CapturedResource, region: str | None, model: KarpenterModel
+    preview: Preview, view: NodeGroupView, region: str | None, model: KarpenterModel
 ) -> list[NodeTemplate]:
     """A NodePool as templates, one per capacity type it allows in the order Karpenter tries them (spot,
     then on-demand: karpenter_core.SPOT_FIRST): the labels and taints its nodes get, the biggest eligible
     type's resources (the pod fits when some eligible type holds it) and its node class's disk as ephemeral
-    storage, `limits.nodes` as its max (one cap the templates of a NodePool share: `limit_group`); none for
-    a NodePool of another cloud's node class."""
-    spec = r.inputs.get("spec") or {}
-    tmpl = spec.get("template") or {}
-    ref = (tmpl.get("spec") or {}).get("nodeClassRef") or {}
-    if KARPENTER_NODE_CLASS_CLOUDS.get(ref.get("group") or "") != model.cloud:
-        return []
-    reqs = requirements(spec)
-    rows = [row for t in reqs.get(model.type_key, []) if (row := gpu_instance_type(model.cloud, t)) is not None]
+    storage, `limits.nodes` as its max (one cap the templates of a NodePool share: `shared_cap`)."""
+    rows = [row for t in view.instance_types if (row := gpu_instance_type(model.cloud, t)) is not None]
     biggest = max(rows, key=lambda row: (row.gpus, row.vcpus, row.memory_gib), default=None)
     allocatable = (
         {"cpu": float(biggest.vcpus), "memory": float(biggest.memory_gib * GIB), GPU_RESOURCE: float(biggest.gpus)}
         if biggest
         else {"cpu": math.inf, "memory": math.inf}
     )
-    if (disk := model.disk(preview, ref.get("name") or "")) is not None:
+    if (disk := model.disk(preview, view.node_class or "")) is not None:
         allocatable[EPHEMERAL_STORAGE] = disk
-    allowed = reqs.get(CAPACITY_TYPE_KEY, list(SPOT_FIRST))
-    capacities = [c for c in SPOT_FIRST if c in allowed] or allowed[:1]
-    taints = [
-        Taint(t["key"], t.get("value") or "", KUBERNETES_TAINT_EFFECT.get(t["effect"], t["effect"]))
-        for t in (tmpl.get("spec") or {}).get("taints") or []
-    ]
-    name = (r.inputs.get("metadata") or {}).get("name") or r.name
-    labels = dict((tmpl.get("metadata") or {}).get("labels") or {})
+    capacities = view.capacity_types
     return [
         NodeTemplate(
-            group=name,
-            resource=r.name,
-            autoscaler_name=name,
-            pool=labels.get(POOL_LABEL, name),
+            name=view.name,
+            resource=view.resource,
+            autoscaler_name=view.name,
+            pool=view.pool,
             capacity="spot" if capacity == "spot" else "on-demand",
             instance_type=rows[0].name if rows else "?",
-            labels=labels | {CAPACITY_TYPE_KEY: capacity},
-            taints=sorted(taints),
+            labels=view.labels | {CAPACITY_TYPE_KEY: capacity},
+            taints=sorted(view.taints),
             allocatable=allocatable,
             min_size=0,
-            max_size=int((spec.get("limits") or {}).get("nodes") or 0),
-            zones=reqs.get(ZONE_KEY, []),
+            max_size=view.max_size or 0,
+            zones=list(view.zones),
             region=region,
-            limit_group=r.name if len(capacities) > 1 else None,
+            shared_cap=view.resource if len(capacities) > 1 else None,
         )
         for capacity in capacities
     ]
 
 
-def weight_order(preview: Preview) -> list[tuple[CapturedResource, int]]:
-    """NodePools as the scheduler tries them: weight first, then name descending
-    (kubernetes-sigs/karpenter pkg/utils/nodepool/nodepool.go:161 OrderByWeight)."""
-    pools = [(r, int((r.inputs.get("spec") or {}).get("weight") or 0)) for r in preview.of_type(KARPENTER_NODE_POOL)]
-    by_name = sorted(pools, key=lambda p: (p[0].inputs.get("metadata") or {}).get("name") or p[0].name, reverse=True)
-    return sorted(by_name, key=lambda p: -p[1])
-
-
 def eligible_types(preview: Preview, resources: list[str], model: KarpenterModel) -> list[str]:
     types: dict[str, None] = {}
-    for r in preview.of_type(KARPENTER_NODE_POOL):
-        if r.name in resources:
-            types |= dict.fromkeys(requirements(r.inputs.get("spec") or {}).get(model.type_key, []))
+    for view in node_pools(preview, model):
+        if view.resource in resources:
+            types |= dict.fromkeys(view.instance_types)
     return list(types)
 
 
@@ -179,25 +162,25 @@ def worst_case(
             if hourly is None:
                 hourly = price.on_demand  # spot never costs more: an upper bound
             if hourly is None:
-                return nodes + t.max_size, None, [f"{t.group}: no price for {it} in {t.region}"]
+                return nodes + t.max_size, None, [f"{t.name}: no price for {it} in {t.region}"]
             hourlies.append(hourly)
         nodes += t.max_size
         total += t.max_size * max(hourlies, default=0.0) * HOURS_PER_MONTH
         capacity = "" if spot_only or len(group) == 1 else " on-demand"
         notes.append(
-            f"{t.group}: {t.max_size} nodes (limits.nodes), each priced as its priciest eligible type{capacity}"
+            f"{t.name}: {t.max_size} nodes (limits.nodes), each priced as its priciest eligible type{capacity}"
         )
     return nodes, total, notes
 
 
 def templates(preview: Preview, region: str | None, model: KarpenterModel) -> list[NodeTemplate]:
-    return [t for r, _ in weight_order(preview) for t in node_pool_templates(preview, r, region, model)]
+    return [t for view in node_pools(preview, model) for t in node_pool_templates(preview, view, region, model)]
 
 
-def consolidate_after_seconds(preview: Preview, resource: str) -> int | None:
-    for r in preview.of_type(KARPENTER_NODE_POOL):
-        if r.name == resource:
-            value = ((r.inputs.get("spec") or {}).get("disruption") or {}).get("consolidateAfter")
+def consolidate_after_seconds(preview: Preview, resource: str, model: KarpenterModel) -> int | None:
+    for view in node_pools(preview, model):
+        if view.resource == resource:
+            value = view.consolidate_after
             return None if value in (None, "Never") else duration_seconds(value)
     return None
 
@@ -228,10 +211,10 @@ def simulate_pod(
     reached_pool = pool or (fits[0].pool if fits else None)
     own = [t for t in every if t.pool == reached_pool]
     nodes, monthly, notes = worst_case(own, preview, price_overrides(preview), model)
-    consolidate = consolidate_after_seconds(preview, own[0].resource) if own else None
+    consolidate = consolidate_after_seconds(preview, own[0].resource, model) if own else None
     zero = math.inf if consolidate is None else round(to_zero(consolidate) / 60, 2)
     if not fits:
-        why = "; ".join(f"{t.group}: {reason}" for t in own or every if (reason := misfit(pod, t)))
+        why = "; ".join(f"{t.name}: {reason}" for t in own or every if (reason := misfit(pod, t)))
         return PoolOutcome(
             reached_pool,
             pod.name,
@@ -273,6 +256,6 @@ def simulate_pod(
         timing_source=model.source,
         instance_types=eligible_types(preview, [t.resource for t in fits], model),
         evidence=model.evidence,
-        first_choice_group=first.group,
-        fallback_group=fallback.group if fallback else None,
+        first_choice_group=first.name,
+        fallback_group=fallback.name if fallback else None,
     )

@@ -207,12 +207,12 @@ def _worst_case(
 ) -> tuple[int, float | None, list[str]]:
     """Every group at its max, each priced as the dearest of `types_of(group)` (default: every type it may
     launch) and of its capacities."""
-    # Groups that share a cap (limit_group) count it once, at the dearest of them and of their types.
+    # Groups that share a cap (shared_cap) count it once, at the dearest of them and of their types.
     capped: dict[str, list[NodeTemplate]] = {}
     for g in groups:
-        if g.limit_group is not None:
-            capped.setdefault(g.limit_group, []).append(g)
-    units = [[g] for g in groups if g.limit_group is None] + list(capped.values())
+        if g.shared_cap is not None:
+            capped.setdefault(g.shared_cap, []).append(g)
+    units = [[g] for g in groups if g.shared_cap is None] + list(capped.values())
     nodes = sum(unit[0].max_size for unit in units)
     total, notes = 0.0, []
     for unit in units:
@@ -223,14 +223,14 @@ def _worst_case(
                 hourly = price.hourly(g.capacity == "spot")
                 if hourly is None and price.on_demand is not None:
                     hourly = price.on_demand  # spot never costs more: an upper bound
-                    notes.append(f"{g.group}: no spot price for {price.label} in {g.region}, priced on-demand")
+                    notes.append(f"{g.name}: no spot price for {price.label} in {g.region}, priced on-demand")
                 if hourly is None:
-                    notes.append(f"{g.group}: no price for {', '.join(price.missing)} in {g.region}")
+                    notes.append(f"{g.name}: no price for {', '.join(price.missing)} in {g.region}")
                     return nodes, None, notes
                 hourlies.append(hourly)
         if len(unit) > 1 or len(types_of(unit[0])) > 1:
             notes.append(
-                f"{', '.join(g.group for g in unit)}: {unit[0].max_size} nodes in all (the cap they share), "
+                f"{', '.join(g.name for g in unit)}: {unit[0].max_size} nodes in all (the cap they share), "
                 "each priced as the dearest of their instance types and capacities"
             )
         total += unit[0].max_size * max(hourlies) * HOURS_PER_MONTH
@@ -281,11 +281,11 @@ def simulate_pod(
     # Priced as the preview prices them: the table, and the program's `elastic-gpu:prices` overrides.
     nodes, monthly, notes = _worst_case(own, settings.cloud, price_overrides(preview))
     # Expected: where a group may launch several types, the smallest that fits the pod (GKE auto-creation).
-    expected_types = {g.group: _smallest_fit(settings.cloud, g, pod) for g in own}
-    _, expected, _ = _worst_case(own, settings.cloud, price_overrides(preview), lambda g: [expected_types[g.group]])
+    expected_types = {g.name: _smallest_fit(settings.cloud, g, pod) for g in own}
+    _, expected, _ = _worst_case(own, settings.cloud, price_overrides(preview), lambda g: [expected_types[g.name]])
     if not order:
         why = "; ".join(
-            f"{t.group}: {_blocked(pod, t, kueue) if listed(t) else 'not a group the autoscaler lists (--nodes)'}"
+            f"{t.name}: {_blocked(pod, t, kueue) if listed(t) else 'not a group the autoscaler lists (--nodes)'}"
             for t in (own or templates)
         )
         return PoolOutcome(
@@ -342,8 +342,8 @@ def simulate_pod(
         instance_types=list(dict.fromkeys(t for g in order for t in g.instance_types)),
         evidence=queued_evidence if queued and queued_evidence else settings.evidence,
         regimes={} if len(per_regime) == 1 or queued else per_regime,
-        first_choice_group=first.group,
-        fallback_group=fallback.group if fallback else None,
+        first_choice_group=first.name,
+        fallback_group=fallback.name if fallback else None,
         fit_notes=[n for g in order if (n := near_fit(pod, g))],
         queued=queued,
     )
@@ -513,7 +513,7 @@ def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
             lines.append(f"  reaches:           no: {o.reason}")
         else:
             for i, tier in enumerate(o.tiers, 1):
-                names = ", ".join(f"{g.group} ({g.capacity}, {g.instance_type})" for g in tier)
+                names = ", ".join(f"{g.name} ({g.capacity}, {g.instance_type})" for g in tier)
                 lines.append(f"  {'try ' + str(i) + (' (tie)' if len(tier) > 1 else ''):<18} {names}")
             lines.append(f"  first choice:      {o.first_choice_group or o.first_choice}")
             lines.append(f"  fallback:          {o.fallback_group or o.fallback or 'none'}")

@@ -1,6 +1,7 @@
-"""Each node group's scale-from-zero node template, built from the captured resources the way
-that cloud's autoscaler builds it (never from the stack config): every cloud's `node_templates`
-(elastic_gpu/<cloud>/node_templates.py, which says how its autoscaler builds them), in cloud order.
+"""Each node group's scale-from-zero node template, built the way that cloud's autoscaler builds it (never
+from the stack config): every node group is read once into its `NodeGroupView` (elastic_gpu/node_group_view.py),
+and every cloud's `node_templates` (elastic_gpu/<cloud>/node_templates.py, which says how its autoscaler builds
+them) makes its templates from its views and the rest of the stack, in cloud order.
 
 `allocatable` is the instance type's capacity. Each cloud sets `reserved` (what its node image keeps:
 kube-reserved and the eviction threshold) and whether its autoscaler's template subtracts it; every
@@ -16,8 +17,10 @@ from dataclasses import replace
 
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.scheduling import GPU_RESOURCE, KUBERNETES_TAINT_EFFECT, Taint
-from elastic_gpu.tools.offline.runner import CapturedResource, Preview
+from elastic_gpu.node_group_view import NodeGroupView, stack_pools
+from elastic_gpu.scheduling import GPU_RESOURCE
+from elastic_gpu.tools.offline.runner import Preview
+from elastic_gpu.tools.offline.stack_resources import stack_resources
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
 from elastic_gpu.tools.simulation.pod import pod_shape
 
@@ -37,17 +40,6 @@ def shape(cloud: str, instance_type: str) -> dict[str, float]:
     if row is None:
         return {"cpu": math.inf, "memory": math.inf}
     return {"cpu": float(row.vcpus), "memory": float(row.memory_gib * GIB), GPU_RESOURCE: float(row.gpus)}
-
-
-def template_taint(key: str, value: str | None, effect: str) -> Taint:
-    return Taint(key, value or "", KUBERNETES_TAINT_EFFECT.get(effect, effect))  # type: ignore[arg-type]
-
-
-def provider_region(preview: Preview, r: CapturedResource) -> str | None:
-    """The region `r`'s provider is pinned to: its explicit provider's, else the stack config's
-    (`aws:region`, `gcp:region`), which is what the engine's default provider uses."""
-    region = preview.provider_inputs(r).get("region")
-    return region if isinstance(region, str) and region else None
 
 
 def tiered_cpu_reserve(vcpus: float) -> float:
@@ -78,8 +70,18 @@ def daemon_requests(preview: Preview, template: NodeTemplate) -> dict[str, float
     return out
 
 
+def node_groups(preview: Preview) -> list[NodeGroupView]:
+    """Every node group the captured resources declare, read once by its cloud's reader against the stack."""
+    return stack_pools(stack_resources(preview))
+
+
 def node_templates(preview: Preview) -> list[NodeTemplate]:
-    out = [t for cloud in all_clouds() for t in cloud.reader().node_templates(preview)]
+    views = node_groups(preview)
+    out = [
+        t
+        for cloud in all_clouds()
+        for t in cloud.reader().node_templates(preview, [v for v in views if v.cloud == cloud.name])
+    ]
     for t in out:
         t.daemon_requests = daemon_requests(preview, t)
     return out

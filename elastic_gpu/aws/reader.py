@@ -1,0 +1,129 @@
+"""EKS's reader: managed node groups and Karpenter NodePools (an EC2NodeClass's) as `NodeGroupView`s, each
+read once here for every tool (policy, cost, the preview's Pools table, the simulation, diff)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from elastic_gpu.aws import EKS_NODE_GROUP
+from elastic_gpu.aws.asg_tags import NODE_TEMPLATE_PREFIX
+from elastic_gpu.cluster_handle import SUBNET_IDS_INPUT
+from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.node_group_view import (
+    KARPENTER_NODE_POOL,
+    NodeGroupView,
+    StackResource,
+    int_or_none,
+    intends_spot,
+    karpenter_node_pool,
+    known,
+    provider_prop,
+    read_known,
+    taint,
+)
+from elastic_gpu.scheduling import POOL_LABEL
+
+#: EKS AMI types that ship the NVIDIA driver (AL2_x86_64_GPU, AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA ...).
+_EKS_GPU_AMI = re.compile(r"(_GPU|_NVIDIA)$")
+#: EC2 accelerated families not (yet) in the catalog: g4dn, g5, g6, g6e, p3, p4d, p5 ...
+_EC2_GPU_FAMILY = re.compile(r"^(g\d|p\d)[a-z]*\.")
+SUBNET = "aws:ec2/subnet:Subnet"
+#: The node group's own tags that set its autoscaler template's resources (read through DescribeNodegroup).
+_TEMPLATE_RESOURCES = f"{NODE_TEMPLATE_PREFIX}/resources/"
+
+
+#: The labels EKS puts on every node of a managed node group (EKS User Guide, "Simplify node lifecycle with
+#: managed node groups": labels prefixed eks.amazonaws.com; capacityType defaults to ON_DEMAND, EKS API Nodegroup).
+EKS_NODEGROUP_LABEL = "eks.amazonaws.com/nodegroup"
+EKS_CAPACITY_TYPE_LABEL = "eks.amazonaws.com/capacityType"
+
+
+def eks_node_labels(node_group_name: str, capacity_type: str | None) -> dict[str, str]:
+    return {EKS_NODEGROUP_LABEL: node_group_name, EKS_CAPACITY_TYPE_LABEL: capacity_type or "ON_DEMAND"}
+
+
+def subnet_zones(stack: Sequence[StackResource]) -> dict[str, str]:
+    """Subnet id -> availability zone: from the subnets the program declares (where the stack's resources carry
+    their ids: the offline runner's), and from the cluster handles' zone -> subnet maps (an existing cluster's
+    subnets come from another stack or a config value, so the program declares none; the handle still says
+    which zone each is in)."""
+    zones: dict[str, str] = {}
+    for r in stack:
+        subnet_id = getattr(r, "id", None)
+        if r.resource_type == SUBNET and subnet_id and (zone := known(r.props, "availabilityZone")):
+            zones[subnet_id] = zone
+        mapping = None if getattr(r, "custom", True) else read_known(r.props, SUBNET_IDS_INPUT)
+        if isinstance(mapping, dict):  # a handle component's
+            zones.update({s: z for z, s in mapping.items() if isinstance(s, str) and isinstance(z, str)})
+    return zones
+
+
+def _zones(p: Mapping[str, Any], stack: Sequence[StackResource]) -> list[str]:
+    """Its subnets' zones, in its subnets' order; "?" for one the stack does not place."""
+    subnet_ids = read_known(p, "subnetIds", [])
+    zone_of = subnet_zones(stack)
+    return [zone_of.get(s, "?") if isinstance(s, str) else "?" for s in subnet_ids if isinstance(subnet_ids, list)]
+
+
+def _node_group(resource: StackResource, stack: Sequence[StackResource] | None) -> NodeGroupView:
+    p = resource.props
+    types = list(p.get("instanceTypes") or [])
+    gpu = bool(_EKS_GPU_AMI.search(p.get("amiType") or "")) or any(
+        gpu_instance_type("aws", t) or _EC2_GPU_FAMILY.match(t) for t in types
+    )
+    scaling = p.get("scalingConfig") or {}
+    labels = dict(p.get("labels") or {})
+    label = p.get("nodeGroupName") or resource.name
+    declared_taints = p.get("taints") or []
+    tags = read_known(p, "tags", {})
+    return NodeGroupView(
+        cloud="aws",
+        name=label,
+        pool=labels.get(POOL_LABEL, label),
+        gpu=gpu,
+        spot=p.get("capacityType") == "SPOT",
+        intends_spot=intends_spot(labels, label),
+        instance_types=types,
+        min_size=int_or_none(scaling.get("minSize")),
+        max_size=int_or_none(scaling.get("maxSize")),
+        pinned_size_path="scalingConfig.desiredSize" if scaling.get("desiredSize") is not None else None,
+        autoscaled=True,
+        taints=[taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in declared_taints],
+        labels=labels,
+        implicit_labels=eks_node_labels(label, p.get("capacityType")),
+        region=None if stack is None else provider_prop(resource, "region"),
+        resource=resource.name,
+        declared_name=resource.name,
+        zones=[] if stack is None else _zones(p, stack),
+        # The EKS API's own spelling (NO_SCHEDULE), as the program wrote it.
+        shown_taints=[f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in declared_taints],
+        capacity_types=["spot" if p.get("capacityType") == "SPOT" else "on-demand"],
+        template_resources={
+            k.removeprefix(_TEMPLATE_RESOURCES): str(v)
+            for k, v in (tags if isinstance(tags, dict) else {}).items()
+            if k.startswith(_TEMPLATE_RESOURCES)
+        },
+    )
+
+
+def _karpenter_region(stack: Sequence[StackResource]) -> str | None:
+    """A Kubernetes object: its nodes bill where the stack's AWS resources are (the AWS provider's region,
+    read off any AWS resource)."""
+    regions = {provider_prop(r, "region") for r in stack if r.resource_type.startswith("aws:")} - {None}
+    return regions.pop() if len(regions) == 1 else None
+
+
+def read_node_groups(resource: StackResource, stack: Sequence[StackResource] | None = None) -> list[NodeGroupView]:
+    """The node groups an EKS resource declares: a managed node group, or a Karpenter NodePool whose node class
+    is an EC2NodeClass; `stack` (when given) places them (region, zones)."""
+    if resource.resource_type == EKS_NODE_GROUP:
+        return [_node_group(resource, stack)]
+    if resource.resource_type == KARPENTER_NODE_POOL:
+        view = karpenter_node_pool(resource, "aws")
+        if view is None:
+            return []
+        return [view if stack is None else replace(view, region=_karpenter_region(stack))]
+    return []
