@@ -470,12 +470,18 @@ def _sequence_ok(hint: Any) -> Any:
     return hint
 
 
+def _annotated(annotation: Any, metadata: list[Any]) -> Any:
+    """`Annotated[annotation, *metadata]`, written so Python 3.10 parses it."""
+    params = (annotation, *metadata)
+    return Annotated[params]
+
+
 def _field_hints(cls: type) -> dict[str, Any]:
     """Each field's type: a dataclass's annotations, or a settings model's types with their patterns (a
     number's bounds are the components' own rules, with the cloud's limits and their sources)."""
     if issubclass(cls, BaseModel):
         return {
-            name: Annotated[(f.annotation, *patterns)] if (patterns := _patterns(f.metadata)) else f.annotation
+            name: _annotated(f.annotation, patterns) if (patterns := _patterns(f.metadata)) else f.annotation
             for name, f in cls.model_fields.items()
         }
     hints = get_type_hints(cls, include_extras=True)
