@@ -142,6 +142,7 @@ class _Model(BaseModel):
         frozen=True,
         strict=True,
         allow_inf_nan=False,  # `.inf` / `.nan` are YAML floats; no cloud API takes them
+        use_attribute_docstrings=True,  # each field's docstring is its description (the stack file's JSON Schema)
     )
 
 
