@@ -10,7 +10,8 @@ GPU pod scales, in which order, how fast it falls back and goes back to zero, an
 does against a git ref or another stack file: created, deleted, updated and replaced resources, whether the
 general pool stays up, the upgrade order, and the policy pack on the new side; a Kubernetes jump of more
 than one minor fails (exit 2).
-`python -m elastic_gpu schema stack [-o FILE]`: the JSON Schema of a stack file, generated from the config models.
+`python -m elastic_gpu schema stack|package [-o FILE]`: the JSON Schema of a stack file, generated from the config
+models, or the Pulumi package schema of the components.
 """
 
 from __future__ import annotations
@@ -126,8 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     base.add_argument("--base-file", help="the base stack file (this program, another config)")
     diff.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     diff.add_argument("--json", action="store_true", help="print the changes as JSON")
-    schema = sub.add_parser("schema", help="print a generated schema: the stack file's JSON Schema")
-    schema.add_argument("kind", choices=["stack"], help="stack: the JSON Schema of stacks/Pulumi.<stack>.yaml")
+    schema = sub.add_parser("schema", help="print a generated schema: the stack file's, or the component package's")
+    schema.add_argument(
+        "kind",
+        choices=["stack", "package"],
+        help="stack: the JSON Schema of stacks/Pulumi.<stack>.yaml; package: the Pulumi package schema",
+    )
     schema.add_argument("-o", "--output", help="write it to this file (default: print it)")
     args = parser.parse_args(argv)
     try:
@@ -146,9 +151,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "schema":
-        from elastic_gpu.tools.stack_schema import render, stack_file_schema
+        if args.kind == "package":
+            from elastic_gpu.package.schema import package_schema, render
 
-        text = render(stack_file_schema())
+            text = render(package_schema())
+        else:
+            from elastic_gpu.tools.stack_schema import render, stack_file_schema
+
+            text = render(stack_file_schema())
         if args.output is None:
             sys.stdout.write(text)
         else:
