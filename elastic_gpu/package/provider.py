@@ -28,8 +28,8 @@ from pulumi.provider import ConstructResult
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu._version import __version__
-from elastic_gpu.aws import EKS_EXISTING_CLUSTER
-from elastic_gpu.aws.cluster import ExistingEksCluster
+from elastic_gpu.eks_cluster import EXISTING_TYPE_TOKEN as EKS_EXISTING_CLUSTER
+from elastic_gpu.eks_cluster import ExistingEksCluster
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import TYPE_TOKEN as GENERAL_POOL
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs

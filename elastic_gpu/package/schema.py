@@ -30,9 +30,9 @@ import pulumi
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu._version import __version__
-from elastic_gpu.aws import EKS_EXISTING_CLUSTER
-from elastic_gpu.aws.cluster import ExistingEksCluster
 from elastic_gpu.cluster_handle import ClusterHandle, EksClusterHandle
+from elastic_gpu.eks_cluster import EXISTING_TYPE_TOKEN as EKS_EXISTING_CLUSTER
+from elastic_gpu.eks_cluster import ExistingEksCluster
 from elastic_gpu.general_pool import TYPE_TOKEN as GENERAL_POOL
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
 from elastic_gpu.package.fields import Field, fields_of, keyword_fields, output_fields
