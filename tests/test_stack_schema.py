@@ -36,7 +36,7 @@ def stack_files() -> list[Path]:
     """Every stack settings file the repository ships: its stacks, the examples' and the upstream programs'."""
     files = sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))
     for folder in ("examples", "tests/data/upstream"):
-        files += sorted(p for p in (ROOT / folder).glob("*/Pulumi.*.yaml"))
+        files += sorted(p for p in (ROOT / folder).rglob("Pulumi.*.yaml") if p.name != "Pulumi.yaml")
     return files
 
 
@@ -78,6 +78,7 @@ def test_every_shipped_stack_file_validates(path: Path) -> None:
 def test_the_stack_files_found_include_every_kind() -> None:
     names = {str(p.relative_to(ROOT)) for p in stack_files()}
     assert "stacks/Pulumi.aws-dev.yaml" in names and "examples/existing-eks-plain/Pulumi.dev.yaml" in names
+    assert "examples/package/yaml-eks/Pulumi.dev.yaml" in names
     assert len(names) >= 15
 
 
