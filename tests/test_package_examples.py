@@ -78,7 +78,13 @@ def yaml_problems(program: dict[str, Any]) -> list[str]:
                 for key, item in value.items():
                     check(item, spec.get("additionalProperties", {"type": "string"}), f"{where}.{key}")
         else:
-            python = {"string": str, "integer": int, "number": (int, float), "boolean": bool}[spec["type"]]
+            kinds: dict[str, type | tuple[type, ...]] = {
+                "string": str,
+                "integer": int,
+                "number": (int, float),
+                "boolean": bool,
+            }
+            python = kinds[spec["type"]]
             if not isinstance(value, python) or (spec["type"] != "boolean" and isinstance(value, bool)):
                 problems.append(f"{where}: must be a {spec['type']}, got {value!r}")
 
