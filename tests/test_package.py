@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 import jsonschema
 import pytest
-from google.protobuf import empty_pb2
+from google.protobuf import empty_pb2, json_format
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 from pydantic.alias_generators import to_camel
 
@@ -148,6 +148,7 @@ def test_get_schema_over_grpc_is_the_shipped_schema(served: Any) -> None:
 
 CLUSTER = {
     "clusterName": "prod-a",
+    "region": "us-east-1",
     "kubernetesVersion": "1.33",
     "nodeRoleArn": "arn:aws:iam::123456789012:role/prod-a-nodes",
     "subnetIds": {"us-east-1a": "subnet-1", "us-east-1b": "subnet-2"},
@@ -245,3 +246,58 @@ def test_construct_names_an_unknown_input(tmp_path: Path) -> None:
         _program(tmp_path, "package", PACKAGE_PROGRAM, {**POOL_INPUTS, "maxSzie": 4})
     assert "SpotGpuPool 'l4': maxSzie: unknown input; allowed: " in str(raised.value)
     assert to_camel("max_size") in str(raised.value)
+
+
+# --- Construct over gRPC, as the engine drives it ---------------------------------------------------------
+
+
+@pytest.fixture
+def engine() -> Any:
+    from tests.grpc_engine import Engine
+
+    started = Engine("consumer", "test", {"aws:region": "us-east-1"})
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def test_construct_over_grpc_declares_what_the_python_program_declares(engine: Any, tmp_path: Path) -> None:
+    from tests.grpc_engine import reference
+
+    cluster = engine.construct(EKS, "prod-a", CLUSTER, {})
+    pool = engine.construct(POOL, "l4", {"cluster": reference(cluster.urn), **POOL_INPUTS}, {"cluster": [cluster.urn]})
+    python = _program(tmp_path, "python", PYTHON_PROGRAM, POOL_INPUTS)
+    served = sorted(json.dumps(r.to_json(), sort_keys=True) for r in engine.captured)
+    assert served == [r for r in _resources(python) if '"type": "pulumi:pulumi:Stack"' not in r]
+    assert len(served) >= 10
+    state = json_format.MessageToDict(pool.state)
+    assert state["poolName"] == "l4" and len(state["nodeGroupNames"]) == 4
+    assert json_format.MessageToDict(cluster.state)["zones"] == ["us-east-1a", "us-east-1b"]
+    # The Python path's warnings reach the engine too (the minor's end of standard support).
+    assert [w for w in python.warnings if "end of standard support" in w]
+    assert [m for m in engine.engine.messages if "end of standard support" in m]
+
+
+def test_construct_over_grpc_refuses_bad_input_with_the_python_message(engine: Any) -> None:
+    from tests.grpc_engine import reference
+
+    cluster = engine.construct(EKS, "prod-a", CLUSTER, {})
+    bad = {"cluster": reference(cluster.urn), **POOL_INPUTS, "maxSize": 1, "minSize": 3}
+    with pytest.raises(grpc.RpcError) as raised:
+        engine.construct(POOL, "l4", bad, {"cluster": [cluster.urn]})
+    assert "SpotGpuPool 'l4': SpotGpuPoolArgs.max_size: must be >= min_size (got min_size=3, max_size=1)" in (
+        raised.value.details()
+    )
+    assert sorted(r.type for r in engine.captured) == sorted([EKS, "pulumi:providers:kubernetes"])  # no pool
+
+
+def test_construct_over_grpc_refuses_a_cluster_it_did_not_build(engine: Any) -> None:
+    from tests.grpc_engine import reference
+
+    elsewhere = "urn:pulumi:test::consumer::pulumi:pulumi:Stack$elastic-gpu:index:ExistingEksCluster::other"
+    with pytest.raises(grpc.RpcError) as raised:
+        engine.construct(POOL, "l4", {"cluster": reference(elsewhere), **POOL_INPUTS}, {"cluster": [elsewhere]})
+    assert "declare the cluster with this package (elastic-gpu:index:ExistingEksCluster) in the same program" in (
+        raised.value.details()
+    )

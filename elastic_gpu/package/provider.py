@@ -122,8 +122,12 @@ def python_inputs(component: Component, name: str, inputs: Mapping[str, Any]) ->
 
 
 def python_value(annotation: Any, value: Any) -> Any:
-    """`value` as `annotation` wants it: an object of a package type becomes its dataclass, recursively."""
-    for member in _members(annotation):
+    """`value` as `annotation` wants it: an object of a package type becomes its dataclass, recursively, and a
+    whole number where an `int` goes an int (the wire has only doubles: protobuf's Struct)."""
+    members = _members(annotation)
+    if isinstance(value, float) and value.is_integer() and int in members and float not in members:
+        return int(value)
+    for member in members:
         if isinstance(member, type) and dataclasses.is_dataclass(member) and isinstance(value, Mapping):
             fields = {to_camel(f.name): f for f in dataclasses.fields(member)}
             hints = typing.get_type_hints(member)
