@@ -31,6 +31,8 @@ SHIPPED = ROOT / SCHEMA_FILE
 META_SCHEMA = ROOT / "tests" / "data" / "pulumi" / "pulumi.json"
 POOL = "elastic-gpu:index:SpotGpuPool"
 EKS = "elastic-gpu:index:ExistingEksCluster"
+AKS = "elastic-gpu:index:ExistingAksCluster"
+GKE = "elastic-gpu:index:ExistingGkeCluster"
 
 
 def meta_validator() -> jsonschema.Draft202012Validator:
@@ -93,13 +95,14 @@ def test_descriptions_are_the_field_docstrings() -> None:
     assert pool["inputProperties"]["amiFamily"]["description"].endswith('One of: "al2023", "bottlerocket".')
     assert pool["requiredInputs"] == ["cluster", "instanceTypes", "maxSize"]
     assert pool["inputProperties"]["cluster"] == {
-        "$ref": f"#/resources/{EKS}",
+        "oneOf": [{"$ref": f"#/resources/{handle}"} for handle in (EKS, AKS, GKE)],
         "description": "The cluster component (EksCluster, ...) the pool joins.",
     }
     assert pool["inputProperties"]["extraTaints"]["items"] == {"$ref": "#/types/elastic-gpu:index:Taint"}
-    eks = package_schema()["resources"][EKS]
-    assert eks["inputProperties"]["kubernetesVersion"]["plain"] is True
-    assert all(p.get("description") for p in eks["inputProperties"].values())
+    for handle in (EKS, AKS, GKE):
+        inputs = package_schema()["resources"][handle]["inputProperties"]
+        assert inputs["kubernetesVersion"]["plain"] is True
+        assert [name for name, p in inputs.items() if not p.get("description")] == [], handle
 
 
 def test_argument_docs_reads_the_arguments_paragraph() -> None:
@@ -200,11 +203,13 @@ pulumi.export("cluster", cluster.state)
 """
 
 
-def _program(tmp_path: Path, name: str, source: str, pool: dict[str, Any]) -> Preview:
+def _program(
+    tmp_path: Path, name: str, source: str, pool: dict[str, Any], config: dict[str, str] | None = None
+) -> Preview:
     directory = tmp_path / name
     directory.mkdir()
     (directory / "Pulumi.yaml").write_text("name: consumer\nruntime: python\n")
-    (directory / "Pulumi.test.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    (directory / "Pulumi.test.yaml").write_text(json.dumps({"config": config or {"aws:region": "us-east-1"}}))
     text = source.replace("json.loads(CLUSTER)", f"json.loads({json.dumps(json.dumps(CLUSTER))})")
     (directory / "__main__.py").write_text(
         text.replace("json.loads(POOL)", f"json.loads({json.dumps(json.dumps(pool))})")
@@ -298,6 +303,71 @@ def test_construct_over_grpc_refuses_a_cluster_it_did_not_build(engine: Any) -> 
     elsewhere = "urn:pulumi:test::consumer::pulumi:pulumi:Stack$elastic-gpu:index:ExistingEksCluster::other"
     with pytest.raises(grpc.RpcError) as raised:
         engine.construct(POOL, "l4", {"cluster": reference(elsewhere), **POOL_INPUTS}, {"cluster": [elsewhere]})
-    assert "declare the cluster with this package (elastic-gpu:index:ExistingEksCluster) in the same program" in (
-        raised.value.details()
+    assert "invalid resource reference (1 problem(s))" in raised.value.details()
+    assert (
+        "elastic-gpu:index:ExistingEksCluster 'other': a resource reference this provider cannot use; declare the "
+        f"cluster with this package ({AKS}, {EKS}, {GKE}) in the same program"
+    ) in raised.value.details()
+
+
+#: A pool on an existing AKS and GKE cluster: (handle type, its Python class, its inputs, the pool's, the config).
+OTHER_CLOUDS = {
+    "azure": (
+        AKS,
+        "AksCluster",
+        {
+            "clusterName": "prod",
+            "resourceGroupName": "prod-rg",
+            "location": "eastus",
+            "zones": ["1", "2"],
+            "kubernetesVersion": "1.35",
+            "tags": {"team": "ml"},
+        },
+        {"instanceTypes": ["Standard_NC4as_T4_v3"], "maxSize": 4, "onDemandFallback": True},
+        {"azure-native:location": "eastus"},
+    ),
+    "gcp": (
+        GKE,
+        "GkeCluster",
+        {
+            "clusterName": "ml",
+            "project": "acme-ml",
+            "location": "us-central1",
+            "zones": ["us-central1-a", "us-central1-b"],
+            "kubernetesVersion": "1.35",
+            "privateNodes": True,
+        },
+        {"instanceTypes": ["g2-standard-4"], "maxSize": 4, "onDemandFallback": True, "tags": {"team": "ml"}},
+        {"gcp:project": "acme-ml"},
+    ),
+}
+
+HANDLE_PROGRAM = """
+import json
+from pydantic.alias_generators import to_snake
+from elastic_gpu import HANDLE, SpotGpuPool, SpotGpuPoolArgs
+
+cluster = HANDLE.existing("prod", **{to_snake(k): v for k, v in json.loads(CLUSTER).items()})
+SpotGpuPool("gpu", SpotGpuPoolArgs(cluster=cluster, **{to_snake(k): v for k, v in json.loads(POOL).items()}))
+"""
+
+
+@pytest.mark.parametrize("cloud", sorted(OTHER_CLOUDS))
+def test_construct_over_grpc_on_aks_and_gke_declares_what_python_declares(cloud: str, tmp_path: Path) -> None:
+    from tests.grpc_engine import Engine, reference
+
+    handle, python_class, cluster_inputs, pool_inputs, config = OTHER_CLOUDS[cloud]
+    source = HANDLE_PROGRAM.replace("HANDLE", python_class).replace(
+        "json.loads(CLUSTER)", f"json.loads({json.dumps(json.dumps(cluster_inputs))})"
     )
+    python = _program(tmp_path, "python", source, pool_inputs, config)
+    engine = Engine("consumer", "test", config)
+    try:
+        cluster = engine.construct(handle, "prod", cluster_inputs, {})
+        engine.construct(POOL, "gpu", {"cluster": reference(cluster.urn), **pool_inputs}, {"cluster": [cluster.urn]})
+        served = sorted(json.dumps(r.to_json(), sort_keys=True) for r in engine.captured)
+    finally:
+        engine.close()
+    assert served == [r for r in _resources(python) if '"type": "pulumi:pulumi:Stack"' not in r]
+    assert {json.loads(r)["type"] for r in served} >= {handle, POOL, "pulumi:providers:kubernetes"}
+    assert len(served) >= 5

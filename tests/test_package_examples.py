@@ -279,5 +279,5 @@ def test_the_readme_command_names_the_plugin_and_the_generator() -> None:
     assert (ROOT / command / "PulumiPlugin.yaml").exists()
     assert yaml.safe_load((ROOT / command / "PulumiPlugin.yaml").read_text())["runtime"]["name"] == "python"
     assert f"python -m elastic_gpu schema package -o {SCHEMA_FILE}" in section
-    for component in ("ExistingEksCluster", "SpotGpuPool", "GeneralPool"):
+    for component in ("ExistingEksCluster", "ExistingAksCluster", "ExistingGkeCluster", "SpotGpuPool", "GeneralPool"):
         assert f"`{component}`" in section and f"{PACKAGE}:index:{component}" in schema()["resources"]

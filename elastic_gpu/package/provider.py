@@ -28,11 +28,15 @@ from pulumi.provider import ConstructResult
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu._version import __version__
+from elastic_gpu.aks_cluster import EXISTING_TYPE_TOKEN as AKS_EXISTING_CLUSTER
+from elastic_gpu.aks_cluster import ExistingAksCluster
 from elastic_gpu.eks_cluster import EXISTING_TYPE_TOKEN as EKS_EXISTING_CLUSTER
 from elastic_gpu.eks_cluster import ExistingEksCluster
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import TYPE_TOKEN as GENERAL_POOL
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
+from elastic_gpu.gke_cluster import EXISTING_TYPE_TOKEN as GKE_EXISTING_CLUSTER
+from elastic_gpu.gke_cluster import ExistingGkeCluster
 from elastic_gpu.package.fields import Field
 from elastic_gpu.package.schema import COMPONENTS, HANDLE_RESOURCES, PACKAGE, Component, package_schema, render
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
@@ -43,9 +47,13 @@ Build = Callable[[str, dict[str, Any], "pulumi.ResourceOptions | None"], pulumi.
 #: How each component is built from its Python inputs: as a Python program declares it.
 BUILDERS: dict[str, Build] = {
     EKS_EXISTING_CLUSTER: lambda name, kw, opts: ExistingEksCluster(name, **kw, opts=opts),
+    AKS_EXISTING_CLUSTER: lambda name, kw, opts: ExistingAksCluster(name, **kw, opts=opts),
+    GKE_EXISTING_CLUSTER: lambda name, kw, opts: ExistingGkeCluster(name, **kw, opts=opts),
     SPOT_GPU_POOL: lambda name, kw, opts: SpotGpuPool(name, SpotGpuPoolArgs(**kw), opts),
     GENERAL_POOL: lambda name, kw, opts: GeneralPool(name, GeneralPoolArgs(**kw), opts),
 }
+
+_HANDLE_TOKENS = sorted({token for tokens in HANDLE_RESOURCES.values() for token in tokens})
 
 #: The cluster handles this process constructed, by URN: what a pool's `cluster` reference resolves to.
 _HANDLES: dict[str, pulumi.ComponentResource] = {}
@@ -64,8 +72,9 @@ class _Handles(pulumi.runtime.ResourceModule):
         raise ConfigError(
             [
                 f"{typ} '{name}': a resource reference this provider cannot use; declare the cluster with this "
-                f"package ({', '.join(sorted(set(HANDLE_RESOURCES.values())))}) in the same program"
-            ]
+                f"package ({', '.join(_HANDLE_TOKENS)}) in the same program"
+            ],
+            source="resource reference",
         )
 
 
@@ -89,7 +98,7 @@ class ElasticGpuProvider(pulumi.provider.Provider):
         if component is None:
             raise ConfigError([f"{resource_type}: not a component of the {PACKAGE} package"])
         built = BUILDERS[resource_type](name, python_inputs(component, name, inputs), options)
-        if resource_type in HANDLE_RESOURCES.values():
+        if resource_type in _HANDLE_TOKENS:
             built.urn.apply(lambda urn: _HANDLES.__setitem__(urn, built))
         state = {f.schema_name: wire(getattr(built, f.name)) for f in component.output_fields()}
         return ConstructResult(urn=built.urn, state=state)

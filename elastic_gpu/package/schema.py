@@ -30,11 +30,15 @@ import pulumi
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu._version import __version__
-from elastic_gpu.cluster_handle import ClusterHandle, EksClusterHandle
+from elastic_gpu.aks_cluster import EXISTING_TYPE_TOKEN as AKS_EXISTING_CLUSTER
+from elastic_gpu.aks_cluster import ExistingAksCluster
+from elastic_gpu.cluster_handle import AksClusterHandle, ClusterHandle, EksClusterHandle, GkeClusterHandle
 from elastic_gpu.eks_cluster import EXISTING_TYPE_TOKEN as EKS_EXISTING_CLUSTER
 from elastic_gpu.eks_cluster import ExistingEksCluster
 from elastic_gpu.general_pool import TYPE_TOKEN as GENERAL_POOL
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
+from elastic_gpu.gke_cluster import EXISTING_TYPE_TOKEN as GKE_EXISTING_CLUSTER
+from elastic_gpu.gke_cluster import ExistingGkeCluster
 from elastic_gpu.package.fields import Field, fields_of, keyword_fields, output_fields
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
@@ -82,17 +86,36 @@ _POOL_PYTHON_ONLY = {
     "provisioner": "a Python object (Karpenter(...).nodes); other languages get the cloud's node groups",
 }
 
+#: A handle's Kubernetes provider object: without it the handle builds one from the cluster's credentials.
+_HANDLE_PYTHON_ONLY = {"k8s_provider": "a Kubernetes provider object; without it the handle builds one"}
+
 COMPONENTS: tuple[Component, ...] = (
     Component(
         EKS_EXISTING_CLUSTER,
         ExistingEksCluster,
         lambda: keyword_fields(ExistingEksCluster.__init__, ExistingEksCluster),
-        python_only={
-            "k8s_provider": "a Kubernetes provider object; without it the handle builds one from the cluster",
-        },
+        python_only=_HANDLE_PYTHON_ONLY,
         outputs=("cluster_name", "region", "node_role_arn", "zones", "kubernetes_version"),
         plain=("kubernetes_version",),
         handle=EksClusterHandle,
+    ),
+    Component(
+        AKS_EXISTING_CLUSTER,
+        ExistingAksCluster,
+        lambda: keyword_fields(ExistingAksCluster.__init__, ExistingAksCluster),
+        python_only=_HANDLE_PYTHON_ONLY,
+        outputs=("cluster_name", "resource_group_name", "location", "zones", "kubernetes_version"),
+        plain=("zones", "kubernetes_version"),
+        handle=AksClusterHandle,
+    ),
+    Component(
+        GKE_EXISTING_CLUSTER,
+        ExistingGkeCluster,
+        lambda: keyword_fields(ExistingGkeCluster.__init__, ExistingGkeCluster),
+        python_only=_HANDLE_PYTHON_ONLY,
+        outputs=("cluster_name", "project", "location", "zones", "kubernetes_version"),
+        plain=("zones", "kubernetes_version", "provisioner"),
+        handle=GkeClusterHandle,
     ),
     Component(
         SPOT_GPU_POOL,
@@ -112,8 +135,10 @@ COMPONENTS: tuple[Component, ...] = (
     ),
 )
 
-#: The resource a `ClusterHandle` input references in the package (the clusters it can declare).
-HANDLE_RESOURCES = {ClusterHandle: EKS_EXISTING_CLUSTER}
+#: The resources a `ClusterHandle` input may reference in the package (the clusters it can declare).
+HANDLE_RESOURCES: dict[Any, tuple[str, ...]] = {
+    ClusterHandle: (EKS_EXISTING_CLUSTER, AKS_EXISTING_CLUSTER, GKE_EXISTING_CLUSTER)
+}
 
 
 def token(name: str) -> str:
@@ -150,12 +175,15 @@ class _Schema:
 
     def type_spec(self, annotation: Any, where: str) -> tuple[dict[str, Any], bool]:
         """(the schema's type spec of `annotation`, whether None is allowed)."""
-        members = _union_members(annotation)
+        # An input may be an Output: `T | Output[T]` and `Output[T]` alone both mean T.
+        members: list[Any] = []
+        for member in _union_members(annotation):
+            inner = (
+                _union_members(typing.get_args(member)[0]) if typing.get_origin(member) is pulumi.Output else [member]
+            )
+            members += [m for m in inner if m not in members]
         optional = type(None) in members
         members = [m for m in members if m is not type(None)]
-        outputs = [typing.get_args(m)[0] for m in members if typing.get_origin(m) is pulumi.Output]
-        members = [m for m in members if typing.get_origin(m) is not pulumi.Output]
-        members += [o for o in outputs if o not in members]  # Output[T] alone means T (an input may be an Output)
         specs = [self._single(m, where) for m in members]
         unique = [s for i, s in enumerate(specs) if s not in specs[:i]]
         if len(unique) == 1:
@@ -176,7 +204,8 @@ class _Schema:
         if origin in (dict, collections.abc.Mapping) and args and args[0] is str:
             return {"type": "object", "additionalProperties": self.type_spec(args[1], where)[0]}
         if annotation in HANDLE_RESOURCES:
-            return {"$ref": f"#/resources/{HANDLE_RESOURCES[annotation]}"}
+            refs = [{"$ref": f"#/resources/{target}"} for target in HANDLE_RESOURCES[annotation]]
+            return refs[0] if len(refs) == 1 else {"oneOf": refs}
         if isinstance(annotation, type) and dataclasses.is_dataclass(annotation):
             name = token(annotation.__name__)
             if name not in self.types:
