@@ -31,6 +31,8 @@ SHIPPED = ROOT / SCHEMA_FILE
 META_SCHEMA = ROOT / "tests" / "data" / "pulumi" / "pulumi.json"
 POOL = "elastic-gpu:index:SpotGpuPool"
 EKS = "elastic-gpu:index:ExistingEksCluster"
+GENERAL = "elastic-gpu:index:GeneralPool"
+AUTOSCALER = "elastic-gpu:index:ClusterAutoscaler"
 AKS = "elastic-gpu:index:ExistingAksCluster"
 GKE = "elastic-gpu:index:ExistingGkeCluster"
 
@@ -305,8 +307,9 @@ def test_construct_over_grpc_refuses_a_cluster_it_did_not_build(engine: Any) -> 
         engine.construct(POOL, "l4", {"cluster": reference(elsewhere), **POOL_INPUTS}, {"cluster": [elsewhere]})
     assert "invalid resource reference (1 problem(s))" in raised.value.details()
     assert (
-        "elastic-gpu:index:ExistingEksCluster 'other': a resource reference this provider cannot use; declare the "
-        f"cluster with this package ({AKS}, {EKS}, {GKE}) in the same program"
+        "elastic-gpu:index:ExistingEksCluster 'other': a resource reference this provider cannot use: it was not "
+        f"declared with the elastic-gpu package in this program; declare it there (one of {AKS}, {EKS}, {GKE}, "
+        f"elastic-gpu:index:GeneralPool, {POOL})"
     ) in raised.value.details()
 
 
@@ -371,3 +374,61 @@ def test_construct_over_grpc_on_aks_and_gke_declares_what_python_declares(cloud:
     assert served == [r for r in _resources(python) if '"type": "pulumi:pulumi:Stack"' not in r]
     assert {json.loads(r)["type"] for r in served} >= {handle, POOL, "pulumi:providers:kubernetes"}
     assert len(served) >= 5
+
+
+AUTOSCALED_PROGRAM = """
+import json
+from pydantic.alias_generators import to_snake
+from elastic_gpu import (ClusterAutoscaler, ClusterAutoscalerArgs, EksCluster, GeneralPool, GeneralPoolArgs,
+                         SpotGpuPool, SpotGpuPoolArgs)
+
+def snake(text):
+    return {to_snake(k): v for k, v in json.loads(text).items()}
+
+cluster = EksCluster.existing("prod-a", **snake(CLUSTER))
+general = GeneralPool("general", GeneralPoolArgs(cluster=cluster, **snake(GENERAL)))
+pool = SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, **snake(POOL)))
+ClusterAutoscaler("autoscaler", ClusterAutoscalerArgs(cluster=cluster, gpu_pools=[pool], general_pool=general,
+                                                      **snake(AUTOSCALER)))
+"""
+GENERAL_INPUTS = {"instanceTypes": ["m6i.large", "m6a.large"], "maxSize": 3}
+AUTOSCALER_INPUTS = {
+    "scaleDownUnneededTime": "5m",
+    "expander": ["priority", "least-waste"],
+    "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}],
+}
+
+
+def test_construct_over_grpc_an_autoscaler_over_pools_declares_what_python_declares(
+    engine: Any, tmp_path: Path
+) -> None:
+    """Resource references to the package's own pools (`gpuPools`, `generalPool`) resolve to the pools built."""
+    from tests.grpc_engine import reference
+
+    source = AUTOSCALED_PROGRAM
+    pool_inputs = {"instanceTypes": ["g6.xlarge"], "maxSize": 4, "onDemandFallback": True}
+    named = {"CLUSTER": CLUSTER, "GENERAL": GENERAL_INPUTS, "POOL": pool_inputs, "AUTOSCALER": AUTOSCALER_INPUTS}
+    for key, value in named.items():
+        source = source.replace(f"snake({key})", f"snake({json.dumps(json.dumps(value))})")
+    python = _program(tmp_path, "python", source, pool_inputs)
+    cluster = engine.construct(EKS, "prod-a", CLUSTER, {})
+    on_cluster = ({"cluster": reference(cluster.urn)}, {"cluster": [cluster.urn]})
+    general = engine.construct(GENERAL, "general", {**on_cluster[0], **GENERAL_INPUTS}, on_cluster[1])
+    pool = engine.construct(POOL, "l4", {**on_cluster[0], **pool_inputs}, on_cluster[1])
+    autoscaler = engine.construct(
+        AUTOSCALER,
+        "autoscaler",
+        {
+            **on_cluster[0],
+            "gpuPools": [reference(pool.urn)],
+            "generalPool": reference(general.urn),
+            **AUTOSCALER_INPUTS,
+        },
+        {**on_cluster[1], "gpuPools": [pool.urn], "generalPool": [general.urn]},
+    )
+    served = sorted(json.dumps(r.to_json(), sort_keys=True) for r in engine.captured)
+    assert served == [r for r in _resources(python) if '"type": "pulumi:pulumi:Stack"' not in r]
+    types = {json.loads(r)["type"] for r in served}
+    assert {AUTOSCALER, "kubernetes:apps/v1:Deployment", "kubernetes:core/v1:ConfigMap", "aws:iam/role:Role"} <= types
+    state = json_format.MessageToDict(autoscaler.state)
+    assert state["serviceAccountName"] == "cluster-autoscaler" and state["image"].startswith("registry.k8s.io/")

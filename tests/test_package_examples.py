@@ -222,7 +222,7 @@ def test_the_typescript_example_uses_only_what_the_schema_declares() -> None:
     source = (EXAMPLES / "ts-eks" / "index.ts").read_text()
     assert 'from "@pulumi/elastic-gpu"' in source
     assert ts_problems(source) == []
-    assert len(re.findall(r"new elasticGpu\.", source)) == 3
+    assert len(re.findall(r"new elasticGpu\.", source)) == 4
 
 
 @pytest.mark.parametrize(
@@ -279,5 +279,6 @@ def test_the_readme_command_names_the_plugin_and_the_generator() -> None:
     assert (ROOT / command / "PulumiPlugin.yaml").exists()
     assert yaml.safe_load((ROOT / command / "PulumiPlugin.yaml").read_text())["runtime"]["name"] == "python"
     assert f"python -m elastic_gpu schema package -o {SCHEMA_FILE}" in section
-    for component in ("ExistingEksCluster", "ExistingAksCluster", "ExistingGkeCluster", "SpotGpuPool", "GeneralPool"):
+    components = ("ExistingEksCluster", "ExistingAksCluster", "ExistingGkeCluster", "SpotGpuPool", "GeneralPool")
+    for component in (*components, "ClusterAutoscaler"):
         assert f"`{component}`" in section and f"{PACKAGE}:index:{component}" in schema()["resources"]

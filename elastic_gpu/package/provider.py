@@ -30,6 +30,8 @@ from pydantic.alias_generators import to_camel
 from elastic_gpu._version import __version__
 from elastic_gpu.aks_cluster import EXISTING_TYPE_TOKEN as AKS_EXISTING_CLUSTER
 from elastic_gpu.aks_cluster import ExistingAksCluster
+from elastic_gpu.cluster_autoscaler import TYPE_TOKEN as CLUSTER_AUTOSCALER
+from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from elastic_gpu.eks_cluster import EXISTING_TYPE_TOKEN as EKS_EXISTING_CLUSTER
 from elastic_gpu.eks_cluster import ExistingEksCluster
 from elastic_gpu.errors import ConfigError
@@ -51,11 +53,13 @@ BUILDERS: dict[str, Build] = {
     GKE_EXISTING_CLUSTER: lambda name, kw, opts: ExistingGkeCluster(name, **kw, opts=opts),
     SPOT_GPU_POOL: lambda name, kw, opts: SpotGpuPool(name, SpotGpuPoolArgs(**kw), opts),
     GENERAL_POOL: lambda name, kw, opts: GeneralPool(name, GeneralPoolArgs(**kw), opts),
+    CLUSTER_AUTOSCALER: lambda name, kw, opts: ClusterAutoscaler(name, ClusterAutoscalerArgs(**kw), opts),
 }
 
 _HANDLE_TOKENS = sorted({token for tokens in HANDLE_RESOURCES.values() for token in tokens})
 
-#: The cluster handles this process constructed, by URN: what a pool's `cluster` reference resolves to.
+#: The components this process constructed, by URN: what a reference to one (a pool's `cluster`, the
+#: autoscaler's `gpuPools`) resolves to.
 _HANDLES: dict[str, pulumi.ComponentResource] = {}
 
 
@@ -71,8 +75,8 @@ class _Handles(pulumi.runtime.ResourceModule):
             return _HANDLES[urn]
         raise ConfigError(
             [
-                f"{typ} '{name}': a resource reference this provider cannot use; declare the cluster with this "
-                f"package ({', '.join(_HANDLE_TOKENS)}) in the same program"
+                f"{typ} '{name}': a resource reference this provider cannot use: it was not declared with the "
+                f"{PACKAGE} package in this program; declare it there (one of {', '.join(_HANDLE_TOKENS)})"
             ],
             source="resource reference",
         )
@@ -98,8 +102,7 @@ class ElasticGpuProvider(pulumi.provider.Provider):
         if component is None:
             raise ConfigError([f"{resource_type}: not a component of the {PACKAGE} package"])
         built = BUILDERS[resource_type](name, python_inputs(component, name, inputs), options)
-        if resource_type in _HANDLE_TOKENS:
-            built.urn.apply(lambda urn: _HANDLES.__setitem__(urn, built))
+        built.urn.apply(lambda urn: _HANDLES.__setitem__(urn, built))
         state = {f.schema_name: wire(getattr(built, f.name)) for f in component.output_fields()}
         return ConstructResult(urn=built.urn, state=state)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import functools
+import importlib.metadata
 import inspect
 import json
 import re
@@ -27,11 +28,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
+import pulumi_kubernetes as k8s
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu._version import __version__
 from elastic_gpu.aks_cluster import EXISTING_TYPE_TOKEN as AKS_EXISTING_CLUSTER
 from elastic_gpu.aks_cluster import ExistingAksCluster
+from elastic_gpu.cluster_autoscaler import TYPE_TOKEN as CLUSTER_AUTOSCALER
+from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from elastic_gpu.cluster_handle import AksClusterHandle, ClusterHandle, EksClusterHandle, GkeClusterHandle
 from elastic_gpu.eks_cluster import EXISTING_TYPE_TOKEN as EKS_EXISTING_CLUSTER
 from elastic_gpu.eks_cluster import ExistingEksCluster
@@ -133,12 +137,32 @@ COMPONENTS: tuple[Component, ...] = (
         outputs=("pool_name", "node_group_names", "node_group_ids", "labels"),
         plain=("instance_types",),
     ),
+    Component(
+        CLUSTER_AUTOSCALER,
+        ClusterAutoscaler,
+        lambda: fields_of(ClusterAutoscalerArgs),
+        python_only={"provider": "a Kubernetes provider object; the default is the cluster handle's"},
+        outputs=("image", "role_arn", "service_account_name"),
+        plain=("gpu_pools", "general_pool", "expander", "workload_name", "namespace"),
+    ),
 )
 
-#: The resources a `ClusterHandle` input may reference in the package (the clusters it can declare).
+#: The resources an input of these types references in the package: the cluster handles it can declare for a
+#: `ClusterHandle`, and the pools.
 HANDLE_RESOURCES: dict[Any, tuple[str, ...]] = {
-    ClusterHandle: (EKS_EXISTING_CLUSTER, AKS_EXISTING_CLUSTER, GKE_EXISTING_CLUSTER)
+    ClusterHandle: (EKS_EXISTING_CLUSTER, AKS_EXISTING_CLUSTER, GKE_EXISTING_CLUSTER),
+    SpotGpuPool: (SPOT_GPU_POOL,),
+    GeneralPool: (GENERAL_POOL,),
 }
+#: The Kubernetes SDK's input types an Args field takes, by their token in its package schema (at the
+#: installed version, which the package then depends on).
+KUBERNETES = "kubernetes"
+KUBERNETES_TYPES: dict[Any, str] = {k8s.core.v1.TolerationArgs: "kubernetes:core/v1:Toleration"}
+
+
+def kubernetes_version() -> str:
+    """The installed Kubernetes SDK's version: the package's types refer to its schema at that version."""
+    return importlib.metadata.version("pulumi_kubernetes")
 
 
 def token(name: str) -> str:
@@ -172,6 +196,7 @@ def _setting_names() -> frozenset[str]:
 class _Schema:
     def __init__(self) -> None:
         self.types: dict[str, dict[str, Any]] = {}
+        self.dependencies: dict[str, str] = {}
 
     def type_spec(self, annotation: Any, where: str) -> tuple[dict[str, Any], bool]:
         """(the schema's type spec of `annotation`, whether None is allowed)."""
@@ -193,8 +218,13 @@ class _Schema:
     def _single(self, annotation: Any, where: str) -> dict[str, Any]:
         origin = typing.get_origin(annotation)
         args = typing.get_args(annotation)
+        if origin is typing.Annotated:  # a constrained type (Duration): its base type
+            return self._single(args[0], where)
         if annotation in _PRIMITIVES:
             return {"type": _PRIMITIVES[annotation]}
+        if annotation in KUBERNETES_TYPES:
+            self.dependencies[KUBERNETES] = kubernetes_version()
+            return {"$ref": f"/{KUBERNETES}/v{kubernetes_version()}/schema.json#/types/{KUBERNETES_TYPES[annotation]}"}
         if annotation is Any:
             return {"$ref": "pulumi.json#/Any"}
         if origin is typing.Literal and all(isinstance(a, str) for a in args):
@@ -273,7 +303,7 @@ def package_schema() -> dict[str, Any]:
             "inputProperties": body["properties"],
             "requiredInputs": body["required"],
             "properties": outputs["properties"],
-            "required": [f.schema_name for f in component.output_fields()],
+            "required": outputs["required"],
         }
     return {
         "name": PACKAGE,
@@ -284,6 +314,7 @@ def package_schema() -> dict[str, Any]:
         "license": "Apache-2.0",
         "resources": resources,
         "types": dict(sorted(schema.types.items())),
+        "dependencies": [{"name": name, "version": version} for name, version in sorted(schema.dependencies.items())],
         "language": {"python": {"respectSchemaVersion": True}, "nodejs": {"respectSchemaVersion": True}},
     }
 

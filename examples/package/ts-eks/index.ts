@@ -30,10 +30,19 @@ const l4 = new elasticGpu.SpotGpuPool("l4", {
 });
 
 // The general pool for the autoscaler and system pods, on-demand.
-new elasticGpu.GeneralPool("general", {
+const general = new elasticGpu.GeneralPool("general", {
     cluster: cluster,
     instanceTypes: ["m6i.large", "m6a.large"],
     maxSize: 3,
 });
 
+// The cluster-autoscaler, ranking the spot node groups above their on-demand fallback.
+const autoscaler = new elasticGpu.ClusterAutoscaler("autoscaler", {
+    cluster: cluster,
+    gpuPools: [l4],
+    generalPool: general,
+    scaleDownUnneededTime: "5m",
+});
+
 export const nodeGroupNames = l4.nodeGroupNames;
+export const autoscalerRoleArn = autoscaler.roleArn;
