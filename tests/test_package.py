@@ -314,7 +314,7 @@ def test_construct_over_grpc_refuses_a_cluster_it_did_not_build(engine: Any) -> 
 
 
 #: A pool on an existing AKS and GKE cluster: (handle type, its Python class, its inputs, the pool's, the config).
-OTHER_CLOUDS = {
+OTHER_CLOUDS: dict[str, tuple[str, str, dict[str, Any], dict[str, Any], dict[str, str]]] = {
     "azure": (
         AKS,
         "AksCluster",
