@@ -21,8 +21,8 @@ from elastic_gpu.__main__ import main
 from elastic_gpu._version import __version__
 from elastic_gpu.config import GpuSpecConfig
 from elastic_gpu.package.fields import argument_docs, fields_of
-from elastic_gpu.package.provider import BUILDERS
-from elastic_gpu.package.schema import COMPONENTS, SCHEMA_FILE, in_schema_names, package_schema, render
+from elastic_gpu.package.provider import BUILDERS, python_value
+from elastic_gpu.package.schema import COMPONENTS, SCHEMA_FILE, _Schema, in_schema_names, package_schema, render
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from tests.conftest import ROOT
@@ -113,11 +113,19 @@ def test_argument_docs_reads_the_arguments_paragraph() -> None:
 
 
 def test_fields_read_a_pydantic_model_too() -> None:
-    """The settings may become pydantic models: the adapter reads them the same way."""
+    """The settings may become pydantic models: the adapter reads them, the schema spells them and the provider
+    builds them the same way as the dataclasses."""
     fields = {f.name: f for f in fields_of(GpuSpecConfig)}
     assert fields["count"].annotation is int and fields["count"].required
     assert fields["model"].description and fields["model"].description.startswith("A GPU model the catalog knows")
     assert fields["memory_gib"].schema_name == "memoryGib"
+    generator = _Schema()
+    assert generator.type_spec(GpuSpecConfig | None, "x") == ({"$ref": "#/types/elastic-gpu:index:GpuSpecConfig"}, True)
+    spelled = generator.types["elastic-gpu:index:GpuSpecConfig"]
+    assert spelled["required"] == ["model", "count", "vcpus", "memoryGib"]
+    assert spelled["properties"]["count"] == {"type": "integer", "description": "GPUs per node."}
+    wired = {"model": "h100", "count": 8.0, "vcpus": 192.0, "memoryGib": 2048.0}  # the wire's doubles
+    assert python_value(GpuSpecConfig | None, wired) == GpuSpecConfig(model="h100", count=8, vcpus=192, memory_gib=2048)
 
 
 # --- GetSchema over gRPC, as the engine calls it -----------------------------------------------------------

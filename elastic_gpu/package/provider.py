@@ -25,6 +25,7 @@ import pulumi
 import pulumi.provider
 import pulumi.runtime
 from pulumi.provider import ConstructResult
+from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu._version import __version__
@@ -134,12 +135,17 @@ def python_inputs(component: Component, name: str, inputs: Mapping[str, Any]) ->
 
 
 def python_value(annotation: Any, value: Any) -> Any:
-    """`value` as `annotation` wants it: an object of a package type becomes its dataclass, recursively, and a
-    whole number where an `int` goes an int (the wire has only doubles: protobuf's Struct)."""
+    """`value` as `annotation` wants it: an object of a package type becomes its dataclass or pydantic model,
+    recursively, and a whole number where an `int` goes an int (the wire has only doubles: protobuf's Struct)."""
     members = _members(annotation)
     if isinstance(value, float) and value.is_integer() and int in members and float not in members:
         return int(value)
     for member in members:
+        if isinstance(member, type) and issubclass(member, BaseModel) and isinstance(value, Mapping):
+            by_schema_name = {to_camel(name): (name, info) for name, info in member.model_fields.items()}
+            return member(
+                **{by_schema_name[k][0]: python_value(by_schema_name[k][1].annotation, v) for k, v in value.items()}
+            )
         if isinstance(member, type) and dataclasses.is_dataclass(member) and isinstance(value, Mapping):
             fields = {to_camel(f.name): f for f in dataclasses.fields(member)}
             hints = typing.get_type_hints(member)

@@ -29,6 +29,7 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu._version import __version__
@@ -236,7 +237,7 @@ class _Schema:
         if annotation in HANDLE_RESOURCES:
             refs = [{"$ref": f"#/resources/{target}"} for target in HANDLE_RESOURCES[annotation]]
             return refs[0] if len(refs) == 1 else {"oneOf": refs}
-        if isinstance(annotation, type) and dataclasses.is_dataclass(annotation):
+        if isinstance(annotation, type) and (dataclasses.is_dataclass(annotation) or issubclass(annotation, BaseModel)):
             name = token(annotation.__name__)
             if name not in self.types:
                 self.types[name] = {}  # placeholder against recursion
