@@ -101,6 +101,8 @@ def test_descriptions_are_the_field_docstrings() -> None:
         "description": "The cluster component (EksCluster, ...) the pool joins.",
     }
     assert pool["inputProperties"]["extraTaints"]["items"] == {"$ref": "#/types/elastic-gpu:index:Taint"}
+    for handle in (EKS, GKE):  # credentials are secret in every SDK
+        assert package_schema()["resources"][handle]["inputProperties"]["kubeconfig"]["secret"] is True
     for handle in (EKS, AKS, GKE):
         inputs = package_schema()["resources"][handle]["inputProperties"]
         assert inputs["kubernetesVersion"]["plain"] is True

@@ -73,6 +73,8 @@ class Component:
     """Settings that must be known when the component is declared (they decide how many children)."""
     handle: type | None = None
     """The cluster-handle protocol the component implements (its documented attributes are outputs)."""
+    secret: tuple[str, ...] = ()
+    """Settings that are credentials: every SDK marks them secret (a kubeconfig)."""
 
     @property
     def name(self) -> str:
@@ -103,6 +105,7 @@ COMPONENTS: tuple[Component, ...] = (
         outputs=("cluster_name", "region", "node_role_arn", "zones", "kubernetes_version"),
         plain=("kubernetes_version",),
         handle=EksClusterHandle,
+        secret=("kubeconfig",),
     ),
     Component(
         AKS_EXISTING_CLUSTER,
@@ -121,6 +124,7 @@ COMPONENTS: tuple[Component, ...] = (
         outputs=("cluster_name", "project", "location", "zones", "kubernetes_version"),
         plain=("zones", "kubernetes_version", "provisioner"),
         handle=GkeClusterHandle,
+        secret=("kubeconfig",),
     ),
     Component(
         SPOT_GPU_POOL,
@@ -297,6 +301,8 @@ def package_schema() -> dict[str, Any]:
         if stale := sorted(set(component.python_only) - declared):
             raise Unsupported(f"{where}python_only names settings the component does not have: {stale}")
         body = schema.object(inputs, where, component.plain)
+        for name in component.secret:
+            body["properties"][to_camel(name)]["secret"] = True
         outputs = schema.object(component.output_fields(), where + "output ")
         resources[component.token] = {
             "isComponent": True,
