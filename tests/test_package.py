@@ -442,3 +442,46 @@ def test_construct_over_grpc_an_autoscaler_over_pools_declares_what_python_decla
     assert {AUTOSCALER, "kubernetes:apps/v1:Deployment", "kubernetes:core/v1:ConfigMap", "aws:iam/role:Role"} <= types
     state = json_format.MessageToDict(autoscaler.state)
     assert state["serviceAccountName"] == "cluster-autoscaler" and state["image"].startswith("registry.k8s.io/")
+
+
+DEVICE_PLUGIN_PROGRAM = """
+import json
+from pydantic.alias_generators import to_snake
+from elastic_gpu import EksCluster, NvidiaDevicePlugin, NvidiaDevicePluginArgs, SpotGpuPool, SpotGpuPoolArgs
+
+cluster = EksCluster.existing("prod-a", **{to_snake(k): v for k, v in json.loads(CLUSTER).items()})
+pool = SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, instance_types=["g6.xlarge"], max_size=4))
+plugin = NvidiaDevicePluginArgs(provider=cluster.provider, gpu_pools=[pool], time_slicing_replicas=2)
+NvidiaDevicePlugin("nvidia", plugin)
+"""
+
+
+def test_construct_over_grpc_a_device_plugin_on_the_handles_provider_declares_what_python_declares(
+    engine: Any, tmp_path: Path
+) -> None:
+    """The handle's `provider` output, passed back as the plugin's `provider` (as a TypeScript program passes
+    `cluster.provider`), is the Kubernetes provider its objects are declared with."""
+    from tests.grpc_engine import reference
+
+    source = DEVICE_PLUGIN_PROGRAM.replace("json.loads(CLUSTER)", f"json.loads({json.dumps(json.dumps(CLUSTER))})")
+    python = _program(tmp_path, "python", source, {})
+    cluster = engine.construct(EKS, "prod-a", CLUSTER, {})
+    provider = json_format.MessageToDict(cluster.state)["provider"]
+    assert provider["urn"].endswith("pulumi:providers:kubernetes::prod-a-k8s")
+    on_cluster = ({"cluster": reference(cluster.urn)}, {"cluster": [cluster.urn]})
+    pool = engine.construct(POOL, "l4", {**on_cluster[0], "instanceTypes": ["g6.xlarge"], "maxSize": 4}, on_cluster[1])
+    plugin = engine.construct(
+        "elastic-gpu:index:NvidiaDevicePlugin",
+        "nvidia",
+        {"provider": provider, "gpuPools": [reference(pool.urn)], "timeSlicingReplicas": 2},
+        {"provider": [provider["urn"]], "gpuPools": [pool.urn]},
+    )
+    served = sorted(json.dumps(r.to_json(), sort_keys=True) for r in engine.captured)
+    assert served == [r for r in _resources(python) if '"type": "pulumi:pulumi:Stack"' not in r]
+    types = {json.loads(r)["type"] for r in served}
+    assert {"kubernetes:apps/v1:DaemonSet", "kubernetes:core/v1:ConfigMap"} <= types
+    daemonset = next(json.loads(r) for r in served if '"kubernetes:apps/v1:DaemonSet"' in r)
+    assert daemonset["options"]["provider"].startswith(provider["urn"] + "::")
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in (
+        json_format.MessageToDict(plugin.state)["tolerations"]
+    )

@@ -222,7 +222,7 @@ def test_the_typescript_example_uses_only_what_the_schema_declares() -> None:
     source = (EXAMPLES / "ts-eks" / "index.ts").read_text()
     assert 'from "@pulumi/elastic-gpu"' in source
     assert ts_problems(source) == []
-    assert len(re.findall(r"new elasticGpu\.", source)) == 4
+    assert len(re.findall(r"new elasticGpu\.", source)) == 5
 
 
 @pytest.mark.parametrize(
@@ -231,6 +231,7 @@ def test_the_typescript_example_uses_only_what_the_schema_declares() -> None:
         ("maxSize: 4,", "maxSzie: 4,", "SpotGpuPool.maxSzie: not in the schema"),
         ("    maxSize: 4,\n", "", "SpotGpuPool.maxSize: required"),
         ("l4.nodeGroupNames", "l4.nodeGroupName", "has no output 'nodeGroupName'"),
+        ("cluster.provider", "cluster.k8sProvider", "has no output 'k8sProvider'"),
         ("new elasticGpu.GeneralPool", "new elasticGpu.CpuPool", "CpuPool: not a resource"),
     ],
 )
@@ -280,5 +281,5 @@ def test_the_readme_command_names_the_plugin_and_the_generator() -> None:
     assert yaml.safe_load((ROOT / command / "PulumiPlugin.yaml").read_text())["runtime"]["name"] == "python"
     assert f"python -m elastic_gpu schema package -o {SCHEMA_FILE}" in section
     components = ("ExistingEksCluster", "ExistingAksCluster", "ExistingGkeCluster", "SpotGpuPool", "GeneralPool")
-    for component in (*components, "ClusterAutoscaler"):
+    for component in (*components, "NvidiaDevicePlugin", "ClusterAutoscaler"):
         assert f"`{component}`" in section and f"{PACKAGE}:index:{component}" in schema()["resources"]

@@ -40,6 +40,8 @@ from elastic_gpu.general_pool import TYPE_TOKEN as GENERAL_POOL
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
 from elastic_gpu.gke_cluster import EXISTING_TYPE_TOKEN as GKE_EXISTING_CLUSTER
 from elastic_gpu.gke_cluster import ExistingGkeCluster
+from elastic_gpu.nvidia_device_plugin import TYPE_TOKEN as NVIDIA_DEVICE_PLUGIN
+from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from elastic_gpu.package.fields import Field
 from elastic_gpu.package.schema import COMPONENTS, HANDLE_RESOURCES, PACKAGE, Component, package_schema, render
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
@@ -54,6 +56,7 @@ BUILDERS: dict[str, Build] = {
     GKE_EXISTING_CLUSTER: lambda name, kw, opts: ExistingGkeCluster(name, **kw, opts=opts),
     SPOT_GPU_POOL: lambda name, kw, opts: SpotGpuPool(name, SpotGpuPoolArgs(**kw), opts),
     GENERAL_POOL: lambda name, kw, opts: GeneralPool(name, GeneralPoolArgs(**kw), opts),
+    NVIDIA_DEVICE_PLUGIN: lambda name, kw, opts: NvidiaDevicePlugin(name, NvidiaDevicePluginArgs(**kw), opts),
     CLUSTER_AUTOSCALER: lambda name, kw, opts: ClusterAutoscaler(name, ClusterAutoscalerArgs(**kw), opts),
 }
 

@@ -44,6 +44,8 @@ from elastic_gpu.general_pool import TYPE_TOKEN as GENERAL_POOL
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
 from elastic_gpu.gke_cluster import EXISTING_TYPE_TOKEN as GKE_EXISTING_CLUSTER
 from elastic_gpu.gke_cluster import ExistingGkeCluster
+from elastic_gpu.nvidia_device_plugin import TYPE_TOKEN as NVIDIA_DEVICE_PLUGIN
+from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from elastic_gpu.package.fields import Field, fields_of, keyword_fields, output_fields
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
@@ -102,7 +104,7 @@ COMPONENTS: tuple[Component, ...] = (
         ExistingEksCluster,
         lambda: keyword_fields(ExistingEksCluster.__init__, ExistingEksCluster),
         python_only=_HANDLE_PYTHON_ONLY,
-        outputs=("cluster_name", "region", "node_role_arn", "zones", "kubernetes_version"),
+        outputs=("cluster_name", "region", "node_role_arn", "zones", "kubernetes_version", "provider"),
         plain=("kubernetes_version",),
         handle=EksClusterHandle,
         secret=("kubeconfig",),
@@ -112,7 +114,7 @@ COMPONENTS: tuple[Component, ...] = (
         ExistingAksCluster,
         lambda: keyword_fields(ExistingAksCluster.__init__, ExistingAksCluster),
         python_only=_HANDLE_PYTHON_ONLY,
-        outputs=("cluster_name", "resource_group_name", "location", "zones", "kubernetes_version"),
+        outputs=("cluster_name", "resource_group_name", "location", "zones", "kubernetes_version", "provider"),
         plain=("zones", "kubernetes_version"),
         handle=AksClusterHandle,
     ),
@@ -121,7 +123,7 @@ COMPONENTS: tuple[Component, ...] = (
         ExistingGkeCluster,
         lambda: keyword_fields(ExistingGkeCluster.__init__, ExistingGkeCluster),
         python_only=_HANDLE_PYTHON_ONLY,
-        outputs=("cluster_name", "project", "location", "zones", "kubernetes_version"),
+        outputs=("cluster_name", "project", "location", "zones", "kubernetes_version", "provider"),
         plain=("zones", "kubernetes_version", "provisioner"),
         handle=GkeClusterHandle,
         secret=("kubeconfig",),
@@ -141,6 +143,14 @@ COMPONENTS: tuple[Component, ...] = (
         python_only={},
         outputs=("pool_name", "node_group_names", "node_group_ids", "labels"),
         plain=("instance_types",),
+    ),
+    Component(
+        NVIDIA_DEVICE_PLUGIN,
+        NvidiaDevicePlugin,
+        lambda: fields_of(NvidiaDevicePluginArgs),
+        python_only={},
+        outputs=("tolerations",),
+        plain=("gpu_pools",),
     ),
     Component(
         CLUSTER_AUTOSCALER,
@@ -227,6 +237,9 @@ class _Schema:
             return self._single(args[0], where)
         if annotation in _PRIMITIVES:
             return {"type": _PRIMITIVES[annotation]}
+        if annotation is k8s.Provider:  # the cluster's Kubernetes provider (a handle's `provider` output)
+            self.dependencies[KUBERNETES] = kubernetes_version()
+            return {"$ref": f"/{KUBERNETES}/v{kubernetes_version()}/schema.json#/provider"}
         if annotation in KUBERNETES_TYPES:
             self.dependencies[KUBERNETES] = kubernetes_version()
             return {"$ref": f"/{KUBERNETES}/v{kubernetes_version()}/schema.json#/types/{KUBERNETES_TYPES[annotation]}"}

@@ -29,6 +29,12 @@ const l4 = new elasticGpu.SpotGpuPool("l4", {
     extraLabels: { team: "ml" },
 });
 
+// NVIDIA's device plugin on the pool's nodes, through the handle's Kubernetes provider.
+new elasticGpu.NvidiaDevicePlugin("nvidia", {
+    provider: cluster.provider,
+    gpuPools: [l4],
+});
+
 // The general pool for the autoscaler and system pods, on-demand.
 const general = new elasticGpu.GeneralPool("general", {
     cluster: cluster,
