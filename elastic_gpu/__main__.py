@@ -10,6 +10,8 @@ GPU pod scales, in which order, how fast it falls back and goes back to zero, an
 does against a git ref or another stack file: created, deleted, updated and replaced resources, whether the
 general pool stays up, the upgrade order, and the policy pack on the new side; a Kubernetes jump of more
 than one minor fails (exit 2).
+`python -m elastic_gpu schema stack|package [-o FILE]`: the JSON Schema of a stack file, generated from the config
+models, or the Pulumi package schema of the components.
 """
 
 from __future__ import annotations
@@ -132,6 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     base.add_argument("--base-file", help="the base stack file (this program, another config)")
     diff.add_argument("--program", default=".", help="Pulumi program directory (default: .)")
     diff.add_argument("--json", action="store_true", help="print the changes as JSON")
+    schema = sub.add_parser("schema", help="print a generated schema: the stack file's, or the component package's")
+    schema.add_argument(
+        "kind",
+        choices=["stack", "package"],
+        help="stack: the JSON Schema of stacks/Pulumi.<stack>.yaml; package: the Pulumi package schema",
+    )
+    schema.add_argument("-o", "--output", help="write it to this file (default: print it)")
     args = parser.parse_args(argv)
     try:
         return _dispatch(args)
@@ -148,6 +157,21 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "schema":
+        if args.kind == "package":
+            from elastic_gpu.package.schema import package_schema, render
+
+            text = render(package_schema())
+        else:
+            from elastic_gpu.tools.stack_schema import render, stack_file_schema
+
+            text = render(stack_file_schema())
+        if args.output is None:
+            sys.stdout.write(text)
+        else:
+            with open(args.output, "w", encoding="utf-8") as out:
+                out.write(text)
+        return 0
     if args.command == "diff":
         return _diff(args)
     if args.command in ("simulate", "workload"):

@@ -483,8 +483,10 @@ class ExistingEksCluster(ExistingCluster):
     zones pools may use); `oidc_provider_arn` / `oidc_provider_url` (the cluster's
     IAM OIDC provider, for the autoscaler's IRSA role; `from_cluster(create_oidc_provider=True)` passes no ARN,
     and the handle declares the provider `<name>-oidc` for the issuer); `k8s_provider` (default:
-    built as above); `region` (default: the AWS provider's region); `tags` (on what the
-    add-ons create, e.g. the autoscaler's IAM role).
+    built as above); `region` (default: the AWS provider's region); `kubeconfig` (the kubeconfig that
+    provider is built from; default: built as above); `tags` (on what the add-ons create, e.g. the autoscaler's
+    IAM role); `node_security_group_ids` (the security groups the pools' nodes join; default: EKS's cluster
+    security group).
     """
 
     cloud = "aws"

@@ -616,8 +616,14 @@ class ExistingAksCluster(ExistingCluster):
     cluster-user credentials (`listManagedClusterUserCredentials`, as
     `az aks get-credentials`). The managed autoscaler's profile is not ours to
     read: with spot pools that fall back, ClusterAutoscaler warns that the
-    expander must be `priority` and prints the `az aks update` command. `tags` go on what
-    the add-ons create.
+    expander must be `priority` and prints the `az aks update` command.
+
+    Arguments: `cluster_name` (the AKS name); `resource_group_name` (the cluster's resource group);
+    `location` (its Azure region, e.g. "eastus"; given plain, the pools rank VM sizes by its prices); `zones`
+    (the zones "1", "2", "3" the GPU agent pools use; plain); `kubernetes_version` (the control plane's minor,
+    e.g. "1.35": the agent pools' orchestratorVersion; plain); `k8s_provider` (default: built from the
+    cluster-user credentials, as above); `tags` (on what the add-ons create); `kubelet_identity_object_id`
+    (the identity the nodes act as; default: read from the cluster).
     """
 
     cloud = "azure"

@@ -479,10 +479,16 @@ class ExistingGkeCluster(ExistingCluster):
     tokens from `gke-gcloud-auth-plugin`. GKE's autoscaler is managed per node
     pool, so nothing else about the cluster is needed.
 
-    `private_nodes`: True when the cluster's nodes are private (the node pools then set
-    networkConfig.enablePrivateNodes); False: public node IPs; None (default): the node pools say
-    nothing, and the `no-public-node-ips` policy fails for each of them, since it cannot see the
-    cluster's own setting.
+    Arguments: `cluster_name` (the GKE name); `project` (the project that holds it); `location` (the
+    cluster's zone or region); `zones` (where the node pools go, each `<region>-<letter>`; plain);
+    `kubernetes_version` (the control plane's minor, e.g. "1.33"; plain); `k8s_provider` (default: built as
+    above); `tags` (labels on what the add-ons create); `private_nodes` (True when the cluster's nodes are
+    private: the node pools then set networkConfig.enablePrivateNodes; False: public node IPs; None (default):
+    the node pools say nothing, and the `no-public-node-ips` policy fails for each of them, since it cannot
+    see the cluster's own setting); `provisioner` ("auto-provisioning": each spot GPU pool is a ComputeClass
+    GKE auto-creates node pools for, on a cluster with node auto-provisioning and limits that cover every
+    pool; default: node pools); `node_service_account` (the email the pools' nodes run as; default: GKE's);
+    `kubeconfig` (the kubeconfig the Kubernetes provider is built from; default: built as above).
     """
 
     cloud = "gcp"
