@@ -92,10 +92,10 @@ def test_descriptions_are_the_field_docstrings() -> None:
             continue
         text = pool["inputProperties"][field.schema_name].get("description", "")
         assert field.description and text.startswith(in_schema_names(field.description)), field.name
-    assert pool["inputProperties"]["minSize"]["description"].startswith("Default 0: scale to zero")
+    assert pool["inputProperties"]["minSize"]["description"].startswith("Default 0: the pool scales to zero")
     assert "`onDemandFallback`" in pool["description"] and "`on_demand_fallback`" not in pool["description"]
     assert pool["inputProperties"]["amiFamily"]["description"].endswith('One of: "al2023", "bottlerocket".')
-    assert pool["requiredInputs"] == ["cluster", "instanceTypes", "maxSize"]
+    assert sorted(pool["requiredInputs"]) == ["cluster", "instanceTypes", "maxSize"]
     assert pool["inputProperties"]["cluster"] == {
         "oneOf": [{"$ref": f"#/resources/{handle}"} for handle in (EKS, AKS, GKE)],
         "description": "The cluster component (EksCluster, ...) the pool joins.",

@@ -204,7 +204,15 @@ def test_field_docstrings_are_the_descriptions() -> None:
         definition = _definition(schema, model)
         if definition is None:
             continue
-        for name, doc in field_docs(model).items():
+        # A field's docstring is where it is declared: the model, or a settings model it shares
+        # (elastic_gpu/settings.py, a cloud's options.py); the most derived declaration wins.
+        docs: dict[str, str] = {}
+        for base in reversed(model.__mro__):
+            if isinstance(base, type) and issubclass(base, BaseModel) and base is not BaseModel:
+                docs |= field_docs(base)
+        for name, doc in docs.items():
+            if name not in model.model_fields:
+                continue
             alias = model.model_fields[name].alias or name
             prop = definition["properties"][alias]
             assert prop.get("description") == re.sub(r"(?<!\n)\n(?!\n)", " ", doc), f"{model.__name__}.{name}"
