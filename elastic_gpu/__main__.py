@@ -158,14 +158,16 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "schema":
+        from elastic_gpu.files import json_text
+
         if args.kind == "package":
-            from elastic_gpu.package.schema import package_schema, render
+            from elastic_gpu.package.schema import package_schema
 
-            text = render(package_schema())
+            text = json_text(package_schema())
         else:
-            from elastic_gpu.tools.stack_schema import render, stack_file_schema
+            from elastic_gpu.tools.stack_schema import stack_file_schema
 
-            text = render(stack_file_schema())
+            text = json_text(stack_file_schema())
         if args.output is None:
             sys.stdout.write(text)
         else:

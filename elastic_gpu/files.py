@@ -7,6 +7,8 @@ becomes one ConfigError that names the file and, where there is one, the line an
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -150,3 +152,9 @@ def read_project_file(path: Path | str) -> dict[str, Any]:
     if problems:
         raise ConfigError(problems, source="project file (Pulumi.yaml)")
     return data
+
+
+def json_text(document: Mapping[str, Any]) -> str:
+    """The text of a generated JSON file (the shipped schemas): key order as generated, two-space indent,
+    non-ASCII kept, a final newline, so a regenerated file differs only where its content does."""
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

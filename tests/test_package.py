@@ -20,9 +20,10 @@ from pydantic.alias_generators import to_camel
 from elastic_gpu.__main__ import main
 from elastic_gpu._version import __version__
 from elastic_gpu.config import GpuSpecConfig
+from elastic_gpu.files import json_text
 from elastic_gpu.package.fields import argument_docs, fields_of
 from elastic_gpu.package.provider import BUILDERS, python_value
-from elastic_gpu.package.schema import COMPONENTS, SCHEMA_FILE, _Schema, in_schema_names, package_schema, render
+from elastic_gpu.package.schema import COMPONENTS, SCHEMA_FILE, _Schema, in_schema_names, package_schema
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from tests.conftest import ROOT
@@ -47,7 +48,7 @@ def meta_validator() -> jsonschema.Draft202012Validator:
 
 
 def test_the_shipped_schema_is_the_generated_one(tmp_path: Path) -> None:
-    expected = render(package_schema())
+    expected = json_text(package_schema())
     assert SHIPPED.read_text(encoding="utf-8") == expected, (
         f"{SCHEMA_FILE} is stale: run `python -m elastic_gpu schema package -o {SCHEMA_FILE}`"
     )

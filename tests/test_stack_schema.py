@@ -21,7 +21,8 @@ from elastic_gpu.__main__ import main
 from elastic_gpu.args_doc import field_docs
 from elastic_gpu.config import PROJECT, StackConfig, load_stack_config
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.tools.stack_schema import SCHEMA_FILE, render, stack_file_schema
+from elastic_gpu.files import json_text
+from elastic_gpu.tools.stack_schema import SCHEMA_FILE, stack_file_schema
 from tests.conftest import ROOT, stack_values
 
 P = f"{PROJECT}:"
@@ -41,7 +42,7 @@ def stack_files() -> list[Path]:
 
 
 def test_the_shipped_schema_is_the_generated_one(tmp_path: Path) -> None:
-    expected = render(stack_file_schema())
+    expected = json_text(stack_file_schema())
     assert SHIPPED.read_text(encoding="utf-8") == expected, (
         f"{SCHEMA_FILE} is stale: run `python -m elastic_gpu schema stack -o {SCHEMA_FILE}`"
     )

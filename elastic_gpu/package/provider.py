@@ -36,6 +36,7 @@ from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerA
 from elastic_gpu.eks_cluster import EXISTING_TYPE_TOKEN as EKS_EXISTING_CLUSTER
 from elastic_gpu.eks_cluster import ExistingEksCluster
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.files import json_text
 from elastic_gpu.general_pool import TYPE_TOKEN as GENERAL_POOL
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
 from elastic_gpu.gke_cluster import EXISTING_TYPE_TOKEN as GKE_EXISTING_CLUSTER
@@ -43,7 +44,7 @@ from elastic_gpu.gke_cluster import ExistingGkeCluster
 from elastic_gpu.nvidia_device_plugin import TYPE_TOKEN as NVIDIA_DEVICE_PLUGIN
 from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from elastic_gpu.package.fields import Field
-from elastic_gpu.package.schema import COMPONENTS, HANDLE_RESOURCES, PACKAGE, Component, package_schema, render
+from elastic_gpu.package.schema import COMPONENTS, HANDLE_RESOURCES, PACKAGE, Component, package_schema
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
 
@@ -93,7 +94,7 @@ class ElasticGpuProvider(pulumi.provider.Provider):
     """Serves the package schema and constructs the components (see the module docstring)."""
 
     def __init__(self) -> None:
-        super().__init__(__version__, render(package_schema()))
+        super().__init__(__version__, json_text(package_schema()))
 
     def construct(
         self,
