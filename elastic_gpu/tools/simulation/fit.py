@@ -58,6 +58,11 @@ class NodeTemplate:
     #: requests of the pods every new node runs: the stack's DaemonSets that would run there, kube-proxy
     daemon_requests: dict[str, float] = field(default_factory=dict)
 
+    @property
+    def shown_region(self) -> str:
+        """Its region in a note: one the program leaves unknown until deployment is said so."""
+        return self.region or "a region unknown until deployment"
+
     def __post_init__(self) -> None:
         if not self.instance_types:
             self.instance_types = [self.instance_type]

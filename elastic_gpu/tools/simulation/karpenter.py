@@ -162,7 +162,7 @@ def worst_case(
             if hourly is None:
                 hourly = price.on_demand  # spot never costs more: an upper bound
             if hourly is None:
-                return nodes + t.max_size, None, [f"{t.name}: no price for {it} in {t.region}"]
+                return nodes + t.max_size, None, [f"{t.name}: no price for {it} in {t.shown_region}"]
             hourlies.append(hourly)
         nodes += t.max_size
         total += t.max_size * max(hourlies, default=0.0) * HOURS_PER_MONTH

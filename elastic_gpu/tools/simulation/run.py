@@ -223,9 +223,9 @@ def _worst_case(
                 hourly = price.hourly(g.capacity == "spot")
                 if hourly is None and price.on_demand is not None:
                     hourly = price.on_demand  # spot never costs more: an upper bound
-                    notes.append(f"{g.name}: no spot price for {price.label} in {g.region}, priced on-demand")
+                    notes.append(f"{g.name}: no spot price for {price.label} in {g.shown_region}, priced on-demand")
                 if hourly is None:
-                    notes.append(f"{g.name}: no price for {', '.join(price.missing)} in {g.region}")
+                    notes.append(f"{g.name}: no price for {', '.join(price.missing)} in {g.shown_region}")
                     return nodes, None, notes
                 hourlies.append(hourly)
         if len(unit) > 1 or len(types_of(unit[0])) > 1:
