@@ -287,15 +287,29 @@ def has_unknown(value: Any) -> bool:
     return False
 
 
-def read_known(props: Mapping[str, Any], key: str, default: Any = None) -> Any:
-    """props[key] as plain values (`plain_props`), or `default` when it is missing or not known yet: for what
-    only the reports and the simulation read, so an unknown there never hides a node group from a policy."""
+def known_part(value: Any) -> Any:
+    """`plain_props`' result without what is not known yet: a list keeps its known elements, a dict its known
+    keys; UNKNOWN itself stays UNKNOWN."""
+    if isinstance(value, dict):
+        return {k: known_part(v) for k, v in value.items() if v is not UNKNOWN}
+    if isinstance(value, list):
+        return [known_part(v) for v in value if v is not UNKNOWN]
+    return value
+
+
+def read_known(props: Mapping[str, Any], key: str, default: Any = None, *, prune: bool = True) -> Any:
+    """props[key] as plain values (`plain_props`) without the parts not known yet (`known_part`; with `prune`
+    False they stay UNKNOWN, for a reader that shows each), or `default` when it is missing or not known at
+    all: for what only the reports and the simulation read, so an unknown there never hides a node group from
+    a policy, nor reaches a report as the engine's placeholder."""
     try:
         value = props.get(key)
     except UnknownValueError:
         return default
     value = plain_props(value)
-    return default if value is None or value is UNKNOWN else value
+    if value is None or value is UNKNOWN:
+        return default
+    return known_part(value) if prune else value
 
 
 def provider_prop(resource: StackResource, key: str) -> str | None:

@@ -157,3 +157,27 @@ def test_a_value_only_the_reports_read_never_hides_a_node_group_from_the_policie
     }
     (view,) = read_node_groups(Resource(EKS_NODE_GROUP, "ng", unknown_checking_proxy(props)), [])
     assert (view.gpu, view.max_size, view.zones, view.template_resources) == (True, 2, ["?"], {})
+
+
+def test_a_list_with_one_unknown_element_keeps_its_known_elements() -> None:
+    """A zone list whose one element is known only after deployment (a real preview): the view keeps the known
+    zones, and the Pools table shows them (it sorted the engine's placeholder and crashed)."""
+    from pulumi.runtime import rpc
+    from pulumi_policy.proxy import unknown_checking_proxy
+
+    from elastic_gpu.azure import AKS_AGENT_POOL
+    from elastic_gpu.node_group_view import Resource, read_node_groups
+    from elastic_gpu.tools.offline.report import pool_row
+
+    props = {
+        "agentPoolName": "gpu",
+        "vmSize": "Standard_NC4as_T4_v3",
+        "enableAutoScaling": True,
+        "minCount": 0,
+        "maxCount": 2,
+        "availabilityZones": [rpc.UNKNOWN, "2"],
+        "tags": {"a": "b", "c": rpc.UNKNOWN},
+    }
+    (view,) = read_node_groups(Resource(AKS_AGENT_POOL, "gpu", unknown_checking_proxy(props)), [])
+    assert (view.gpu, view.max_size, view.zones) == (True, 2, ["2"])
+    assert pool_row(view).zones == ["2"]

@@ -63,7 +63,7 @@ def subnet_zones(stack: Sequence[StackResource]) -> dict[str, str]:
 
 def _zones(p: Mapping[str, Any], stack: Sequence[StackResource]) -> list[str]:
     """Its subnets' zones, in its subnets' order; "?" for one the stack does not place."""
-    subnet_ids = read_known(p, "subnetIds", [])
+    subnet_ids = read_known(p, "subnetIds", [], prune=False)  # a subnet not known yet is a zone not known: "?"
     zone_of = subnet_zones(stack)
     return [zone_of.get(s, "?") if isinstance(s, str) else "?" for s in subnet_ids if isinstance(subnet_ids, list)]
 
