@@ -20,8 +20,11 @@ from pydantic.alias_generators import to_camel
 
 from elastic_gpu.__main__ import main
 from elastic_gpu._version import __version__
+from elastic_gpu.aks_cluster import AksClusterArgs
 from elastic_gpu.config import GpuSpecConfig
+from elastic_gpu.eks_cluster import EksClusterArgs
 from elastic_gpu.files import json_text
+from elastic_gpu.gke_cluster import GkeClusterArgs
 from elastic_gpu.package.fields import argument_docs, fields_of
 from elastic_gpu.package.provider import BUILDERS, python_value
 from elastic_gpu.package.schema import COMPONENTS, SCHEMA_FILE, _Schema, in_schema_names, package_schema
@@ -111,6 +114,12 @@ def test_descriptions_are_the_field_docstrings() -> None:
     assert pool["inputProperties"]["extraTaints"]["items"] == {"$ref": "#/types/elastic-gpu:index:Taint"}
     for handle in (EKS, GKE):  # credentials are secret in every SDK
         assert package_schema()["resources"][handle]["inputProperties"]["kubeconfig"]["secret"] is True
+    for args in (EksClusterArgs, AksClusterArgs, GkeClusterArgs):  # a created cluster's settings: help()'s texts
+        inputs = package_schema()["resources"][f"elastic-gpu:index:{args.__name__.removesuffix('Args')}"]
+        for field in fields_of(args):
+            text = inputs["inputProperties"][field.schema_name]["description"]
+            assert field.description and text.startswith(in_schema_names(field.description)), field.name
+            assert all(line in (args.__doc__ or "") for line in field.description.splitlines())  # help()'s
     for created in CREATED_CLUSTERS:  # and so is the kubeconfig a created cluster publishes
         resource = package_schema()["resources"][created]
         assert resource["properties"]["kubeconfig"]["secret"] is True
