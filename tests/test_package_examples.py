@@ -237,6 +237,15 @@ def test_the_typescript_example_uses_only_what_the_schema_declares() -> None:
     assert len(re.findall(r"new elasticGpu\.", source)) == 5
 
 
+def test_the_typescript_example_of_a_created_cluster_uses_only_what_the_schema_declares() -> None:
+    source = (EXAMPLES / "ts-gke-cluster" / "index.ts").read_text()
+    assert "new elasticGpu.GkeCluster(" in source and "cluster: cluster," in source
+    assert ts_problems(source) == []
+    assert ts_problems(source.replace("cluster.kubeconfig", "cluster.kubeConfig")) == [
+        "cluster.kubeConfig: elastic-gpu:index:GkeCluster has no output 'kubeConfig'"
+    ]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "problem"),
     [
