@@ -14,13 +14,17 @@ import grpc
 import jsonschema
 import pytest
 from google.protobuf import empty_pb2, json_format
+from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu.__main__ import main
 from elastic_gpu._version import __version__
+from elastic_gpu.aks_cluster import AksClusterArgs
 from elastic_gpu.config import GpuSpecConfig
+from elastic_gpu.eks_cluster import EksClusterArgs
 from elastic_gpu.files import json_text
+from elastic_gpu.gke_cluster import GkeClusterArgs
 from elastic_gpu.package.fields import argument_docs, fields_of
 from elastic_gpu.package.provider import BUILDERS, python_value
 from elastic_gpu.package.schema import COMPONENTS, SCHEMA_FILE, _Schema, in_schema_names, package_schema
@@ -36,6 +40,8 @@ GENERAL = "elastic-gpu:index:GeneralPool"
 AUTOSCALER = "elastic-gpu:index:ClusterAutoscaler"
 AKS = "elastic-gpu:index:ExistingAksCluster"
 GKE = "elastic-gpu:index:ExistingGkeCluster"
+#: The components that create a cluster.
+CREATED_CLUSTERS = ("elastic-gpu:index:EksCluster", "elastic-gpu:index:AksCluster", "elastic-gpu:index:GkeCluster")
 
 
 def meta_validator() -> jsonschema.Draft202012Validator:
@@ -98,12 +104,27 @@ def test_descriptions_are_the_field_docstrings() -> None:
     assert pool["inputProperties"]["amiFamily"]["description"].endswith('One of: "al2023", "bottlerocket".')
     assert sorted(pool["requiredInputs"]) == ["cluster", "instanceTypes", "maxSize"]
     assert pool["inputProperties"]["cluster"] == {
-        "oneOf": [{"$ref": f"#/resources/{handle}"} for handle in (EKS, AKS, GKE)],
+        "oneOf": [
+            {"$ref": f"#/resources/{handle}"}
+            for pair in zip(CREATED_CLUSTERS, (EKS, AKS, GKE), strict=True)
+            for handle in pair
+        ],
         "description": "The cluster component (EksCluster, ...) the pool joins.",
     }
     assert pool["inputProperties"]["extraTaints"]["items"] == {"$ref": "#/types/elastic-gpu:index:Taint"}
     for handle in (EKS, GKE):  # credentials are secret in every SDK
         assert package_schema()["resources"][handle]["inputProperties"]["kubeconfig"]["secret"] is True
+    for args in (EksClusterArgs, AksClusterArgs, GkeClusterArgs):  # a created cluster's settings: help()'s texts
+        inputs = package_schema()["resources"][f"elastic-gpu:index:{args.__name__.removesuffix('Args')}"]
+        for field in fields_of(args):
+            text = inputs["inputProperties"][field.schema_name]["description"]
+            assert field.description and text.startswith(in_schema_names(field.description)), field.name
+            assert all(line in (args.__doc__ or "") for line in field.description.splitlines())  # help()'s
+    for created in CREATED_CLUSTERS:  # and so is the kubeconfig a created cluster publishes
+        resource = package_schema()["resources"][created]
+        assert resource["properties"]["kubeconfig"]["secret"] is True
+        assert {"clusterName", "kubeconfig", "zones", "kubernetesVersion", "provider"} <= set(resource["required"])
+        assert all(spec.get("plain") for spec in resource["inputProperties"].values()), created
     for handle in (EKS, AKS, GKE):
         inputs = package_schema()["resources"][handle]["inputProperties"]
         assert inputs["kubernetesVersion"]["plain"] is True
@@ -319,8 +340,9 @@ def test_construct_over_grpc_refuses_a_cluster_it_did_not_build(engine: Any) -> 
     assert "invalid resource reference (1 problem(s))" in raised.value.details()
     assert (
         "elastic-gpu:index:ExistingEksCluster 'other': a resource reference this provider cannot use: it was not "
-        f"declared with the elastic-gpu package in this program; declare it there (one of {AKS}, {EKS}, {GKE}, "
-        f"elastic-gpu:index:GeneralPool, {POOL})"
+        "declared with the elastic-gpu package in this program; declare it there (one of "
+        f"elastic-gpu:index:AksCluster, elastic-gpu:index:EksCluster, {AKS}, {EKS}, {GKE}, "
+        f"elastic-gpu:index:GeneralPool, elastic-gpu:index:GkeCluster, {POOL})"
     ) in raised.value.details()
 
 
@@ -486,3 +508,160 @@ def test_construct_over_grpc_a_device_plugin_on_the_handles_provider_declares_wh
     assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in (
         json_format.MessageToDict(plugin.state)["tolerations"]
     )
+
+
+# --- the components that create a cluster, and a pool on one ------------------------------------------------
+
+#: A created cluster and a spot pool on it: (its Python class, its settings, the pool's, the stack config).
+CREATED: dict[str, tuple[str, dict[str, Any], dict[str, Any], dict[str, str]]] = {
+    "aws": (
+        "EksCluster",
+        {
+            "clusterName": "prod-a",
+            "region": "us-east-1",
+            "zones": ["us-east-1a", "us-east-1b"],
+            "kubernetesVersion": "1.33",
+            "natGateways": "single",
+            "ecrEndpoints": True,
+            "logTypes": ["api", "audit"],
+            "publicAccessCidrs": ["203.0.113.0/24"],
+            "karpenterDiscovery": True,
+            "tags": {"team": "ml"},
+        },
+        {"instanceTypes": ["g6.xlarge"], "maxSize": 4, "onDemandFallback": True, "tags": {"cost-center": "ml"}},
+        {"aws:region": "us-east-1"},
+    ),
+    "azure": (
+        "AksCluster",
+        {
+            "clusterName": "prod",
+            "location": "eastus",
+            "zones": ["1", "2"],
+            "kubernetesVersion": "1.35",
+            "systemMinSize": 2,
+            "systemCriticalAddonsOnly": True,
+            "expander": ["least-waste", "priority"],
+            "scaleDownUnneededTime": "5m",
+            "authorizedIpRanges": ["203.0.113.0/24"],
+            "tags": {"team": "ml"},
+        },
+        {"instanceTypes": ["Standard_NC4as_T4_v3"], "maxSize": 4, "onDemandFallback": True},
+        {"azure-native:location": "eastus"},
+    ),
+    "gcp": (
+        "GkeCluster",
+        {
+            "clusterName": "ml",
+            "project": "acme-ml",
+            "region": "us-central1",
+            "zones": ["us-central1-a", "us-central1-b"],
+            "kubernetesVersion": "1.35",
+            "regional": True,
+            "privateNodes": True,
+            "authorizedNetworks": ["203.0.113.0/24"],
+            "autoProvisioning": {"cpu": 64, "memoryGb": 256, "gpus": {"nvidia-l4": 8}},
+            "tags": {"team": "ml"},
+        },
+        {"instanceTypes": ["g2-standard-4"], "maxSize": 4, "onDemandFallback": True},
+        {"gcp:project": "acme-ml"},
+    ),
+}
+
+#: Per cloud: a bad setting of the created cluster, and the message both paths give for it.
+CREATED_BAD: dict[str, tuple[dict[str, Any], str]] = {
+    "aws": (
+        {"zones": ["us-east-1a", "us-west-2b"]},
+        "EksCluster 'prod': EksClusterArgs.zones[1]: 'us-west-2b' is not a zone of region 'us-east-1'; allowed: ",
+    ),
+    "azure": ({"systemMinSize": 0}, "AksCluster 'prod': system_min_size: a System pool needs >= 1 node (got 0)"),
+    "gcp": (
+        {"zones": ["us-central1-a", "us-east1-b"]},
+        "GkeCluster 'prod': GkeClusterArgs.zones[1]: 'us-east1-b' is not a zone of region 'us-central1'; allowed: ",
+    ),
+}
+
+CREATED_PROGRAM = """
+import json
+from pydantic.alias_generators import to_snake
+import elastic_gpu
+from elastic_gpu import SpotGpuPool, SpotGpuPoolArgs
+
+settings = {to_snake(k): v for k, v in json.loads(CLUSTER).items()}
+if "log_types" in settings:  # a tuple in EksClusterArgs
+    settings["log_types"] = tuple(settings["log_types"])
+if "auto_provisioning" in settings:  # GkeClusterArgs: a dataclass
+    from elastic_gpu.gcp.autoprovisioning.cluster import AutoProvisioningLimits
+    settings["auto_provisioning"] = AutoProvisioningLimits(
+        **{to_snake(k): v for k, v in settings["auto_provisioning"].items()}
+    )
+cluster = elastic_gpu.CLASS("prod", elastic_gpu.CLASSArgs(**settings))
+SpotGpuPool("gpu", SpotGpuPoolArgs(cluster=cluster, **{to_snake(k): v for k, v in json.loads(POOL).items()}))
+"""
+
+
+def _created_python(tmp_path: Path, cloud: str, settings: dict[str, Any]) -> Preview:
+    python_class, _, pool_inputs, config = CREATED[cloud]
+    source = CREATED_PROGRAM.replace("CLASS", python_class).replace(
+        "json.loads(CLUSTER)", f"json.loads({json.dumps(json.dumps(settings))})"
+    )
+    return _program(tmp_path, "python", source, pool_inputs, config)
+
+
+@pytest.mark.parametrize("cloud", sorted(CREATED))
+def test_construct_over_grpc_a_created_cluster_and_a_pool_on_it_declare_what_python_declares(
+    cloud: str, tmp_path: Path
+) -> None:
+    """The cluster component over gRPC declares the Python path's children with the same inputs, publishes its
+    name and kubeconfig (secret), and a pool that references it joins it."""
+    from tests.grpc_engine import Engine, reference
+
+    python_class, settings, pool_inputs, config = CREATED[cloud]
+    token = f"elastic-gpu:index:{python_class}"
+    python = _created_python(tmp_path, cloud, settings)
+    engine = Engine("consumer", "test", config)
+    try:
+        cluster = engine.construct(token, "prod", settings, {})
+        pool = engine.construct(
+            POOL, "gpu", {"cluster": reference(cluster.urn), **pool_inputs}, {"cluster": [cluster.urn]}
+        )
+        served = sorted(json.dumps(r.to_json(), sort_keys=True) for r in engine.captured)
+    finally:
+        engine.close()
+    assert served == [r for r in _resources(python) if '"type": "pulumi:pulumi:Stack"' not in r]
+    types = {json.loads(r)["type"] for r in served}
+    assert {token, POOL, "pulumi:providers:kubernetes"} <= types and len(served) >= 6
+    state = json_format.MessageToDict(cluster.state)
+    assert state["zones"] == settings["zones"] and state["kubernetesVersion"] == settings["kubernetesVersion"]
+    assert state["provider"]["urn"].endswith("pulumi:providers:kubernetes::prod-k8s")
+    assert state["clusterName"] == settings["clusterName"]
+    assert state["kubeconfig"][rpc._special_sig_key] == rpc._special_secret_sig  # a secret on the wire
+    assert re.search(r'kind"?: "?Config', state["kubeconfig"]["value"])
+    assert json_format.MessageToDict(pool.state)["poolName"] == "gpu"
+
+
+@pytest.mark.parametrize("cloud", sorted(CREATED_BAD))
+def test_construct_over_grpc_refuses_a_bad_cluster_setting_with_the_python_message(cloud: str, tmp_path: Path) -> None:
+    from tests.grpc_engine import Engine
+
+    python_class, settings, _, config = CREATED[cloud]
+    edit, message = CREATED_BAD[cloud]
+    with pytest.raises(Exception) as python:
+        _created_python(tmp_path, cloud, {**settings, **edit})
+    assert message in str(python.value)
+    engine = Engine("consumer", "test", config)
+    try:
+        with pytest.raises(grpc.RpcError) as served:
+            engine.construct(f"elastic-gpu:index:{python_class}", "prod", {**settings, **edit}, {})
+        assert engine.captured == []  # refused before anything is declared
+    finally:
+        engine.close()
+    assert message in served.value.details()
+
+
+def test_a_tuple_setting_is_an_array_and_comes_back_a_tuple() -> None:
+    """`EksClusterArgs.log_types` is a `tuple[str, ...]`: an array in the schema; the wire's list becomes the
+    tuple a Python program passes."""
+    inputs = package_schema()["resources"]["elastic-gpu:index:EksCluster"]["inputProperties"]
+    assert inputs["logTypes"]["type"] == "array" and inputs["logTypes"]["items"] == {"type": "string"}
+    assert python_value(tuple[str, ...], ["api", "audit"]) == ("api", "audit")
+    assert python_value(tuple[int, ...] | None, [1.0]) == (1,)

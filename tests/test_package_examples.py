@@ -129,6 +129,18 @@ def test_the_yaml_example_uses_only_what_the_schema_declares() -> None:
     assert yaml_problems(program) == []
 
 
+def test_the_yaml_example_of_a_created_cluster_uses_only_what_the_schema_declares() -> None:
+    """A pool's `cluster` may be the EKS cluster the program creates; its settings are plain."""
+    program = yaml.safe_load((EXAMPLES / "yaml-eks-cluster" / "Pulumi.yaml").read_text())
+    assert _token(program["resources"]["cluster"]["type"]) == "elastic-gpu:index:EksCluster"
+    assert program["resources"]["l4"]["properties"]["cluster"] == "${cluster}"
+    assert yaml_problems(program) == []
+    program["resources"]["cluster"]["properties"]["region"] = "${l4.poolName}"
+    assert yaml_problems(program) == [
+        "cluster.properties.region: must be plain (a literal or a config value), got ${l4.poolName}"
+    ]
+
+
 @pytest.mark.parametrize(
     ("edit", "problem"),
     [
@@ -225,6 +237,15 @@ def test_the_typescript_example_uses_only_what_the_schema_declares() -> None:
     assert len(re.findall(r"new elasticGpu\.", source)) == 5
 
 
+def test_the_typescript_example_of_a_created_cluster_uses_only_what_the_schema_declares() -> None:
+    source = (EXAMPLES / "ts-gke-cluster" / "index.ts").read_text()
+    assert "new elasticGpu.GkeCluster(" in source and "cluster: cluster," in source
+    assert ts_problems(source) == []
+    assert ts_problems(source.replace("cluster.kubeconfig", "cluster.kubeConfig")) == [
+        "cluster.kubeConfig: elastic-gpu:index:GkeCluster has no output 'kubeConfig'"
+    ]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "problem"),
     [
@@ -281,5 +302,5 @@ def test_the_readme_command_names_the_plugin_and_the_generator() -> None:
     assert yaml.safe_load((ROOT / command / "PulumiPlugin.yaml").read_text())["runtime"]["name"] == "python"
     assert f"python -m elastic_gpu schema package -o {SCHEMA_FILE}" in section
     components = ("ExistingEksCluster", "ExistingAksCluster", "ExistingGkeCluster", "SpotGpuPool", "GeneralPool")
-    for component in (*components, "NvidiaDevicePlugin", "ClusterAutoscaler"):
+    for component in (*components, "NvidiaDevicePlugin", "ClusterAutoscaler", "EksCluster", "AksCluster", "GkeCluster"):
         assert f"`{component}`" in section and f"{PACKAGE}:index:{component}" in schema()["resources"]

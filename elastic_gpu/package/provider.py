@@ -30,17 +30,20 @@ from pydantic.alias_generators import to_camel
 
 from elastic_gpu._version import __version__
 from elastic_gpu.aks_cluster import EXISTING_TYPE_TOKEN as AKS_EXISTING_CLUSTER
-from elastic_gpu.aks_cluster import ExistingAksCluster
+from elastic_gpu.aks_cluster import TYPE_TOKEN as AKS_CLUSTER
+from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs, ExistingAksCluster
 from elastic_gpu.cluster_autoscaler import TYPE_TOKEN as CLUSTER_AUTOSCALER
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from elastic_gpu.eks_cluster import EXISTING_TYPE_TOKEN as EKS_EXISTING_CLUSTER
-from elastic_gpu.eks_cluster import ExistingEksCluster
+from elastic_gpu.eks_cluster import TYPE_TOKEN as EKS_CLUSTER
+from elastic_gpu.eks_cluster import EksCluster, EksClusterArgs, ExistingEksCluster
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import json_text
 from elastic_gpu.general_pool import TYPE_TOKEN as GENERAL_POOL
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
 from elastic_gpu.gke_cluster import EXISTING_TYPE_TOKEN as GKE_EXISTING_CLUSTER
-from elastic_gpu.gke_cluster import ExistingGkeCluster
+from elastic_gpu.gke_cluster import TYPE_TOKEN as GKE_CLUSTER
+from elastic_gpu.gke_cluster import ExistingGkeCluster, GkeCluster, GkeClusterArgs
 from elastic_gpu.nvidia_device_plugin import TYPE_TOKEN as NVIDIA_DEVICE_PLUGIN
 from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from elastic_gpu.package.fields import Field
@@ -52,6 +55,9 @@ Build = Callable[[str, dict[str, Any], "pulumi.ResourceOptions | None"], pulumi.
 
 #: How each component is built from its Python inputs: as a Python program declares it.
 BUILDERS: dict[str, Build] = {
+    EKS_CLUSTER: lambda name, kw, opts: EksCluster(name, EksClusterArgs(**kw), opts),
+    AKS_CLUSTER: lambda name, kw, opts: AksCluster(name, AksClusterArgs(**kw), opts),
+    GKE_CLUSTER: lambda name, kw, opts: GkeCluster(name, GkeClusterArgs(**kw), opts),
     EKS_EXISTING_CLUSTER: lambda name, kw, opts: ExistingEksCluster(name, **kw, opts=opts),
     AKS_EXISTING_CLUSTER: lambda name, kw, opts: ExistingAksCluster(name, **kw, opts=opts),
     GKE_EXISTING_CLUSTER: lambda name, kw, opts: ExistingGkeCluster(name, **kw, opts=opts),
@@ -120,11 +126,12 @@ def python_inputs(component: Component, name: str, inputs: Mapping[str, Any]) ->
     where = f"{component.name} '{name}': "
     problems = [f"{where}{key}: unknown input; allowed: {', '.join(fields)}" for key in inputs if key not in fields]
     out: dict[str, Any] = {}
+    plain = component.plain_names()
     for key, value in inputs.items():
         if key not in fields:
             continue
         field = fields[key]
-        if field.name in component.plain:
+        if field.name in plain:
             value, known = known_now(value)
             if not known:
                 problems.append(
@@ -157,6 +164,8 @@ def python_value(annotation: Any, value: Any) -> Any:
         origin, args = typing.get_origin(member), typing.get_args(member)
         if origin in (list, collections.abc.Sequence) and isinstance(value, list) and args:
             return [python_value(args[0], v) for v in value]
+        if origin is tuple and isinstance(value, list) and len(args) == 2 and args[1] is ...:
+            return tuple(python_value(args[0], v) for v in value)  # the wire has only lists
         if origin in (dict, collections.abc.Mapping) and isinstance(value, Mapping) and len(args) == 2:
             return {k: python_value(args[1], v) for k, v in value.items()}
     return value

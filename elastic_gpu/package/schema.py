@@ -8,8 +8,9 @@ Python program can pass (a Python object, not data), and the outputs it publishe
 mapped nor listed as Python-only fails the generation, so a new setting cannot drop out of the package
 silently. The version is the library's (`elastic_gpu._version`).
 
-Inputs are plain data or resource references: a pool's `cluster` is a reference to the cluster component
-(`ExistingEksCluster`), which another language declares from its own cluster's outputs.
+Inputs are plain data or resource references: a pool's `cluster` is a reference to a cluster component,
+one the program creates (`EksCluster`) or a handle on its own cluster (`ExistingEksCluster`), which another
+language declares from that cluster's outputs.
 """
 
 from __future__ import annotations
@@ -34,16 +35,19 @@ from pydantic.alias_generators import to_camel
 
 from elastic_gpu._version import __version__
 from elastic_gpu.aks_cluster import EXISTING_TYPE_TOKEN as AKS_EXISTING_CLUSTER
-from elastic_gpu.aks_cluster import ExistingAksCluster
+from elastic_gpu.aks_cluster import TYPE_TOKEN as AKS_CLUSTER
+from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs, ExistingAksCluster
 from elastic_gpu.cluster_autoscaler import TYPE_TOKEN as CLUSTER_AUTOSCALER
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from elastic_gpu.cluster_handle import AksClusterHandle, ClusterHandle, EksClusterHandle, GkeClusterHandle
 from elastic_gpu.eks_cluster import EXISTING_TYPE_TOKEN as EKS_EXISTING_CLUSTER
-from elastic_gpu.eks_cluster import ExistingEksCluster
+from elastic_gpu.eks_cluster import TYPE_TOKEN as EKS_CLUSTER
+from elastic_gpu.eks_cluster import EksCluster, EksClusterArgs, ExistingEksCluster
 from elastic_gpu.general_pool import TYPE_TOKEN as GENERAL_POOL
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
 from elastic_gpu.gke_cluster import EXISTING_TYPE_TOKEN as GKE_EXISTING_CLUSTER
-from elastic_gpu.gke_cluster import ExistingGkeCluster
+from elastic_gpu.gke_cluster import TYPE_TOKEN as GKE_CLUSTER
+from elastic_gpu.gke_cluster import ExistingGkeCluster, GkeCluster, GkeClusterArgs
 from elastic_gpu.nvidia_device_plugin import TYPE_TOKEN as NVIDIA_DEVICE_PLUGIN
 from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from elastic_gpu.package.fields import Field, fields_of, keyword_fields, output_fields
@@ -73,10 +77,13 @@ class Component:
     """The published outputs (attribute names), each documented where the component declares it."""
     plain: tuple[str, ...] = ()
     """Settings that must be known when the component is declared (they decide how many children)."""
+    all_plain: bool = False
+    """Every setting is plain: a cluster's Args are data the component checks and branches on (region, zones,
+    network choices) before it declares anything, as a Python program passes them."""
     handle: type | None = None
     """The cluster-handle protocol the component implements (its documented attributes are outputs)."""
     secret: tuple[str, ...] = ()
-    """Settings that are credentials: every SDK marks them secret (a kubeconfig)."""
+    """Settings and outputs that are credentials: every SDK marks them secret (a kubeconfig)."""
 
     @property
     def name(self) -> str:
@@ -84,6 +91,10 @@ class Component:
 
     def input_fields(self) -> list[Field]:
         return [f for f in self.inputs() if f.name not in self.python_only]
+
+    def plain_names(self) -> tuple[str, ...]:
+        """The settings that must be known when the component is declared (`plain`, or all of them)."""
+        return tuple(f.name for f in self.input_fields()) if self.all_plain else self.plain
 
     def output_fields(self) -> list[Field]:
         by_name = {f.name: f for f in output_fields(self.cls, self.handle)}
@@ -98,7 +109,31 @@ _POOL_PYTHON_ONLY = {
 #: A handle's Kubernetes provider object: without it the handle builds one from the cluster's credentials.
 _HANDLE_PYTHON_ONLY = {"k8s_provider": "a Kubernetes provider object; without it the handle builds one"}
 
+#: What a created cluster publishes besides its handle's facts: its kubeconfig (secret), for a program's own
+#: Kubernetes provider or another stack's handle on it.
+_CREATED_OUTPUTS = ("cluster_name", "kubeconfig")
+
 COMPONENTS: tuple[Component, ...] = (
+    Component(
+        EKS_CLUSTER,
+        EksCluster,
+        lambda: fields_of(EksClusterArgs),
+        python_only={},
+        outputs=(
+            *_CREATED_OUTPUTS,
+            "region",
+            "zones",
+            "kubernetes_version",
+            "node_role_arn",
+            "subnet_ids",
+            "oidc_provider_arn",
+            "oidc_issuer_url",
+            "provider",
+        ),
+        all_plain=True,
+        handle=EksClusterHandle,
+        secret=("kubeconfig",),
+    ),
     Component(
         EKS_EXISTING_CLUSTER,
         ExistingEksCluster,
@@ -110,6 +145,24 @@ COMPONENTS: tuple[Component, ...] = (
         secret=("kubeconfig",),
     ),
     Component(
+        AKS_CLUSTER,
+        AksCluster,
+        lambda: fields_of(AksClusterArgs),
+        python_only={},
+        outputs=(
+            *_CREATED_OUTPUTS,
+            "resource_group_name",
+            "location",
+            "zones",
+            "kubernetes_version",
+            "kubelet_identity_object_id",
+            "provider",
+        ),
+        all_plain=True,
+        handle=AksClusterHandle,
+        secret=("kubeconfig",),
+    ),
+    Component(
         AKS_EXISTING_CLUSTER,
         ExistingAksCluster,
         lambda: keyword_fields(ExistingAksCluster.__init__, ExistingAksCluster),
@@ -117,6 +170,16 @@ COMPONENTS: tuple[Component, ...] = (
         outputs=("cluster_name", "resource_group_name", "location", "zones", "kubernetes_version", "provider"),
         plain=("zones", "kubernetes_version"),
         handle=AksClusterHandle,
+    ),
+    Component(
+        GKE_CLUSTER,
+        GkeCluster,
+        lambda: fields_of(GkeClusterArgs),
+        python_only={},
+        outputs=(*_CREATED_OUTPUTS, "project", "location", "zones", "kubernetes_version", "provider"),
+        all_plain=True,
+        handle=GkeClusterHandle,
+        secret=("kubeconfig",),
     ),
     Component(
         GKE_EXISTING_CLUSTER,
@@ -162,10 +225,17 @@ COMPONENTS: tuple[Component, ...] = (
     ),
 )
 
-#: The resources an input of these types references in the package: the cluster handles it can declare for a
-#: `ClusterHandle`, and the pools.
+#: The resources an input of these types references in the package: the clusters it creates and the handles
+#: it can declare for a `ClusterHandle`, and the pools.
 HANDLE_RESOURCES: dict[Any, tuple[str, ...]] = {
-    ClusterHandle: (EKS_EXISTING_CLUSTER, AKS_EXISTING_CLUSTER, GKE_EXISTING_CLUSTER),
+    ClusterHandle: (
+        EKS_CLUSTER,
+        EKS_EXISTING_CLUSTER,
+        AKS_CLUSTER,
+        AKS_EXISTING_CLUSTER,
+        GKE_CLUSTER,
+        GKE_EXISTING_CLUSTER,
+    ),
     SpotGpuPool: (SPOT_GPU_POOL,),
     GeneralPool: (GENERAL_POOL,),
 }
@@ -247,7 +317,7 @@ class _Schema:
             return {"$ref": "pulumi.json#/Any"}
         if origin is typing.Literal and all(isinstance(a, str) for a in args):
             return {"type": "string"}
-        if origin in (list, collections.abc.Sequence):
+        if origin in (list, collections.abc.Sequence) or (origin is tuple and len(args) == 2 and args[1] is ...):
             return {"type": "array", "items": self.type_spec(args[0], where)[0]}
         if origin in (dict, collections.abc.Mapping) and args and args[0] is str:
             return {"type": "object", "additionalProperties": self.type_spec(args[1], where)[0]}
@@ -282,7 +352,8 @@ class _Schema:
     def object(self, fields: list[Field], where: str, plain: tuple[str, ...] = ()) -> dict[str, Any]:
         return {
             "properties": {f.schema_name: self.property_spec(f, where, f.name in plain) for f in fields},
-            "required": [f.schema_name for f in fields if f.required and not _union_allows_none(f.annotation)],
+            # None allowed, also inside an Output (`Output[str | None]`): not required.
+            "required": [f.schema_name for f in fields if f.required and not self.type_spec(f.annotation, where)[1]],
         }
 
 
@@ -293,10 +364,6 @@ def _union_members(annotation: Any) -> list[Any]:
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         return [m for arg in typing.get_args(annotation) for m in _union_members(arg)]
     return [annotation]
-
-
-def _union_allows_none(annotation: Any) -> bool:
-    return type(None) in _union_members(annotation)
 
 
 def _literal_values(annotation: Any) -> list[Any]:
@@ -313,10 +380,18 @@ def package_schema() -> dict[str, Any]:
         declared = {f.name for f in component.inputs()}
         if stale := sorted(set(component.python_only) - declared):
             raise Unsupported(f"{where}python_only names settings the component does not have: {stale}")
-        body = schema.object(inputs, where, component.plain)
-        for name in component.secret:
-            body["properties"][to_camel(name)]["secret"] = True
+        body = schema.object(inputs, where, component.plain_names())
         outputs = schema.object(component.output_fields(), where + "output ")
+        for name in component.secret:
+            found = [
+                props[to_camel(name)]
+                for props in (body["properties"], outputs["properties"])
+                if to_camel(name) in props
+            ]
+            if not found:
+                raise Unsupported(f"{where}secret names neither an input nor an output: {name}")
+            for spec in found:
+                spec["secret"] = True
         resources[component.token] = {
             "isComponent": True,
             "description": description(component.cls),
