@@ -10,7 +10,7 @@ const oidc = aws.iam.getOpenIdConnectProviderOutput({ url: issuer });
 
 const cluster = new elasticGpu.ExistingEksCluster("prod-a", {
     clusterName: eks.name,
-    kubernetesVersion: "1.33",
+    kubernetesVersion: "1.35",
     nodeRoleArn: "arn:aws:iam::123456789012:role/prod-a-nodes",
     subnetIds: {
         "us-west-2a": "subnet-0aaaaaaaaaaaaaaa1",
