@@ -47,7 +47,9 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 #: A new GCP project: no API enabled beyond the defaults (Compute Engine and GKE are not among them), every GPU
 #: quota at 0 (a new project's first GPU VM fails with "Quota 'GPUS_ALL_REGIONS' exceeded. Limit: 0.0
 #: globally"), and every machine type in every zone (`machineTypes` lists the zones of the types a region offers
-#: in some zones only).
+#: in some zones only). A new project's vCPU quotas (CPUS-per-project-region, CPUS-ALL-REGIONS-per-project) are
+#: not documented ("Not all projects have the same quotas", Compute Engine "Allocation quotas"), so they are not
+#: described here: the preview reports them unread until an account file gives them under `gcp.quotas`.
 NEW_ACCOUNT: dict[str, Any] = {
     "services": [],
     "quotas": {
