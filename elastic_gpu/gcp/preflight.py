@@ -5,11 +5,13 @@ invokes."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import pulumi_gcp as gcp
 
 from elastic_gpu.gcp.autoprovisioning.cluster import machine_shape
+from elastic_gpu.gcp.config_rules import NODE_SERVICE_ACCOUNT_ROLE
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.preflight import Finding, QuotaNeed, add_need, attempt, quota_findings, unread
 
@@ -173,6 +175,55 @@ def cpu_quota_findings(cfg: StackConfig, project: str) -> list[Finding]:
     return found
 
 
+#: Project roles that give a node service account what GKE's nodes need: the least-privilege role (GKE "Configure
+#: node service accounts": nodes need at least roles/container.defaultNodeServiceAccount on the project), the basic
+#: roles that include its permissions, or every role the GKE hardening guide listed before that role existed.
+NODE_ROLES_ALONE = (NODE_SERVICE_ACCOUNT_ROLE, "roles/editor", "roles/owner")
+NODE_ROLES_TOGETHER = (
+    "roles/logging.logWriter",
+    "roles/monitoring.metricWriter",
+    "roles/monitoring.viewer",
+    "roles/stackdriver.resourceMetadata.writer",
+    "roles/autoscaling.metricsWriter",
+)
+
+
+def member_roles(policy_data: str, member: str) -> set[str]:
+    """The project roles a member holds in an IAM policy's JSON (`getIamPolicy`'s `policyData`)."""
+    bindings = (json.loads(policy_data or "{}") or {}).get("bindings") or []
+    return {b.get("role", "") for b in bindings if member in (b.get("members") or [])}
+
+
+def node_account_findings(cfg: StackConfig, project: str) -> list[Finding]:
+    """A user-given node service account (`cluster.nodeServiceAccount`; the stack then creates none) without
+    the node role on the project: GKE's nodes then fail to write logs and metrics."""
+    email = cfg.cluster.node_service_account
+    if email is None:
+        return []
+    member = f"serviceAccount:{email}"
+    grant = f"gcloud projects add-iam-policy-binding {project} --member={member} --role={NODE_SERVICE_ACCOUNT_ROLE}"
+    policy = attempt(lambda: gcp.projects.get_iam_policy(project=project))
+    if isinstance(policy, str):
+        fix = (
+            "allow resourcemanager.projects.getIamPolicy, or read them: gcloud projects get-iam-policy "
+            f"{project} --flatten=bindings --filter=bindings.members:{member} --format='value(bindings.role)'"
+        )
+        return [unread(["cluster"], f"the project roles of the node service account {email}", policy, fix)]
+    roles = member_roles(policy.policy_data, member)
+    if roles & set(NODE_ROLES_ALONE) or set(NODE_ROLES_TOGETHER) <= roles:
+        return []
+    return [
+        Finding(
+            "cluster",
+            "node-service-account",
+            "warning",
+            f"the node service account {email} (cluster.nodeServiceAccount) lacks {NODE_SERVICE_ACCOUNT_ROLE} on "
+            f"the project {project}: the nodes cannot write their logs and metrics",
+            grant,
+        )
+    ]
+
+
 def machine_type_findings(cfg: StackConfig, project: str) -> list[Finding]:
     """Each pool's machine types in each of its zones: a zone that offers none of them is an error (GKE refuses
     a node pool whose locations do not all offer its machine type)."""
@@ -221,4 +272,5 @@ def findings(cfg: StackConfig) -> list[Finding]:
         + machine_type_findings(cfg, project)
         + gpu_quota_findings(cfg, project)
         + cpu_quota_findings(cfg, project)
+        + node_account_findings(cfg, project)
     )
