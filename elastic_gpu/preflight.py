@@ -49,7 +49,8 @@ class Finding:
 
     #: the pool(s) it concerns (their names), or "cluster"
     pool: str
-    #: kebab-case kind: spot-quota, on-demand-quota, zone-offering, service, api-access, ...
+    #: kebab-case kind: spot-quota, on-demand-quota (GPU pools), cpu-quota (vCPUs of the general pool, and on
+    #: GKE of every pool), zone-offering, service, api-access, ...
     check: str
     level: Level
     #: what is short and by how much

@@ -10,6 +10,9 @@ import pytest
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gcp.config_rules import NODE_SERVICE_ACCOUNT_ROLE, PODS_CIDR, SERVICES_CIDR
+from elastic_gpu.preflight import FINDINGS_INPUT
+from elastic_gpu.preflight import TYPE_TOKEN as PREFLIGHT
+from elastic_gpu.tools.offline.account import described_account
 from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import stack_preview, stack_values
 
@@ -52,6 +55,35 @@ def test_every_node_runs_as_the_clusters_own_least_privilege_account(stack: str)
         assert scaling["autoProvisioningDefaults"]["serviceAccount"] == email
         for cc in p.of_type(COMPUTE_CLASS):
             assert cc.inputs["spec"]["nodePoolConfig"]["serviceAccount"] == email
+
+
+def test_the_users_own_node_account_without_the_node_role_is_a_preflight_warning(program_dir) -> None:
+    email = "gpu-nodes@elastic-gpu-prod.iam.gserviceaccount.com"
+    values = stack_values("gcp-prod")
+    values[NS + "cluster"] = {**values[NS + "cluster"], "nodeServiceAccount": email}
+    root = program_dir(values)
+
+    def node_findings(bindings: dict[str, list[str]]) -> list[dict[str, Any]]:
+        [component] = run_preview("test", root, described_account({"gcp": {"iamBindings": bindings}})).of_type(
+            PREFLIGHT
+        )
+        return [f for f in component.inputs[FINDINGS_INPUT] if f["check"] == "node-service-account"]
+
+    [lacking] = node_findings({"roles/viewer": [f"serviceAccount:{email}"]})  # a new project binds it nothing
+    assert lacking["level"] == "warning" and lacking["pool"] == "cluster"
+    assert f"{email} (cluster.nodeServiceAccount) lacks roles/container.defaultNodeServiceAccount" in lacking["message"]
+    assert lacking["fix"] == (
+        f"gcloud projects add-iam-policy-binding elastic-gpu-prod --member=serviceAccount:{email} "
+        "--role=roles/container.defaultNodeServiceAccount"
+    )
+    assert node_findings({NODE_SERVICE_ACCOUNT_ROLE: [f"serviceAccount:{email}"]}) == []
+    bundled = ["logging.logWriter", "monitoring.metricWriter", "monitoring.viewer"]
+    bundled += ["stackdriver.resourceMetadata.writer", "autoscaling.metricsWriter"]
+    assert node_findings({f"roles/{r}": [f"serviceAccount:{email}"] for r in bundled}) == []
+    assert len(node_findings({f"roles/{r}": [f"serviceAccount:{email}"] for r in bundled[:-1]})) == 1
+    # the account the stack creates is granted the role by the stack itself: nothing to read
+    [component] = stack_preview("gcp-prod").of_type(PREFLIGHT)
+    assert [f for f in component.inputs[FINDINGS_INPUT] if f["check"] == "node-service-account"] == []
 
 
 def test_the_users_own_node_account_replaces_the_created_one(program_dir) -> None:

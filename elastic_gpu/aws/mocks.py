@@ -127,7 +127,10 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 # --- the account the preflight reads (elastic_gpu/aws/preflight.py, elastic_gpu/tools/offline/account.py) ---------
 
-#: A new AWS account: the GPU families' EC2 vCPU quotas at 0 (what new accounts report until a request is
+#: A new AWS account: the standard families' on-demand vCPU quota L-1216C47A at 5 (its default as
+#: `aws service-quotas get-aws-default-service-quota` shows it in the AWS CLI User Guide's Service Quotas
+#: examples),
+#: the GPU families' EC2 vCPU quotas at 0 (what new accounts report until a request is
 #: granted; Karpenter then sees VcpuLimitExceeded / MaxSpotInstanceCountExceeded, karpenter-provider-aws
 #: pkg/errors/errors.go), EKS's 30 managed node groups per cluster (EKS User Guide, "Amazon EKS service
 #: quotas"), no EC2 Spot service-linked role (it appears with the first spot request or
@@ -135,7 +138,7 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 #: the zones of the types a region offers in some zones only); an existing cluster's subnets map no public IP
 #: unless listed in `publicSubnets`.
 NEW_ACCOUNT: dict[str, Any] = {
-    "quotas": {"L-3819A6DF": 0, "L-DB2E81BA": 0, "L-7212CCBC": 0, "L-417A185B": 0, "L-6D54EA21": 30},
+    "quotas": {"L-3819A6DF": 0, "L-DB2E81BA": 0, "L-7212CCBC": 0, "L-417A185B": 0, "L-6D54EA21": 30, "L-1216C47A": 5},
     "spotServiceLinkedRole": False,
     "offerings": {},
     "publicSubnets": [],

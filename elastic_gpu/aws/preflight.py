@@ -1,7 +1,7 @@
 """The account preflight's EKS part (elastic_gpu/preflight.py): EC2 vCPU quotas of the GPU families for spot and
-on-demand, EKS's managed node groups per cluster, and the zones that offer each instance type, read through pulumi-aws's
-invokes. The EC2 Spot service-linked role Karpenter needs is not a finding: the stack creates or adopts it
-(elastic_gpu.aws.karpenter.spot_role)."""
+on-demand and of the standard families for the general pool, EKS's managed node groups per cluster, and the zones
+that offer each instance type, read through pulumi-aws's invokes. The EC2 Spot service-linked role Karpenter needs
+is not a finding: the stack creates or adopts it (elastic_gpu.aws.karpenter.spot_role)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,10 @@ EC2_QUOTAS: dict[str, dict[bool, tuple[str, str]]] = {
 } | {
     "p": {True: ("L-7212CCBC", "All P Spot Instance Requests"), False: ("L-417A185B", "Running On-Demand P instances")}
 }
+#: The general pool's vCPU quota: every standard family's on-demand instances draw on it (the pool is never spot
+#: on EKS, config_rules.validate). Code and name as `aws service-quotas get-aws-default-service-quota
+#: --service-code ec2 --quota-code L-1216C47A` answers (AWS CLI User Guide, Service Quotas examples; default 5).
+STANDARD_QUOTA = ("L-1216C47A", "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances")
 #: EKS quota "Managed node groups per cluster" (EKS User Guide, "Amazon EKS service quotas").
 NODE_GROUPS_QUOTA = ("eks", "L-6D54EA21", "Managed node groups per cluster")
 
@@ -37,6 +41,16 @@ def family(instance_type: str) -> str:
     """`g4dn.xlarge` -> `g`, `vt1.3xlarge` -> `vt`, `p4d.24xlarge` -> `p`."""
     found = re.match(r"[a-z]+?(?=[0-9])", instance_type)
     return found.group(0) if found else instance_type
+
+
+def size_vcpus(instance_type: str) -> int | None:
+    """vCPUs of a standard type from its size: `large` 2, `xlarge` 4, `<N>xlarge` 4N (EC2's sizing of the
+    M, C, R and T families, e.g. m6i.large 2, m6i.xlarge 4, m6i.8xlarge 32); None for another size
+    (medium, metal, ...), which the general pool's quota check then does not count."""
+    found = re.fullmatch(r"[a-z0-9-]+\.(?:(\d*)xlarge|(large))", instance_type)
+    if found is None:
+        return None
+    return 2 if found.group(2) else 4 * int(found.group(1) or 1)
 
 
 def request(service: str, code: str, value: float, region: str) -> str:
@@ -84,6 +98,22 @@ def vcpu_findings(cfg: StackConfig) -> list[Finding]:
         check = "spot-quota" if "Spot" in name else "on-demand-quota"
         found += quota_findings([need], check, lambda n, code=code: request("ec2", code, n.need, region))
     return found
+
+
+def general_vcpu_findings(cfg: StackConfig) -> list[Finding]:
+    """vCPUs of the standard families' quota the general pool needs at its max (its largest type x its max size);
+    under Karpenter the controller runs there, so the need is the same."""
+    pool, region = cfg.general_pool, cfg.cluster.region
+    per_node = max((v for t in pool.instance_types if (v := size_vcpus(t)) is not None), default=0)
+    if not pool.max_size or not per_node:
+        return []
+    code, name = STANDARD_QUOTA
+    by_pool = {"general": pool.max_size * per_node}
+    have = quota_value("ec2", code, region)
+    if isinstance(have, str):
+        return [quota_unread(by_pool, f"'{name}' ({code})", "ec2", code, region, have)]
+    need = QuotaNeed(f"'{name}' ({code}) in {region}", by_pool, have, "vCPUs")
+    return quota_findings([need], "cpu-quota", lambda n: request("ec2", code, n.need, region))
 
 
 def node_group_findings(cfg: StackConfig) -> list[Finding]:
@@ -149,4 +179,4 @@ def offering_findings(cfg: StackConfig) -> list[Finding]:
 
 
 def findings(cfg: StackConfig) -> list[Finding]:
-    return offering_findings(cfg) + vcpu_findings(cfg) + node_group_findings(cfg)
+    return offering_findings(cfg) + vcpu_findings(cfg) + general_vcpu_findings(cfg) + node_group_findings(cfg)

@@ -1,13 +1,17 @@
 """The account preflight's GKE part (elastic_gpu/preflight.py): the project's enabled services, its GPU quotas
-(per region and model, spot and on-demand, and all regions) against what the pools need at their max, and the
-zones that offer each machine type, read through pulumi-gcp's invokes."""
+(per region and model, spot and on-demand, and all regions), its vCPU quotas (the region's and all regions')
+against what the pools need at their max, and the zones that offer each machine type, read through pulumi-gcp's
+invokes."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import pulumi_gcp as gcp
 
+from elastic_gpu.gcp.autoprovisioning.cluster import machine_shape
+from elastic_gpu.gcp.config_rules import NODE_SERVICE_ACCOUNT_ROLE
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.preflight import Finding, QuotaNeed, add_need, attempt, quota_findings, unread
 
@@ -22,6 +26,12 @@ COMPUTE = "compute.googleapis.com"
 #: row (H100: `GPUS-PER-GPU-FAMILY-per-project-region`) is not checked here.
 GPU_QUOTA_MODELS = {"t4": "T4", "l4": "L4", "v100": "V100", "a100": "A100", "a100-80gb": "A100-80GB"}
 ALL_REGIONS = "GPUS-ALL-REGIONS-per-project"
+#: Cloud Quotas ids of the vCPU quotas: `CPUS-per-project-region` (the `CPUS` metric of `gcloud compute regions
+#: describe`) counts the E2 and N1 series (other series, such as G2 and A2, draw on a quota of their own, not
+#: checked here); spot VMs draw on it too while the project has no PREEMPTIBLE_CPUS quota, as a new one has none.
+#: `CPUS-ALL-REGIONS-per-project` counts every VM's vCPUs in every region.
+CPUS, CPUS_ALL_REGIONS = "CPUS-per-project-region", "CPUS-ALL-REGIONS-per-project"
+CPUS_SERIES = ("e2", "n1")
 
 
 def quota_id(gpu: str, spot: bool) -> str | None:
@@ -53,11 +63,13 @@ def quota(project: str, qid: str, region: str | None) -> float | str:
     )
 
 
-def quota_unread(pools: dict[str, int], qid: str, region: str | None, project: str, error: str) -> Finding:
+def quota_unread(
+    pools: dict[str, int], qid: str, region: str | None, project: str, error: str, unit: str = "GPUs"
+) -> Finding:
     where = f" in {region}" if region else ""
     return unread(
         pools,
-        f"{qid}{where} (the pools need {sum(pools.values())} GPUs)",
+        f"{qid}{where} (the pools need {sum(pools.values())} {unit})",
         error,
         f"gcloud services enable cloudquotas.googleapis.com --project={project}, or read it with `gcloud compute "
         f"{'regions describe ' + region if region else 'project-info describe'} --project={project}`",
@@ -128,6 +140,90 @@ def gpu_quota_findings(cfg: StackConfig, project: str) -> list[Finding]:
     return found
 
 
+def vcpus(machine_type: str) -> int:
+    """A machine type's vCPUs (the GPU catalog's row, else a predefined type's name; 0 for a custom type)."""
+    shape = machine_shape(machine_type)
+    return shape[0] if shape else 0
+
+
+def cpu_quota_findings(cfg: StackConfig, project: str) -> list[Finding]:
+    """vCPUs at every pool's max (largest type x nodes; the GPU pools' fallback too): of the region's CPUS quota
+    those of E2 and N1 types, of CPUS-ALL-REGIONS all of them."""
+    region = cfg.cluster.region
+    sizes: list[tuple[str, int, list[str]]] = [
+        ("general", cfg.general_pool.max_size, list(cfg.general_pool.instance_types))
+    ]
+    for p in cfg.gpu_pools:
+        fallback = (p.max_size if p.fallback_max_size is None else p.fallback_max_size) if p.on_demand_fallback else 0
+        sizes.append((p.name, p.max_size + fallback, cfg.instance_types(p)))
+    needs: dict[str, dict[str, int]] = {}
+    for pool, nodes, types in sizes:
+        add_need(needs, CPUS_ALL_REGIONS, pool, nodes * max((vcpus(t) for t in types), default=0))
+        regional = [vcpus(t) for t in types if t.split("-")[0] in CPUS_SERIES]
+        add_need(needs, CPUS, pool, nodes * max(regional, default=0))
+    found = []
+    for qid, by_pool in needs.items():
+        where = region if qid == CPUS else None
+        have = quota(project, qid, where)
+        if isinstance(have, str):
+            found.append(quota_unread(by_pool, qid, where, project, have, "vCPUs"))
+            continue
+        need = QuotaNeed(f"{qid} in {where}" if where else qid, by_pool, have, "vCPUs")
+        found += quota_findings(
+            [need], "cpu-quota", lambda n, qid=qid, where=where: request(project, qid, n.need, where)
+        )
+    return found
+
+
+#: Project roles that give a node service account what GKE's nodes need: the least-privilege role (GKE "Configure
+#: node service accounts": nodes need at least roles/container.defaultNodeServiceAccount on the project), the basic
+#: roles that include its permissions, or every role the GKE hardening guide listed before that role existed.
+NODE_ROLES_ALONE = (NODE_SERVICE_ACCOUNT_ROLE, "roles/editor", "roles/owner")
+NODE_ROLES_TOGETHER = (
+    "roles/logging.logWriter",
+    "roles/monitoring.metricWriter",
+    "roles/monitoring.viewer",
+    "roles/stackdriver.resourceMetadata.writer",
+    "roles/autoscaling.metricsWriter",
+)
+
+
+def member_roles(policy_data: str, member: str) -> set[str]:
+    """The project roles a member holds in an IAM policy's JSON (`getIamPolicy`'s `policyData`)."""
+    bindings = (json.loads(policy_data or "{}") or {}).get("bindings") or []
+    return {b.get("role", "") for b in bindings if member in (b.get("members") or [])}
+
+
+def node_account_findings(cfg: StackConfig, project: str) -> list[Finding]:
+    """A user-given node service account (`cluster.nodeServiceAccount`; the stack then creates none) without
+    the node role on the project: GKE's nodes then fail to write logs and metrics."""
+    email = cfg.cluster.node_service_account
+    if email is None:
+        return []
+    member = f"serviceAccount:{email}"
+    grant = f"gcloud projects add-iam-policy-binding {project} --member={member} --role={NODE_SERVICE_ACCOUNT_ROLE}"
+    policy = attempt(lambda: gcp.projects.get_iam_policy(project=project))
+    if isinstance(policy, str):
+        fix = (
+            "allow resourcemanager.projects.getIamPolicy, or read them: gcloud projects get-iam-policy "
+            f"{project} --flatten=bindings --filter=bindings.members:{member} --format='value(bindings.role)'"
+        )
+        return [unread(["cluster"], f"the project roles of the node service account {email}", policy, fix)]
+    roles = member_roles(policy.policy_data, member)
+    if roles & set(NODE_ROLES_ALONE) or set(NODE_ROLES_TOGETHER) <= roles:
+        return []
+    return [
+        Finding(
+            "cluster",
+            "node-service-account",
+            "warning",
+            f"the node service account {email} (cluster.nodeServiceAccount) lacks {NODE_SERVICE_ACCOUNT_ROLE} on "
+            f"the project {project}: the nodes cannot write their logs and metrics",
+            grant,
+        )
+    ]
+
+
 def machine_type_findings(cfg: StackConfig, project: str) -> list[Finding]:
     """Each pool's machine types in each of its zones: a zone that offers none of them is an error (GKE refuses
     a node pool whose locations do not all offer its machine type)."""
@@ -171,4 +267,10 @@ def findings(cfg: StackConfig) -> list[Finding]:
     project = cfg.cluster.project
     if project is None:  # refused by the config rules before the preflight runs
         return []
-    return service_findings(cfg, project) + machine_type_findings(cfg, project) + gpu_quota_findings(cfg, project)
+    return (
+        service_findings(cfg, project)
+        + machine_type_findings(cfg, project)
+        + gpu_quota_findings(cfg, project)
+        + cpu_quota_findings(cfg, project)
+        + node_account_findings(cfg, project)
+    )
