@@ -152,6 +152,7 @@ def test_a_gcp_projects_vcpu_quotas_cover_every_pool_at_its_max() -> None:
     every = short["CPUS-ALL-REGIONS-per-project"]
     assert "need 216 vCPUs" in every["message"] and every["pool"] == "general, inference, training"
     assert "--dimensions" not in every["fix"]
+    assert "GPU" not in every["fix"]  # the request is for the pools' vCPUs, general pool included
     enough = {"CPUS-per-project-region": 24, "CPUS-ALL-REGIONS-per-project": 216}
     assert findings(preview("gcp-prod", {"gcp": {"quotas": enough}}), "cpu-quota") == []
     # a new project's are not documented: reported unread until described

@@ -80,7 +80,7 @@ def request(project: str, qid: str, value: int, region: str | None) -> str:
     dims = f" --dimensions=region={region}" if region else ""
     return (
         f"gcloud beta quotas preferences create --service={COMPUTE} --quota-id={qid} --preferred-value={value}"
-        f"{dims} --project={project} --justification='GPU node pools'"
+        f"{dims} --project={project} --justification='Kubernetes node pools'"
     )
 
 
