@@ -429,3 +429,17 @@ AksCluster("c", AksClusterArgs(cluster_name="c", location="westeurope", zones=["
         "AksCluster 'c': AksClusterArgs.expander[1]: 'least-wast' is not allowed; did you mean 'least-waste'? "
         "allowed: priority, least-waste, most-pods, random, price",
     ]
+
+
+def test_an_eks_cluster_s_nat_gateways_is_one_of_its_two_values_before_any_resource(run_program) -> None:
+    source = """
+from elastic_gpu import EksCluster, EksClusterArgs
+EksCluster("c", EksClusterArgs(cluster_name="c", region="us-west-2", zones=["us-west-2a"], kubernetes_version="1.35",
+                               nat_gateways="perzone"))
+"""
+    with pytest.raises(ConfigError) as exc:
+        run_program(source)
+    assert exc.value.problems == [
+        "EksCluster 'c': EksClusterArgs.nat_gateways: 'perzone' is not allowed; did you mean 'perZone'? "
+        "allowed: perZone, single"
+    ]

@@ -16,6 +16,7 @@ from elastic_gpu.aws import config_rules as aws_rules
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from elastic_gpu.aws.karpenter.release import DISCOVERY_TAG_KEY as KARPENTER_DISCOVERY_TAG_KEY
 from elastic_gpu.aws.network import Network, build_network
+from elastic_gpu.aws.options import DEFAULT_NAT_GATEWAYS, NatGateways
 from elastic_gpu.cluster_handle import (
     EksClusterHandle,
     ExistingCluster,
@@ -87,7 +88,7 @@ class EksClusterArgs:
     """Tags on every taggable resource (cost allocation)."""
     log_types: tuple[str, ...] = DEFAULT_LOG_TYPES
     """Control-plane log types sent to CloudWatch."""
-    nat_gateways: str = "perZone"
+    nat_gateways: NatGateways = DEFAULT_NAT_GATEWAYS
     """Default "perZone": a NAT gateway per zone (a zone's failure cuts no other zone's egress); "single"."""
     ecr_endpoints: bool = False
     """Default false; true adds ECR interface endpoints (image pulls skip the NAT) and an EKS one (the

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
+from elastic_gpu.aws.options import DEFAULT_NAT_GATEWAYS, NatGateways
+
 #: Each zone gets one /(n+3) private block and one /(n+3) public block of the VPC range.
 MAX_ZONES = 4
 
@@ -30,7 +32,7 @@ def build_network(
     tags: dict[str, str],
     parent: pulumi.Resource,
     region: str,
-    nat_gateways: str = "perZone",
+    nat_gateways: NatGateways = DEFAULT_NAT_GATEWAYS,
     ecr_endpoints: bool = False,
     private_subnet_tags: dict[str, str] | None = None,
 ) -> Network:
