@@ -5,6 +5,7 @@ pools follow the control plane's version, and an end-of-life minor fails the gat
 from __future__ import annotations
 
 import inspect
+import json
 import pydoc
 import shutil
 from datetime import date
@@ -105,6 +106,17 @@ def test_the_aks_programs_end_of_life_minor_fails_the_gate_and_reaches_the_pools
     assert main(["policy", "--program", str(program), "--stack", "dev"]) == 0
     pools = run_preview("dev", program).of_type("azure-native:containerservice:AgentPool")
     assert {p.inputs["orchestratorVersion"] for p in pools} == {"1.35.1"}
+
+
+def test_a_gke_cluster_without_location_is_where_the_provider_s_zone_puts_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # gcp-py-gke sets no location: the provider's gcp:zone (us-central1-a) places the cluster, so its pools are
+    # priced in us-central1, not "region unknown".
+    program = str(UPSTREAM / "gcp-py-gke")
+    assert main(["cost", "--program", program, "--stack", "dev", "--gpu-hours", "100", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["pools"]
+    assert rows and all(row["region"] == "us-central1" and row["on_demand_hourly"] for row in rows)
 
 
 def test_the_eks_node_groups_follow_the_control_plane(tmp_path: Path) -> None:

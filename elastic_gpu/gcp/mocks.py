@@ -8,12 +8,22 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pulumi
+
 from elastic_gpu.tools.offline.mocks import MOCK_CA
 
 
 def _gke_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     # 203.0.113.0/24 is TEST-NET-3 (RFC 5737): an endpoint shaped like GKE's public IP.
-    return {"endpoint": "203.0.113.10", "masterAuth": {"clusterCaCertificate": MOCK_CA}}
+    outputs: dict[str, Any] = {"endpoint": "203.0.113.10", "masterAuth": {"clusterCaCertificate": MOCK_CA}}
+    # Without `location` the provider creates the cluster in its own `gcp:zone` (never its region:
+    # terraform-provider-google tpgresource.GetLocation), and without `project` in `gcp:project`.
+    provider = pulumi.Config("gcp")
+    if not inputs.get("location") and (zone := provider.get("zone")):
+        outputs["location"] = zone
+    if not inputs.get("project") and (project := provider.get("project")):
+        outputs["project"] = project
+    return outputs
 
 
 def _gke_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
