@@ -139,11 +139,18 @@ ClusterAutoscaler("autoscaler", ClusterAutoscalerArgs(cluster=cluster, gpu_pools
     [
         ("priority", "mc.name", None),  # the program sets it on that very cluster: nothing to warn about
         ("random", "mc.name", "the program's ManagedCluster sets 'random': set auto_scaler_profile.expander"),
+        # no profile at all: unknown at preview (AKS fills it in), so AKS's default
+        (None, "mc.name", "the program's ManagedCluster sets none (AKS's default is 'random'): set"),
         ("priority", '"elsewhere"', "Check with `az aks show"),  # a cluster the program does not declare
     ],
 )
 def test_the_aks_expander_warning_reads_the_programs_own_cluster(run_program, expander, name, warned) -> None:
-    preview = run_program(AKS.replace("EXPANDER", expander).replace("NAME", name))
+    source = AKS.replace("NAME", name)
+    if expander is None:
+        profile = 'auto_scaler_profile=cs.ManagedClusterPropertiesAutoScalerProfileArgs(expander="EXPANDER")'
+        source = source.replace(",\n    " + profile, "")
+        assert "auto_scaler_profile" not in source
+    preview = run_program(source.replace("EXPANDER", str(expander)))
     warnings = [w for w in preview.warnings if "expander to be 'priority'" in w]
     if warned is None:
         assert warnings == []

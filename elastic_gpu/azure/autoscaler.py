@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pulumi
 
+from elastic_gpu.azure import AKS_DEFAULT_EXPANDER
 from elastic_gpu.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -49,7 +50,8 @@ def show_expander_command(cluster: AksClusterHandle) -> pulumi.Output[str]:
 
 def declared_expander(cluster: AksClusterHandle) -> tuple[pulumi.Output[bool], pulumi.Output[str | None]]:
     """(whether the program declares the handle's ManagedCluster, its autoScalerProfile.expander): found through
-    the resources the handle's cluster name depends on (`cluster_name=mc.name`)."""
+    the resources the handle's cluster name depends on (`cluster_name=mc.name`). A profile not known at preview
+    is one the program does not set (a set one is an input, known then): None."""
     from pulumi_azure_native import containerservice
 
     name = pulumi.Output.from_input(cluster.cluster_name)
@@ -57,14 +59,16 @@ def declared_expander(cluster: AksClusterHandle) -> tuple[pulumi.Output[bool], p
     async def managed_cluster() -> containerservice.ManagedCluster | None:
         return next((r for r in await name.resources() if isinstance(r, containerservice.ManagedCluster)), None)
 
-    found: pulumi.Output[containerservice.ManagedCluster | None] = pulumi.Output.from_input(managed_cluster())
+    async def expander() -> str | None:
+        mc = await managed_cluster()
+        if mc is None or not await mc.auto_scaler_profile.is_known():
+            return None
+        return _expander_of(await mc.auto_scaler_profile.future())
 
-    def expander(mc: containerservice.ManagedCluster | None) -> pulumi.Output[str | None]:
-        if mc is None:
-            return pulumi.Output.from_input(None)
-        return mc.auto_scaler_profile.apply(_expander_of)
+    async def declared() -> bool:
+        return await managed_cluster() is not None
 
-    return found.apply(lambda mc: mc is not None), found.apply(expander)
+    return pulumi.Output.from_input(declared()), pulumi.Output.from_input(expander())
 
 
 def _expander_of(profile: AutoScalerProfile | dict[str, str] | None) -> str | None:
@@ -108,9 +112,8 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
                     "'priority' (otherwise AKS may scale the on-demand fallback first)"
                 )
                 if declared:
-                    fix = (
-                        f"; the program's ManagedCluster sets {expander!r}: set auto_scaler_profile.expander='priority'"
-                    )
+                    sets = repr(expander) if expander else f"none (AKS's default is {AKS_DEFAULT_EXPANDER!r})"
+                    fix = f"; the program's ManagedCluster sets {sets}: set auto_scaler_profile.expander='priority'"
                 else:
                     fix = f". Check with `{cmds[0]}`, and set it with: {cmds[1]}"
                 pulumi.log.warn(need + fix, resource=parent)

@@ -4,7 +4,7 @@ autoScalerProfile, and the two regimes in which a spot scale-up fails and the fa
 
 from __future__ import annotations
 
-from elastic_gpu.azure import AKS_MANAGED_CLUSTER
+from elastic_gpu.azure import AKS_DEFAULT_EXPANDER, AKS_MANAGED_CLUSTER
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.timings import (
     CA_DEFAULT_MAX_NODE_PROVISION_TIME,
@@ -21,9 +21,6 @@ from elastic_gpu.tools.simulation.timings import (
     timeout_only,
 )
 
-#: AKS's managed autoscaler's default expander (ManagedClusterAutoScalerProfile.expander: "If not
-#: specified, the default is 'random'"), not upstream's least-waste.
-AKS_DEFAULT_EXPANDER = "random"
 #: Where AKS's figures come from: its own documentation of its managed autoscaler, and the upstream
 #: Azure provider's code that documentation describes.
 AKS_EVIDENCE = Evidence(
