@@ -204,9 +204,13 @@ def version_problems(where: str, kubernetes_version: object) -> list[str]:
     return []
 
 
-def zones_problems(where: str, zones: object, allowed: tuple[str, ...] | None = None) -> list[str]:
-    if isinstance(zones, str) or not isinstance(zones, list | tuple) or not zones:
-        return [f"{where}zones: must be a non-empty list of zone names, got {zones!r}"]
+def zones_problems(
+    where: str, zones: object, allowed: tuple[str, ...] | None = None, *, may_be_empty: bool = False
+) -> list[str]:
+    """`zones` is a plain list of zone names (empty only where the cloud places pools in no zone)."""
+    if isinstance(zones, str) or not isinstance(zones, list | tuple) or (not zones and not may_be_empty):
+        what = "a list of zone names ([]: no zone, regional pools)" if may_be_empty else "a non-empty list of zones"
+        return [f"{where}zones: must be {what}, got {zones!r}"]
     if bad := [z for z in zones if not isinstance(z, str)]:
         return [f"{where}zones: every zone must be a plain string, got {bad!r}"]
     if allowed is not None and (unknown := [z for z in zones if z not in allowed]):

@@ -123,8 +123,9 @@ class ClusterCore(_Model):
     """Cluster name; also prefixes node-group names and the autoscaler's discovery tag."""
     region: str = Field(min_length=1)
     """Cloud region; one of the cloud's table in elastic_gpu/<cloud>/config_rules.py."""
-    zones: list[str] = Field(min_length=1)
-    """Zones the node pools span; each must be in `region`."""
+    zones: list[str]
+    """Zones the node pools span; each must be in `region`. Azure only: [] for regional pools (a region
+    without zones)."""
     kubernetes_version: str = Field(pattern=KUBERNETES_MINOR_PATTERN)
     """Kubernetes minor, e.g. "1.33"; picks the matching cluster-autoscaler image."""
     network_cidr: str = "10.0.0.0/16"
@@ -403,6 +404,13 @@ def validate_stack(cfg: StackConfig) -> list[str]:
             f"cluster.kubernetesVersion: {cfg.cluster.kubernetes_version!r} is not supported on {cloud}; "
             f"allowed: {', '.join(supported) or 'none yet'}"
         )
+    if not cfg.cluster.zones and not get_cloud(cloud).facts.zoneless:
+        # The cloud's rules divide by the zones: they run only with some.
+        return [
+            *problems,
+            f"cluster.zones: must list at least one zone of region {cfg.cluster.region!r} (got []); {cloud} places "
+            "every node group in zones",
+        ]
     if len(set(cfg.cluster.zones)) != len(cfg.cluster.zones):
         problems.append(f"cluster.zones: zones must be distinct (got {cfg.cluster.zones})")
     problems += _cidr_problems(cfg)

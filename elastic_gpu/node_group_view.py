@@ -162,6 +162,9 @@ class StackResource(Protocol):
     @property
     def provider(self) -> Any:  #: PolicyProviderResource (with `.props`) or None
         ...
+    @property
+    def dependencies(self) -> Sequence[Any]:  #: the resources it depends on (PolicyResource's, alike)
+        ...
 
 
 def karpenter_node_pool(resource: StackResource, cloud: str, type_key: str = INSTANCE_TYPE_KEY) -> NodeGroupView | None:

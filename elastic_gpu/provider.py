@@ -98,6 +98,9 @@ class CloudFacts:
     private_api_needs_runner: bool = False
     #: the API group of its Karpenter node class (`nodeClassRef.group` of a NodePool), when it runs Karpenter
     karpenter_node_class_group: str | None = None
+    #: its pools may be in no zone (`zones: []`): regions without availability zones, or nodes the cloud places
+    #: without pinning them to one
+    zoneless: bool = False
 
 
 @dataclass(frozen=True)

@@ -284,7 +284,7 @@ def test_existing_gke_pools_join_the_named_cluster(run_program) -> None:
         (
             "AksCluster.existing('x', cluster_name='c', resource_group_name='rg', location='westeurope', "
             "zones='123', kubernetes_version='1.33')",
-            "AksCluster.existing 'x': zones: must be a non-empty list of zone names, got '123'",
+            "AksCluster.existing 'x': zones: must be a list of zone names ([]: no zone, regional pools), got '123'",
         ),
         (
             "AksCluster.existing('x', cluster_name='c', resource_group_name='rg', location='westeurope', "

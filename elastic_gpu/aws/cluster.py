@@ -89,7 +89,8 @@ class EksClusterArgs:
     log_types: tuple[str, ...] = DEFAULT_LOG_TYPES
     """Control-plane log types sent to CloudWatch."""
     nat_gateways: NatGateways = DEFAULT_NAT_GATEWAYS
-    """Default "perZone": a NAT gateway per zone (a zone's failure cuts no other zone's egress); "single"."""
+    """A NAT gateway per zone (default "perZone": a zone's failure cuts no other zone's egress) or one in all
+    ("single", for dev)."""
     ecr_endpoints: bool = False
     """Default false; true adds ECR interface endpoints (image pulls skip the NAT) and an EKS one (the
     autoscaler's eks:DescribeNodegroup for scale-from-zero stays in the VPC)."""

@@ -63,7 +63,7 @@ AKS_DURATION_PATTERN = r"(0|[1-9][0-9]*)m"
 AZURE_ZONES = ("1", "2", "3")
 
 #: Azure regions without availability zones (learn.microsoft.com/azure/reliability/regions-list: "N/A"): a pool
-#: there takes no zones, and AKS refuses `availabilityZones` in them.
+#: there takes no zones (`zones: []`, regional agent pools), and AKS refuses `availabilityZones` in them.
 REGIONS_WITHOUT_ZONES = (
     "westus", "northcentralus", "westcentralus", "canadaeast", "ukwest", "koreasouth", "southindia", "westindia",
     "australiasoutheast", "australiacentral",
@@ -74,8 +74,8 @@ def zoneless_region_problems(where: str, region: object, zones: Sequence[str]) -
     """Zones given in a region that has none (a region only known after deployment is not judged)."""
     if region in REGIONS_WITHOUT_ZONES and zones:
         return [
-            f"{where}zones: region {region!r} has no availability zones (got zones {list(zones)}); allowed: a region "
-            "with zones, such as westus2 or westus3"
+            f"{where}zones: region {region!r} has no availability zones (got zones {list(zones)}); allowed: none "
+            "(zones: [], regional agent pools), or a region with zones such as westus2 or westus3"
         ]
     return []
 
@@ -120,7 +120,7 @@ class AksClusterArgs:
     location: str
     """Azure region, e.g. "westeurope"."""
     zones: list[str]
-    """Availability zones ("1", "2", "3") the pools span."""
+    """Availability zones ("1", "2", "3") the pools span; [] for regional pools (a region without zones)."""
     kubernetes_version: str
     """Kubernetes minor, e.g. "1.33" (AKS picks the latest GA patch)."""
     resource_group_name: str | None = None
@@ -387,7 +387,8 @@ class AksCluster(pulumi.ComponentResource):
         """A handle on an AKS cluster this library did not create, known by its name (e.g. another stack's).
 
         Declares no Azure resource. `cluster_name`, `resource_group_name`, `location`: the cluster's (may be
-        Outputs). `zones`: the zones ("1", "2", "3") the GPU agent pools use (plain). `kubernetes_version`: the
+        Outputs). `zones`: the zones ("1", "2", "3") the GPU agent pools use (plain; [] for regional pools, as
+        in a region without zones). `kubernetes_version`: the
         control plane's minor, e.g. "1.35" (plain): the agent pools' `orchestratorVersion`; a minor past end of
         standard support warns, and the policy pack's `kubernetes-version-not-end-of-life` fails one past end of
         life. `k8s_provider`: default: one from the cluster-user credentials, as `az aks get-credentials`.
@@ -425,7 +426,8 @@ class AksCluster(pulumi.ComponentResource):
 
         `resource_group_name` (required): the cluster's resource group, as the program gave it to the cluster
         (the resource does not output it). `zones` (required, plain): the zones ("1", "2", "3") the GPU agent
-        pools use. `kubernetes_version`: default None: the cluster's `kubernetesVersion` output (the version
+        pools use ([] for regional pools, as in a region without zones). `kubernetes_version`: default None:
+        the cluster's `kubernetesVersion` output (the version
         the program asked for, else the one AKS chose), which the agent pools then follow as their
         `orchestratorVersion`; a plain minor here is used instead. `k8s_provider`: default: one from the
         cluster-user credentials.
@@ -503,7 +505,7 @@ class AksCluster(pulumi.ComponentResource):
             enable_auto_scaling=not nap,
             min_count=None if nap else args.system_min_size,
             max_count=None if nap else args.system_max_size,
-            availability_zones=list(args.zones),
+            availability_zones=list(args.zones) or None,
             node_labels=node_labels(pool=SYSTEM_POOL_NAME, node_class=NODE_CLASS_GENERAL, spot=False),
             node_taints=[CRITICAL_ADDONS_ONLY_TAINT] if args.system_critical_addons_only else None,
             tags=args.tags,
@@ -620,7 +622,8 @@ class ExistingAksCluster(ExistingCluster):
 
     Arguments: `cluster_name` (the AKS name); `resource_group_name` (the cluster's resource group);
     `location` (its Azure region, e.g. "eastus"; given plain, the pools rank VM sizes by its prices); `zones`
-    (the zones "1", "2", "3" the GPU agent pools use; plain); `kubernetes_version` (the control plane's minor,
+    (the zones "1", "2", "3" the GPU agent pools use, or [] for regional pools; plain); `kubernetes_version`
+    (the control plane's minor,
     e.g. "1.35": the agent pools' orchestratorVersion; plain); `k8s_provider` (default: built from the
     cluster-user credentials, as above); `tags` (on what the add-ons create); `kubelet_identity_object_id`
     (the identity the nodes act as; default: read from the cluster).
@@ -646,7 +649,9 @@ class ExistingAksCluster(ExistingCluster):
         problems = input_str_problems(
             where, cluster_name=cluster_name, resource_group_name=resource_group_name, location=location
         )
-        problems += zones_problems(where, zones, AZURE_ZONES)
+        problems += zones_problems(where, zones, AZURE_ZONES, may_be_empty=True)
+        if isinstance(location, str) and isinstance(zones, list | tuple):
+            problems += zoneless_region_problems(where, location, zones)
         if not isinstance(kubernetes_version, pulumi.Output):  # an Output: the cluster's own (from_managed_cluster)
             problems += version_problems(where, kubernetes_version)
         problems += k8s_provider_problems(where, k8s_provider)

@@ -129,7 +129,7 @@ def validate(cfg: StackConfig) -> list[str]:
     problems += tag_problems("tags", cfg.tags, TAG_RULES)
     problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
     problems += bounds_problems("generalPool.maxSize", cfg.general_pool.max_size, NODES_PER_POOL)
-    zones = len(c.zones)
+    zones = max(len(c.zones), 1)  # no zone: one regional agent pool per VM size
     for i, pool in enumerate(cfg.gpu_pools):
         problems += bounds_problems(f"gpuPools[{i}].diskSizeGib", pool.disk_size_gib, DISK_GIB, " GiB")
         per_pool = -(-pool.max_size // zones) if pool.per_zone else pool.max_size

@@ -185,7 +185,8 @@ def build_agent_pool(
         type=cs.AgentPoolType.VIRTUAL_MACHINE_SCALE_SETS,
         os_type=cs.OSType.LINUX,
         vm_size=spec.vm_size,
-        availability_zones=list(spec.zones),
+        # None in no zone: a regional pool (AKS refuses availabilityZones in a region without zones).
+        availability_zones=list(spec.zones) or None,
         # Follows the control plane: on an upgrade the pools move after the cluster (they depend on it).
         orchestrator_version=cluster.kubernetes_version,
         enable_auto_scaling=spec.autoscaled,
@@ -323,8 +324,13 @@ def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
     """(primary agent pools, fallback agent pools): one per VM size (and zone when `per_zone`);
     the fallback one per VM size across the zones."""
     sizes = len(args.instance_types)
-    primary = sizes * (len(args.pool_zones) if args.per_zone else 1)
+    primary = sizes * (len(args.pool_zones) if _per_zone(args) else 1)
     return primary, (sizes if args.on_demand_fallback else 0)
+
+
+def _per_zone(args: SpotGpuPoolArgs) -> bool:
+    """An agent pool per zone: only where there are zones (a regional pool has none to split by)."""
+    return args.per_zone and bool(args.pool_zones)
 
 
 def _taints(args: SpotGpuPoolArgs) -> tuple[list[Taint], list[Taint]]:
@@ -419,14 +425,15 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         )
 
     zones = args.pool_zones
+    per_zone = _per_zone(args)
     capacity: Capacity = "spot" if args.spot else "on-demand"
     kind = "s" if args.spot else "o"
     # maxSize (and fallbackMaxSize) are totals over all the agent pools they are split into,
     # so an AKS pool never reaches more nodes than its config says, whatever its VM sizes.
     placements = [
-        (i, vm, [z] if args.per_zone else zones, z if args.per_zone else "")
+        (i, vm, [z] if per_zone else zones, z if per_zone else "")
         for i, vm in enumerate(args.instance_types)
-        for z in (zones if args.per_zone else [""])
+        for z in (zones if per_zone else [""])
     ]
     mins = split_total(args.min_size, len(placements))
     maxes = split_total(args.max_size, len(placements))

@@ -50,6 +50,8 @@ class AzureProvider:
         private_api_needs_runner=True,
         # node auto-provisioning's AKSNodeClass (provisioner karpenter, elastic_gpu/azure/node_provisioning)
         karpenter_node_class_group="karpenter.azure.com",
+        # An agent pool without availabilityZones is regional: the only kind in a region without zones.
+        zoneless=True,
     )
     owner = "an Azure"
 

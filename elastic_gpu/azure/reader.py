@@ -93,9 +93,12 @@ def _cluster_region(resource: StackResource) -> str | None:
 
 
 def _agent_pool_region(resource: StackResource, stack: Sequence[StackResource]) -> str | None:
-    """The agent pool's cluster `location` (matched by `resourceName` when several clusters are declared),
-    else the provider's."""
+    """The agent pool's cluster `location`: the one cluster it depends on (its `resourceName` is that cluster's
+    name output), else the one its `resourceName` names or the stack's only location, else the provider's."""
     props = resource.props
+    depended = [d for d in resource.dependencies if d.resource_type == AKS_MANAGED_CLUSTER]
+    if len(depended) == 1 and (location := known(depended[0].props, "location")):
+        return str(location)
     clusters = [r for r in stack if r.resource_type == AKS_MANAGED_CLUSTER and known(r.props, "location")]
     name = known(props, "resourceName")
     named = [c for c in clusters if name and name in (known(c.props, "resourceName"), known(c.props, "name"))]

@@ -40,7 +40,7 @@ class NodePoolSpec:
     name: str
     capacity_types: tuple[str, ...]  #: ("spot",), ("on-demand",) or karpenter_core.SPOT_FIRST
     skus: list[str]
-    zones: list[str]  #: topology.kubernetes.io/zone values ("eastus2-1")
+    zones: list[str]  #: topology.kubernetes.io/zone values ("eastus2-1"); none: no zone requirement
     labels: dict[str, str]
     taints: list[Taint]
     max_nodes: int
@@ -53,8 +53,9 @@ class NodePoolSpec:
         requirements = [
             {"key": CAPACITY_TYPE_KEY, "operator": "In", "values": list(self.capacity_types)},
             {"key": SKU_NAME_KEY, "operator": "In", "values": list(self.skus)},
-            {"key": ZONE_KEY, "operator": "In", "values": list(self.zones)},
         ]
+        if self.zones:  # no zone (a region without zones): NAP places the nodes, as a regional agent pool
+            requirements.append({"key": ZONE_KEY, "operator": "In", "values": list(self.zones)})
         return {
             "weight": self.weight,
             "limits": {"nodes": str(self.max_nodes), GPU_RESOURCE: str(self.max_nodes * self.gpus_per_node)},

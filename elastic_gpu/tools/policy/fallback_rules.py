@@ -62,6 +62,7 @@ def preview_of(resources: Sequence[PolicyResource]) -> Preview | None:
                 parent=r.parent.urn if r.parent is not None else None,
                 custom=True,
                 inputs=inputs,
+                depends_on=[d.urn for d in r.dependencies or ()],
             )
         )
     return Preview(project="", stack="", resources=captured, outputs={}, config={})

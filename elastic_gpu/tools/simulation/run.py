@@ -40,6 +40,8 @@ SCENARIO_ONE_ZONE = "one zone has spot capacity"
 #: multi-zone group whole
 SCENARIO_ZONAL_SHORTAGE = "one zone has spot capacity (not zone-aware)"
 SCENARIO_RETURNS = f"spot comes back after {SPOT_RETURNS_AFTER // 60} min"
+#: where no spot group is in a zone (regional pools): the spot groups have capacity
+SCENARIO_SPOT_HAS_CAPACITY = "spot has capacity"
 
 
 @dataclass(frozen=True)
@@ -400,7 +402,9 @@ def _scenarios(groups: list[Group], settings: AutoscalerSettings, machine: Machi
         # Not zone-aware: a multi-zone group may put its node in a zone without capacity and fail whole.
         return lambda g: not g.spot or not g.zones or set(g.zones) == {z}
 
-    if settings.zone_aware or not any(len(g.zones) > 1 for g in groups if g.spot):
+    if not any(g.zones for g in groups if g.spot):
+        out[SCENARIO_SPOT_HAS_CAPACITY] = figure(span(groups, lambda g: True, machine))
+    elif settings.zone_aware or not any(len(g.zones) > 1 for g in groups if g.spot):
         out[SCENARIO_ONE_ZONE] = _combine([figure(span(groups, has(z), machine)) for z in zones])
     else:
         # Best: the group's node lands in the zone with capacity; worst: each try of a group that spans
