@@ -10,7 +10,7 @@ the analyzer (the resource's inputs); a missing key means "not set by the progra
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -224,6 +224,7 @@ class Resource:
     name: str
     props: Mapping[str, Any]
     provider: Any = None
+    dependencies: Sequence[Any] = ()
 
 
 def read_node_groups(resource: StackResource, stack: Sequence[StackResource] | None = None) -> list[NodeGroupView]:
@@ -279,6 +280,78 @@ def plain_props(value: Any) -> Any:
     return value
 
 
+class _Unknown:
+    """A value the engine does not know yet, in `strict_props`' result: the proxy's error, raised where read."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: UnknownValueError) -> None:
+        self.error = error
+
+
+def _read(value: Any) -> Any:
+    if isinstance(value, _Unknown):
+        raise UnknownValueError(value.error.unknown_type_sentinel, value.error.props)
+    return value
+
+
+class StrictDict(dict[str, Any]):
+    """A dict of the engine's props whose values not known yet raise UnknownValueError where they are read, as
+    the engine's proxy does (so a rule fails "can't run during preview" only when it needs such a value)."""
+
+    def __getitem__(self, key: str) -> Any:
+        return _read(super().__getitem__(key))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return _read(super().get(key, default))
+
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]  # a list: each value read once
+        return [(k, self[k]) for k in self]
+
+    def values(self) -> list[Any]:  # type: ignore[override]  # a list: each value read once
+        return [self[k] for k in self]
+
+    def __iter__(self) -> Iterator[str]:
+        # Defined so that dict(d) and {**d} read through __getitem__ (CPython copies an unchanged dict's values
+        # as they are stored).
+        return super().__iter__()
+
+
+class StrictList(list[Any]):
+    """A list of the engine's props whose elements not known yet raise UnknownValueError where they are read."""
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return StrictList(super().__getitem__(index))
+        return _read(super().__getitem__(index))
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(len(self)))
+
+
+def strict_props(value: Any) -> Any:
+    """The engine's props (its Mapping and Sequence proxies) as a StrictDict and StrictLists: plain containers
+    for code that reads dicts and lists, raising UnknownValueError at a value not known yet when (and only when)
+    it is read."""
+    if isinstance(value, Mapping):
+        out = StrictDict()
+        for key in value:
+            try:
+                dict.__setitem__(out, key, strict_props(value[key]))
+            except UnknownValueError as exc:
+                dict.__setitem__(out, key, _Unknown(exc))
+        return out
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        items = StrictList()
+        for i in range(len(value)):
+            try:
+                list.append(items, strict_props(value[i]))
+            except UnknownValueError as exc:
+                list.append(items, _Unknown(exc))
+        return items
+    return value
+
+
 def has_unknown(value: Any) -> bool:
     """Whether `plain_props`' result holds a value not known yet."""
     if value is UNKNOWN:
@@ -327,11 +400,14 @@ def resource_pools(
 
     None when a prop they need is not known yet (a real preview): in a stack policy one
     unknown value would otherwise abort the whole policy; the resource policies check the
-    resource once its values are known.
+    resource once its values are known. Props read by `strict_props` (for a rule whose figure needs every
+    node group, such as the simulation's) raise instead: a group left out would change the figure.
     """
     try:
         pools = read_node_groups(resource, list(stack))
     except UnknownValueError:
+        if isinstance(resource.props, StrictDict):
+            raise
         return []
     return [p for p in pools if p.gpu or not gpu_only]
 

@@ -16,7 +16,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT, SpotGpuPoolArgs, spot_gpu_pool_problems
 from elastic_gpu.tools.offline.policy_run import run_policies, stack_resources
 from elastic_gpu.tools.offline.runner import run_preview
-from elastic_gpu.tools.policy.fallback_rules import preview_of, validate_fallback_promise
+from elastic_gpu.tools.policy.fallback_rules import validate_fallback_promise
 from elastic_gpu.tools.simulation import simulate
 from tests.conftest import ROOT, stack_preview, stack_values
 
@@ -185,15 +185,27 @@ def test_the_rule_says_it_cannot_run_while_a_value_it_reads_is_unknown():
     """Not silence: the rule raises the engine's UnknownValueError, which CrossGuard (and the offline run)
     reports as an advisory "can't run policy ... during preview"; `pulumi up` judges the known values."""
     resources = stack_resources(copy.deepcopy(stack_preview("azure-dev")))
-    assert preview_of(resources) is not None
     pools = [r for r in resources if r.resource_type == "azure-native:containerservice:AgentPool"]
     target = pools[0].props["__target"]
     target["vmSize"] = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # pulumi_policy's unknown string
-    assert preview_of(resources) is None
     reports: list[str] = []
     with pytest.raises(UnknownValueError) as exc:
         validate_fallback_promise(StackValidationArgs(resources, {}), lambda m, urn=None: reports.append(m))
     assert exc.value.message == "string value at .vmSize can't be known during preview" and reports == []
+
+
+def test_an_unknown_the_simulation_does_not_read_does_not_stop_the_rule(program_dir) -> None:
+    """A real preview leaves many values unknown (a cluster's role, a secret): the rule judges what it reads."""
+    config = stack_values("aws-dev")
+    config["elastic-gpu:gpuPools"][0]["maxMinutesToFallback"] = 0.5  # the figure is 0.83 to 3 min: broken
+    resources = stack_resources(run_preview("test", program_dir(config)))
+    (cluster,) = [r for r in resources if r.resource_type == "aws:eks/cluster:Cluster"]
+    cluster.props["__target"]["roleArn"] = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # unknown until the role exists
+    with pytest.raises(UnknownValueError):
+        cluster.props["roleArn"]  # as the engine hands it
+    reports: list[str] = []
+    validate_fallback_promise(StackValidationArgs(resources, {}), lambda m, urn=None: reports.append(m))
+    assert len(reports) == 1 and "promises its on-demand fallback within 0.5 min" in reports[0]
 
 
 def test_readme_fallback_table_is_what_simulate_says():

@@ -108,7 +108,8 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
                 if declared and expander == "priority":
                     return
                 need = (
-                    f"{where}spot pools with an on-demand fallback need the AKS autoscaler's expander to be "
+                    f"ClusterAutoscaler '{name}': spot pools with an on-demand fallback need the AKS autoscaler's "
+                    "expander to be "
                     "'priority' (otherwise AKS may scale the on-demand fallback first)"
                 )
                 if declared:

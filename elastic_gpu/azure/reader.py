@@ -97,8 +97,8 @@ def _agent_pool_region(resource: StackResource, stack: Sequence[StackResource]) 
     name output), else the one its `resourceName` names or the stack's only location, else the provider's."""
     props = resource.props
     depended = [d for d in resource.dependencies if d.resource_type == AKS_MANAGED_CLUSTER]
-    if len(depended) == 1 and (location := known(depended[0].props, "location")):
-        return str(location)
+    if len(depended) == 1 and (cluster_location := known(depended[0].props, "location")):
+        return str(cluster_location)
     clusters = [r for r in stack if r.resource_type == AKS_MANAGED_CLUSTER and known(r.props, "location")]
     name = known(props, "resourceName")
     named = [c for c in clusters if name and name in (known(c.props, "resourceName"), known(c.props, "name"))]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pulumi_policy import PolicyCustomTimeouts, PolicyProviderResource, PolicyResource, PolicyResourceOptions
 from pulumi_policy.proxy import unknown_checking_proxy
 
+from elastic_gpu.node_group_view import StrictDict
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 
 
@@ -69,7 +70,8 @@ def stack_resources(preview: Preview) -> list[PolicyResource]:
     for r in preview.resources:
         by_urn[r.urn] = captured = CapturedPolicyResource(
             resource_type=r.type,
-            props=unknown_checking_proxy(r.inputs),  # as the engine hands them: unknowns raise on access
+            # as the engine hands them: unknowns raise on access (a StrictDict, read from the engine, already does)
+            props=r.inputs if isinstance(r.inputs, StrictDict) else unknown_checking_proxy(r.inputs),
             urn=r.urn,
             name=r.name,
             opts=_options(r),

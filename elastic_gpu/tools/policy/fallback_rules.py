@@ -12,9 +12,8 @@ service's documentation (AKS, node auto-provisioning) or on upstream code standi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from pulumi_policy import (
     EnforcementLevel,
@@ -23,9 +22,10 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
+from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.node_group_view import has_unknown, plain_props
+from elastic_gpu.node_group_view import strict_props
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 from elastic_gpu.tools.simulation.backoff import Group, Machine
@@ -41,30 +41,25 @@ from elastic_gpu.tools.simulation.run import (
 from elastic_gpu.tools.simulation.timings import AutoscalerSettings, NoAutoscaler, autoscaler_settings
 from elastic_gpu.workload import CONTRACT_INPUT
 
-#: Inputs that only place a group in a zone: unknown subnet ids do not stop the check.
-_ZONE_ONLY = {"aws:ec2/subnet:Subnet"}
 
-
-def preview_of(resources: Sequence[PolicyResource]) -> Preview | None:
-    """The policy engine's resources as the simulator's captured ones; None when a value it
-    reads is not known yet (then the rule cannot judge, and says why: validate_fallback_promise)."""
-    captured = []
-    for r in resources:
-        inputs = plain_props(r.props or {})
-        if r.resource_type not in _ZONE_ONLY and has_unknown(inputs):
-            return None
-        captured.append(
-            CapturedResource(
-                type=r.resource_type,
-                name=r.name,
-                urn=r.urn,
-                id=None,
-                parent=r.parent.urn if r.parent is not None else None,
-                custom=True,
-                inputs=inputs,
-                depends_on=[d.urn for d in r.dependencies or ()],
-            )
+def preview_of(resources: Sequence[PolicyResource]) -> Preview:
+    """The policy engine's resources as the simulator's captured ones. A value not known yet (a real preview)
+    raises UnknownValueError where the simulation reads it, as the engine's proxy does: the rule then cannot
+    judge and says so (validate_fallback_promise), while an unknown it never reads (a cluster's SSH key, a
+    secret) does not stop it."""
+    captured = [
+        CapturedResource(
+            type=r.resource_type,
+            name=r.name,
+            urn=r.urn,
+            id=None,
+            parent=r.parent.urn if r.parent is not None else None,
+            custom=True,
+            inputs=strict_props(r.props or {}),
+            depends_on=[d.urn for d in r.dependencies or ()],
         )
+        for r in resources
+    ]
     return Preview(project="", stack="", resources=captured, outputs={}, config={})
 
 
@@ -131,16 +126,6 @@ MEASURE = (
 )
 
 
-def _touch(value: Any) -> None:
-    """Read every value (an engine's props proxy raises UnknownValueError at an unknown one, with its path)."""
-    if isinstance(value, Mapping):
-        for key in value:
-            _touch(value[key])
-    elif isinstance(value, Sequence) and not isinstance(value, str):
-        for i in range(len(value)):
-            _touch(value[i])
-
-
 def validate_fallback_promise(args: StackValidationArgs, report: ReportViolation) -> None:
     """Mandatory: the pools whose figure rests on source code that runs as is."""
     _validate(args, report, enforced=True)
@@ -154,19 +139,19 @@ def validate_fallback_promise_advisory(args: StackValidationArgs, report: Report
 #: The last stack the two rules simulated: (its resources, the preview, the settings and outcomes or the error).
 #: Both rules judge the same simulation, so a gate simulates once; the entry holds the resources it is keyed
 #: on, so an identity match is never a stale one.
-_LAST: list[tuple[object, Preview | None, tuple[AutoscalerSettings, list[PoolOutcome]] | Exception]] = []
+_LAST: list[tuple[object, Preview, tuple[AutoscalerSettings, list[PoolOutcome]] | Exception]] = []
 
 
 def _simulated(
     resources: Sequence[PolicyResource],
-) -> tuple[Preview | None, tuple[AutoscalerSettings, list[PoolOutcome]] | Exception]:
+) -> tuple[Preview, tuple[AutoscalerSettings, list[PoolOutcome]] | Exception]:
     if _LAST and _LAST[0][0] is resources:
         return _LAST[0][1], _LAST[0][2]
     preview = preview_of(resources)
     result: tuple[AutoscalerSettings, list[PoolOutcome]] | Exception
     try:
-        result = (autoscaler_settings(preview), simulate(preview)) if preview is not None else NoAutoscaler("")
-    except (ConfigError, ValueError) as exc:  # NoAutoscaler is a ValueError
+        result = (autoscaler_settings(preview), simulate(preview))
+    except (ConfigError, ValueError, UnknownValueError) as exc:  # NoAutoscaler is a ValueError
         result = exc
     _LAST[:] = [(resources, preview, result)]
     return preview, result
@@ -174,14 +159,11 @@ def _simulated(
 
 def _validate(args: StackValidationArgs, report: ReportViolation, *, enforced: bool) -> None:
     preview, result = _simulated(args.resources)
-    if preview is None:
+    if isinstance(result, UnknownValueError):
         # A value the simulation reads is known only after deployment: say so as CrossGuard does (the
         # engine turns this error into an advisory "can't run policy ... during preview"), not silence;
         # `pulumi up` runs the rule again with the values known.
-        for r in args.resources:
-            if r.resource_type not in _ZONE_ONLY:
-                _touch(r.props or {})
-        return
+        raise UnknownValueError(result.unknown_type_sentinel, result.props)
     urns = {
         r.inputs[CONTRACT_INPUT]["pool"]: r.urn
         for r in preview.of_type(SPOT_GPU_POOL)
