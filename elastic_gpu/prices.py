@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 from elastic_gpu.clouds import CLOUDS, get_cloud
 from elastic_gpu.errors import ConfigError
@@ -238,3 +242,171 @@ def price_row(cloud: str, region: str, item: str) -> PriceRow | None:
 
 def price_sources() -> dict[str, PriceSource]:
     return price_table().sources
+
+
+# --- live prices: read from the cloud's price source at preview, cached on disk ---------------------------------
+#
+# A cloud whose provider has the `LivePriceSource` capability (elastic_gpu/provider.py) reads on-demand and spot
+# prices from its own price source (`elastic_gpu/<cloud>/prices.py`). The offline tools ask for them only when
+# the user does (`ELASTIC_GPU_LIVE_PRICES=1`): otherwise, and for whatever a source cannot answer, the shipped
+# table is the answer, so the offline outputs never depend on the network or on the cache. Answers are kept in
+# one JSON file under the user's cache directory for `LIVE_PRICE_TTL`, so repeated previews do not refetch, and
+# the policy gate run after a preview reads the same figures from there.
+
+#: Set to 1 (or true/yes) to read live prices in the offline tools (preview, cost, simulate, policy).
+LIVE_PRICES_ENV = "ELASTIC_GPU_LIVE_PRICES"
+#: Where the cache lives when set; else $XDG_CACHE_HOME/elastic-gpu, else ~/.cache/elastic-gpu.
+CACHE_DIR_ENV = "ELASTIC_GPU_CACHE_DIR"
+CACHE_FILE = "prices.json"
+#: How long a fetched price is used before it is fetched again (spot prices move within the day).
+LIVE_PRICE_TTL = timedelta(hours=12)
+
+
+class PriceSourceUnavailable(Exception):
+    """The price source did not answer (network, credentials, no engine): the table answers instead."""
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One item's prices as a live source gave them; either figure may be unknown."""
+
+    on_demand: float | None
+    spot: float | None
+    source: str  #: the source's name, e.g. "azure-retail-prices"
+    fetched: str  #: when it was fetched, ISO 8601 UTC to the minute ("2026-11-27T03:10Z")
+
+
+@runtime_checkable
+class LivePrices(Protocol):
+    """A cloud's price source: hourly USD prices of instance types in one region, read from the cloud."""
+
+    @property
+    def name(self) -> str:
+        """The source as printed beside its figures ("aws-price-list", "azure-retail-prices")."""
+        ...
+
+    def quotes(self, region: str, items: Sequence[str], now: datetime) -> dict[str, Quote]:
+        """The prices of ``items`` in ``region`` the source has (an item it lacks is left out); raises
+        PriceSourceUnavailable when the source cannot be reached."""
+        ...
+
+
+def live_prices_requested() -> bool:
+    return os.environ.get(LIVE_PRICES_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def cache_dir() -> Path:
+    if explicit := os.environ.get(CACHE_DIR_ENV):
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "elastic-gpu"
+
+
+def fetch_time(now: datetime) -> str:
+    return now.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+
+
+class PriceCache:
+    """Fetched quotes by cloud, region and item, in one JSON file; a quote older than `ttl` is not used."""
+
+    def __init__(self, path: Path | None = None, ttl: timedelta = LIVE_PRICE_TTL) -> None:
+        self.path = path or cache_dir() / CACHE_FILE
+        self.ttl = ttl
+
+    def _read(self) -> dict[str, dict[str, Any]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # no cache yet, or a damaged one: fetched again
+        return data if isinstance(data, dict) else {}
+
+    def get(self, cloud: str, region: str, item: str, now: datetime) -> Quote | None:
+        entry = self._read().get(f"{cloud}/{region}/{item}")
+        if not isinstance(entry, dict):
+            return None
+        try:
+            fetched = datetime.strptime(str(entry["fetched"]), "%Y-%m-%dT%H:%MZ").replace(tzinfo=timezone.utc)
+            quote = Quote(entry.get("on_demand"), entry.get("spot"), str(entry["source"]), str(entry["fetched"]))
+        except (KeyError, ValueError):
+            return None
+        return quote if now - fetched <= self.ttl else None
+
+    def put(self, cloud: str, region: str, quotes: Mapping[str, Quote]) -> None:
+        data = self._read()
+        for item, q in quotes.items():
+            data[f"{cloud}/{region}/{item}"] = {
+                "on_demand": q.on_demand,
+                "spot": q.spot,
+                "source": q.source,
+                "fetched": q.fetched,
+            }
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+            tmp.replace(self.path)
+        except OSError:
+            pass  # a read-only home: the figures are used, only not kept
+
+
+@dataclass
+class LiveBook:
+    """The live quotes the tools read in this process, and what they say about them (fallbacks)."""
+
+    quotes: dict[tuple[str, str, str], Quote] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+_BOOK = LiveBook()
+
+
+def live_book() -> LiveBook:
+    return _BOOK
+
+
+def clear_live_prices() -> None:
+    _BOOK.quotes.clear()
+    _BOOK.notes.clear()
+
+
+def live_quote(cloud: str, region: str, item: str) -> Quote | None:
+    """The live quote read for ``item`` in ``region`` in this process, None if none was (the table answers)."""
+    return _BOOK.quotes.get((cloud, region, item))
+
+
+def read_live_prices(
+    cloud: str,
+    region: str,
+    items: Sequence[str],
+    source: LivePrices | None,
+    cache: PriceCache | None = None,
+    now: datetime | None = None,
+) -> None:
+    """Fill the book with ``items``' prices in ``region``: the cache's fresh answers, then the source's for the
+    rest (kept in the cache). An unreachable source, or none, leaves the table to answer and says so once."""
+    now = now or datetime.now(timezone.utc)
+    cache = cache or PriceCache()
+    wanted = [i for i in dict.fromkeys(items) if (cloud, region, i) not in _BOOK.quotes]
+    missing = []
+    for item in wanted:
+        if (hit := cache.get(cloud, region, item, now)) is not None:
+            _BOOK.quotes[(cloud, region, item)] = hit
+        else:
+            missing.append(item)
+    if not missing:
+        return
+    if source is None:
+        note = f"{get_cloud(cloud).facts.service} has no live price source here: table rows used ({TABLE_PATH})"
+        if note not in _BOOK.notes:
+            _BOOK.notes.append(note)
+        return
+    try:
+        fetched = source.quotes(region, missing, now)
+    except PriceSourceUnavailable as exc:
+        note = f"live prices from {source.name} unreachable ({exc}): table rows used for {region}"
+        if note not in _BOOK.notes:
+            _BOOK.notes.append(note)
+        return
+    cache.put(cloud, region, fetched)
+    for item, quote in fetched.items():
+        _BOOK.quotes[(cloud, region, item)] = quote

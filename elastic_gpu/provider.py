@@ -26,7 +26,7 @@ Capabilities only some clouds have are small protocols a provider implements too
 (never looked up by name): `OwnProvisioner` (a provisioner of its own that the simulation models),
 `AccountPreflight`, `QueueAdmission` (GKE's Kueue), `GroupOrder` (GKE ComputeClass priorities), `ClusterItems`
 (AKS's System pool, priced outside the pools), `GpuResolver` (EC2 describes a type's GPU), `RunningVersion` (GKE's
-release channel).
+release channel), `LivePriceSource` (the cloud's own prices, read at preview over the shipped table).
 
 Importing a provider loads no cloud SDK: its methods import the cloud's modules when called, so a stack on one
 cloud needs only that cloud's extra, and tables merged over every cloud (mocks, readers, rows) import only the
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from elastic_gpu.node_group_view import NodeGroupView, StackResource
     from elastic_gpu.pool_types import BuiltPool
     from elastic_gpu.preflight import Finding
+    from elastic_gpu.prices import LivePrices
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
     from elastic_gpu.tools.offline.mocks import RemoteComponentMock
     from elastic_gpu.tools.offline.runner import Preview
@@ -415,4 +416,14 @@ class RunningVersion(Protocol):
 
     def running_support(self, status: SupportStatus, props: Mapping[str, Any]) -> SupportStatus:
         """The support status of the version the cluster resource (`props`) will run, from its declared one's."""
+        ...
+
+
+@runtime_checkable
+class LivePriceSource(Protocol):
+    """A reader of the cloud's own on-demand and spot prices (`elastic_gpu/<cloud>/prices.py`), asked at preview
+    when the user wants live prices; the shipped table answers for whatever it cannot (elastic_gpu/prices.py)."""
+
+    def price_source(self) -> LivePrices:
+        """The cloud's price source (built on each call: it holds no state across programs)."""
         ...

@@ -101,6 +101,46 @@ def _eks_get_addon_version(args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _pricing_get_product(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.pricing.getProduct (elastic_gpu/aws/prices.py): the shipped table's on-demand price as a price-list
+    product, so offline figures are the table's; a type the table lacks is the API's "no product" error."""
+    from elastic_gpu.prices import price_row
+
+    filters = {f.get("field"): f.get("value") for f in args.get("filters") or []}
+    item, region = str(filters.get("instanceType")), str(filters.get("regionCode"))
+    row = price_row("aws", region, item)
+    if row is None:
+        raise InvokeFailed(f"Pricing product query did not return any elements ({item} in {region})")
+    dimension = {"unit": "Hrs", "pricePerUnit": {"USD": f"{row.on_demand:.10g}"}}
+    product: dict[str, Any] = {"product": {"attributes": {"instanceType": item, "regionCode": region}}}
+    product["terms"] = {"OnDemand": {"mock.term": {"priceDimensions": {"mock.dimension": dimension}}}}
+    return {
+        "result": json.dumps(product),
+        "id": item,
+        "serviceCode": args.get("serviceCode"),
+        "filters": args["filters"],
+    }
+
+
+def _ec2_get_spot_price(args: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getSpotPrice: the shipped table's spot price (the same in every zone, so the zones' median is the
+    table's); a type without one is EC2's "no Spot Price History found" error."""
+    from elastic_gpu.prices import price_row
+
+    item, region = str(args.get("instanceType")), str(args.get("region") or MOCK_AWS_REGION)
+    row = price_row("aws", region, item)
+    if row is None or row.spot is None:
+        raise InvokeFailed(f"no Spot Price History found matching criteria ({item} in {region})")
+    return {
+        "spotPrice": f"{row.spot:.10g}",
+        "spotPriceTimestamp": "2026-01-01T00:00:00Z",
+        "instanceType": item,
+        "availabilityZone": args.get("availabilityZone"),
+        "region": region,
+        "id": item,
+    }
+
+
 #: The region an invoke of aws.getRegion answers with when the program's config names none.
 MOCK_AWS_REGION = "us-east-1"
 
@@ -115,6 +155,8 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "aws:ec2/getSubnets:getSubnets": _ec2_get_subnets,
     "aws:ec2/getInstanceType:getInstanceType": _ec2_get_instance_type,
     "aws:eks/getAddonVersion:getAddonVersion": _eks_get_addon_version,
+    "aws:pricing/getProduct:getProduct": _pricing_get_product,
+    "aws:ec2/getSpotPrice:getSpotPrice": _ec2_get_spot_price,
     "aws:index/getRegion:getRegion": lambda args: {
         "name": args.get("region") or MOCK_AWS_REGION,
         "region": args.get("region") or MOCK_AWS_REGION,

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from elastic_gpu.config import StackConfig
     from elastic_gpu.gpu_catalog import GpuSpec
     from elastic_gpu.preflight import Finding
+    from elastic_gpu.prices import LivePrices
     from elastic_gpu.tools.offline.runner import Preview
     from elastic_gpu.tools.simulation.pod import PodShape
     from elastic_gpu.tools.simulation.run import PoolOutcome
@@ -33,7 +34,8 @@ if TYPE_CHECKING:
 
 
 class AwsProvider:
-    """EKS. Also an `OwnProvisioner` (Karpenter), an `AccountPreflight` and a `GpuResolver` (EC2)."""
+    """EKS. Also an `OwnProvisioner` (Karpenter), an `AccountPreflight`, a `GpuResolver` (EC2) and a
+    `LivePriceSource` (the price list and spot price history, through the provider's invokes)."""
 
     name = "aws"
     facts = CloudFacts(
@@ -151,7 +153,7 @@ class AwsProvider:
             node_rolling_fields=replacement.NODE_ROLLING_FIELDS,
         )
 
-    # OwnProvisioner, AccountPreflight, GpuResolver
+    # OwnProvisioner, AccountPreflight, GpuResolver, LivePriceSource
 
     def simulate_pod(
         self, preview: Preview, pod: PodShape, region: str | None, pool: str | None, promise: float | None
@@ -169,6 +171,11 @@ class AwsProvider:
         with importing(self.name):
             import elastic_gpu.aws.gpu_types as gpu_types
         return gpu_types.resolve_gpu(instance_type, region)
+
+    def price_source(self) -> LivePrices:
+        import elastic_gpu.aws.prices as prices  # no SDK at import: the invokes import pulumi_aws when called
+
+        return prices.AwsPriceList()
 
 
 PROVIDER: CloudProvider = AwsProvider()

@@ -25,6 +25,7 @@ from elastic_gpu.provider import (
 if TYPE_CHECKING:
     from elastic_gpu.config import StackConfig
     from elastic_gpu.preflight import Finding
+    from elastic_gpu.prices import LivePrices
     from elastic_gpu.tools.offline.runner import Preview
     from elastic_gpu.tools.simulation.pod import PodShape
     from elastic_gpu.tools.simulation.run import PoolOutcome
@@ -32,8 +33,8 @@ if TYPE_CHECKING:
 
 
 class AzureProvider:
-    """AKS. Also an `OwnProvisioner` (node auto-provisioning), an `AccountPreflight` and `ClusterItems` (the
-    System pool)."""
+    """AKS. Also an `OwnProvisioner` (node auto-provisioning), an `AccountPreflight`, `ClusterItems` (the
+    System pool) and a `LivePriceSource` (the Retail Prices API)."""
 
     name = "azure"
     facts = CloudFacts(
@@ -169,6 +170,11 @@ class AzureProvider:
         with importing(self.name):
             import elastic_gpu.azure.config_rules as config_rules
         return config_rules.cluster_items(cfg)
+
+    def price_source(self) -> LivePrices:
+        import elastic_gpu.azure.prices as prices  # urllib only: no SDK
+
+        return prices.AzureRetailPrices()
 
 
 PROVIDER: CloudProvider = AzureProvider()

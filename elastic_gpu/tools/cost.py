@@ -23,10 +23,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.config import PriceOverride
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.node_group_view import NodeGroupView
-from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH, price_row
+from elastic_gpu.prices import (
+    HOURS_PER_MONTH,
+    SOURCE_SEPARATOR,
+    TABLE_PATH,
+    live_book,
+    live_prices_requested,
+    live_quote,
+    price_row,
+    read_live_prices,
+)
+from elastic_gpu.provider import LivePriceSource
 
 #: Spot eviction (re-run) rate when neither the price row, the stack config nor the command
 #: gives one: the 5% Azure's portal showed for D4s_v3 in UK South (price source canonical-blog-2022; an
@@ -50,25 +61,59 @@ class ItemPrice:
     date: str | None  #: the row's date; None for an override with no row under it
 
 
+def base_price(cloud: str, region: str, item: str) -> ItemPrice | None:
+    """The price of ``item`` in ``region`` before the user's overrides: the live quote read this run (when live
+    prices were asked for, elastic_gpu/prices.py), its missing figures from the table row; else the row."""
+    row = price_row(cloud, region, item)
+    live = live_quote(cloud, region, item)
+    if live is None:
+        return (
+            None if row is None else ItemPrice(item, row.on_demand, row.spot, row.eviction_rate, row.source, row.date)
+        )
+    on_demand = live.on_demand if live.on_demand is not None else (row.on_demand if row else None)
+    if on_demand is None:
+        return None
+    spot = live.spot if live.spot is not None else (row.spot if row else None)
+    row_used = row is not None and (live.on_demand is None or live.spot is None or row.eviction_rate is not None)
+    keys = [live.source, *([row.source] if row is not None and row_used else [])]
+    dates = [live.fetched, *([row.date] if row is not None and row_used else [])]
+    return ItemPrice(item, on_demand, spot, row.eviction_rate if row else None, SOURCE_SEPARATOR.join(keys), min(dates))
+
+
 def item_price(cloud: str, region: str | None, item: str, overrides: Overrides | None = None) -> ItemPrice | None:
-    """The effective price of ``item`` in ``region``; None when neither table nor override has one."""
-    row = price_row(cloud, region, item) if region else None
+    """The effective price of ``item`` in ``region``; None when neither table, live source nor override has one."""
+    base = base_price(cloud, region, item) if region else None
     override = (overrides or {}).get(item)
     if override is None:
-        if row is None:
-            return None
-        return ItemPrice(item, row.on_demand, row.spot, row.eviction_rate, row.source, row.date)
-    on_demand = override.on_demand if override.on_demand is not None else (row.on_demand if row else None)
+        return base
+    on_demand = override.on_demand if override.on_demand is not None else (base.on_demand if base else None)
     if on_demand is None:
         return None  # config validation asks for onDemand where there is no row; a policy override always has it
     return ItemPrice(
         item,
         on_demand,
-        override.spot if override.spot is not None else (row.spot if row else None),
-        override.eviction_rate if override.eviction_rate is not None else (row.eviction_rate if row else None),
-        f"{OVERRIDE_SOURCE}+{row.source}" if row else OVERRIDE_SOURCE,
-        row.date if row else None,
+        override.spot if override.spot is not None else (base.spot if base else None),
+        override.eviction_rate if override.eviction_rate is not None else (base.eviction_rate if base else None),
+        f"{OVERRIDE_SOURCE}+{base.source}" if base else OVERRIDE_SOURCE,
+        base.date if base else None,
     )
+
+
+def read_live_prices_of(pools: Sequence[NodeGroupView]) -> list[str]:
+    """Read the pools' live prices (each cloud's `LivePriceSource`, cached) when the user asked for them
+    (`ELASTIC_GPU_LIVE_PRICES`), so that every report and the gate price from the same figures; returns what
+    the reading says (a source unreachable, a cloud without one). Without the setting nothing is read."""
+    if not live_prices_requested():
+        return []
+    wanted: dict[tuple[str, str], list[str]] = {}
+    for p in pools:
+        if p.region:
+            wanted.setdefault((p.cloud, p.region), []).extend([*p.instance_types, *(a for a, _ in p.accelerators)])
+    for (cloud, region), items in wanted.items():
+        provider = get_cloud(cloud)
+        source = provider.price_source() if isinstance(provider, LivePriceSource) else None
+        read_live_prices(cloud, region, items, source)
+    return list(live_book().notes)
 
 
 @dataclass(frozen=True)
@@ -175,6 +220,17 @@ def price_hints(prices: Sequence[tuple[NodePrice, str | None, bool]]) -> list[st
     return hints
 
 
+def live_sources(prices: Sequence[NodePrice]) -> list[str]:
+    """The live sources these prices read, each with when it was fetched ("azure-retail-prices fetched
+    2026-11-27T03:10Z"): what a report prints beside the table's path."""
+    keys = {k for p in prices for k in (p.source or "").split(SOURCE_SEPARATOR)}
+    fetched: dict[str, set[str]] = {}
+    for quote in live_book().quotes.values():
+        if quote.source in keys:
+            fetched.setdefault(quote.source, set()).add(quote.fetched)
+    return [f"{name} fetched {min(times)}" for name, times in sorted(fetched.items())]
+
+
 #: Flex-start nodes bill at Dynamic Workload Scheduler prices: "discounts (up to 53%) on vCPUs, GPUs and TPUs",
 #: pay as you go (GKE docs, concepts/dws "Flex-start pricing"). The price table has no flex-start rows (no
 #: per-SKU figure was found), so a flex-start pool is priced at on-demand: an upper bound.
@@ -242,6 +298,7 @@ def pool_cost(pool: NodeGroupView, overrides: Overrides | None = None, *, upper_
     that may launch any of its types, a Karpenter NodePool) as the most expensive of its types on its own
     capacity type."""
     types = pool.instance_types or ["?"]
+    read_live_prices_of([pool])  # the gate run on its own (a policy pack) reads what the preview read
 
     def priced(t: str) -> PoolCost:
         price = node_price(pool.cloud, pool.region, t, pool.accelerators, overrides)
@@ -340,6 +397,15 @@ class StackCost:
     @property
     def hints(self) -> list[str]:
         return price_hints([(c.price, c.pool.region, c.pool.spot) for c in self.pools])
+
+    @property
+    def live_sources(self) -> list[str]:
+        return live_sources([c.price for c in self.pools])
+
+    @property
+    def notes(self) -> list[str]:
+        """What reading live prices said (a source unreachable: the table answered), this process."""
+        return list(live_book().notes)
 
 
 def _max_total(costs: Sequence[PoolCost]) -> float:

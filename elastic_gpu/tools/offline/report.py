@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from elastic_gpu.node_group_view import KARPENTER_GROUP, NodeGroupView, stack_pools
-from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH
+from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH, live_book
 from elastic_gpu.scheduling import POOL_LABEL
 from elastic_gpu.tools.cost import (
     DEFAULT_EVICTION_RATE,
@@ -21,6 +21,7 @@ from elastic_gpu.tools.cost import (
     PoolWork,
     StackCost,
     WorkCost,
+    live_sources,
     pools_work,
     price_hints,
     stack_cost,
@@ -159,6 +160,7 @@ def cost_json(cost: StackCost) -> dict[str, Any]:
             "max_excludes": cost.max_excludes,
         },
         "hints": cost.hints,
+        **({"price_notes": cost.notes} if cost.notes else {}),
     }
 
 
@@ -201,7 +203,9 @@ def _priced_as(c: PoolCost) -> str:
 
 def _prices_from(prices: list[NodePrice], regions: list[str]) -> str:
     overridden = any(OVERRIDE_SOURCE in (p.source or "").split("+") for p in prices)
-    where = f"USD list prices from {TABLE_PATH}" + (" and the stack config's `prices`" if overridden else "")
+    live = live_sources(prices)
+    where = f"USD list prices from {TABLE_PATH}" + (f", live from {', '.join(live)}" if live else "")
+    where += " and the stack config's `prices`" if overridden else ""
     return f"{where}, region {', '.join(regions)}"
 
 
@@ -260,6 +264,7 @@ def render_cost(cost: StackCost) -> list[str]:
             "above is the worst case (each at its largest)."
         )
     lines += [f"  n/a: {hint}" for hint in cost.hints]
+    lines += [f"  Prices: {note}." for note in cost.notes]
     return lines
 
 
@@ -372,6 +377,7 @@ def work_json(stack: str, gpu_hours: float, works: list[PoolWork]) -> dict[str, 
             "excludes": total.excludes,
         },
         "hints": price_hints([(p.price, p.region, p.spot) for p in works]),
+        **({"price_notes": list(live_book().notes)} if live_book().notes else {}),
     }
 
 
@@ -445,4 +451,5 @@ def render_work(stack: str, gpu_hours: float, works: list[PoolWork]) -> str:
                 f"(GKE creates it per pod); worst case, as {p.worst_price.label}: {figures}."
             )
     lines += [f"  n/a: {hint}" for hint in price_hints([(p.price, p.region, p.spot) for p in works])]
+    lines += [f"  Prices: {note}." for note in live_book().notes]
     return "\n".join(lines)
