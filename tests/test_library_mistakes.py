@@ -443,3 +443,26 @@ EksCluster("c", EksClusterArgs(cluster_name="c", region="us-west-2", zones=["us-
         "EksCluster 'c': EksClusterArgs.nat_gateways: 'perzone' is not allowed; did you mean 'perZone'? "
         "allowed: perZone, single"
     ]
+
+
+def test_an_eks_cluster_s_region_is_the_aws_provider_s(tmp_path, capsys) -> None:
+    source = """
+import pulumi, pulumi_aws as aws
+from elastic_gpu import EksCluster, EksClusterArgs
+args = EksClusterArgs(cluster_name="c", region="eu-west-1", zones=["eu-west-1a"], kubernetes_version="1.35",
+                      tags={"project": "p", "cost-center": "c"})
+EksCluster("c", args, opts=OPTS)
+"""
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "Pulumi.yaml").write_text("name: consumer\nruntime: python\nstackConfigDir: stacks\n")
+    (tmp_path / "stacks" / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n")
+    (tmp_path / "__main__.py").write_text(source.replace("OPTS", "None"))
+    assert main(["preview", "--program", str(tmp_path), "--stack", "dev"]) == 2
+    assert (
+        "EksCluster 'c': EksClusterArgs.region: 'eu-west-1', but the AWS provider deploys to 'us-east-1' (aws:region)"
+        in capsys.readouterr().err
+    )
+    # A provider the program passes decides the region itself.
+    explicit = 'pulumi.ResourceOptions(providers={"aws": aws.Provider("eu", region="eu-west-1")})'
+    (tmp_path / "__main__.py").write_text(source.replace("OPTS", explicit))
+    assert main(["preview", "--program", str(tmp_path), "--stack", "dev"]) == 0

@@ -115,6 +115,22 @@ def eks_cluster_problems(name: str, args: EksClusterArgs) -> list[str]:
     )
 
 
+def _provider_region_problems(name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None) -> list[str]:
+    """The default AWS provider's region (`aws:region`) is where the VPC, the cluster and its node groups go:
+    another region than `region` would put them where its zones do not exist. A provider the program passes
+    (`opts`) is its own choice, not known before deployment."""
+    explicit = opts is not None and (opts.provider is not None or bool(opts.providers))
+    configured = pulumi.Config("aws").get("region")
+    if explicit or configured is None or configured == args.region:
+        return []
+    return [
+        f"EksCluster '{name}': EksClusterArgs.region: {args.region!r}, but the AWS provider deploys to "
+        f"{configured!r} (aws:region), where the VPC, the cluster and its node groups would go; set aws:region to "
+        f"{args.region!r}, or pass a provider of that region (opts=pulumi.ResourceOptions(providers="
+        f'{{"aws": aws.Provider("...", region="{args.region}")}}))'
+    ]
+
+
 @documented_component(EksClusterArgs, handle=EksClusterHandle)
 class EksCluster(pulumi.ComponentResource):
     """An EKS cluster with no default node group, its VPC, IAM roles and an OIDC provider.
@@ -349,7 +365,10 @@ class EksCluster(pulumi.ComponentResource):
         )
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
-        raise_if(eks_cluster_problems(name, args), source=f"EksCluster '{name}'")
+        raise_if(
+            eks_cluster_problems(name, args) + _provider_region_problems(name, args, opts),
+            source=f"EksCluster '{name}'",
+        )
         super().__init__(TYPE_TOKEN, name, handle_inputs(args.zones, args.kubernetes_version), opts)
         self.args = args
         child = pulumi.ResourceOptions(parent=self)

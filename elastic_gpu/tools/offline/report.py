@@ -206,7 +206,7 @@ def _prices_from(prices: list[NodePrice], regions: list[str]) -> str:
     live = live_sources(prices)
     where = f"USD list prices from {TABLE_PATH}" + (f", live from {', '.join(live)}" if live else "")
     where += " and the stack config's `prices`" if overridden else ""
-    return f"{where}, region {', '.join(regions)}"
+    return f"{where}, region {', '.join(regions) or 'unknown'}"
 
 
 def render_cost(cost: StackCost) -> list[str]:
