@@ -34,8 +34,9 @@ from elastic_gpu.tools.simulation.templates import (
 ASG_TAG = "aws:autoscaling/tag:Tag"
 #: What an EKS AL2023 node keeps (awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go
 #: withDefaultReservedResources): kube-reserved (`eks_kube_reserved`) and the kubelet's 100Mi hard eviction.
-#: The autoscaler's node has no maxPods figure here: the 255 MiB base is a lower bound, and a pod near the
-#: node's memory is reported "fits only if".
+#: For the autoscaler's node the 11 MiB per pod are left out (nodeadm takes maxPods from the instance, as
+#: `ENI_MAX_PODS` does for Karpenter): the 255 MiB base is a lower bound, and a pod near the node's memory is
+#: reported "fits only if".
 AL2023_RESERVE_SOURCE = "EKS AL2023 nodeadm kube-reserved (11 MiB per pod on top) and 100Mi eviction"
 
 #: Pods an EKS node runs with the VPC CNI: ENIs of the default network card x (IPv4 addresses per ENI - 1) + 2
