@@ -33,17 +33,63 @@ from elastic_gpu.tools.simulation.templates import (
 
 ASG_TAG = "aws:autoscaling/tag:Tag"
 #: What an EKS AL2023 node keeps (awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go
-#: withDefaultReservedResources): kube-reserved CPU by tiers, memory 11 MiB x maxPods + 255 MiB, and the
-#: kubelet's 100Mi hard eviction. maxPods comes from the instance's ENIs, not known here: the 255 MiB base
-#: is a lower bound, and a pod near the node's memory is reported "fits only if".
+#: withDefaultReservedResources): kube-reserved (`eks_kube_reserved`) and the kubelet's 100Mi hard eviction.
+#: For the autoscaler's node the 11 MiB per pod are left out (nodeadm takes maxPods from the instance, as
+#: `ENI_MAX_PODS` does for Karpenter): the 255 MiB base is a lower bound, and a pod near the node's memory is
+#: reported "fits only if".
 AL2023_RESERVE_SOURCE = "EKS AL2023 nodeadm kube-reserved (11 MiB per pod on top) and 100Mi eviction"
+
+#: Pods an EKS node runs with the VPC CNI: ENIs of the default network card x (IPv4 addresses per ENI - 1) + 2
+#: (aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go:485-505 ENILimitedPods, the
+#: formula of amazon-eks-ami's eni-max-pods.txt), from EC2's figures for each catalog type as that tag
+#: records them (pkg/providers/instancetype/zz_generated.vpclimits.go, e.g. g4dn.xlarge :5138).
+ENI_MAX_PODS: dict[str, int] = {
+    "g4dn.xlarge": 29,
+    "g4dn.2xlarge": 29,
+    "g4dn.4xlarge": 29,
+    "g4dn.8xlarge": 58,
+    "g4dn.12xlarge": 234,
+    "g5.xlarge": 58,
+    "g5.2xlarge": 58,
+    "g5.4xlarge": 234,
+    "g5.8xlarge": 234,
+    "g5.12xlarge": 737,
+    "g5.48xlarge": 345,
+    "g6.xlarge": 58,
+    "g6.2xlarge": 58,
+    "g6.4xlarge": 234,
+    "g6.12xlarge": 234,
+    "g6e.xlarge": 58,
+    "g6e.2xlarge": 58,
+    "g6e.4xlarge": 234,
+    "g6e.16xlarge": 737,
+    "g6e.24xlarge": 492,
+    "g6e.48xlarge": 492,
+    "p3.2xlarge": 58,
+    "p3.8xlarge": 234,
+    "p3.16xlarge": 234,
+    "p4d.24xlarge": 737,
+    "p5.48xlarge": 100,
+    "p5e.48xlarge": 100,
+    "p5en.48xlarge": 198,
+    "p6-b200.48xlarge": 198,
+}
+
+
+def eks_kube_reserved(vcpus: float, max_pods: int) -> dict[str, float]:
+    """EKS's kube-reserved CPU and memory: CPU by tiers, memory 11 MiB x maxPods + 255 MiB. One formula that
+    two places apply: the AL2023 node image (nodeadm, above) and Karpenter when it decides a type fits
+    (aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go:522-552 kubeReservedResources,
+    the same CPU ranges and 11*pods+255 Mi)."""
+    return {"cpu": tiered_cpu_reserve(vcpus), "memory": (11 * max_pods + 255) * MIB}
 
 
 def al2023_reserve(allocatable: dict[str, float]) -> dict[str, float]:
     cpu, memory = allocatable.get("cpu", 0.0), allocatable.get("memory", 0.0)
     if math.isinf(cpu) or math.isinf(memory):
         return {}
-    return {"cpu": tiered_cpu_reserve(cpu), "memory": 255 * MIB + EVICTION_HARD_MEMORY}
+    reserved = eks_kube_reserved(cpu, 0)
+    return {"cpu": reserved["cpu"], "memory": reserved["memory"] + EVICTION_HARD_MEMORY}
 
 
 def node_templates(preview: Preview, views: list[NodeGroupView]) -> list[NodeTemplate]:

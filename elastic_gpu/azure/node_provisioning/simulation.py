@@ -43,12 +43,24 @@ The figures are the times of decisions (the VM's boot time comes on top), as for
 
 from __future__ import annotations
 
+import math
+
 from elastic_gpu.azure.node_provisioning.objects import NODE_CLASS_API, NODE_CLASS_KIND, SKU_NAME_KEY
+from elastic_gpu.gpu_catalog import GpuInstanceType
 from elastic_gpu.karpenter_core import CORE
+from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.backoff import MINUTE, SPOT_RETURNS_AFTER, Constant
 from elastic_gpu.tools.simulation.karpenter import CONSTANTS as CORE_CONSTANTS
-from elastic_gpu.tools.simulation.karpenter import GIB, NEXT_LOOP, KarpenterModel, Seconds, after_failures
+from elastic_gpu.tools.simulation.karpenter import (
+    GIB,
+    NEXT_LOOP,
+    KarpenterModel,
+    Seconds,
+    TypeResources,
+    after_failures,
+)
+from elastic_gpu.tools.simulation.templates import MIB
 from elastic_gpu.tools.simulation.timings import Evidence
 
 _AZURE = "Azure/karpenter-provider-azure v1.14.2"
@@ -138,12 +150,58 @@ def first_node(spot: bool, fallback: bool, spot_skus: int, one_node_pool: bool =
 
 
 def os_disk(preview: Preview, node_class: str) -> float | None:
-    """Bytes of the OS disk the AKSNodeClass gives its nodes (osDiskSizeGB): their ephemeral storage."""
+    """Bytes of the OS disk the AKSNodeClass gives its nodes (osDiskSizeGB): their ephemeral storage, in
+    decimal gigabytes as the provider counts it (pkg/providers/instancetype/instancetype.go:338-340
+    ephemeralStorage, resource.Giga)."""
     for r in preview.of_type(NODE_CLASS_TYPE):
         if (r.inputs.get("metadata") or {}).get("name") == node_class:
             size = (r.inputs.get("spec") or {}).get("osDiskSizeGB")
-            return float(size) * GIB if isinstance(size, int | float) else None
+            return float(size) * 1e9 if isinstance(size, int | float) else None
     return None
+
+
+_SIZES = f"{_AZURE} pkg/providers/instancetype/instancetype.go"
+#: The share of a size's memory the provider takes off as the VM's overhead (pkg/operator/options/options.go:110
+#: vm-memory-overhead-percent, its default; what AKS's managed deployment sets is not documented).
+VM_MEMORY_OVERHEAD_PERCENT = 0.075
+#: kube-reserved as tax brackets (instancetype.go:45-89, Calculate :102-118): memory in GiB of the size's
+#: memory, CPU in cores: (upper bound, rate) from 0 upwards.
+RESERVED_MEMORY_BRACKETS_GIB = ((4.0, 0.25), (8.0, 0.20), (16.0, 0.10), (128.0, 0.06), (math.inf, 0.02))
+RESERVED_CPU_BRACKETS = ((1.0, 0.06), (2.0, 0.04), (4.0, 0.02), (math.inf, 0.01))
+#: The eviction threshold (instancetype.go:42 DefaultMemoryAvailable, :367-371); no system-reserved (:346-353).
+EVICTION_MEMORY = 750 * MIB
+OVERHEAD_SOURCE = (
+    f"Karpenter's Azure overhead, {_SIZES}: kube-reserved by tax brackets, 750Mi eviction, "
+    f"{VM_MEMORY_OVERHEAD_PERCENT:.1%} VM memory overhead"
+)
+
+
+def _tax(brackets: tuple[tuple[float, float], ...], amount: float) -> float:
+    tax, lower = 0.0, 0.0
+    for upper, rate in brackets:
+        if lower > amount:
+            break
+        tax += (min(upper, amount) - lower) * rate
+        lower = upper
+    return tax
+
+
+def type_resources(row: GpuInstanceType, disk: float | None) -> TypeResources:
+    """A VM size as the provider sizes it (instancetype.go:120-140 newInstanceType): the whole GiB of its
+    memory less the VM overhead (:326-336), kube-reserved by brackets of the size's vCPUs and memory
+    (:355-365, millicores and MiB truncated) and the 750Mi eviction threshold."""
+    gib = int(row.memory_gib) * GIB
+    capacity = {
+        "cpu": float(row.vcpus),
+        "memory": float(gib - math.ceil(gib * VM_MEMORY_OVERHEAD_PERCENT)),
+        GPU_RESOURCE: float(row.gpus),
+    }
+    if disk is not None:
+        capacity[EPHEMERAL_STORAGE] = disk
+    memory_mib = int(1024 * _tax(RESERVED_MEMORY_BRACKETS_GIB, row.memory_gib))
+    cpu_milli = int(1000 * _tax(RESERVED_CPU_BRACKETS, row.vcpus))
+    overhead = {"cpu": cpu_milli / 1000, "memory": float(memory_mib * MIB + EVICTION_MEMORY)}
+    return TypeResources(capacity, overhead, OVERHEAD_SOURCE)
 
 
 MODEL = KarpenterModel(
@@ -158,4 +216,5 @@ MODEL = KarpenterModel(
         "AKS docs, node auto-provisioning (a managed deployment of the open-source Karpenter provider for "
         f"Azure, version chosen by AKS); the clocks are {_AZURE}'s code as the docs describe it",
     ),
+    type_resources=type_resources,
 )

@@ -160,6 +160,10 @@ class Machine:
     cap: int = MAX_BACKOFF.seconds
     #: how the attempt time is derived, for the report
     source: str = ""
+    #: the attempt of a group asked in the loop that saw the previous one fail, where it is shorter than
+    #: `attempt` (EKS: removing the failed placeholder forces the next loop's ASG refresh, so the refresh's
+    #: phase is known); None: `attempt`
+    chained_attempt: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -204,6 +208,12 @@ def _fail(state: _State, i: int, attempt: int, machine: Machine) -> _State:
     return tuple(later)
 
 
+def _chained(state: _State, machine: Machine) -> bool:
+    """Is this decision in the loop that saw a group fail? Its backoff was set in this loop (`_fail`); any
+    time that passes since leaves every record below it."""
+    return any(duration and left == duration - machine.lag for duration, left in state)
+
+
 class _Graph:
     """The decisions reachable from the first one, for one attempt time and one goal."""
 
@@ -214,8 +224,10 @@ class _Graph:
         machine: Machine,
         attempt: int,
         step: int,
+        chained: int | None = None,
     ) -> None:
         self.groups, self.delivers, self.machine, self.attempt, self.step = groups, delivers, machine, attempt, step
+        self.chained = attempt if chained is None else chained
         # Groups that behave alike (same tier, spot, fate) are interchangeable: states are kept sorted within a class.
         keys = [(g.tier, g.spot, delivers(g)) for g in groups]
         self.classes = [[i for i, k in enumerate(keys) if k == key] for key in dict.fromkeys(keys)]
@@ -247,7 +259,8 @@ class _Graph:
             if self.delivers(self.groups[i]):
                 out.append((0, None))
             else:
-                out.append((self.attempt, self.canonical(_fail(state, i, self.attempt, self.machine))))
+                attempt = self.chained if _chained(state, self.machine) else self.attempt
+                out.append((attempt, self.canonical(_fail(state, i, attempt, self.machine))))
         return out
 
     def span(self) -> Span | None:
@@ -320,10 +333,11 @@ def _longest(start: _State, graph: dict[_State, list[tuple[int, _State | None]]]
     return result if result is not None and result >= 0 else None
 
 
-def _ends(machine: Machine) -> tuple[tuple[int, int], tuple[int, int]]:
-    """(attempt, loop after a backoff) at both ends: the shortest with the quickest loop, the longest
-    with a whole scan interval."""
-    return (machine.attempt[0], SECOND), (machine.attempt[1], machine.scan)
+def _ends(machine: Machine) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(attempt, loop after a backoff, chained attempt) at both ends: the shortest with the quickest loop,
+    the longest with a whole scan interval."""
+    chained = machine.chained_attempt or machine.attempt
+    return (machine.attempt[0], SECOND, chained[0]), (machine.attempt[1], machine.scan, chained[1])
 
 
 def span(groups: Sequence[Group], delivers: Callable[[Group], bool], machine: Machine) -> Span | None:
@@ -331,8 +345,8 @@ def span(groups: Sequence[Group], delivers: Callable[[Group], bool], machine: Ma
     draw between equals; None when no run ever asks one (e.g. spot groups cycling through backoff)."""
     spans = []
     # The shortest attempt with the quickest loop after a backoff; the longest with a whole scan interval.
-    for (attempt, step), start in zip(_ends(machine), machine.start, strict=True):
-        s = _Graph(groups, delivers, machine, attempt, step).span()
+    for (attempt, step, chained), start in zip(_ends(machine), machine.start, strict=True):
+        s = _Graph(groups, delivers, machine, attempt, step, chained).span()
         if s is not None:
             spans.append(Span(s.best + start, None if s.worst is None else s.worst + start))
     if not spans:
@@ -347,8 +361,8 @@ def first_node_after_return(groups: Sequence[Group], machine: Machine, returns_a
     asked, best and worst over the attempt times and draws. Always finite: after T every group is free
     within the backoff cap."""
     results = []
-    for (attempt, step), first in zip(_ends(machine), machine.start, strict=True):
-        graph = _Graph(groups, lambda g: not g.spot, machine, attempt, step)
+    for (attempt, step, chained), first in zip(_ends(machine), machine.start, strict=True):
+        graph = _Graph(groups, lambda g: not g.spot, machine, attempt, step, chained)
         start = (first, graph.canonical(tuple(_NONE for _ in groups)))
         # Every decision (time, state) reachable before a delivering group is asked; time always grows.
         children: dict[tuple[int, _State], list[tuple[int, tuple[int, _State] | None]]] = {}
@@ -379,7 +393,7 @@ def timeline(
     """One run, always drawing the first of equals: (seconds after the first decision, group asked) per decision, to the
     first that delivers; "-" where nothing could be asked (every group backed off). For the report
     and the tests' hand-worked timelines."""
-    attempt, step = (machine.attempt[1], machine.scan) if slow else (machine.attempt[0], SECOND)
+    attempt, step, chained = _ends(machine)[1 if slow else 0]
     state: _State = tuple(_NONE for _ in groups)
     t, out = 0, []
     for _ in range(limit):
@@ -393,5 +407,6 @@ def timeline(
         out.append((t, groups[i].name))
         if delivers(groups[i]):
             break
-        t, state = t + attempt, _fail(state, i, attempt, machine)
+        took = chained if _chained(state, machine) else attempt
+        t, state = t + took, _fail(state, i, took, machine)
     return out

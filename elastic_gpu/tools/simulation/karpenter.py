@@ -15,15 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import GpuInstanceType, gpu_instance_type
 from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, duration_seconds
 from elastic_gpu.node_group_view import KARPENTER_GROUP, NodeGroupView
 from elastic_gpu.prices import HOURS_PER_MONTH
-from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
+from elastic_gpu.scheduling import EPHEMERAL_STORAGE
 from elastic_gpu.tools.cost import Overrides, node_price
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.backoff import Constant
-from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
+from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit, near_fit
 from elastic_gpu.tools.simulation.pod import PodShape
 from elastic_gpu.tools.simulation.timings import Evidence
 
@@ -68,6 +68,21 @@ def to_zero(consolidate_after_seconds: int) -> int:
 
 
 @dataclass(frozen=True)
+class TypeResources:
+    """An instance type as its Karpenter provider reports it to the scheduler: `capacity` (the VM's memory
+    less the provider's VM overhead estimate; the node class's disk as ephemeral storage) and `overhead`
+    (kube-reserved, system-reserved and the eviction threshold). The scheduler fits a pod on capacity less
+    overhead (kubernetes-sigs/karpenter v1.14.1 pkg/cloudprovider/types.go:271-280 computeAllocatable, :461
+    InstanceTypeOverhead.Total) less the DaemonSet pods that would run there (scheduling/scheduler.go:972-1001
+    buildDaemonOverheadGroups, nodeclaim.go:541 filterInstanceTypesByRequirements)."""
+
+    capacity: dict[str, float]
+    overhead: dict[str, float]
+    #: where the overhead's figures come from, as a fit message names it
+    source: str
+
+
+@dataclass(frozen=True)
 class KarpenterModel:
     """One cloud's Karpenter, as the simulation needs it."""
 
@@ -84,6 +99,8 @@ class KarpenterModel:
     source: str
     #: what the figures rest on (Karpenter on EKS: its code at the tag this library deploys)
     evidence: Evidence
+    #: an instance type (catalog row) and its node class's disk (bytes, None: unknown) as the provider sizes it
+    type_resources: Callable[[GpuInstanceType, float | None], TypeResources]
 
 
 def node_pools(preview: Preview, model: KarpenterModel) -> list[NodeGroupView]:
@@ -101,19 +118,23 @@ def node_pool_templates(
 ) -> list[NodeTemplate]:
     """A NodePool as templates, one per capacity type it allows in the order Karpenter tries them (spot,
     then on-demand: karpenter_core.SPOT_FIRST): the labels and taints its nodes get, the biggest eligible
-    type's resources (the pod fits when some eligible type holds it) and its node class's disk as ephemeral
-    storage, `limits.nodes` as its max (one cap the templates of a NodePool share: `shared_cap`)."""
+    type as its provider sizes it (the pod fits when some eligible type holds it), less that type's
+    overhead and the stack's DaemonSets, as Karpenter's scheduler counts them (`TypeResources`);
+    `limits.nodes` as its max (one cap the templates of a NodePool share: `shared_cap`)."""
+    from elastic_gpu.tools.simulation.templates import daemon_requests
+
     rows = [row for t in view.instance_types if (row := gpu_instance_type(model.cloud, t)) is not None]
     biggest = max(rows, key=lambda row: (row.gpus, row.vcpus, row.memory_gib), default=None)
-    allocatable = (
-        {"cpu": float(biggest.vcpus), "memory": float(biggest.memory_gib * GIB), GPU_RESOURCE: float(biggest.gpus)}
-        if biggest
-        else {"cpu": math.inf, "memory": math.inf}
-    )
-    if (disk := model.disk(preview, view.node_class or "")) is not None:
-        allocatable[EPHEMERAL_STORAGE] = disk
+    disk = model.disk(preview, view.node_class or "")
+    if biggest:
+        sized = model.type_resources(biggest, disk)
+        allocatable, reserved, source = dict(sized.capacity), dict(sized.overhead), sized.source
+    else:
+        allocatable, reserved, source = {"cpu": math.inf, "memory": math.inf}, {}, ""
+        if disk is not None:
+            allocatable[EPHEMERAL_STORAGE] = disk
     capacities = view.capacity_types
-    return [
+    out = [
         NodeTemplate(
             name=view.name,
             resource=view.resource,
@@ -129,9 +150,19 @@ def node_pool_templates(
             zones=list(view.zones),
             region=region,
             shared_cap=view.resource if len(capacities) > 1 else None,
+            reserved=reserved,
+            reserved_source=source,
+            # Karpenter decides on what the node keeps: its template and the node are one.
+            template_reserves=True,
         )
         for capacity in capacities
     ]
+    for t in out:
+        # The DaemonSets whose pods would run on the node (scheduler.go:1020 isDaemonPodCompatible: taints and
+        # requirements), with the kube-proxy DaemonSet EKS and AKS run on every node at the figure the
+        # cluster-autoscaler's templates carry for it.
+        t.daemon_requests = daemon_requests(preview, t)
+    return out
 
 
 def eligible_types(preview: Preview, resources: list[str], model: KarpenterModel) -> list[str]:
@@ -258,4 +289,5 @@ def simulate_pod(
         evidence=model.evidence,
         first_choice_group=first.name,
         fallback_group=fallback.name if fallback else None,
+        fit_notes=[n for t in fits if (n := near_fit(pod, t))],
     )
