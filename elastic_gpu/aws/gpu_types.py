@@ -31,9 +31,9 @@ def spec_of(gpus: list[dict[str, Any]], vcpus: int | None, memory_mib: int | Non
     return GpuSpec(model, int(gpu["count"]), int(vcpus), int(memory_mib) // MIB_PER_GIB)
 
 
-def resolve_gpu(instance_type: str, region: str) -> GpuSpec | str:
-    """The GPU EC2 describes for `instance_type` in `region`, or why it gave none (at preview, with the
-    program's credentials; a type EC2 does not sell is its error)."""
+def resolve_gpu(instance_type: str, region: str | None) -> GpuSpec | str:
+    """The GPU EC2 describes for `instance_type` in `region` (None: the provider's), or why it gave none (at
+    preview, with the program's credentials; a type EC2 does not sell is its error)."""
     import pulumi_aws as aws
 
     try:

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, duration_seconds
 from elastic_gpu.node_group_view import KARPENTER_GROUP, NodeGroupView
 from elastic_gpu.prices import HOURS_PER_MONTH
@@ -103,7 +102,7 @@ def node_pool_templates(
     then on-demand: karpenter_core.SPOT_FIRST): the labels and taints its nodes get, the biggest eligible
     type's resources (the pod fits when some eligible type holds it) and its node class's disk as ephemeral
     storage, `limits.nodes` as its max (one cap the templates of a NodePool share: `shared_cap`)."""
-    rows = [row for t in view.instance_types if (row := gpu_instance_type(model.cloud, t)) is not None]
+    rows = [row for t in view.instance_types if (row := view.gpu_row(t)) is not None]
     biggest = max(rows, key=lambda row: (row.gpus, row.vcpus, row.memory_gib), default=None)
     allocatable = (
         {"cpu": float(biggest.vcpus), "memory": float(biggest.memory_gib * GIB), GPU_RESOURCE: float(biggest.gpus)}
