@@ -112,6 +112,8 @@ def test_at_preview_eks_resolves_the_gpu_of_a_type_the_catalog_lacks(program_dir
     for g in groups:
         assert g.inputs["tags"]["k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu"] == "8"
         assert g.inputs["labels"]["k8s.amazonaws.com/accelerator"] == "nvidia-a100-80gb"
+    # the gate reads the captured resources (and their prices) without asking EC2 again
+    assert not [v for v in run_policies(preview).violations if v.level == "mandatory"]
 
 
 def test_the_offline_mock_describes_catalog_types_as_ec2_does() -> None:
