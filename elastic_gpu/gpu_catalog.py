@@ -151,7 +151,8 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _aws("p3.16xlarge", "v100", 8, 64, 488),
         _aws("p4d.24xlarge", "a100", 8, 96, 1152),
         _aws("p5.48xlarge", "h100", 8, 192, 2048),
-        # H200 (p5e, p5en) and B200 (p6-b200): 8 GPUs, 192 vCPUs, 2048 GiB (EC2 accelerated computing page)
+        # H200 (p5e, p5en) and B200 (p6-b200): 8 GPUs, 192 vCPUs, 2048 GiB as DescribeInstanceTypes gives them
+        # (Karpenter's generated instance-types reference: instance-cpu 192, instance-memory 2097152 MiB)
         _aws("p5e.48xlarge", "h200", 8, 192, 2048),
         _aws("p5en.48xlarge", "h200", 8, 192, 2048),
         _aws("p6-b200.48xlarge", "b200", 8, 192, 2048),
@@ -182,6 +183,8 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _gcp("a2-ultragpu-8g", "a100-80gb", 8, 96, 1360, GCP_A100_80GB),
         _gcp("a3-highgpu-8g", "h100", 8, 208, 1872, GCP_H100),
         _gcp("a3-megagpu-8g", "h100", 8, 208, 1872, GCP_H100_MEGA),
+        # A3 Ultra and A4: Compute Engine "Accelerator-optimized machine family" (A3 Ultra 8 x H200, A4 8 x B200);
+        # the vCPU and GB figures as its machine-type table lists them (224 vCPU; 2,952 GB and 3,968 GB).
         _gcp("a3-ultragpu-8g", "h200", 8, 224, 2952, GCP_H200),
         _gcp("a4-highgpu-8g", "b200", 8, 224, 3968, GCP_B200),
         # Azure: learn.microsoft.com/azure/virtual-machines/sizes (NCasT4_v3, NCv3, NC A100 v4,
@@ -200,8 +203,9 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _azure("Standard_NC40ads_H100_v5", "h100-nvl", 1, 40, 320),
         _azure("Standard_NC80adis_H100_v5", "h100-nvl", 2, 80, 640),
         _azure("Standard_NV36ads_A10_v5", "a10", 1, 36, 440),
-        # ND H100 v5 and ND H200 v5: 8 GPUs, 96 vCPUs (learn.microsoft.com .../sizes/gpu-accelerated/ndh100v5-series,
-        # nd-h200-v5-series)
+        # ND H100 v5: 96 vCPUs, 1900 GiB, 8 x H100 80GB (MicrosoftDocs/azure-docs articles/virtual-machines/sizes/
+        # gpu-accelerated/includes/ndh100v5-series-specs.md). ND H200 v5: 96 vCPUs, 1850 GiB, 8 GPUs (Microsoft's
+        # AKS VM size list, Aspire.Hosting.Azure.Kubernetes StandardNDISRH200V5; Learn's nd-h200-v5-series page).
         _azure("Standard_ND96isr_H100_v5", "h100", 8, 96, 1900),
         _azure("Standard_ND96isr_H200_v5", "h200", 8, 96, 1850),
     )

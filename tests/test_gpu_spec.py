@@ -192,3 +192,40 @@ def _library_program(directory, described: dict | None) -> str:
         "                     zones=['us-east-1a', 'us-east-1b'], kubernetes_version='1.35'))\n"
         f"SpotGpuPool('a100', SpotGpuPoolArgs(cluster=cluster, instance_types=[{TYPE!r}], max_size=2))\n"
     )
+
+
+#: DescribeInstanceTypes' GpuInfo (name, MiB per GPU), as Karpenter's generated instance-types reference lists it
+#: (aws/karpenter-provider-aws website/content/en/docs/reference/instance-types.md, instance-gpu-name/-memory).
+EC2_GPU_INFO = {
+    "g4dn.xlarge": ("t4", 16384),
+    "g5.xlarge": ("a10g", 22888),
+    "g6.xlarge": ("l4", 22888),
+    "g6e.xlarge": ("l40s", 45776),
+    "p4d.24xlarge": ("a100", 40960),
+    "p5.48xlarge": ("h100", 81920),
+    "p5e.48xlarge": ("h200", 144384),
+    "p5en.48xlarge": ("h200", 144384),
+    "p6-b200.48xlarge": ("b200", 183359),
+}
+
+
+@pytest.mark.parametrize(("instance_type", "info"), EC2_GPU_INFO.items())
+def test_the_mock_names_each_gpu_as_ec2_does_and_reads_back_the_catalog_row(instance_type: str, info) -> None:
+    from elastic_gpu.aws.gpu_types import described_instance_type, spec_of
+
+    d = described_instance_type(instance_type)
+    assert d is not None
+    [gpu] = d["gpuses"]
+    assert (gpu["name"].lower(), gpu["memorySize"]) == info
+    row = GPU_INSTANCE_TYPES[("aws", instance_type)]
+    described = [{"count": gpu["count"], "name": gpu["name"], "memory_size": gpu["memorySize"]}]
+    assert spec_of(described, d["defaultVcpus"], d["memorySize"]) == GpuSpec(
+        row.gpu, row.gpus, row.vcpus, row.memory_gib
+    )
+
+
+def test_ec2_tells_the_a100s_apart_by_their_memory() -> None:
+    from elastic_gpu.aws.gpu_types import spec_of
+
+    p4de = [{"count": 8, "name": "A100", "memory_size": 81920}]  # p4de.24xlarge as EC2 describes it
+    assert spec_of(p4de, 96, 1152 * 1024) == GpuSpec("a100-80gb", 8, 96, 1152)
