@@ -163,6 +163,8 @@ def resolved_gpu_spec(args: SpotGpuPoolArgs) -> tuple[SpotGpuPoolArgs, dict[str,
     preview, through the cloud's provider: SpotGpuPool runs under the engine); why the API gave none."""
     if args.gpu_spec is not None or args.checked_by_stack or not isinstance(args.instance_types, list):
         return args, {}
+    if handle_problems("", args.cluster):  # not a cluster handle: reported with the rest, nothing to ask
+        return args, {}
     # EKS asks the provider's region (a handle's region is an Output); GKE asks the pool's first zone.
     zones = list(args.zones or getattr(args.cluster, "zones", None) or [])
     spec, why = resolve_gpu_spec(args.cluster.cloud, args.instance_types, None, zones)
