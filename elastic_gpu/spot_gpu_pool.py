@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pulumi
@@ -164,6 +165,10 @@ def resolved_gpu_spec(args: SpotGpuPoolArgs) -> tuple[SpotGpuPoolArgs, dict[str,
     if args.gpu_spec is not None or args.checked_by_stack or not isinstance(args.instance_types, list):
         return args, {}
     if handle_problems("", args.cluster):  # not a cluster handle: reported with the rest, nothing to ask
+        return args, {}
+    try:  # a Pulumi program runs inside the engine's event loop (run_pulumi_func); outside it no invoke answers
+        asyncio.get_running_loop()
+    except RuntimeError:
         return args, {}
     # EKS asks the provider's region (a handle's region is an Output); GKE asks the pool's first zone.
     zones = list(args.zones or getattr(args.cluster, "zones", None) or [])
