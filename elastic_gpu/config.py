@@ -23,15 +23,15 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import (
     GPU_MODELS,
     GpuSpec,
-    declare_instance_types,
     default_instance_types,
     gpu_instance_type,
     gpu_instance_types,
-    resolving,
+    gpu_spec_problems,
+    resolve_gpu_spec,
 )
 from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.prices import TABLE_PATH, price_row
-from elastic_gpu.provider import ClusterItems, GpuResolver
+from elastic_gpu.provider import ClusterItems
 from elastic_gpu.settings import (  # the autoscaler defaults the AKS cluster's profile reads from here
     DEFAULT_EXPANDER as DEFAULT_EXPANDER,
 )
@@ -319,8 +319,10 @@ def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
     return f"did you mean {close[0]!r}? " if close else ""
 
 
-def parse_stack_config(values: Mapping[str, Any]) -> StackConfig:
-    """Parse and validate the project's config values (keys without namespace)."""
+def parse_stack_config(values: Mapping[str, Any], *, resolve_gpus: bool = False) -> StackConfig:
+    """Parse and validate the project's config values (keys without namespace). `resolve_gpus` (a program
+    under the engine): the GPU of a pool's type the catalog lacks, when no gpuSpec gives it, is asked of the
+    cloud's API (its provider's invoke) and kept as the pool's gpuSpec."""
     problems = [
         f"{key}: unknown key; {did_you_mean(key, TOP_LEVEL_KEYS)}allowed keys: {', '.join(TOP_LEVEL_KEYS)}"
         for key in values
@@ -330,20 +332,41 @@ def parse_stack_config(values: Mapping[str, Any]) -> StackConfig:
         cfg = StackConfig.model_validate({k: v for k, v in values.items() if k in TOP_LEVEL_KEYS})
     except ValidationError as exc:
         raise ConfigError(problems + [_describe(e) for e in exc.errors()]) from None
-    problems += validate_stack(cfg)
+    unresolved: dict[int, dict[str, str]] = {}
+    if resolve_gpus:
+        cfg, unresolved = _resolved_gpus(cfg)
+    problems += validate_stack(cfg, unresolved)
     if problems:
         raise ConfigError(problems)
     return cfg
 
 
-def load_stack_config(config: Mapping[str, Any], project: str = PROJECT) -> StackConfig:
+def _resolved_gpus(cfg: StackConfig) -> tuple[StackConfig, dict[int, dict[str, str]]]:
+    """`cfg` with the gpuSpec the cloud's API gives each pool whose types the catalog lacks and that gives
+    none; why it gave none, by pool index."""
+    pools, unresolved = list(cfg.gpu_pools), {}
+    for i, pool in enumerate(pools):
+        if pool.gpu_spec is not None or not pool.instance_types:
+            continue
+        spec, why = resolve_gpu_spec(cfg.cloud, pool.instance_types, cfg.cluster.region, cfg.cluster.zones)
+        if spec is not None:
+            found = GpuSpecConfig(model=spec.model, count=spec.count, vcpus=spec.vcpus, memory_gib=spec.memory_gib)
+            pools[i] = pool.model_copy(update={"gpu_spec": found})
+        elif why:
+            unresolved[i] = why
+    return cfg.model_copy(update={"gpu_pools": pools}), unresolved
+
+
+def load_stack_config(config: Mapping[str, Any], project: str = PROJECT, *, resolve_gpus: bool = False) -> StackConfig:
     """Parse a stack file's `config:` map (`<project>:<key>` entries; other namespaces, such as
     `aws:region`, belong to providers). A namespace that looks like a typo of ours is an error,
     so a section is never dropped without a word."""
     prefix = f"{project}:"
     problems = namespace_problems(config, project)
     try:
-        cfg = parse_stack_config({k[len(prefix) :]: v for k, v in config.items() if k.startswith(prefix)})
+        cfg = parse_stack_config(
+            {k[len(prefix) :]: v for k, v in config.items() if k.startswith(prefix)}, resolve_gpus=resolve_gpus
+        )
     except ConfigError as exc:
         raise ConfigError(problems + exc.problems) from None
     if problems:
@@ -393,8 +416,9 @@ def load_price_overrides(config: Mapping[str, Any]) -> dict[str, PriceOverride]:
 # --- semantic rules: pure functions over the parsed model --------------------
 
 
-def validate_stack(cfg: StackConfig) -> list[str]:
-    """Every cross-field problem in `cfg`, one message each (empty when valid)."""
+def validate_stack(cfg: StackConfig, unresolved: Mapping[int, Mapping[str, str]] | None = None) -> list[str]:
+    """Every cross-field problem in `cfg`, one message each (empty when valid). `unresolved`: why the cloud's
+    API gave no GPU for a pool's types (by pool index), for the refusal."""
     problems: list[str] = []
     cloud = cfg.cloud
 
@@ -466,7 +490,7 @@ def validate_stack(cfg: StackConfig) -> list[str]:
                 f"{where}.gpusPerNode: only picks instance types from `gpu`; the configured instanceTypes fix the "
                 f"GPU count (got gpusPerNode={pool.gpus_per_node} with {pool.instance_types}); remove one of them"
             )
-        problems += _gpu_type_problems(cfg, where, pool)
+        problems += _gpu_type_problems(cfg, where, pool, (unresolved or {}).get(i, {}))
     problems += cluster_setting_problems(cfg)
     problems += price_override_problems(cfg)
     problems += api_access_problems(cfg)
@@ -565,7 +589,7 @@ def stack_items(cfg: StackConfig) -> list[str]:
             continue  # reported by _gpu_type_problems
         for name in cfg.instance_types(pool):
             types.append(name)
-            row = gpu_instance_type(cfg.cloud, name)
+            row = gpu_instance_type(cfg.cloud, name, gpu_spec(pool))
             if cloud.facts.prices_accelerators and row is not None and row.accelerator:
                 types.append(row.accelerator)
     return list(dict.fromkeys(types))
@@ -615,7 +639,7 @@ def gpu_spec(pool: GpuPoolConfig) -> GpuSpec | None:
     return None if s is None else GpuSpec(s.model, s.count, s.vcpus, s.memory_gib)
 
 
-def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> list[str]:
+def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig, unresolved: Mapping[str, str]) -> list[str]:
     if pool.gpu is None and not pool.instance_types:
         return [f"{where}: set `gpu` (one of {', '.join(GPU_MODELS)}) or `instanceTypes`"]
     if pool.gpu in GPU_MODELS and not pool.instance_types:
@@ -625,16 +649,16 @@ def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> lis
                 f"{where}.gpu: {pool.gpu!r} is not offered on {cfg.cloud} in the catalog "
                 f"(elastic_gpu/gpu_catalog.py); allowed on {cfg.cloud}: {', '.join(offered)}"
             ]
-    problems = declare_instance_types(f"{where}.gpuSpec", cfg.cloud, list(pool.instance_types or []), gpu_spec(pool))
-    resolver = get_cloud(cfg.cloud)
-    if pool.gpu_spec is None and isinstance(resolver, GpuResolver) and resolving():
-        for name in pool.instance_types or []:
-            if gpu_instance_type(cfg.cloud, name) is None and isinstance(
-                spec := resolver.resolve_gpu(name, cfg.cluster.region), GpuSpec
-            ):
-                problems += declare_instance_types(f"{where}.instanceTypes", cfg.cloud, [name], spec)
+    spec = gpu_spec(pool)
+    problems = gpu_spec_problems(f"{where}.gpuSpec", cfg.cloud, list(pool.instance_types or []), spec)
     problems = problems or gpu_instance_type_problems(
-        f"{where}.", cfg.cloud, list(pool.instance_types or []), pool.gpu, mixed_models=pool.mixed_gpu_models
+        f"{where}.",
+        cfg.cloud,
+        list(pool.instance_types or []),
+        pool.gpu,
+        mixed_models=pool.mixed_gpu_models,
+        spec=spec,
+        unresolved=unresolved,
     )
     if not problems and not cfg.instance_types(pool):
         problems.append(

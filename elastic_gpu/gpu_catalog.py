@@ -7,11 +7,13 @@ instance-type pages (AWS EC2 accelerated computing instances).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from elastic_gpu.clouds import get_cloud
+from elastic_gpu.scheduling import LABEL_PREFIX
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,8 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _aws("p3.16xlarge", "v100", 8, 64, 488),
         _aws("p4d.24xlarge", "a100", 8, 96, 1152),
         _aws("p5.48xlarge", "h100", 8, 192, 2048),
-        # H200 (p5e, p5en) and B200 (p6-b200): 8 GPUs, 192 vCPUs, 2048 GiB (EC2 accelerated computing page)
+        # H200 (p5e, p5en) and B200 (p6-b200): 8 GPUs, 192 vCPUs, 2048 GiB as DescribeInstanceTypes gives them
+        # (Karpenter's generated instance-types reference: instance-cpu 192, instance-memory 2097152 MiB)
         _aws("p5e.48xlarge", "h200", 8, 192, 2048),
         _aws("p5en.48xlarge", "h200", 8, 192, 2048),
         _aws("p6-b200.48xlarge", "b200", 8, 192, 2048),
@@ -180,6 +183,8 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _gcp("a2-ultragpu-8g", "a100-80gb", 8, 96, 1360, GCP_A100_80GB),
         _gcp("a3-highgpu-8g", "h100", 8, 208, 1872, GCP_H100),
         _gcp("a3-megagpu-8g", "h100", 8, 208, 1872, GCP_H100_MEGA),
+        # A3 Ultra and A4: Compute Engine "Accelerator-optimized machine family" (A3 Ultra 8 x H200, A4 8 x B200);
+        # the vCPU and GB figures as its machine-type table lists them (224 vCPU; 2,952 GB and 3,968 GB).
         _gcp("a3-ultragpu-8g", "h200", 8, 224, 2952, GCP_H200),
         _gcp("a4-highgpu-8g", "b200", 8, 224, 3968, GCP_B200),
         # Azure: learn.microsoft.com/azure/virtual-machines/sizes (NCasT4_v3, NCv3, NC A100 v4,
@@ -198,8 +203,9 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _azure("Standard_NC40ads_H100_v5", "h100-nvl", 1, 40, 320),
         _azure("Standard_NC80adis_H100_v5", "h100-nvl", 2, 80, 640),
         _azure("Standard_NV36ads_A10_v5", "a10", 1, 36, 440),
-        # ND H100 v5 and ND H200 v5: 8 GPUs, 96 vCPUs (learn.microsoft.com .../sizes/gpu-accelerated/ndh100v5-series,
-        # nd-h200-v5-series)
+        # ND H100 v5: 96 vCPUs, 1900 GiB, 8 x H100 80GB (MicrosoftDocs/azure-docs articles/virtual-machines/sizes/
+        # gpu-accelerated/includes/ndh100v5-series-specs.md). ND H200 v5: 96 vCPUs, 1850 GiB, 8 GPUs (Microsoft's
+        # AKS VM size list, Aspire.Hosting.Azure.Kubernetes StandardNDISRH200V5; Learn's nd-h200-v5-series page).
         _azure("Standard_ND96isr_H100_v5", "h100", 8, 96, 1900),
         _azure("Standard_ND96isr_H200_v5", "h200", 8, 96, 1850),
     )
@@ -216,14 +222,33 @@ class GpuSpec:
     memory_gib: int
 
 
-#: Rows the pools declared for types the catalog lacks (declare_instance_types), consulted after the
-#: catalog by gpu_instance_type. Emptied at the start of each offline run (one program's pools).
-_DECLARED: dict[tuple[str, str], GpuInstanceType] = {}
+#: The node label a pool of a type the catalog lacks carries its GPU spec in (`<model>_<count>x_<vcpus>cpu_<memory
+#: GiB>gi`, a valid label value): the spec travels with the node group it describes, so every reader of the
+#: resources (the policy pack in its own process, the captured preview, simulate, cost) reads the same row.
+GPU_SPEC_LABEL = f"{LABEL_PREFIX}/gpu-spec"
+_SPEC_VALUE = re.compile(r"^([a-z0-9-]+)_([0-9]+)x_([0-9]+)cpu_([0-9]+)gi$")
 
 
-def declare_instance_types(where: str, cloud: str, names: list[str], spec: GpuSpec | None) -> list[str]:
-    """Record ``spec`` as the row of each of ``names`` the catalog lacks; the problems, each led by
-    ``where`` (the spec's field): an unknown model, a spec no type needs, a type given two specs."""
+def gpu_spec_labels(spec: GpuSpec | None) -> dict[str, str]:
+    """The node label that carries `spec` (none without one)."""
+    if spec is None:
+        return {}
+    return {GPU_SPEC_LABEL: f"{spec.model}_{spec.count}x_{spec.vcpus}cpu_{spec.memory_gib}gi"}
+
+
+def gpu_spec_of(labels: Mapping[str, Any] | None) -> GpuSpec | None:
+    """The spec a node group's labels carry (gpu_spec_labels), None when absent or not one."""
+    value = (labels or {}).get(GPU_SPEC_LABEL)
+    match = _SPEC_VALUE.match(value) if isinstance(value, str) else None
+    if match is None or match.group(1) not in GPU_MODELS:
+        return None
+    model, count, vcpus, memory = match.groups()
+    return GpuSpec(model, int(count), int(vcpus), int(memory))
+
+
+def gpu_spec_problems(where: str, cloud: str, names: list[str], spec: GpuSpec | None) -> list[str]:
+    """What is wrong with `spec` as the GPU of the `names` the catalog lacks, each led by ``where`` (the spec's
+    field): a figure below 1, an unknown model, a spec no type needs."""
     if spec is None:
         return []
     problems = [
@@ -233,56 +258,52 @@ def declare_instance_types(where: str, cloud: str, names: list[str], spec: GpuSp
     ]
     if spec.model not in GPU_MODELS:
         problems.append(f"{where}.model: unknown GPU {spec.model!r}; allowed: {', '.join(GPU_MODELS)}")
-    if problems:
-        return problems
-    lacking = [n for n in names if (cloud, n) not in GPU_INSTANCE_TYPES]
-    if not lacking:
-        return [
+    if not problems and all((cloud, n) in GPU_INSTANCE_TYPES for n in names):
+        problems.append(
             f"{where}: every instance type of the pool is in the catalog (elastic_gpu/gpu_catalog.py), "
             f"which gives its GPU; remove it (got types {names})"
-        ]
-    # A cloud that attaches (and prices) GPUs as their own item (GKE's guest accelerators): the catalog's
-    # accelerator types are the models' accelerator labels (nvidia-tesla-t4, nvidia-h100-80gb, ...).
-    accelerator = GPU_MODELS[spec.model].accelerator_label if get_cloud(cloud).facts.prices_accelerators else None
-    for name in lacking:
-        row = GpuInstanceType(cloud, name, spec.model, spec.count, spec.vcpus, spec.memory_gib, accelerator)
-        known = _DECLARED.setdefault((cloud, name), row)
-        if known != row:
-            problems.append(
-                f"{where}: {name!r} is given another GPU by another pool ({known.gpus} x {known.gpu}, "
-                f"{known.vcpus} vCPU, {known.memory_gib} GiB); give one type one GPU"
-            )
+        )
     return problems
 
 
-#: True while a program loads its stack config under the engine (program.main): a cloud whose rules
-#: have `resolve_gpu` is asked (an invoke) for the GPU of a type the catalog lacks and no gpuSpec gives.
-_RESOLVING = False
+def resolve_gpu_spec(
+    cloud: str, names: Sequence[str], region: str | None, zones: Sequence[str]
+) -> tuple[GpuSpec | None, dict[str, str]]:
+    """Ask the cloud's API (its provider's invoke, at preview) for the GPU of the `names` the catalog lacks:
+    the one spec they share, and why each type it gives none of was not resolved (empty when the cloud has no
+    such invoke: elastic_gpu.provider.GpuResolver)."""
+    from elastic_gpu.provider import GpuResolver
+
+    resolver = get_cloud(cloud)
+    lacking = [n for n in names if (cloud, n) not in GPU_INSTANCE_TYPES]
+    if not lacking or not isinstance(resolver, GpuResolver):
+        return None, {}
+    found = {n: resolver.resolve_gpu(n, region, zones) for n in lacking}
+    why = {n: answer for n, answer in found.items() if isinstance(answer, str)}
+    specs = {n: answer for n, answer in found.items() if isinstance(answer, GpuSpec)}
+    if why or not specs:
+        return None, why
+    first, spec = next(iter(specs.items()))
+    if others := [n for n, s in specs.items() if s != spec]:
+        shown = f"{spec.count} x {spec.model}, {spec.vcpus} vCPU, {spec.memory_gib} GiB"
+        return None, {
+            n: f"the cloud describes it unlike {first} ({shown}); a pool's types the catalog lacks share one GPU "
+            "spec, so make one pool per type"
+            for n in others
+        }
+    return spec, {}
 
 
-@contextmanager
-def resolving_gpus() -> Iterator[None]:
-    global _RESOLVING
-    _RESOLVING = True
-    try:
-        yield
-    finally:
-        _RESOLVING = False
-
-
-def resolving() -> bool:
-    return _RESOLVING
-
-
-def clear_declared_instance_types() -> None:
-    """Forget the rows pools declared (a new program run)."""
-    _DECLARED.clear()
-
-
-def gpu_instance_type(cloud: str, name: str) -> GpuInstanceType | None:
-    """The catalog row for ``name`` on ``cloud``, else the row a pool declared for it with its GPU spec
-    (declare_instance_types), or None if it carries no GPU we know."""
-    return GPU_INSTANCE_TYPES.get((cloud, name)) or _DECLARED.get((cloud, name))
+def gpu_instance_type(cloud: str, name: str, spec: GpuSpec | None = None) -> GpuInstanceType | None:
+    """The catalog row for ``name`` on ``cloud``, else the row ``spec`` (the GPU its pool gives or the cloud
+    described) makes of it, or None if it carries no GPU we know."""
+    row = GPU_INSTANCE_TYPES.get((cloud, name))
+    if row is not None or spec is None or spec.model not in GPU_MODELS:
+        return row
+    # A cloud that attaches (and prices) GPUs as their own item (GKE's guest accelerators): the catalog's
+    # accelerator types are the models' accelerator labels (nvidia-tesla-t4, nvidia-h100-80gb, ...).
+    accelerator = GPU_MODELS[spec.model].accelerator_label if get_cloud(cloud).facts.prices_accelerators else None
+    return GpuInstanceType(cloud, name, spec.model, spec.count, spec.vcpus, spec.memory_gib, accelerator)
 
 
 def gpu_instance_types(cloud: str) -> list[GpuInstanceType]:

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.clouds import all_clouds
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import GpuInstanceType, GpuSpec, gpu_instance_type, gpu_spec_of
 from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, INSTANCE_TYPE_KEY, NODE_POOL_KEY, SPOT_FIRST, ZONE_KEY
 from elastic_gpu.scheduling import (
     CAPACITY_LABEL,
@@ -124,10 +124,17 @@ class NodeGroupView:
     #: how long an empty node stays before it is removed (a Karpenter NodePool's consolidateAfter, Go
     #: duration; "Never" or None: not removed by emptiness)
     consolidate_after: str | None = None
+    #: the GPU of its instance types the catalog lacks, as its labels carry it (gpu_catalog.GPU_SPEC_LABEL: the
+    #: pool's gpuSpec, given or described by the cloud at preview); None when it carries none
+    gpu_spec: GpuSpec | None = None
 
     @property
     def all_taints(self) -> list[Taint]:
         return self.taints + self.implicit_taints
+
+    def gpu_row(self, instance_type: str) -> GpuInstanceType | None:
+        """The GPU row of one of its types: the catalog's, else its own gpu_spec's (None: no GPU we know)."""
+        return gpu_instance_type(self.cloud, instance_type, self.gpu_spec)
 
 
 def taint(key: str, value: str | None, effect: str) -> Taint:
@@ -186,11 +193,13 @@ def karpenter_node_pool(resource: StackResource, cloud: str, type_key: str = INS
     taints = [taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in tspec.get("taints") or []]
     label = (p.get("metadata") or {}).get("name") or resource.name
     nodes = (spec.get("limits") or {}).get("nodes")
+    gpu_spec = gpu_spec_of(labels)
     return NodeGroupView(
         cloud=cloud,
         name=label,
         pool=labels.get(POOL_LABEL, label),
-        gpu=any(gpu_instance_type(cloud, t) for t in types) or any(t.key == GPU_RESOURCE for t in taints),
+        gpu=any(gpu_instance_type(cloud, t, gpu_spec) for t in types) or any(t.key == GPU_RESOURCE for t in taints),
+        gpu_spec=gpu_spec,
         spot=capacity == ["spot"],
         intends_spot=intends_spot(labels, label),
         instance_types=types,

@@ -29,7 +29,7 @@ import pulumi
 
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type
 from elastic_gpu.provider import AccountPreflight
 
 if TYPE_CHECKING:
@@ -73,24 +73,29 @@ class Capacity:
     spot: bool
     nodes: int
     instance_types: tuple[str, ...]
+    #: the GPU of its types the catalog lacks (the pool's gpuSpec, given or described by the cloud)
+    spec: GpuSpec | None = None
 
     def per_node(self, cloud: str, unit: str) -> int:
-        """vCPUs (`unit="vcpus"`) or GPUs (`unit="gpus"`) of the largest type the pool may run (the catalog's)."""
-        rows = [gpu_instance_type(cloud, t) for t in self.instance_types]
+        """vCPUs (`unit="vcpus"`) or GPUs (`unit="gpus"`) of the largest type the pool may run (the catalog's,
+        or the pool's gpuSpec's)."""
+        rows = [gpu_instance_type(cloud, t, self.spec) for t in self.instance_types]
         return max((getattr(r, unit) for r in rows if r is not None), default=0)
 
 
 def capacities(cfg: StackConfig) -> list[Capacity]:
     """Per GPU pool: its own capacity (spot or on-demand, `maxSize` nodes) and its on-demand fallback
     (`fallbackMaxSize`, default `maxSize`)."""
+    from elastic_gpu.config import gpu_spec
+
     out = []
     for p in cfg.gpu_pools:
-        types = tuple(cfg.instance_types(p))
+        types, spec = tuple(cfg.instance_types(p)), gpu_spec(p)
         if p.max_size:
-            out.append(Capacity(p.name, p.spot, p.max_size, types))
+            out.append(Capacity(p.name, p.spot, p.max_size, types, spec))
         if p.on_demand_fallback:
             fallback = p.max_size if p.fallback_max_size is None else p.fallback_max_size
-            out.append(Capacity(p.name, False, fallback, types))
+            out.append(Capacity(p.name, False, fallback, types, spec))
     return out
 
 

@@ -10,7 +10,6 @@ from pulumi.runtime import config as runtime_config
 
 from elastic_gpu.config import PROJECT, load_stack_config, stack_warnings
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gpu_catalog import resolving_gpus
 
 
 def stack_config_values() -> dict[str, Any]:
@@ -36,8 +35,8 @@ def main() -> None:
     from elastic_gpu.compose import build_stack
 
     try:
-        with resolving_gpus():  # a GPU type the catalog lacks: asked of the cloud (an invoke) at preview
-            cfg = load_stack_config(stack_config_values(), project=PROJECT)
+        # A GPU type the catalog lacks: asked of the cloud (its provider's invoke) at preview.
+        cfg = load_stack_config(stack_config_values(), project=PROJECT, resolve_gpus=True)
     except ConfigError as exc:
         # RunError: the CLI prints the message without a Python traceback.
         raise pulumi.RunError(str(exc)) from exc

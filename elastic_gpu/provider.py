@@ -402,11 +402,12 @@ class ClusterItems(Protocol):
 
 @runtime_checkable
 class GpuResolver(Protocol):
-    """A reader of the GPU an instance type carries from the cloud's API (EC2's DescribeInstanceTypes), for
-    a type the catalog lacks."""
+    """A reader of the GPU an instance type carries from the cloud's API through its provider's invoke (EC2's
+    DescribeInstanceTypes, GCE's machine types), for a type the catalog lacks."""
 
-    def resolve_gpu(self, instance_type: str, region: str) -> GpuSpec | str:
-        """The type's GPU in the region, or why the cloud gave none."""
+    def resolve_gpu(self, instance_type: str, region: str | None, zones: Sequence[str]) -> GpuSpec | str:
+        """The type's GPU as the cloud describes it in `region` (None: the provider's) or its `zones`, or why
+        the cloud gave none."""
         ...
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pulumi
@@ -11,7 +12,7 @@ from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gpu_catalog import GpuSpec, declare_instance_types, gpu_instance_type
+from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_spec_problems, resolve_gpu_spec
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent, PoolProvisioner
 from elastic_gpu.scheduling import Taint
@@ -55,7 +56,9 @@ class SpotGpuPoolArgs(NodeOverrides, GpuPoolArgsSettings):
     gpu_spec: GpuSpec | None = None
     """The GPU of the instance_types the catalog (elastic_gpu/gpu_catalog.py) lacks: model (a catalog GPU
     key), count per node, vCPUs and memory GiB, as the cloud's instance-type page gives them. Default None:
-    every type must be in the catalog."""
+    at preview the cloud's API describes them (EKS: EC2 DescribeInstanceTypes, GKE: Compute Engine machine
+    types; AKS has no such invoke), else every type must be in the catalog. The nodes carry it as the
+    elastic-gpu.io/gpu-spec label, so every tool that reads the stack knows their GPU."""
     provisioner: PoolProvisioner | None = None
     """Default None: the cloud's node groups, scaled by the ClusterAutoscaler. A provisioner that makes the
     nodes itself (EKS: `Karpenter(...).nodes`) declares the pool's objects instead (no node groups)."""
@@ -86,7 +89,7 @@ class SpotGpuPoolArgs(NodeOverrides, GpuPoolArgsSettings):
 
     @property
     def gpus_per_node(self) -> int:
-        row = gpu_instance_type(self.cluster.cloud, self.instance_types[0])
+        row = gpu_instance_type(self.cluster.cloud, self.instance_types[0], self.gpu_spec)
         assert row is not None, "validated before use"
         return self.gpu_count or row.gpus
 
@@ -99,7 +102,7 @@ class SpotGpuPoolArgs(NodeOverrides, GpuPoolArgsSettings):
     def accelerator(self) -> str | None:
         """The accelerator label's value: the one GPU model of the types; None with mixed_gpu_models
         and types of several models (no label then: it would be wrong on some nodes)."""
-        rows = [gpu_instance_type(self.cluster.cloud, t) for t in self.instance_types]
+        rows = [gpu_instance_type(self.cluster.cloud, t, self.gpu_spec) for t in self.instance_types]
         labels = {row.model.accelerator_label for row in rows if row is not None}
         assert labels, "validated before use"
         return labels.pop() if len(labels) == 1 else None
@@ -115,10 +118,13 @@ def problem_prefix(name: str) -> str:
     return f"SpotGpuPool '{name}': SpotGpuPoolArgs."
 
 
-def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs, *, settings_checked: bool = False) -> list[str]:
+def spot_gpu_pool_problems(
+    name: str, args: SpotGpuPoolArgs, *, settings_checked: bool = False, unresolved: dict[str, str] | None = None
+) -> list[str]:
     """Every problem with `args`, each naming the argument (`SpotGpuPoolArgs.max_size`). `settings_checked`:
     the types, the settings and the instance types were checked as a stack file's (elastic_gpu.config, with
-    the same rules), so only what the program and the cloud's builder add is checked."""
+    the same rules), so only what the program and the cloud's builder add is checked. `unresolved`: why the
+    cloud's API described no GPU for a type the catalog lacks (resolved_gpu_spec)."""
     where = problem_prefix(name)
     checked = settings_checked
     if problems := handle_problems(where, args.cluster) + ([] if checked else args_type_problems(where, args)):
@@ -127,7 +133,7 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs, *, settings_checked
     if not checked:
         spell = Spelling(where, stack_file=False)
         problems = gpu_pool_settings_problems(spell, cloud, args, ARGS_CLOUD_ONLY_SETTINGS)
-        problems += _instance_type_problems(where, cloud, args)
+        problems += _instance_type_problems(where, cloud, args, unresolved)
     if unknown := [z for z in args.pool_zones if z not in args.cluster.zones]:
         problems.append(f"{where}zones: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
     problems += cloud_args_problems(where, cloud, args.tags, args.disk_size_gib)
@@ -153,6 +159,23 @@ def spot_gpu_pool_problems(name: str, args: SpotGpuPoolArgs, *, settings_checked
     return problems
 
 
+def resolved_gpu_spec(args: SpotGpuPoolArgs) -> tuple[SpotGpuPoolArgs, dict[str, str]]:
+    """`args` with the gpu_spec the cloud's API gives the types the catalog lacks when it gives none (asked at
+    preview, through the cloud's provider: SpotGpuPool runs under the engine); why the API gave none."""
+    if args.gpu_spec is not None or args.checked_by_stack or not isinstance(args.instance_types, list):
+        return args, {}
+    if handle_problems("", args.cluster):  # not a cluster handle: reported with the rest, nothing to ask
+        return args, {}
+    try:  # a Pulumi program runs inside the engine's event loop (run_pulumi_func); outside it no invoke answers
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return args, {}
+    # EKS asks the provider's region (a handle's region is an Output); GKE asks the pool's first zone.
+    zones = list(args.zones or getattr(args.cluster, "zones", None) or [])
+    spec, why = resolve_gpu_spec(args.cluster.cloud, args.instance_types, None, zones)
+    return (args if spec is None else args.model_copy(update={"gpu_spec": spec})), why
+
+
 def provisioner_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     """What the pool's provisioner (EKS: Karpenter's `nodes`) refuses of it: made after the cluster, so a
     stack's pool is checked by it when the pool is declared (its rules on the stack file: the cloud's config
@@ -168,13 +191,16 @@ def provisioner_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
     return list(getattr(args.provisioner, "pool_problems", lambda *_: [])(where, args))
 
 
-def _instance_type_problems(where: str, cloud: str, args: SpotGpuPoolArgs) -> list[str]:
-    """The pool's types: given, each once, GPU types of the catalog or of `gpu_spec`, one GPU count (and model)."""
+def _instance_type_problems(
+    where: str, cloud: str, args: SpotGpuPoolArgs, unresolved: dict[str, str] | None = None
+) -> list[str]:
+    """The pool's types: given, each once, GPU types of the catalog or of `gpu_spec`, one GPU count (and model);
+    `unresolved`: why the cloud's API described no GPU for a type, asked at preview."""
     problems = []
     if not args.instance_types:
         problems.append(f"{where}instance_types: at least one GPU instance type is required")
     # A bad spec is the cause of its types' "no GPU we know": report it alone.
-    spec_problems = declare_instance_types(f"{where}gpu_spec", cloud, args.instance_types, args.gpu_spec)
+    spec_problems = gpu_spec_problems(f"{where}gpu_spec", cloud, args.instance_types, args.gpu_spec)
     problems += spec_problems or gpu_instance_type_problems(
         where,
         cloud,
@@ -183,6 +209,8 @@ def _instance_type_problems(where: str, cloud: str, args: SpotGpuPoolArgs) -> li
         mixed_models=args.mixed_gpu_models,
         mixed_field="mixed_gpu_models=True",
         spec_field="gpu_spec=GpuSpec(model, count, vcpus, memory_gib)",
+        spec=args.gpu_spec,
+        unresolved=unresolved,
     )
     if len(set(args.instance_types)) != len(args.instance_types):
         problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
@@ -208,9 +236,14 @@ class SpotGpuPool(PoolComponent):
     """The node image runs its own NVIDIA device plugin (GKE, Bottlerocket): NvidiaDevicePlugin skips it."""
 
     def __init__(self, name: str, args: SpotGpuPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        # A type the catalog lacks and no gpu_spec describes: asked of the cloud's API (the stack file's were
+        # asked when it was read).
+        args, unresolved = resolved_gpu_spec(args)
         # Args the stack checked before declaring anything: only what its provisioner (made since) refuses.
         if problems := (
-            provisioner_problems(name, args) if args.checked_by_stack else spot_gpu_pool_problems(name, args)
+            provisioner_problems(name, args)
+            if args.checked_by_stack
+            else spot_gpu_pool_problems(name, args, unresolved=unresolved)
         ):
             raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
         pools = get_cloud(args.cluster.cloud).pool_builder()

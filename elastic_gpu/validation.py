@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN, parse_duration
-from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type
+from elastic_gpu.gpu_catalog import GPU_MODELS, GpuSpec, gpu_instance_type
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN
 
 #: A name the stack gives (the cluster, a GPU pool): it prefixes node-group names, so it is short and DNS-safe.
@@ -54,9 +54,12 @@ def gpu_instance_type_problems(
     mixed_models: bool = False,
     mixed_field: str = "mixedGpuModels: true",
     spec_field: str = "gpuSpec: {model, count, vcpus, memoryGib}",
+    spec: GpuSpec | None = None,
+    unresolved: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """Every type must be a GPU type of `cloud` (of model `gpu` if given), all with one GPU count and,
-    unless `mixed_models` (the user's "any of these GPUs", spelled `mixed_field`), one GPU model."""
+    """Every type must be a GPU type of `cloud` (of model `gpu` if given; the catalog's, else one `spec` gives),
+    all with one GPU count and, unless `mixed_models` (the user's "any of these GPUs", spelled `mixed_field`),
+    one GPU model. `unresolved`: why the cloud's API gave no GPU for a type (asked at preview)."""
     if gpu is not None and gpu not in GPU_MODELS:
         return [f"{where}gpu: unknown GPU {gpu!r}; allowed: {', '.join(GPU_MODELS)}"]
     problems: list[str] = []
@@ -64,10 +67,11 @@ def gpu_instance_type_problems(
     models: dict[str, list[str]] = {}
     shapes: dict[tuple[int, int], str] = {}
     for j, name in enumerate(instance_types):
-        row = gpu_instance_type(cloud, name)
+        row = gpu_instance_type(cloud, name, spec)
         if row is None:
             problems.append(
-                f"{where}{types_field}[{j}]: {name!r} carries no GPU we know on {cloud}; "
+                f"{where}{types_field}[{j}]: {name!r} carries no GPU we know on {cloud}"
+                f"{_unresolved(cloud, name, unresolved)}; "
                 "allowed: a GPU type listed in elastic_gpu/gpu_catalog.py, or give the pool its GPU with "
                 f"{spec_field}"
             )
@@ -100,6 +104,19 @@ def gpu_instance_type_problems(
             "(e.g. the first), or make one pool per shape"
         )
     return problems
+
+
+def _unresolved(cloud: str, name: str, unresolved: Mapping[str, str] | None) -> str:
+    """Why the cloud did not tell a type's GPU: its answer at preview, or that its provider cannot be asked."""
+    from elastic_gpu.provider import GpuResolver
+
+    if not isinstance(get_cloud(cloud), GpuResolver):
+        # azure-native has no invoke that describes a VM size (no Resource SKUs or VM sizes list in its
+        # compute module), so an AKS pool gives the GPU of a size the catalog lacks itself.
+        return f" (the {cloud} Pulumi provider has no invoke that describes an instance type's GPU)"
+    if unresolved and name in unresolved:
+        return f" (the cloud, asked at preview: {unresolved[name]})"
+    return ""
 
 
 @dataclass(frozen=True)

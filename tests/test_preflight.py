@@ -335,8 +335,23 @@ def test_the_example_account_leaves_only_what_no_account_can_fix_offline() -> No
         assert left <= {"api-access"}, (stack, left)
 
 
-def test_a_standard_types_vcpus_come_from_its_size() -> None:
-    from elastic_gpu.aws.preflight import size_vcpus
+def test_the_general_pools_vcpus_are_read_from_ec2(program_dir) -> None:
+    """DescribeInstanceTypes' DefaultVCpus (aws.ec2.get_instance_type), not the size's name: a program's
+    offline_mocks.py that describes m6i.xlarge with 8 vCPUs doubles aws-prod's need (6 nodes x 8)."""
+    directory = program_dir(stack_values("aws-prod"))
+    (directory / "offline_mocks.py").write_text(
+        "INVOKES = {'aws:ec2/getInstanceType:getInstanceType': lambda args: "
+        "{'instanceType': args['instanceType'], 'defaultVcpus': 8, 'memorySize': 32768, 'gpuses': []}}\n"
+    )
+    [general] = findings(run_preview("test", directory, described_account(None)), "cpu-quota")
+    assert "need 48 vCPUs of 'Running On-Demand Standard" in general["message"]
 
-    sizes = ["m6i.large", "m5.xlarge", "c6a.8xlarge", "r7i.48xlarge", "t3.medium", "m6i.metal"]
-    assert [size_vcpus(t) for t in sizes] == [2, 4, 32, 192, None, None]
+
+def test_a_general_type_ec2_does_not_describe_leaves_its_vcpus_unread(program_dir) -> None:
+    values = stack_values("aws-prod")
+    values["elastic-gpu:generalPool"] = {**values["elastic-gpu:generalPool"], "instanceTypes": ["c7i.xlarge"]}
+    p = run_preview("test", program_dir(values), described_account(None))
+    assert findings(p, "cpu-quota") == []
+    [unread] = [f for f in findings(p, "unread") if f["pool"] == "general"]
+    assert "the vCPUs of c7i.xlarge could not be read" in unread["message"]
+    assert "aws ec2 describe-instance-types --instance-types c7i.xlarge --region us-east-1" in unread["fix"]

@@ -8,6 +8,12 @@ from typing import Any
 from elastic_gpu.gpu_catalog import GPU_INSTANCE_TYPES, GPU_MODELS, GpuSpec
 
 MIB_PER_GIB = 1024
+#: GpuInfo's MemoryInfo.SizeInMiB per GPU as DescribeInstanceTypes gives it, where it is not the model's GiB x 1024
+#: (EC2 reports usable memory): Karpenter's instance-types reference, generated from DescribeInstanceTypes
+#: (aws/karpenter-provider-aws website/content/en/docs/reference/instance-types.md at v1.14.0-68-g1d927085d,
+#: instance-gpu-memory: g5 22888, g6 22888, g6e 45776, p6-b200 183359; there t4 16384, a100 40960 and 81920,
+#: h100 81920, h200 144384 are GiB x 1024). EC2 names the GPUs as the models' second word (A100, H200, B200).
+EC2_GPU_MEMORY_MIB: dict[str, int] = {"a10g": 22888, "l4": 22888, "l40s": 45776, "b200": 183359}
 
 
 def _ec2_name(model: str) -> str:
@@ -31,9 +37,9 @@ def spec_of(gpus: list[dict[str, Any]], vcpus: int | None, memory_mib: int | Non
     return GpuSpec(model, int(gpu["count"]), int(vcpus), int(memory_mib) // MIB_PER_GIB)
 
 
-def resolve_gpu(instance_type: str, region: str) -> GpuSpec | str:
-    """The GPU EC2 describes for `instance_type` in `region`, or why it gave none (at preview, with the
-    program's credentials; a type EC2 does not sell is its error)."""
+def resolve_gpu(instance_type: str, region: str | None) -> GpuSpec | str:
+    """The GPU EC2 describes for `instance_type` in `region` (None: the provider's), or why it gave none (at
+    preview, with the program's credentials; a type EC2 does not sell is its error)."""
     import pulumi_aws as aws
 
     try:
@@ -57,7 +63,7 @@ def described_instance_type(instance_type: str) -> dict[str, Any] | None:
         "count": row.gpus,
         "manufacturer": "NVIDIA",
         "name": _ec2_name(row.gpu),
-        "memorySize": row.model.memory_gib * MIB_PER_GIB,
+        "memorySize": EC2_GPU_MEMORY_MIB.get(row.gpu, row.model.memory_gib * MIB_PER_GIB),
     }
     return {
         "instanceType": instance_type,

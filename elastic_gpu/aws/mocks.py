@@ -64,13 +64,33 @@ class InvokeFailed(grpc.RpcError):
         return self._details
 
 
+#: The general pools' instance types the shipped stacks, examples and README use (and pulumi-eks's default node
+#: type), as DescribeInstanceTypes describes them: (DefaultVCpus, memory GiB). From the Amazon EC2 Instance Types
+#: guide, "General purpose instances" hardware specifications (docs.aws.amazon.com/ec2/latest/instancetypes/gp.html;
+#: M5, M5a, M6i and M6a share one sizing: large 2 vCPU 8 GiB, xlarge 4 vCPU 16 GiB; t3.medium 2 vCPU 4 GiB).
+GENERAL_INSTANCE_TYPES: dict[str, tuple[int, int]] = {
+    "m5.large": (2, 8),
+    "m5.xlarge": (4, 16),
+    "m5a.large": (2, 8),
+    "m5a.xlarge": (4, 16),
+    "m6a.large": (2, 8),
+    "m6a.xlarge": (4, 16),
+    "m6i.large": (2, 8),
+    "m6i.xlarge": (4, 16),
+    "t3.medium": (2, 4),
+}
+
+
 def _ec2_get_instance_type(args: dict[str, Any]) -> dict[str, Any]:
-    """aws.ec2.getInstanceType: the catalog's GPU types as EC2 describes them; any other type is EC2's error
-    (a program's offline_mocks.py INVOKES can describe more)."""
-    name = args.get("instanceType")
-    if (described := described_instance_type(str(name))) is None:
-        raise InvokeFailed(f"reading EC2 Instance Type ({name}): couldn't find resource")
-    return described
+    """aws.ec2.getInstanceType: the catalog's GPU types and the general types above as EC2 describes them; any
+    other type is EC2's error (a program's offline_mocks.py INVOKES can describe more)."""
+    name = str(args.get("instanceType"))
+    if (described := described_instance_type(name)) is not None:
+        return described
+    if name in GENERAL_INSTANCE_TYPES:
+        vcpus, memory_gib = GENERAL_INSTANCE_TYPES[name]
+        return {"instanceType": name, "id": name, "defaultVcpus": vcpus, "memorySize": memory_gib * 1024, "gpuses": []}
+    raise InvokeFailed(f"reading EC2 Instance Type ({name}): couldn't find resource")
 
 
 def _ec2_get_subnets(args: dict[str, Any]) -> dict[str, Any]:

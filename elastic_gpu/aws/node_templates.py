@@ -108,7 +108,7 @@ def node_templates(preview: Preview, views: list[NodeGroupView]) -> list[NodeTem
         asg = next((a for a in tags if pattern.match(a)), f"eks-{name}-{MOCK_UUID}")
         asg_tags = tags.get(asg, {})
         types = view.instance_types or ["?"]
-        allocatable = shape("aws", types[0])
+        allocatable = shape("aws", types[0], view.gpu_spec)
         labels = dict(view.labels)
         # DescribeNodegroup taints; one without a value is skipped by the autoscaler (asg_tags.taint_from_eks_api).
         taints = {t for t in view.taints if taint_from_eks_api(t)}

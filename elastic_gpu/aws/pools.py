@@ -17,6 +17,7 @@ from elastic_gpu.aws.node_groups import (
     build_node_group,
 )
 from elastic_gpu.aws.user_data import launch_template_user_data, user_data_problems
+from elastic_gpu.gpu_catalog import gpu_spec_labels
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_overrides import NodeOverrides
 from elastic_gpu.pool_types import BuiltPool, NodeGroupRef
@@ -177,7 +178,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
     taints = _taints(args)
     accelerator = {AWS_ACCELERATOR_LABEL: args.accelerator} if args.accelerator else {}
-    gpu_extra = accelerator | args.extra_labels
+    gpu_extra = accelerator | gpu_spec_labels(args.gpu_spec) | args.extra_labels
     resources = template_resources(args)
 
     def spec(

@@ -43,14 +43,12 @@ def family(instance_type: str) -> str:
     return found.group(0) if found else instance_type
 
 
-def size_vcpus(instance_type: str) -> int | None:
-    """vCPUs of a standard type from its size: `large` 2, `xlarge` 4, `<N>xlarge` 4N (EC2's sizing of the
-    M, C, R and T families, e.g. m6i.large 2, m6i.xlarge 4, m6i.8xlarge 32); None for another size
-    (medium, metal, ...), which the general pool's quota check then does not count."""
-    found = re.fullmatch(r"[a-z0-9-]+\.(?:(\d*)xlarge|(large))", instance_type)
-    if found is None:
-        return None
-    return 2 if found.group(2) else 4 * int(found.group(1) or 1)
+def type_vcpus(instance_type: str, region: str) -> int | str:
+    """The type's vCPUs as EC2 describes them (DescribeInstanceTypes' DefaultVCpus), or why they could not be
+    read."""
+    return attempt(
+        lambda: int(aws.ec2.get_instance_type(instance_type=instance_type, region=region).default_vcpus or 0)
+    )
 
 
 def request(service: str, code: str, value: float, region: str) -> str:
@@ -104,8 +102,22 @@ def general_vcpu_findings(cfg: StackConfig) -> list[Finding]:
     """vCPUs of the standard families' quota the general pool needs at its max (its largest type x its max size);
     under Karpenter the controller runs there, so the need is the same."""
     pool, region = cfg.general_pool, cfg.cluster.region
-    per_node = max((v for t in pool.instance_types if (v := size_vcpus(t)) is not None), default=0)
-    if not pool.max_size or not per_node:
+    if not pool.max_size:
+        return []
+    vcpus = {t: type_vcpus(t, region) for t in pool.instance_types}
+    if errors := {t: v for t, v in vcpus.items() if isinstance(v, str)}:
+        types = ",".join(errors)
+        return [
+            unread(
+                ["general"],
+                f"the vCPUs of {', '.join(errors)}",
+                next(iter(errors.values())),
+                f"allow ec2:DescribeInstanceTypes, or read them: aws ec2 describe-instance-types --instance-types "
+                f"{types} --region {region} --query 'InstanceTypes[].[InstanceType,VCpuInfo.DefaultVCpus]'",
+            )
+        ]
+    per_node = max((v for v in vcpus.values() if isinstance(v, int)), default=0)
+    if not per_node:
         return []
     code, name = STANDARD_QUOTA
     by_pool = {"general": pool.max_size * per_node}

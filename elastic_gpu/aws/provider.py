@@ -4,7 +4,7 @@ full name: elastic_gpu/provider.py says why)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from elastic_gpu.clouds import importing
@@ -167,7 +167,7 @@ class AwsProvider:
             import elastic_gpu.aws.preflight as preflight
         return preflight.findings(cfg)
 
-    def resolve_gpu(self, instance_type: str, region: str) -> GpuSpec | str:
+    def resolve_gpu(self, instance_type: str, region: str | None, zones: Sequence[str]) -> GpuSpec | str:
         with importing(self.name):
             import elastic_gpu.aws.gpu_types as gpu_types
         return gpu_types.resolve_gpu(instance_type, region)

@@ -11,7 +11,7 @@ from typing import Any
 from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.aws.asg_tags import NODE_TEMPLATE_PREFIX
 from elastic_gpu.cluster_handle import SUBNET_IDS_INPUT
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
 from elastic_gpu.node_group_view import (
     KARPENTER_NODE_POOL,
     NodeGroupView,
@@ -71,11 +71,12 @@ def _zones(p: Mapping[str, Any], stack: Sequence[StackResource]) -> list[str]:
 def _node_group(resource: StackResource, stack: Sequence[StackResource] | None) -> NodeGroupView:
     p = resource.props
     types = list(p.get("instanceTypes") or [])
+    labels = dict(p.get("labels") or {})
+    gpu_spec = gpu_spec_of(labels)
     gpu = bool(_EKS_GPU_AMI.search(p.get("amiType") or "")) or any(
-        gpu_instance_type("aws", t) or _EC2_GPU_FAMILY.match(t) for t in types
+        gpu_instance_type("aws", t, gpu_spec) or _EC2_GPU_FAMILY.match(t) for t in types
     )
     scaling = p.get("scalingConfig") or {}
-    labels = dict(p.get("labels") or {})
     label = p.get("nodeGroupName") or resource.name
     declared_taints = p.get("taints") or []
     tags = read_known(p, "tags", {})
@@ -93,6 +94,7 @@ def _node_group(resource: StackResource, stack: Sequence[StackResource] | None) 
         autoscaled=True,
         taints=[taint(t.get("key", ""), t.get("value"), t.get("effect", "")) for t in declared_taints],
         labels=labels,
+        gpu_spec=gpu_spec,
         implicit_labels=eks_node_labels(label, p.get("capacityType")),
         region=None if stack is None else provider_prop(resource, "region"),
         resource=resource.name,

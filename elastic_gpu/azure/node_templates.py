@@ -48,7 +48,7 @@ def _aks_template(view: NodeGroupView) -> NodeTemplate:
         labels[AKS_SPOT_LABEL] = AKS_SPOT_TAINT.value
         taints.add(AKS_SPOT_TAINT)
     size = view.instance_types[0] if view.instance_types else "?"
-    allocatable = shape("azure", size)
+    allocatable = shape("azure", size, view.gpu_spec)
     if view.disk_bytes:
         allocatable[EPHEMERAL_STORAGE] = view.disk_bytes
     # The scale set's node-template resources tags (copied from the agent pool's) override the VM size's.

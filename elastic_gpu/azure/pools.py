@@ -22,7 +22,7 @@ from elastic_gpu.azure.node_provisioning.pools import build_nap_gpu_pool, nap_po
 from elastic_gpu.azure.node_template import resources_tag
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_labels
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
@@ -393,7 +393,8 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     gpu_taints, spot_taints = _taints(args)
 
     def labels_for(spot: bool) -> dict[str, str]:
-        labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | args.extra_labels
+        labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | gpu_spec_labels(args.gpu_spec)
+        labels |= args.extra_labels
         return labels | {AKS_SPOT_LABEL: AKS_SPOT_TAINT.value} if spot else labels
 
     def template_tags(vm: str) -> dict[str, str]:
@@ -401,7 +402,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         # set's node-template tag (azure/node_template.py), not the VM size's physical count.
         if args.gpu_sharing_replicas <= 1:
             return {}
-        row = gpu_instance_type("azure", vm)
+        row = gpu_instance_type("azure", vm, args.gpu_spec)
         gpus = row.gpus if row is not None else args.gpus_per_node
         return {resources_tag(GPU_RESOURCE): str(gpus * args.gpu_sharing_replicas)}
 

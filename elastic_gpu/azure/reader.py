@@ -12,7 +12,7 @@ from typing import Any
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
 from elastic_gpu.azure.node_provisioning.objects import SKU_NAME_KEY
 from elastic_gpu.azure.node_template import resources_from_tags
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
 from elastic_gpu.node_group_view import (
     KARPENTER_NODE_POOL,
     NodeGroupView,
@@ -55,6 +55,7 @@ def _agent_pool(
     spot = p.get("scaleSetPriority") == "Spot"
     autoscaled = bool(p.get("enableAutoScaling"))
     labels = dict(p.get("nodeLabels") or {})
+    gpu_spec = gpu_spec_of(labels)
     label = p.get("agentPoolName") or p.get("name") or resource
     count = int_or_none(p.get("count"))
     taints = list(p.get("nodeTaints") or [])
@@ -63,7 +64,8 @@ def _agent_pool(
         cloud="azure",
         name=label,
         pool=labels.get(POOL_LABEL, label),
-        gpu=bool(gpu_instance_type("azure", size) or _AZURE_GPU_SIZE.match(size)),
+        gpu=bool(gpu_instance_type("azure", size, gpu_spec) or _AZURE_GPU_SIZE.match(size)),
+        gpu_spec=gpu_spec,
         spot=spot,
         intends_spot=intends_spot(labels, label),
         instance_types=[size] if size else [],

@@ -48,7 +48,7 @@ def cluster_queue_quota(pools: Sequence[SpotGpuPoolArgs]) -> dict[str, str]:
     fits. (A bare number is a count of bytes for memory: ai-on-gke's 1000000000 is under 1 GiB.)"""
     cpu = memory_gib = gpus = disk_gib = 0
     for p in pools:
-        row = gpu_instance_type("gcp", p.instance_types[0])
+        row = gpu_instance_type("gcp", p.instance_types[0], p.gpu_spec)
         assert row is not None, "validated before use"
         cpu += p.max_size * row.vcpus
         memory_gib += p.max_size * row.memory_gib

@@ -102,11 +102,16 @@ def _quota_info(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]
 
 
 def _machine_types(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
-    """The machine types the filter names (`(name = "a") OR (name = "b")`) that the zone offers."""
+    """The machine types the filter names (`(name = "a") OR (name = "b")`) that the zone offers, each as
+    Compute Engine describes it: a catalog type's GPUs, vCPUs and memory; only the name of another (the mock
+    knows nothing of its GPU, so it resolves to none)."""
+    from elastic_gpu.gcp.gpu_types import described_machine_type
+
     zone = args.get("zone")
     names = re.findall(r'name = "([^"]+)"', args.get("filter") or "")
     offered = [n for n in names if zone in account["machineTypes"].get(n, [zone])]
-    return {"zone": zone, "project": args.get("project"), "machineTypes": [{"name": n} for n in offered]}
+    described = [described_machine_type(n) for n in offered]
+    return {"zone": zone, "project": args.get("project"), "machineTypes": described}
 
 
 def _iam_policy(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:

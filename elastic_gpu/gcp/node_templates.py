@@ -39,7 +39,7 @@ GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 def _node_pool_template(view: NodeGroupView) -> NodeTemplate:
     name = view.name
     machine = view.instance_types[0] if view.instance_types else "?"
-    allocatable = shape("gcp", machine)
+    allocatable = shape("gcp", machine, view.gpu_spec)
     allocatable.pop(GPU_RESOURCE, None)
     labels = dict(view.labels) | {GKE_NODEPOOL_LABEL: name}
     taints = set(view.taints)

@@ -20,7 +20,7 @@ from elastic_gpu.gcp.config_rules import DEFAULT_DWS_MAX_RUN_HOURS, node_pool_pr
 from elastic_gpu.gcp.kueue import LOCAL_QUEUE
 from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
 from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE, OAUTH_SCOPES, node_service_account
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_labels
 from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.replacement import pool_name
@@ -380,7 +380,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     if auto_provisioned(args):
         return compute_class.build_spot_gpu_pool(name, args, parent)
     cluster: GkeClusterHandle = args.cluster  # type: ignore[assignment]
-    row = gpu_instance_type(cluster.cloud, args.instance_types[0])
+    row = gpu_instance_type(cluster.cloud, args.instance_types[0], args.gpu_spec)
     assert row is not None, "validated before use"
     sharing = (
         gcp.container.NodePoolNodeConfigGuestAcceleratorGpuSharingConfigArgs(
@@ -399,7 +399,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     )
     class_name = _compute_class(name, args)
     taints = _taints(name, args)
-    extra = dict(args.extra_labels)
+    extra = gpu_spec_labels(args.gpu_spec) | args.extra_labels
     if class_name:
         extra[GKE_COMPUTE_CLASS_KEY] = class_name
 

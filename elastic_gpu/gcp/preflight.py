@@ -86,7 +86,10 @@ def request(project: str, qid: str, value: int, region: str | None) -> str:
 
 def gpus_per_node(cfg: StackConfig, pool: GpuPoolConfig) -> tuple[str | None, int]:
     """The pool's GPU model key and GPUs per node (N1 takes `gpusPerNode`; G2, A2 and A3 fix theirs)."""
-    rows = [r for t in cfg.instance_types(pool) if (r := gpu_instance_type("gcp", t)) is not None]
+    from elastic_gpu.config import gpu_spec
+
+    spec = gpu_spec(pool)
+    rows = [r for t in cfg.instance_types(pool) if (r := gpu_instance_type("gcp", t, spec)) is not None]
     if not rows:
         return None, 0
     return rows[0].gpu, max(pool.gpus_per_node if r.gpu_counts else r.gpus for r in rows)

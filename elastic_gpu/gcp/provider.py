@@ -4,7 +4,7 @@ imported when first asked for (by full name: elastic_gpu/provider.py says why)."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from elastic_gpu.clouds import importing
@@ -24,6 +24,7 @@ from elastic_gpu.provider import (
 
 if TYPE_CHECKING:
     from elastic_gpu.config import StackConfig
+    from elastic_gpu.gpu_catalog import GpuSpec
     from elastic_gpu.preflight import Finding
     from elastic_gpu.tools.offline.runner import Preview
     from elastic_gpu.tools.simulation.pod import PodShape
@@ -32,8 +33,8 @@ if TYPE_CHECKING:
 
 
 class GcpProvider:
-    """GKE. Also an `AccountPreflight`, a `QueueAdmission` (Kueue), a `GroupOrder` (ComputeClass priorities)
-    and a `RunningVersion` (its release channel)."""
+    """GKE. Also an `AccountPreflight`, a `QueueAdmission` (Kueue), a `GroupOrder` (ComputeClass priorities),
+    a `RunningVersion` (its release channel) and a `GpuResolver` (Compute Engine machine types)."""
 
     name = "gcp"
     facts = CloudFacts(
@@ -153,7 +154,12 @@ class GcpProvider:
             node_rolling_fields=replacement.NODE_ROLLING_FIELDS,
         )
 
-    # AccountPreflight, QueueAdmission, GroupOrder, RunningVersion
+    # AccountPreflight, QueueAdmission, GroupOrder, RunningVersion, GpuResolver
+
+    def resolve_gpu(self, instance_type: str, region: str | None, zones: Sequence[str]) -> GpuSpec | str:
+        with importing(self.name):
+            import elastic_gpu.gcp.gpu_types as gpu_types
+        return gpu_types.resolve_gpu(instance_type, zones)
 
     def preflight(self, cfg: StackConfig) -> list[Finding]:
         with importing(self.name):

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
 from elastic_gpu.gcp.autoprovisioning.spec import auto_creates, class_labels, priority_group, priority_machine_types
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
 from elastic_gpu.node_group_view import (
     AUTO_CREATED_GROUP,
     NodeGroupView,
@@ -75,6 +75,7 @@ def _node_pool(resource: StackResource, stack: Sequence[StackResource] | None) -
         implicit_taints=[GKE_GPU_TAINT] if gpu else [],
         accelerators=accelerators,
         labels=labels,
+        gpu_spec=gpu_spec_of(labels),
         flex_start=bool(node.get("flexStart")),
         region=None if stack is None else _node_pool_region(resource),
         resource=resource.name,
@@ -141,10 +142,12 @@ def _compute_class(resource: StackResource, stack: Sequence[StackResource] | Non
     for i, priority in enumerate(spec.get("priorities") or []):
         gpu = priority.get("gpu") or {}
         types = priority_machine_types(priority)
-        rows = sorted(
-            (row for t in types if (row := gpu_instance_type("gcp", t))), key=lambda r: (-r.vcpus, -r.memory_gib)
-        )
         labels = class_labels(spec, priority)
+        gpu_spec = gpu_spec_of(labels)
+        rows = sorted(
+            (row for t in types if (row := gpu_instance_type("gcp", t, gpu_spec))),
+            key=lambda r: (-r.vcpus, -r.memory_gib),
+        )
         accelerator = gpu.get("type")
         accelerators = [(accelerator, int(gpu.get("count", 1)))] if accelerator else []
         # GKE taints the GPU nodes it creates for a priority's `gpu` (rule gke-compute-class-gpu-taint
@@ -174,6 +177,7 @@ def _compute_class(resource: StackResource, stack: Sequence[StackResource] | Non
                 implicit_taints=[GKE_GPU_TAINT] if gpu else [],
                 accelerators=accelerators,
                 labels=labels,
+                gpu_spec=gpu_spec,
                 shared_cap=accelerator,
                 region=region,
                 kind=AUTO_CREATED_GROUP,

@@ -193,7 +193,7 @@ def gpus_per_node(pool: NodeGroupView, instance_type: str) -> int | None:
         return sum(n for _, n in pool.accelerators)
     if not pool.gpu:
         return None
-    row = gpu_instance_type(pool.cloud, instance_type)
+    row = pool.gpu_row(instance_type)
     return row.gpus if row else None
 
 

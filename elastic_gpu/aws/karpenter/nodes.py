@@ -20,7 +20,7 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.aws.karpenter.release import NODE_CLASS_API, NODE_CLASS_GROUP
 from elastic_gpu.aws.node_groups import DATA_DEVICE, IMDS_HOP_LIMIT
-from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_instance_types
+from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_instance_types, gpu_spec_labels
 from elastic_gpu.karpenter_core import (
     CAPACITY_TYPE_KEY,
     CONSOLIDATION_POLICY,
@@ -93,16 +93,18 @@ class KarpenterNodes:
 def eligible_instance_types(args: SpotGpuPoolArgs) -> list[str]:
     """Every catalog type with one of the pool's GPU models and its GPUs per node, whatever its vCPUs and
     memory (Karpenter picks per pod; an EKS node group must keep one shape)."""
-    return eligible_types(args.instance_types)
+    return eligible_types(args.instance_types, args.gpu_spec)
 
 
-def eligible_types(instance_types: Sequence[str]) -> list[str]:
-    """`eligible_instance_types` of a pool of these types (an EC2 type fixes its GPU count: the first's)."""
-    rows = [row for t in instance_types if (row := gpu_instance_type("aws", t)) is not None]
+def eligible_types(instance_types: Sequence[str], spec: GpuSpec | None = None) -> list[str]:
+    """`eligible_instance_types` of a pool of these types (an EC2 type fixes its GPU count: the first's), the
+    pool's own types the catalog lacks (their GPU `spec` given or described by EC2) first."""
+    rows = [row for t in instance_types if (row := gpu_instance_type("aws", t, spec)) is not None]
     if not rows:
         return []
     models, gpus = {row.gpu for row in rows}, rows[0].gpus
-    return [t.name for t in gpu_instance_types("aws") if t.gpu in models and t.gpus == gpus]
+    own = [t for t in instance_types if gpu_instance_type("aws", t) is None and gpu_instance_type("aws", t, spec)]
+    return own + [t.name for t in gpu_instance_types("aws") if t.gpu in models and t.gpus == gpus]
 
 
 def node_class_name(pool: str) -> str:
@@ -159,6 +161,7 @@ def node_pool_spec(pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, plan
     """
     accelerator = {AWS_ACCELERATOR_LABEL: args.accelerator} if args.accelerator else {}
     labels = node_labels(pool=pool, node_class=NODE_CLASS_GPU, spot="spot" in plan.capacity_types) | accelerator
+    labels |= gpu_spec_labels(args.gpu_spec)
     if plan.spot_first:
         del labels[CAPACITY_LABEL]
     return {

@@ -23,7 +23,7 @@ from elastic_gpu.aws.asg_tags import (
     NODE_TEMPLATE_PREFIX,
     taint_from_eks_api,
 )
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
 from elastic_gpu.node_group_view import pools_of
 from elastic_gpu.scheduling import AWS_ACCELERATOR_LABEL, GPU_NODE_LABEL, GPU_RESOURCE
 from elastic_gpu.tools.policy._base import parent_urn, props_of
@@ -218,9 +218,10 @@ def validate_one_model(args: ResourceValidationArgs, report: ReportViolation) ->
     types = args.props.get("instanceTypes") or []
     if not isinstance(label, str) or isinstance(types, str):
         return
+    spec = gpu_spec_of(args.props.get("labels"))
     models: dict[str, list[str]] = {}
     for t in types:
-        row = gpu_instance_type("aws", t) if isinstance(t, str) else None
+        row = gpu_instance_type("aws", t, spec) if isinstance(t, str) else None
         if row is not None:
             models.setdefault(row.model.accelerator_label, []).append(t)
     others = {m: ts for m, ts in models.items() if m != label}

@@ -28,6 +28,7 @@ from elastic_gpu.azure.node_provisioning.objects import (
 from elastic_gpu.azure.node_provisioning.skus import NAP_GPU_SKUS, eligible_skus
 from elastic_gpu.config import DEFAULT_SCALE_DOWN_UNNEEDED
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.gpu_catalog import gpu_spec_labels
 from elastic_gpu.karpenter_core import NODE_POOL_API, NODE_POOL_KIND, NodePoolPlan, node_pool_plans
 from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import CAPACITY_LABEL, GPU_TAINT, NODE_CLASS_GPU, Taint, node_labels
@@ -80,7 +81,7 @@ def node_pool_specs(
             capacity_types=plan.capacity_types,
             skus=skus,
             zones=zones,
-            labels=labels | args.extra_labels,
+            labels=labels | gpu_spec_labels(args.gpu_spec) | args.extra_labels,
             taints=spot_taints(gpu_taints) if spot else gpu_taints,
             max_nodes=plan.max_nodes,
             gpus_per_node=args.gpus_per_node,

@@ -27,7 +27,7 @@ import pulumi_gcp as gcp
 
 from elastic_gpu.gcp.autoprovisioning.compute_class import instance_types_eligible
 from elastic_gpu.gcp.node_config import OAUTH_SCOPES
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type
 
 if TYPE_CHECKING:
     from elastic_gpu.config import StackConfig
@@ -68,9 +68,10 @@ class AutoProvisioningLimits:
         ]
 
 
-def machine_shape(machine_type: str) -> tuple[int, float] | None:
-    """(vCPUs, memory GB) of a GCE machine type: the GPU catalog's row, else a predefined type's name."""
-    row = gpu_instance_type("gcp", machine_type)
+def machine_shape(machine_type: str, spec: GpuSpec | None = None) -> tuple[int, float] | None:
+    """(vCPUs, memory GB) of a GCE machine type: the GPU catalog's row (or `spec`'s), else a predefined type's
+    name."""
+    row = gpu_instance_type("gcp", machine_type, spec)
     if row is not None:
         return row.vcpus, float(row.memory_gib)
     m = PREDEFINED.match(machine_type)
@@ -80,8 +81,8 @@ def machine_shape(machine_type: str) -> tuple[int, float] | None:
     return int(m["vcpus"]), int(m["vcpus"]) * per_vcpu
 
 
-def _gpus_per_node(cfg: StackConfig, instance_type: str, gpus_per_node: int, gpus_set: bool) -> int:
-    row = gpu_instance_type("gcp", instance_type)
+def _gpus_per_node(instance_type: str, gpus_per_node: int, gpus_set: bool, spec: GpuSpec | None = None) -> int:
+    row = gpu_instance_type("gcp", instance_type, spec)
     assert row is not None, "validated before use"
     return gpus_per_node if row.gpu_counts and gpus_set else row.gpus
 
@@ -98,6 +99,8 @@ def limits_problems(cfg: StackConfig) -> list[str]:
 
 def limits_for(cfg: StackConfig) -> AutoProvisioningLimits:
     """The limits that let every pool reach its largest size, and no more (see the module docstring)."""
+    from elastic_gpu.config import gpu_spec
+
     cpu, memory = 0.0, 0.0
     gpus: dict[str, int] = {}
     shapes = [s for t in cfg.general_pool.instance_types if (s := machine_shape(t))]
@@ -105,17 +108,18 @@ def limits_for(cfg: StackConfig) -> AutoProvisioningLimits:
     memory += cfg.general_pool.max_size * max(s[1] for s in shapes)
     for pool in cfg.gpu_pools:
         types = cfg.instance_types(pool)
-        count = _gpus_per_node(cfg, types[0], pool.gpus_per_node, "gpus_per_node" in pool.model_fields_set)
+        spec = gpu_spec(pool)
+        count = _gpus_per_node(types[0], pool.gpus_per_node, "gpus_per_node" in pool.model_fields_set, spec)
         if pool.queued_provisioning:
             types, nodes = types[:1], pool.max_size
         else:
-            types = instance_types_eligible(types, count)
+            types = instance_types_eligible(types, count, spec)
             fallback = (pool.fallback_max_size or pool.max_size) if pool.on_demand_fallback else 0
             nodes = pool.max_size + fallback
-        shapes = [s for t in types if (s := machine_shape(t))]
+        shapes = [s for t in types if (s := machine_shape(t, spec))]
         cpu += nodes * max(s[0] for s in shapes)
         memory += nodes * max(s[1] for s in shapes)
-        row = gpu_instance_type("gcp", types[0])
+        row = gpu_instance_type("gcp", types[0], spec)
         assert row is not None and row.accelerator, "validated before use"
         gpus[row.accelerator] = gpus.get(row.accelerator, 0) + nodes * count
     return AutoProvisioningLimits(cpu=math.ceil(cpu), memory_gb=math.ceil(memory), gpus=gpus)

@@ -30,7 +30,7 @@ from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_
 from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
 from elastic_gpu.gcp.config_rules import machine_family
 from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE, node_service_account
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_spec_labels
 from elastic_gpu.pool_overrides import unsupported
 from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import (
@@ -62,9 +62,9 @@ BOOT_DISK_TYPE = "pd-balanced"
 TIME_SHARING = "TIME_SHARING"
 
 
-def machine_selectors(instance_types: list[str], gpus: int) -> list[dict[str, str]]:
+def machine_selectors(instance_types: list[str], gpus: int, spec: GpuSpec | None = None) -> list[dict[str, str]]:
     """One `machineFamily` when the pool takes every eligible type of its family, else a `machineType` each."""
-    row = gpu_instance_type("gcp", instance_types[0])
+    row = gpu_instance_type("gcp", instance_types[0], spec)
     assert row is not None, "validated before use"
     family = machine_family(row.name)
     if len(instance_types) > 1 and set(instance_types) == set(eligible_machine_types(row.gpu, gpus, family)):
@@ -72,19 +72,19 @@ def machine_selectors(instance_types: list[str], gpus: int) -> list[dict[str, st
     return [{"machineType": t} for t in instance_types]
 
 
-def instance_types_eligible(instance_types: list[str], gpus: int) -> list[str]:
+def instance_types_eligible(instance_types: list[str], gpus: int, spec: GpuSpec | None = None) -> list[str]:
     """The machine types GKE may create for a pool of these types and GPU count (what its priorities allow)."""
-    row = gpu_instance_type("gcp", instance_types[0])
+    row = gpu_instance_type("gcp", instance_types[0], spec)
     assert row is not None, "validated before use"
     out: list[str] = []
-    for sel in machine_selectors(instance_types, gpus):
+    for sel in machine_selectors(instance_types, gpus, spec):
         family = sel.get("machineFamily")
         out += eligible_machine_types(row.gpu, gpus, family) if family else [sel["machineType"]]
     return out
 
 
 def _gpu(args: SpotGpuPoolArgs) -> dict[str, Any]:
-    row = gpu_instance_type("gcp", args.instance_types[0])
+    row = gpu_instance_type("gcp", args.instance_types[0], args.gpu_spec)
     assert row is not None and row.accelerator, "validated before use"
     gpu: dict[str, Any] = {
         "type": row.accelerator,
@@ -107,7 +107,7 @@ def class_node_labels(name: str, args: SpotGpuPoolArgs) -> dict[str, str]:
     differs per priority (GKE marks spot nodes `cloud.google.com/gke-spot: "true"` itself)."""
     labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=False)
     labels.pop(CAPACITY_LABEL)
-    return labels | dict(args.extra_labels)
+    return labels | gpu_spec_labels(args.gpu_spec) | dict(args.extra_labels)
 
 
 def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
@@ -115,7 +115,7 @@ def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
     capacities = [True, False] if args.on_demand_fallback else [args.spot]
     priorities = []
     for spot in capacities:
-        for selector in machine_selectors(list(args.instance_types), args.gpus_per_node):
+        for selector in machine_selectors(list(args.instance_types), args.gpus_per_node, args.gpu_spec):
             priority: dict[str, Any] = {
                 **selector,
                 "spot": spot,
@@ -178,7 +178,7 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
         )
     if args.image is not None and (not isinstance(args.image, str) or args.image.lower() not in IMAGE_TYPES):
         problems.append(f"{where}image: a ComputeClass takes {', '.join(IMAGE_TYPES)} (got {args.image!r})")
-    rows = [gpu_instance_type("gcp", t) for t in args.instance_types]
+    rows = [gpu_instance_type("gcp", t, args.gpu_spec) for t in args.instance_types]
     families = sorted({machine_family(r.name) for r in rows if r is not None})
     if len(families) > 1:
         problems.append(f"{where}instance_types: one machine family per pool (got {families})")

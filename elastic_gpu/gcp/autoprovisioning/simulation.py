@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from elastic_gpu.gcp.config_rules import machine_family
 from elastic_gpu.gcp.node_reserve import GKE_RESERVE_SOURCE, gke_reserve
-from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.node_group_view import NodeGroupView
 from elastic_gpu.scheduling import (
     EPHEMERAL_STORAGE,
@@ -41,7 +40,7 @@ GKE_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 def auto_created_template(view: NodeGroupView) -> NodeTemplate | None:
     """The group GKE would create for one priority (`view`, largest machine type first); None when the
     catalog knows none of its machine types."""
-    rows = [row for t in view.instance_types if (row := gpu_instance_type("gcp", t))]
+    rows = [row for t in view.instance_types if (row := view.gpu_row(t))]
     if not rows:
         return None
     largest = rows[0]

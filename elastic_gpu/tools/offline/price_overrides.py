@@ -6,7 +6,7 @@ both read it without importing each other.
 
 from __future__ import annotations
 
-from elastic_gpu.config import PROJECT, load_price_overrides, load_stack_config
+from elastic_gpu.config import load_price_overrides
 from elastic_gpu.node_group_view import stack_pools
 from elastic_gpu.prices import live_prices_requested
 from elastic_gpu.tools.cost import Overrides, read_live_prices_of
@@ -17,11 +17,11 @@ from elastic_gpu.tools.offline.stack_resources import stack_resources
 def price_overrides(preview: Preview) -> Overrides:
     """The stack config's `elastic-gpu:prices` overrides, in an elastic-gpu stack or any other program.
 
-    An elastic-gpu stack's config was validated as a whole by the program; any other program
-    (one that imports the components) may set `elastic-gpu:prices` alone, validated here.
+    An elastic-gpu stack's config was validated as a whole by the program, under the engine, where a GPU
+    type the catalog lacks was described by the cloud's API; read again here (no engine to ask), such a pool
+    would be refused, so only its `prices` are read, as any other program (one that imports the components)
+    may set `elastic-gpu:prices` alone, validated here.
     """
     if live_prices_requested():  # the pools' live prices, read once per process (elastic_gpu/prices.py)
         read_live_prices_of(stack_pools(stack_resources(preview)))
-    if f"{PROJECT}:cloud" in preview.config:
-        return load_stack_config(preview.config, project=PROJECT).prices
     return load_price_overrides(preview.config)

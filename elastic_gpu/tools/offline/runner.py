@@ -32,7 +32,6 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
-from elastic_gpu.gpu_catalog import clear_declared_instance_types
 from elastic_gpu.replacement import POOL_NAME_FIELD
 from elastic_gpu.tools.offline.mocks import (
     USER_MOCKS_FILE,
@@ -422,7 +421,6 @@ def _run(
     config: dict[str, Any],
     account: dict[str, dict[str, Any]] | None = None,
 ) -> Preview:
-    clear_declared_instance_types()  # the rows of GPU types the catalog lacks are this program's pools'
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     # The SDK calls the mock monitor from the loop's executor threads, and each thread makes itself an

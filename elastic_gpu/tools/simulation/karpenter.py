@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from elastic_gpu.gpu_catalog import GpuInstanceType, gpu_instance_type
+from elastic_gpu.gpu_catalog import GpuInstanceType
 from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, duration_seconds
 from elastic_gpu.node_group_view import KARPENTER_GROUP, NodeGroupView
 from elastic_gpu.prices import HOURS_PER_MONTH
@@ -123,7 +123,7 @@ def node_pool_templates(
     `limits.nodes` as its max (one cap the templates of a NodePool share: `shared_cap`)."""
     from elastic_gpu.tools.simulation.templates import daemon_requests
 
-    rows = [row for t in view.instance_types if (row := gpu_instance_type(model.cloud, t)) is not None]
+    rows = [row for t in view.instance_types if (row := view.gpu_row(t)) is not None]
     biggest = max(rows, key=lambda row: (row.gpus, row.vcpus, row.memory_gib), default=None)
     disk = model.disk(preview, view.node_class or "")
     if biggest:

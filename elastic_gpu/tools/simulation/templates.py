@@ -16,7 +16,7 @@ import math
 from dataclasses import replace
 
 from elastic_gpu.clouds import all_clouds
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type
 from elastic_gpu.node_group_view import NodeGroupView, stack_pools
 from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.tools.offline.runner import Preview
@@ -35,8 +35,9 @@ EVICTION_HARD_MEMORY = 100 * MIB
 ZONE_LABEL = "topology.kubernetes.io/zone"
 
 
-def shape(cloud: str, instance_type: str) -> dict[str, float]:
-    row = gpu_instance_type(cloud, instance_type)
+def shape(cloud: str, instance_type: str, spec: GpuSpec | None = None) -> dict[str, float]:
+    """A node's resources by its type's GPU row (the catalog's, else its group's `spec`); unbounded if none."""
+    row = gpu_instance_type(cloud, instance_type, spec)
     if row is None:
         return {"cpu": math.inf, "memory": math.inf}
     return {"cpu": float(row.vcpus), "memory": float(row.memory_gib * GIB), GPU_RESOURCE: float(row.gpus)}
