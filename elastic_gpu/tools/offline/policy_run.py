@@ -211,6 +211,7 @@ def run_policies(
         policies = policy_rules.ALL_POLICIES if policies is None else policies
         pack = pack or policy_rules.PACK_NAME
     resources = stack_resources(preview)
+    by_urn = {r.urn: r for r in resources}
     config = with_stack_prices(config, preview)
     violations: list[Violation] = []
     for policy in policies:
@@ -219,7 +220,7 @@ def run_policies(
             continue
 
         def record(message: str, urn: str | None = None, _p: str = policy.name, _level: str = level) -> None:
-            target = next((r for r in resources if r.urn == urn), None) if urn else None
+            target = by_urn.get(urn) if urn else None
             kind, name = (target.resource_type, target.name) if target else (None, None)
             violations.append(Violation(_p, _level, message, urn, kind, name))
 

@@ -15,10 +15,11 @@ import logging
 import runpy
 import sys
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import pulumi
 from google.protobuf import json_format
@@ -47,6 +48,7 @@ SECRET_MASK = "[secret]"
 #: the engine's own marker, so the policies see an unknown as the Pulumi CLI hands it to them.
 UNKNOWN_TEXT = "[unknown]"
 UNKNOWN = rpc.UNKNOWN
+T = TypeVar("T")
 
 
 @dataclass
@@ -93,6 +95,14 @@ class StackOutput:
         return {"value": SECRET_MASK if self.secret else self.value, "secret": self.secret}
 
 
+class _Memo(dict[str, tuple[tuple[int, ...], Any]]):
+    """Preview.memo's store: a deep copy of a preview starts without it (its resources are new objects, and
+    such a copy is made to be edited)."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Memo:
+        return _Memo()
+
+
 @dataclass
 class Preview:
     project: str
@@ -106,6 +116,23 @@ class Preview:
     _by_type: tuple[tuple[int, ...], dict[str, list[CapturedResource]]] | None = field(
         default=None, repr=False, compare=False
     )
+    #: what `memo` read of these resources once, for the resources it was read from (their ids)
+    _memo: _Memo = field(default_factory=lambda: _Memo(), init=False, repr=False, compare=False)
+
+    def memo(self, key: str, build: Callable[[], T]) -> T:
+        """`build()`, made once per preview: what every tool reads of the whole stack (the engine's view of
+        its resources, its node groups) is read once, however many pods, pools or rules ask for it.
+
+        Kept while the preview holds the same resource objects; a captured resource is not edited once read
+        (code that builds a variant edits a `copy.deepcopy`, whose resources are new objects and whose memo
+        starts empty)."""
+        ids = tuple(map(id, self.resources))
+        held = self._memo.get(key)
+        if held is not None and held[0] == ids:
+            return cast(T, held[1])
+        value = build()
+        self._memo[key] = (ids, value)
+        return value
 
     def of_type(self, type_: str) -> list[CapturedResource]:
         ids = tuple(map(id, self.resources))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pulumi_policy import PolicyCustomTimeouts, PolicyProviderResource, PolicyResource, PolicyResourceOptions
 from pulumi_policy.proxy import unknown_checking_proxy
 
+from elastic_gpu.node_group_view import NodeGroupView, Stack, stack_pools
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 
 
@@ -62,8 +63,20 @@ class CapturedPolicyResource(PolicyResource):
     custom: bool = True
 
 
-def stack_resources(preview: Preview) -> list[PolicyResource]:
-    """Every captured resource as a `PolicyResource`, with parents and dependencies linked."""
+def stack_resources(preview: Preview) -> Stack:
+    """Every captured resource as a `PolicyResource`, with parents and dependencies linked: made once per
+    preview (`Preview.memo`), the same Stack for every reader, so what the node-group readers derive from
+    the whole stack is derived once too. Treat it as read-only."""
+    return preview.memo("stack_resources", lambda: Stack(_stack_resources(preview)))
+
+
+def node_groups(preview: Preview) -> list[NodeGroupView]:
+    """Every node group the captured resources declare, read once per preview by its cloud's reader against
+    the stack (the simulation asks once per pod, the reports once per table)."""
+    return list(preview.memo("node_groups", lambda: stack_pools(stack_resources(preview))))
+
+
+def _stack_resources(preview: Preview) -> list[PolicyResource]:
     providers = _providers(preview)
     by_urn: dict[str, PolicyResource] = {}
     for r in preview.resources:
