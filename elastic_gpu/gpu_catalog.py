@@ -279,6 +279,11 @@ def clear_declared_instance_types() -> None:
     _DECLARED.clear()
 
 
+def declared_instance_types() -> dict[tuple[str, str], GpuInstanceType]:
+    """The rows pools declared so far (a copy): what gpu_instance_type answers besides the catalog."""
+    return dict(_DECLARED)
+
+
 def gpu_instance_type(cloud: str, name: str) -> GpuInstanceType | None:
     """The catalog row for ``name`` on ``cloud``, else the row a pool declared for it with its GPU spec
     (declare_instance_types), or None if it carries no GPU we know."""

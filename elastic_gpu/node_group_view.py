@@ -372,9 +372,13 @@ def resource_pools(
 
 
 def stack_pools(stack: Iterable[StackResource], *, gpu_only: bool = False) -> list[NodeGroupView]:
-    """Every node group the stack's resources declare, each read against the stack."""
-    resources = as_stack(stack)
-    return [pool for r in resources for pool in resource_pools(r, resources, gpu_only=gpu_only)]
+    """Every node group the stack's resources declare, each read against the stack: read once per Stack
+    (every rule, report and simulation step that asks gets the same views)."""
+    return [p for p in as_stack(stack).derived(_read_stack) if p.gpu or not gpu_only]
+
+
+def _read_stack(stack: Sequence[StackResource]) -> list[NodeGroupView]:
+    return [pool for r in stack for pool in resource_pools(r, stack)]
 
 
 def worst_case_nodes(pools: Iterable[NodeGroupView]) -> int:

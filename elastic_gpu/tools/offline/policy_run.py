@@ -26,6 +26,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
+from elastic_gpu.tools.offline.collector import collected_at_end
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.offline.stack_resources import stack_resources
 from elastic_gpu.tools.offline.terminal import paint
@@ -205,6 +206,16 @@ def run_policies(
     pack: str | None = None,
 ) -> PolicyReport:
     """Validate every captured resource and the whole stack; collect the violations."""
+    with collected_at_end():  # no full collections over the preview's heap mid-run (offline/collector.py)
+        return _run_policies(preview, policies, config, pack)
+
+
+def _run_policies(
+    preview: Preview,
+    policies: list[ResourceValidationPolicy | StackValidationPolicy] | None,
+    config: dict[str, Any] | None,
+    pack: str | None,
+) -> PolicyReport:
     if policies is None or pack is None:
         from elastic_gpu.tools import policy as policy_rules
 

@@ -35,6 +35,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
 from elastic_gpu.gpu_catalog import clear_declared_instance_types
 from elastic_gpu.replacement import POOL_NAME_FIELD
+from elastic_gpu.tools.offline.collector import collected_at_end
 from elastic_gpu.tools.offline.mocks import (
     USER_MOCKS_FILE,
     StackMocks,
@@ -401,7 +402,8 @@ def run_preview(stack: str, program_dir: Path | str = ".", account: dict[str, di
     engine_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
     main = program.main
     # A fresh context: Pulumi keeps its settings and root stack in context variables.
-    preview = contextvars.Context().run(_run, project, stack, engine_config, main, config, account)
+    with collected_at_end():  # the SDK's per-property reference cycles, freed once (offline/collector.py)
+        preview = contextvars.Context().run(_run, project, stack, engine_config, main, config, account)
     preview.warnings += refresh_warnings(program.project_file, preview.resources)
     return preview
 

@@ -48,10 +48,17 @@ def _default_provider(r: CapturedResource, preview: Preview) -> PolicyProviderRe
 
 
 def _provider_of(
-    r: CapturedResource, providers: dict[str, PolicyProviderResource], preview: Preview
+    r: CapturedResource,
+    providers: dict[str, PolicyProviderResource],
+    preview: Preview,
+    defaults: dict[str, PolicyProviderResource | None],
 ) -> PolicyProviderResource | None:
+    """`r`'s provider; the engine's default provider of a package is built once per stack (`defaults`)."""
     if not r.provider:
-        return _default_provider(r, preview)
+        key = "pulumi" if not r.custom else r.type.split(":", 1)[0]
+        if key not in defaults:
+            defaults[key] = _default_provider(r, preview)
+        return defaults[key]
     return providers.get(r.provider) or providers.get(r.provider.rsplit("::", 1)[0])
 
 
@@ -72,12 +79,14 @@ def stack_resources(preview: Preview) -> Stack:
 
 def node_groups(preview: Preview) -> list[NodeGroupView]:
     """Every node group the captured resources declare, read once per preview by its cloud's reader against
-    the stack (the simulation asks once per pod, the reports once per table)."""
-    return list(preview.memo("node_groups", lambda: stack_pools(stack_resources(preview))))
+    the stack (the simulation asks once per pod, the reports once per table): the views `stack_pools`
+    keeps on the preview's one Stack."""
+    return stack_pools(stack_resources(preview))
 
 
 def _stack_resources(preview: Preview) -> list[PolicyResource]:
     providers = _providers(preview)
+    defaults: dict[str, PolicyProviderResource | None] = {}
     by_urn: dict[str, PolicyResource] = {}
     for r in preview.resources:
         by_urn[r.urn] = captured = CapturedPolicyResource(
@@ -86,7 +95,7 @@ def _stack_resources(preview: Preview) -> list[PolicyResource]:
             urn=r.urn,
             name=r.name,
             opts=_options(r),
-            provider=_provider_of(r, providers, preview),
+            provider=_provider_of(r, providers, preview, defaults),
             parent=None,
             dependencies=[],
             property_dependencies={},

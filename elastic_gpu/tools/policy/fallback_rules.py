@@ -25,6 +25,7 @@ from pulumi_policy import (
 )
 
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.gpu_catalog import GpuInstanceType, declared_instance_types
 from elastic_gpu.node_group_view import has_unknown, plain_props
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
@@ -150,24 +151,40 @@ def validate_fallback_promise_advisory(args: StackValidationArgs, report: Report
     _validate(args, report, enforced=False)
 
 
-#: The last stack the two rules simulated: (its resources, the preview, the settings and outcomes or the error).
-#: Both rules judge the same simulation, so a gate simulates once; the entry holds the resources it is keyed
-#: on, so an identity match is never a stale one.
-_LAST: list[tuple[object, Preview | None, tuple[AutoscalerSettings, list[PoolOutcome]] | Exception]] = []
+#: The last stack the two rules simulated: (its resources, the preview, the catalog rows pools declared, the
+#: settings and outcomes or the error). Both rules judge the same simulation, so a gate simulates once. The
+#: offline gate hands both rules the same resource list (an identity match, never a stale one: the entry
+#: holds the list); the Pulumi engine builds each policy its own copy of the stack (pulumi_policy policy.py,
+#: AnalyzeStack), so the second rule finds the first one's simulation by equal captured resources and equal
+#: declared GPU rows: the simulation reads nothing else (its preview has no project, stack or config).
+_LAST: list[
+    tuple[
+        object,
+        Preview | None,
+        dict[tuple[str, str], GpuInstanceType],
+        tuple[AutoscalerSettings, list[PoolOutcome]] | Exception,
+    ]
+] = []
 
 
 def _simulated(
     resources: Sequence[PolicyResource],
 ) -> tuple[Preview | None, tuple[AutoscalerSettings, list[PoolOutcome]] | Exception]:
     if _LAST and _LAST[0][0] is resources:
-        return _LAST[0][1], _LAST[0][2]
+        return _LAST[0][1], _LAST[0][3]
     preview = preview_of(resources)
+    declared = declared_instance_types()
+    if preview is not None and _LAST:
+        _, last, last_declared, last_result = _LAST[0]
+        if last is not None and last_declared == declared and last.resources == preview.resources:
+            _LAST[:] = [(resources, last, declared, last_result)]
+            return last, last_result
     result: tuple[AutoscalerSettings, list[PoolOutcome]] | Exception
     try:
         result = (autoscaler_settings(preview), simulate(preview)) if preview is not None else NoAutoscaler("")
     except (ConfigError, ValueError) as exc:  # NoAutoscaler is a ValueError
         result = exc
-    _LAST[:] = [(resources, preview, result)]
+    _LAST[:] = [(resources, preview, declared, result)]
     return preview, result
 
 
