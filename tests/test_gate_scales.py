@@ -9,7 +9,6 @@ import gc
 import importlib.util
 from collections import Counter
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
