@@ -140,16 +140,18 @@ def test_both_fallback_rules_judge_one_simulation_when_the_engine_hands_each_its
     assert calls["simulate"] == 2
 
 
-def test_a_copy_of_a_preview_edited_after_a_read_is_read_afresh() -> None:
-    """The per-preview views are kept on the preview; a deep copy (how a variant is made) starts without."""
-    base = stack_preview("aws-prod")
-    before = {v.resource: v.max_size for v in node_groups(base)}
-    head = copy.deepcopy(base)
-    group = next(r for r in head.resources if r.type == "aws:eks/nodeGroup:NodeGroup")
+def test_a_preview_is_read_once_per_reading_block_and_afresh_after_an_edit() -> None:
+    """Within a block that only reads (a policy run, a simulation) the stack is read once; a preview edited
+    after such a block (a test's variant of a stack) is read afresh."""
+    preview = copy.deepcopy(stack_preview("aws-prod"))
+    with preview.reading():
+        assert stack_resources(preview) is stack_resources(preview)
+        before = {v.resource: v.max_size for v in node_groups(preview)}
+    group = next(r for r in preview.resources if r.type == "aws:eks/nodeGroup:NodeGroup")
     group.inputs["scalingConfig"] = {**group.inputs["scalingConfig"], "maxSize": 99}
-    after = {v.resource: v.max_size for v in node_groups(head)}
+    after = {v.resource: v.max_size for v in node_groups(preview)}
     assert after[group.name] == 99 != before[group.name]
-    assert stack_resources(head) is stack_resources(head) and stack_resources(head) is not stack_resources(base)
+    assert stack_resources(preview) is not stack_resources(preview)  # outside a block: no reads kept
 
 
 @pytest.fixture

@@ -206,7 +206,9 @@ def run_policies(
     pack: str | None = None,
 ) -> PolicyReport:
     """Validate every captured resource and the whole stack; collect the violations."""
-    with collected_at_end():  # no full collections over the preview's heap mid-run (offline/collector.py)
+    # The stack read once for every rule (Preview.reading); no full collections over the preview's heap
+    # mid-run (offline/collector.py).
+    with preview.reading(), collected_at_end():
         return _run_policies(preview, policies, config, pack)
 
 

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import json
 import logging
 import runpy
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 import pulumi
 from google.protobuf import json_format
@@ -50,6 +52,7 @@ SECRET_MASK = "[secret]"
 UNKNOWN_TEXT = "[unknown]"
 UNKNOWN = rpc.UNKNOWN
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 @dataclass
@@ -96,12 +99,16 @@ class StackOutput:
         return {"value": SECRET_MASK if self.secret else self.value, "secret": self.secret}
 
 
-class _Memo(dict[str, tuple[tuple[int, ...], Any]]):
-    """Preview.memo's store: a deep copy of a preview starts without it (its resources are new objects, and
-    such a copy is made to be edited)."""
+class _Reads:
+    """Preview.memo's store: how many `reading` blocks are open, and what `memo` built within them. A copy of a
+    preview (`copy.deepcopy`, made to be edited) starts without any."""
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Memo:
-        return _Memo()
+    def __init__(self) -> None:
+        self.depth = 0
+        self.values: dict[str, Any] = {}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Reads:
+        return _Reads()
 
 
 @dataclass
@@ -117,23 +124,30 @@ class Preview:
     _by_type: tuple[tuple[int, ...], dict[str, list[CapturedResource]]] | None = field(
         default=None, repr=False, compare=False
     )
-    #: what `memo` read of these resources once, for the resources it was read from (their ids)
-    _memo: _Memo = field(default_factory=lambda: _Memo(), init=False, repr=False, compare=False)
+    #: what `memo` built within the open `reading` blocks
+    _reads: _Reads = field(default_factory=lambda: _Reads(), init=False, repr=False, compare=False)
+
+    @contextmanager
+    def reading(self) -> Iterator[Preview]:
+        """A block that reads the preview and does not edit it (a policy run, a simulation): within it, what
+        `memo` builds is built once. Outside any block `memo` builds at each call, so code that edits a
+        captured resource's inputs (a test's variant of a stack) is never answered from an older read."""
+        self._reads.depth += 1
+        try:
+            yield self
+        finally:
+            self._reads.depth -= 1
+            if not self._reads.depth:
+                self._reads.values.clear()
 
     def memo(self, key: str, build: Callable[[], T]) -> T:
-        """`build()`, made once per preview: what every tool reads of the whole stack (the engine's view of
-        its resources, its node groups) is read once, however many pods, pools or rules ask for it.
-
-        Kept while the preview holds the same resource objects; a captured resource is not edited once read
-        (code that builds a variant edits a `copy.deepcopy`, whose resources are new objects and whose memo
-        starts empty)."""
-        ids = tuple(map(id, self.resources))
-        held = self._memo.get(key)
-        if held is not None and held[0] == ids:
-            return cast(T, held[1])
-        value = build()
-        self._memo[key] = (ids, value)
-        return value
+        """`build()`, made once per `reading` block: what every tool reads of the whole stack (the engine's
+        view of its resources, and so its node groups) is read once, however many pods, pools or rules ask."""
+        if not self._reads.depth:
+            return build()
+        if key not in self._reads.values:
+            self._reads.values[key] = build()
+        return cast(T, self._reads.values[key])
 
     def of_type(self, type_: str) -> list[CapturedResource]:
         ids = tuple(map(id, self.resources))
@@ -175,6 +189,18 @@ class Preview:
             "resources": [r.to_json() for r in self.resources],
             "outputs": {k: v.to_json() for k, v in sorted(self.outputs.items())},
         }
+
+
+def reads_preview(fn: Callable[Concatenate[Preview, P], T]) -> Callable[Concatenate[Preview, P], T]:
+    """`fn(preview, ...)` run in a `preview.reading()` block: a tool that reads a preview without editing it
+    (the simulation asks for the node groups once per pod) reads the stack once."""
+
+    @functools.wraps(fn)
+    def read(preview: Preview, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        with preview.reading():
+            return fn(preview, *args, **kwargs)
+
+    return read
 
 
 def shown(value: Any) -> Any:

@@ -72,15 +72,16 @@ class CapturedPolicyResource(PolicyResource):
 
 def stack_resources(preview: Preview) -> Stack:
     """Every captured resource as a `PolicyResource`, with parents and dependencies linked: made once per
-    preview (`Preview.memo`), the same Stack for every reader, so what the node-group readers derive from
-    the whole stack is derived once too. Treat it as read-only."""
+    `preview.reading()` block (`Preview.memo`: a policy run, a simulation), the same Stack for every reader
+    there, so what the node-group readers derive from the whole stack is derived once too. Treat it as
+    read-only."""
     return preview.memo("stack_resources", lambda: Stack(_stack_resources(preview)))
 
 
 def node_groups(preview: Preview) -> list[NodeGroupView]:
-    """Every node group the captured resources declare, read once per preview by its cloud's reader against
-    the stack (the simulation asks once per pod, the reports once per table): the views `stack_pools`
-    keeps on the preview's one Stack."""
+    """Every node group the captured resources declare, each read by its cloud's reader against the stack:
+    within a `preview.reading()` block (the simulation asks once per pod) read once, the views
+    `stack_pools` keeps on the block's one Stack."""
     return stack_pools(stack_resources(preview))
 
 
