@@ -10,9 +10,9 @@ the analyzer (the resource's inputs); a missing key means "not set by the progra
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, cast
 
 from pulumi_policy.proxy import UnknownValueError
 
@@ -402,6 +402,44 @@ def provider_prop(resource: StackResource, key: str) -> str | None:
     return known(getattr(provider, "props", None), key) if provider is not None else None
 
 
+T = TypeVar("T")
+
+
+class Stack(list[Any]):
+    """The resources of one stack (a list, as the policy engine hands them), with what the readers derive
+    from the whole stack (subnet -> zone, the cluster's region and limits ...) built once per stack by
+    `derived`, not once per node group: a stack of N node groups is read in O(N), not O(N^2).
+
+    Treat it as read-only: a derived value is kept while the list keeps its length, so a caller that edits
+    the resources makes a new Stack (`as_stack` of its own list)."""
+
+    def __init__(self, resources: Iterable[Any] = ()) -> None:
+        super().__init__(resources)
+        self._derived: dict[Callable[..., Any], tuple[int, Any]] = {}
+
+    def derived(self, build: Callable[[Sequence[Any]], T]) -> T:
+        """`build(self)`, built at the first call for this stack; an error (a value not known yet) is raised
+        again at every call, as `build` would."""
+        held = self._derived.get(build)
+        if held is not None and held[0] == len(self):
+            return cast(T, held[1])
+        value = build(self)
+        self._derived[build] = (len(self), value)
+        return value
+
+
+def as_stack(stack: Iterable[StackResource]) -> Stack:
+    """`stack` itself when it is a Stack already (one stack's derived values shared by every reader and
+    every rule that reads it), else a Stack of its resources."""
+    return stack if isinstance(stack, Stack) else Stack(stack)
+
+
+def stack_derived(stack: Sequence[StackResource], build: Callable[[Sequence[StackResource]], T]) -> T:
+    """What a reader derives from the whole stack: built once per Stack (`Stack.derived`), or at each call
+    for any other sequence."""
+    return stack.derived(build) if isinstance(stack, Stack) else build(stack)
+
+
 def resource_pools(
     resource: StackResource, stack: Iterable[StackResource] = (), *, gpu_only: bool = False
 ) -> list[NodeGroupView]:
@@ -413,7 +451,7 @@ def resource_pools(
     node group, such as the simulation's) raise instead: a group left out would change the figure.
     """
     try:
-        pools = read_node_groups(resource, list(stack))
+        pools = read_node_groups(resource, as_stack(stack))
     except UnknownValueError:
         if isinstance(resource.props, StrictDict):
             raise
@@ -422,9 +460,13 @@ def resource_pools(
 
 
 def stack_pools(stack: Iterable[StackResource], *, gpu_only: bool = False) -> list[NodeGroupView]:
-    """Every node group the stack's resources declare, each read against the stack."""
-    resources = list(stack)
-    return [pool for r in resources for pool in resource_pools(r, resources, gpu_only=gpu_only)]
+    """Every node group the stack's resources declare, each read against the stack: read once per Stack
+    (every rule, report and simulation step that asks gets the same views)."""
+    return [p for p in as_stack(stack).derived(_read_stack) if p.gpu or not gpu_only]
+
+
+def _read_stack(stack: Sequence[StackResource]) -> list[NodeGroupView]:
+    return [pool for r in stack for pool in resource_pools(r, stack)]
 
 
 def worst_case_nodes(pools: Iterable[NodeGroupView]) -> int:

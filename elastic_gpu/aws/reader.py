@@ -22,6 +22,7 @@ from elastic_gpu.node_group_view import (
     known,
     provider_prop,
     read_known,
+    stack_derived,
     taint,
 )
 from elastic_gpu.scheduling import POOL_LABEL
@@ -64,7 +65,7 @@ def subnet_zones(stack: Sequence[StackResource]) -> dict[str, str]:
 def _zones(p: Mapping[str, Any], stack: Sequence[StackResource]) -> list[str]:
     """Its subnets' zones, in its subnets' order; "?" for one the stack does not place."""
     subnet_ids = read_known(p, "subnetIds", [], prune=False)  # a subnet not known yet is a zone not known: "?"
-    zone_of = subnet_zones(stack)
+    zone_of = stack_derived(stack, subnet_zones)  # built once per stack, not once per node group
     return [zone_of.get(s, "?") if isinstance(s, str) else "?" for s in subnet_ids if isinstance(subnet_ids, list)]
 
 
@@ -127,5 +128,5 @@ def read_node_groups(resource: StackResource, stack: Sequence[StackResource] | N
         view = karpenter_node_pool(resource, "aws")
         if view is None:
             return []
-        return [view if stack is None else replace(view, region=_karpenter_region(stack))]
+        return [view if stack is None else replace(view, region=stack_derived(stack, _karpenter_region))]
     return []

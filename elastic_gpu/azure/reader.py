@@ -24,6 +24,7 @@ from elastic_gpu.node_group_view import (
     parse_taint_string,
     provider_prop,
     read_known,
+    stack_derived,
 )
 from elastic_gpu.scheduling import AKS_SPOT_TAINT, POOL_LABEL
 
@@ -101,7 +102,7 @@ def _agent_pool_region(resource: StackResource, stack: Sequence[StackResource]) 
     depended = [d for d in resource.dependencies if d.resource_type == AKS_MANAGED_CLUSTER]
     if len(depended) == 1 and (cluster_location := known(depended[0].props, "location")):
         return str(cluster_location)
-    clusters = [r for r in stack if r.resource_type == AKS_MANAGED_CLUSTER and known(r.props, "location")]
+    clusters = stack_derived(stack, _located_clusters)
     name = known(props, "resourceName")
     named = [c for c in clusters if name and name in (known(c.props, "resourceName"), known(c.props, "name"))]
     locations: set[str | None] = {known(c.props, "location") for c in named or clusters}
@@ -109,6 +110,10 @@ def _agent_pool_region(resource: StackResource, stack: Sequence[StackResource]) 
         return locations.pop()
     location: str | None = known(props, "location")
     return location or provider_prop(resource, "location")
+
+
+def _located_clusters(stack: Sequence[StackResource]) -> list[StackResource]:
+    return [r for r in stack if r.resource_type == AKS_MANAGED_CLUSTER and known(r.props, "location")]
 
 
 def _karpenter_region(stack: Sequence[StackResource]) -> str | None:
@@ -119,7 +124,11 @@ def _karpenter_region(stack: Sequence[StackResource]) -> str | None:
 
 def _stack_max_pods(stack: Sequence[StackResource] | None) -> int:
     """maxPods of a pool that sets none: its cluster network plugin's default (the stack's first cluster)."""
-    cluster = next((r for r in stack or () if r.resource_type == AKS_MANAGED_CLUSTER), None)
+    return stack_derived(stack, _first_cluster_max_pods) if stack is not None else AKS_OTHER_MAX_PODS
+
+
+def _first_cluster_max_pods(stack: Sequence[StackResource]) -> int:
+    cluster = next((r for r in stack if r.resource_type == AKS_MANAGED_CLUSTER), None)
     return default_max_pods(cluster.props) if cluster is not None else AKS_OTHER_MAX_PODS
 
 
@@ -151,5 +160,5 @@ def read_node_groups(resource: StackResource, stack: Sequence[StackResource] | N
         view = karpenter_node_pool(resource, "azure", SKU_NAME_KEY)
         if view is None:
             return []
-        return [view if stack is None else replace(view, region=_karpenter_region(stack))]
+        return [view if stack is None else replace(view, region=stack_derived(stack, _karpenter_region))]
     return []

@@ -25,6 +25,7 @@ from elastic_gpu.node_group_view import (
     known,
     provider_prop,
     read_known,
+    stack_derived,
     taint,
 )
 from elastic_gpu.scheduling import GKE_COMPUTE_CLASS_KEY, GKE_GPU_TAINT, POOL_LABEL, Taint
@@ -135,9 +136,10 @@ def _compute_class(resource: StackResource, stack: Sequence[StackResource] | Non
     if not auto_creates(spec):
         return []
     class_name = (props.get("metadata") or {}).get("name") or resource.name
-    limits = cluster_limits(stack) if stack else None
-    region = None if stack is None else _compute_class_region(stack)
-    zones = _auto_provisioning_zones(stack or [])
+    # Each derived once per stack (node_group_view.Stack), not once per ComputeClass.
+    limits = stack_derived(stack, cluster_limits) if stack else None
+    region = None if stack is None else stack_derived(stack, _compute_class_region)
+    zones = list(stack_derived(stack, _auto_provisioning_zones)) if stack is not None else []
     out = []
     for i, priority in enumerate(spec.get("priorities") or []):
         gpu = priority.get("gpu") or {}

@@ -26,6 +26,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
+from elastic_gpu.tools.offline.collector import collected_at_end
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.offline.stack_resources import stack_resources
 from elastic_gpu.tools.offline.terminal import paint
@@ -205,12 +206,25 @@ def run_policies(
     pack: str | None = None,
 ) -> PolicyReport:
     """Validate every captured resource and the whole stack; collect the violations."""
+    # The stack read once for every rule (Preview.reading); no full collections over the preview's heap
+    # mid-run (offline/collector.py).
+    with preview.reading(), collected_at_end():
+        return _run_policies(preview, policies, config, pack)
+
+
+def _run_policies(
+    preview: Preview,
+    policies: list[ResourceValidationPolicy | StackValidationPolicy] | None,
+    config: dict[str, Any] | None,
+    pack: str | None,
+) -> PolicyReport:
     if policies is None or pack is None:
         from elastic_gpu.tools import policy as policy_rules
 
         policies = policy_rules.ALL_POLICIES if policies is None else policies
         pack = pack or policy_rules.PACK_NAME
     resources = stack_resources(preview)
+    by_urn = {r.urn: r for r in resources}
     config = with_stack_prices(config, preview)
     violations: list[Violation] = []
     for policy in policies:
@@ -219,7 +233,7 @@ def run_policies(
             continue
 
         def record(message: str, urn: str | None = None, _p: str = policy.name, _level: str = level) -> None:
-            target = next((r for r in resources if r.urn == urn), None) if urn else None
+            target = by_urn.get(urn) if urn else None
             kind, name = (target.resource_type, target.name) if target else (None, None)
             violations.append(Violation(_p, _level, message, urn, kind, name))
 

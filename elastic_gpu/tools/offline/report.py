@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from elastic_gpu.node_group_view import KARPENTER_GROUP, NodeGroupView, stack_pools
+from elastic_gpu.node_group_view import KARPENTER_GROUP, NodeGroupView
 from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH, live_book
 from elastic_gpu.scheduling import POOL_LABEL
 from elastic_gpu.tools.cost import (
@@ -29,7 +29,7 @@ from elastic_gpu.tools.cost import (
 )
 from elastic_gpu.tools.offline.price_overrides import price_overrides
 from elastic_gpu.tools.offline.runner import SECRET_MASK, CapturedResource, Preview
-from elastic_gpu.tools.offline.stack_resources import stack_resources
+from elastic_gpu.tools.offline.stack_resources import node_groups
 
 
 def _finite(value: Any) -> Any:
@@ -94,7 +94,7 @@ def _row_json(p: PoolRow) -> dict[str, Any]:
 
 def pool_rows(preview: Preview) -> list[PoolRow]:
     """The Pools table: every node group the captured resources declare, read once (elastic_gpu/node_group_view.py)."""
-    rows = [pool_row(v) for v in stack_pools(stack_resources(preview))]
+    rows = [pool_row(v) for v in node_groups(preview)]
     return sorted(rows, key=lambda p: (p.pool, p.node_group))
 
 
@@ -103,7 +103,7 @@ def pool_rows(preview: Preview) -> list[PoolRow]:
 
 def preview_cost(preview: Preview) -> StackCost:
     """Every captured pool priced: the pools read as the policies read them (elastic_gpu/node_group_view.py)."""
-    pools = sorted(stack_pools(stack_resources(preview)), key=lambda p: (p.pool, p.name))
+    pools = sorted(node_groups(preview), key=lambda p: (p.pool, p.name))
     return stack_cost(pools, price_overrides(preview))
 
 
@@ -320,7 +320,7 @@ def render_text(preview: Preview) -> str:
 
 
 def preview_work(preview: Preview, gpu_hours: float, eviction_rate: float | None = None) -> list[PoolWork]:
-    pools = stack_pools(stack_resources(preview))
+    pools = node_groups(preview)
     return pools_work(pools, gpu_hours, price_overrides(preview), eviction_rate)
 
 

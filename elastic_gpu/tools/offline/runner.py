@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import json
 import logging
 import runpy
 import sys
 import traceback
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 import pulumi
 from google.protobuf import json_format
@@ -33,6 +36,7 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
 from elastic_gpu.replacement import POOL_NAME_FIELD
+from elastic_gpu.tools.offline.collector import collected_at_end
 from elastic_gpu.tools.offline.mocks import (
     USER_MOCKS_FILE,
     StackMocks,
@@ -46,6 +50,8 @@ SECRET_MASK = "[secret]"
 #: the engine's own marker, so the policies see an unknown as the Pulumi CLI hands it to them.
 UNKNOWN_TEXT = "[unknown]"
 UNKNOWN = rpc.UNKNOWN
+T = TypeVar("T")
+P = ParamSpec("P")
 
 
 @dataclass
@@ -92,6 +98,18 @@ class StackOutput:
         return {"value": SECRET_MASK if self.secret else self.value, "secret": self.secret}
 
 
+class _Reads:
+    """Preview.memo's store: how many `reading` blocks are open, and what `memo` built within them. A copy of a
+    preview (`copy.deepcopy`, made to be edited) starts without any."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.values: dict[str, Any] = {}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Reads:
+        return _Reads()
+
+
 @dataclass
 class Preview:
     project: str
@@ -105,6 +123,30 @@ class Preview:
     _by_type: tuple[tuple[int, ...], dict[str, list[CapturedResource]]] | None = field(
         default=None, repr=False, compare=False
     )
+    #: what `memo` built within the open `reading` blocks
+    _reads: _Reads = field(default_factory=lambda: _Reads(), init=False, repr=False, compare=False)
+
+    @contextmanager
+    def reading(self) -> Iterator[Preview]:
+        """A block that reads the preview and does not edit it (a policy run, a simulation): within it, what
+        `memo` builds is built once. Outside any block `memo` builds at each call, so code that edits a
+        captured resource's inputs (a test's variant of a stack) is never answered from an older read."""
+        self._reads.depth += 1
+        try:
+            yield self
+        finally:
+            self._reads.depth -= 1
+            if not self._reads.depth:
+                self._reads.values.clear()
+
+    def memo(self, key: str, build: Callable[[], T]) -> T:
+        """`build()`, made once per `reading` block: what every tool reads of the whole stack (the engine's
+        view of its resources, and so its node groups) is read once, however many pods, pools or rules ask."""
+        if not self._reads.depth:
+            return build()
+        if key not in self._reads.values:
+            self._reads.values[key] = build()
+        return cast(T, self._reads.values[key])
 
     def of_type(self, type_: str) -> list[CapturedResource]:
         ids = tuple(map(id, self.resources))
@@ -146,6 +188,18 @@ class Preview:
             "resources": [r.to_json() for r in self.resources],
             "outputs": {k: v.to_json() for k, v in sorted(self.outputs.items())},
         }
+
+
+def reads_preview(fn: Callable[Concatenate[Preview, P], T]) -> Callable[Concatenate[Preview, P], T]:
+    """`fn(preview, ...)` run in a `preview.reading()` block: a tool that reads a preview without editing it
+    (the simulation asks for the node groups once per pod) reads the stack once."""
+
+    @functools.wraps(fn)
+    def read(preview: Preview, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        with preview.reading():
+            return fn(preview, *args, **kwargs)
+
+    return read
 
 
 def shown(value: Any) -> Any:
@@ -373,7 +427,8 @@ def run_preview(stack: str, program_dir: Path | str = ".", account: dict[str, di
     engine_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
     main = program.main
     # A fresh context: Pulumi keeps its settings and root stack in context variables.
-    preview = contextvars.Context().run(_run, project, stack, engine_config, main, config, account)
+    with collected_at_end():  # the SDK's per-property reference cycles, freed once (offline/collector.py)
+        preview = contextvars.Context().run(_run, project, stack, engine_config, main, config, account)
     preview.warnings += refresh_warnings(program.project_file, preview.resources)
     return preview
 

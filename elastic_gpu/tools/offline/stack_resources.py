@@ -8,7 +8,7 @@ from __future__ import annotations
 from pulumi_policy import PolicyCustomTimeouts, PolicyProviderResource, PolicyResource, PolicyResourceOptions
 from pulumi_policy.proxy import unknown_checking_proxy
 
-from elastic_gpu.node_group_view import StrictDict
+from elastic_gpu.node_group_view import NodeGroupView, Stack, StrictDict, stack_pools
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 
 
@@ -48,10 +48,17 @@ def _default_provider(r: CapturedResource, preview: Preview) -> PolicyProviderRe
 
 
 def _provider_of(
-    r: CapturedResource, providers: dict[str, PolicyProviderResource], preview: Preview
+    r: CapturedResource,
+    providers: dict[str, PolicyProviderResource],
+    preview: Preview,
+    defaults: dict[str, PolicyProviderResource | None],
 ) -> PolicyProviderResource | None:
+    """`r`'s provider; the engine's default provider of a package is built once per stack (`defaults`)."""
     if not r.provider:
-        return _default_provider(r, preview)
+        key = "pulumi" if not r.custom else r.type.split(":", 1)[0]
+        if key not in defaults:
+            defaults[key] = _default_provider(r, preview)
+        return defaults[key]
     return providers.get(r.provider) or providers.get(r.provider.rsplit("::", 1)[0])
 
 
@@ -63,9 +70,24 @@ class CapturedPolicyResource(PolicyResource):
     custom: bool = True
 
 
-def stack_resources(preview: Preview) -> list[PolicyResource]:
-    """Every captured resource as a `PolicyResource`, with parents and dependencies linked."""
+def stack_resources(preview: Preview) -> Stack:
+    """Every captured resource as a `PolicyResource`, with parents and dependencies linked: made once per
+    `preview.reading()` block (`Preview.memo`: a policy run, a simulation), the same Stack for every reader
+    there, so what the node-group readers derive from the whole stack is derived once too. Treat it as
+    read-only."""
+    return preview.memo("stack_resources", lambda: Stack(_stack_resources(preview)))
+
+
+def node_groups(preview: Preview) -> list[NodeGroupView]:
+    """Every node group the captured resources declare, each read by its cloud's reader against the stack:
+    within a `preview.reading()` block (the simulation asks once per pod) read once, the views
+    `stack_pools` keeps on the block's one Stack."""
+    return stack_pools(stack_resources(preview))
+
+
+def _stack_resources(preview: Preview) -> list[PolicyResource]:
     providers = _providers(preview)
+    defaults: dict[str, PolicyProviderResource | None] = {}
     by_urn: dict[str, PolicyResource] = {}
     for r in preview.resources:
         by_urn[r.urn] = captured = CapturedPolicyResource(
@@ -75,7 +97,7 @@ def stack_resources(preview: Preview) -> list[PolicyResource]:
             urn=r.urn,
             name=r.name,
             opts=_options(r),
-            provider=_provider_of(r, providers, preview),
+            provider=_provider_of(r, providers, preview, defaults),
             parent=None,
             dependencies=[],
             property_dependencies={},

@@ -137,8 +137,11 @@ def validate_fallback_promise_advisory(args: StackValidationArgs, report: Report
 
 
 #: The last stack the two rules simulated: (its resources, the preview, the settings and outcomes or the error).
-#: Both rules judge the same simulation, so a gate simulates once; the entry holds the resources it is keyed
-#: on, so an identity match is never a stale one.
+#: Both rules judge the same simulation, so a gate simulates once. The offline gate hands both rules the same
+#: resource list (an identity match, never a stale one: the entry holds the list); the Pulumi engine builds each
+#: policy its own copy of the stack (pulumi_policy policy.py, AnalyzeStack), so the second rule finds the first
+#: one's simulation by equal captured resources: the simulation reads nothing else (its preview has no project,
+#: stack or config; a pool's GPU spec is a label of its node groups).
 _LAST: list[tuple[object, Preview, tuple[AutoscalerSettings, list[PoolOutcome]] | Exception]] = []
 
 
@@ -148,6 +151,11 @@ def _simulated(
     if _LAST and _LAST[0][0] is resources:
         return _LAST[0][1], _LAST[0][2]
     preview = preview_of(resources)
+    if _LAST:
+        _, last, last_result = _LAST[0]
+        if last.resources == preview.resources:
+            _LAST[:] = [(resources, last, last_result)]
+            return last, last_result
     result: tuple[AutoscalerSettings, list[PoolOutcome]] | Exception
     try:
         result = (autoscaler_settings(preview), simulate(preview))

@@ -16,7 +16,7 @@ from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.tools.cost import Overrides, node_price, smallest_fit
 from elastic_gpu.tools.offline.price_overrides import price_overrides
-from elastic_gpu.tools.offline.runner import Preview
+from elastic_gpu.tools.offline.runner import Preview, reads_preview
 from elastic_gpu.tools.simulation.backoff import (
     CONSTANTS,
     POD_WAIT,
@@ -437,6 +437,7 @@ class LabelIndex:
         return [t for t in narrowest if all(t.labels.get(k) == v for k, v in node_selector.items())]
 
 
+@reads_preview  # the node groups are asked for once per pod: the stack is read once
 def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[PoolOutcome]:
     """Each GPU pool's own workload (its contract's Job), or the given Pod/Job/Deployment."""
     templates = node_templates(preview)

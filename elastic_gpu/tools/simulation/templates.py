@@ -17,10 +17,10 @@ from dataclasses import replace
 
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type
-from elastic_gpu.node_group_view import NodeGroupView, stack_pools
+from elastic_gpu.node_group_view import NodeGroupView
 from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.tools.offline.runner import Preview
-from elastic_gpu.tools.offline.stack_resources import stack_resources
+from elastic_gpu.tools.offline.stack_resources import node_groups as preview_node_groups
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
 from elastic_gpu.tools.simulation.pod import pod_shape
 
@@ -72,8 +72,9 @@ def daemon_requests(preview: Preview, template: NodeTemplate) -> dict[str, float
 
 
 def node_groups(preview: Preview) -> list[NodeGroupView]:
-    """Every node group the captured resources declare, read once by its cloud's reader against the stack."""
-    return stack_pools(stack_resources(preview))
+    """Every node group the captured resources declare, read once per preview by its cloud's reader against
+    the stack (tools/offline/stack_resources.node_groups)."""
+    return preview_node_groups(preview)
 
 
 def node_templates(preview: Preview) -> list[NodeTemplate]:
