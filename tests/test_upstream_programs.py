@@ -353,3 +353,12 @@ def test_a_managed_node_group_follows_the_cluster_version_unless_told(run_progra
     )
     groups = {g.name: g.inputs for g in preview.of_type("aws:eks/nodeGroup:NodeGroup")}
     assert (groups["follows"]["version"], groups["pinned"]["version"]) == ("1.35", "1.34")
+
+
+def test_an_aks_cluster_that_may_pick_the_fallback_first_is_reported() -> None:
+    """azure-py-aks sets no autoScalerProfile: AKS's expander is random, so the on-demand fallback ranks with
+    the spot agent pools; the gate says so (advisory: AKS's autoscaler is documented, not run as is)."""
+    found = run_policies(preview_of("azure-py-aks")).of("spot-gpu-pool-fallback-promise-advisory")
+    assert [v.name for v in found] == ["t4"]
+    assert "the autoscaler may ask its on-demand group(s)" in found[0].message
+    assert "expander random (from the AKS autoScalerProfile)" in found[0].message

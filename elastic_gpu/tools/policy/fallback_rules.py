@@ -126,6 +126,21 @@ MEASURE = (
 )
 
 
+def on_demand_before_spot(outcome: PoolOutcome) -> list[str]:
+    """The on-demand groups the autoscaler may ask before (or with: one tier is a draw) a spot group of the pool,
+    by the cloud's names; empty when every spot group ranks first."""
+    spot_tiers = [i for i, tier in enumerate(outcome.tiers) if any(g.capacity == "spot" for g in tier)]
+    if not spot_tiers:
+        return []
+    return [g.name for tier in outcome.tiers[: spot_tiers[-1] + 1] for g in tier if g.capacity != "spot"]
+
+
+def _evidence_note(o: PoolOutcome, enforced: bool) -> str:
+    if enforced or o.evidence is None:
+        return ""
+    return f" The figure's evidence is {o.evidence.kind} ({o.evidence.reference}), not code that runs as is: {MEASURE}."
+
+
 def validate_fallback_promise(args: StackValidationArgs, report: ReportViolation) -> None:
     """Mandatory: the pools whose figure rests on source code that runs as is."""
     _validate(args, report, enforced=True)
@@ -195,7 +210,20 @@ def _validate(args: StackValidationArgs, report: ReportViolation, *, enforced: b
         return
     settings, outcomes = result
     for o in outcomes:
-        if not o.breaks_promise or (o.evidence is not None and o.evidence.kind == "source") != enforced:
+        if (o.evidence is not None and o.evidence.kind == "source") != enforced:
+            continue
+        if (early := on_demand_before_spot(o)) and o.pool in promised:
+            report(
+                f"Spot GPU pool '{o.pool}' falls back to on-demand, but the autoscaler may ask its on-demand group(s) "
+                f"{', '.join(early)} while spot has capacity: they rank with its spot group(s) under the expander "
+                f"{' then '.join(settings.expanders) or 'default'} (from the {settings.source}). Fix: "
+                "make `priority` the autoscaler's first expander, which ranks every spot group first (AKS: the "
+                "cluster's autoScalerProfile.expander; `az aks update --cluster-autoscaler-profile "
+                "expander=priority`).",
+                urns.get(o.pool),
+            )
+            continue
+        if not o.breaks_promise:
             continue
         worst = worst_minutes(o.minutes_to_fallback)
         got = (
@@ -205,14 +233,7 @@ def _validate(args: StackValidationArgs, report: ReportViolation, *, enforced: b
         )
         spot = len([g for tier in o.tiers for g in tier if g.capacity == "spot"])
         knobs = fixes(o, settings) or ["fewer spot node groups"]
-        evidence = (
-            ""
-            if enforced or o.evidence is None
-            else (
-                f" The figure's evidence is {o.evidence.kind} ({o.evidence.reference}), not code that runs as is: "
-                f"{MEASURE}."
-            )
-        )
+        evidence = _evidence_note(o, enforced)
         report(
             f"Spot GPU pool '{o.pool}' promises its on-demand fallback within {o.max_minutes_to_fallback:g} min "
             f"(maxMinutesToFallback), but with all {spot} spot node group(s) out of capacity the autoscaler asks it "
