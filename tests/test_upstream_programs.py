@@ -32,11 +32,12 @@ PROGRAMS = {
     "managed-nodegroups-py": "EksCluster.from_pulumi_eks(",
     "azure-py-aks": "AksCluster.from_managed_cluster(",
     "azure-py-aks-managed-identity": "AksCluster.from_managed_cluster(",
+    "azure-py-aks-multicluster": "AksCluster.from_managed_cluster(",
     "gcp-py-gke": "GkeCluster.from_cluster(",
 }
 ADDED = "# --- elastic-gpu: the lines a user adds"
 #: The gate's verdict on each program as published: the AKS programs run Kubernetes 1.26 (end of life).
-GATE = {"azure-py-aks": 1, "azure-py-aks-managed-identity": 1}
+GATE = {"azure-py-aks": 1, "azure-py-aks-managed-identity": 1, "azure-py-aks-multicluster": 1}
 
 
 @pytest.fixture(autouse=True)
@@ -362,3 +363,14 @@ def test_an_aks_cluster_that_may_pick_the_fallback_first_is_reported() -> None:
     assert [v.name for v in found] == ["t4"]
     assert "the autoscaler may ask its on-demand group(s)" in found[0].message
     assert "expander random (from the AKS autoScalerProfile)" in found[0].message
+
+
+def test_each_cluster_of_a_multi_cluster_program_gets_its_own_pools_in_its_region() -> None:
+    """azure-py-aks-multicluster: one cluster in eastus, one in westus (no availability zones)."""
+    preview = preview_of("azure-py-aks-multicluster")
+    pools = {p.name: p for p in preview.of_type("azure-native:containerservice:AgentPool")}
+    west = [p for name, p in pools.items() if name.startswith("a10-west")]
+    assert sorted(p.inputs["scaleSetPriority"] for p in west) == ["Regular", "Spot"]
+    assert all("availabilityZones" not in p.inputs for p in west)
+    rows = {(r["pool"], r["region"]) for r in to_json(preview)["cost"]["pools"] if r["pool"].startswith("a10")}
+    assert rows == {("a10-east", "eastus"), ("a10-west", "westus")}
