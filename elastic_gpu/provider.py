@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -231,6 +232,11 @@ class PackRules:
     #: cost-allocation-tags' part: resource type -> reader of its tag keys
     cost_tags: Mapping[str, TagReader]
 
+    @classmethod
+    def of(cls, pack: ModuleType) -> PackRules:
+        """A cloud's `pack` module's rules, under the names each cloud's gives them."""
+        return cls(policies=pack.POLICIES, public_node_ips=pack.public_node_ips, cost_tags=pack.COST_TAGS)
+
 
 @dataclass(frozen=True)
 class VersionRows:
@@ -241,6 +247,15 @@ class VersionRows:
     #: resource type -> the input carrying the control plane's minor, and the nodes'
     version_inputs: Mapping[str, str]
     node_version_inputs: Mapping[str, str]
+
+    @classmethod
+    def of(cls, versions: ModuleType) -> VersionRows:
+        """A cloud's `versions` module's rows, under the names each cloud's gives them."""
+        return cls(
+            kubernetes_support=versions.KUBERNETES_SUPPORT,
+            version_inputs=versions.VERSION_INPUTS,
+            node_version_inputs=versions.NODE_VERSION_INPUTS,
+        )
 
 
 @dataclass(frozen=True)
@@ -254,6 +269,17 @@ class ReplacementRows:
     inline_pool_refused_fields: Mapping[str, InlinePoolRule]
     #: node-pool inputs whose in-place update replaces every node of the pool
     node_rolling_fields: Mapping[str, ReplaceRule]
+
+    @classmethod
+    def of(cls, replacement: ModuleType) -> ReplacementRows:
+        """A cloud's `replacement` module's rows, under the names each cloud's gives them."""
+        return cls(
+            pool_replace_fields=replacement.POOL_REPLACE_FIELDS,
+            other_replace_fields=replacement.OTHER_REPLACE_FIELDS,
+            pool_name_field=replacement.POOL_NAME_FIELD,
+            inline_pool_refused_fields=replacement.INLINE_POOL_REFUSED_FIELDS,
+            node_rolling_fields=replacement.NODE_ROLLING_FIELDS,
+        )
 
 
 # --- the protocol ------------------------------------------------------------------------------------------

@@ -130,27 +130,17 @@ class AzureProvider:
     def pack(self) -> PackRules:
         with importing(self.name):
             import elastic_gpu.azure.pack as pack
-        return PackRules(policies=pack.POLICIES, public_node_ips=pack.public_node_ips, cost_tags=pack.COST_TAGS)
+        return PackRules.of(pack)
 
     def versions(self) -> VersionRows:
         with importing(self.name):
             import elastic_gpu.azure.versions as versions
-        return VersionRows(
-            kubernetes_support=versions.KUBERNETES_SUPPORT,
-            version_inputs=versions.VERSION_INPUTS,
-            node_version_inputs=versions.NODE_VERSION_INPUTS,
-        )
+        return VersionRows.of(versions)
 
     def replacement(self) -> ReplacementRows:
         with importing(self.name):
             import elastic_gpu.azure.replacement as replacement
-        return ReplacementRows(
-            pool_replace_fields=replacement.POOL_REPLACE_FIELDS,
-            other_replace_fields=replacement.OTHER_REPLACE_FIELDS,
-            pool_name_field=replacement.POOL_NAME_FIELD,
-            inline_pool_refused_fields=replacement.INLINE_POOL_REFUSED_FIELDS,
-            node_rolling_fields=replacement.NODE_ROLLING_FIELDS,
-        )
+        return ReplacementRows.of(replacement)
 
     # OwnProvisioner, AccountPreflight, ClusterItems
 
