@@ -267,26 +267,33 @@ def known(props: Mapping[str, Any] | None, key: str) -> Any:
 UNKNOWN = object()
 
 
-def plain_props(value: Any) -> Any:
-    """The engine's props (its Mapping and Sequence proxies) as plain dicts and lists; a value not known yet
-    becomes UNKNOWN (the proxies raise UnknownValueError at it)."""
+def _copy_props(
+    value: Any, unknown: Callable[[UnknownValueError], Any], mapping: type[dict[str, Any]], sequence: type[list[Any]]
+) -> Any:
+    """The engine's props (its Mapping and Sequence proxies, which raise UnknownValueError at a value not known
+    yet) copied into `mapping`s and `sequence`s, each unknown value replaced by `unknown(its error)`."""
     if isinstance(value, Mapping):
-        out = {}
+        out = mapping()
         for key in value:
             try:
-                out[key] = plain_props(value[key])
-            except UnknownValueError:
-                out[key] = UNKNOWN
+                out[key] = _copy_props(value[key], unknown, mapping, sequence)
+            except UnknownValueError as exc:
+                out[key] = unknown(exc)
         return out
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        items = []
+        items = sequence()
         for i in range(len(value)):
             try:
-                items.append(plain_props(value[i]))
-            except UnknownValueError:
-                items.append(UNKNOWN)
+                items.append(_copy_props(value[i], unknown, mapping, sequence))
+            except UnknownValueError as exc:
+                items.append(unknown(exc))
         return items
     return value
+
+
+def plain_props(value: Any) -> Any:
+    """The engine's props as plain dicts and lists; a value not known yet becomes UNKNOWN."""
+    return _copy_props(value, lambda _: UNKNOWN, dict, list)
 
 
 class _Unknown:
@@ -339,26 +346,9 @@ class StrictList(list[Any]):
 
 
 def strict_props(value: Any) -> Any:
-    """The engine's props (its Mapping and Sequence proxies) as a StrictDict and StrictLists: plain containers
-    for code that reads dicts and lists, raising UnknownValueError at a value not known yet when (and only when)
-    it is read."""
-    if isinstance(value, Mapping):
-        out = StrictDict()
-        for key in value:
-            try:
-                dict.__setitem__(out, key, strict_props(value[key]))
-            except UnknownValueError as exc:
-                dict.__setitem__(out, key, _Unknown(exc))
-        return out
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        items = StrictList()
-        for i in range(len(value)):
-            try:
-                list.append(items, strict_props(value[i]))
-            except UnknownValueError as exc:
-                list.append(items, _Unknown(exc))
-        return items
-    return value
+    """The engine's props as a StrictDict and StrictLists: plain containers for code that reads dicts and lists,
+    raising UnknownValueError at a value not known yet when (and only when) it is read."""
+    return _copy_props(value, _Unknown, StrictDict, StrictList)
 
 
 def has_unknown(value: Any) -> bool:
