@@ -171,7 +171,7 @@ def resolved_gpu_spec(args: SpotGpuPoolArgs) -> tuple[SpotGpuPoolArgs, dict[str,
     except RuntimeError:
         return args, {}
     # EKS asks the provider's region (a handle's region is an Output); GKE asks the pool's first zone.
-    zones = list(args.zones or getattr(args.cluster, "zones", None) or [])
+    zones = args.pool_zones
     spec, why = resolve_gpu_spec(args.cluster.cloud, args.instance_types, None, zones)
     return (args if spec is None else args.model_copy(update={"gpu_spec": spec})), why
 

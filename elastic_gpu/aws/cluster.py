@@ -120,7 +120,7 @@ def _provider_region_problems(name: str, args: EksClusterArgs, opts: pulumi.Reso
     another region than `region` would put them where its zones do not exist. A provider the program passes
     (`opts`) is its own choice, not known before deployment."""
     explicit = opts is not None and (opts.provider is not None or bool(opts.providers))
-    configured = pulumi.Config("aws").get("region")
+    configured = known_region(None)
     if explicit or configured is None or configured == args.region:
         return []
     return [
