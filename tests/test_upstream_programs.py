@@ -374,3 +374,10 @@ def test_each_cluster_of_a_multi_cluster_program_gets_its_own_pools_in_its_regio
     assert all("availabilityZones" not in p.inputs for p in west)
     rows = {(r["pool"], r["region"]) for r in to_json(preview)["cost"]["pools"] if r["pool"].startswith("a10")}
     assert rows == {("a10-east", "eastus"), ("a10-west", "westus")}
+
+
+def test_a_preview_prints_the_program_s_warnings_in_one_order() -> None:
+    """The expander warning and the version warning come from Outputs' applies, in no fixed order: the preview
+    sorts them, so two previews of one program print the same."""
+    logged = [w for w in preview_of("azure-py-aks").warnings if not w.startswith("Pulumi.yaml")]
+    assert len(logged) >= 2 and logged == sorted(logged)

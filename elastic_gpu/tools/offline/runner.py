@@ -556,7 +556,9 @@ def _run(
         resources=resources,
         outputs=outputs,
         config=config,
-        warnings=[*user.missing, *collect.messages],
+        # A warning logged from an Output's apply arrives when its values do, in no fixed order: sorted, as the
+        # resources are, so two previews of one program print the same.
+        warnings=[*user.missing, *sorted(collect.messages)],
     )
 
 
