@@ -71,6 +71,20 @@ def test_broken_stack_files_name_file_line_and_column(tmp_path, capsys, text, ex
         assert "Traceback" not in err
 
 
+@pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml")
+@pytest.mark.parametrize("path", sorted((ROOT / "stacks").glob("Pulumi.*.yaml")), ids=lambda p: p.name)
+def test_libyaml_reads_each_shipped_stack_as_pyyaml_does_and_as_strictly(path) -> None:
+    """Stack files are parsed by libyaml where PyYAML has it (a large stack's file in a hundredth of the time);
+    what it reads must be what PyYAML's own parser reads, with the same refusals."""
+    from elastic_gpu import files
+
+    text = path.read_text()
+    assert yaml.load(text, Loader=files._FastStrictLoader) == yaml.load(text, Loader=files._StrictLoader)
+    first_key = next(line for line in text.splitlines() if line.startswith("  ") and ":" in line)
+    with pytest.raises(yaml.constructor.ConstructorError, match="duplicate key"):
+        yaml.load(text.replace(first_key, f"{first_key}\n{first_key}", 1), Loader=files._FastStrictLoader)
+
+
 def test_stack_file_that_is_a_directory(tmp_path) -> None:
     program = write_program(tmp_path, "config: {}\n")
     (program / "stacks" / "Pulumi.d.yaml").mkdir()
