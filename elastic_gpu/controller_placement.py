@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from elastic_gpu.node_group_view import NodeGroupView, StackResource, has_unknown, plain_props, stack_pools
+from elastic_gpu.node_group_view import NodeGroupView, StackResource, as_stack, has_unknown, plain_props, stack_pools
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
 from elastic_gpu.tools.simulation.pod import PodShape, pod_shape
@@ -97,6 +97,8 @@ def controllers(resources: Iterable[StackResource]) -> list[Controller]:
     inputs are not known yet, during a real preview, is left out)."""
     found = []
     for r in resources:
+        if r.resource_type not in (DEPLOYMENT, HELM_RELEASE):
+            continue
         props = plain_props(r.props or {})
         if has_unknown(props):
             continue
@@ -183,7 +185,7 @@ def unschedulable(
     A stack that declares no node pool without GPUs keeps its controllers' nodes elsewhere (an existing
     cluster's system nodes): there, only the named node groups can answer, and without any nothing is judged.
     """
-    resources = list(resources)
+    resources = as_stack(resources)  # the stack's node groups as every other rule reads them (Stack.derived)
     pools = stack_pools(resources)
     named = list(named)
     if not named and all(p.gpu for p in pools):

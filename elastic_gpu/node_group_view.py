@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, cast
 
@@ -242,9 +244,34 @@ def read_node_groups(resource: StackResource, stack: Sequence[StackResource] | N
     return [view for cloud in all_clouds() for view in cloud.reader().read_node_groups(resource, stack)]
 
 
+#: `pools_of`'s answers within a `reading_each_resource_once` block, by the identity of the props read (each
+#: entry keeps its props alive, so an id is never reused within the block).
+_POOLS_READ: ContextVar[dict[int, tuple[str, str, Mapping[str, Any], list[NodeGroupView]]] | None] = ContextVar(
+    "elastic_gpu_pools_read", default=None
+)
+
+
+@contextmanager
+def reading_each_resource_once() -> Iterator[None]:
+    """A block in which props are not edited (a policy run): each resource's node groups are read once, however
+    many resource rules ask `pools_of` for them. Outside such a block every call reads the props again."""
+    token = _POOLS_READ.set({})
+    try:
+        yield
+    finally:
+        _POOLS_READ.reset(token)
+
+
 def pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> list[NodeGroupView]:
     """The node groups a resource declares, from its props alone (a resource policy: no region)."""
-    return read_node_groups(Resource(resource_type, name, props))
+    read = _POOLS_READ.get()
+    if read is None:
+        return read_node_groups(Resource(resource_type, name, props))
+    entry = read.get(id(props))
+    if entry is None or entry[2] is not props or entry[:2] != (resource_type, name):
+        entry = (resource_type, name, props, read_node_groups(Resource(resource_type, name, props)))
+        read[id(props)] = entry
+    return list(entry[3])
 
 
 def gpu_pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> list[NodeGroupView]:
@@ -440,13 +467,24 @@ def resource_pools(
     resource once its values are known. Props read by `strict_props` (for a rule whose figure needs every
     node group, such as the simulation's) raise instead: a group left out would change the figure.
     """
-    try:
-        pools = read_node_groups(resource, as_stack(stack))
-    except UnknownValueError:
-        if isinstance(resource.props, StrictDict):
-            raise
-        return []
-    return [p for p in pools if p.gpu or not gpu_only]
+    stack = as_stack(stack)
+    read = stack.derived(_pools_read)
+    held = read.get(id(resource))
+    if held is None or held[0] is not resource:
+        try:
+            held = (resource, read_node_groups(resource, stack))
+        except UnknownValueError:
+            if isinstance(resource.props, StrictDict):
+                raise
+            return []
+        read[id(resource)] = held
+    return [p for p in held[1] if p.gpu or not gpu_only]
+
+
+def _pools_read(stack: Sequence[StackResource]) -> dict[int, tuple[StackResource, list[NodeGroupView]]]:
+    """`resource_pools`' reads for one Stack, by the identity of the resource (each entry keeps its resource):
+    every rule that asks for a resource's node groups gets the views read at the first ask."""
+    return {}
 
 
 def stack_pools(stack: Iterable[StackResource], *, gpu_only: bool = False) -> list[NodeGroupView]:

@@ -93,6 +93,28 @@ def test_policy_reads_grow_with_the_stack_not_with_its_square(previews, monkeypa
     # per pod or per node group each, they would grow with pools x resources.
     per_resource = [calls["read_node_groups"] / len(p.resources) for calls, p in ((few, small), (many, large))]
     assert per_resource[1] <= 1.15 * per_resource[0], per_resource
+    # Every rule that asks for a resource's node groups shares one read per Stack (the policies', the
+    # simulation's, the fallback rules' strict copy): not one read per rule that asks.
+    assert per_resource[1] <= 3, per_resource
+
+
+def test_resource_rules_share_one_read_of_each_resource_within_a_policy_run(monkeypatch) -> None:
+    """Within a policy run (`reading_each_resource_once`) each resource's node groups are read once, however
+    many resource rules ask; outside one, props are read at each ask (a caller may have edited them)."""
+    preview = stack_preview("aws-prod")
+    group = next(r for r in preview.resources if r.type == "aws:eks/nodeGroup:NodeGroup")
+    calls: Counter[str] = Counter()
+    _counting(monkeypatch, calls, node_group_view, "read_node_groups")
+    with node_group_view.reading_each_resource_once():
+        first = node_group_view.pools_of(group.type, group.name, group.inputs)
+        again = node_group_view.gpu_pools_of(group.type, group.name, group.inputs)
+        assert calls["read_node_groups"] == 1
+        assert [p.name for p in again] == [p.name for p in first if p.gpu]
+        node_group_view.pools_of(group.type, group.name, dict(group.inputs))  # other props: read
+        assert calls["read_node_groups"] == 2
+    node_group_view.pools_of(group.type, group.name, group.inputs)
+    node_group_view.pools_of(group.type, group.name, group.inputs)
+    assert calls["read_node_groups"] == 4
 
 
 def test_simulation_reads_the_stack_once_per_preview(previews, monkeypatch) -> None:

@@ -92,6 +92,10 @@ def al2023_reserve(allocatable: dict[str, float]) -> dict[str, float]:
     return {"cpu": reserved["cpu"], "memory": reserved["memory"] + EVICTION_HARD_MEMORY}
 
 
+#: The tail of an ASG name EKS makes for a managed node group (eks-<nodegroup>-<uuid>).
+_UUID = re.compile(r"[0-9a-f-]+")
+
+
 def node_templates(preview: Preview, views: list[NodeGroupView]) -> list[NodeTemplate]:
     tags: dict[str, dict[str, str]] = defaultdict(dict)
     for r in preview.of_type(ASG_TAG):
@@ -103,9 +107,11 @@ def node_templates(preview: Preview, views: list[NodeGroupView]) -> list[NodeTem
             continue
         name = view.name
         # EKS names a managed node group's Auto Scaling group eks-<nodegroup>-<uuid>.
-        pattern = re.compile(rf"^eks-{re.escape(name)}-[0-9a-f-]+$")
+        prefix = f"eks-{name}-"
         # Without ASG tags to name it, the ASG name EKS would give it (its uuid as the mock's).
-        asg = next((a for a in tags if pattern.match(a)), f"eks-{name}-{MOCK_UUID}")
+        asg = next(
+            (a for a in tags if a.startswith(prefix) and _UUID.fullmatch(a, len(prefix))), f"{prefix}{MOCK_UUID}"
+        )
         asg_tags = tags.get(asg, {})
         types = view.instance_types or ["?"]
         allocatable = shape("aws", types[0], view.gpu_spec)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
 
 from pulumi_policy import (
@@ -173,6 +174,7 @@ def validate_gpu_groups_autoscaled(args: StackValidationArgs, report: ReportViol
             listed += names
     if not autoscalers:
         return  # no autoscaler with a list in this stack (it may run elsewhere)
+    listed.sort()  # the first listed name not below a prefix is the one that starts with it, if any does
     for ng in args.resources:
         if ng.resource_type != EKS_NODE_GROUP:
             continue
@@ -185,7 +187,9 @@ def validate_gpu_groups_autoscaled(args: StackValidationArgs, report: ReportViol
         if not gpu or not isinstance(name, str):
             continue
         # EKS names a managed node group's ASG eks-<nodeGroupName>-<uuid>.
-        if not any(asg.startswith(f"eks-{name}-") for asg in listed):
+        prefix = f"eks-{name}-"
+        at = bisect_left(listed, prefix)
+        if at == len(listed) or not listed[at].startswith(prefix):
             report(
                 f"GPU node group '{name}' is not among the groups this stack's cluster-autoscaler scales "
                 "(--nodes=<min>:<max>:<ASG>), so nothing scales it up from zero. Pass its SpotGpuPool in "

@@ -26,6 +26,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
+from elastic_gpu.node_group_view import reading_each_resource_once
 from elastic_gpu.tools.offline.collector import collected_at_end
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.offline.stack_resources import stack_resources
@@ -206,9 +207,10 @@ def run_policies(
     pack: str | None = None,
 ) -> PolicyReport:
     """Validate every captured resource and the whole stack; collect the violations."""
-    # The stack read once for every rule (Preview.reading); no full collections over the preview's heap
-    # mid-run (offline/collector.py).
-    with preview.reading(), collected_at_end():
+    # The stack read once for every stack rule (Preview.reading), each resource's node groups once for every
+    # resource rule (reading_each_resource_once); no full collections over the preview's heap mid-run
+    # (offline/collector.py).
+    with preview.reading(), reading_each_resource_once(), collected_at_end():
         return _run_policies(preview, policies, config, pack)
 
 

@@ -147,7 +147,7 @@ def validate_fallback(args: StackValidationArgs, report: ReportViolation) -> Non
     on_demand: set[str] = set()
     spot: list[tuple[NodeGroupView, str]] = []
     for r in args.resources:
-        for pool in known_gpu_pools(r):
+        for pool in known_gpu_pools(r, args.resources):
             if pool.spot:
                 spot.append((pool, r.urn))
             else:

@@ -92,7 +92,7 @@ def tolerates(tolerations: list[Mapping[str, Any]], taint: Taint) -> bool:
 def validate_device_plugin_tolerations(args: StackValidationArgs, report: ReportViolation) -> None:
     taints: dict[Taint, list[str]] = {}
     for r in args.resources:
-        for pool in known_gpu_pools(r):
+        for pool in known_gpu_pools(r, args.resources):
             for t in pool.all_taints:
                 if t.effect in ("NoSchedule", "NoExecute"):
                     taints.setdefault(t, []).append(pool.name)
