@@ -262,6 +262,16 @@ def test_a_pod_that_fits_the_template_but_not_the_nodes_reserve_does_not_reach()
     assert "fits the autoscaler's template but not the node" in o.reason and "AL2023" in o.reason
 
 
+def test_an_eks_node_keeps_11_mib_per_eni_limited_pod_on_top_of_255():
+    """nodeadm reserves 11 x maxPods + 255 MiB, maxPods from its ENI table (g4dn.xlarge: 29), and 100Mi eviction."""
+    mib = 2**20
+    gpu = [t for t in node_templates(stack_preview("aws-dev")) if t.instance_type == "g4dn.xlarge"]
+    assert gpu
+    for t in gpu:
+        assert t.reserved["memory"] == (11 * 29 + 255 + 100) * mib
+        assert "ENI-limited pod" in t.reserved_source
+
+
 def test_a_pod_within_a_few_percent_of_the_node_fits_only_if(tmp_path, capsys):
     pod = tmp_path / "job.yaml"
     pod.write_text(yaml.safe_dump(_pod_on("aws-dev", cpu="3700m")))

@@ -32,12 +32,12 @@ from elastic_gpu.tools.simulation.templates import (
 )
 
 ASG_TAG = "aws:autoscaling/tag:Tag"
-#: What an EKS AL2023 node keeps (awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go
-#: withDefaultReservedResources): kube-reserved (`eks_kube_reserved`) and the kubelet's 100Mi hard eviction.
-#: For the autoscaler's node the 11 MiB per pod are left out (nodeadm takes maxPods from the instance, as
-#: `ENI_MAX_PODS` does for Karpenter): the 255 MiB base is a lower bound, and a pod near the node's memory is
-#: reported "fits only if".
-AL2023_RESERVE_SOURCE = "EKS AL2023 nodeadm kube-reserved (11 MiB per pod on top) and 100Mi eviction"
+#: What an EKS AL2023 node keeps: kube-reserved (`eks_kube_reserved`) for the instance type's ENI-limited max pods
+#: and the kubelet's 100Mi hard eviction (awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go at 0137549:
+#: GenerateKubeletConfig -> withDefaultReservedResources(GetClassicMaxPods(type)), which reads maxPods from its
+#: eni-max-pods.txt and reserves 11 x maxPods + 255 MiB; the memory limit on maxPods is an opt-in feature gate).
+#: A type `ENI_MAX_PODS` lacks is counted with no pods: the 255 MiB base is then a lower bound.
+AL2023_RESERVE_SOURCE = "EKS AL2023 nodeadm kube-reserved (11 MiB per ENI-limited pod + 255 MiB) and 100Mi eviction"
 
 #: Pods an EKS node runs with the VPC CNI: ENIs of the default network card x (IPv4 addresses per ENI - 1) + 2
 #: (aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go:485-505 ENILimitedPods, the
@@ -84,11 +84,11 @@ def eks_kube_reserved(vcpus: float, max_pods: int) -> dict[str, float]:
     return {"cpu": tiered_cpu_reserve(vcpus), "memory": (11 * max_pods + 255) * MIB}
 
 
-def al2023_reserve(allocatable: dict[str, float]) -> dict[str, float]:
+def al2023_reserve(allocatable: dict[str, float], instance_type: str) -> dict[str, float]:
     cpu, memory = allocatable.get("cpu", 0.0), allocatable.get("memory", 0.0)
     if math.isinf(cpu) or math.isinf(memory):
         return {}
-    reserved = eks_kube_reserved(cpu, 0)
+    reserved = eks_kube_reserved(cpu, ENI_MAX_PODS.get(instance_type, 0))
     return {"cpu": reserved["cpu"], "memory": reserved["memory"] + EVICTION_HARD_MEMORY}
 
 
@@ -153,7 +153,7 @@ def node_templates(preview: Preview, views: list[NodeGroupView]) -> list[NodeTem
                 zones=zones,
                 region=view.region,
                 # The autoscaler's AWS template is the raw capacity (aws_manager.go:291-292); the node is not.
-                reserved=al2023_reserve(allocatable),
+                reserved=al2023_reserve(allocatable, types[0]),
                 reserved_source=AL2023_RESERVE_SOURCE,
             )
         )
