@@ -94,6 +94,13 @@ def failed_launch(scan: int, provision: int) -> Machine:
     )
 
 
+def _deployed(image: str | None) -> str:
+    if image is None:
+        # A cluster that sets no version: the release is picked from the minor EKS gives it (versions.py).
+        return "the release pinned for the cluster's minor, which is known only once the cluster exists"
+    return f"the image this stack deploys: {image}"
+
+
 def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
     """The self-run cluster-autoscaler's flags, when the preview has EKS node groups."""
     if not preview.of_type(EKS_NODE_GROUP):
@@ -116,7 +123,7 @@ def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
         evidence=Evidence(
             "source",
             f"kubernetes/autoscaler cluster-autoscaler-1.33.6 core, clusterstate and cloudprovider/aws (backoff and "
-            f"loop code unchanged in 1.34.5 and 1.35.2), the image this stack deploys: "
-            f"{autoscaler_image(preview) or 'its cluster-autoscaler Deployment'}; {FAILED_LAUNCH_EVIDENCE}",
+            f"loop code unchanged in 1.34.5 and 1.35.2), {_deployed(autoscaler_image(preview))}; "
+            f"{FAILED_LAUNCH_EVIDENCE}",
         ),
     )

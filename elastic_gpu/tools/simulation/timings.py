@@ -11,7 +11,7 @@ import yaml
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.cluster_autoscaler import PRIORITY_CONFIGMAP
 from elastic_gpu.durations import parse_duration
-from elastic_gpu.tools.offline.runner import Preview
+from elastic_gpu.tools.offline.runner import UNKNOWN, Preview
 from elastic_gpu.tools.simulation.backoff import SECOND, Machine
 
 #: cluster-autoscaler's own defaults (FAQ, "What are the parameters to CA?"); the expander's is
@@ -118,13 +118,14 @@ def autoscaler_flags(preview: Preview) -> dict[str, str] | None:
 
 
 def autoscaler_image(preview: Preview) -> str | None:
-    """The image of a self-run cluster-autoscaler Deployment (EKS), or None when there is none."""
+    """The image of a self-run cluster-autoscaler Deployment (EKS), or None when there is none or it is not known
+    at preview (chosen from a cluster's minor that is known only once the cluster exists)."""
     for r in preview.of_type("kubernetes:apps/v1:Deployment"):
         for c in (((r.inputs.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or []:
             words = [*(c.get("command") or []), *(c.get("args") or [])]
             if words and isinstance(words[0], str) and words[0].endswith("cluster-autoscaler"):
                 image = c.get("image")
-                return image if isinstance(image, str) else None
+                return image if isinstance(image, str) and image != UNKNOWN else None
     return None
 
 
