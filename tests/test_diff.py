@@ -120,6 +120,17 @@ def test_diff_text_names_replacements_and_the_general_pool(program_dir, capsys, 
     assert "0 to create, " in out and "0 to delete" in out
 
 
+def test_a_base_file_runs_the_program_where_it_is_with_its_own_modules(capsys, tmp_path) -> None:
+    """`--base-file` swaps the stack file, not the program: a program that imports its own modules (pulumi-eks's
+    nodegroup-py imports its iam.py) runs on both sides."""
+    program = ROOT / "tests" / "data" / "upstream" / "nodegroup-py"
+    base_file = tmp_path / "base.yaml"
+    base_file.write_text((program / "Pulumi.dev.yaml").read_text())
+    assert main(["diff", "--stack", "dev", "--program", str(program), "--base-file", str(base_file)]) == 0
+    out = capsys.readouterr().out
+    assert f"file {base_file} -> working tree" in out and "no changes" in out
+
+
 def test_a_two_minor_jump_is_refused(program_dir, capsys, tmp_path) -> None:
     base = stack_values("aws-prod")
     base[P + "cluster"]["kubernetesVersion"] = "1.32"

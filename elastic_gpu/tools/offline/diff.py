@@ -507,19 +507,12 @@ def head_side(stack: str, program_dir: Path | str) -> Side:
 
 
 def base_file_side(stack: str, program_dir: Path | str, base_file: Path | str) -> Side:
-    """The working tree's program with another stack file, run as the same stack (same URNs)."""
-    program = Program(Path(program_dir).resolve())
+    """The working tree's program with another stack file, run as the same stack (same URNs), in its own
+    directory: its own modules (an `iam.py` beside `__main__.py`) and offline mocks are there."""
     source = Path(base_file)
     if not source.is_file():
         raise DiffError(f"--base-file: {source} is not a file")
-    with tempfile.TemporaryDirectory(prefix="elastic-gpu-diff-") as tmp:
-        root = Path(tmp)
-        config_dir = program.project_file.get("stackConfigDir", ".")
-        (root / "Pulumi.yaml").write_text((program.directory / "Pulumi.yaml").read_text())
-        (root / "__main__.py").write_text(program.main.read_text())
-        (root / config_dir).mkdir(parents=True, exist_ok=True)
-        (root / config_dir / f"Pulumi.{stack}.yaml").write_text(source.read_text())
-        preview = run_preview(stack, root)
+    preview = run_preview(stack, program_dir, stack_file=source)
     return Side(f"file {source}", {r.urn: r for r in preview.resources}, preview.config)
 
 

@@ -413,16 +413,23 @@ class ProgramError(ConfigError):
         super().__init__(problems, source="program")
 
 
-def run_preview(stack: str, program_dir: Path | str = ".", account: dict[str, dict[str, Any]] | None = None) -> Preview:
+def run_preview(
+    stack: str,
+    program_dir: Path | str = ".",
+    account: dict[str, dict[str, Any]] | None = None,
+    *,
+    stack_file: Path | str | None = None,
+) -> Preview:
     """Run `program_dir`'s `__main__.py` for `stack` under the mock engine, the account preflight's invokes
-    answered from `account` (offline/account.py; default: a new account).
+    answered from `account` (offline/account.py; default: a new account). The config is the stack's
+    `Pulumi.<stack>.yaml`, or `stack_file` (another config for the same stack: `diff --base-file`).
 
     Raises ConfigError for every problem with the files or the config (the program's own
     errors as ProgramError) exactly as a real run would fail.
     """
     program = Program(Path(program_dir).resolve())
     project = program.project_file["name"]
-    config = read_stack_file(program.stack_file(stack))
+    config = read_stack_file(program.stack_file(stack) if stack_file is None else Path(stack_file))
     # The engine hands structured values to the program as JSON strings.
     engine_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
     main = program.main
