@@ -36,7 +36,7 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
 from elastic_gpu.replacement import POOL_NAME_FIELD
-from elastic_gpu.tools.offline.collector import collected_at_end
+from elastic_gpu.tools.offline.collector import collected_at_end, without_per_call_cycles
 from elastic_gpu.tools.offline.mocks import (
     USER_MOCKS_FILE,
     StackMocks,
@@ -434,7 +434,8 @@ def run_preview(
     engine_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
     main = program.main
     # A fresh context: Pulumi keeps its settings and root stack in context variables.
-    with collected_at_end():  # the SDK's per-property reference cycles, freed once (offline/collector.py)
+    # The SDK's per-property reference cycles freed once, and its per-call ones not made (offline/collector.py).
+    with collected_at_end(), without_per_call_cycles():
         preview = contextvars.Context().run(_run, project, stack, engine_config, main, config, account)
     preview.warnings += refresh_warnings(program.project_file, preview.resources)
     return preview
