@@ -117,7 +117,8 @@ def node_groups_of(args: ClusterAutoscalerArgs) -> list[NodeGroupRef]:
 def nodes_flag(group: NodeGroupRef) -> pulumi.Output[str]:
     """`--nodes=<min>:<max>:<ASG name>` (cloudprovider/aws/README.md, "Manual configuration")."""
     assert group.autoscaler_group is not None, "node_groups_of: only the groups the autoscaler lists"
-    return pulumi.Output.concat(f"--nodes={group.min_size}:{group.max_size}:", group.autoscaler_group)
+    sizes = f"--nodes={group.min_size}:{group.max_size}:"
+    return pulumi.Output.from_input(group.autoscaler_group).apply(lambda asg: f"{sizes}{asg}")
 
 
 def aws_flags(groups: list[NodeGroupRef]) -> list[pulumi.Input[str]]:

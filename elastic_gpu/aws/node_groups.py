@@ -138,7 +138,8 @@ def build_node_group(
     instance_tags = {**tags, "Name": spec.base_name}
     launch_template = aws.ec2.LaunchTemplate(
         f"{name}-lt",
-        description=pulumi.Output.concat("elastic-gpu node group ", spec.base_name),
+        # One apply, not a concat: each part of a concat is an Output of its own (hundreds per stack).
+        description=pulumi.Output.from_input(spec.base_name).apply(lambda base: f"elastic-gpu node group {base}"),
         block_device_mappings=[
             aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
                 device_name=DATA_DEVICE[spec.ami_family],

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 def _group_name(cluster: EksClusterHandle, suffix: str) -> pulumi.Output[str]:
     """`<cluster>-<suffix>`: the EKS node-group name's stem, an Output like the cluster's name."""
-    return pulumi.Output.concat(cluster.cluster_name, "-", suffix)
+    return pulumi.Output.from_input(cluster.cluster_name).apply(lambda name: f"{name}-{suffix}")
 
 
 def _built(
