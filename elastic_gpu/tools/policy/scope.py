@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import Any
 
 from pulumi_policy import (
@@ -69,6 +70,7 @@ def type_chain(urn: str) -> list[str]:
     return parts[2].split("$") if len(parts) >= 4 else []
 
 
+@lru_cache(maxsize=8192)
 def declared_by_library(urn: str) -> bool:
     """One of elastic-gpu's components, or declared inside one (a child, at any depth)."""
     return any(t.startswith(LIBRARY_TYPE_PREFIX) for t in type_chain(urn))

@@ -22,7 +22,7 @@ from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.offline.stack_resources import node_groups as preview_node_groups
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
-from elastic_gpu.tools.simulation.pod import pod_shape
+from elastic_gpu.tools.simulation.pod import PodShape, pod_shape
 
 GIB = 2**30
 MIB = 2**20
@@ -62,13 +62,17 @@ def daemon_requests(preview: Preview, template: NodeTemplate) -> dict[str, float
     """Requests of the pods a new node of this template runs: every DaemonSet the stack declares whose
     pod tolerates the node's taints and selects its labels, plus kube-proxy."""
     out = {"cpu": KUBE_PROXY_CPU}
-    for r in preview.of_type("kubernetes:apps/v1:DaemonSet"):
-        shape = pod_shape({"kind": "DaemonSet", **r.inputs})
-        probe = replace(template, allocatable={}, daemon_requests={}, reserved={})
+    probe = replace(template, allocatable={}, daemon_requests={}, reserved={})
+    for shape in preview.memo("daemonset-pods", lambda: _daemonset_pods(preview)):
         if misfit(replace(shape, requests={}), probe) is None:
             for resource, value in shape.requests.items():
                 out[resource] = out.get(resource, 0.0) + value
     return out
+
+
+def _daemonset_pods(preview: Preview) -> list[PodShape]:
+    """The pod of each DaemonSet the stack declares: read once per `reading` block, not once per node template."""
+    return [pod_shape({"kind": "DaemonSet", **r.inputs}) for r in preview.of_type("kubernetes:apps/v1:DaemonSet")]
 
 
 def node_groups(preview: Preview) -> list[NodeGroupView]:
