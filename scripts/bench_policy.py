@@ -1,14 +1,15 @@
 """Time preview + policy of an AWS stack with N GPU pools (default 10, 30, 100, 200).
 
-Not a test: prints figures so growth can be checked by eye (it should be linear). Wall-clock seconds
-depend on what else the machine runs; the CPU seconds (this process's user + system time, all threads)
-do not, so compare those.
+Not a test: prints figures so growth can be checked by eye (it should be linear). Each size runs in a process of
+its own. Wall-clock seconds depend on what else the machine runs; the CPU seconds (the process's user + system
+time, all threads) do not, so compare those.
     .venv/bin/python scripts/bench_policy.py [N ...]
 """
 
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -53,16 +54,26 @@ def bench(pools: int) -> tuple[int, float, float, float, float]:
     return len(preview.resources), t1 - t0, t2 - t1, c1 - c0, c2 - c1
 
 
+def row(pools: int) -> str:
+    """One size's figures, in this process: the SDKs imported first (a 1-pool stack), so they are the stack's own."""
+    bench(1)
+    count, preview, policy, cpu_preview, cpu_policy = bench(pools)
+    cpu = cpu_preview + cpu_policy
+    figures = (preview, policy, preview + policy, cpu_preview, cpu_policy, cpu)
+    return f"{pools:>9} {count:>9} " + " ".join(f"{x:>9.2f}" for x in figures) + f" {1000 * cpu / pools:>9.0f}"
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--one"]:
+        print(row(int(argv[1])))
+        return
     sizes = [int(a) for a in argv] or [10, 30, 100, 200]
-    bench(1)  # imports the SDKs once, so the figures are the stacks' own
     head = ("pools", "resources", "preview s", "policy s", "total s", "cpu prev", "cpu pol", "cpu tot", "cpu ms/pool")
-    print(" ".join(f"{h:>9}" for h in head))
+    print(" ".join(f"{h:>9}" for h in head), flush=True)
     for n in sizes:
-        count, preview, policy, cpu_preview, cpu_policy = bench(n)
-        cpu = cpu_preview + cpu_policy
-        row = (preview, policy, preview + policy, cpu_preview, cpu_policy, cpu)
-        print(f"{n:>9} {count:>9} " + " ".join(f"{x:>9.2f}" for x in row) + f" {1000 * cpu / n:>9.0f}")
+        # Each size in a new process, as `pulumi preview` and the CLI run: nothing one size read or cached
+        # (the policies' per-URN answers, the SDK's) is there for the next.
+        subprocess.run([sys.executable, __file__, "--one", str(n)], check=True)
 
 
 if __name__ == "__main__":
