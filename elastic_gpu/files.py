@@ -62,7 +62,13 @@ class _StrictLoader(_Strict, yaml.SafeLoader):
     """PyYAML's own parser, with the strict construction."""
 
 
-if yaml.__with_libyaml__:  # PyYAML built with libyaml (its wheels are)
+#: PyYAML's safe loader over libyaml where PyYAML was built with it (its wheels are), else over its own parser:
+#: for YAML this library wrote itself (the autoscaler's priority ConfigMap).
+SAFE_LOADER: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = (
+    yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
+)
+
+if yaml.__with_libyaml__:
 
     class _FastStrictLoader(_Strict, yaml.CSafeLoader):
         """libyaml's parser, with the strict construction: PyYAML's own parser takes a tenth of a second for a

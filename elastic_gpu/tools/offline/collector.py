@@ -43,7 +43,7 @@ def collected_at_end() -> Iterator[None]:
 
 # --- a cycle the SDK makes per call ---------------------------------------------------------------------------
 #
-# pulumi.runtime.rpc.contains_unknowns (pulumi 3.272.0; unchanged on pulumi/pulumi master since #21893) defines
+# pulumi.runtime.rpc.contains_unknowns (pulumi 3.272.0, and pulumi/pulumi master at 1b59498) defines
 # its recursive helper as a closure on every call: the function refers to itself through its closure cell, and
 # its annotations make a `set[int]` alias each time, so every call leaves a function, a cell, a tuple and an alias
 # that only the cyclic collector frees. Outputs call it for each value they settle: in a 100-pool preview about

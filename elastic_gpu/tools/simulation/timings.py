@@ -11,6 +11,7 @@ import yaml
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.cluster_autoscaler import PRIORITY_CONFIGMAP
 from elastic_gpu.durations import parse_duration
+from elastic_gpu.files import SAFE_LOADER
 from elastic_gpu.tools.offline.runner import UNKNOWN, Preview
 from elastic_gpu.tools.simulation.backoff import SECOND, Machine
 
@@ -99,15 +100,10 @@ def priorities(preview: Preview) -> dict[int, list[str]]:
     return preview.memo("autoscaler-priorities", lambda: _priorities(preview))
 
 
-#: PyYAML's libyaml parser where it has one (a priorities list of several hundred regexes parses in a tenth of
-#: the time), else its own.
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def _priorities(preview: Preview) -> dict[int, list[str]]:
     for r in preview.of_type("kubernetes:core/v1:ConfigMap"):
         if (r.inputs.get("metadata") or {}).get("name") == PRIORITY_CONFIGMAP:
-            data = yaml.load((r.inputs.get("data") or {}).get("priorities") or "", Loader=_SAFE_LOADER) or {}
+            data = yaml.load((r.inputs.get("data") or {}).get("priorities") or "", Loader=SAFE_LOADER) or {}
             return {int(k): list(v) for k, v in data.items()}
     return {}
 
