@@ -22,7 +22,7 @@ from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.eks_cluster import UNKNOWN_VERSION_WARNING
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.tools.offline.policy_run import run_policies
-from elastic_gpu.tools.offline.report import to_json
+from elastic_gpu.tools.offline.report import render_text, to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.versions import cluster_autoscaler_image
 
@@ -377,6 +377,20 @@ def test_each_cluster_of_a_multi_cluster_program_gets_its_own_pools_in_its_regio
     assert all("availabilityZones" not in p.inputs for p in west)
     rows = {(r["pool"], r["region"]) for r in to_json(preview)["cost"]["pools"] if r["pool"].startswith("a10")}
     assert rows == {("a10-east", "eastus"), ("a10-west", "westus")}
+
+
+def test_two_clusters_inline_pools_of_one_name_are_told_apart_by_their_cluster() -> None:
+    """Each cluster of azure-py-aks-multicluster has an inline system pool `aksagentpool`: the Pools and Cost
+    tables name the cluster that declares each, and a name that is unique stays as it is."""
+    text = render_text(preview_of("azure-py-aks-multicluster"))
+    pools, cost = text.split("\nCost (")
+    for table in (pools, cost):
+        rows = [line.split() for line in table.splitlines() if line.strip().startswith("aksagentpool")]
+        assert sorted(r[1:4] for r in rows) == [
+            ["aksagentpool", "(in", "aksCluster-east[0])"],
+            ["aksagentpool", "(in", "aksCluster-west[0])"],
+        ]
+        assert "a10wes94efbf " in table and "a10wes94efbf (in" not in table
 
 
 def test_a_preview_prints_the_program_s_warnings_in_one_order() -> None:

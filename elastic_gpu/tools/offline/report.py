@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -62,6 +63,15 @@ class PoolRow:
     taints: list[str]
     #: any of its instance types may be launched (a Karpenter NodePool), not the first alone
     any_type: bool = False
+    #: the resource that declares it (the text tables name it where two rows would read the same)
+    resource: str = ""
+
+
+def group_labels(rows: Sequence[tuple[str, str, str]]) -> list[str]:
+    """The NODE GROUP column for rows of (pool, node group, declaring resource): the group's name, and where two
+    rows would read the same (two clusters' inline system pools of one name), the resource that declares it."""
+    seen = Counter((pool, name) for pool, name, _ in rows)
+    return [name if seen[(pool, name)] == 1 else f"{name} (in {resource})" for pool, name, resource in rows]
 
 
 def pool_row(v: NodeGroupView) -> PoolRow:
@@ -81,12 +91,14 @@ def pool_row(v: NodeGroupView) -> PoolRow:
         zones=sorted(v.zones),
         taints=list(v.shown_taints),
         any_type=v.kind == KARPENTER_GROUP,
+        resource=v.resource,
     )
 
 
 def _row_json(p: PoolRow) -> dict[str, Any]:
     """A Pools row; `any_type` only where it is true (a Karpenter NodePool), so other rows read as before."""
     row = asdict(p)
+    del row["resource"]  # the row's own node group name says it in JSON (with the pool's region in Cost)
     if not row["any_type"]:
         del row["any_type"]
     return row
@@ -225,10 +237,11 @@ def render_cost(cost: StackCost) -> list[str]:
         "IDLE $/MO",
     )
     header += ("MAX $/MO", "SAVING")
+    labels = group_labels([(c.pool.pool, c.pool.name, c.pool.resource) for c in cost.pools])
     rows = [
         (
             c.pool.pool,
-            c.pool.name,
+            label,
             c.capacity,
             _priced_as(c),
             hourly(c.price.on_demand),
@@ -238,7 +251,7 @@ def render_cost(cost: StackCost) -> list[str]:
             money(c.max_monthly),
             percent(c.price.saving_pct),
         )
-        for c in cost.pools
+        for c, label in zip(cost.pools, labels, strict=True)
     ]
     lines += table(header, rows, right=6)
     total = f"  Total: idle {money(cost.idle_monthly)}/month, at max size {money(cost.max_monthly)}/month"
@@ -295,10 +308,12 @@ def render_text(preview: Preview) -> str:
     walk(None, "")
     lines += ["", "Pools:"]
     header = ("POOL", "NODE GROUP", "CAPACITY", "MIN", "MAX", "ZONES", "INSTANCE TYPES", "TAINTS")
+    shown = pool_rows(preview)
+    labels = group_labels([(p.pool, p.node_group, p.resource) for p in shown])
     rows = [
         (
             p.pool,
-            p.node_group,
+            label,
             p.capacity,
             str(p.min_size),
             str(p.max_size),
@@ -306,7 +321,7 @@ def render_text(preview: Preview) -> str:
             ",".join(p.instance_types),
             ",".join(p.taints) or "-",
         )
-        for p in pool_rows(preview)
+        for p, label in zip(shown, labels, strict=True)
     ]
     lines += table(header, rows)
     lines += ["", *render_cost(preview_cost(preview))]
