@@ -23,11 +23,13 @@ def test_cost_ceiling_under_and_over_budget() -> None:
     over = judge(preview, config={"gpu-monthly-cost-ceiling": {"monthlyBudgetUsd": 100}})
     [v] = over.of("gpu-monthly-cost-ceiling")
     assert v.level == "advisory" and v.urn is None
-    # bad-toobig alone: 50 spot g4dn.xlarge at the table's spot price in the program's region (aws:region), 730 h
+    # bad-toobig alone: 50 spot g4dn.xlarge at the table's spot price in the program's region (aws:region), 730 h,
+    # with where that price comes from (its row's source and date)
     row = price_row("aws", "us-east-1", "g4dn.xlarge")
     assert row is not None and row.spot is not None
     assert (
-        f"c1-bad-toobig: 50 x g4dn.xlarge at ${row.spot:.3f}/h = ${50 * row.spot * HOURS_PER_MONTH:,.0f}" in v.message
+        f"c1-bad-toobig: 50 x g4dn.xlarge at ${row.spot:.3f}/h ({row.source}, {row.date}) = "
+        f"${50 * row.spot * HOURS_PER_MONTH:,.0f}" in v.message
     )
 
 

@@ -17,8 +17,8 @@ from pulumi_policy import (
 
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.config import PRICES_KEY, PriceOverride, load_price_overrides
-from elastic_gpu.prices import TABLE_PATH
-from elastic_gpu.tools.cost import pool_cost
+from elastic_gpu.prices import SOURCE_SEPARATOR, TABLE_PATH
+from elastic_gpu.tools.cost import OVERRIDE_SOURCE, NodePrice, pool_cost
 from elastic_gpu.tools.policy._base import config, known_gpu_pools, schema
 from elastic_gpu.tools.policy.scope import judged
 
@@ -64,6 +64,14 @@ def _overrides(cfg: Mapping[str, Any]) -> dict[str, PriceOverride]:
     return overrides
 
 
+def _price_from(price: NodePrice) -> str:
+    """Where a pool's hourly figure comes from, as the Cost table's sources say it: the table's source keys
+    (elastic_gpu/data/price_sources.csv) and the oldest row's date, a live source, or the config's override."""
+    keys = (price.source or "?").split(SOURCE_SEPARATOR)
+    source = " + ".join("the config's prices" if key == OVERRIDE_SOURCE else key for key in keys)
+    return f"{source}, {price.date}" if price.date else source
+
+
 def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) -> None:
     """Upper bound (elastic_gpu/tools/cost.py): each GPU pool's max size x its most expensive type x 730 h.
 
@@ -100,7 +108,10 @@ def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) ->
                 total += monthly
             else:
                 shared[pool.shared_cap] = max(shared.get(pool.shared_cap, 0.0), monthly)
-            lines.append(f"{pool.name}: {pool.max_size} x {cost.price.label} at ${cost.hourly:.3f}/h = ${monthly:,.0f}")
+            lines.append(
+                f"{pool.name}: {pool.max_size} x {cost.price.label} at ${cost.hourly:.3f}/h ({_price_from(cost.price)})"
+                f" = ${monthly:,.0f}"
+            )
     total += sum(shared.values())
     if shared:
         lines.append(f"pools sharing a cluster limit ({', '.join(shared)}) count it once, at the dearest")
