@@ -394,7 +394,10 @@ def test_two_clusters_inline_pools_of_one_name_are_told_apart_by_their_cluster()
 
 
 def test_a_preview_prints_the_program_s_warnings_in_one_order() -> None:
-    """The expander warning and the version warning come from Outputs' applies, in no fixed order: the preview
-    sorts them, so two previews of one program print the same."""
+    """The expander warning and the version warning come from Outputs' applies, and a remote component's missing
+    mock from its registration, in no fixed order: the preview sorts them, so two previews of one program print
+    the same."""
     logged = [w for w in preview_of("azure-py-aks").warnings if not w.startswith("Pulumi.yaml")]
     assert len(logged) >= 2 and logged == sorted(logged)
+    missing = [w for w in preview_of("nodegroup-py").warnings if "has no offline mock" in w]
+    assert len(missing) == 5 and missing == sorted(missing)

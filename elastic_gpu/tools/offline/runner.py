@@ -564,9 +564,10 @@ def _run(
         resources=resources,
         outputs=outputs,
         config=config,
-        # A warning logged from an Output's apply arrives when its values do, in no fixed order: sorted, as the
-        # resources are, so two previews of one program print the same.
-        warnings=[*user.missing, *sorted(collect.messages)],
+        # A warning logged from an Output's apply, or about a remote component registered without a mock, arrives
+        # when its values do, in no fixed order: sorted, as the resources are, so two previews of one program print
+        # the same.
+        warnings=[*sorted(user.missing), *sorted(collect.messages)],
     )
 
 
