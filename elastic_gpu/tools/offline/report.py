@@ -98,7 +98,7 @@ def pool_row(v: NodeGroupView) -> PoolRow:
 def _row_json(p: PoolRow) -> dict[str, Any]:
     """A Pools row; `any_type` only where it is true (a Karpenter NodePool), so other rows read as before."""
     row = asdict(p)
-    del row["resource"]  # the row's own node group name says it in JSON (with the pool's region in Cost)
+    del row["resource"]  # for the text tables only: JSON rows read as before
     if not row["any_type"]:
         del row["any_type"]
     return row
