@@ -139,6 +139,26 @@ class ConfigRules:
     #: how many instance types one general pool takes, and the message when more are given (None: no limit)
     general_pool_types: tuple[int, str] | None = None
 
+    @classmethod
+    def of(cls, rules: ModuleType) -> ConfigRules:
+        """A cloud's `config_rules` module's rules, under the names every cloud's gives them (a cloud's own
+        extra, such as AKS's duration format, is set by its provider on top)."""
+        return cls(
+            problems=rules.validate,
+            warnings=rules.warnings,
+            gpus_per_node_selects=rules.gpus_per_node_selects,
+            provisioners=rules.PROVISIONERS,
+            splits_per_zone=rules.SPLITS_PER_ZONE,
+            priority_expander=rules.PRIORITY_EXPANDER,
+            machine_type_pattern=rules.MACHINE_TYPE_PATTERN,
+            machine_type_source=rules.MACHINE_TYPE_SOURCE,
+            tag_rules=rules.TAG_RULES,
+            disk_gib=rules.DISK_GIB,
+            time_slicing_replicas=rules.TIME_SLICING_REPLICAS,
+            autoscaler_durations=rules.AUTOSCALER_DURATIONS,
+            general_pool_types=rules.GENERAL_POOL_TYPES,
+        )
+
 
 @dataclass(frozen=True)
 class StackBuilder:
@@ -170,6 +190,19 @@ class PoolBuilder:
     build_spot_gpu_pool: Callable[[str, SpotGpuPoolArgs, pulumi.Resource], BuiltPool]
     #: the promise a GPU pool with an on-demand fallback makes when its Args set none: minutes to fallback
     default_max_minutes_to_fallback: float
+
+    @classmethod
+    def of(cls, pools: ModuleType) -> PoolBuilder:
+        """A cloud's `pools` module's builders, under the names every cloud's gives them."""
+        return cls(
+            override_problems=pools.override_problems,
+            pool_problems=pools.pool_problems,
+            node_group_counts=pools.node_group_counts,
+            workload_contract=pools.workload_contract,
+            build_general_pool=pools.build_general_pool,
+            build_spot_gpu_pool=pools.build_spot_gpu_pool,
+            default_max_minutes_to_fallback=pools.DEFAULT_MAX_MINUTES_TO_FALLBACK,
+        )
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ asked for (by full name: elastic_gpu/provider.py says why)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from elastic_gpu.clouds import importing
@@ -59,22 +60,8 @@ class AzureProvider:
     def config_rules(self) -> ConfigRules:
         with importing(self.name):
             import elastic_gpu.azure.config_rules as rules
-        return ConfigRules(
-            problems=rules.validate,
-            warnings=rules.warnings,
-            gpus_per_node_selects=rules.gpus_per_node_selects,
-            provisioners=rules.PROVISIONERS,
-            splits_per_zone=rules.SPLITS_PER_ZONE,
-            priority_expander=rules.PRIORITY_EXPANDER,
-            machine_type_pattern=rules.MACHINE_TYPE_PATTERN,
-            machine_type_source=rules.MACHINE_TYPE_SOURCE,
-            tag_rules=rules.TAG_RULES,
-            disk_gib=rules.DISK_GIB,
-            time_slicing_replicas=rules.TIME_SLICING_REPLICAS,
-            autoscaler_durations=rules.AUTOSCALER_DURATIONS,
-            duration_format=rules.DURATION_FORMAT,
-            general_pool_types=rules.GENERAL_POOL_TYPES,
-        )
+        # AKS takes fewer duration forms than Go: its own format, on top of the rules every cloud's module names.
+        return replace(ConfigRules.of(rules), duration_format=rules.DURATION_FORMAT)
 
     def ignored_settings(self) -> Mapping[tuple[str, str | None], str]:
         return {
@@ -93,15 +80,7 @@ class AzureProvider:
     def pool_builder(self) -> PoolBuilder:
         with importing(self.name):
             import elastic_gpu.azure.pools as pools
-        return PoolBuilder(
-            override_problems=pools.override_problems,
-            pool_problems=pools.pool_problems,
-            node_group_counts=pools.node_group_counts,
-            workload_contract=pools.workload_contract,
-            build_general_pool=pools.build_general_pool,
-            build_spot_gpu_pool=pools.build_spot_gpu_pool,
-            default_max_minutes_to_fallback=pools.DEFAULT_MAX_MINUTES_TO_FALLBACK,
-        )
+        return PoolBuilder.of(pools)
 
     def autoscaler_builder(self) -> AutoscalerBuilder:
         with importing(self.name):

@@ -54,21 +54,7 @@ class GcpProvider:
     def config_rules(self) -> ConfigRules:
         with importing(self.name):
             import elastic_gpu.gcp.config_rules as rules
-        return ConfigRules(
-            problems=rules.validate,
-            warnings=rules.warnings,
-            gpus_per_node_selects=rules.gpus_per_node_selects,
-            provisioners=rules.PROVISIONERS,
-            splits_per_zone=rules.SPLITS_PER_ZONE,
-            priority_expander=rules.PRIORITY_EXPANDER,
-            machine_type_pattern=rules.MACHINE_TYPE_PATTERN,
-            machine_type_source=rules.MACHINE_TYPE_SOURCE,
-            tag_rules=rules.TAG_RULES,
-            disk_gib=rules.DISK_GIB,
-            time_slicing_replicas=rules.TIME_SLICING_REPLICAS,
-            autoscaler_durations=rules.AUTOSCALER_DURATIONS,
-            general_pool_types=rules.GENERAL_POOL_TYPES,
-        )
+        return ConfigRules.of(rules)
 
     def ignored_settings(self) -> Mapping[tuple[str, str | None], str]:
         # The stack creates the cluster's VPC network unless `cluster.network` brings one (cluster.networkCidr).
@@ -89,15 +75,7 @@ class GcpProvider:
     def pool_builder(self) -> PoolBuilder:
         with importing(self.name):
             import elastic_gpu.gcp.pools as pools
-        return PoolBuilder(
-            override_problems=pools.override_problems,
-            pool_problems=pools.pool_problems,
-            node_group_counts=pools.node_group_counts,
-            workload_contract=pools.workload_contract,
-            build_general_pool=pools.build_general_pool,
-            build_spot_gpu_pool=pools.build_spot_gpu_pool,
-            default_max_minutes_to_fallback=pools.DEFAULT_MAX_MINUTES_TO_FALLBACK,
-        )
+        return PoolBuilder.of(pools)
 
     def autoscaler_builder(self) -> AutoscalerBuilder:
         with importing(self.name):
