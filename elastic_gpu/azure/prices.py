@@ -4,8 +4,9 @@ One request per region lists the pools' VM sizes (`armSkuName`), pay-as-you-go (
 in USD, following `NextPageLink` while it is set; its rows are sorted as Azure Karpenter sorts them
 (pkg/providers/pricing/pricing.go at commit 352646f5, processPage and categorizePrices): Windows products (a
 `productName` containing "Windows") and "Low Priority" meters (Batch's, in `skuName` or `meterName`) are left
-out, as are rows of another `type` than "Consumption" (reservations, dev/test); a `skuName` containing "Spot"
-is the spot price, any other the on-demand one. Field names and the response shape (`Items`, `NextPageLink`,
+out, as are rows of another `type` than "Consumption" (reservations, dev/test) and non-primary meters
+(`isPrimaryMeterRegion` false: this API version "returns the full set of meters, including primary meters and
+nonprimary meters", the page says); a `skuName` containing "Spot" is the spot price, any other the on-demand one. Field names and the response shape (`Items`, `NextPageLink`,
 `retailPrice`, `armSkuName`, `armRegionName`, `skuName`, `productName`, `meterName`, `type`): Azure's "Azure
 Retail Prices REST API" page (learn.microsoft.com/rest/api/cost-management/retail-prices/azure-retail-prices)
 and Karpenter's client/pricingapi_types.go.
@@ -77,6 +78,7 @@ def quotes_of(items: list[dict[str, Any]], sizes: Sequence[str], fetched: str, s
             or "Low Priority" in sku_name
             or "Low Priority" in str(row.get("meterName", ""))
             or row.get("type", CONSUMPTION) != CONSUMPTION
+            or row.get("isPrimaryMeterRegion") is False
         ):
             continue
         target = spot if "Spot" in sku_name else on_demand
