@@ -67,8 +67,15 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
 def _retail_rows(on_demand: float, spot: float, region: str = "westeurope") -> list[dict[str, Any]]:
     """Rows as the Retail Prices API lists them for one size: Linux on-demand and spot, plus the rows that must not
     count: Windows, Batch's Low Priority, a reservation, a dev/test price and a non-primary meter."""
-    base = {"armSkuName": T4, "armRegionName": region, "type": "Consumption", "currencyCode": "USD",
-            "unitOfMeasure": "1 Hour", "serviceName": "Virtual Machines", "isPrimaryMeterRegion": True}
+    base = {
+        "armSkuName": T4,
+        "armRegionName": region,
+        "type": "Consumption",
+        "currencyCode": "USD",
+        "unitOfMeasure": "1 Hour",
+        "serviceName": "Virtual Machines",
+        "isPrimaryMeterRegion": True,
+    }
     series = "Virtual Machines NCasT4_v3 Series"
     return [
         {**base, "retailPrice": on_demand, "skuName": "NC4as T4 v3", "meterName": "NC4as T4 v3", "productName": series},

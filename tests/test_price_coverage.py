@@ -133,9 +133,7 @@ def test_every_region_and_size_the_catalog_accepts_is_priced_or_an_explained_exc
     gaps = _gaps()
     accepted = list(dict.fromkeys(_accepted()))
     unexplained = [
-        (c, r, i)
-        for c, r, i in accepted
-        if not _priced(c, r, i) and (c, r, i) not in gaps and (c, r, ANY) not in gaps
+        (c, r, i) for c, r, i in accepted if not _priced(c, r, i) and (c, r, i) not in gaps and (c, r, ANY) not in gaps
     ]
     assert not unexplained, f"price these in elastic_gpu/data/prices.csv or explain them in {GAPS_PATH.name}: " + (
         ", ".join("/".join(k) for k in unexplained[:20])

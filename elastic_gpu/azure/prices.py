@@ -6,10 +6,11 @@ in USD, following `NextPageLink` while it is set; its rows are sorted as Azure K
 `productName` containing "Windows") and "Low Priority" meters (Batch's, in `skuName` or `meterName`) are left
 out, as are rows of another `type` than "Consumption" (reservations, dev/test) and non-primary meters
 (`isPrimaryMeterRegion` false: this API version "returns the full set of meters, including primary meters and
-nonprimary meters", the page says); a `skuName` containing "Spot" is the spot price, any other the on-demand one. Field names and the response shape (`Items`, `NextPageLink`,
-`retailPrice`, `armSkuName`, `armRegionName`, `skuName`, `productName`, `meterName`, `type`): Azure's "Azure
-Retail Prices REST API" page (learn.microsoft.com/rest/api/cost-management/retail-prices/azure-retail-prices)
-and Karpenter's client/pricingapi_types.go.
+nonprimary meters", the page says); a `skuName` containing "Spot" is the spot price, any other the on-demand
+one. Field names and the response shape (`Items`, `NextPageLink`, `retailPrice`, `armSkuName`, `armRegionName`,
+`skuName`, `productName`, `meterName`, `type`, `isPrimaryMeterRegion`): Azure's "Azure Retail Prices REST API"
+page (learn.microsoft.com/rest/api/cost-management/retail-prices/azure-retail-prices) and Karpenter's
+client/pricingapi_types.go.
 
 The fetcher is injectable (tests hand one that never touches the network); the default uses urllib with a
 short timeout, so an unreachable API costs a preview a few seconds at most and the table answers instead.
