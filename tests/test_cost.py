@@ -417,3 +417,40 @@ def test_cost_command_config_error_exits_2(program_dir, capsys) -> None:
     captured = capsys.readouterr()
     assert "prices.g4dn.xlarge.spot: must be <= onDemand (got spot=0.2, onDemand=0.1)" in captured.err
     assert captured.out == ""
+
+
+def _cost_json(program_dir, capsys: pytest.CaptureFixture[str], stack: str, region: str, zones: list[str]) -> dict:
+    """`python -m elastic_gpu cost --json` on a copy of a shipped stack moved to `region`."""
+    values = stack_values(stack)
+    values["elastic-gpu:cluster"] = {**values["elastic-gpu:cluster"], "region": region, "zones": zones}
+    d = program_dir(values, stack=stack)
+    assert main(["cost", "--stack", stack, "--gpu-hours", "100", "--program", str(d), "--json"]) == 0
+    out: dict = json.loads(capsys.readouterr().out)
+    return out
+
+
+def test_cost_prices_gcp_dev_in_europe_west4_on_demand_and_spot(program_dir, capsys) -> None:
+    out = _cost_json(program_dir, capsys, "gcp-dev", "europe-west4", ["europe-west4-a"])
+    [pool] = out["pools"]
+    machine = price_row("gcp", "europe-west4", "n1-standard-4")
+    t4 = price_row("gcp", "europe-west4", "nvidia-tesla-t4")
+    assert machine is not None and t4 is not None and machine.spot is not None and t4.spot is not None
+    # a GKE node is its machine row plus its accelerator row, on each capacity type
+    assert pool["region"] == "europe-west4"
+    assert pool["on_demand_hourly"] == pytest.approx(machine.on_demand + t4.on_demand)
+    assert pool["spot_hourly"] == pytest.approx(machine.spot + t4.spot)
+    assert pool["source"] == "skypilot-gcp" and out["hints"] == []
+
+
+def test_cost_in_westeurope_gives_azure_on_demand_and_says_how_to_give_spot(program_dir, capsys) -> None:
+    """No source we cite publishes Azure spot prices outside the US (tests/test_price_coverage.py REASONS): offline
+    `cost` prices on-demand from the table and says which setting gives the spot price; at preview the Retail
+    Prices API gives it (tests/test_live_prices.py)."""
+    values = stack_values("azure-dev")
+    assert values["elastic-gpu:cluster"]["region"] == "westeurope"
+    out = _cost_json(program_dir, capsys, "azure-dev", "westeurope", values["elastic-gpu:cluster"]["zones"])
+    [pool] = out["pools"]
+    row = price_row("azure", "westeurope", "Standard_NC4as_T4_v3")
+    assert row is not None and row.spot is None
+    assert (pool["on_demand_hourly"], pool["spot_hourly"]) == (row.on_demand, None)
+    assert any("Standard_NC4as_T4_v3" in h and "spot" in h for h in out["hints"]), out["hints"]

@@ -1,13 +1,20 @@
-"""Every pool type a shipped example or README program declares has a price row in its own region, or (where
-no source we can cite prices it) the preview, `cost` and the gate say how to give one, naming the setting.
-The shipped stacks' coverage is tests/test_cost.py's."""
+"""Price coverage: every (region, size) the catalog accepts has an on-demand and a spot price in the table or is
+in one explicit exceptions list, each with its reason; every pool type a shipped example or README program
+declares has a price row in its own region, or (where no source we can cite prices it) the preview, `cost` and
+the gate say how to give one, naming the setting. The shipped stacks' coverage is tests/test_cost.py's."""
 
 from __future__ import annotations
 
+import csv
+import importlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from elastic_gpu.clouds import CLOUDS
+from elastic_gpu.gpu_catalog import GPU_INSTANCE_TYPES
+from elastic_gpu.prices import price_row, price_sources
 from elastic_gpu.tools.offline.policy_run import run_policies
 from elastic_gpu.tools.offline.report import to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview
@@ -69,3 +76,94 @@ def test_every_readme_program_pool_is_priced_or_says_how(tmp_path: Path, index: 
     _says_how_to_give(preview, missing)
     if index == 0:  # the EKS program's GPU type in eu-west-1: the known gap, said where the user looks
         assert missing == UNPRICED
+
+
+# --- every (region, size) the catalog accepts -----------------------------------------------------------------
+
+#: The exceptions: (cloud, region, item) the table prices without both figures, one row each in
+#: tests/data/price_gaps.csv (`item` "*": every catalog size of that region), with the key of its reason here.
+GAPS_PATH = Path(__file__).parent / "data" / "price_gaps.csv"
+#: Why a price is not in the table. Rows are read by hand from a cited source at a commit
+#: (elastic_gpu/data/price_sources.csv), so a gap is either a region or size no source we cite prices, or one a
+#: source prices whose rows have not been read into the table yet; either way live prices at preview
+#: (`ELASTIC_GPU_LIVE_PRICES=1`) or `elastic-gpu:prices` give it, and `cost` says so where it is missing.
+REASONS = {
+    "aws-other-partition": "GovCloud and China are the aws-us-gov and aws-cn partitions, with price lists of their "
+    "own; SkyPilot's AWS catalog (skypilot-aws) covers the commercial partition only",
+    "aws-not-in-region": "SkyPilot's AWS catalog at the cited commit lists no g6 or g6e type in eu-west-1 (nor "
+    "does Karpenter's AWS table, us-east-1 only)",
+    "azure-no-spot-source": "no source we cite publishes Azure spot prices outside the US: SkyPilot's Azure "
+    "catalog lists US regions only and Azure Karpenter's table (karpenter-azure) has on-demand prices only",
+    "azure-spot-as-on-demand": "SkyPilot's Azure catalog repeats the on-demand price as the spot price for the H100 "
+    "NVL sizes, so spot is left unknown (price_sources.csv, skypilot-azure)",
+    "gcp-no-a4-sku": "SkyPilot's GCP catalog has no A4 (B200) rows: its generator notes Compute Engine's SKU list "
+    "had no A4 instance (sky/catalog/data_fetchers/fetch_gcp.py SERIES_TO_DESCRIPTION)",
+    "not-yet-read": "the cited source (SkyPilot's catalog for the cloud) lists this region, but its rows for the "
+    "size are not in the table yet",
+}
+ANY = "*"
+
+
+def _gaps() -> dict[tuple[str, str, str], str]:
+    with GAPS_PATH.open(encoding="utf-8") as f:
+        return {(r["cloud"], r["region"], r["item"]): r["reason"] for r in csv.DictReader(f)}
+
+
+def _accepted() -> Iterator[tuple[str, str, str]]:
+    """(cloud, region, item): every region a cloud's config rules accept (`REGIONS` in elastic_gpu/<cloud>/
+    config_rules.py) x every catalog size sold there, and on GCP its accelerator type too (a GKE node is priced
+    as machine + accelerators)."""
+    for cloud in CLOUDS:
+        regions: tuple[str, ...] = importlib.import_module(f"elastic_gpu.{cloud}.config_rules").REGIONS
+        for region in regions:
+            for (c, name), t in GPU_INSTANCE_TYPES.items():
+                if c != cloud or (t.regions is not None and region not in t.regions):
+                    continue
+                yield cloud, region, name
+                if t.accelerator:
+                    yield cloud, region, t.accelerator
+
+
+def _priced(cloud: str, region: str, item: str) -> bool:
+    row = price_row(cloud, region, item)
+    return row is not None and row.spot is not None
+
+
+def test_every_region_and_size_the_catalog_accepts_is_priced_or_an_explained_exception() -> None:
+    gaps = _gaps()
+    accepted = list(dict.fromkeys(_accepted()))
+    unexplained = [
+        (c, r, i) for c, r, i in accepted if not _priced(c, r, i) and (c, r, i) not in gaps and (c, r, ANY) not in gaps
+    ]
+    assert not unexplained, f"price these in elastic_gpu/data/prices.csv or explain them in {GAPS_PATH.name}: " + (
+        ", ".join("/".join(k) for k in unexplained[:20])
+    )
+    assert set(gaps.values()) <= set(REASONS), set(gaps.values()) - set(REASONS)
+
+
+def test_the_exceptions_list_holds_only_what_is_still_missing() -> None:
+    """A row added to the table retires its exception: a stale one fails here, so the list stays the truth."""
+    gaps = _gaps()
+    accepted = set(_accepted())
+    by_region: dict[tuple[str, str], list[str]] = {}
+    for c, r, i in accepted:
+        by_region.setdefault((c, r), []).append(i)
+    stale = []
+    for (c, r, i), _ in gaps.items():
+        if i == ANY:
+            # a whole region is an exception only while none of its sizes is priced both ways
+            if (c, r) not in by_region or any(_priced(c, r, x) for x in by_region[(c, r)]):
+                stale.append((c, r, i))
+        elif (c, r, i) not in accepted or _priced(c, r, i) or (c, r, ANY) in gaps:
+            stale.append((c, r, i))
+    assert not stale, f"remove from {GAPS_PATH.name}: " + ", ".join("/".join(k) for k in stale[:20])
+
+
+def test_the_regions_the_issue_names_are_priced() -> None:
+    """gcp-dev's sizes in europe-west4 on both capacity types; westeurope's spot and g6.xlarge in eu-west-1 stay
+    exceptions with their reason, the live source answering at preview."""
+    for item in ("n1-standard-4", "nvidia-tesla-t4", "e2-standard-2", "g2-standard-8", "nvidia-l4"):
+        row = price_row("gcp", "europe-west4", item)
+        assert row is not None and row.spot is not None and row.source in price_sources(), item
+    assert _gaps()[("azure", "westeurope", ANY)] == "azure-no-spot-source"
+    assert _gaps()[("aws", "eu-west-1", "g6.xlarge")] == "aws-not-in-region"

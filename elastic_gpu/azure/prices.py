@@ -1,11 +1,16 @@
 """Azure's live prices: the public Retail Prices API (no authentication), read over HTTPS at preview.
 
 One request per region lists the pools' VM sizes (`armSkuName`), pay-as-you-go (`priceType eq 'Consumption'`),
-in USD; its rows are sorted as Azure Karpenter sorts them (pkg/providers/pricing/pricing.go at commit
-352646f5, processPage and categorizePrices): Windows products (`productName` ending " Windows") and Batch's
-"Low Priority" meters are left out, a `skuName` ending " Spot" is the spot price, any other the on-demand one.
-Field names: Azure's "Retail Prices overview" (learn.microsoft.com/rest/api/cost-management/retail-prices) and
-Karpenter's client/pricingapi_types.go.
+in USD, following `NextPageLink` while it is set; its rows are sorted as Azure Karpenter sorts them
+(pkg/providers/pricing/pricing.go at commit 352646f5, processPage and categorizePrices): Windows products (a
+`productName` containing "Windows") and "Low Priority" meters (Batch's, in `skuName` or `meterName`) are left
+out, as are rows of another `type` than "Consumption" (reservations, dev/test) and non-primary meters
+(`isPrimaryMeterRegion` false: this API version "returns the full set of meters, including primary meters and
+nonprimary meters", the page says); a `skuName` containing "Spot" is the spot price, any other the on-demand
+one. Field names and the response shape (`Items`, `NextPageLink`, `retailPrice`, `armSkuName`, `armRegionName`,
+`skuName`, `productName`, `meterName`, `type`, `isPrimaryMeterRegion`): Azure's "Azure Retail Prices REST API"
+page (learn.microsoft.com/rest/api/cost-management/retail-prices/azure-retail-prices) and Karpenter's
+client/pricingapi_types.go.
 
 The fetcher is injectable (tests hand one that never touches the network); the default uses urllib with a
 short timeout, so an unreachable API costs a preview a few seconds at most and the table answers instead.
@@ -30,6 +35,8 @@ API_VERSION = "2023-01-01-preview"
 TIMEOUT_SECONDS = 5.0
 #: Pages followed (`NextPageLink`) per request at most: a region's rows for a few sizes fit in one page.
 MAX_PAGES = 5
+#: The pay-as-you-go price type (the rows' `type`, the filter's `priceType`).
+CONSUMPTION = "Consumption"
 
 Fetcher = Callable[[str], dict[str, Any]]
 
@@ -39,6 +46,8 @@ def urllib_fetcher(url: str) -> dict[str, Any]:
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
             data = json.loads(response.read().decode("utf-8"))
+    except urllib.error.HTTPError as exc:  # the API's 4xx/5xx (a bad filter is a 400), before URLError
+        raise PriceSourceUnavailable(f"HTTP {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise PriceSourceUnavailable(str(getattr(exc, "reason", exc)) or type(exc).__name__) from None
     if not isinstance(data, dict):
@@ -50,7 +59,7 @@ def query_url(region: str, sizes: Sequence[str]) -> str:
     """The request for `sizes` in `region` (filter values are case-sensitive from this API version on)."""
     skus = " or ".join(f"armSkuName eq '{s}'" for s in sizes)
     odata = (
-        f"serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and currencyCode eq 'USD' "
+        f"serviceName eq 'Virtual Machines' and priceType eq '{CONSUMPTION}' and currencyCode eq 'USD' "
         f"and armRegionName eq '{region}' and ({skus})"
     )
     return f"{RETAIL_PRICES_URL}?{urllib.parse.urlencode({'api-version': API_VERSION, '$filter': odata})}"
@@ -64,11 +73,16 @@ def quotes_of(items: list[dict[str, Any]], sizes: Sequence[str], fetched: str, s
         sku, price = row.get("armSkuName"), row.get("retailPrice")
         if sku not in sizes or not isinstance(price, int | float):
             continue
-        if str(row.get("productName", "")).endswith(" Windows") or str(row.get("meterName", "")).endswith(
-            " Low Priority"
+        sku_name = str(row.get("skuName", ""))
+        if (
+            "Windows" in str(row.get("productName", ""))
+            or "Low Priority" in sku_name
+            or "Low Priority" in str(row.get("meterName", ""))
+            or row.get("type", CONSUMPTION) != CONSUMPTION
+            or row.get("isPrimaryMeterRegion") is False
         ):
             continue
-        target = spot if str(row.get("skuName", "")).endswith(" Spot") else on_demand
+        target = spot if "Spot" in sku_name else on_demand
         target[str(sku)] = float(price)
     return {
         size: Quote(on_demand.get(size), spot.get(size), source, fetched)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from elastic_gpu.config import StackConfig
     from elastic_gpu.gpu_catalog import GpuSpec
     from elastic_gpu.preflight import Finding
+    from elastic_gpu.prices import LivePrices
     from elastic_gpu.tools.offline.runner import Preview
     from elastic_gpu.tools.simulation.pod import PodShape
     from elastic_gpu.tools.simulation.timings import AutoscalerSettings, Evidence
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 
 class GcpProvider:
     """GKE. Also an `AccountPreflight`, a `QueueAdmission` (Kueue), a `GroupOrder` (ComputeClass priorities),
-    a `RunningVersion` (its release channel) and a `GpuResolver` (Compute Engine machine types)."""
+    a `RunningVersion` (its release channel), a `GpuResolver` (Compute Engine machine types) and a
+    `LivePriceSource` (the Cloud Billing Catalog, with an API key)."""
 
     name = "gcp"
     facts = CloudFacts(
@@ -158,6 +160,11 @@ class GcpProvider:
         with importing(self.name):
             import elastic_gpu.gcp.versions as versions
         return versions.running_support(status, props)
+
+    def price_source(self) -> LivePrices:
+        import elastic_gpu.gcp.prices as prices  # urllib only: no SDK
+
+        return prices.GcpBillingCatalog()
 
 
 PROVIDER: CloudProvider = GcpProvider()
