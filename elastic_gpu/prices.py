@@ -248,16 +248,16 @@ def price_sources() -> dict[str, PriceSource]:
 #
 # A cloud whose provider has the `LivePriceSource` capability (elastic_gpu/provider.py) reads on-demand and spot
 # prices from its own price source (`elastic_gpu/<cloud>/prices.py`: AWS through the provider's invokes, Azure's
-# Retail Prices API, GCP's Cloud Billing Catalog). They are read at preview, by the policy pack under `pulumi
-# preview --policy-pack` (its cost rule prices pools through elastic_gpu/tools/cost.py), and only when the user
-# asks (`ELASTIC_GPU_LIVE_PRICES=1`, one setting for every cloud). Offline (the mock-engine runner and every
-# report on what it captured, the tests) the shipped table is the source: `mark_offline` makes the reading a
-# note and never a request, so the offline outputs never depend on the network or on the cache. A source that
+# Retail Prices API, GCP's Cloud Billing Catalog) only when the user asks (`ELASTIC_GPU_LIVE_PRICES=1`, one
+# setting for every cloud): by the policy pack under `pulumi preview --policy-pack` (its cost rule prices pools
+# through elastic_gpu/tools/cost.py) and by the offline tools (Azure's and GCP's price lists need no cloud
+# account; AWS's invokes are answered by the mocks from the table). Without the setting the shipped table is the
+# source, so the tests and the default outputs never depend on the network or on the cache. A source that
 # cannot answer leaves the table to answer and says so. Answers are kept for this run (each item is asked once,
 # a failure included) and in one JSON file under the user's cache directory for `LIVE_PRICE_TTL`, so repeated
 # previews do not refetch.
 
-#: Set to 1 (or true/yes) to read live prices at preview (the policy pack under `pulumi preview`).
+#: Set to 1 (or true/yes) to read live prices (the policy pack under `pulumi preview`, and the offline tools).
 LIVE_PRICES_ENV = "ELASTIC_GPU_LIVE_PRICES"
 #: Where the cache lives when set; else $XDG_CACHE_HOME/elastic-gpu, else ~/.cache/elastic-gpu.
 CACHE_DIR_ENV = "ELASTIC_GPU_CACHE_DIR"
@@ -353,13 +353,6 @@ class PriceCache:
             pass  # a read-only home: the figures are used, only not kept
 
 
-#: What the offline tools say when live prices were asked for: the table answers, nothing is fetched.
-OFFLINE_NOTE = (
-    f"offline: prices from the table ({TABLE_PATH}); live prices ({LIVE_PRICES_ENV}) are read at preview, "
-    "by the policy pack under `pulumi preview --policy-pack`"
-)
-
-
 @dataclass
 class LiveBook:
     """The live quotes the tools read in this process, and what they say about them (fallbacks)."""
@@ -368,8 +361,6 @@ class LiveBook:
     notes: list[str] = field(default_factory=list)
     #: (cloud, region, item) already asked for in this run, answered or not: never asked twice
     asked: set[tuple[str, str, str]] = field(default_factory=set)
-    #: set by the offline tools (`mark_offline`): no source is asked, the table answers
-    offline: bool = False
 
 
 _BOOK = LiveBook()
@@ -383,13 +374,6 @@ def clear_live_prices() -> None:
     _BOOK.quotes.clear()
     _BOOK.notes.clear()
     _BOOK.asked.clear()
-    _BOOK.offline = False
-
-
-def mark_offline() -> None:
-    """This process prices what the offline runner captured: from here on no price source is asked (no network,
-    no invoke, no cache) and the table answers, with OFFLINE_NOTE when live prices were asked for."""
-    _BOOK.offline = True
 
 
 def live_quote(cloud: str, region: str, item: str) -> Quote | None:
@@ -407,11 +391,7 @@ def read_live_prices(
 ) -> None:
     """Fill the book with ``items``' prices in ``region``: the cache's fresh answers, then the source's for the
     rest (kept in the cache); an item is asked once per run. An unreachable source, or none, leaves the table to
-    answer and says so once; offline (`mark_offline`) nothing is asked at all."""
-    if _BOOK.offline:
-        if OFFLINE_NOTE not in _BOOK.notes:
-            _BOOK.notes.append(OFFLINE_NOTE)
-        return
+    answer and says so once."""
     now = now or datetime.now(timezone.utc)
     cache = cache or PriceCache()
     wanted = [i for i in dict.fromkeys(items) if (cloud, region, i) not in _BOOK.asked]

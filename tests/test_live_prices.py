@@ -32,7 +32,6 @@ from elastic_gpu.gcp.prices import GCP_BILLING_API_KEY_ENV, GcpBillingCatalog
 from elastic_gpu.prices import (
     CACHE_DIR_ENV,
     LIVE_PRICES_ENV,
-    OFFLINE_NOTE,
     PriceCache,
     PriceSourceUnavailable,
     clear_live_prices,
@@ -195,19 +194,17 @@ def test_at_preview_the_gate_prices_from_the_retail_api(monkeypatch: pytest.Monk
     assert table is not None and table.on_demand != 0.7 and table.spot is None  # the source's figures
 
 
-def test_offline_the_table_answers_and_no_price_api_is_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The offline runner never touches the network: with live prices asked for, no request is made, the table
-    answers and the report says so."""
+def test_offline_with_the_setting_the_retail_api_prices_the_cost_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Azure's price list needs no cloud account: asked for, the offline tools read it too, and the cost table
+    names the source; the request is made once for the run."""
     api = FakeRetailApi(_retail_rows(0.7, 0.2))
     monkeypatch.setattr(azure_prices, "urllib_fetcher", api)
     monkeypatch.setenv(LIVE_PRICES_ENV, "1")
     preview = run_preview("azure-dev", ROOT)
     [t4] = [r for r in to_json(preview)["cost"]["pools"] if r["pool"] == "t4" and r["capacity"] == "spot"]
-    table = price_row("azure", "westeurope", T4)
-    assert table is not None and (t4["on_demand_hourly"], t4["source"]) == (table.on_demand, table.source)
-    assert api.urls == []
-    assert to_json(preview)["cost"]["price_notes"] == [OFFLINE_NOTE]
-    assert f"  Prices: {OFFLINE_NOTE}." in render_text(preview)
+    assert (t4["on_demand_hourly"], t4["spot_hourly"], t4["source"]) == (0.7, 0.2, "azure-retail-prices")
+    assert len(api.urls) == 1
+    assert "live from azure-retail-prices fetched " in render_text(preview)
 
 
 def test_an_unreachable_source_at_preview_falls_back_to_the_table_and_says_so(
@@ -425,18 +422,16 @@ def test_offline_the_aws_price_invokes_answer_the_table() -> None:
     assert _under(StackMocks(), "eu-west-1", "g6.xlarge") == {}  # no row: no product, no spot history
 
 
-def test_aws_offline_and_without_an_engine_falls_back_to_the_table(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """Offline the table answers and says so; the pack with no engine to invoke through says why it used the
-    table."""
+def test_aws_without_an_engine_falls_back_to_the_table(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Offline and in the pack with no engine to invoke through, the table answers and the note says why."""
     values = stack_values("aws-dev")
     monkeypatch.setenv(LIVE_PRICES_ENV, "1")
     preview = run_preview("aws-dev", ROOT)
     cost = to_json(preview)["cost"]
     assert cost["regions"] == [values["elastic-gpu:cluster"]["region"]]
     assert all(row["source"] == "skypilot-aws" for row in cost["pools"])
-    assert cost["price_notes"] == [OFFLINE_NOTE]
+    [offline_note] = cost["price_notes"]
+    assert offline_note.startswith("live prices from aws-price-list unreachable")
     _pack_gate(preview, budget=10**9)
     [note] = live_book().notes
     assert note.startswith("live prices from aws-price-list unreachable (AWS prices are read through the provider's")

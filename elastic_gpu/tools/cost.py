@@ -102,8 +102,7 @@ def item_price(cloud: str, region: str | None, item: str, overrides: Overrides |
 def read_live_prices_of(pools: Sequence[NodeGroupView]) -> list[str]:
     """Read the pools' live prices (each cloud's `LivePriceSource`, once per run and cached) when the user asked
     for them (`ELASTIC_GPU_LIVE_PRICES`), so that every figure of a run prices from the same quotes; returns what
-    the reading says (a source unreachable, a cloud without one, offline). Without the setting nothing is read;
-    offline (elastic_gpu/prices.py `mark_offline`) nothing is asked and the table answers."""
+    the reading says (a source unreachable, a cloud without one). Without the setting nothing is read."""
     if not live_prices_requested():
         return []
     wanted: dict[tuple[str, str], list[str]] = {}

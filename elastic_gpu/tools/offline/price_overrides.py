@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from elastic_gpu.config import load_price_overrides
 from elastic_gpu.node_group_view import stack_pools
-from elastic_gpu.prices import live_prices_requested, mark_offline
+from elastic_gpu.prices import live_prices_requested
 from elastic_gpu.tools.cost import Overrides, read_live_prices_of
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.offline.stack_resources import stack_resources
@@ -22,7 +22,6 @@ def price_overrides(preview: Preview) -> Overrides:
     would be refused, so only its `prices` are read, as any other program (one that imports the components)
     may set `elastic-gpu:prices` alone, validated here.
     """
-    mark_offline()  # a captured preview: the table is the source, no price API is asked (elastic_gpu/prices.py)
-    if live_prices_requested():  # says once that the table answered
+    if live_prices_requested():  # the pools' live prices, read once per process (elastic_gpu/prices.py)
         read_live_prices_of(stack_pools(stack_resources(preview)))
     return load_price_overrides(preview.config)
