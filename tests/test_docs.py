@@ -34,6 +34,7 @@ from packaging.version import Version
 
 from elastic_gpu.__main__ import main
 from elastic_gpu.tools.offline.policy_run import run_policies
+from elastic_gpu.tools.offline.report import to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.workload import README_BEGIN as WORKLOAD_BEGIN
 from elastic_gpu.workload import README_END as WORKLOAD_END
@@ -213,6 +214,10 @@ def test_the_readme_lines_run_on_pulumis_template_and_pass_the_gate(tmp_path: Pa
     labelled = {_pool_label(r.inputs) for r in preview.of_type(pool_type)}
     assert pool in labelled, labelled
     assert run_policies(preview).mandatory == []
+    # the GPU pool is priced in the template's region (docs/cost.md: the programs in these docs are covered; the
+    # templates' own CPU pools are theirs)
+    rows = [row for row in to_json(preview)["cost"]["pools"] if row["pool"] == pool]
+    assert len(rows) >= 2 and all(row["missing"] == [] for row in rows), rows
 
 
 def test_the_aks_agent_pool_names_the_readme_shows_are_the_ones_declared(tmp_path: Path) -> None:
