@@ -616,3 +616,24 @@ def test_the_examples_column_says_which_upstream_programs_conflict() -> None:
     assert all(changed.contains(v) for v in ("3.0.0", "3.29.0")) and not changed.contains("2.90.0")
     changed = SpecifierSet(re.findall(r"change it to `([^`]+)`", table["gcp"][3])[0])
     assert _overlap(changed, _needs("gcp")["pulumi-gcp"]) and changed.contains("10.2.0")
+
+
+def test_every_template_fits_the_base_requirements() -> None:
+    """The "every extra" row: each template's own pins (pulumi, and pulumi-kubernetes where it names it) meet
+    the base install's and pulumi-policy's ranges, and the one example that pins pulumi-kubernetes does too."""
+    assert _table()["every extra"][2] == "fits"
+    import tomllib
+
+    base = {
+        r.name: r.specifier
+        for r in (
+            Requirement(x) for x in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+        )
+    }
+    for template in TEMPLATE_CONFIG:
+        pins = _pins(TEMPLATES / template / "requirements.txt")
+        assert "pulumi" in pins and all(_overlap(pins[n], base[n]) for n in set(pins) & set(base)), template
+    gke = _pins(UPSTREAM / "gcp-py-gke" / "requirements.txt")
+    [shown] = re.findall(r"`pulumi-kubernetes([^`]+)`", _table()["every extra"][3])
+    assert SpecifierSet(shown) == gke["pulumi-kubernetes"]
+    assert _overlap(gke["pulumi-kubernetes"], base["pulumi-kubernetes"])
