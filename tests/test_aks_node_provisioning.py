@@ -466,9 +466,9 @@ def test_simulate_reports_nap_next_to_the_autoscaler() -> None:
 
 
 def test_the_readme_table_is_what_simulate_says() -> None:
-    from tests.conftest import ROOT
+    from tests.docs_pages import page
 
-    readme = (ROOT / "README.md").read_text()
+    readme = page("azure.md")
     for stack, provisioner in (("azure-prod", "cluster-autoscaler"), ("azure-karpenter", "karpenter")):
         for o in simulate(stack_preview(stack)):
             data = o.to_json()

@@ -20,6 +20,7 @@ from elastic_gpu.replacement import inline_pool_table_markdown
 from elastic_gpu.tools.offline.diff import DiffError, Side, build_diff
 from elastic_gpu.tools.offline.runner import Preview
 from tests.conftest import ROOT, stack_preview, stack_values
+from tests.docs_pages import page
 
 P = "elastic-gpu:"
 
@@ -150,7 +151,7 @@ def test_the_readme_shows_the_inline_pool_table() -> None:
     table = inline_pool_table_markdown()
     assert "`agentPoolProfiles[].vmSize`, `agentPoolProfiles[].availabilityZones`, " in table
     assert "`agentPoolProfiles[].osDiskSizeGB`" in table
-    assert table in (ROOT / "README.md").read_text()
+    assert table in page("day-two.md")
 
 
 # --- a private cluster and the runner ----------------------------------------------------------------------

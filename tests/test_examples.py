@@ -17,6 +17,7 @@ from elastic_gpu.tools.offline.policy_run import run_policies
 from elastic_gpu.tools.offline.report import to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.versions import cluster_autoscaler_image
+from tests.docs_pages import page
 
 EXAMPLES = ROOT / "examples"
 NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "Pulumi.yaml").exists())
@@ -243,13 +244,18 @@ def test_a_stack_reference_without_offline_outputs_says_where_they_go(tmp_path: 
     assert "offline_mocks.py as STACK_REFERENCES" in str(exc.value)
 
 
-def _readme_block(section: str, index: int = 0) -> str:
-    readme = (ROOT / "README.md").read_text()
+#: The section of docs/library.md that holds the smallest program per cloud.
+LIBRARY_PROGRAMS = "## A cluster of its own: the smallest program per cloud"
+
+
+def _readme_block(section: str, index: int = 0, name: str = "library.md") -> str:
+    """The `index`th Python block after `section` in the docs page `name` (README.md or docs/<name>)."""
+    readme = page(name)
     text = readme[readme.index(section) :]
     return text.split("```python\n")[index + 1].split("```")[0]
 
 
-#: The README's smallest program per cloud, in order, and what each declares as its cluster and pools.
+#: The smallest program per cloud (docs/library.md), in order, and what each declares as its cluster and pools.
 README_PROGRAMS = [
     ("eks", "aws:eks/cluster:Cluster", "aws:eks/nodeGroup:NodeGroup"),
     ("aks", "azure-native:containerservice:ManagedCluster", "azure-native:containerservice:AgentPool"),
@@ -259,10 +265,7 @@ README_PROGRAMS = [
 
 @pytest.mark.parametrize(("index", "cloud"), [(i, p[0]) for i, p in enumerate(README_PROGRAMS)])
 def test_the_readme_library_programs_run_offline_and_pass_the_gate(run_program, index: int, cloud: str) -> None:
-    section = "## Use it as a library"
-    readme = (ROOT / "README.md").read_text()
-    assert readme.index(section) < readme.index("## What a stack creates"), "near the top, before the stacks"
-    source = _readme_block(section, index)
+    source = _readme_block(LIBRARY_PROGRAMS, index)
     assert f"from elastic_gpu.{cloud}_cluster import" in source
     preview = run_program(source)
     _, cluster_type, pool_type = README_PROGRAMS[index]
@@ -281,7 +284,7 @@ def test_the_readme_library_programs_run_offline_and_pass_the_gate(run_program, 
 
 def test_the_readme_existing_cluster_example_runs(run_program, tmp_path: Path) -> None:
     (tmp_path / "offline_mocks.py").write_text((EXAMPLES / "existing-eks-plain" / "offline_mocks.py").read_text())
-    preview = run_program(_readme_block("## Add elastic GPU pools to a cluster you already have"))
+    preview = run_program(_readme_block("# A cluster you already have", name="existing-clusters.md"))
     names = {_unsuffixed(r.inputs["nodeGroupName"]) for r in preview.of_type("aws:eks/nodeGroup:NodeGroup")}
     assert "prod-eu-a10-spot-eu-west-1a" in names
     [dep] = preview.of_type("kubernetes:apps/v1:Deployment")

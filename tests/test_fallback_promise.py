@@ -18,7 +18,8 @@ from elastic_gpu.tools.offline.policy_run import run_policies, stack_resources
 from elastic_gpu.tools.offline.runner import run_preview
 from elastic_gpu.tools.policy.fallback_rules import validate_fallback_promise
 from elastic_gpu.tools.simulation import simulate
-from tests.conftest import ROOT, stack_preview, stack_values
+from tests.conftest import stack_preview, stack_values
+from tests.docs_pages import page
 
 P = "elastic-gpu:"
 RULE = "spot-gpu-pool-fallback-promise"
@@ -209,7 +210,7 @@ def test_an_unknown_the_simulation_does_not_read_does_not_stop_the_rule(program_
 
 
 def test_readme_fallback_table_is_what_simulate_says():
-    readme = (ROOT / "README.md").read_text()
+    readme = page("simulate.md")
     header = "| Stack | Pool | Spot groups | To fallback | Promise | Evidence |"
     rows = readme[readme.index(header) :].split("\n\n", 1)[0].splitlines()[2:]
     table = {tuple(c.strip() for c in row.strip("|").split("|")) for row in rows}

@@ -316,9 +316,9 @@ def test_an_unknown_provisioner_on_an_existing_cluster_is_an_error() -> None:
 
 
 def test_the_readme_table_is_what_simulate_says() -> None:
-    from tests.conftest import ROOT
+    from tests.docs_pages import page
 
-    readme = (ROOT / "README.md").read_text()
+    readme = page("gcp.md")
     for stack, provisioner in (("gcp-prod", "cluster-autoscaler"), (STACK, "auto-provisioning")):
         [o, _] = simulate(stack_preview(stack))
         data = o.to_json()

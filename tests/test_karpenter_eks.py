@@ -29,6 +29,7 @@ from elastic_gpu.tools.simulation import karpenter as karpenter_sim
 from elastic_gpu.tools.simulation.run import simulate
 from tests.conftest import stack_preview, stack_values, stem
 from tests.crd_schemas import validate
+from tests.docs_pages import page
 
 NODE_ROLE = "arn:aws:iam::123456789012:role/gpu-prod-karpenter-node"
 QUEUE = "arn:aws:sqs:us-east-1:123456789012:gpu-prod"
@@ -552,11 +553,10 @@ def test_the_spot_role_setting_without_karpenter_is_a_config_error() -> None:
 
 
 def test_the_readme_table_is_what_simulate_says() -> None:
-    from tests.conftest import ROOT
 
     rows = {
         line.split("|")[1].strip().split(" ")[0]: [c.strip() for c in line.split("|")[2:-1]]
-        for line in (ROOT / "README.md").read_text().splitlines()
+        for line in page("aws.md").splitlines()
         if line.startswith("| inference (T4") or line.startswith("| training (A10G")
     }
     ca = {o.pool: o for o in simulate(stack_preview("aws-prod"))}

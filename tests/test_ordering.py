@@ -13,7 +13,8 @@ from elastic_gpu.gcp import GKE_NODE_POOL
 from elastic_gpu.gcp.pools import MAX_NODE_POOL_NAME, gke_node_pool_name
 from elastic_gpu.replacement import POOL_REPLACE_FIELDS, replace_table_markdown
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
-from tests.conftest import ROOT, stack_preview
+from tests.conftest import stack_preview
+from tests.docs_pages import page
 
 ATTACHMENT = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
 STACKS = ["aws-dev", "aws-prod", "azure-dev", "azure-prod", "gcp-dev", "gcp-prod"]
@@ -86,7 +87,7 @@ def test_every_node_pool_is_replaced_create_first(stack: str) -> None:
 
 
 def test_readme_shows_the_replacement_table() -> None:
-    assert replace_table_markdown() in (ROOT / "README.md").read_text()
+    assert replace_table_markdown() in page("day-two.md")
 
 
 @pytest.mark.parametrize("stack", ["aws-prod", "azure-prod"])

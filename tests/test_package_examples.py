@@ -13,6 +13,7 @@ import yaml
 
 from elastic_gpu.package.schema import PACKAGE, SCHEMA_FILE
 from tests.conftest import ROOT
+from tests.docs_pages import page
 
 EXAMPLES = ROOT / "examples" / "package"
 INTERPOLATION = re.compile(r"^\$\{([^}]+)\}$")
@@ -274,13 +275,11 @@ def test_the_examples_are_not_offline_programs() -> None:
     assert not (EXAMPLES / "Pulumi.yaml").exists()
 
 
-# --- the README ----------------------------------------------------------------------------------------------
+# --- docs/other-languages.md -----------------------------------------------------------------------------------
 
 
 def _readme_section() -> str:
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index("## Other languages: the component package")
-    return readme[start : readme.index("\n## ", start + 1)]
+    return page("other-languages.md")
 
 
 def test_the_readme_example_is_the_yaml_examples_and_uses_only_the_schema() -> None:

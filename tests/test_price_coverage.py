@@ -1,7 +1,7 @@
 """Price coverage: every (region, size) the catalog accepts has an on-demand and a spot price in the table or is
-in one explicit exceptions list, each with its reason; every pool type a shipped example or README program
-declares has a price row in its own region, or (where no source we can cite prices it) the preview, `cost` and
-the gate say how to give one, naming the setting. The shipped stacks' coverage is tests/test_cost.py's."""
+in one explicit exceptions list, each with its reason; every pool type a shipped example or docs/library.md
+program declares has a price row in its own region, or (where no source we can cite prices it) the preview,
+`cost` and the gate say how to give one, naming the setting. The shipped stacks' coverage is tests/test_cost.py's."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from elastic_gpu.prices import price_row, price_sources
 from elastic_gpu.tools.offline.policy_run import run_policies
 from elastic_gpu.tools.offline.report import to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview
-from tests.test_examples import NAMES, README_PROGRAMS, _readme_block, example
+from tests.test_examples import LIBRARY_PROGRAMS, NAMES, README_PROGRAMS, _readme_block, example
 
 #: (cloud, region, item) a program declares that no source we can cite prices: SkyPilot's AWS catalog lists no
 #: g6 type in eu-west-1 and Karpenter's AWS table covers us-east-1 only (elastic_gpu/data/price_sources.csv).
@@ -69,7 +69,7 @@ def test_every_readme_program_pool_is_priced_or_says_how(tmp_path: Path, index: 
     (tmp_path / "stacks").mkdir()
     (tmp_path / "Pulumi.yaml").write_text("name: consumer\nruntime: python\nstackConfigDir: stacks\n")
     (tmp_path / "stacks" / "Pulumi.test.yaml").write_text(README_STACK_CONFIG[index])
-    (tmp_path / "__main__.py").write_text(_readme_block("## Use it as a library", index))
+    (tmp_path / "__main__.py").write_text(_readme_block(LIBRARY_PROGRAMS, index))
     preview = run_preview("test", tmp_path)
     missing = _missing(preview)
     assert missing <= UNPRICED, f"add rows to elastic_gpu/data/prices.csv: {sorted(missing - UNPRICED)}"

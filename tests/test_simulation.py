@@ -420,7 +420,6 @@ README_EXAMPLES = [("aws-dev", "t4"), ("azure-dev", "t4"), ("gcp-prod", "inferen
 
 
 def test_readme_workload_examples_are_the_contracts():
-    from pathlib import Path
 
     from elastic_gpu.workload import README_BEGIN, README_END, readme_examples
 
@@ -428,7 +427,9 @@ def test_readme_workload_examples_are_the_contracts():
         (stack, next(c for c in pool_contracts(stack_preview(stack)) if c.pool == pool))
         for stack, pool in README_EXAMPLES
     ]
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    from tests.docs_pages import page
+
+    readme = page("simulate.md")
     section = readme[readme.index(README_BEGIN) : readme.index(README_END) + len(README_END)]
     assert section == readme_examples(examples), "regenerate README's workload examples from readme_examples()"
 

@@ -24,6 +24,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import json_text
 from elastic_gpu.tools.stack_schema import SCHEMA_FILE, stack_file_schema
 from tests.conftest import ROOT, stack_values
+from tests.docs_pages import page
 
 P = f"{PROJECT}:"
 SHIPPED = ROOT / SCHEMA_FILE
@@ -233,9 +234,9 @@ def test_descriptions_in_the_editor_name_the_defaults() -> None:
 
 
 def _readme_section() -> str:
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index("### Editor support: the stack file's JSON Schema")
-    return readme[start : readme.index("\n## ", start)]
+    readme = page("stack-config.md")
+    start = readme.index("## Editor support: the stack file's JSON Schema")
+    return readme[start:]
 
 
 def test_the_readme_settings_name_the_shipped_schema_and_the_stack_files() -> None:

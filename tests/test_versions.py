@@ -12,6 +12,7 @@ from elastic_gpu import versions
 from elastic_gpu.tools.offline.policy_run import run_policies
 from elastic_gpu.tools.offline.runner import run_preview
 from elastic_gpu.versions import KUBERNETES_SUPPORT, README_BEGIN, README_END, support_status, support_table
+from tests.docs_pages import page
 
 P = "elastic-gpu:"
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,7 +122,7 @@ def test_an_existing_cluster_past_its_support_warns(run_program, on_today) -> No
 
 
 def test_readme_support_table_is_generated() -> None:
-    readme = (ROOT / "README.md").read_text()
+    readme = page("kubernetes-versions.md")
     section = readme[readme.index(README_BEGIN) : readme.index(README_END) + len(README_END)]
     assert section == support_table(), "regenerate README's support table from versions.support_table()"
 
