@@ -253,3 +253,16 @@ def test_violations_match_by_policy_and_resource_so_a_changed_message_is_kept() 
     changes = policy_changes(base, head)
     assert [(b.message, h.message) for b, h in changes.kept] == [("1.33 is past", "1.34 is past")]
     assert [v.urn for v in changes.fixed] == ["u2"] and [v.urn for v in changes.added] == ["u3"]
+
+
+def test_a_version_declared_only_on_the_new_side_says_what_to_check() -> None:
+    """An EKS cluster created without `version` runs the minor EKS chose then (or one it moved to since): a version
+    given now is no known step, and the diff says so instead of showing `not declared` as if nothing ran."""
+    where = "aws:eks/cluster:Cluster eks: version"
+    old = ClusterVersion("urn:eks", where, get_cloud("aws"), None)
+    new = ClusterVersion("urn:eks", where, get_cloud("aws"), "1.35")
+    verdict = version_verdict({"k": old}, {"k": new}, DAY)
+    assert verdict.problems == []
+    [note] = verdict.notes
+    assert note.startswith(f"{where}: not declared -> 1.35: the cluster runs the version EKS chose")
+    assert "check that the cluster runs 1.34 or 1.35" in note
