@@ -238,17 +238,19 @@ def _diff(args: argparse.Namespace) -> int:
     import json
 
     from elastic_gpu.tools.offline.diff import DiffError, render_diff, run_diff
-    from elastic_gpu.tools.offline.policy_run import render_report, run_policies
+    from elastic_gpu.tools.offline.policy_run import render_report
 
     try:
         policy_config = _policy_config(args)
-        result = run_diff(args.stack, args.program, base_ref=args.base, base_file=args.base_file)
+        result = run_diff(
+            args.stack, args.program, base_ref=args.base, base_file=args.base_file, policy_config=policy_config
+        )
     except (DiffError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    # The pack judges what the change leads to: the new side, as `pulumi preview --policy-pack` does.
-    head = result.head.preview
-    policy_report = run_policies(head, config=policy_config) if head is not None else None
+    # The pack's verdict on what the change leads to, the new side, is the exit code, as `pulumi preview
+    # --policy-pack` fails on it; the base's verdict only says what the change fixes (render_diff).
+    policy_report = result.head.policy
     if args.json:
         out = result.to_json() | ({"policy": policy_report.to_json()} if policy_report else {})
         print(json.dumps(out, indent=2))

@@ -26,7 +26,8 @@ Capabilities only some clouds have are small protocols a provider implements too
 (never looked up by name): `OwnProvisioner` (a provisioner of its own that the simulation models),
 `AccountPreflight`, `QueueAdmission` (GKE's Kueue), `GroupOrder` (GKE ComputeClass priorities), `ClusterItems`
 (AKS's System pool, priced outside the pools), `GpuResolver` (EC2 describes a type's GPU), `RunningVersion` (GKE's
-release channel), `LivePriceSource` (the cloud's own prices, read at preview over the shipped table).
+release channel), `UpgradePath` (GKE's and AKS's own upgrade rules), `LivePriceSource` (the cloud's own prices, read
+at preview over the shipped table).
 
 Importing a provider loads no cloud SDK: its methods import the cloud's modules when called, so a stack on one
 cloud needs only that cloud's extra, and tables merged over every cloud (mocks, readers, rows) import only the
@@ -43,6 +44,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from datetime import date
+
     import pulumi
 
     from elastic_gpu.clouds import InlinePoolRule, MinorSupport, ReplaceRule
@@ -476,6 +479,30 @@ class RunningVersion(Protocol):
 
     def running_support(self, status: SupportStatus, props: Mapping[str, Any]) -> SupportStatus:
         """The support status of the version the cluster resource (`props`) will run, from its declared one's."""
+        ...
+
+
+@dataclass(frozen=True)
+class UpgradeReach:
+    """Where one `up` can take a cluster's control plane from the minor its deployed program declares (`diff`)."""
+
+    #: the oldest minor the cluster can be running on the day asked (the cloud may have upgraded it on its own)
+    runs_at_least: str
+    #: the newest minor one upgrade may target from there
+    reaches: str
+    #: the cloud's rule, with its source, where either differs from the declared minor and the one after it
+    why: str = ""
+
+
+@runtime_checkable
+class UpgradePath(Protocol):
+    """A control plane that can run, or move to, another minor than the one after the declared one: GKE upgrades a
+    cluster on its own at the end of its minor's support; AKS moves an unsupported minor straight to the oldest
+    supported one. Without it a cloud runs the declared minor and upgrades one minor at a time."""
+
+    def upgrade_reach(self, minor: str, props: Mapping[str, Any], on: date) -> UpgradeReach:
+        """From `minor` ("1.33"), declared by the cluster resource whose inputs are `props` ({} when only a stack
+        file is known), on the day `on`."""
         ...
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from elastic_gpu.clouds import importing
 from elastic_gpu.provider import (
@@ -20,10 +20,13 @@ from elastic_gpu.provider import (
     PoolBuilder,
     ReplacementRows,
     StackBuilder,
+    UpgradeReach,
     VersionRows,
 )
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from elastic_gpu.config import StackConfig
     from elastic_gpu.preflight import Finding
     from elastic_gpu.prices import LivePrices
@@ -35,7 +38,8 @@ if TYPE_CHECKING:
 
 class AzureProvider:
     """AKS. Also an `OwnProvisioner` (node auto-provisioning), an `AccountPreflight`, `ClusterItems` (the
-    System pool) and a `LivePriceSource` (the Retail Prices API)."""
+    System pool), a `LivePriceSource` (the Retail Prices API) and an `UpgradePath` (a skip from an unsupported
+    minor)."""
 
     name = "azure"
     facts = CloudFacts(
@@ -121,7 +125,7 @@ class AzureProvider:
             import elastic_gpu.azure.replacement as replacement
         return ReplacementRows.of(replacement)
 
-    # OwnProvisioner, AccountPreflight, ClusterItems
+    # OwnProvisioner, AccountPreflight, ClusterItems, UpgradePath
 
     def simulate_pod(
         self, preview: Preview, pod: PodShape, region: str | None, pool: str | None, promise: float | None
@@ -144,6 +148,11 @@ class AzureProvider:
         import elastic_gpu.azure.prices as prices  # urllib only: no SDK
 
         return prices.AzureRetailPrices()
+
+    def upgrade_reach(self, minor: str, props: Mapping[str, Any], on: date) -> UpgradeReach:
+        with importing(self.name):
+            import elastic_gpu.azure.upgrade_path as upgrade_path
+        return upgrade_path.upgrade_reach(minor, props, on)
 
 
 PROVIDER: CloudProvider = AzureProvider()

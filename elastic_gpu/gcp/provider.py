@@ -19,10 +19,13 @@ from elastic_gpu.provider import (
     PoolBuilder,
     ReplacementRows,
     StackBuilder,
+    UpgradeReach,
     VersionRows,
 )
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from elastic_gpu.config import StackConfig
     from elastic_gpu.gpu_catalog import GpuSpec
     from elastic_gpu.preflight import Finding
@@ -35,8 +38,9 @@ if TYPE_CHECKING:
 
 class GcpProvider:
     """GKE. Also an `AccountPreflight`, a `QueueAdmission` (Kueue), a `GroupOrder` (ComputeClass priorities),
-    a `RunningVersion` (its release channel), a `GpuResolver` (Compute Engine machine types) and a
-    `LivePriceSource` (the Cloud Billing Catalog, with an API key)."""
+    a `RunningVersion` (its release channel), an `UpgradePath` (its own upgrades at end of support), a
+    `GpuResolver` (Compute Engine machine types) and a `LivePriceSource` (the Cloud Billing Catalog, with an API
+    key)."""
 
     name = "gcp"
     facts = CloudFacts(
@@ -124,7 +128,7 @@ class GcpProvider:
             import elastic_gpu.gcp.replacement as replacement
         return ReplacementRows.of(replacement)
 
-    # AccountPreflight, QueueAdmission, GroupOrder, RunningVersion, GpuResolver
+    # AccountPreflight, QueueAdmission, GroupOrder, RunningVersion, UpgradePath, GpuResolver
 
     def resolve_gpu(self, instance_type: str, region: str | None, zones: Sequence[str]) -> GpuSpec | str:
         with importing(self.name):
@@ -165,6 +169,11 @@ class GcpProvider:
         import elastic_gpu.gcp.prices as prices  # urllib only: no SDK
 
         return prices.GcpBillingCatalog()
+
+    def upgrade_reach(self, minor: str, props: Mapping[str, Any], on: date) -> UpgradeReach:
+        with importing(self.name):
+            import elastic_gpu.gcp.upgrade_path as upgrade_path
+        return upgrade_path.upgrade_reach(minor, props, on)
 
 
 PROVIDER: CloudProvider = GcpProvider()

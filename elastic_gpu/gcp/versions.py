@@ -48,8 +48,11 @@ KUEUE_VISIBILITY_PORT = 8082
 VERSION_INPUTS = {GKE_CLUSTER: "minMasterVersion", GKE_EXISTING_CLUSTER: HANDLE_VERSION_INPUT}
 
 #: Its node-pool resource and the input that carries the nodes' Kubernetes version (`diff`: version skew
-#: between control plane and nodes). Unset, the nodes follow the control plane.
-NODE_VERSION_INPUTS = {GKE_NODE_POOL: "version"}
+#: between control plane and nodes). Unset, the nodes follow the control plane. The cluster's own `nodeVersion` is
+#: its default node pool's, which "must either be unset or set to the same value as min_master_version on create"
+#: (terraform-provider-google resource_container_cluster.go, node_version), so a cluster declaring only it declares
+#: its version there.
+NODE_VERSION_INPUTS = {GKE_NODE_POOL: "version", GKE_CLUSTER: "nodeVersion"}
 
 #: The release channel on which GKE keeps a cluster's minor: "GKE clusters on the Extended release channel stay
 #: on the same GKE minor version until shortly before the extended support period ends" (Google Cloud blog,

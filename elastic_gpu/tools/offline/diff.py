@@ -1,15 +1,21 @@
 """`python -m elastic_gpu diff --stack S --base REF | --base-file FILE`: what a change will do, offline.
 
-Both sides run under the mock engine: the base is the program and stack file at a git ref (run from
-that ref's own tree) or the working tree's program with a second stack file; the head is the working
-tree. Resources are matched by URN and sorted into created, deleted, updated in place (with the inputs
-that changed) and replaced (an input that forces a replacement changed: elastic_gpu.replacement),
-create-first or delete-first as the resource's options say. A change the cloud refuses and the engine
-cannot replace (a field of the AKS System pool inline in its cluster) is refused, exit 2, with the steps.
-The plan is then walked in the engine's order (creates and replacements in dependency order, deletes
-at the end) to count the general pool's node groups alive after every step, and the changed resources
-are put in dependency waves, which is the order an upgrade moves in (control plane, node groups, then
-add-ons and the autoscaler). Each update shows its old and new values; an unknown (known only after
+Both sides run under the mock engine: the base is the program and stack file at a git ref (run from that ref's own
+tree) or the working tree's program with a second stack file; the head is the working tree. A base whose preview
+completes is a base whatever the policy pack says of it (an end-of-life minor, missing tags: the change that fixes
+them is the diff to see); each side is judged by the pack and the diff says which violations the change fixes,
+keeps and adds (diff_policy), while the exit code is the new side's verdict. Each cluster's Kubernetes version
+comes from the cluster resource the program declares, the library's handles and the stack file, and its change
+follows the cloud's upgrade rules (diff_versions). Resources are matched by URN and sorted into created, deleted,
+updated in place (with the inputs that changed) and replaced (an input that forces a replacement changed:
+elastic_gpu.replacement), create-first or delete-first as the resource's options say. A change the cloud refuses
+and the engine cannot replace (a field of the AKS System pool inline in its cluster) is refused, exit 2, with the
+steps. The plan is then walked in the engine's order (creates and replacements in dependency order, deletes at the
+end) to count the general pool's node groups alive after every step, and the changed resources are put in
+dependency waves, which is the order an upgrade moves in (control plane, node groups, then add-ons and the
+autoscaler): a resource depends on its dependsOn, its parent and its provider, as the engine's dependency graph
+has it (pulumi/pulumi pkg/resource/graph/dependency_graph.go DependenciesOf), so a Kubernetes object comes after
+the provider it is created through. Each update shows its old and new values; an unknown (known only after
 deployment) is the same unknown on both sides. Changes that interrupt running GPU nodes are marked
 (mark_interruptions), and version skew and a resize riding on a version change are warnings.
 """
@@ -32,6 +38,7 @@ from typing import Any, Literal
 import yaml
 from pulumi.runtime import rpc
 
+import elastic_gpu
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.errors import ConfigError
@@ -45,13 +52,23 @@ from elastic_gpu.replacement import (
     replacing_paths,
 )
 from elastic_gpu.scheduling import NODE_CLASS_GENERAL, NODE_CLASS_LABEL
+from elastic_gpu.tools.offline.diff_policy import PolicyChanges, policy_changes, render_policy_changes
+from elastic_gpu.tools.offline.diff_versions import (
+    ClusterVersion,
+    cluster_versions,
+    config_version,
+    version_lines,
+    version_verdict,
+)
+from elastic_gpu.tools.offline.policy_run import PolicyReport, Violation, run_policies
 from elastic_gpu.tools.offline.runner import UNKNOWN_TEXT, CapturedResource, Preview, Program, run_preview, shown
 from elastic_gpu.tools.offline.terminal import paint
 
 Op = Literal["create", "delete", "update", "replace"]
 PROJECT_NS = "elastic-gpu:"
-#: Each managed service upgrades the control plane one minor at a time (EKS, AKS and GKE docs).
-MAX_MINOR_STEP = 1
+#: `preview`'s exit code for a mandatory policy violation (elastic_gpu/__main__.py EXIT_CODES): the base's preview
+#: ran to the end, and its JSON holds its resources and its verdict.
+EXIT_MANDATORY = 1
 
 
 class DiffError(Exception):
@@ -67,12 +84,15 @@ class Side:
     config: dict[str, Any]
     #: the side's whole preview, where it ran in this process (the head: the policy pack judges it)
     preview: Preview | None = None
+    #: the pack's verdict on the side (None: not judged, or a base whose preview printed none)
+    policy: PolicyReport | None = None
 
     @property
     def kubernetes_version(self) -> str | None:
         """The stack config's `cluster.kubernetesVersion`; in any other program, the minor its cluster
-        handles record (cluster_handle.VERSION_INPUT); None when the program has no handle, or its minor
-        is unknown at preview (a new pulumi-eks cluster without `version`)."""
+        handles record (cluster_handle.VERSION_INPUT: what its pools follow), else the version its one declared
+        cluster resource declares (`clusters`); None when there is none, several, or it is unknown at preview (a
+        new pulumi-eks cluster without `version`)."""
         cluster = self.config.get(f"{PROJECT_NS}cluster") or {}
         version = cluster.get("kubernetesVersion") if isinstance(cluster, dict) else None
         if version is not None:
@@ -82,7 +102,15 @@ class Side:
             for r in self.resources.values()
             if not r.custom and isinstance(v := r.inputs.get(VERSION_INPUT), str | int | float) and v != rpc.UNKNOWN
         }
+        if not handles:
+            handles = {c.declared for c in self.clusters.values() if isinstance(c.declared, str)} - {rpc.UNKNOWN}
         return handles.pop() if len(handles) == 1 else None
+
+    @property
+    def clusters(self) -> dict[str, ClusterVersion]:
+        """Each cluster's declared version (diff_versions): from the program's resources, or, before the
+        program ran, from the stack file."""
+        return cluster_versions(self.resources) if self.resources else config_version(self.config)
 
     @property
     def general_pools(self) -> int:
@@ -126,8 +154,11 @@ class Diff:
     general_alive: list[int]
     #: changed resources in dependency waves: every resource's changed dependencies are in earlier waves
     waves: list[list[Change]]
-    #: what the plan risks beyond its changes: version skew, a resize riding on a version change
+    #: what the plan risks beyond its changes: version skew, a resize riding on a version change, a version step
+    #: that rests on a cloud's own upgrade path
     warnings: list[str] = field(default_factory=list)
+    #: the violations the change fixes, keeps and adds (None: a side was not judged)
+    policy: PolicyChanges | None = None
 
     def of(self, op: Op) -> list[Change]:
         return [c for c in self.changes if c.op == op]
@@ -137,16 +168,30 @@ class Diff:
         """The base runs a general pool whose survival matters (a program need not declare one)."""
         return self.base.general_pools > 0
 
+    def _clusters_json(self) -> list[dict[str, Any]]:
+        """Each cluster's declared version on both sides (null: not on that side, or not declared)."""
+        base, head = self.base.clusters, self.head.clusters
+        out = []
+        for key in dict.fromkeys([*head, *base]):
+            b, h = base.get(key), head.get(key)
+            where = (h or b).where  # type: ignore[union-attr]
+            out.append(
+                {"cluster": where, "base": shown(b.declared) if b else None, "head": shown(h.declared) if h else None}
+            )
+        return out
+
     def to_json(self) -> dict[str, Any]:
         return {
             "base": self.base.label,
             "head": self.head.label,
             "kubernetesVersion": {"base": self.base.kubernetes_version, "head": self.head.kubernetes_version},
+            "clusters": self._clusters_json(),
             "changes": [c.to_json() for c in self.changes],
             "summary": {op: len(self.of(op)) for op in ("create", "update", "replace", "delete")},
             "generalPoolMinAlive": min(self.general_alive, default=None) if self.has_general_pool else None,
             "waves": [[c.name for c in wave] for wave in self.waves],
             "warnings": self.warnings,
+            "policyChanges": self.policy.to_json() if self.policy is not None else None,
         }
 
 
@@ -204,8 +249,20 @@ def compare(base: Side, head: Side) -> list[Change]:
 # --- the engine's order -----------------------------------------------------------------------------
 
 
+def _direct(r: CapturedResource) -> list[str]:
+    """What the engine makes `r` wait for: its dependsOn (implicit ones included), its parent and its provider (a
+    reference `<provider urn>::<id>`), as pulumi/pulumi pkg/resource/graph/dependency_graph.go DependenciesOf
+    lists them."""
+    out = list(r.depends_on)
+    if r.parent:
+        out.append(r.parent)
+    if r.provider:
+        out += [r.provider, r.provider.rsplit("::", 1)[0]]
+    return out
+
+
 def _ancestors(resources: dict[str, CapturedResource]) -> dict[str, set[str]]:
-    """Every resource's transitive dependencies (dependsOn, implicit ones included), by URN."""
+    """Every resource's transitive dependencies (`_direct`), by URN."""
     memo: dict[str, set[str]] = {}
 
     def visit(urn: str, stack: tuple[str, ...] = ()) -> set[str]:
@@ -213,7 +270,7 @@ def _ancestors(resources: dict[str, CapturedResource]) -> dict[str, set[str]]:
             return memo[urn]
         found: set[str] = set()
         r = resources.get(urn)
-        for dep in r.depends_on if r else ():
+        for dep in _direct(r) if r else ():
             if dep in resources and dep not in stack:
                 found |= {dep} | visit(dep, (*stack, urn))
         memo[urn] = found
@@ -285,30 +342,6 @@ def waves(head: Side, changes: list[Change]) -> list[list[Change]]:
     for urn, lvl in level.items():
         out[lvl].append(moving[urn])
     return [sorted(w, key=lambda c: (c.type, c.name)) for w in out]
-
-
-def minor_jump_problem(base: Side, head: Side) -> str | None:
-    """Managed clusters move one Kubernetes minor at a time, and never back."""
-    b, h = base.kubernetes_version, head.kubernetes_version
-    if not b or not h or b == h:
-        return None
-    try:
-        (bmaj, bmin), (hmaj, hmin) = (tuple(int(x) for x in v.split(".")[:2]) for v in (b, h))
-    except ValueError:
-        return None
-    step = (hmaj - bmaj) * 100 + hmin - bmin
-    if step < 0:
-        return (
-            f"cluster.kubernetesVersion: {b} -> {h} is a downgrade; EKS, AKS and GKE cannot move a control "
-            f"plane back to an older minor (keep {b}, or build a new cluster)"
-        )
-    if step > MAX_MINOR_STEP:
-        nxt = f"{bmaj}.{bmin + 1}"
-        return (
-            f"cluster.kubernetesVersion: {b} -> {h} jumps {step} minors; EKS, AKS and GKE upgrade the control "
-            f"plane one minor at a time, so deploy {nxt} first, then go on from there"
-        )
-    return None
 
 
 def inline_pool_problems(base: Side, head: Side) -> list[str]:
@@ -488,32 +521,40 @@ def resize_with_version_warnings(base: Side, head: Side, changes: list[Change]) 
 
 
 def build_diff(base: Side, head: Side) -> Diff:
-    if problem := minor_jump_problem(base, head):
-        raise DiffError(problem)
+    verdict = version_verdict(base.clusters, head.clusters)
+    if verdict.problems:
+        raise DiffError("\n".join(verdict.problems))
     if problems := inline_pool_problems(base, head):
         raise DiffError("\n".join(problems))
     changes = compare(base, head)
     mark_interruptions(base, head, changes)
-    warnings = version_skew_warnings(head, changes) + resize_with_version_warnings(base, head, changes)
-    return Diff(base, head, changes, general_pools_alive(base, head, changes), waves(head, changes), warnings)
+    warnings = verdict.notes + version_skew_warnings(head, changes) + resize_with_version_warnings(base, head, changes)
+    judged = policy_changes(base.policy, head.policy) if base.policy and head.policy else None
+    return Diff(base, head, changes, general_pools_alive(base, head, changes), waves(head, changes), warnings, judged)
 
 
 # --- loading the two sides ---------------------------------------------------------------------------
 
 
-def head_side(stack: str, program_dir: Path | str) -> Side:
+def head_side(stack: str, program_dir: Path | str, policy_config: dict[str, Any] | None = None) -> Side:
+    """The working tree, judged by the pack (as `pulumi preview --policy-pack` judges what a change leads to)."""
     preview = run_preview(stack, program_dir)
-    return Side("working tree", {r.urn: r for r in preview.resources}, preview.config, preview)
+    report = run_policies(preview, config=policy_config)
+    return Side("working tree", {r.urn: r for r in preview.resources}, preview.config, preview, report)
 
 
-def base_file_side(stack: str, program_dir: Path | str, base_file: Path | str) -> Side:
+def base_file_side(
+    stack: str, program_dir: Path | str, base_file: Path | str, policy_config: dict[str, Any] | None = None
+) -> Side:
     """The working tree's program with another stack file, run as the same stack (same URNs), in its own
-    directory: its own modules (an `iam.py` beside `__main__.py`) and offline mocks are there."""
+    directory: its own modules (an `iam.py` beside `__main__.py`) and offline mocks are there. Judged by the
+    same pack as the head, whatever it finds."""
     source = Path(base_file)
     if not source.is_file():
         raise DiffError(f"--base-file: {source} is not a file")
     preview = run_preview(stack, program_dir, stack_file=source)
-    return Side(f"file {source}", {r.urn: r for r in preview.resources}, preview.config)
+    report = run_policies(preview, config=policy_config)
+    return Side(f"file {source}", {r.urn: r for r in preview.resources}, preview.config, policy=report)
 
 
 def _git(args: list[str], cwd: Path) -> bytes:
@@ -534,8 +575,30 @@ def _tree_filter(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
         raise
 
 
-def base_ref_side(stack: str, program_dir: Path | str, ref: str) -> Side:
-    """The program at git ref `ref`, run from that ref's own tree (its code, its stack file)."""
+def _library(root: Path) -> Path:
+    """The `elastic_gpu` package a ref's program runs with: the ref's own folder where its tree holds the library
+    (this repository: `elastic_gpu/`, before that `components/`), else the one running now, as the working tree's
+    program does (a user's program imports the installed library)."""
+    for folder in ("elastic_gpu", "components"):
+        if (root / folder / "__init__.py").is_file():
+            return root / folder
+    return Path(elastic_gpu.__file__).resolve().parent
+
+
+def _base_report(data: dict[str, Any]) -> PolicyReport | None:
+    """The base's verdict as its `preview --json` printed it (None from a ref whose preview prints none)."""
+    policy = data.get("policy")
+    if not isinstance(policy, dict):
+        return None
+    fields = ("policy", "level", "message", "urn", "type", "name")
+    violations = [Violation(**{k: v.get(k) for k in fields}) for v in policy.get("violations") or []]
+    return PolicyReport(pack=str(policy.get("pack", "")), violations=violations)
+
+
+def base_ref_side(stack: str, program_dir: Path | str, ref: str, policy_config: dict[str, Any] | None = None) -> Side:
+    """The program at git ref `ref`, run from that ref's own tree (its code, its stack file), with the pack's
+    config `policy_config`. A preview that ends in a policy verdict (exit 0, or EXIT_MANDATORY with its JSON) is
+    the base; one that does not run (the program raised, a bad config: exit 2) is no base, with its reason."""
     program = Program(Path(program_dir).resolve())
     top = Path(_git(["rev-parse", "--show-toplevel"], program.directory).decode().strip())
     sub = program.directory.relative_to(top)
@@ -552,34 +615,31 @@ def base_ref_side(stack: str, program_dir: Path | str, ref: str) -> Side:
         # before the folder carried the import name keeps it in components/).
         shim = root / ".elastic-gpu-shim"
         shim.mkdir()
-        source = root / "elastic_gpu" if (root / "elastic_gpu").is_dir() else root / "components"
-        (shim / "elastic_gpu").symlink_to(source, target_is_directory=True)
+        (shim / "elastic_gpu").symlink_to(_library(root), target_is_directory=True)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(shim), str(root)])}
-        run = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "elastic_gpu",
-                "preview",
-                "--stack",
-                stack,
-                "--program",
-                str(base_program),
-                "--json",
-            ],
-            capture_output=True,
-            text=True,
-            cwd=root,
-            env=env,
-        )
-        if run.returncode != 0:
+        command = [sys.executable, "-m", "elastic_gpu", "preview", "--stack", stack]
+        command += ["--program", str(base_program), "--json"]
+        if policy_config is not None:
+            (shim / "policy-config.json").write_text(json.dumps(policy_config))
+            command += ["--policy-config", str(shim / "policy-config.json")]
+        run = subprocess.run(command, capture_output=True, text=True, cwd=root, env=env)
+        data = _preview_json(run.stdout) if run.returncode in (0, EXIT_MANDATORY) else None
+        if data is None:
             raise DiffError(f"the base ({ref}) does not preview: {run.stderr.strip() or run.stdout.strip()}")
-        data = json.loads(run.stdout)
         config_dir = yaml.safe_load((base_program / "Pulumi.yaml").read_text()).get("stackConfigDir", ".")
         stack_file = base_program / config_dir / f"Pulumi.{stack}.yaml"
         config = (yaml.safe_load(stack_file.read_text()) or {}).get("config") or {}
     resources = {r["urn"]: _captured(r) for r in data["resources"]}
-    return Side(f"git {ref}", resources, config)
+    return Side(f"git {ref}", resources, config, policy=_base_report(data))
+
+
+def _preview_json(stdout: str) -> dict[str, Any] | None:
+    """`preview --json`'s output, or None where the preview printed none (it failed before its report)."""
+    try:
+        data = json.loads(stdout)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("resources"), list) else None
 
 
 def _unshown(value: Any) -> Any:
@@ -624,22 +684,33 @@ def _base_config(stack: str, program: Program, base_ref: str | None, base_file: 
     return _stack_config(_git(["show", f"{base_ref}:{path.as_posix()}"], top).decode())
 
 
-def run_diff(stack: str, program_dir: Path | str, *, base_ref: str | None, base_file: str | None) -> Diff:
+def run_diff(
+    stack: str,
+    program_dir: Path | str,
+    *,
+    base_ref: str | None,
+    base_file: str | None,
+    policy_config: dict[str, Any] | None = None,
+) -> Diff:
+    """Both sides previewed and judged by the pack (its config `policy_config`), then compared."""
     if (base_ref is None) == (base_file is None):
         raise DiffError("give exactly one of --base REF (a git ref) or --base-file FILE (a stack file)")
     try:
         program = Program(Path(program_dir).resolve())
-        # The version step first: a jump the clouds refuse needs no preview to be refused.
+        # The stack files' version step first: a jump the clouds refuse needs no preview to be refused. Without
+        # the programs' cluster resources it knows least of each cloud's path (GKE: no channel, so the kindest),
+        # so what it refuses the clouds refuse; the resources are judged again after the previews.
         head_config = read_stack_file(program.stack_file(stack))
         base_config = _base_config(stack, program, base_ref, base_file)
-        if problem := minor_jump_problem(Side("base", {}, base_config), Side("head", {}, head_config)):
-            raise DiffError(problem)
+        verdict = version_verdict(Side("base", {}, base_config).clusters, Side("head", {}, head_config).clusters)
+        if verdict.problems:
+            raise DiffError("\n".join(verdict.problems))
         base = (
-            base_ref_side(stack, program_dir, base_ref)
+            base_ref_side(stack, program_dir, base_ref, policy_config)
             if base_ref is not None
-            else base_file_side(stack, program_dir, str(base_file))
+            else base_file_side(stack, program_dir, str(base_file), policy_config)
         )
-        head = head_side(stack, program_dir)
+        head = head_side(stack, program_dir, policy_config)
     except ConfigError as exc:
         raise DiffError(str(exc)) from None
     return build_diff(base, head)
@@ -663,7 +734,9 @@ def _value(value: Any) -> str:
 def render_diff(stack: str, diff: Diff) -> str:
     b, h = diff.base.kubernetes_version, diff.head.kubernetes_version
     lines = [f"elastic-gpu diff: stack {stack}, {diff.base.label} -> {diff.head.label} (mock engine)"]
-    if b != h:
+    if diff.base.clusters or diff.head.clusters:
+        lines += version_lines(diff.base.clusters, diff.head.clusters)
+    elif b != h:
         lines.append(f"Kubernetes: {b or 'not declared'} -> {h or 'not declared'}")
     elif h is not None:
         lines.append(f"Kubernetes: {h} (unchanged)")
@@ -696,4 +769,6 @@ def render_diff(stack: str, diff: Diff) -> str:
         lines.append("Order (each wave waits for the one before):")
         for i, wave in enumerate(diff.waves, 1):
             lines.append(f"  {i}. " + ", ".join(f"{c.name} ({c.op})" for c in wave))
+    if diff.head.policy is not None:
+        lines += ["", *render_policy_changes(diff.policy, diff.base.label)]
     return "\n".join(lines)
