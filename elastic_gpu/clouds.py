@@ -84,6 +84,14 @@ class MinorSupport:
     end_of_life: date
     source: str
     note: str = ""
+    #: the end of the service's paid long-term support, where it has one for the minor (AKS LTS, Premium tier
+    #: with supportPlan AKSLongTermSupport): a cluster on that plan is judged by it, not by `end_of_life`
+    lts_end_of_life: date | None = None
+
+    @property
+    def next_change(self) -> date:
+        """The row's last date: past it the service no longer lists the minor at all (elastic_gpu/facts.py)."""
+        return max(self.end_of_life, self.lts_end_of_life or self.end_of_life)
 
 
 @dataclass(frozen=True)
