@@ -117,13 +117,16 @@ def test_a_new_gcp_project_lacks_the_services_and_the_gpu_quotas() -> None:
         "gcloud services enable compute.googleapis.com --project=elastic-gpu-prod",
         "gcloud services enable container.googleapis.com --project=elastic-gpu-prod",
     ]
-    quota_checks = ("spot-quota", "on-demand-quota", "gpu-quota")
+    quota_checks = ("spot-quota", "on-demand-quota", "flex-start-quota", "gpu-quota")
     quotas = {f["message"].split(" of ")[1].split(" at ")[0]: f for f in findings(p) if f["check"] in quota_checks}
-    spot = quotas["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region in us-central1"]
-    assert spot["check"] == "spot-quota" and "(inference 9); the account has 0: short by 9" in spot["message"]
-    assert "--quota-id=PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region --preferred-value=9" in spot["fix"]
-    assert "--dimensions=region=us-central1" in spot["fix"]
-    assert "(training 4)" in quotas["NVIDIA-A100-GPUS-per-project-region in us-central1"]["message"]
+    # A new project has no preemptible quota: its spot VMs draw on the standard one, with the fallback's
+    l4 = quotas["NVIDIA-L4-GPUS-per-project-region in us-central1"]
+    assert "(inference 18); the account has 0: short by 18" in l4["message"]
+    assert "--quota-id=NVIDIA-L4-GPUS-per-project-region --preferred-value=18" in l4["fix"]
+    assert "--dimensions=region=us-central1" in l4["fix"]
+    assert "PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region in us-central1" not in quotas
+    a100 = quotas["NVIDIA-A100-GPUS-per-project-region in us-central1"]
+    assert "(training 4)" in a100["message"] and a100["check"] == "flex-start-quota"
     every = quotas["GPUS-ALL-REGIONS-per-project"]
     assert "need 22 GPUs" in every["message"] and "(inference 18, training 4)" in every["message"]
 

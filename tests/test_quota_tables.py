@@ -51,3 +51,76 @@ def test_a_p5_spot_pool_asks_for_the_p5_spot_quota(program_dir: Any) -> None:
     assert "--quota-code L-C4BD4855 --desired-value 576" in spot["fix"]
     enough = preview("test", {"aws": {"quotas": {"L-C4BD4855": 576}}}, program_dir(values))
     assert findings(enough, "spot-quota") == []
+
+
+# --- GKE ----------------------------------------------------------------------------------------------
+
+GCP_ENOUGH_CPUS = {"CPUS-per-project-region": 96, "CPUS-ALL-REGIONS-per-project": 720}
+
+
+def gcp_quota_findings(p: Preview) -> dict[str, dict[str, Any]]:
+    checks = ("spot-quota", "on-demand-quota", "flex-start-quota", "gpu-quota")
+    return {f["message"].split(" of ")[1].split(" at ")[0]: f for f in findings(p) if f["check"] in checks}
+
+
+def test_a_flex_start_pool_is_checked_against_the_preemptible_gpu_quota() -> None:
+    # gcp-prod's training pool: queued provisioning (DWS flex-start), 4 x a2-highgpu-1g
+    quotas = {"NVIDIA-A100-GPUS-per-project-region": 8, "PREEMPTIBLE-NVIDIA-A100-GPUS-per-project-region": 2}
+    found = gcp_quota_findings(preview("gcp-prod", {"gcp": {"quotas": {**quotas, **GCP_ENOUGH_CPUS}}}))
+    dws = found["PREEMPTIBLE-NVIDIA-A100-GPUS-per-project-region in us-central1"]
+    assert dws["check"] == "flex-start-quota" and "(training 4); the account has 2: short by 2" in dws["message"]
+    assert "NVIDIA-A100-GPUS-per-project-region in us-central1" not in found
+
+
+def test_a_spot_pool_without_preemptible_quota_draws_on_the_standard_quota() -> None:
+    # gcp-prod's inference pool: 9 spot g2-standard-8 and a 9-node on-demand fallback, 1 L4 each
+    quotas = {"NVIDIA-L4-GPUS-per-project-region": 18, "PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 0}
+    found = gcp_quota_findings(preview("gcp-prod", {"gcp": {"quotas": {**quotas, **GCP_ENOUGH_CPUS}}}))
+    assert not any(k.startswith("PREEMPTIBLE-NVIDIA-L4") or k.startswith("NVIDIA-L4") for k in found), found
+    short = gcp_quota_findings(
+        preview("gcp-prod", {"gcp": {"quotas": {**quotas, "NVIDIA-L4-GPUS-per-project-region": 10}}})
+    )
+    standard = short["NVIDIA-L4-GPUS-per-project-region in us-central1"]
+    assert "(inference 18); the account has 10: short by 8" in standard["message"]
+    assert "spot VMs draw on it while the project has no PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region" in (
+        standard["message"]
+    )
+    # once a preemptible quota is granted, spot VMs draw on it and the fallback alone on the standard one
+    granted = {"NVIDIA-L4-GPUS-per-project-region": 9, "PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 5}
+    split = gcp_quota_findings(preview("gcp-prod", {"gcp": {"quotas": {**granted, **GCP_ENOUGH_CPUS}}}))
+    assert "(inference 9); the account has 5: short by 4" in (
+        split["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region in us-central1"]["message"]
+    )
+    assert "NVIDIA-L4-GPUS-per-project-region in us-central1" not in split
+
+
+def test_every_quota_request_carries_the_contact_email_cloud_quotas_requires() -> None:
+    requests = [f["fix"] for f in findings(preview("gcp-prod")) if "quotas preferences create" in f["fix"]]
+    assert requests
+    for fix in requests:
+        assert fix.startswith("gcloud beta quotas preferences create --service=compute.googleapis.com --quota-id=")
+        assert ' --email="$(gcloud config get-value account)" ' in fix
+
+
+def test_an_enabled_services_read_refused_is_an_unread_finding_not_a_crash() -> None:
+    p = preview("gcp-prod", {"gcp": {"services": None}})
+    unread = [f for f in findings(p, "unread") if "has enabled" in f["message"]]
+    assert [f["message"].split(" could not be read")[0] for f in unread] == [
+        "whether the project elastic-gpu-prod has enabled compute.googleapis.com",
+        "whether the project elastic-gpu-prod has enabled container.googleapis.com",
+    ]
+    assert "googleapi: Error 403: Permission denied to get service [compute.googleapis.com]" in unread[0]["message"]
+    assert unread[0]["fix"].startswith("allow serviceusage.services.get")
+    assert findings(p, "service") == []
+
+
+def test_a_node_role_granted_to_a_group_is_not_read_as_missing(program_dir: Any) -> None:
+    email = "gpu-nodes@elastic-gpu-prod.iam.gserviceaccount.com"
+    values = stack_values("gcp-prod")
+    values[f"{PROJECT}:cluster"] = {**values[f"{PROJECT}:cluster"], "nodeServiceAccount": email}
+    bindings = {"roles/container.defaultNodeServiceAccount": ["group:gke-nodes@example.com"]}
+    p = preview("test", {"gcp": {"iamBindings": bindings}}, program_dir(values))
+    assert findings(p, "node-service-account") == []
+    [unread] = [f for f in findings(p, "unread") if "node role" in f["message"]]
+    assert "through group:gke-nodes@example.com" in unread["message"]
+    assert "troubleshoot-policy iam" in unread["fix"] and f"--principal-email={email}" in unread["fix"]
