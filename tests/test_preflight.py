@@ -177,7 +177,12 @@ def test_a_gke_zone_without_the_machine_type_fails_the_preview() -> None:
 def test_aks_findings_say_what_the_pools_need_and_the_command_that_shows_the_limit() -> None:
     p = preview("azure-prod")
     by_quota = {f["message"].split(" of '")[1].split("'")[0]: f for f in findings(p, "unread")}
-    assert sorted(by_quota) == ["Standard NCASv3_T4 Family vCPUs", "Total Regional Low-priority vCPUs"]
+    assert sorted(by_quota) == [
+        "Standard DSv5 Family vCPUs",  # the general and System pools (on-demand)
+        "Standard NCASv3_T4 Family vCPUs",
+        "Total Regional Low-priority vCPUs",
+        "Total Regional vCPUs",  # every on-demand VM
+    ]
     spot = by_quota["Total Regional Low-priority vCPUs"]
     # inference: 9 x NC4as_T4_v3 (4 vCPUs); training: 3 x NC24ads_A100_v4 (24 vCPUs); spot only
     assert "need 108 vCPUs" in spot["message"] and "(inference 36, training 72)" in spot["message"]

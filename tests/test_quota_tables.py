@@ -124,3 +124,41 @@ def test_a_node_role_granted_to_a_group_is_not_read_as_missing(program_dir: Any)
     [unread] = [f for f in findings(p, "unread") if "node role" in f["message"]]
     assert "through group:gke-nodes@example.com" in unread["message"]
     assert "troubleshoot-policy iam" in unread["fix"] and f"--principal-email={email}" in unread["fix"]
+
+
+# --- AKS ----------------------------------------------------------------------------------------------
+
+
+def aks_findings(p: Preview) -> dict[str, dict[str, Any]]:
+    return {f["message"].split(" of '")[1].split("'")[0]: f for f in findings(p, "unread") if " of '" in f["message"]}
+
+
+def test_an_nd_h100_pool_and_the_regional_total_and_the_cpu_pools_are_checked(program_dir: Any) -> None:
+    values = stack_values("azure-prod")
+    values[f"{PROJECT}:gpuPools"] = [
+        {
+            "name": "h100",
+            "gpu": "h100",
+            "instanceTypes": ["Standard_ND96isr_H100_v5"],
+            "maxSize": 2,
+            "spot": False,
+            "perZone": False,
+        }
+    ]
+    found = aks_findings(preview("test", None, program_dir(values)))
+    h100 = found["Standard NDSH100v5 Family vCPUs"]
+    assert "need 192 vCPUs" in h100["message"] and "--resource-name standardNDSH100v5Family" in h100["fix"]
+    # azure-prod's general pool: 6 x Standard_D8s_v5; its System pool: 5 x Standard_D4s_v5
+    dsv5 = found["Standard DSv5 Family vCPUs"]
+    assert "(general 48, system 20)" in dsv5["message"] and "--resource-name standardDSv5Family" in dsv5["fix"]
+    total = found["Total Regional vCPUs"]
+    assert "need 260 vCPUs" in total["message"] and "(h100 192, general 48, system 20)" in total["message"]
+    assert "--resource-name cores " in total["fix"] and "--resource-type dedicated" in total["fix"]
+
+
+def test_a_size_without_a_family_row_is_reported_not_skipped(program_dir: Any) -> None:
+    values = stack_values("azure-prod")
+    values[f"{PROJECT}:generalPool"] = {**values[f"{PROJECT}:generalPool"], "instanceTypes": ["Standard_E8s_v6"]}
+    p = preview("test", None, program_dir(values))
+    [missing] = [f for f in findings(p, "unread") if "Standard_E8s_v6" in f["message"]]
+    assert missing["pool"] == "general" and "was not checked" in missing["message"]
