@@ -162,3 +162,40 @@ def test_a_size_without_a_family_row_is_reported_not_skipped(program_dir: Any) -
     p = preview("test", None, program_dir(values))
     [missing] = [f for f in findings(p, "unread") if "Standard_E8s_v6" in f["message"]]
     assert missing["pool"] == "general" and "was not checked" in missing["message"]
+
+
+# --- retired sizes ------------------------------------------------------------------------------------
+
+RETIRED = ["Standard_NC6s_v3", "Standard_NC12s_v3", "Standard_NC24s_v3"]
+
+
+@pytest.mark.parametrize("size", RETIRED)
+def test_a_retired_ncv3_size_is_refused_naming_its_successor(program_dir: Any, size: str) -> None:
+    from elastic_gpu.errors import ConfigError
+
+    values = stack_values("azure-dev")
+    values[f"{PROJECT}:gpuPools"][0] = {**values[f"{PROJECT}:gpuPools"][0], "gpu": "v100", "instanceTypes": [size]}
+    with pytest.raises(ConfigError) as exc:
+        preview("test", None, program_dir(values))
+    [problem] = [p for p in exc.value.problems if size in p]
+    assert f"gpuPools[0].instanceTypes[0]: {size!r} was retired by the cloud on 2025-09-30" in problem
+    assert "use its successor 'Standard_NC" in problem
+    if size == "Standard_NC6s_v3":
+        assert "'Standard_NC24ads_A100_v4'" in problem
+
+
+def test_v100_is_not_offered_on_azure_nor_under_nap_nor_given_a_quota_request() -> None:
+    from elastic_gpu.azure.node_provisioning.skus import NAP_GPU_SKUS
+    from elastic_gpu.azure.quotas import family_quota
+    from elastic_gpu.gpu_catalog import default_instance_types, gpu_instance_type
+
+    assert default_instance_types("azure", "v100") == []
+    assert not set(RETIRED) & NAP_GPU_SKUS
+    assert all(gpu_instance_type("azure", s) is None and family_quota(s) is None for s in RETIRED)
+
+
+def test_a_retired_size_is_refused_on_the_library_path_too() -> None:
+    from elastic_gpu.validation import gpu_instance_type_problems
+
+    [problem] = gpu_instance_type_problems("SpotGpuPool 'v': ", "azure", ["Standard_NC6s_v3"])
+    assert "retired by the cloud on 2025-09-30" in problem and "Standard_NC24ads_A100_v4" in problem
