@@ -199,3 +199,52 @@ def test_a_retired_size_is_refused_on_the_library_path_too() -> None:
 
     [problem] = gpu_instance_type_problems("SpotGpuPool 'v': ", "azure", ["Standard_NC6s_v3"])
     assert "retired by the cloud on 2025-09-30" in problem and "Standard_NC24ads_A100_v4" in problem
+
+
+# --- boot disks ---------------------------------------------------------------------------------------
+
+NODE_POOL = "gcp:container/nodePool:NodePool"
+COMPUTE_CLASS = "kubernetes:cloud.google.com/v1:ComputeClass"
+CLUSTER = "gcp:container/cluster:Cluster"
+
+
+@pytest.mark.parametrize(("machine", "gpu"), [("a3-ultragpu-8g", "h200"), ("a4-highgpu-8g", "b200")])
+def test_a_hyperdisk_only_series_gets_a_hyperdisk_boot_disk_in_node_pools(
+    program_dir: Any, machine: str, gpu: str
+) -> None:
+    values = stack_values("gcp-dev")
+    values[f"{PROJECT}:gpuPools"][0] = {
+        **values[f"{PROJECT}:gpuPools"][0],
+        "gpu": gpu,
+        "instanceTypes": [machine],
+    }
+    values[f"{PROJECT}:gpuPools"][0].pop("gpusPerNode")
+    p = run_preview("test", program_dir(values), described_account(None))
+    disks = {r.inputs["nodeConfig"]["machineType"]: r.inputs["nodeConfig"]["diskType"] for r in p.of_type(NODE_POOL)}
+    assert disks[machine] == "hyperdisk-balanced"
+    assert {d for m, d in disks.items() if m != machine} == {"pd-balanced"}
+
+
+def test_a_hyperdisk_only_series_gets_a_hyperdisk_boot_disk_in_its_compute_class(program_dir: Any) -> None:
+    values = stack_values("gcp-autoprovision")
+    values[f"{PROJECT}:gpuPools"] = [
+        {"name": "h200", "gpu": "h200", "instanceTypes": ["a3-ultragpu-8g"], "maxSize": 1, "spot": True}
+    ]
+    values.pop(f"{PROJECT}:kueue", None)
+    p = run_preview("test", program_dir(values), described_account(None))
+    [cc] = p.of_type(COMPUTE_CLASS)
+    assert {pr["storage"]["bootDiskType"] for pr in cc.inputs["spec"]["priorities"]} == {"hyperdisk-balanced"}
+    # the cluster-wide default covers the general pool's e2 machines too, so it keeps their type
+    [cluster] = p.of_type(CLUSTER)
+    assert cluster.inputs["clusterAutoscaling"]["autoProvisioningDefaults"]["diskType"] == "pd-balanced"
+
+
+def test_nap_defaults_take_hyperdisk_when_every_machine_it_may_create_does() -> None:
+    from elastic_gpu.config import parse_stack_config
+    from elastic_gpu.gcp.autoprovisioning.cluster import limits_for
+
+    values = {k.split(":", 1)[1]: v for k, v in stack_values("gcp-autoprovision").items() if k.startswith(PROJECT)}
+    values["gpuPools"] = [{"name": "b200", "gpu": "b200", "instanceTypes": ["a4-highgpu-8g"], "maxSize": 1}]
+    values.pop("kueue", None)
+    values["generalPool"] = {**values["generalPool"], "instanceTypes": ["a4-highgpu-8g"]}
+    assert limits_for(parse_stack_config(values)).disk_type == "hyperdisk-balanced"
