@@ -248,3 +248,31 @@ def test_nap_defaults_take_hyperdisk_when_every_machine_it_may_create_does() -> 
     values.pop("kueue", None)
     values["generalPool"] = {**values["generalPool"], "instanceTypes": ["a4-highgpu-8g"]}
     assert limits_for(parse_stack_config(values)).disk_type == "hyperdisk-balanced"
+
+
+# --- partitions ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("region", "name"), [("us-gov-west-1", "aws-us-gov"), ("cn-north-1", "aws-cn")])
+def test_an_eks_stack_outside_the_aws_partition_is_refused_naming_the_field(
+    program_dir: Any, region: str, name: str
+) -> None:
+    from elastic_gpu.errors import ConfigError
+
+    values = stack_values("aws-dev")
+    values[f"{PROJECT}:cluster"] = {**values[f"{PROJECT}:cluster"], "region": region, "zones": [f"{region}a"]}
+    with pytest.raises(ConfigError) as exc:
+        preview("test", None, program_dir(values))
+    assert exc.value.problems == [
+        f"cluster.region: {region!r} is in the AWS partition {name}, whose ARNs (arn:{name}:...) and service "
+        "principals differ from the ones this library writes (arn:aws:iam::aws:policy/..., elastic_gpu/aws/iam.py); "
+        "allowed: a region of the aws partition"
+    ]
+
+
+def test_every_shipped_aws_region_has_a_partition() -> None:
+    from elastic_gpu.aws.config_rules import REGIONS
+    from elastic_gpu.aws.partitions import partition
+
+    assert {r: getattr(partition(r), "name", None) for r in REGIONS if partition(r) is None} == {}
+    assert partition("us-east-1").name == "aws" and partition("us-gov-east-1").name == "aws-us-gov"  # type: ignore[union-attr]
