@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from elastic_gpu.clouds import importing
 from elastic_gpu.provider import (
@@ -31,11 +31,12 @@ if TYPE_CHECKING:
     from elastic_gpu.tools.simulation.pod import PodShape
     from elastic_gpu.tools.simulation.run import PoolOutcome
     from elastic_gpu.tools.simulation.timings import AutoscalerSettings
+    from elastic_gpu.versions import SupportStatus
 
 
 class AzureProvider:
     """AKS. Also an `OwnProvisioner` (node auto-provisioning), an `AccountPreflight`, `ClusterItems` (the
-    System pool) and a `LivePriceSource` (the Retail Prices API)."""
+    System pool), a `LivePriceSource` (the Retail Prices API) and a `RunningVersion` (Long Term Support)."""
 
     name = "azure"
     facts = CloudFacts(
@@ -144,6 +145,11 @@ class AzureProvider:
         import elastic_gpu.azure.prices as prices  # urllib only: no SDK
 
         return prices.AzureRetailPrices()
+
+    def running_support(self, status: SupportStatus, props: Mapping[str, Any]) -> SupportStatus:
+        with importing(self.name):
+            import elastic_gpu.azure.versions as versions
+        return versions.running_support(status, props)
 
 
 PROVIDER: CloudProvider = AzureProvider()
