@@ -82,14 +82,16 @@ def test_a_spot_pool_without_preemptible_quota_draws_on_the_standard_quota() -> 
     )
     standard = short["NVIDIA-L4-GPUS-per-project-region in us-central1"]
     assert "(inference 18); the account has 10: short by 8" in standard["message"]
-    assert "spot VMs draw on it while the project has no PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region" in (
-        standard["message"]
+    assert (
+        "spot VMs draw on it while the project has no PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region"
+        in (standard["message"])
     )
     # once a preemptible quota is granted, spot VMs draw on it and the fallback alone on the standard one
     granted = {"NVIDIA-L4-GPUS-per-project-region": 9, "PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region": 5}
     split = gcp_quota_findings(preview("gcp-prod", {"gcp": {"quotas": {**granted, **GCP_ENOUGH_CPUS}}}))
-    assert "(inference 9); the account has 5: short by 4" in (
-        split["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region in us-central1"]["message"]
+    assert (
+        "(inference 9); the account has 5: short by 4"
+        in (split["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region in us-central1"]["message"])
     )
     assert "NVIDIA-L4-GPUS-per-project-region in us-central1" not in split
 

@@ -24,9 +24,7 @@ def pool_capacities(cfg: StackConfig) -> list[tuple[str, bool, int, list[str], i
     the general pool and the System pool (its vCPUs from the size's name: the catalog holds GPU sizes only)."""
     from elastic_gpu.azure.options import SystemPoolConfig
 
-    out = [
-        (c.pool, c.spot, c.nodes, list(c.instance_types), c.per_node("azure", "vcpus")) for c in capacities(cfg)
-    ]
+    out = [(c.pool, c.spot, c.nodes, list(c.instance_types), c.per_node("azure", "vcpus")) for c in capacities(cfg)]
     general = cfg.general_pool
     sizes = list(general.instance_types)
     per_node = max((_vcpus(t) for t in sizes), default=0)

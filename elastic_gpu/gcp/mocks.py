@@ -10,8 +10,8 @@ from typing import Any
 
 import pulumi
 
-from elastic_gpu.tools.offline.mocks import MOCK_CA
 from elastic_gpu.gcp.quotas import GPU_QUOTAS
+from elastic_gpu.tools.offline.mocks import MOCK_CA
 
 
 def _gke_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:

@@ -272,7 +272,9 @@ def node_account_findings(cfg: StackConfig, project: str) -> list[Finding]:
         f"{project} --principal-email={email} --permission=logging.logEntries.create"
     )
     groups = sorted(
-        m for role in (*NODE_ROLES_ALONE, *NODE_ROLES_TOGETHER) for m in role_members(policy.policy_data, role)
+        m
+        for role in (*NODE_ROLES_ALONE, *NODE_ROLES_TOGETHER)
+        for m in role_members(policy.policy_data, role)
         if m.startswith(("group:", "domain:"))
     )
     if groups:

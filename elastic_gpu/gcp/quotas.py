@@ -43,7 +43,9 @@ class GpuQuota:
 
 
 def _row(gpu: str, model: str) -> GpuQuota:
-    return GpuQuota(gpu, f"NVIDIA-{model}-GPUS-per-project-region", f"PREEMPTIBLE-NVIDIA-{model}-GPUS-per-project-region")
+    return GpuQuota(
+        gpu, f"NVIDIA-{model}-GPUS-per-project-region", f"PREEMPTIBLE-NVIDIA-{model}-GPUS-per-project-region"
+    )
 
 
 GPU_QUOTAS = (
