@@ -278,3 +278,19 @@ def test_every_shipped_aws_region_has_a_partition() -> None:
 
     assert {r: getattr(partition(r), "name", None) for r in REGIONS if partition(r) is None} == {}
     assert partition("us-east-1").name == "aws" and partition("us-gov-east-1").name == "aws-us-gov"  # type: ignore[union-attr]
+
+
+def test_the_aks_request_asks_for_usage_plus_need_where_the_usage_is_read() -> None:
+    # azure-prod's spot pools need 108 low-priority vCPUs; the subscription already runs 20 of its 100
+    usages = {"lowPriorityCores": [20, 100], "cores": [0, 1000], "standardDSv5Family": [0, 1000]}
+    usages |= {"standardNCASv3_T4Family": [0, 1000]}
+    p = preview("azure-prod", {"azure": {"usages": usages, "subscriptionId": "1111-2222"}})
+    [spot] = findings(p, "spot-quota")
+    assert "the subscription uses 20 of its 100: short by 28" in spot["message"]
+    assert spot["fix"].startswith(
+        "az quota update --resource-name lowPriorityCores --scope /subscriptions/1111-2222/providers/"
+        "Microsoft.Compute/locations/eastus2 --resource-type lowPriority --limit-object value=128 "
+    )
+    assert findings(p, "on-demand-quota") == [] and not [f for f in findings(p, "unread") if " of '" in f["message"]]
+    enough = preview("azure-prod", {"azure": {"usages": {**usages, "lowPriorityCores": [20, 128]}}})
+    assert findings(enough, "spot-quota") == []

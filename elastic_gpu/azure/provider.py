@@ -105,6 +105,9 @@ class AzureProvider:
         return Mocks(
             resources=mocks.RESOURCE_MOCKS,
             invokes=mocks.INVOKE_MOCKS,
+            new_account=mocks.NEW_ACCOUNT,
+            account_invokes=mocks.ACCOUNT_INVOKES,
+            account_readers=mocks.ACCOUNT_READERS,
         )
 
     def pack(self) -> PackRules:

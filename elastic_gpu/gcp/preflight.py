@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import pulumi_gcp as gcp
@@ -91,15 +92,17 @@ def gpus_per_node(cfg: StackConfig, pool: GpuPoolConfig) -> tuple[str | None, in
     return rows[0].gpu, max(pool.gpus_per_node if r.gpu_counts else r.gpus for r in rows)
 
 
+def enabled(project: str, service: str) -> bool:
+    return bool(gcp.projects.get_project_service(project=project, service=service).id)
+
+
 def service_findings(cfg: StackConfig, project: str) -> list[Finding]:
     found = []
     for service in SERVICES:
         # An API that is not enabled reads back without an id (terraform-provider-google
         # resource_google_project_service.go resourceGoogleProjectServiceRead sets it to ""); credentials without
         # serviceusage.services.get get a 403, which is a finding too, never a failed preview.
-        read = attempt(
-            lambda service=service: bool(gcp.projects.get_project_service(project=project, service=service).id)
-        )
+        read = attempt(partial(enabled, project, service))
         if isinstance(read, str):
             found.append(
                 unread(

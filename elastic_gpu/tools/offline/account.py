@@ -27,7 +27,7 @@ from elastic_gpu.clouds import all_clouds
 from elastic_gpu.errors import ConfigError
 
 #: Keys whose maps are merged with the new account's rather than replacing them.
-MERGED_KEYS = ("quotas",)
+MERGED_KEYS = ("quotas", "usages")
 #: Keys that may be null: a fact the credentials cannot read (GCP `services`: no serviceusage.services.get).
 NULLABLE_KEYS = ("services",)
 
