@@ -7,7 +7,8 @@ the clouds have moved on from fails CI rather than a user's `pulumi up`.
 The tables themselves live next to their readers (one each, imported wherever the fact is needed):
 elastic_gpu/aws/quotas.py, elastic_gpu/azure/quotas.py, elastic_gpu/gcp/quotas.py (quota ids per family and
 capacity type), elastic_gpu/gpu_catalog.py RETIRED_TYPES, elastic_gpu/gcp/config_rules.py BOOT_DISK_TYPES,
-elastic_gpu/aws/partitions.py PARTITIONS, and each cloud's versions.py KUBERNETES_SUPPORT.
+elastic_gpu/aws/partitions.py PARTITIONS, and each cloud's versions.py KUBERNETES_SUPPORT; tests/test_fact_tables.py
+lists them all (this module imports none: the tables import it).
 """
 
 from __future__ import annotations
@@ -38,19 +39,3 @@ def review_by(read_on: date) -> date:
 def stale_rows(rows: Iterable[DatedRow], today: date) -> list[str]:
     """Each row past the date its source gives for its next change, as `<row>: <date> passed (source)`."""
     return [f"{row!r}: {row.next_change.isoformat()} passed ({row.source})" for row in rows if today > row.next_change]
-
-
-def all_fact_rows() -> list[DatedRow]:
-    """Every dated row of every fact table (imported here only: the tables do not import each other)."""
-    from elastic_gpu.aws.partitions import PARTITIONS
-    from elastic_gpu.aws.quotas import EC2_QUOTAS
-    from elastic_gpu.azure.quotas import AZURE_QUOTAS
-    from elastic_gpu.gcp.config_rules import BOOT_DISK_TYPES
-    from elastic_gpu.gcp.quotas import GPU_QUOTAS
-    from elastic_gpu.gpu_catalog import RETIRED_TYPES
-    from elastic_gpu.versions import KUBERNETES_SUPPORT
-
-    rows: list[DatedRow] = [*EC2_QUOTAS, *AZURE_QUOTAS, *GPU_QUOTAS, *RETIRED_TYPES.values(), *BOOT_DISK_TYPES]
-    rows += PARTITIONS
-    rows += [r for cloud in KUBERNETES_SUPPORT.values() for r in cloud.values()]
-    return rows

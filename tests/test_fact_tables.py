@@ -7,7 +7,23 @@ from dataclasses import replace
 from datetime import date
 
 from elastic_gpu.clouds import MinorSupport
-from elastic_gpu.facts import all_fact_rows, stale_rows
+from elastic_gpu.facts import DatedRow, stale_rows
+
+
+def all_fact_rows() -> list[DatedRow]:
+    """Every dated row of every fact table."""
+    from elastic_gpu.aws.partitions import PARTITIONS
+    from elastic_gpu.aws.quotas import EC2_QUOTAS
+    from elastic_gpu.azure.quotas import AZURE_QUOTAS
+    from elastic_gpu.gcp.config_rules import BOOT_DISK_TYPES
+    from elastic_gpu.gcp.quotas import GPU_QUOTAS
+    from elastic_gpu.gpu_catalog import RETIRED_TYPES
+    from elastic_gpu.versions import KUBERNETES_SUPPORT
+
+    rows: list[DatedRow] = [*EC2_QUOTAS, *AZURE_QUOTAS, *GPU_QUOTAS, *RETIRED_TYPES.values(), *BOOT_DISK_TYPES]
+    rows += PARTITIONS
+    rows += [r for cloud in KUBERNETES_SUPPORT.values() for r in cloud.values()]
+    return rows
 
 
 def test_no_fact_row_is_past_the_date_its_source_gives_for_its_next_change() -> None:

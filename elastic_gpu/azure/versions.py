@@ -21,7 +21,7 @@ _SOURCE = (
 #: After End of life only AKS's paid Long Term Support continues (Premium tier with supportPlan
 #: AKSLongTermSupport, "Long term support for AKS"): a cluster on that plan is judged by the LTS end of life
 #: (`running_support`), every other one by End of life.
-_NOTE = "LTS (Premium tier, supportPlan AKSLongTermSupport) until the LTS end of life"
+_NOTE = "LTS (Premium tier, supportPlan AKSLongTermSupport)"
 KUBERNETES_SUPPORT = (
     MinorSupport("1.32", date(2026, 3, 31), date(2026, 3, 31), _SOURCE, _NOTE, date(2027, 3, 31)),
     MinorSupport("1.33", date(2026, 7, 31), date(2026, 7, 31), _SOURCE, _NOTE, date(2027, 7, 31)),

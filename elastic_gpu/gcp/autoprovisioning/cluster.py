@@ -56,8 +56,9 @@ class AutoProvisioningLimits:
     gpus: dict[str, int] = field(default_factory=dict)
     """GPUs per GKE accelerator type (`nvidia-l4`); a type without a limit is never auto-created."""
     disk_type: str = DEFAULT_BOOT_DISK_TYPE
-    """The boot disk type of auto-created pools without a ComputeClass: the one every machine they may be takes
-    (a ComputeClass priority sets its machines' own, compute_class.py)."""
+    """Default "pd-balanced": the boot disk type of node pools GKE auto-creates without a ComputeClass, the type
+    every machine they may be takes (elastic_gpu/gcp/config_rules.py BOOT_DISK_TYPES: "hyperdisk-balanced" when
+    all are A3 Ultra or A4); a ComputeClass priority sets its own machines' type."""
 
     def resource_limits(self) -> list[gcp.container.ClusterClusterAutoscalingResourceLimitArgs]:
         limits = [
