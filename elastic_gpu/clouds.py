@@ -84,6 +84,19 @@ class MinorSupport:
     end_of_life: date
     source: str
     note: str = ""
+    #: the end of the service's paid long-term support, where it has one for the minor (AKS LTS, Premium tier
+    #: with supportPlan AKSLongTermSupport): a cluster on that plan is judged by it, not by `end_of_life`
+    lts_end_of_life: date | None = None
+    #: for a row whose dates are estimates (the service has not published them yet): when to read the source
+    #: again, at the latest
+    review_by: date | None = None
+
+    @property
+    def next_change(self) -> date:
+        """The row's last date (past it the service no longer lists the minor at all), or its review date when
+        that comes first (elastic_gpu/facts.py)."""
+        last = max(self.end_of_life, self.lts_end_of_life or self.end_of_life)
+        return min(last, self.review_by) if self.review_by else last
 
 
 @dataclass(frozen=True)

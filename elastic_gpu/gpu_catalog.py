@@ -10,9 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from elastic_gpu.clouds import get_cloud
+from elastic_gpu.facts import review_by
 from elastic_gpu.scheduling import LABEL_PREFIX
 
 
@@ -193,10 +195,7 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _azure("Standard_NC8as_T4_v3", "t4", 1, 8, 56, _AZURE_T4_REGIONS),
         _azure("Standard_NC16as_T4_v3", "t4", 1, 16, 110, _AZURE_T4_REGIONS),
         _azure("Standard_NC64as_T4_v3", "t4", 4, 64, 440, _AZURE_T4_REGIONS),
-        # NCv3 (V100): Azure announced its retirement; kept for existing pools.
-        _azure("Standard_NC6s_v3", "v100", 1, 6, 112),
-        _azure("Standard_NC12s_v3", "v100", 2, 12, 224),
-        _azure("Standard_NC24s_v3", "v100", 4, 24, 448),
+        # NCv3 (V100) was retired on 2025-09-30: RETIRED_TYPES refuses its sizes and names their successors.
         _azure("Standard_NC24ads_A100_v4", "a100-80gb", 1, 24, 220),
         _azure("Standard_NC48ads_A100_v4", "a100-80gb", 2, 48, 440),
         _azure("Standard_NC96ads_A100_v4", "a100-80gb", 4, 96, 880),
@@ -210,6 +209,56 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
         _azure("Standard_ND96isr_H200_v5", "h200", 8, 96, 1850),
     )
 }
+
+
+@dataclass(frozen=True)
+class RetiredType:
+    """An instance type the cloud has retired: it no longer starts, so a pool of it never gets a node."""
+
+    cloud: str
+    name: str
+    retired_on: date
+    #: the type the cloud names as its replacement, with the pool's GPU count (in the catalog)
+    successor: str
+    source: str
+    read_on: date
+
+    @property
+    def next_change(self) -> date:
+        # Retired for good: the row stands until its successor's own row needs review.
+        return review_by(self.read_on)
+
+    def refusal(self) -> str:
+        return (
+            f"{self.name!r} was retired by the cloud on {self.retired_on.isoformat()} and starts no VM; use its "
+            f"successor {self.successor!r} (source: {self.source})"
+        )
+
+
+_NCV3_SOURCE = (
+    "Azure NCv3-series retirement (learn.microsoft.com/azure/virtual-machines/sizes/retirement/ncv3-series-"
+    "retirement: retired 2025-09-30; migrate to NC A100 v4 or NCads H100 v5)"
+)
+#: Retired types, refused wherever a type is taken (config, SpotGpuPoolArgs, NAP, the quota preflight) with the
+#: successor of the same GPU count.
+RETIRED_TYPES: dict[tuple[str, str], RetiredType] = {
+    (r.cloud, r.name): r
+    for r in (
+        RetiredType(
+            "azure", "Standard_NC6s_v3", date(2025, 9, 30), "Standard_NC24ads_A100_v4", _NCV3_SOURCE, date(2026, 12, 1)
+        ),
+        RetiredType(
+            "azure", "Standard_NC12s_v3", date(2025, 9, 30), "Standard_NC48ads_A100_v4", _NCV3_SOURCE, date(2026, 12, 1)
+        ),
+        RetiredType(
+            "azure", "Standard_NC24s_v3", date(2025, 9, 30), "Standard_NC96ads_A100_v4", _NCV3_SOURCE, date(2026, 12, 1)
+        ),
+    )
+}
+
+
+def retired_type(cloud: str, name: str) -> RetiredType | None:
+    return RETIRED_TYPES.get((cloud, name))
 
 
 @dataclass(frozen=True)
@@ -275,7 +324,7 @@ def resolve_gpu_spec(
     from elastic_gpu.provider import GpuResolver
 
     resolver = get_cloud(cloud)
-    lacking = [n for n in names if (cloud, n) not in GPU_INSTANCE_TYPES]
+    lacking = [n for n in names if (cloud, n) not in GPU_INSTANCE_TYPES and (cloud, n) not in RETIRED_TYPES]
     if not lacking or not isinstance(resolver, GpuResolver):
         return None, {}
     found = {n: resolver.resolve_gpu(n, region, zones) for n in lacking}

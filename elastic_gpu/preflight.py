@@ -49,8 +49,10 @@ class Finding:
 
     #: the pool(s) it concerns (their names), or "cluster"
     pool: str
-    #: kebab-case kind: spot-quota, on-demand-quota (GPU pools), cpu-quota (vCPUs of the general pool, and on
-    #: GKE of every pool), zone-offering, service, api-access, ...
+    #: kebab-case kind: spot-quota, on-demand-quota (GPU pools; on AKS every on-demand pool), flex-start-quota
+    #: (GKE queued provisioning), gpu-quota (GKE: a GPU quota several capacity types draw on), cpu-quota (vCPUs of
+    #: the general pool, and on GKE of every pool), zone-offering, service, unread (a fact the credentials could
+    #: not read, or a quota no table row covers), api-access, ...
     check: str
     level: Level
     #: what is short and by how much

@@ -254,6 +254,9 @@ class Mocks:
     account_invokes: Mapping[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = field(
         default_factory=dict
     )
+    #: the REST reads the preflight makes where the provider has no invoke (elastic_gpu/http_reads.py), answered
+    #: from the described account: reader name -> (URL, the cloud's part of the account) -> JSON answer
+    account_readers: Mapping[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN, parse_duration
-from elastic_gpu.gpu_catalog import GPU_MODELS, GpuSpec, gpu_instance_type
+from elastic_gpu.gpu_catalog import GPU_MODELS, GpuSpec, gpu_instance_type, retired_type
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN
 
 #: A name the stack gives (the cluster, a GPU pool): it prefixes node-group names, so it is short and DNS-safe.
@@ -68,7 +68,9 @@ def gpu_instance_type_problems(
     shapes: dict[tuple[int, int], str] = {}
     for j, name in enumerate(instance_types):
         row = gpu_instance_type(cloud, name, spec)
-        if row is None:
+        if (retired := retired_type(cloud, name)) is not None:
+            problems.append(f"{where}{types_field}[{j}]: {retired.refusal()}")
+        elif row is None:
             problems.append(
                 f"{where}{types_field}[{j}]: {name!r} carries no GPU we know on {cloud}"
                 f"{_unresolved(cloud, name, unresolved)}; "

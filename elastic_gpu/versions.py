@@ -190,9 +190,10 @@ def support_table() -> str:
                 image = f"managed by {service}"
             else:
                 image = CLUSTER_AUTOSCALER_TAGS.get(minor, "none pinned (minor refused)")
+            note = f"{r.note} until {r.lts_end_of_life.isoformat()}" if r.lts_end_of_life else r.note
             lines.append(
                 f"| {service} | {minor} | {r.end_of_standard_support.isoformat()} | "
-                f"{r.end_of_life.isoformat()} | {image} | {r.note} |"
+                f"{r.end_of_life.isoformat()} | {image} | {note} |"
             )
     sources = {r.source for rows in KUBERNETES_SUPPORT.values() for r in rows.values()}
     lines += ["", "Sources:", *(f"- {s}" for s in sorted(sources)), README_END]

@@ -35,8 +35,8 @@ def test_vm_size_without_gpu_in_a_gpu_pool() -> None:
 
 
 def test_vm_size_of_another_gpu() -> None:
-    msg = errors_for(lambda v: v[P + "gpuPools"][0].update({"instanceTypes": ["Standard_NC6s_v3"]}))
-    assert "gpuPools[0].instanceTypes[0]: 'Standard_NC6s_v3' has NVIDIA V100, not gpu 't4'" in msg
+    msg = errors_for(lambda v: v[P + "gpuPools"][0].update({"instanceTypes": ["Standard_NC24ads_A100_v4"]}))
+    assert "gpuPools[0].instanceTypes[0]: 'Standard_NC24ads_A100_v4' has NVIDIA A100 80GB, not gpu 't4'" in msg
 
 
 def test_spot_general_pool() -> None:

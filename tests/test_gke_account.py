@@ -72,10 +72,12 @@ def test_the_users_own_node_account_without_the_node_role_is_a_preflight_warning
     [lacking] = node_findings({"roles/viewer": [f"serviceAccount:{email}"]})  # a new project binds it nothing
     assert lacking["level"] == "warning" and lacking["pool"] == "cluster"
     assert f"{email} (cluster.nodeServiceAccount) lacks roles/container.defaultNodeServiceAccount" in lacking["message"]
-    assert lacking["fix"] == (
+    assert lacking["fix"].startswith(
         f"gcloud projects add-iam-policy-binding elastic-gpu-prod --member=serviceAccount:{email} "
-        "--role=roles/container.defaultNodeServiceAccount"
+        "--role=roles/container.defaultNodeServiceAccount (or check every path first: gcloud policy-intelligence "
+        "troubleshoot-policy iam //cloudresourcemanager.googleapis.com/projects/elastic-gpu-prod "
     )
+    assert "a role granted on a folder or the organization, or to a group, is not visible here" in lacking["message"]
     assert node_findings({NODE_SERVICE_ACCOUNT_ROLE: [f"serviceAccount:{email}"]}) == []
     bundled = ["logging.logWriter", "monitoring.metricWriter", "monitoring.viewer"]
     bundled += ["stackdriver.resourceMetadata.writer", "autoscaling.metricsWriter"]

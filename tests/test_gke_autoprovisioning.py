@@ -356,8 +356,11 @@ k8s.apiextensions.CustomResource(
 )
 def test_without_auto_provisioning_the_gpu_limits_rule_says_what_the_version_does(tmp_path, version, says) -> None:
     program = write_program(NAP_OFF_PROGRAM.replace("VERSION", version), tmp_path)
-    [v] = judge(run_preview("test", program)).of("gke-auto-provisioning-gpu-limits")
+    report = judge(run_preview("test", program))
+    # GKE creates no pool below 1.33.3-gke.1136000 (mandatory); from it, uncapped pools (advisory)
+    [v] = report.of("gke-auto-provisioning-gpu-limits") + report.of("gke-auto-provisioning-gpu-cap")
     assert says in v.message
+    assert v.policy == ("gke-auto-provisioning-gpu-cap" if "no cap" in says else "gke-auto-provisioning-gpu-limits")
 
 
 def test_auto_created_nodes_get_the_node_account_and_network_tag_and_kueue_stays_on_the_general_pool() -> None:
@@ -431,3 +434,14 @@ def test_cost_gives_the_expected_figure_and_the_worst_case(capsys) -> None:
     total = cost_json(preview_cost(stack_preview(STACK)))["total"]
     assert total["expected_max_monthly"] < total["max_monthly"]
     assert cost_json(preview_cost(stack_preview("gcp-prod")))["total"]["expected_max_monthly"] is None
+
+
+def test_a_new_cluster_whose_version_is_unknown_is_judged_by_the_oldest_minor_gke_creates(tmp_path) -> None:
+    # No minMasterVersion: GKE picks its default, at least the oldest minor its calendar offers (1.35 today),
+    # above 1.33.3-gke.1136000, so the class gets uncapped pools (an advisory-worthy fact, not "none at all").
+    program = write_program(NAP_OFF_PROGRAM.replace(', min_master_version="VERSION"', ""), tmp_path)
+    report = judge(run_preview("test", program))
+    assert report.of("gke-auto-provisioning-gpu-limits") == []  # nothing mandatory: GKE creates the pools
+    [v] = report.of("gke-auto-provisioning-gpu-cap")
+    assert v.level == "advisory"
+    assert "GKE creates them with no cap" in v.message and "(at least 1.35)" in v.message

@@ -45,6 +45,7 @@ def test_the_pack_keeps_the_rule_lists_order() -> None:
         "account-preflight",
         "karpenter-interruption-handling",
         "gke-auto-provisioning-gpu-limits",
+        "gke-auto-provisioning-gpu-cap",
         "gke-compute-class-gpu-taint",
         "gke-compute-class-spot-first",
         "gke-compute-class-scale-down",

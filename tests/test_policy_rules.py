@@ -85,6 +85,7 @@ def test_every_rule_of_the_issue_has_cases() -> None:
     # GKE auto-provisioning's rules: tests/test_gke_autoprovisioning.py
     own_files |= {
         "gke-auto-provisioning-gpu-limits",
+        "gke-auto-provisioning-gpu-cap",
         "gke-compute-class-gpu-taint",
         "gke-compute-class-spot-first",
         "gke-compute-class-scale-down",
@@ -121,6 +122,7 @@ def test_levels_names_and_descriptions() -> None:
         "kubernetes-version-standard-support",
         "spot-gpu-pool-fallback-promise-advisory",
         "account-preflight",
+        "gke-auto-provisioning-gpu-cap",
     }
     for p in ALL_POLICIES:
         assert p.name == p.name.lower() and " " not in p.name

@@ -117,13 +117,16 @@ def test_a_new_gcp_project_lacks_the_services_and_the_gpu_quotas() -> None:
         "gcloud services enable compute.googleapis.com --project=elastic-gpu-prod",
         "gcloud services enable container.googleapis.com --project=elastic-gpu-prod",
     ]
-    quota_checks = ("spot-quota", "on-demand-quota", "gpu-quota")
+    quota_checks = ("spot-quota", "on-demand-quota", "flex-start-quota", "gpu-quota")
     quotas = {f["message"].split(" of ")[1].split(" at ")[0]: f for f in findings(p) if f["check"] in quota_checks}
-    spot = quotas["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region in us-central1"]
-    assert spot["check"] == "spot-quota" and "(inference 9); the account has 0: short by 9" in spot["message"]
-    assert "--quota-id=PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region --preferred-value=9" in spot["fix"]
-    assert "--dimensions=region=us-central1" in spot["fix"]
-    assert "(training 4)" in quotas["NVIDIA-A100-GPUS-per-project-region in us-central1"]["message"]
+    # A new project has no preemptible quota: its spot VMs draw on the standard one, with the fallback's
+    l4 = quotas["NVIDIA-L4-GPUS-per-project-region in us-central1"]
+    assert "(inference 18); the account has 0: short by 18" in l4["message"]
+    assert "--quota-id=NVIDIA-L4-GPUS-per-project-region --preferred-value=18" in l4["fix"]
+    assert "--dimensions=region=us-central1" in l4["fix"]
+    assert "PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region in us-central1" not in quotas
+    a100 = quotas["NVIDIA-A100-GPUS-per-project-region in us-central1"]
+    assert "(training 4)" in a100["message"] and a100["check"] == "flex-start-quota"
     every = quotas["GPUS-ALL-REGIONS-per-project"]
     assert "need 22 GPUs" in every["message"] and "(inference 18, training 4)" in every["message"]
 
@@ -174,12 +177,18 @@ def test_a_gke_zone_without_the_machine_type_fails_the_preview() -> None:
 def test_aks_findings_say_what_the_pools_need_and_the_command_that_shows_the_limit() -> None:
     p = preview("azure-prod")
     by_quota = {f["message"].split(" of '")[1].split("'")[0]: f for f in findings(p, "unread")}
-    assert sorted(by_quota) == ["Standard NCASv3_T4 Family vCPUs", "Total Regional Low-priority vCPUs"]
+    assert sorted(by_quota) == [
+        "Standard DSv5 Family vCPUs",  # the general and System pools (on-demand)
+        "Standard NCASv3_T4 Family vCPUs",
+        "Total Regional Low-priority vCPUs",
+        "Total Regional vCPUs",  # every on-demand VM
+    ]
     spot = by_quota["Total Regional Low-priority vCPUs"]
     # inference: 9 x NC4as_T4_v3 (4 vCPUs); training: 3 x NC24ads_A100_v4 (24 vCPUs); spot only
     assert "need 108 vCPUs" in spot["message"] and "(inference 36, training 72)" in spot["message"]
     assert "az vm list-usage --location eastus2 -o table" in spot["message"]
-    assert "--resource-name lowPriorityCores" in spot["fix"] and "value=108" in spot["fix"]
+    assert "Microsoft.Compute/locations/usages/read" in spot["message"]  # a new account's usage is not described
+    assert "--resource-name lowPriorityCores" in spot["fix"] and "value=<usage + 108>" in spot["fix"]
     assert "(inference 36)" in by_quota["Standard NCASv3_T4 Family vCPUs"]["message"]
 
 
@@ -329,8 +338,9 @@ def test_under_karpenter_the_need_is_the_largest_type_its_node_pools_may_launch(
 
 
 def test_the_example_account_leaves_only_what_no_account_can_fix_offline() -> None:
-    # Every shipped stack: no finding but the allow-list (a stack-file line) and AKS's unread quotas.
-    for stack in ("aws-dev", "aws-prod", "aws-karpenter", "gcp-dev", "gcp-prod", "gcp-autoprovision"):
+    # Every shipped stack: no finding but the allow-list (a stack-file line).
+    aws, gcp = ("aws-dev", "aws-prod", "aws-karpenter"), ("gcp-dev", "gcp-prod", "gcp-autoprovision")
+    for stack in (*aws, *gcp, "azure-dev", "azure-prod", "azure-karpenter"):
         left = {f["check"] for f in findings(run_preview(stack, ROOT, load_account(AMPLE)))}
         assert left <= {"api-access"}, (stack, left)
 

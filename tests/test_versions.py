@@ -32,7 +32,8 @@ def on_today(monkeypatch):
         ("azure", "1.33", "end-of-life", "1.34"),
         ("azure", "1.34", "standard", "1.35"),  # until 2026-11-30
         ("gcp", "1.34", "end-of-life", "1.35"),
-        ("gcp", "1.36", "standard", None),
+        ("gcp", "1.36", "standard", "1.37"),
+        ("gcp", "1.37", "standard", None),  # in GKE's Rapid channel since 2026-10-08
     ],
 )
 def test_level_on_a_day(cloud, minor, level, next_minor) -> None:
@@ -130,7 +131,7 @@ def test_readme_support_table_is_generated() -> None:
 @pytest.mark.parametrize(
     ("channel", "policies", "says"),
     [
-        ("REGULAR", {"kubernetes-version-not-end-of-life": "mandatory"}, "On release channel REGULAR 1.34 is a floor"),
+        ("REGULAR", {"kubernetes-version-not-end-of-life": "mandatory"}, "On release channel REGULAR 1.35 is a floor"),
         (
             "EXTENDED",
             {"kubernetes-version-standard-support": "advisory"},
@@ -138,10 +139,11 @@ def test_readme_support_table_is_generated() -> None:
         ),
     ],
 )
-def test_gke_is_judged_by_the_version_its_channel_runs(program_dir, on_today, channel, policies, says) -> None:
+def test_gke_is_judged_by_the_version_its_channel_runs(program_dir, monkeypatch, channel, policies, says) -> None:
     values = stack_values("gcp-dev")
-    values[P + "cluster"].update(kubernetesVersion="1.34", releaseChannel=channel)  # standard support ended 2026-10-01
+    values[P + "cluster"].update(kubernetesVersion="1.35", releaseChannel=channel)
     preview = run_preview("t", program_dir(values, stack="t"))
+    monkeypatch.setattr(versions, "today", lambda: date(2027, 5, 1))  # 1.35's standard support ended 2027-04-11
     found = [v for v in run_policies(preview).violations if v.policy.startswith("kubernetes-")]
     assert {v.policy: v.level for v in found} == policies
     assert says in found[0].message
@@ -154,3 +156,72 @@ def test_gke_says_the_version_is_a_floor_unless_the_channel_keeps_it(program_dir
     assert "set releaseChannel: EXTENDED to keep 1.35" in floor
     values[P + "cluster"]["releaseChannel"] = "EXTENDED"
     assert not [w for w in run_preview("t", program_dir(values, stack="t")).warnings if "releaseChannel" in w]
+
+
+# --- GKE's own calendar; AKS Long Term Support -------------------------------------------------------------
+
+
+def test_gke_minors_come_from_gkes_calendar_not_autoscaler_tags() -> None:
+    from elastic_gpu.versions import CLUSTER_AUTOSCALER_TAGS, SUPPORTED_KUBERNETES_VERSIONS
+
+    assert "1.37" not in CLUSTER_AUTOSCALER_TAGS  # no autoscaler image of 1.37 is pinned ...
+    assert "1.37" in SUPPORTED_KUBERNETES_VERSIONS["gcp"]  # ... yet GKE offers it and runs its own autoscaler
+    assert not {"1.32", "1.33", "1.34"} & set(SUPPORTED_KUBERNETES_VERSIONS["gcp"])  # past end of support
+
+
+@pytest.mark.parametrize("minor", ["1.32", "1.33", "1.34"])
+def test_a_gke_minor_past_end_of_support_is_refused(program_dir, minor) -> None:
+    from elastic_gpu.errors import ConfigError
+
+    values = stack_values("gcp-dev")
+    values[P + "cluster"]["kubernetesVersion"] = minor
+    with pytest.raises(ConfigError) as exc:
+        run_preview("t", program_dir(values, stack="t"))
+    assert f"cluster.kubernetesVersion: {minor!r} is not supported on gcp; allowed: 1.35, 1.36, 1.37" in str(exc.value)
+
+
+def test_gke_1_37_previews(program_dir, on_today) -> None:
+    values = stack_values("gcp-dev")
+    values[P + "cluster"]["kubernetesVersion"] = "1.37"
+    preview = run_preview("t", program_dir(values, stack="t"))
+    assert not [v for v in run_policies(preview).violations if v.policy.startswith("kubernetes-")]
+
+
+def _aks_cluster_args(props):
+    from pulumi_policy import ResourceValidationArgs
+
+    return ResourceValidationArgs("azure-native:containerservice:ManagedCluster", props, "urn:c", "c", None, None)
+
+
+@pytest.mark.parametrize(
+    ("plan", "tier", "level"),
+    [
+        ("AKSLongTermSupport", "Premium", "past-standard"),  # LTS until 2027-07-31: advisory, not end of life
+        ("KubernetesOfficial", "Premium", "end-of-life"),  # 1.33's End of life was 2026-07-31
+        (None, "Standard", "end-of-life"),
+        ("AKSLongTermSupport", "Standard", "end-of-life"),  # AKS allows LTS on Premium only
+    ],
+)
+def test_an_aks_133_cluster_is_judged_by_its_support_plan(on_today, plan, tier, level) -> None:
+    from elastic_gpu.tools.policy.version_rules import cluster_support, validate_not_end_of_life
+
+    props = {"kubernetesVersion": "1.33", "sku": {"name": "Base", "tier": tier}}
+    if plan:
+        props["supportPlan"] = plan
+    status = cluster_support(_aks_cluster_args(props))
+    assert status is not None and status.level == level
+    reported: list[str] = []
+    validate_not_end_of_life(_aks_cluster_args(props), lambda message, urn: reported.append(message))
+    assert bool(reported) == (level == "end-of-life")
+    if level == "past-standard":
+        assert "extended support, at extra cost, until 2027-07-31" in status.message()
+        assert "On AKS Long Term Support (AKSLongTermSupport, Premium tier)." in status.message()
+
+
+def test_lts_ends_too() -> None:
+    from elastic_gpu.azure.versions import running_support
+
+    past = support_status("azure", "1.33", date(2027, 8, 1))
+    assert past is not None
+    lts = running_support(past, {"supportPlan": "AKSLongTermSupport", "sku": {"tier": "Premium"}})
+    assert lts.level == "end-of-life" and "reached end of life on 2027-07-31" in lts.message()

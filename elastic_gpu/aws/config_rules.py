@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from elastic_gpu.aws.network import MAX_ZONES
+from elastic_gpu.aws.partitions import partition_problems
 from elastic_gpu.durations import parse_duration
 from elastic_gpu.validation import (
     PODS_PER_NODE,
@@ -157,6 +158,8 @@ def validate(cfg: StackConfig) -> list[str]:
     region = cfg.cluster.region
     if region not in REGIONS:
         return [f"cluster.region: {region!r} is not an AWS region; allowed: {', '.join(REGIONS)}"]
+    if partition_refused := partition_problems("cluster.region", region):
+        return partition_refused
     problems += tag_problems("tags", cfg.tags, TAG_RULES)
     problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
     for i, pool in enumerate(cfg.gpu_pools):

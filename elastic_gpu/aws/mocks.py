@@ -12,6 +12,7 @@ import grpc
 
 from elastic_gpu.aws import pulumi_eks_mocks
 from elastic_gpu.aws.gpu_types import described_instance_type
+from elastic_gpu.aws.quotas import EC2_QUOTAS
 from elastic_gpu.tools.offline.mocks import MOCK_CA, MOCK_UUID, RemoteChildren, RemoteComponentMock
 
 ACCOUNT = "123456789012"
@@ -189,7 +190,7 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 # --- the account the preflight reads (elastic_gpu/aws/preflight.py, elastic_gpu/tools/offline/account.py) ---------
 
-#: A new AWS account: the standard families' on-demand vCPU quota L-1216C47A at 5 (its default as
+#: A new AWS account: the EC2 vCPU quotas at their defaults (elastic_gpu/aws/quotas.py: L-1216C47A at 5, as
 #: `aws service-quotas get-aws-default-service-quota` shows it in the AWS CLI User Guide's Service Quotas
 #: examples),
 #: the GPU families' EC2 vCPU quotas at 0 (what new accounts report until a request is
@@ -200,7 +201,7 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 #: the zones of the types a region offers in some zones only); an existing cluster's subnets map no public IP
 #: unless listed in `publicSubnets`.
 NEW_ACCOUNT: dict[str, Any] = {
-    "quotas": {"L-3819A6DF": 0, "L-DB2E81BA": 0, "L-7212CCBC": 0, "L-417A185B": 0, "L-6D54EA21": 30, "L-1216C47A": 5},
+    "quotas": {**{q.code: q.default for q in EC2_QUOTAS}, "L-6D54EA21": 30},
     "spotServiceLinkedRole": False,
     "offerings": {},
     "publicSubnets": [],

@@ -13,34 +13,14 @@ import pulumi_aws as aws
 
 from elastic_gpu.aws.config_rules import KARPENTER, node_groups
 from elastic_gpu.aws.karpenter.nodes import eligible_types
+from elastic_gpu.aws.quotas import STANDARD_QUOTA, ec2_quota
 from elastic_gpu.preflight import Finding, QuotaNeed, add_need, attempt, capacities, quota_findings, unread
 
 if TYPE_CHECKING:
     from elastic_gpu.config import StackConfig
 
-#: EC2's vCPU quotas per instance family, (spot, on-demand) codes and names (Service Quotas, service `ec2`;
-#: `aws service-quotas list-service-quotas --service-code ec2`). A family not here (inf, trn, dl) is not checked.
-EC2_QUOTAS: dict[str, dict[bool, tuple[str, str]]] = {
-    family: {
-        True: ("L-3819A6DF", "All G and VT Spot Instance Requests"),
-        False: ("L-DB2E81BA", "Running On-Demand G and VT instances"),
-    }
-    for family in ("g", "gr", "vt")
-} | {
-    "p": {True: ("L-7212CCBC", "All P Spot Instance Requests"), False: ("L-417A185B", "Running On-Demand P instances")}
-}
-#: The general pool's vCPU quota: every standard family's on-demand instances draw on it (the pool is never spot
-#: on EKS, config_rules.validate). Code and name as `aws service-quotas get-aws-default-service-quota
-#: --service-code ec2 --quota-code L-1216C47A` answers (AWS CLI User Guide, Service Quotas examples; default 5).
-STANDARD_QUOTA = ("L-1216C47A", "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances")
 #: EKS quota "Managed node groups per cluster" (EKS User Guide, "Amazon EKS service quotas").
 NODE_GROUPS_QUOTA = ("eks", "L-6D54EA21", "Managed node groups per cluster")
-
-
-def family(instance_type: str) -> str:
-    """`g4dn.xlarge` -> `g`, `vt1.3xlarge` -> `vt`, `p4d.24xlarge` -> `p`."""
-    found = re.match(r"[a-z]+?(?=[0-9])", instance_type)
-    return found.group(0) if found else instance_type
 
 
 def type_vcpus(instance_type: str, region: str) -> int | str:
@@ -83,7 +63,7 @@ def vcpu_findings(cfg: StackConfig) -> list[Finding]:
     for cap in capacities(cfg):
         if cfg.provisioner == KARPENTER:  # its NodePools take every catalog type of the pool's GPU and count
             cap = replace(cap, instance_types=tuple(eligible_types(cap.instance_types)))
-        codes = {EC2_QUOTAS[f][cap.spot] for f in {family(t) for t in cap.instance_types} if f in EC2_QUOTAS}
+        codes = {(q.code, q.name) for t in cap.instance_types if (q := ec2_quota(t, cap.spot)) is not None}
         for quota in sorted(codes):  # a pool of two families may draw on either quota: each must cover it
             add_need(needs, quota, cap.pool, cap.nodes * cap.per_node("aws", "vcpus"))
     found = []
@@ -119,7 +99,7 @@ def general_vcpu_findings(cfg: StackConfig) -> list[Finding]:
     per_node = max((v for v in vcpus.values() if isinstance(v, int)), default=0)
     if not per_node:
         return []
-    code, name = STANDARD_QUOTA
+    code, name = STANDARD_QUOTA.code, STANDARD_QUOTA.name
     by_pool = {"general": pool.max_size * per_node}
     have = quota_value("ec2", code, region)
     if isinstance(have, str):

@@ -99,3 +99,47 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "identityProfile": _aks_kubelet_identity(args.get("resourceName", "cluster")),
     },
 }
+
+
+# --- the account the preflight reads (elastic_gpu/azure/preflight.py, elastic_gpu/tools/offline/account.py) --------
+
+#: A new subscription: its Compute quotas are not documented (they differ by subscription type and region: Azure
+#: "vCPU quotas"), so its usage list is not described here and the preview reports each quota unread until an
+#: account file gives them under `azure.usages` (quota resource name -> [current usage, limit], as
+#: `az vm list-usage` shows them).
+NEW_ACCOUNT: dict[str, Any] = {"subscriptionId": "00000000-0000-0000-0000-000000000000", "usages": {}}
+
+
+def _client_config(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """authorization.getClientConfig: the credentials' subscription and tenant."""
+    return {
+        "clientId": "mock-client",
+        "objectId": "mock-object",
+        "subscriptionId": account["subscriptionId"],
+        "tenantId": "00000000-0000-0000-0000-000000000001",
+    }
+
+
+def _usages(url: str, account: dict[str, Any]) -> dict[str, Any]:
+    """ARM's Compute Usage_List answer (computeRPCommon.json: `value[]` of name.value/localizedValue,
+    currentValue, limit, unit) from `usages`; none described: the read fails as it does without the right to."""
+    if not account["usages"]:
+        raise PermissionError(
+            "HTTP 403: AuthorizationFailed: the client does not have authorization to perform action "
+            "'Microsoft.Compute/locations/usages/read' (the described account gives no azure.usages)"
+        )
+    return {
+        "value": [
+            {"name": {"value": name, "localizedValue": name}, "currentValue": current, "limit": limit, "unit": "Count"}
+            for name, (current, limit) in account["usages"].items()
+        ]
+    }
+
+
+#: Invoke token -> its answer from the described account's `azure` section.
+ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
+    "azure-native:authorization:getClientConfig": _client_config,
+    "azure-native:authorization:getClientToken": lambda args, account: {"token": "offline-token"},
+}
+#: Reader name (elastic_gpu/http_reads.py) -> its answer from the described account's `azure` section.
+ACCOUNT_READERS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {"azure-compute-usages": _usages}

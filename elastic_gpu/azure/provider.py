@@ -34,12 +34,13 @@ if TYPE_CHECKING:
     from elastic_gpu.tools.simulation.pod import PodShape
     from elastic_gpu.tools.simulation.run import PoolOutcome
     from elastic_gpu.tools.simulation.timings import AutoscalerSettings
+    from elastic_gpu.versions import SupportStatus
 
 
 class AzureProvider:
     """AKS. Also an `OwnProvisioner` (node auto-provisioning), an `AccountPreflight`, `ClusterItems` (the
-    System pool), a `LivePriceSource` (the Retail Prices API) and an `UpgradePath` (a skip from an unsupported
-    minor)."""
+    System pool), a `LivePriceSource` (the Retail Prices API), an `UpgradePath` (a skip from an unsupported
+    minor) and a `RunningVersion` (Long Term Support)."""
 
     name = "azure"
     facts = CloudFacts(
@@ -108,6 +109,9 @@ class AzureProvider:
         return Mocks(
             resources=mocks.RESOURCE_MOCKS,
             invokes=mocks.INVOKE_MOCKS,
+            new_account=mocks.NEW_ACCOUNT,
+            account_invokes=mocks.ACCOUNT_INVOKES,
+            account_readers=mocks.ACCOUNT_READERS,
         )
 
     def pack(self) -> PackRules:
@@ -153,6 +157,11 @@ class AzureProvider:
         with importing(self.name):
             import elastic_gpu.azure.upgrade_path as upgrade_path
         return upgrade_path.upgrade_reach(minor, props, on)
+
+    def running_support(self, status: SupportStatus, props: Mapping[str, Any]) -> SupportStatus:
+        with importing(self.name):
+            import elastic_gpu.azure.versions as versions
+        return versions.running_support(status, props)
 
 
 PROVIDER: CloudProvider = AzureProvider()

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING
 
 from pydantic.alias_generators import to_camel
 
+from elastic_gpu.facts import review_by
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, cidr_problems, tag_problems
 
@@ -53,6 +56,40 @@ PROJECT_ID_PATTERN = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
 NODES_PER_POOL_ZONE = 1000
 #: Boot disk: GKE takes at least 10 GB; a pd-balanced disk is at most 65,536 GB (Compute Engine disks).
 DISK_GIB = Bounds(10, 65536, "GKE node boot disk")
+
+
+@dataclass(frozen=True)
+class BootDiskType:
+    """The boot disk type the machine types of one series take (node pools, ComputeClass priorities and node
+    auto-provisioning's defaults all read it through `boot_disk_type`)."""
+
+    #: the series' machine types start with it (`a3-ultragpu-` of `a3-ultragpu-8g`)
+    prefix: str
+    disk_type: str
+    source: str
+    read_on: date
+
+    @property
+    def next_change(self) -> date:
+        return review_by(self.read_on)
+
+
+#: Every series the catalog has that does not take the default: A3 Ultra (H200) and A4 (B200) attach Hyperdisk
+#: only, no Persistent Disk, so their boot disk is Hyperdisk Balanced (Compute Engine "Accelerator-optimized machine
+#: family", supported disk types of A4 and A3 Ultra; Vertex AI DiskSpec.bootDiskType: "for A3U machines, the
+#: default value is hyperdisk-balanced"). Every other series (E2, N1, G2, A2, A3 High and Mega) takes pd-balanced.
+DEFAULT_BOOT_DISK_TYPE = "pd-balanced"
+_DISK_SOURCE = "cloud.google.com/compute/docs/accelerator-optimized-machines (supported disk types)"
+BOOT_DISK_TYPES = (
+    BootDiskType("a3-ultragpu-", "hyperdisk-balanced", _DISK_SOURCE, date(2026, 12, 1)),
+    BootDiskType("a4-highgpu-", "hyperdisk-balanced", _DISK_SOURCE, date(2026, 12, 1)),
+)
+
+
+def boot_disk_type(machine_type: str) -> str:
+    """The boot disk type a node of `machine_type` takes."""
+    row = next((r for r in BOOT_DISK_TYPES if machine_type.startswith(r.prefix)), None)
+    return row.disk_type if row is not None else DEFAULT_BOOT_DISK_TYPE
 
 
 #: The cluster's own network (when the stack does not bring one): a custom-mode VPC and one subnetwork whose

@@ -10,6 +10,7 @@ from typing import Any
 
 import pulumi
 
+from elastic_gpu.gcp.quotas import GPU_QUOTAS
 from elastic_gpu.tools.offline.mocks import MOCK_CA
 
 
@@ -67,11 +68,7 @@ NEW_ACCOUNT: dict[str, Any] = {
     "services": [],
     "quotas": {
         "GPUS-ALL-REGIONS-per-project": 0,
-        **{
-            f"{kind}NVIDIA-{model}-GPUS-per-project-region": 0
-            for model in ("T4", "L4", "V100", "A100", "A100-80GB")
-            for kind in ("", "PREEMPTIBLE-")
-        },
+        **{qid: 0 for q in GPU_QUOTAS for qid in (q.standard, q.preemptible)},
     },
     "machineTypes": {},
     "iamBindings": {},
@@ -79,8 +76,15 @@ NEW_ACCOUNT: dict[str, Any] = {
 
 
 def _project_service(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
-    """An API that is not enabled reads back with an empty id (as terraform-provider-google's data source)."""
+    """An API that is not enabled reads back with an empty id (as terraform-provider-google's data source);
+    `services: null` describes credentials without serviceusage.services.get, which Service Usage answers with a
+    403 (the provider's read wraps it: resource_google_project_service.go, "Error when reading or editing")."""
     service, project = args.get("service"), args.get("project")
+    if account["services"] is None:
+        raise PermissionError(
+            f"Error when reading or editing Project Service {project}/{service}: googleapi: Error 403: Permission "
+            f"denied to get service [{service}]"
+        )
     enabled = service in account["services"]
     return {"id": f"{project}/{service}" if enabled else "", "service": service, "project": project}
 

@@ -16,7 +16,7 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.gcp.autoprovisioning import PROVISIONER, compute_class
 from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
-from elastic_gpu.gcp.config_rules import DEFAULT_DWS_MAX_RUN_HOURS, node_pool_problems
+from elastic_gpu.gcp.config_rules import DEFAULT_DWS_MAX_RUN_HOURS, boot_disk_type, node_pool_problems
 from elastic_gpu.gcp.kueue import LOCAL_QUEUE
 from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
 from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE, OAUTH_SCOPES, node_service_account
@@ -200,7 +200,7 @@ def _node_pool(
             machine_type=spec.machine_type,
             spot=spec.spot,
             disk_size_gb=spec.disk_size_gib,
-            disk_type="pd-balanced",
+            disk_type=boot_disk_type(spec.machine_type),
             oauth_scopes=OAUTH_SCOPES,
             service_account=spec.service_account,
             image_type=spec.image_type,

@@ -6,12 +6,15 @@ invokes."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import pulumi_gcp as gcp
 
 from elastic_gpu.gcp.autoprovisioning.cluster import machine_shape
 from elastic_gpu.gcp.config_rules import NODE_SERVICE_ACCOUNT_ROLE
+from elastic_gpu.gcp.quotas import ALL_REGIONS, gpu_quota
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.preflight import Finding, QuotaNeed, add_need, attempt, quota_findings, unread
 
@@ -21,24 +24,12 @@ if TYPE_CHECKING:
 #: The services a GKE stack's `pulumi up` calls (the cluster, its nodes and disks).
 SERVICES = ("compute.googleapis.com", "container.googleapis.com")
 COMPUTE = "compute.googleapis.com"
-#: Cloud Quotas ids of the GPU quotas per GPU model: on-demand `NVIDIA-<M>-GPUS-per-project-region`, spot
-#: (spot VMs draw on the preemptible quota) `PREEMPTIBLE-NVIDIA-<M>-GPUS-per-project-region`; a model without a
-#: row (H100: `GPUS-PER-GPU-FAMILY-per-project-region`) is not checked here.
-GPU_QUOTA_MODELS = {"t4": "T4", "l4": "L4", "v100": "V100", "a100": "A100", "a100-80gb": "A100-80GB"}
-ALL_REGIONS = "GPUS-ALL-REGIONS-per-project"
 #: Cloud Quotas ids of the vCPU quotas: `CPUS-per-project-region` (the `CPUS` metric of `gcloud compute regions
 #: describe`) counts the E2 and N1 series (other series, such as G2 and A2, draw on a quota of their own, not
 #: checked here); spot VMs draw on it too while the project has no PREEMPTIBLE_CPUS quota, as a new one has none.
 #: `CPUS-ALL-REGIONS-per-project` counts every VM's vCPUs in every region.
 CPUS, CPUS_ALL_REGIONS = "CPUS-per-project-region", "CPUS-ALL-REGIONS-per-project"
 CPUS_SERIES = ("e2", "n1")
-
-
-def quota_id(gpu: str, spot: bool) -> str | None:
-    model = GPU_QUOTA_MODELS.get(gpu)
-    if model is None:
-        return None
-    return f"{'PREEMPTIBLE-' if spot else ''}NVIDIA-{model}-GPUS-per-project-region"
 
 
 def regional_value(info: Any, region: str | None) -> float:
@@ -76,11 +67,17 @@ def quota_unread(
     )
 
 
+#: Cloud Quotas asks for a contact address with every increase ("When requesting a quota increase, the email
+#: address is required": QuotaPreference.contact_email, Cloud Quotas API v1beta; `gcloud beta quotas preferences
+#: create --email=EMAIL`). The command takes the address gcloud itself is logged in with, so it runs as printed.
+EMAIL = '--email="$(gcloud config get-value account)"'
+
+
 def request(project: str, qid: str, value: int, region: str | None) -> str:
     dims = f" --dimensions=region={region}" if region else ""
     return (
         f"gcloud beta quotas preferences create --service={COMPUTE} --quota-id={qid} --preferred-value={value}"
-        f"{dims} --project={project} --justification='Kubernetes node pools'"
+        f"{dims} --project={project} {EMAIL} --justification='Kubernetes node pools'"
     )
 
 
@@ -95,12 +92,28 @@ def gpus_per_node(cfg: StackConfig, pool: GpuPoolConfig) -> tuple[str | None, in
     return rows[0].gpu, max(pool.gpus_per_node if r.gpu_counts else r.gpus for r in rows)
 
 
+def enabled(project: str, service: str) -> bool:
+    return bool(gcp.projects.get_project_service(project=project, service=service).id)
+
+
 def service_findings(cfg: StackConfig, project: str) -> list[Finding]:
     found = []
     for service in SERVICES:
         # An API that is not enabled reads back without an id (terraform-provider-google
-        # resource_google_project_service.go resourceGoogleProjectServiceRead sets it to "").
-        if not gcp.projects.get_project_service(project=project, service=service).id:
+        # resource_google_project_service.go resourceGoogleProjectServiceRead sets it to ""); credentials without
+        # serviceusage.services.get get a 403, which is a finding too, never a failed preview.
+        read = attempt(partial(enabled, project, service))
+        if isinstance(read, str):
+            found.append(
+                unread(
+                    ["cluster"],
+                    f"whether the project {project} has enabled {service}",
+                    read,
+                    f"allow serviceusage.services.get (roles/serviceusage.serviceUsageViewer), or read it: gcloud "
+                    f"services list --enabled --project={project} --filter=config.name={service}",
+                )
+            )
+        elif not read:
             found.append(
                 Finding(
                     "cluster",
@@ -114,32 +127,64 @@ def service_findings(cfg: StackConfig, project: str) -> list[Finding]:
     return found
 
 
+#: The finding's check per capacity type drawing on a quota: spot, flex-start (queued provisioning), on-demand.
+_CHECKS = {"spot": "spot-quota", "flex-start": "flex-start-quota", "on-demand": "on-demand-quota"}
+
+
 def gpu_quota_findings(cfg: StackConfig, project: str) -> list[Finding]:
+    """GPUs at every pool's max against the quota its VMs draw on: on-demand ones (and the fallback) the standard
+    quota; spot and flex-start ones the preemptible quota where the region has one, else the standard quota
+    (elastic_gpu/gcp/quotas.py); every GPU also GPUS-ALL-REGIONS."""
     region = cfg.cluster.region
-    regional: dict[tuple[str, bool], dict[str, int]] = {}
+    regional: dict[str, dict[str, int]] = {}
+    kinds: dict[str, set[str]] = {}
+    notes: dict[str, str] = {}
     total: dict[str, dict[str, int]] = {}
+    found: list[Finding] = []
+    preemptible: dict[str, float | str] = {}
     for p in cfg.gpu_pools:
         gpu, per_node = gpus_per_node(cfg, p)
         if gpu is None:
             continue
-        sizes = [(p.spot, p.max_size)]
+        kind = "flex-start" if p.queued_provisioning else "spot" if p.spot else "on-demand"
+        sizes = [(kind, p.max_size)]
         if p.on_demand_fallback:
-            sizes.append((False, p.max_size if p.fallback_max_size is None else p.fallback_max_size))
-        for spot, nodes in sizes:
-            if (qid := quota_id(gpu, spot)) is not None:
-                add_need(regional, (qid, spot), p.name, nodes * per_node)
+            sizes.append(("on-demand", p.max_size if p.fallback_max_size is None else p.fallback_max_size))
+        row = gpu_quota(gpu)
+        for k, nodes in sizes:
             add_need(total, ALL_REGIONS, p.name, nodes * per_node)
-    asked: list[tuple[tuple[str, str | None], str, dict[str, int]]]
-    asked = [((qid, region), "spot-quota" if spot else "on-demand-quota", by) for (qid, spot), by in regional.items()]
-    asked += [((qid, None), "gpu-quota", by) for qid, by in total.items()]
-    found = []
-    for (qid, where), check, by_pool in asked:
+            if row is None or not nodes:
+                continue
+            qid = row.standard
+            if k != "on-demand":
+                if row.preemptible not in preemptible:
+                    preemptible[row.preemptible] = quota(project, row.preemptible, region)
+                have = preemptible[row.preemptible]
+                if isinstance(have, str):
+                    found.append(quota_unread({p.name: nodes * per_node}, row.preemptible, region, project, have))
+                    continue
+                if have > 0:
+                    qid = row.preemptible
+                else:
+                    notes[qid] = (
+                        f"; {k} VMs draw on it while the project has no {row.preemptible} in {region} (0), as "
+                        f"Compute Engine does: a preemptible quota, once granted, is what they draw on instead"
+                    )
+            add_need(regional, qid, p.name, nodes * per_node)
+            kinds.setdefault(qid, set()).add(k)
+    asked: list[tuple[str, str | None, str, dict[str, int]]] = []
+    for qid, by_pool in regional.items():
+        check = _CHECKS[next(iter(kinds[qid]))] if len(kinds[qid]) == 1 else "gpu-quota"
+        asked.append((qid, region, check, by_pool))
+    asked += [(qid, None, "gpu-quota", by_pool) for qid, by_pool in total.items()]
+    for qid, where, check, by_pool in asked:
         have = quota(project, qid, where)
         if isinstance(have, str):
             found.append(quota_unread(by_pool, qid, where, project, have))
             continue
         need = QuotaNeed(f"{qid} in {where}" if where else qid, by_pool, have, "GPUs")
-        found += quota_findings([need], check, lambda n, qid=qid, where=where: request(project, qid, n.need, where))
+        for f in quota_findings([need], check, lambda n, qid=qid, where=where: request(project, qid, n.need, where)):
+            found.append(replace(f, message=f.message + notes.get(qid, "")))
     return found
 
 
@@ -197,6 +242,12 @@ def member_roles(policy_data: str, member: str) -> set[str]:
     return {b.get("role", "") for b in bindings if member in (b.get("members") or [])}
 
 
+def role_members(policy_data: str, role: str) -> list[str]:
+    """The members a project role is bound to in an IAM policy's JSON."""
+    bindings = (json.loads(policy_data or "{}") or {}).get("bindings") or []
+    return [m for b in bindings if b.get("role") == role for m in (b.get("members") or [])]
+
+
 def node_account_findings(cfg: StackConfig, project: str) -> list[Finding]:
     """A user-given node service account (`cluster.nodeServiceAccount`; the stack then creates none) without
     the node role on the project: GKE's nodes then fail to write logs and metrics."""
@@ -215,14 +266,39 @@ def node_account_findings(cfg: StackConfig, project: str) -> list[Finding]:
     roles = member_roles(policy.policy_data, member)
     if roles & set(NODE_ROLES_ALONE) or set(NODE_ROLES_TOGETHER) <= roles:
         return []
+    # The project's policy holds its own bindings only: a role granted to a group the account is in, or on a
+    # folder or the organization above the project, reaches the account without appearing here (IAM "Policy
+    # inheritance"; group members are not listed in a policy), so the finding names what was not seen and the
+    # command that evaluates every path (Policy Troubleshooter).
+    troubleshoot = (
+        f"gcloud policy-intelligence troubleshoot-policy iam //cloudresourcemanager.googleapis.com/projects/"
+        f"{project} --principal-email={email} --permission=logging.logEntries.create"
+    )
+    groups = sorted(
+        m
+        for role in (*NODE_ROLES_ALONE, *NODE_ROLES_TOGETHER)
+        for m in role_members(policy.policy_data, role)
+        if m.startswith(("group:", "domain:"))
+    )
+    if groups:
+        return [
+            unread(
+                ["cluster"],
+                f"whether the node service account {email} (cluster.nodeServiceAccount) holds the node role through "
+                f"{', '.join(dict.fromkeys(groups))}, which the project's policy grants it to",
+                "the policy lists groups, not their members",
+                f"{troubleshoot}; if it is denied: {grant}",
+            )
+        ]
     return [
         Finding(
             "cluster",
             "node-service-account",
             "warning",
-            f"the node service account {email} (cluster.nodeServiceAccount) lacks {NODE_SERVICE_ACCOUNT_ROLE} on "
-            f"the project {project}: the nodes cannot write their logs and metrics",
-            grant,
+            f"the node service account {email} (cluster.nodeServiceAccount) lacks {NODE_SERVICE_ACCOUNT_ROLE} in "
+            f"the project {project}'s own bindings: without it the nodes cannot write their logs and metrics (a "
+            "role granted on a folder or the organization, or to a group, is not visible here)",
+            f"{grant} (or check every path first: {troubleshoot})",
         )
     ]
 

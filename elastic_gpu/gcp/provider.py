@@ -52,8 +52,9 @@ class GcpProvider:
         spot_fix="set nodeConfig.spot: true (preemptible is the legacy 24-hour kind)",
         one_group_many_types=False,
         prices_accelerators=True,
-        # GKE's managed autoscaler scales the node pools; the Deployment we run drives it (gcp/autoscaler.py).
-        pins_autoscaler_image=True,
+        # GKE's managed autoscaler scales the node pools and no autoscaler of ours runs (gcp/autoscaler.py): the
+        # minors it accepts are GKE's own calendar's (gcp/versions.py), not the autoscaler's image tags.
+        pins_autoscaler_image=False,
     )
     owner = "a GCP"
 

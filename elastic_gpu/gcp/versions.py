@@ -17,15 +17,30 @@ _SOURCE = (
     "endoflife-date/endoflife.date products/google-kubernetes-engine.md (eol = end of standard support; "
     "commit a70eca3 of 2026-08-22)"
 )
+_SOURCE_137 = (
+    "GKE release notes 2026-10-08 (2026-R43): 1.37.1-gke.1552000 available in the Rapid channel; its end of "
+    "standard support is not published yet: Kubernetes 1.37's own end of life (kubernetes.io/releases, 2027-10-28) "
+    "stands in as a lower bound (GKE supports a minor about 14 months from its Regular availability)"
+)
 #: At end of standard support GKE upgrades clusters on the Rapid/Regular/Stable channels (only the Extended
 #: channel stays longer; its end dates were not found here), so the same date again.
 _NOTE = "Extended channel: about 10 more months (dates not verified here)"
+#: The minors GKE offers on 2026-12-01 and their end of standard support, from GKE's own calendar (not from the
+#: cluster-autoscaler's image tags: GKE runs its own autoscaler). 1.32 to 1.34 have left it (end of standard support
+#: 2026-04-11, 2026-08-03 and 2026-10-01): a stack asking for them is refused, a cluster declaring them fails the
+#: end-of-life rule.
 KUBERNETES_SUPPORT = (
-    MinorSupport("1.32", date(2026, 4, 11), date(2026, 4, 11), _SOURCE, _NOTE),
-    MinorSupport("1.33", date(2026, 8, 3), date(2026, 8, 3), _SOURCE, _NOTE),
-    MinorSupport("1.34", date(2026, 10, 1), date(2026, 10, 1), _SOURCE, _NOTE),
     MinorSupport("1.35", date(2027, 4, 11), date(2027, 4, 11), _SOURCE, _NOTE),
     MinorSupport("1.36", date(2027, 8, 9), date(2027, 8, 9), _SOURCE, _NOTE),
+    MinorSupport(
+        "1.37",
+        date(2027, 10, 28),
+        date(2027, 10, 28),
+        _SOURCE_137,
+        "Rapid channel only on 2026-10-08; dates a lower bound until GKE publishes them",
+        # GKE moves a minor to the Regular channel a few months after Rapid, and publishes its dates then.
+        review_by=date(2027, 3, 1),
+    ),
 )
 
 #: Kueue, which routes GPU Jobs to GKE queued provisioning (Dynamic Workload Scheduler): its Helm chart,

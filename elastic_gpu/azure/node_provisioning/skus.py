@@ -13,16 +13,14 @@ from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_instance_types
 
 #: The catalog's Azure sizes that NAP installs the NVIDIA driver on with its Ubuntu images: every one
 #: is listed with `gpu: nvidia` and "ubuntu" in Azure/karpenter-provider-azure v1.14.2
-#: pkg/utils/supported-gpus.yaml (utils.IsNvidiaEnabledSKU). A size missing there gets no GPU driver.
+#: pkg/utils/supported-gpus.yaml (utils.IsNvidiaEnabledSKU). A size missing there gets no GPU driver. NCv3 is
+#: listed there too but retired (elastic_gpu/gpu_catalog.py RETIRED_TYPES): NAP never offers it.
 NAP_GPU_SKUS: frozenset[str] = frozenset(
     {
         "Standard_NC4as_T4_v3",
         "Standard_NC8as_T4_v3",
         "Standard_NC16as_T4_v3",
         "Standard_NC64as_T4_v3",
-        "Standard_NC6s_v3",
-        "Standard_NC12s_v3",
-        "Standard_NC24s_v3",
         "Standard_NC24ads_A100_v4",
         "Standard_NC48ads_A100_v4",
         "Standard_NC96ads_A100_v4",

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import pulumi_gcp as gcp
 
 from elastic_gpu.gcp.autoprovisioning.compute_class import instance_types_eligible
+from elastic_gpu.gcp.config_rules import DEFAULT_BOOT_DISK_TYPE, boot_disk_type
 from elastic_gpu.gcp.node_config import OAUTH_SCOPES
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type
 
@@ -39,9 +40,9 @@ GB_PER_VCPU = {"standard": 4.0, "highmem": 8.0, "highcpu": 1.0}
 N1_GB_PER_VCPU = {"standard": 3.75, "highmem": 6.5, "highcpu": 0.9}
 #: `<series>-<type>-<vCPUs>`: a predefined machine type whose shape follows from its name.
 PREDEFINED = re.compile(r"^(?P<series>[a-z0-9]+)-(?P<type>standard|highmem|highcpu)-(?P<vcpus>[0-9]+)$")
-#: Auto-created nodes: the node pools' disk type; secure boot and integrity monitoring (GKE's shielded
-#: node defaults for new node pools); GKE repairs and upgrades them.
-DISK_TYPE = "pd-balanced"
+#: Auto-created nodes: the node pools' disk type (gcp/config_rules.py boot_disk_type: a Hyperdisk-only series
+#: such as A3 Ultra or A4 where every machine NAP may create is one); secure boot and integrity monitoring
+#: (GKE's shielded node defaults for new node pools); GKE repairs and upgrades them.
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,10 @@ class AutoProvisioningLimits:
     """GB of memory of every node together."""
     gpus: dict[str, int] = field(default_factory=dict)
     """GPUs per GKE accelerator type (`nvidia-l4`); a type without a limit is never auto-created."""
+    disk_type: str = DEFAULT_BOOT_DISK_TYPE
+    """Default "pd-balanced": the boot disk type of node pools GKE auto-creates without a ComputeClass, the type
+    every machine they may be takes (elastic_gpu/gcp/config_rules.py BOOT_DISK_TYPES: "hyperdisk-balanced" when
+    all are A3 Ultra or A4); a ComputeClass priority sets its own machines' type."""
 
     def resource_limits(self) -> list[gcp.container.ClusterClusterAutoscalingResourceLimitArgs]:
         limits = [
@@ -103,6 +108,7 @@ def limits_for(cfg: StackConfig) -> AutoProvisioningLimits:
 
     cpu, memory = 0.0, 0.0
     gpus: dict[str, int] = {}
+    disks = {boot_disk_type(t) for t in cfg.general_pool.instance_types}
     shapes = [s for t in cfg.general_pool.instance_types if (s := machine_shape(t))]
     cpu += cfg.general_pool.max_size * max(s[0] for s in shapes)
     memory += cfg.general_pool.max_size * max(s[1] for s in shapes)
@@ -116,13 +122,17 @@ def limits_for(cfg: StackConfig) -> AutoProvisioningLimits:
             types = instance_types_eligible(types, count, spec)
             fallback = (pool.fallback_max_size or pool.max_size) if pool.on_demand_fallback else 0
             nodes = pool.max_size + fallback
+        disks |= {boot_disk_type(t) for t in types}
         shapes = [s for t in types if (s := machine_shape(t, spec))]
         cpu += nodes * max(s[0] for s in shapes)
         memory += nodes * max(s[1] for s in shapes)
         row = gpu_instance_type("gcp", types[0], spec)
         assert row is not None and row.accelerator, "validated before use"
         gpus[row.accelerator] = gpus.get(row.accelerator, 0) + nodes * count
-    return AutoProvisioningLimits(cpu=math.ceil(cpu), memory_gb=math.ceil(memory), gpus=gpus)
+    # One disk type for every auto-created pool: the one all their machines take, else the default (each
+    # GPU pool's ComputeClass names its own machines' type).
+    disk = disks.pop() if len(disks) == 1 else DEFAULT_BOOT_DISK_TYPE
+    return AutoProvisioningLimits(cpu=math.ceil(cpu), memory_gb=math.ceil(memory), gpus=gpus, disk_type=disk)
 
 
 def cluster_autoscaling_args(
@@ -140,7 +150,7 @@ def cluster_autoscaling_args(
         auto_provisioning_defaults=gcp.container.ClusterClusterAutoscalingAutoProvisioningDefaultsArgs(
             service_account=service_account,
             oauth_scopes=OAUTH_SCOPES,
-            disk_type=DISK_TYPE,
+            disk_type=limits.disk_type,
             management=gcp.container.ClusterClusterAutoscalingAutoProvisioningDefaultsManagementArgs(
                 auto_repair=True, auto_upgrade=True
             ),

@@ -28,7 +28,7 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_gpu
 from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
-from elastic_gpu.gcp.config_rules import machine_family
+from elastic_gpu.gcp.config_rules import boot_disk_type, machine_family
 from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE, node_service_account
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_spec_labels
 from elastic_gpu.pool_overrides import unsupported
@@ -56,8 +56,6 @@ CONSOLIDATION_DELAY_MINUTES = 10
 DRIVER_VERSIONS = {"DEFAULT": "default", "LATEST": "latest"}
 #: nodePoolConfig.imageType takes these (CRD enum); GKE node pools spell them in capitals.
 IMAGE_TYPES = ("cos_containerd", "ubuntu_containerd")
-#: priorities[].storage.bootDiskType: the node pools' disk type (elastic_gpu/gcp/pools.py's node pools).
-BOOT_DISK_TYPE = "pd-balanced"
 #: gpu.gpuSharing.sharingStrategy for time-sliced GPUs (as the node pools' gpuSharingConfig).
 TIME_SHARING = "TIME_SHARING"
 
@@ -120,7 +118,11 @@ def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
                 **selector,
                 "spot": spot,
                 "gpu": _gpu(args),
-                "storage": {"bootDiskSize": args.disk_size_gib, "bootDiskType": BOOT_DISK_TYPE},
+                # the node pools' disk type for the priority's machines (one table: gcp/config_rules.py)
+                "storage": {
+                    "bootDiskSize": args.disk_size_gib,
+                    "bootDiskType": boot_disk_type(selector.get("machineType", args.instance_types[0])),
+                },
             }
             if taints := _taints(name, args):
                 priority["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints]

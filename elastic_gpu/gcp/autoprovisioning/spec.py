@@ -67,9 +67,18 @@ def gke_version_key(version: str) -> tuple[int, int, int, int] | None:
     return (int(m[1]), int(m[2]), int(m[3] or 0), int(m[4] or 0))
 
 
+def version_floor(min_version: str | None) -> str:
+    """The lowest version a cluster may run: its declared floor, else (a new cluster whose version is not known
+    at preview) the oldest minor GKE's calendar offers today (gcp/versions.py): GKE creates no cluster below it."""
+    from elastic_gpu.gcp.versions import KUBERNETES_SUPPORT
+
+    return min_version or min((r.minor for r in KUBERNETES_SUPPORT), key=lambda m: gke_version_key(m) or (0,))
+
+
 def auto_creation_needs_nap(min_version: str | None) -> bool:
     """A cluster whose version may be below AUTO_CREATION_WITHOUT_NAP (judged by its floor, the lowest it
-    may run; unknown counts as below) needs node auto-provisioning for a ComputeClass to get node pools."""
+    may run: `version_floor`) needs node auto-provisioning for a ComputeClass to get node pools."""
+    min_version = version_floor(min_version)
     key = gke_version_key(min_version) if min_version else None
     threshold = gke_version_key(AUTO_CREATION_WITHOUT_NAP)
     return key is None or threshold is None or key < threshold

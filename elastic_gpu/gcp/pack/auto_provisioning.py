@@ -1,8 +1,9 @@
 """Policy rules for GKE auto-provisioning: a ComputeClass that auto-creates GPU node pools.
 
 - gke-auto-provisioning-gpu-limits: the cluster enables node auto-provisioning with a resource limit for
-  every GPU type a class names (GKE auto-creates no pool of a GPU type without one, and the limit is the
-  only cap on the pools' size).
+  every GPU type a class names where GKE needs one to create the pools (mandatory).
+- gke-auto-provisioning-gpu-cap: where GKE creates them without it (1.33.3-gke.1136000 and later), the limit is
+  still the only cap on the pools' size (advisory).
 - gke-compute-class-gpu-taint: every priority of a GPU class names its GPU (type and count), so each node
   GKE creates carries the GPU and GKE's GPU taint (nvidia.com/gpu=present:NoSchedule).
 - gke-compute-class-spot-first: spot priorities come before on-demand ones (GKE tries them in order).
@@ -26,7 +27,12 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS
-from elastic_gpu.gcp.autoprovisioning.spec import AUTO_CREATION_WITHOUT_NAP, auto_creates, auto_creation_needs_nap
+from elastic_gpu.gcp.autoprovisioning.spec import (
+    AUTO_CREATION_WITHOUT_NAP,
+    auto_creates,
+    auto_creation_needs_nap,
+    version_floor,
+)
 from elastic_gpu.gcp.reader import cluster_limits
 from elastic_gpu.tools.policy._base import config, props_of, schema
 from elastic_gpu.tools.policy.scope import judged
@@ -48,56 +54,86 @@ def _auto_class(resource_type: str, props: Mapping[str, Any]) -> tuple[str, list
 # --- gke-auto-provisioning-gpu-limits ----------------------------------------------------------
 
 
-def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> None:
+def _gpu_classes(args: StackValidationArgs) -> tuple[dict[str, int], str, bool, list[tuple[Any, str, int, Any]]]:
+    """The cluster's GPU limits, its version floor, whether auto-creation needs node auto-provisioning there, and
+    (urn, class, count, GPU type) of every GPU a judged auto-creating class names."""
     clusters = [r for r in args.resources if r.resource_type == GKE_CLUSTER]
-    if not clusters:
-        return  # an existing cluster: its limits are not in the program (GkeCluster.existing documents them)
     limits = cluster_limits(clusters)
-    version = (props_of(clusters[0]) or {}).get("minMasterVersion")
-    needs_nap = auto_creation_needs_nap(version if isinstance(version, str) else None)
+    declared = (props_of(clusters[0]) or {}).get("minMasterVersion")
+    # Unknown at preview (a new cluster that takes GKE's default): at least the oldest minor GKE offers.
+    version = version_floor(declared if isinstance(declared, str) else None)
+    found = []
     for r in args.resources:
-        found = _auto_class(r.resource_type, props_of(r))
-        if found is None or not judged(args, r.urn):
+        auto = _auto_class(r.resource_type, props_of(r))
+        if auto is None or not judged(args, r.urn):
             continue
-        name, priorities = found
+        name, priorities = auto
         gpus: dict[Any, dict[str, Any]] = {p["gpu"].get("type"): p["gpu"] for p in priorities if p.get("gpu")}
-        for gpu in gpus.values():
-            gpu_type, count = gpu.get("type"), int(gpu.get("count") or 1)
-            have = limits.get(str(gpu_type))
-            if not limits and not needs_nap:
-                # GKE creates the node pools without node auto-provisioning, but nothing caps them.
-                report(
-                    f"ComputeClass '{name}' asks GKE to auto-create nodes with {count} x {gpu_type}, and the cluster "
-                    f"(at least {version}) has node auto-provisioning off: GKE creates them with no cap, so the "
-                    "pool's maxSize holds nowhere. Enable clusterAutoscaling with resourceLimits for cpu, memory "
-                    f"and {gpu_type} (GkeClusterArgs.auto_provisioning does it).",
-                    r.urn,
-                )
-            elif have is None or have < count:
-                what = (
-                    f"has node auto-provisioning off and may run a version below {AUTO_CREATION_WITHOUT_NAP} "
-                    f"(minMasterVersion {version!r}), where a ComputeClass needs it"
-                    if not limits
-                    else f"has a {gpu_type} limit of {have or 0}"
-                )
-                report(
-                    f"ComputeClass '{name}' asks GKE to auto-create nodes with {count} x {gpu_type}, but the cluster "
-                    f"{what}: GKE creates no such node pool. Enable clusterAutoscaling with a resourceLimits entry "
-                    f"for {gpu_type} of at least {count} (GkeClusterArgs.auto_provisioning does it).",
-                    r.urn,
-                )
+        found += [(r.urn, name, int(g.get("count") or 1), g.get("type")) for g in gpus.values()]
+    return limits, version, auto_creation_needs_nap(version), found
+
+
+def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> None:
+    if not any(r.resource_type == GKE_CLUSTER for r in args.resources):
+        return  # an existing cluster: its limits are not in the program (GkeCluster.existing documents them)
+    limits, version, needs_nap, classes = _gpu_classes(args)
+    for urn, name, count, gpu_type in classes:
+        have = limits.get(str(gpu_type))
+        if not limits and not needs_nap:
+            continue  # GKE creates the pools without node auto-provisioning (gke-auto-provisioning-gpu-cap)
+        if have is None or have < count:
+            what = (
+                f"has node auto-provisioning off and may run a version below {AUTO_CREATION_WITHOUT_NAP} "
+                f"(minMasterVersion {version!r}), where a ComputeClass needs it"
+                if not limits
+                else f"has a {gpu_type} limit of {have or 0}"
+            )
+            report(
+                f"ComputeClass '{name}' asks GKE to auto-create nodes with {count} x {gpu_type}, but the cluster "
+                f"{what}: GKE creates no such node pool. Enable clusterAutoscaling with a resourceLimits entry "
+                f"for {gpu_type} of at least {count} (GkeClusterArgs.auto_provisioning does it).",
+                urn,
+            )
+
+
+def validate_gpu_cap(args: StackValidationArgs, report: ReportViolation) -> None:
+    if not any(r.resource_type == GKE_CLUSTER for r in args.resources):
+        return
+    limits, version, needs_nap, classes = _gpu_classes(args)
+    if limits or needs_nap:
+        return  # node auto-provisioning's limits cap the pools, or gke-auto-provisioning-gpu-limits judges them
+    for urn, name, count, gpu_type in classes:
+        report(
+            f"ComputeClass '{name}' asks GKE to auto-create nodes with {count} x {gpu_type}, and the cluster "
+            f"(at least {version}) has node auto-provisioning off: GKE creates them with no cap, so the "
+            "pool's maxSize holds nowhere. Enable clusterAutoscaling with resourceLimits for cpu, memory "
+            f"and {gpu_type} (GkeClusterArgs.auto_provisioning does it).",
+            urn,
+        )
 
 
 gke_auto_provisioning_gpu_limits = StackValidationPolicy(
     name="gke-auto-provisioning-gpu-limits",
     description=(
         "Every GPU type a ComputeClass auto-creates node pools for has a node auto-provisioning resource limit "
-        "on the cluster: with node auto-provisioning on, GKE creates no pool of a GPU type without one; with it "
-        "off, GKE below 1.33.3-gke.1136000 creates none and later versions create them uncapped. Fix: enable "
-        "clusterAutoscaling with resourceLimits for the GPU type (GkeClusterArgs.auto_provisioning)."
+        "on the cluster where GKE needs one: with node auto-provisioning on, GKE creates no pool of a GPU type "
+        "without one; with it off, GKE below 1.33.3-gke.1136000 creates none (a new cluster whose version is not "
+        "known yet runs at least the oldest minor GKE offers). Fix: enable clusterAutoscaling with resourceLimits "
+        "for the GPU type (GkeClusterArgs.auto_provisioning)."
     ),
     enforcement_level=EnforcementLevel.MANDATORY,
     validate=validate_gpu_limits,
+)
+
+gke_auto_provisioning_gpu_cap = StackValidationPolicy(
+    name="gke-auto-provisioning-gpu-cap",
+    description=(
+        "A ComputeClass that auto-creates GPU node pools on a cluster without node auto-provisioning (GKE "
+        "1.33.3-gke.1136000 and later create them) gets pools with no cap: the pool's maxSize holds nowhere. Fix: "
+        "enable clusterAutoscaling with resourceLimits for the GPU type (GkeClusterArgs.auto_provisioning)."
+    ),
+    enforcement_level=EnforcementLevel.ADVISORY,
+    validate=validate_gpu_cap,
 )
 
 # --- gke-compute-class-gpu-taint ---------------------------------------------------------------
@@ -206,6 +242,7 @@ gke_compute_class_scale_down = ResourceValidationPolicy(
 
 POLICIES = (
     gke_auto_provisioning_gpu_limits,
+    gke_auto_provisioning_gpu_cap,
     gke_compute_class_gpu_taint,
     gke_compute_class_spot_first,
     gke_compute_class_scale_down,

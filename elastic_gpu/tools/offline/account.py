@@ -12,8 +12,8 @@ section per cloud, each key replacing the new account's, e.g.
       quotas: {PREEMPTIBLE-NVIDIA-T4-GPUS-per-project-region: 8, GPUS-ALL-REGIONS-per-project: 16}
 
 A `quotas` map is merged into the new account's (a quota you do not name keeps its default; one set to null
-cannot be read, as with credentials without the right to); any other key replaces the default. An unknown
-cloud or key is refused by name.
+cannot be read, as with credentials without the right to; so does `gcp.services: null`); any other key replaces
+the default. An unknown cloud or key is refused by name.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ from elastic_gpu.clouds import all_clouds
 from elastic_gpu.errors import ConfigError
 
 #: Keys whose maps are merged with the new account's rather than replacing them.
-MERGED_KEYS = ("quotas",)
+MERGED_KEYS = ("quotas", "usages")
+#: Keys that may be null: a fact the credentials cannot read (GCP `services`: no serviceusage.services.get).
+NULLABLE_KEYS = ("services",)
 
 
 def new_account() -> dict[str, dict[str, Any]]:
@@ -49,6 +51,8 @@ def described_account(described: dict[str, Any] | None = None, source: str = "ac
         for key, value in section.items():
             if key not in account[cloud]:
                 problems.append(f"{cloud}.{key}: unknown key; allowed: {', '.join(account[cloud])}")
+            elif value is None and key in NULLABLE_KEYS:
+                account[cloud][key] = None
             elif key in MERGED_KEYS and isinstance(value, dict):
                 account[cloud][key] = {**account[cloud][key], **value}
             elif type(value) is not type(account[cloud][key]):

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import pulumi
 
+from elastic_gpu import http_reads
 from elastic_gpu.clouds import all_clouds
 
 MOCK_UUID = "00000000-0000-0000-0000-000000000000"
@@ -91,6 +92,15 @@ class StackMocks(pulumi.runtime.Mocks):
         self.user = user or UserMocks()
         #: the account the preflight's invokes are answered from (offline/account.py; default: a new one)
         self.account = account if account is not None else described_account()
+        # ... and its REST reads (elastic_gpu/http_reads.py): no network offline
+        for cloud in all_clouds():
+            for name, answer in cloud.mocks().account_readers.items():
+                http_reads.READERS[name] = self._reader(cloud.name, answer)
+
+    def _reader(
+        self, cloud: str, answer: Callable[[str, dict[str, Any]], dict[str, Any]]
+    ) -> Callable[[str, str], dict[str, Any]]:
+        return lambda url, token: answer(url, self.account[cloud])
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         if args.typ == STACK_REFERENCE:  # read (not registered): its mock args carry no `custom`
