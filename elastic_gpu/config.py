@@ -332,6 +332,7 @@ def parse_stack_config(values: Mapping[str, Any], *, resolve_gpus: bool = False)
         cfg = StackConfig.model_validate({k: v for k, v in values.items() if k in TOP_LEVEL_KEYS})
     except ValidationError as exc:
         raise ConfigError(problems + [_describe(e) for e in exc.errors()]) from None
+    cfg = _resolved_per_zone(cfg)
     unresolved: dict[int, dict[str, str]] = {}
     if resolve_gpus:
         cfg, unresolved = _resolved_gpus(cfg)
@@ -339,6 +340,15 @@ def parse_stack_config(values: Mapping[str, Any], *, resolve_gpus: bool = False)
     if problems:
         raise ConfigError(problems)
     return cfg
+
+
+def _resolved_per_zone(cfg: StackConfig) -> StackConfig:
+    """`cfg` with each GPU pool's `perZone` set: as given, else the cloud's default (ConfigRules.default_per_zone)."""
+    if all(p.per_zone is not None for p in cfg.gpu_pools):
+        return cfg
+    default = get_cloud(cfg.cloud).config_rules().default_per_zone
+    pools = [p if p.per_zone is not None else p.model_copy(update={"per_zone": default}) for p in cfg.gpu_pools]
+    return cfg.model_copy(update={"gpu_pools": pools})
 
 
 def _resolved_gpus(cfg: StackConfig) -> tuple[StackConfig, dict[int, dict[str, str]]]:

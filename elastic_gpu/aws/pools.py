@@ -149,7 +149,7 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
 def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
     """(primary groups, fallback groups): per zone when `per_zone`; the fallback always per zone."""
     zones = len(args.pool_zones)
-    return (zones if args.per_zone else 1), (zones if args.on_demand_fallback else 0)
+    return (zones if args.pool_per_zone else 1), (zones if args.on_demand_fallback else 0)
 
 
 def _taints(args: SpotGpuPoolArgs) -> list[Taint]:
@@ -206,7 +206,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     primary = CAPACITY_SPOT if args.spot else CAPACITY_ON_DEMAND
     kind = "spot" if args.spot else "od"
     specs: list[tuple[str, NodeGroupSpec]] = []
-    if args.per_zone:
+    if args.pool_per_zone:
         mins, maxes = split_total(args.min_size, len(zones)), split_total(args.max_size, len(zones))
         for zone, lo, hi in zip(zones, mins, maxes, strict=True):
             specs.append(

@@ -330,7 +330,7 @@ def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
 
 def _per_zone(args: SpotGpuPoolArgs) -> bool:
     """An agent pool per zone: only where there are zones (a regional pool has none to split by)."""
-    return args.per_zone and bool(args.pool_zones)
+    return args.pool_per_zone and bool(args.pool_zones)
 
 
 def _taints(args: SpotGpuPoolArgs) -> tuple[list[Taint], list[Taint]]:
