@@ -218,7 +218,10 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
 
 
 def subnet_problems(where: str, args: AksClusterArgs) -> list[str]:
-    """Subnet ids are ARM subnet ids; the API server's subnet only with, and in the VNet of, the nodes' one."""
+    """Subnet ids are ARM subnet ids; the API server's subnet only with, and in the VNet of, the nodes' one.
+    Node auto-provisioning in a VNet of yours needs no API server subnet: AKS's own page creates such a cluster
+    with the node subnet alone (MicrosoftDocs/azure-aks-docs articles/aks/node-auto-provisioning-custom-vnet.md,
+    ms.date 2026-08-06, which dropped the delegated API server subnet the page required before)."""
     problems = []
     for field_name in ("subnet_id", "api_server_subnet_id"):
         value = getattr(args, field_name)
@@ -227,13 +230,6 @@ def subnet_problems(where: str, args: AksClusterArgs) -> list[str]:
                 f"{where}{field_name}: {value!r} is not a subnet id; allowed: /subscriptions/<id>/resourceGroups/"
                 "<group>/providers/Microsoft.Network/virtualNetworks/<vnet>/subnets/<subnet>"
             )
-    if args.provisioner == NAP and args.subnet_id is not None and args.api_server_subnet_id is None:
-        problems.append(
-            f"{where}api_server_subnet_id: node auto-provisioning in a VNet of yours needs API Server VNet "
-            "Integration (AKS node-auto-provisioning-custom-vnet.md): set api_server_subnet_id "
-            "(cluster.apiServerSubnetId) to a subnet of the same VNet delegated to "
-            "Microsoft.ContainerService/managedClusters"
-        )
     if args.api_server_subnet_id is not None and args.subnet_id is None:
         problems.append(
             f"{where}api_server_subnet_id: API Server VNet Integration here needs the nodes' subnet of the same "
