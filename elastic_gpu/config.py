@@ -111,9 +111,10 @@ class ApiAccessConfig(_Model):
     """IPv4 ranges allowed on the public endpoint (EKS publicAccessCidrs, AKS authorized IP ranges, GKE
     master authorized networks); default: anywhere. Include your CI's and operators' addresses."""
     runner_in_vnet: bool = False
-    """Azure only, with `public: false`: default false warns that `pulumi up` must run where the private API
-    server answers (the cluster's VNet or a network connected to it); true says the runner is there, which
-    silences the warning only with `subnetId` (a VNet AKS creates during `up` has no runner yet)."""
+    """Azure and AWS, with `public: false`: default false warns that `pulumi up` must run where the private API
+    server answers (the cluster's VNet or VPC, or a network connected to it); true says the runner is there.
+    Azure: that silences the warning only with `subnetId` (a VNet AKS creates during `up` has no runner yet).
+    AWS: the stack creates the VPC, so the first `up` needs `public: true` (the warning's two steps)."""
 
 
 class ClusterCore(_Model):

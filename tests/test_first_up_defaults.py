@@ -1,0 +1,44 @@
+"""Settings that must work, or say why not, on a stack's first `pulumi up`: a private-only EKS endpoint in the
+VPC the stack creates, an Azure spot price cap below the spot price, AKS's DNS prefix, the EKS node template's
+ephemeral storage, EKS add-on versions, the AKS maintenance window and GKE's node pool auto-creation."""
+
+from __future__ import annotations
+
+import pytest
+
+from elastic_gpu.config import load_stack_config
+from elastic_gpu.errors import ConfigError
+from elastic_gpu.tools.offline.runner import run_preview
+from tests.conftest import stack_preview, stack_values
+
+P = "elastic-gpu:"
+EKS_CLUSTER = "aws:eks/cluster:Cluster"
+
+
+# --- EKS: a private-only endpoint in the VPC the same `up` creates ----------------------------------------------
+
+
+def endpoint_warnings(preview) -> list[str]:
+    return [w for w in preview.warnings if "private-only API endpoint" in w]
+
+
+def test_aws_dev_with_a_private_only_endpoint_is_warned_with_the_two_step_path(program_dir) -> None:
+    values = stack_values("aws-dev")
+    values[P + "cluster"]["apiAccess"] = {"public": False}
+    preview = run_preview("aws-dev", program_dir(values, stack="aws-dev"))
+    (warning,) = endpoint_warnings(preview)
+    assert warning.startswith("EksCluster 'gpu-dev': a private-only API endpoint (public_access=False; ")
+    assert "in the VPC this cluster creates" in warning and "no runner reaches it" in warning
+    assert "Two steps: first `pulumi up` with public_access=True" in warning
+    assert "runner_in_vpc=True (cluster.apiAccess.public: false, runnerInVnet: true)" in warning
+    (cluster,) = preview.of_type(EKS_CLUSTER)
+    assert cluster.inputs["vpcConfig"]["endpointPublicAccess"] is False
+    assert cluster.inputs["vpcConfig"]["endpointPrivateAccess"] is True
+
+
+def test_a_runner_in_the_vpc_silences_it_and_a_public_endpoint_never_warns(program_dir) -> None:
+    values = stack_values("aws-dev")
+    values[P + "cluster"]["apiAccess"] = {"public": False, "runnerInVnet": True}
+    assert endpoint_warnings(run_preview("aws-dev", program_dir(values, stack="aws-dev"))) == []
+    assert endpoint_warnings(stack_preview("aws-dev")) == []
+    assert endpoint_warnings(stack_preview("aws-prod")) == []
