@@ -42,3 +42,23 @@ def test_a_runner_in_the_vpc_silences_it_and_a_public_endpoint_never_warns(progr
     assert endpoint_warnings(run_preview("aws-dev", program_dir(values, stack="aws-dev"))) == []
     assert endpoint_warnings(stack_preview("aws-dev")) == []
     assert endpoint_warnings(stack_preview("aws-prod")) == []
+
+
+# --- Azure: a spot price cap below the table's spot price ---------------------------------------------------------
+
+
+def spot_price_warnings(preview) -> list[str]:
+    return [w for w in preview.warnings if "spot_max_price (stack config gpuPools[].spotMaxPrice)" in w]
+
+
+def test_a_spot_max_price_below_the_tables_spot_price_is_warned(program_dir) -> None:
+    """azure-prod's training pool caps NC24ads_A100_v4 at 2.5 USD/h, above its eastus2 spot price (0.47749): no
+    word. At 0.4 Azure refuses every spot VM (BillingProfile.maxPrice), so the pool never gets a node."""
+    assert spot_price_warnings(stack_preview("azure-prod")) == []
+    values = stack_values("azure-prod")
+    values[P + "gpuPools"][1]["spotMaxPrice"] = 0.4
+    (warning,) = spot_price_warnings(run_preview("azure-prod", program_dir(values, stack="azure-prod")))
+    assert warning.startswith("SpotGpuPool 'training': spot_max_price (stack config gpuPools[].spotMaxPrice) 0.4")
+    assert "below Standard_NC24ads_A100_v4's spot price in eastus2, 0.47749 (elastic_gpu/data/prices.csv" in warning
+    values[P + "gpuPools"][1]["spotMaxPrice"] = -1
+    assert spot_price_warnings(run_preview("azure-prod", program_dir(values, stack="azure-prod"))) == []
