@@ -62,3 +62,51 @@ def test_a_spot_max_price_below_the_tables_spot_price_is_warned(program_dir) -> 
     assert "below Standard_NC24ads_A100_v4's spot price in eastus2, 0.47749 (elastic_gpu/data/prices.csv" in warning
     values[P + "gpuPools"][1]["spotMaxPrice"] = -1
     assert spot_price_warnings(run_preview("azure-prod", program_dir(values, stack="azure-prod"))) == []
+
+
+# --- AKS: the cluster name is its dnsPrefix -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cluster_name", "why"),
+    [("ml_lab", "no '_'; 6 characters given"), ("a" * 55, "no '_'; 55 characters given")],
+)
+def test_a_cluster_name_aks_takes_as_a_name_but_not_as_a_dns_prefix_is_refused(run_program, cluster_name, why) -> None:
+    """AKS names take '_' and 63 characters; its dnsPrefix (the name, here) takes neither (azurerm's
+    KubernetesDNSPrefix rule): refused before anything is declared, not by ARM during `up`."""
+    source = f"""
+from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs
+AksCluster("c", AksClusterArgs(cluster_name={cluster_name!r}, location="westeurope", zones=["1"],
+                               kubernetes_version="1.35"))
+"""
+    with pytest.raises(ConfigError) as err:
+        run_program(source)
+    assert f"AksCluster 'c': cluster_name: {cluster_name!r} is also the cluster's dnsPrefix" in str(err.value)
+    assert why in str(err.value)
+
+
+def test_a_54_character_name_with_hyphens_is_a_dns_prefix(run_program) -> None:
+    name = "a" + "-b" * 26 + "c"  # 54 characters
+    source = f"""
+from elastic_gpu.aks_cluster import AksCluster, AksClusterArgs
+AksCluster("c", AksClusterArgs(cluster_name={name!r}, location="westeurope", zones=["1"], kubernetes_version="1.35"))
+"""
+    (cluster,) = run_program(source).of_type("azure-native:containerservice:ManagedCluster")
+    assert cluster.inputs["dnsPrefix"] == name and len(name) == 54
+
+
+# --- EKS: the node template's ephemeral storage is what the node offers pods ----------------------------------------
+
+TEMPLATE_STORAGE = "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage"
+
+
+def test_the_eks_node_template_offers_the_disk_less_kube_reserved_and_the_eviction_share() -> None:
+    """aws-prod: the training pool's 200 GiB root volume offers pods 200 - 1 (kube-reserved) - 20 (nodefs.available
+    10%) = 179 GiB; the template said 200Gi, so the autoscaler scaled up for a pod of 190Gi that no node holds."""
+    groups = stack_preview("aws-prod").of_type("aws:eks/nodeGroup:NodeGroup")
+    by_disk = {}
+    for g in groups:
+        if TEMPLATE_STORAGE in (g.inputs.get("tags") or {}):
+            by_disk.setdefault(g.inputs["tags"][TEMPLATE_STORAGE], []).append(g.name)
+    assert "179Gi" in by_disk and "200Gi" not in by_disk
+    assert all(not v.endswith("00Gi") for v in by_disk), by_disk

@@ -108,6 +108,10 @@ PRIVATE_CLUSTER_OWN_VNET_WARNING = (
 )
 #: AKS cluster names: 1-63 letters, digits, '-' and '_', starting and ending alphanumeric.
 CLUSTER_NAME_PATTERN = r"^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$"
+#: The cluster's dnsPrefix, which is its name here: 1-54 letters, digits and hyphens, starting and ending with a
+#: letter or digit (ManagedCluster.dnsPrefix, as terraform-provider-azurerm's KubernetesDNSPrefix checks it:
+#: internal/services/containers/validate): stricter than the name (no '_', 54 not 63).
+DNS_PREFIX_PATTERN = r"^[a-zA-Z0-9]([a-zA-Z0-9-]{0,52}[a-zA-Z0-9])?$"
 #: AksClusterArgs.provisioner values besides None (the managed cluster-autoscaler).
 PROVISIONERS = ("cluster-autoscaler", NAP)
 
@@ -181,6 +185,12 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
         return problems  # the rules below compare and iterate the values
     if not re.fullmatch(CLUSTER_NAME_PATTERN, args.cluster_name):
         problems.append(f"{where}cluster_name: {args.cluster_name!r} is not a valid AKS name ({CLUSTER_NAME_PATTERN})")
+    elif not re.fullmatch(DNS_PREFIX_PATTERN, args.cluster_name):
+        problems.append(
+            f"{where}cluster_name: {args.cluster_name!r} is also the cluster's dnsPrefix, which AKS takes as 1-54 "
+            "letters, digits and hyphens, starting and ending with a letter or digit (no '_'; "
+            f"{len(args.cluster_name)} characters given)"
+        )
     if bad := [z for z in args.zones if z not in AZURE_ZONES]:
         problems.append(f"{where}zones: {bad} are not Azure zones; allowed: {', '.join(AZURE_ZONES)}")
     problems += zoneless_region_problems(f"{where}AksClusterArgs.", args.location, args.zones)
