@@ -110,3 +110,45 @@ def test_the_eks_node_template_offers_the_disk_less_kube_reserved_and_the_evicti
             by_disk.setdefault(g.inputs["tags"][TEMPLATE_STORAGE], []).append(g.name)
     assert "179Gi" in by_disk and "200Gi" not in by_disk
     assert all(not v.endswith("00Gi") for v in by_disk), by_disk
+
+
+# --- AKS: node image upgrades and NAP's image drift only in a weekly window ----------------------------------------
+
+MAINTENANCE = "azure-native:containerservice:MaintenanceConfiguration"
+
+
+@pytest.mark.parametrize("stack", ["azure-dev", "azure-prod", "azure-karpenter"])
+def test_every_aks_stack_restricts_node_image_upgrades_to_a_weekly_window(stack: str) -> None:
+    """Without an aksManagedNodeOSUpgradeSchedule AKS reimages nodes, and NAP drifts its GPU nodes to a new image,
+    at any hour (node-auto-provisioning-upgrade-image.md). The default: Saturdays 02:00 UTC, 4 hours."""
+    preview = stack_preview(stack)
+    (config,) = preview.of_type(MAINTENANCE)
+    (cluster,) = preview.of_type("azure-native:containerservice:ManagedCluster")
+    assert config.inputs["configName"] == "aksManagedNodeOSUpgradeSchedule"
+    assert config.inputs["resourceName"] == cluster.inputs["resourceName"]
+    assert config.inputs["maintenanceWindow"] == {
+        "schedule": {"weekly": {"dayOfWeek": "Saturday", "intervalWeeks": 1}},
+        "startTime": "02:00",
+        "durationHours": 4,
+        "utcOffset": "+00:00",
+    }
+
+
+def test_the_window_is_a_setting_and_a_window_aks_refuses_is_refused(program_dir) -> None:
+    values = stack_values("azure-dev")
+    values[P + "cluster"]["maintenanceWindow"] = {"dayOfWeek": "Sunday", "startTime": "23:30", "utcOffset": "+01:00"}
+    (config,) = run_preview("azure-dev", program_dir(values, stack="azure-dev")).of_type(MAINTENANCE)
+    window = config.inputs["maintenanceWindow"]
+    assert window["schedule"]["weekly"]["dayOfWeek"] == "Sunday" and window["startTime"] == "23:30"
+    assert window["utcOffset"] == "+01:00" and window["durationHours"] == 4
+    values[P + "cluster"]["maintenanceWindow"] = {"durationHours": 2}
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(values)
+    assert "cluster.maintenanceWindow.durationHours: Input should be greater than or equal to 4 (got 2)" in str(
+        err.value
+    )
+    aws = stack_values("aws-dev")
+    aws[P + "cluster"]["maintenanceWindow"] = {"dayOfWeek": "Sunday"}
+    with pytest.raises(ConfigError) as err:
+        load_stack_config(aws)
+    assert "cluster.maintenanceWindow: an Azure-only setting; remove it for cloud 'aws'" in str(err.value)

@@ -23,6 +23,8 @@ from elastic_gpu.azure.options import (
     DEFAULT_AKS_SYSTEM_MAX,
     DEFAULT_AKS_SYSTEM_MIN,
     DEFAULT_AKS_SYSTEM_VM_SIZE,
+    NODE_OS_MAINTENANCE_CONFIG,
+    MaintenanceWindowConfig,
 )
 from elastic_gpu.azure.pools import vmss_name_regex
 from elastic_gpu.azure.system_pool import system_pool_size_warning
@@ -177,6 +179,10 @@ class AksClusterArgs:
     auto-provisioning (`nodeProvisioningProfile` mode Auto, no default NodePools): each SpotGpuPool becomes
     an AKSNodeClass and NodePools, no agent pool; the System pool (and a GeneralPool) keep a fixed count of
     their min size, as AKS creates no autoscaling agent pool under NAP, and no autoScalerProfile is set."""
+    maintenance_window: MaintenanceWindowConfig = field(default_factory=MaintenanceWindowConfig)
+    """Default Saturdays 02:00 UTC for 4 hours: the only time AKS reimages nodes with a new node image and node
+    auto-provisioning picks one up and replaces its GPU nodes (the `aksManagedNodeOSUpgradeSchedule`
+    MaintenanceConfiguration); without one AKS does so at any hour, under running GPU jobs."""
 
 
 def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
@@ -551,6 +557,7 @@ class AksCluster(pulumi.ComponentResource):
             pulumi.log.warn(f"AksCluster '{name}': {unreachable}", resource=self)
         if small_system_pool := system_pool_size_warning(args.system_min_size):
             pulumi.log.warn(f"AksCluster '{name}': {small_system_pool}", resource=self)
+        self.maintenance = node_os_maintenance(name, args, self.resource_group_name, self.cluster, self)
         self.cluster_name: pulumi.Output[str] = self.cluster.name
         self.kubeconfig: pulumi.Output[str] = user_kubeconfig(self.resource_group_name, self.cluster.name, self)
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
@@ -593,6 +600,30 @@ class AksCluster(pulumi.ComponentResource):
     @property
     def kubernetes_version(self) -> str:
         return self.args.kubernetes_version
+
+
+def node_os_maintenance(
+    name: str,
+    args: AksClusterArgs,
+    resource_group_name: pulumi.Input[str],
+    cluster: cs.ManagedCluster,
+    parent: pulumi.Resource,
+) -> cs.MaintenanceConfiguration:
+    """The weekly window for node image upgrades and NAP's image drift (AksClusterArgs.maintenance_window)."""
+    window = args.maintenance_window
+    return cs.MaintenanceConfiguration(
+        f"{name}-node-os-maintenance",
+        config_name=NODE_OS_MAINTENANCE_CONFIG,
+        resource_group_name=resource_group_name,
+        resource_name_=cluster.name,
+        maintenance_window=cs.MaintenanceWindowArgs(
+            schedule=cs.ScheduleArgs(weekly=cs.WeeklyScheduleArgs(day_of_week=window.day_of_week, interval_weeks=1)),
+            start_time=window.start_time,
+            duration_hours=window.duration_hours,
+            utc_offset=window.utc_offset,
+        ),
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=[cluster]),
+    )
 
 
 def kubelet_object_id(profile: Mapping[str, Any] | None) -> str | None:
