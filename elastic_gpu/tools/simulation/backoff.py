@@ -111,6 +111,7 @@ AZURE_FAST_DELETE = Constant(
     "on in AKS's managed autoscaler (Azure/AKS CHANGELOG 2025-09-21, 2025-10-12; Azure/AKS#5589). "
     "Scale-set-level async errors still wait for max-node-provision-time (kubernetes/autoscaler#8323)",
 )
+#: Not the autoscaler's constant (so not in CONSTANTS): the floor of the promise advice's maxNodeProvisionTime.
 GPU_NODE_READY = Constant(
     "GPU node ready",
     10 * MINUTE,
@@ -144,7 +145,6 @@ CONSTANTS: tuple[Constant, ...] = (
     AZURE_FAST_DELETE,
     GPU_POD_WAIT,
     POD_WAIT,
-    GPU_NODE_READY,
 )
 
 #: Scenario "spot comes back after T": the T, a scenario parameter (not an upstream figure).
