@@ -54,7 +54,10 @@ def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> N
         return  # an existing cluster: its limits are not in the program (GkeCluster.existing documents them)
     limits = cluster_limits(clusters)
     version = (props_of(clusters[0]) or {}).get("minMasterVersion")
-    needs_nap = auto_creation_needs_nap(version if isinstance(version, str) else None)
+    channel = ((props_of(clusters[0]) or {}).get("releaseChannel") or {}).get("channel")
+    needs_nap = auto_creation_needs_nap(
+        version if isinstance(version, str) else None, channel if isinstance(channel, str) else None
+    )
     for r in args.resources:
         found = _auto_class(r.resource_type, props_of(r))
         if found is None or not judged(args, r.urn):
@@ -76,7 +79,8 @@ def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> N
             elif have is None or have < count:
                 what = (
                     f"has node auto-provisioning off and may run a version below {AUTO_CREATION_WITHOUT_NAP} "
-                    f"(minMasterVersion {version!r}), where a ComputeClass needs it"
+                    f"(minMasterVersion {version!r}) or is not on the Rapid channel (releaseChannel {channel!r}), "
+                    "where a ComputeClass needs it"
                     if not limits
                     else f"has a {gpu_type} limit of {have or 0}"
                 )
