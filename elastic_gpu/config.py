@@ -111,9 +111,10 @@ class ApiAccessConfig(_Model):
     """IPv4 ranges allowed on the public endpoint (EKS publicAccessCidrs, AKS authorized IP ranges, GKE
     master authorized networks); default: anywhere. Include your CI's and operators' addresses."""
     runner_in_vnet: bool = False
-    """Azure only, with `public: false`: default false warns that `pulumi up` must run where the private API
-    server answers (the cluster's VNet or a network connected to it); true says the runner is there, which
-    silences the warning only with `subnetId` (a VNet AKS creates during `up` has no runner yet)."""
+    """Azure and AWS, with `public: false`: default false warns that `pulumi up` must run where the private API
+    server answers (the cluster's VNet or VPC, or a network connected to it); true says the runner is there.
+    Azure: that silences the warning only with `subnetId` (a VNet AKS creates during `up` has no runner yet).
+    AWS: the stack creates the VPC, so the first `up` needs `public: true` (the warning's two steps)."""
 
 
 class ClusterCore(_Model):
@@ -332,6 +333,7 @@ def parse_stack_config(values: Mapping[str, Any], *, resolve_gpus: bool = False)
         cfg = StackConfig.model_validate({k: v for k, v in values.items() if k in TOP_LEVEL_KEYS})
     except ValidationError as exc:
         raise ConfigError(problems + [_describe(e) for e in exc.errors()]) from None
+    cfg = _resolved_per_zone(cfg)
     unresolved: dict[int, dict[str, str]] = {}
     if resolve_gpus:
         cfg, unresolved = _resolved_gpus(cfg)
@@ -339,6 +341,15 @@ def parse_stack_config(values: Mapping[str, Any], *, resolve_gpus: bool = False)
     if problems:
         raise ConfigError(problems)
     return cfg
+
+
+def _resolved_per_zone(cfg: StackConfig) -> StackConfig:
+    """`cfg` with each GPU pool's `perZone` set: as given, else the cloud's default (ConfigRules.default_per_zone)."""
+    if all(p.per_zone is not None for p in cfg.gpu_pools):
+        return cfg
+    default = get_cloud(cfg.cloud).config_rules().default_per_zone
+    pools = [p if p.per_zone is not None else p.model_copy(update={"per_zone": default}) for p in cfg.gpu_pools]
+    return cfg.model_copy(update={"gpu_pools": pools})
 
 
 def _resolved_gpus(cfg: StackConfig) -> tuple[StackConfig, dict[int, dict[str, str]]]:

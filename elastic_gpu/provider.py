@@ -126,6 +126,8 @@ class ConfigRules:
     provisioners: tuple[str, ...]
     #: a per-zone pool splits its max across the zones (so the max must cover them)
     splits_per_zone: bool
+    #: a GPU pool's `per_zone` when it sets none
+    default_per_zone: bool
     #: a pool with an on-demand fallback needs the priority expander (the autoscaler ranks spot above it)
     priority_expander: bool
     #: the families the cloud's machine types come from, and where that list is from
@@ -152,6 +154,7 @@ class ConfigRules:
             gpus_per_node_selects=rules.gpus_per_node_selects,
             provisioners=rules.PROVISIONERS,
             splits_per_zone=rules.SPLITS_PER_ZONE,
+            default_per_zone=rules.DEFAULT_PER_ZONE,
             priority_expander=rules.PRIORITY_EXPANDER,
             machine_type_pattern=rules.MACHINE_TYPE_PATTERN,
             machine_type_source=rules.MACHINE_TYPE_SOURCE,

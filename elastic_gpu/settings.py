@@ -100,8 +100,12 @@ class GpuPoolCore(SettingsModel):
     """Default true: spot / low-priority capacity."""
     on_demand_fallback: bool = False
     """Default false. True: on-demand groups (min 0) the autoscaler tries only after the spot ones."""
-    per_zone: bool = True
-    """Default true: one node group per zone, so spot reclaims and rebalancing stay zonal."""
+    per_zone: bool | None = None
+    """True: one node group per zone (and VM size); false: one spanning the zones. Default: the cloud's
+    (its config_rules' DEFAULT_PER_ZONE): true on EKS, where the autoscaler backs off a zone's group and asks
+    the next zone (spot reclaims and rebalancing stay zonal); false on AKS, where zonal spot agent pools take
+    turns in backoff on a scale-set-level error and reach the fallback only after ~93 min (`simulate`); GKE's
+    one node pool spans the zones either way."""
     disk_size_gib: int = Field(default=DEFAULT_GPU_DISK_GIB, ge=MIN_DISK_GIB, le=MAX_DISK_GIB)
     """Disk per node for images and scratch (GiB)."""
     mixed_gpu_models: bool = False

@@ -72,6 +72,13 @@ class SpotGpuPoolArgs(NodeOverrides, GpuPoolArgsSettings):
         return list(self.zones or self.cluster.zones)
 
     @property
+    def pool_per_zone(self) -> bool:
+        """per_zone, or the cluster's cloud's default (ConfigRules.default_per_zone) when it is unset."""
+        if self.per_zone is not None:
+            return self.per_zone
+        return get_cloud(self.cluster.cloud).config_rules().default_per_zone
+
+    @property
     def fallback_total(self) -> int:
         """The fallback's total max (0 without a fallback)."""
         if not self.on_demand_fallback:

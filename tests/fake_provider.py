@@ -189,6 +189,7 @@ class FakeProvider:
             gpus_per_node_selects=lambda pool: False,
             provisioners=("cluster-autoscaler",),
             splits_per_zone=False,
+            default_per_zone=False,
             priority_expander=True,
             machine_type_pattern=r"fake/(small|medium|large|gpu[0-9]+)",
             machine_type_source="the fake cloud's type list",

@@ -136,18 +136,25 @@ def test_a_pool_subnet_in_the_clusters_vnet_is_used_and_another_vnet_is_refused(
     assert "subnet_ids: every AKS pool must be in the cluster's VNet" in str(err.value)
 
 
-def test_node_auto_provisioning_in_a_brought_vnet_needs_vnet_integration_and_the_role_on_the_vnet(
+def test_node_auto_provisioning_in_a_brought_vnet_needs_no_vnet_integration_and_gets_the_role_on_the_vnet(
     program_dir,
 ) -> None:
+    """AKS creates a NAP cluster in your VNet with the node subnet alone (node-auto-provisioning-custom-vnet.md,
+    2026-08-06): no API server subnet is asked for, the identity gets Network Contributor on the VNet, and the
+    API server stays outside the VNet. API Server VNet Integration is still taken when given."""
     from elastic_gpu.tools.offline.runner import run_preview
 
     values = stack_values("azure-karpenter")
     values[P + "cluster"]["subnetId"] = NODES
-    with pytest.raises(ConfigError) as err:
-        run_preview("azure-karpenter", program_dir(values, stack="azure-karpenter"))
-    assert "api_server_subnet_id: node auto-provisioning in a VNet of yours needs API Server VNet" in str(err.value)
-    values[P + "cluster"]["apiServerSubnetId"] = API
     preview = run_preview("azure-karpenter", program_dir(values, stack="azure-karpenter"))
     assert [r.inputs["scope"] for r in preview.resources if r.type == ROLE_TYPE] == [VNET]
     classes = [r for r in preview.resources if r.type.endswith("AKSNodeClass")]
     assert classes and all(c.inputs["spec"]["vnetSubnetID"] == NODES for c in classes)
+    (cluster,) = [r for r in preview.resources if r.type == "azure-native:containerservice:ManagedCluster"]
+    assert cluster.inputs["nodeProvisioningProfile"]["mode"] == "Auto"
+    assert cluster.inputs["agentPoolProfiles"][0]["vnetSubnetID"] == NODES
+    assert not (cluster.inputs.get("apiServerAccessProfile") or {}).get("enableVnetIntegration")
+    values[P + "cluster"]["apiServerSubnetId"] = API
+    preview = run_preview("azure-karpenter", program_dir(values, stack="azure-karpenter"))
+    (cluster,) = [r for r in preview.resources if r.type == "azure-native:containerservice:ManagedCluster"]
+    assert cluster.inputs["apiServerAccessProfile"]["enableVnetIntegration"] is True

@@ -214,7 +214,7 @@ def test_the_shipped_azure_stacks_have_public_api_servers_and_no_runner_warning(
 @pytest.mark.parametrize(
     ("cloud_stack", "access", "message"),
     [
-        ("aws-dev", {"public": False, "runnerInVnet": True}, "got runnerInVnet: True with cloud 'aws', public: False"),
+        ("gcp-dev", {"public": False, "runnerInVnet": True}, "got runnerInVnet: True with cloud 'gcp', public: False"),
         (
             "azure-dev",
             {"public": True, "runnerInVnet": True},
@@ -227,7 +227,9 @@ def test_runner_in_vnet_is_refused_where_it_does_nothing(cloud_stack: str, acces
     values[P + "cluster"]["apiAccess"] = access
     with pytest.raises(ConfigError) as err:
         load_stack_config(values)
-    assert "cluster.apiAccess.runnerInVnet: set only on azure with a private cluster (public: false)" in str(err.value)
+    assert "cluster.apiAccess.runnerInVnet: set only on aws or azure with a private cluster (public: false)" in str(
+        err.value
+    )
     assert message in str(err.value)
 
 

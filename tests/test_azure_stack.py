@@ -54,6 +54,7 @@ def test_dev_declares_exactly_these_azure_resources(dev: Preview) -> None:
         (AGENT_POOL, "general-pool"),
         (AGENT_POOL, "t4-t4o0"),
         (AGENT_POOL, "t4-t4s0"),
+        ("azure-native:containerservice:MaintenanceConfiguration", "gpu-dev-node-os-maintenance"),
         (CLUSTER, "gpu-dev-aks"),
         (RESOURCE_GROUP, "gpu-dev-rg"),
     ]

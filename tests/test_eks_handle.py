@@ -171,18 +171,24 @@ def _addon_versions(preview: Preview) -> dict[str, str]:
     return {a.inputs["addonName"]: a.inputs["addonVersion"] for a in preview.of_type("aws:eks/addon:Addon")}
 
 
-def test_add_on_versions_are_the_newest_eks_offers_for_the_minor(run_program, tmp_path: Path) -> None:
-    """Resolved at preview through aws.eks.get_addon_version(most_recent=True) for the cluster's minor."""
+def test_add_on_versions_are_pinned_and_do_not_follow_what_eks_offers_newest(run_program, tmp_path: Path) -> None:
+    """An account whose EKS now offers newer builds (its getAddonVersion answers "-newest") does not move the
+    add-ons: they stay at the table's versions for the cluster's minor, so an unrelated `pulumi up` replaces
+    nothing; another minor moves them."""
     (tmp_path / "offline_mocks.py").write_text(EKS_ANSWERS)
     preview = run_program(ADDON_PROGRAM.replace(" VERSIONS", ""))
-    assert _addon_versions(preview) == {addon: f"{addon}@1.35-newest" for addon in ADDON_NAMES}
+    assert _addon_versions(preview) == EKS_ADDON_VERSIONS["1.35"]
+    assert not any("newest" in v for v in _addon_versions(preview).values())
+    older = run_program(ADDON_PROGRAM.replace(" VERSIONS", "").replace('"1.35"', '"1.34"'))
+    assert _addon_versions(older) == EKS_ADDON_VERSIONS["1.34"]
 
 
-def test_an_add_on_version_given_wins_and_the_others_are_still_asked(run_program, tmp_path: Path) -> None:
+def test_an_add_on_version_given_wins_and_the_others_stay_pinned(run_program, tmp_path: Path) -> None:
     (tmp_path / "offline_mocks.py").write_text(EKS_ANSWERS)
     preview = run_program(ADDON_PROGRAM.replace(" VERSIONS", ', versions={"coredns": "v1.13.2-eksbuild.11"}'))
     assert _addon_versions(preview) == {
-        addon: "v1.13.2-eksbuild.11" if addon == "coredns" else f"{addon}@1.35-newest" for addon in ADDON_NAMES
+        addon: "v1.13.2-eksbuild.11" if addon == "coredns" else EKS_ADDON_VERSIONS["1.35"][addon]
+        for addon in ADDON_NAMES
     }
 
 

@@ -18,7 +18,7 @@ from elastic_gpu.tools.offline.policy_run import run_policies, stack_resources
 from elastic_gpu.tools.offline.runner import run_preview
 from elastic_gpu.tools.policy.fallback_rules import validate_fallback_promise
 from elastic_gpu.tools.simulation import simulate
-from tests.conftest import stack_preview, stack_values
+from tests.conftest import ROOT, stack_preview, stack_values
 from tests.docs_pages import page
 
 P = "elastic-gpu:"
@@ -51,7 +51,9 @@ def test_two_aks_spot_sizes_break_the_default_promise_and_the_advice_names_the_e
     assert "92.67 min after the pod's creation at worst" in v.message
     assert "at most 1 spot node group(s) instead of 2" in v.message
     assert "a single instance type (Standard_NC4as_T4_v3" in v.message
-    assert "autoscaler.maxNodeProvisionTime: 4m or less" in v.message
+    # Two pools reach the fallback only with a timeout under the 5 min initial backoff: shorter than a GPU node
+    # takes to be Ready, so that knob is not offered (the autoscaler would time out healthy nodes).
+    assert "maxNodeProvisionTime" not in v.message
     assert "perZone: false" not in v.message  # already one agent pool across the zones
     assert "evidence is docs" in v.message and "TriggeredScaleUp" in v.message
 
@@ -236,3 +238,85 @@ def test_a_single_zone_pool_with_spot_capacity_is_asked_at_once(capsys):
     assert t4["scenarios"]["one zone has spot capacity"] == {"min": 0.5, "max": 0.67}
     assert t4["scenarios"]["all spot groups out of capacity"] == "never"
     assert t4["minutes_to_first_node"]["min"] == 0.5 and t4["minutes_to_first_node"]["max"] == "never"
+
+
+def test_the_provision_time_advice_never_goes_below_a_gpu_nodes_time_to_be_ready(program_dir):
+    """One spot agent pool falls back a minute after maxNodeProvisionTime at worst: an 11-minute promise is kept with
+    10m, the floor (a GPU node's time to be Ready, GPU_NODE_READY); a 10-minute one would need 9m, below the floor,
+    so the advice does not offer it (the autoscaler would time out the healthy GPU nodes it asked for)."""
+    values = stack_values("azure-dev")
+    values[P + "gpuPools"][0]["maxMinutesToFallback"] = 11
+    (v,) = violations(run_preview("test", program_dir(values)), ADVISORY)
+    assert "autoscaler.maxNodeProvisionTime: 10m (a failed spot group is seen only then; no less than 10m" in v.message
+    values[P + "gpuPools"][0]["maxMinutesToFallback"] = 10
+    (v,) = violations(run_preview("test", program_dir(values)), ADVISORY)
+    assert "maxNodeProvisionTime" not in v.message and "raise maxMinutesToFallback" in v.message
+
+
+def test_aks_gpu_pools_default_to_one_agent_pool_across_the_zones(program_dir):
+    """perZone unset on AKS: one spot agent pool per VM size across the zones, which reaches the fallback within
+    the default promise in both regimes; perZone: true still makes a pool per zone."""
+    values = stack_values("azure-dev")
+    assert "perZone" not in values[P + "gpuPools"][0]
+    preview = run_preview("test", program_dir(values))
+    spot = [
+        r
+        for r in preview.of_type("azure-native:containerservice:AgentPool")
+        if r.inputs.get("scaleSetPriority") == "Spot"
+    ]
+    (pool,) = spot
+    assert pool.inputs["availabilityZones"] == ["1", "2"]
+    assert violations(preview, ADVISORY) == []
+    values[P + "gpuPools"][0]["perZone"] = True
+    spot = [
+        r
+        for r in run_preview("test", program_dir(values)).of_type("azure-native:containerservice:AgentPool")
+        if r.inputs.get("scaleSetPriority") == "Spot"
+    ]
+    assert sorted(tuple(r.inputs["availabilityZones"]) for r in spot) == [("1",), ("2",)]
+
+
+def test_eks_gpu_pools_still_default_to_a_group_per_zone(program_dir):
+    values = stack_values("aws-dev")
+    del values[P + "gpuPools"][0]["perZone"]
+    groups = run_preview("test", program_dir(values)).of_type("aws:eks/nodeGroup:NodeGroup")
+    spot = [g for g in groups if g.inputs.get("capacityType") == "SPOT"]
+    assert len(spot) == 2
+
+
+def test_a_program_pool_takes_its_clouds_per_zone_default():
+    aks = PlannedCluster("azure", "c", ["1", "2"], "1.35", {})
+    eks = PlannedCluster("aws", "c", ["us-west-2a", "us-west-2b"], "1.35", {})
+    assert SpotGpuPoolArgs(cluster=aks, instance_types=["Standard_NC4as_T4_v3"], max_size=2).pool_per_zone is False
+    assert SpotGpuPoolArgs(cluster=eks, instance_types=["g4dn.xlarge"], max_size=2).pool_per_zone is True
+    given = SpotGpuPoolArgs(cluster=aks, instance_types=["Standard_NC4as_T4_v3"], max_size=2, per_zone=True)
+    assert given.pool_per_zone is True
+
+
+def test_the_gate_judges_a_pool_on_an_existing_aks_cluster(tmp_path, capsys):
+    """AksCluster.existing declares no ManagedCluster: the gate judges its pools with AKS's default profile (the
+    priority expander that ClusterAutoscaler requires). The shipped example keeps its promise; with a pool per
+    zone it breaks it, as on a cluster the library creates."""
+    example = ROOT / "examples" / "existing-aks"
+    preview = run_preview("dev", example)
+    assert violations(preview) == [] and violations(preview, ADVISORY) == []
+    (t4,) = simulate(preview)
+    assert t4.max_minutes_to_fallback == 20.0 and t4.minutes_to_fallback.max == 16.0
+    assert "AKS autoScalerProfile defaults" in stack_resources_source(preview)
+    program = tmp_path / "existing-aks"
+    program.mkdir()
+    for f in example.iterdir():
+        (program / f.name).write_text(f.read_text())
+    main_py = program / "__main__.py"
+    main_py.write_text(
+        main_py.read_text().replace("on_demand_fallback=True,", "on_demand_fallback=True, per_zone=True,")
+    )
+    (v,) = violations(run_preview("dev", program), ADVISORY)
+    assert v.name == "t4" and "92.67 min after the pod's creation at worst" in v.message
+    assert "perZone: false (1 spot node group(s) across the zones)" in v.message
+
+
+def stack_resources_source(preview) -> str:
+    from elastic_gpu.tools.simulation.timings import autoscaler_settings
+
+    return autoscaler_settings(preview).source

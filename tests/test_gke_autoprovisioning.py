@@ -335,7 +335,7 @@ NAP_OFF_PROGRAM = """
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-gcp.container.Cluster("c1", location="us-central1", min_master_version="VERSION")
+gcp.container.Cluster("c1", location="us-central1", min_master_version="VERSION", CHANNEL)
 k8s.apiextensions.CustomResource(
     "l4", api_version="cloud.google.com/v1", kind="ComputeClass", metadata={"name": "l4"},
     spec={"priorities": [{"machineFamily": "g2", "spot": True, "gpu": {"type": "nvidia-l4", "count": 1}}],
@@ -346,18 +346,29 @@ k8s.apiextensions.CustomResource(
 
 
 @pytest.mark.parametrize(
-    ("version", "says"),
+    ("version", "channel", "says"),
     [
-        ("1.35", "has node auto-provisioning off: GKE creates them with no cap, so the pool's maxSize holds nowhere"),
-        ("1.33.3-gke.1136000", "GKE creates them with no cap"),
-        ("1.33", "may run a version below 1.33.3-gke.1136000 (minMasterVersion '1.33'), where a ComputeClass needs it"),
-        ("1.32", "GKE creates no such node pool"),
+        (
+            "1.35",
+            "RAPID",
+            "has node auto-provisioning off: GKE creates them with no cap, so the pool's maxSize holds nowhere",
+        ),
+        ("1.33.3-gke.1136000", "RAPID", "GKE creates them with no cap"),
+        # Off the Rapid channel GKE needs cluster-level node auto-provisioning at any version (how-to/
+        # node-auto-provisioning, Requirements), as below 1.33.3-gke.1136000.
+        ("1.35", "STABLE", "or is not on the Rapid channel (releaseChannel 'STABLE'), where a ComputeClass needs it"),
+        ("1.35", None, "(releaseChannel None)"),
+        ("1.33", "RAPID", "may run a version below 1.33.3-gke.1136000 (minMasterVersion '1.33')"),
+        ("1.32", "RAPID", "GKE creates no such node pool"),
     ],
 )
-def test_without_auto_provisioning_the_gpu_limits_rule_says_what_the_version_does(tmp_path, version, says) -> None:
-    program = write_program(NAP_OFF_PROGRAM.replace("VERSION", version), tmp_path)
+def test_without_auto_provisioning_the_gpu_limits_rule_says_what_the_version_does(
+    tmp_path, version, channel, says
+) -> None:
+    channel_arg = f"release_channel={{'channel': {channel!r}}}" if channel else "opts=None"
+    program = write_program(NAP_OFF_PROGRAM.replace("VERSION", version).replace("CHANNEL", channel_arg), tmp_path)
     report = judge(run_preview("test", program))
-    # GKE creates no pool below 1.33.3-gke.1136000 (mandatory); from it, uncapped pools (advisory)
+    # GKE creates no pool below 1.33.3-gke.1136000 or off Rapid (mandatory); from it, uncapped pools (advisory)
     [v] = report.of("gke-auto-provisioning-gpu-limits") + report.of("gke-auto-provisioning-gpu-cap")
     assert says in v.message
     assert v.policy == ("gke-auto-provisioning-gpu-cap" if "no cap" in says else "gke-auto-provisioning-gpu-limits")

@@ -188,8 +188,8 @@ def test_a_cluster_key_of_another_cloud_is_named_with_its_owner_and_value() -> N
 
 def test_the_runner_setting_names_the_clouds_whose_private_api_needs_one() -> None:
     [problem] = [p for p in _problems("gcp-dev", apiAccess={"runnerInVnet": True}) if "runnerInVnet" in p]
-    assert problem.startswith("cluster.apiAccess.runnerInVnet: set only on azure with a private cluster")
-    assert [c.name for c in all_clouds() if c.facts.private_api_needs_runner] == ["azure"]
+    assert problem.startswith("cluster.apiAccess.runnerInVnet: set only on aws or azure with a private cluster")
+    assert [c.name for c in all_clouds() if c.facts.private_api_needs_runner] == ["aws", "azure"]
 
 
 def _config(stack: str, **cluster: object) -> StackConfig:

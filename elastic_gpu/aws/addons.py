@@ -2,10 +2,11 @@
 versions of the cluster's Kubernetes minor, so a version bump moves them too (eksctl installs them as
 EKS add-ons by default; a cluster left with the self-managed copies keeps old versions after upgrades).
 
-Each version is what EKS itself offers as the newest for the minor, read at preview through
-`aws.eks.get_addon_version(most_recent=True)` (EKS DescribeAddonVersions), so a minor the table below
-was written before is served right; offline the mock engine answers that invoke from the table
-(elastic_gpu/aws/versions.py). `EksAddonsArgs.versions` pins any add-on instead."""
+Each version is pinned: the table's row for the cluster's minor (elastic_gpu/aws/versions.py
+EKS_ADDON_VERSIONS), so it changes only when the user changes the minor, pins a version
+(`EksAddonsArgs.versions`) or upgrades this library (whose CHANGELOG names a new row). It was the newest EKS
+offered, read at every preview (`aws.eks.get_addon_version(most_recent=True)`): each build EKS published
+moved the add-ons on an unrelated `pulumi up`, restarting the CNI and CoreDNS on running GPU nodes."""
 
 from __future__ import annotations
 
@@ -36,9 +37,9 @@ class EksAddonsArgs:
     """Node groups the add-ons wait for: coredns needs nodes, and on an upgrade the add-ons move only
     after the node groups (control plane, node groups, add-ons, as the EKS upgrade guide orders them)."""
     versions: dict[str, pulumi.Input[str]] | None = None
-    """Per add-on, a version to pin (e.g. {"coredns": "v1.13.2-eksbuild.11"}); the others: the newest EKS
-    offers for the cluster's minor, read at preview (`aws.eks.get_addon_version`, most_recent); offline, the
-    table in elastic_gpu/aws/versions.py answers."""
+    """Per add-on, a version to pin (e.g. {"coredns": "v1.13.2-eksbuild.11"}); the others: the version the
+    table in elastic_gpu/aws/versions.py pins for the cluster's minor, which moves only with the minor (or a
+    release of this library), never because EKS published a newer build."""
     tags: dict[str, str] = field(default_factory=dict)
     """Tags on each add-on (cost allocation)."""
 
@@ -78,10 +79,9 @@ class EksAddons(pulumi.ComponentResource):
 def addon_versions(
     name: str, kubernetes_version: pulumi.Input[str], parent: pulumi.Resource | None = None
 ) -> dict[str, pulumi.Output[str]]:
-    """The newest version of each add-on EKS offers for the cluster's minor (`aws.eks.get_addon_version`
-    with most_recent, answered from the table offline). The minor must be one the table names (a
-    ConfigError otherwise); for a minor read from a pulumi-eks cluster (an Output) that is checked, and EKS
-    asked, once the minor is known."""
+    """The version of each add-on the table pins for the cluster's minor: the same on every `pulumi up` of the
+    same minor. The minor must be one the table names (a ConfigError otherwise); for a minor read from a
+    pulumi-eks cluster (an Output) that is checked once the minor is known. `parent` is kept for callers."""
 
     def minor_of(version: str) -> str:
         try:
@@ -96,10 +96,8 @@ def addon_versions(
     else:
         version: pulumi.Output[str] = pulumi.Output.from_input(kubernetes_version)
         checked = version.apply(minor_of)
-    opts = pulumi.InvokeOutputOptions(parent=parent)
-    return {
-        addon: aws.eks.get_addon_version_output(
-            addon_name=addon, kubernetes_version=checked, most_recent=True, opts=opts
-        ).version
-        for addon in ADDON_NAMES
-    }
+
+    def pinned(addon: str) -> pulumi.Output[str]:
+        return checked.apply(lambda m: eks_addon_versions(m)[addon])
+
+    return {addon: pinned(addon) for addon in ADDON_NAMES}

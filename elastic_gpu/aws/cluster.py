@@ -98,9 +98,32 @@ class EksClusterArgs:
     """Default true: a public API endpoint besides the private one (nodes use the private one)."""
     public_access_cidrs: list[str] | None = None
     """IPv4 ranges allowed on the public endpoint; default None: anywhere (EKS's 0.0.0.0/0)."""
+    runner_in_vpc: bool = False
+    """With public_access=False: default false warns that no runner can reach the private-only endpoint of a
+    VPC this cluster creates (PRIVATE_ENDPOINT_WARNING, with the two-step path); true says `pulumi up` runs in
+    that VPC or a network connected to it, as it can from the second `up` on."""
     karpenter_discovery: bool = False
     """Default false; true tags the private subnets and the cluster security group (the nodes') with
     `karpenter.sh/discovery: <cluster_name>`, which Karpenter's default EC2NodeClass selectors look for."""
+
+
+#: The warning for a private-only endpoint (EKS endpointPublicAccess false) in the VPC the cluster creates: the
+#: endpoint answers only inside that VPC (EKS "Cluster API server endpoint": "you must ... from within the
+#: cluster's VPC or a connected network"), which the same `up` creates, so no runner is in it yet.
+PRIVATE_ENDPOINT_WARNING = (
+    "a private-only API endpoint (public_access=False; stack config cluster.apiAccess.public: false) in the VPC "
+    "this cluster creates: `pulumi up` declares the device plugin and the autoscaler through that endpoint, and "
+    "it answers only inside the VPC, which the same `up` creates, so no runner reaches it and they fail. Two "
+    "steps: first `pulumi up` with public_access=True and public_access_cidrs your runner's ranges "
+    "(cluster.apiAccess.public: true, publicCidrs); then, from a runner in that VPC or a network connected to it "
+    "(a self-hosted runner in the VPC, VPN, peering or Transit Gateway), set public_access=False and "
+    "runner_in_vpc=True (cluster.apiAccess.public: false, runnerInVnet: true) and `pulumi up` again"
+)
+
+
+def runner_warning(args: EksClusterArgs) -> str | None:
+    """Why `pulumi up` cannot reach the cluster's API endpoint, or None."""
+    return PRIVATE_ENDPOINT_WARNING if not args.public_access and not args.runner_in_vpc else None
 
 
 def eks_cluster_problems(name: str, args: EksClusterArgs) -> list[str]:
@@ -430,6 +453,8 @@ class EksCluster(pulumi.ComponentResource):
                     value=value,
                     opts=child,
                 )
+        if unreachable := runner_warning(args):
+            pulumi.log.warn(f"EksCluster '{name}': {unreachable}", resource=self)
         self.oidc_issuer_url: pulumi.Output[str] = self.cluster.identities.apply(oidc_issuer)
         self.oidc_provider = aws.iam.OpenIdConnectProvider(
             f"{name}-oidc",

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 #: A GPU pool's max is split over one node group per zone (elastic_gpu/aws/pools.py).
 SPLITS_PER_ZONE = True
+#: A GPU pool's node groups by default: one per zone (the autoscaler backs off a zone's group, asks the next
+#: zone's, and reaches the fallback in minutes: `simulate aws-dev`).
+DEFAULT_PER_ZONE = True
 #: The stack setting `provisioner` on aws: managed node groups and the cluster-autoscaler, or Karpenter
 #: (elastic_gpu/aws/karpenter).
 PROVISIONERS = ("cluster-autoscaler", "karpenter")

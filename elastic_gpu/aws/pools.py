@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,20 @@ from elastic_gpu.workload import WorkloadContract
 #: A pool's default maxMinutesToFallback: the autoscaler sees a failed spot launch within about a
 #: minute per node group (simulation/backoff.py), so ten minutes covers several zones.
 DEFAULT_MAX_MINUTES_TO_FALLBACK = 10.0
+#: What an EKS AL2023 node keeps of its root volume from pods: kube-reserved ephemeral-storage and the kubelet's
+#: nodefs.available hard eviction share (aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go:525,
+#: :556: the figures Karpenter sizes EKS nodes by; its simulation reads them from here).
+KUBE_RESERVED_STORAGE_GIB = 1
+EVICTION_NODEFS_PERCENT = 10
+
+
+def allocatable_ephemeral_gib(disk_size_gib: int) -> int:
+    """The ephemeral storage a node with this root volume offers pods: the volume, less kube-reserved and the
+    eviction share. The autoscaler's node template must not claim more, or it scales up an empty group for a pod
+    whose disk request the new node cannot hold (the template's resources are its allocatable: cloudprovider/aws
+    aws_manager.go buildNodeFromTemplate)."""
+    return disk_size_gib - KUBE_RESERVED_STORAGE_GIB - math.ceil(disk_size_gib * EVICTION_NODEFS_PERCENT / 100)
+
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import EksClusterHandle
@@ -97,7 +112,7 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
         ami_family="al2023",
         gpu=False,
         disk_size_gib=args.disk_size_gib,
-        template_resources={EPHEMERAL_STORAGE: f"{args.disk_size_gib}Gi"},
+        template_resources={EPHEMERAL_STORAGE: f"{allocatable_ephemeral_gib(args.disk_size_gib)}Gi"},
         **node_settings(args, "al2023"),
     )
     group = build_node_group(f"{name}-ng", spec, cluster=cluster, tags=args.tags, parent=parent)
@@ -149,7 +164,7 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
 def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
     """(primary groups, fallback groups): per zone when `per_zone`; the fallback always per zone."""
     zones = len(args.pool_zones)
-    return (zones if args.per_zone else 1), (zones if args.on_demand_fallback else 0)
+    return (zones if args.pool_per_zone else 1), (zones if args.on_demand_fallback else 0)
 
 
 def _taints(args: SpotGpuPoolArgs) -> list[Taint]:
@@ -169,9 +184,12 @@ def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
 
 def template_resources(args: SpotGpuPoolArgs) -> dict[str, str]:
     """What an empty group's node template needs beyond the first type's vCPU and memory: the GPUs
-    as the device plugin advertises them, and the disk, without which a pod that requests
-    ephemeral-storage never scales an empty group (kubernetes/autoscaler#1650)."""
-    return {GPU_RESOURCE: str(args.advertised_gpus_per_node), EPHEMERAL_STORAGE: f"{args.disk_size_gib}Gi"}
+    as the device plugin advertises them, and the disk pods may use (allocatable_ephemeral_gib), without which a
+    pod that requests ephemeral-storage never scales an empty group (kubernetes/autoscaler#1650)."""
+    return {
+        GPU_RESOURCE: str(args.advertised_gpus_per_node),
+        EPHEMERAL_STORAGE: f"{allocatable_ephemeral_gib(args.disk_size_gib)}Gi",
+    }
 
 
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
@@ -206,7 +224,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     primary = CAPACITY_SPOT if args.spot else CAPACITY_ON_DEMAND
     kind = "spot" if args.spot else "od"
     specs: list[tuple[str, NodeGroupSpec]] = []
-    if args.per_zone:
+    if args.pool_per_zone:
         mins, maxes = split_total(args.min_size, len(zones)), split_total(args.max_size, len(zones))
         for zone, lo, hi in zip(zones, mins, maxes, strict=True):
             specs.append(

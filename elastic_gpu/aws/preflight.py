@@ -130,7 +130,7 @@ def offering_findings(cfg: StackConfig) -> list[Finding]:
     none of them is an error where the pool has a group of its own there (perZone), else a warning."""
     region, zones = cfg.cluster.region, list(cfg.cluster.zones)
     pools = [("general", tuple(cfg.general_pool.instance_types), False)]
-    pools += [(p.name, tuple(cfg.instance_types(p)), p.per_zone) for p in cfg.gpu_pools]
+    pools += [(p.name, tuple(cfg.instance_types(p)), bool(p.per_zone)) for p in cfg.gpu_pools]
     types = sorted({t for _, ts, _ in pools for t in ts})
     command = (
         f"aws ec2 describe-instance-type-offerings --location-type availability-zone --filters "

@@ -56,6 +56,8 @@ class AwsProvider:
         one_group_many_types=True,
         prices_accelerators=False,
         pins_autoscaler_image=True,
+        # The private-only endpoint answers in the VPC the stack creates (aws/cluster.py PRIVATE_ENDPOINT_WARNING).
+        private_api_needs_runner=True,
         karpenter_node_class_group="karpenter.k8s.aws",
     )
     owner = "an AWS"

@@ -43,6 +43,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
             ecr_endpoints=c.ecr_endpoints,
             public_access=c.api_access.public,
             public_access_cidrs=list(c.api_access.public_cidrs) if c.api_access.public_cidrs else None,
+            runner_in_vpc=c.api_access.runner_in_vnet,
             karpenter_discovery=cfg.provisioner == KARPENTER,
         ),
         opts=opts,

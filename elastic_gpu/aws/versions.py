@@ -28,8 +28,8 @@ def minor(kubernetes_version: str) -> str:
     return ".".join(kubernetes_version.split(".")[:2])
 
 
-#: EKS managed add-ons per Kubernetes minor: the minors EksAddons accepts, and the offline answer to
-#: `aws.eks.get_addon_version(most_recent=True)` (a real preview asks EKS: aws/addons.py). Each is the
+#: EKS managed add-ons per Kubernetes minor: the minors EksAddons accepts and the versions it pins for each
+#: (aws/addons.py; also the offline answer to `aws.eks.get_addon_version`). Each is the
 #: latest version of the EKS add-on type for the minor, as the EKS user guide's tables list them
 #: (managing-kube-proxy, managing-coredns: the ja_jp .md copy that lists 1.36, the newest found; 1.33
 #: coredns stays v1.13.2 from the docs.amazonaws.cn copy, as that copy lists it and an add-on is not

@@ -23,6 +23,8 @@ from elastic_gpu.azure.options import (
     DEFAULT_AKS_SYSTEM_MAX,
     DEFAULT_AKS_SYSTEM_MIN,
     DEFAULT_AKS_SYSTEM_VM_SIZE,
+    NODE_OS_MAINTENANCE_CONFIG,
+    MaintenanceWindowConfig,
 )
 from elastic_gpu.azure.pools import vmss_name_regex
 from elastic_gpu.azure.system_pool import system_pool_size_warning
@@ -108,6 +110,10 @@ PRIVATE_CLUSTER_OWN_VNET_WARNING = (
 )
 #: AKS cluster names: 1-63 letters, digits, '-' and '_', starting and ending alphanumeric.
 CLUSTER_NAME_PATTERN = r"^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$"
+#: The cluster's dnsPrefix, which is its name here: 1-54 letters, digits and hyphens, starting and ending with a
+#: letter or digit (ManagedCluster.dnsPrefix, as terraform-provider-azurerm's KubernetesDNSPrefix checks it:
+#: internal/services/containers/validate): stricter than the name (no '_', 54 not 63).
+DNS_PREFIX_PATTERN = r"^[a-zA-Z0-9]([a-zA-Z0-9-]{0,52}[a-zA-Z0-9])?$"
 #: AksClusterArgs.provisioner values besides None (the managed cluster-autoscaler).
 PROVISIONERS = ("cluster-autoscaler", NAP)
 
@@ -173,6 +179,10 @@ class AksClusterArgs:
     auto-provisioning (`nodeProvisioningProfile` mode Auto, no default NodePools): each SpotGpuPool becomes
     an AKSNodeClass and NodePools, no agent pool; the System pool (and a GeneralPool) keep a fixed count of
     their min size, as AKS creates no autoscaling agent pool under NAP, and no autoScalerProfile is set."""
+    maintenance_window: MaintenanceWindowConfig = field(default_factory=MaintenanceWindowConfig)
+    """Default Saturdays 02:00 UTC for 4 hours: the only time AKS reimages nodes with a new node image and node
+    auto-provisioning picks one up and replaces its GPU nodes (the `aksManagedNodeOSUpgradeSchedule`
+    MaintenanceConfiguration); without one AKS does so at any hour, under running GPU jobs."""
 
 
 def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
@@ -181,6 +191,12 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
         return problems  # the rules below compare and iterate the values
     if not re.fullmatch(CLUSTER_NAME_PATTERN, args.cluster_name):
         problems.append(f"{where}cluster_name: {args.cluster_name!r} is not a valid AKS name ({CLUSTER_NAME_PATTERN})")
+    elif not re.fullmatch(DNS_PREFIX_PATTERN, args.cluster_name):
+        problems.append(
+            f"{where}cluster_name: {args.cluster_name!r} is also the cluster's dnsPrefix, which AKS takes as 1-54 "
+            "letters, digits and hyphens, starting and ending with a letter or digit (no '_'; "
+            f"{len(args.cluster_name)} characters given)"
+        )
     if bad := [z for z in args.zones if z not in AZURE_ZONES]:
         problems.append(f"{where}zones: {bad} are not Azure zones; allowed: {', '.join(AZURE_ZONES)}")
     problems += zoneless_region_problems(f"{where}AksClusterArgs.", args.location, args.zones)
@@ -218,7 +234,10 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
 
 
 def subnet_problems(where: str, args: AksClusterArgs) -> list[str]:
-    """Subnet ids are ARM subnet ids; the API server's subnet only with, and in the VNet of, the nodes' one."""
+    """Subnet ids are ARM subnet ids; the API server's subnet only with, and in the VNet of, the nodes' one.
+    Node auto-provisioning in a VNet of yours needs no API server subnet: AKS's own page creates such a cluster
+    with the node subnet alone (MicrosoftDocs/azure-aks-docs articles/aks/node-auto-provisioning-custom-vnet.md,
+    ms.date 2026-08-06, which dropped the delegated API server subnet the page required before)."""
     problems = []
     for field_name in ("subnet_id", "api_server_subnet_id"):
         value = getattr(args, field_name)
@@ -227,13 +246,6 @@ def subnet_problems(where: str, args: AksClusterArgs) -> list[str]:
                 f"{where}{field_name}: {value!r} is not a subnet id; allowed: /subscriptions/<id>/resourceGroups/"
                 "<group>/providers/Microsoft.Network/virtualNetworks/<vnet>/subnets/<subnet>"
             )
-    if args.provisioner == NAP and args.subnet_id is not None and args.api_server_subnet_id is None:
-        problems.append(
-            f"{where}api_server_subnet_id: node auto-provisioning in a VNet of yours needs API Server VNet "
-            "Integration (AKS node-auto-provisioning-custom-vnet.md): set api_server_subnet_id "
-            "(cluster.apiServerSubnetId) to a subnet of the same VNet delegated to "
-            "Microsoft.ContainerService/managedClusters"
-        )
     if args.api_server_subnet_id is not None and args.subnet_id is None:
         problems.append(
             f"{where}api_server_subnet_id: API Server VNet Integration here needs the nodes' subnet of the same "
@@ -545,6 +557,7 @@ class AksCluster(pulumi.ComponentResource):
             pulumi.log.warn(f"AksCluster '{name}': {unreachable}", resource=self)
         if small_system_pool := system_pool_size_warning(args.system_min_size):
             pulumi.log.warn(f"AksCluster '{name}': {small_system_pool}", resource=self)
+        self.maintenance = node_os_maintenance(name, args, self.resource_group_name, self.cluster, self)
         self.cluster_name: pulumi.Output[str] = self.cluster.name
         self.kubeconfig: pulumi.Output[str] = user_kubeconfig(self.resource_group_name, self.cluster.name, self)
         self.provider = k8s.Provider(f"{name}-k8s", kubeconfig=self.kubeconfig, opts=child)
@@ -587,6 +600,30 @@ class AksCluster(pulumi.ComponentResource):
     @property
     def kubernetes_version(self) -> str:
         return self.args.kubernetes_version
+
+
+def node_os_maintenance(
+    name: str,
+    args: AksClusterArgs,
+    resource_group_name: pulumi.Input[str],
+    cluster: cs.ManagedCluster,
+    parent: pulumi.Resource,
+) -> cs.MaintenanceConfiguration:
+    """The weekly window for node image upgrades and NAP's image drift (AksClusterArgs.maintenance_window)."""
+    window = args.maintenance_window
+    return cs.MaintenanceConfiguration(
+        f"{name}-node-os-maintenance",
+        config_name=NODE_OS_MAINTENANCE_CONFIG,
+        resource_group_name=resource_group_name,
+        resource_name_=cluster.name,
+        maintenance_window=cs.MaintenanceWindowArgs(
+            schedule=cs.ScheduleArgs(weekly=cs.WeeklyScheduleArgs(day_of_week=window.day_of_week, interval_weeks=1)),
+            start_time=window.start_time,
+            duration_hours=window.duration_hours,
+            utc_offset=window.utc_offset,
+        ),
+        opts=pulumi.ResourceOptions(parent=parent, depends_on=[cluster]),
+    )
 
 
 def kubelet_object_id(profile: Mapping[str, Any] | None) -> str | None:

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 
 #: A GPU pool's max is split over one agent pool per zone (elastic_gpu/azure/pools.py).
 SPLITS_PER_ZONE = True
+#: A GPU pool's agent pools by default: one across the zones per VM size. Zonal spot pools take turns in
+#: backoff when a scale-set-level error is seen only at maxNodeProvisionTime (kubernetes/autoscaler#8323)
+#: and reach the fallback after ~93 min (`simulate`, its timeout regime); one pool reaches it in ~16 min.
+DEFAULT_PER_ZONE = False
 #: AKS's managed autoscaler honours the priority expander's ConfigMap.
 PRIORITY_EXPANDER = True
 #: The stack setting `provisioner` on azure: agent pools and AKS's managed cluster-autoscaler, or node

@@ -42,6 +42,31 @@ class SystemPoolConfig(StackModel):
     """Default false; true taints it CriticalAddonsOnly=true:NoSchedule (system pods only)."""
 
 
+#: AKS's node-OS maintenance configuration: the one name AKS reads for node image upgrades (its NodeImage and
+#: SecurityPatch channels) and for the node images node auto-provisioning picks up and drifts its nodes to
+#: (AKS planned-maintenance.md; node-auto-provisioning-upgrade-image.md: without it "AKS might use a fallback
+#: schedule ... at unexpected times").
+NODE_OS_MAINTENANCE_CONFIG = "aksManagedNodeOSUpgradeSchedule"
+#: Days MaintenanceWindow.schedule.weekly.dayOfWeek takes (azure-native WeekDay).
+WEEK_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+class MaintenanceWindowConfig(StackModel):
+    """Azure only: the weekly window in which AKS may reimage nodes with a new node image, and node
+    auto-provisioning may pick one up and replace (drift) its GPU nodes: outside it, running GPU jobs are left
+    alone. Default: Saturdays 02:00 UTC for 4 hours, the shortest window AKS takes (MaintenanceWindow.durationHours
+    4-24) and the one its NAP page recommends at least. NAP still forces an image older than 90 days."""
+
+    day_of_week: Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"] = "Saturday"
+    """Default Saturday: the day the window opens, each week."""
+    start_time: str = Field(default="02:00", pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+    """Default "02:00": when it opens, HH:MM in `utc_offset`."""
+    duration_hours: int = Field(default=4, ge=4, le=24)
+    """Default 4 (AKS's minimum): how long it stays open."""
+    utc_offset: str = Field(default="+00:00", pattern=r"^[+-]([01][0-9]|2[0-3]):[0-5][0-9]$")
+    """Default "+00:00" (UTC): the offset `start_time` is in, e.g. "+01:00"."""
+
+
 class AzureClusterOptions(CloudOptions):
     cloud: ClassVar[str] = "azure"
 
@@ -58,6 +83,9 @@ class AzureClusterOptions(CloudOptions):
     api_server_subnet_id: str | None = None
     """Azure only, with `subnetId`: a subnet of the same VNet delegated to Microsoft.ContainerService/
     managedClusters (/28 or larger) for API Server VNet Integration."""
+    maintenance_window: MaintenanceWindowConfig | None = None
+    """Azure only: when AKS may update node images and NAP may replace nodes for one (default
+    MaintenanceWindowConfig(): Saturdays 02:00 UTC, 4 hours)."""
 
 
 class AzureGpuPoolOptions(CloudOptions):

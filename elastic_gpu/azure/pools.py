@@ -26,7 +26,7 @@ from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_labels
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
-from elastic_gpu.prices import price_rows
+from elastic_gpu.prices import TABLE_PATH, price_row, price_rows
 from elastic_gpu.replacement import DIGEST_LEN, short_digest
 from elastic_gpu.scheduling import (
     AKS_SPOT_LABEL,
@@ -330,7 +330,7 @@ def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
 
 def _per_zone(args: SpotGpuPoolArgs) -> bool:
     """An agent pool per zone: only where there are zones (a regional pool has none to split by)."""
-    return args.per_zone and bool(args.pool_zones)
+    return args.pool_per_zone and bool(args.pool_zones)
 
 
 def _taints(args: SpotGpuPoolArgs) -> tuple[list[Taint], list[Taint]]:
@@ -373,6 +373,27 @@ def price_ranks(vm_sizes: list[str], spot: bool, region: str | None) -> list[int
     return [order.index(vm) for vm in vm_sizes]
 
 
+def spot_max_price_warnings(price: float | None, vm_sizes: list[str], region: str | None) -> list[str]:
+    """A spot price cap below a size's spot price in the price table (elastic_gpu/data/prices.csv, read through
+    elastic_gpu.prices.price_row) for the cluster's region: Azure allocates no spot VM whose price is above the
+    cap (Microsoft.Compute BillingProfile.maxPrice: "the operation will only succeed if the maxPrice is greater than
+    the current Azure Spot price"), so the pool's nodes never come. Nothing
+    to say for -1, an unknown region (an Output) or a size the table has no spot price for."""
+    if price is None or price == -1 or region is None:
+        return []
+    out = []
+    for vm in dict.fromkeys(vm_sizes):
+        row = price_row("azure", region, vm)
+        if row is not None and row.spot is not None and price < row.spot:
+            out.append(
+                f"spot_max_price (stack config gpuPools[].spotMaxPrice) {price:g} USD/hour is below {vm}'s spot "
+                f"price in {region}, {row.spot:g} ({TABLE_PATH}, {row.source} {row.date}): Azure allocates no spot "
+                "VM above the cap, so its nodes never come; raise it above the spot price, or leave it unset (-1: "
+                "up to the on-demand price)"
+            )
+    return out
+
+
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     cluster: AksClusterHandle = args.cluster  # type: ignore[assignment]
     if uses_node_provisioning(cluster):
@@ -386,6 +407,10 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
                 "allowed: -1 (up to the on-demand price) or a positive USD/hour"
             ]
         )
+    if args.spot:
+        region = getattr(cluster, "plain_location", None)  # the location, when the handle knows it before deployment
+        for warning in spot_max_price_warnings(args.spot_max_price, list(args.instance_types), region):
+            pulumi.log.warn(f"SpotGpuPool '{name}': {warning}", resource=parent)
     stem = agent_pool_stem(name)
     spot_max_price = DEFAULT_SPOT_MAX_PRICE if args.spot_max_price is None else args.spot_max_price
     # Spot nodes carry AKS's own taint and label: declared so the spec matches the nodes,

@@ -9,7 +9,7 @@ import pulumi_azure_native as azure_native
 
 from elastic_gpu.azure.cluster import AksCluster, AksClusterArgs, aks_cluster_problems
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
-from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig
+from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, MaintenanceWindowConfig, SystemPoolConfig
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.pool_types import provisioner_node_pool_names
@@ -49,6 +49,7 @@ def cluster_args(cfg: StackConfig) -> AksClusterArgs:
         subnet_id=c.subnet_id,
         api_server_subnet_id=c.api_server_subnet_id,
         provisioner=NAP if cfg.provisioner == NAP else None,
+        maintenance_window=c.maintenance_window or MaintenanceWindowConfig(),
     )
 
 

@@ -4,7 +4,7 @@ autoScalerProfile, and the two regimes in which a spot scale-up fails and the fa
 
 from __future__ import annotations
 
-from elastic_gpu.azure import AKS_DEFAULT_EXPANDER, AKS_MANAGED_CLUSTER
+from elastic_gpu.azure import AKS_AGENT_POOL, AKS_DEFAULT_EXPANDER, AKS_EXISTING_CLUSTER, AKS_MANAGED_CLUSTER
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.timings import (
     CA_DEFAULT_MAX_NODE_PROVISION_TIME,
@@ -34,12 +34,31 @@ REGIME_FAST_DELETE = "VM fails to provision (AKS deletes it at once)"
 REGIME_TIMEOUT = "scale-set-level error (waits for maxNodeProvisionTime)"
 
 
+#: The expander an existing cluster's profile is judged with: the one ClusterAutoscaler requires of it (its
+#: preview warns, with the `az aks update` command, when a pool falls back), so the promise is judged on the
+#: cluster the program asks for rather than left unjudged.
+EXISTING_CLUSTER_EXPANDER = "priority"
+EXISTING_CLUSTER_SOURCE = (
+    "AKS autoScalerProfile defaults (the existing cluster's own profile is not read at preview; expander "
+    f"{EXISTING_CLUSTER_EXPANDER}, as ClusterAutoscaler requires)"
+)
+
+
 def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
-    """AKS's managed autoscaler, from the cluster's autoScalerProfile."""
+    """AKS's managed autoscaler, from the cluster's autoScalerProfile; on a cluster the program only holds a
+    handle on (`AksCluster.existing`) with agent pools of ours, AKS's default profile with the priority
+    expander, so the promise of its pools is judged too."""
     clusters = preview.of_type(AKS_MANAGED_CLUSTER)
-    if not clusters:
-        return None
-    profile = clusters[0].inputs.get("autoScalerProfile") or {}
+    if clusters:
+        return _settings(preview, clusters[0].inputs.get("autoScalerProfile") or {}, "AKS autoScalerProfile")
+    if preview.of_type(AKS_EXISTING_CLUSTER) and preview.of_type(AKS_AGENT_POOL):
+        return _settings(preview, {"expander": EXISTING_CLUSTER_EXPANDER}, EXISTING_CLUSTER_SOURCE)
+    return None
+
+
+def _settings(preview: Preview, profile: dict[str, str], source: str) -> AutoscalerSettings:
+    """The settings from an autoScalerProfile's ARM keys; a key it lacks takes AKS's default (its autoscaler
+    profile reference: upstream's defaults, but the expander `random`)."""
     provision = minutes(profile.get("maxNodeProvisionTime", CA_DEFAULT_MAX_NODE_PROVISION_TIME))
     scan = seconds(profile.get("scanInterval", CA_DEFAULT_SCAN_INTERVAL))
     # Two regimes. A spot VM that fails to provision (spot capacity: SkuNotAvailable/AllocationFailed on
@@ -71,7 +90,7 @@ def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
             Regime(REGIME_FAST_DELETE, fast, "spot capacity errors on the VM (the common case)"),
             Regime(REGIME_TIMEOUT, timeout, "asynchronous errors of the whole scale set"),
         ),
-        source="AKS autoScalerProfile",
+        source=source,
         evidence=AKS_EVIDENCE,
         # A scale set spanning zones is one node group: a zonal shortage can fail and back off all of it
         # (AKS reliability-zone-resiliency-recommendations: the autoscaler is not zone-aware).

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 #: One GKE node pool spans the zones; its autoscaling limits are totals (elastic_gpu/gcp/pools.py).
 SPLITS_PER_ZONE = False
+#: GKE: one node pool spans the zones (location policy ANY), whatever perZone says.
+DEFAULT_PER_ZONE = False
 #: GKE's managed autoscaler has no priority expander (a ComputeClass ranks spot above on-demand).
 PRIORITY_EXPANDER = False
 #: The stack setting `provisioner` on gcp: node pools of ours, or GKE's node pool auto-creation

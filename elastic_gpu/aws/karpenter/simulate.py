@@ -10,6 +10,7 @@ import math
 from elastic_gpu.aws.karpenter import model
 from elastic_gpu.aws.karpenter.release import NODE_CLASS_API
 from elastic_gpu.aws.node_templates import ENI_MAX_PODS, eks_kube_reserved
+from elastic_gpu.aws.pools import EVICTION_NODEFS_PERCENT, KUBE_RESERVED_STORAGE_GIB
 from elastic_gpu.gpu_catalog import GpuInstanceType
 from elastic_gpu.karpenter_core import INSTANCE_TYPE_KEY
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
@@ -37,9 +38,9 @@ _TYPES = "aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go
 #: (aws/karpenter-provider-aws v1.14.1 pkg/operator/options/options.go:58 vm-memory-overhead-percent; the chart
 #: this library installs leaves it at its default).
 VM_MEMORY_OVERHEAD_PERCENT = 0.075
-#: kube-reserved ephemeral storage and the nodefs.available eviction share (types.go:525, :556).
-KUBE_RESERVED_STORAGE = GIB
-EVICTION_NODEFS_PERCENT = 10
+#: kube-reserved ephemeral storage and the nodefs.available eviction share (types.go:525, :556; one place for the
+#: figures: elastic_gpu/aws/pools.py, whose node-group templates offer the same).
+KUBE_RESERVED_STORAGE = KUBE_RESERVED_STORAGE_GIB * GIB
 OVERHEAD_SOURCE = (
     f"Karpenter's AL2023 overhead, {_TYPES}: kube-reserved (CPU tiers, 11 MiB per ENI-limited pod + 255 MiB), "
     f"100Mi eviction, {VM_MEMORY_OVERHEAD_PERCENT:.1%} VM memory overhead"

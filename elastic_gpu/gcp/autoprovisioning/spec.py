@@ -56,6 +56,10 @@ def priority_machine_types(priority: dict[str, Any]) -> list[str]:
 #: "If your cluster is running a version earlier than GKE version 1.33.3-gke.1136000, you must also enable
 #: cluster-level node auto-provisioning").
 AUTO_CREATION_WITHOUT_NAP = "1.33.3-gke.1136000"
+#: ... and only on the Rapid release channel (the same page, "Requirements" for workload-level auto-creation
+#: without node auto-provisioning: "Use GKE version 1.33.3-gke.1136000 or later. Use the Rapid release channel.",
+#: docs.cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning, read 2026-12-01).
+AUTO_CREATION_WITHOUT_NAP_CHANNEL = "RAPID"
 _GKE_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:-gke\.(\d+))?")
 
 
@@ -75,10 +79,14 @@ def version_floor(min_version: str | None) -> str:
     return min_version or min((r.minor for r in KUBERNETES_SUPPORT), key=lambda m: gke_version_key(m) or (0,))
 
 
-def auto_creation_needs_nap(min_version: str | None) -> bool:
-    """A cluster whose version may be below AUTO_CREATION_WITHOUT_NAP (judged by its floor, the lowest it
-    may run: `version_floor`) needs node auto-provisioning for a ComputeClass to get node pools."""
+def auto_creation_needs_nap(min_version: str | None, channel: str | None = None) -> bool:
+    """A cluster whose version may be below AUTO_CREATION_WITHOUT_NAP (judged by its floor, the lowest it may
+    run: `version_floor`), or that is not on the Rapid channel (`channel`: its releaseChannel, None when unset,
+    which GKE enrolls in Regular), needs node auto-provisioning for a ComputeClass to get node pools. So a
+    STABLE or REGULAR cluster keeps cluster-level node auto-provisioning (gcp-autoprovision's STABLE one does),
+    and its resource limits remain the only cap on the auto-created pools."""
     min_version = version_floor(min_version)
     key = gke_version_key(min_version) if min_version else None
     threshold = gke_version_key(AUTO_CREATION_WITHOUT_NAP)
-    return key is None or threshold is None or key < threshold
+    too_old = key is None or threshold is None or key < threshold
+    return too_old or channel != AUTO_CREATION_WITHOUT_NAP_CHANNEL

@@ -54,14 +54,20 @@ def _auto_class(resource_type: str, props: Mapping[str, Any]) -> tuple[str, list
 # --- gke-auto-provisioning-gpu-limits ----------------------------------------------------------
 
 
-def _gpu_classes(args: StackValidationArgs) -> tuple[dict[str, int], str, bool, list[tuple[Any, str, int, Any]]]:
-    """The cluster's GPU limits, its version floor, whether auto-creation needs node auto-provisioning there, and
+def _gpu_classes(
+    args: StackValidationArgs,
+) -> tuple[dict[str, int], str, str | None, bool, list[tuple[Any, str, int, Any]]]:
+    """The cluster's GPU limits, its version floor, its release channel, whether auto-creation needs node
+    auto-provisioning there, and
     (urn, class, count, GPU type) of every GPU a judged auto-creating class names."""
     clusters = [r for r in args.resources if r.resource_type == GKE_CLUSTER]
     limits = cluster_limits(clusters)
-    declared = (props_of(clusters[0]) or {}).get("minMasterVersion")
+    props = props_of(clusters[0]) or {}
+    declared = props.get("minMasterVersion")
     # Unknown at preview (a new cluster that takes GKE's default): at least the oldest minor GKE offers.
     version = version_floor(declared if isinstance(declared, str) else None)
+    channel = (props.get("releaseChannel") or {}).get("channel")
+    channel = channel if isinstance(channel, str) else None
     found = []
     for r in args.resources:
         auto = _auto_class(r.resource_type, props_of(r))
@@ -70,13 +76,13 @@ def _gpu_classes(args: StackValidationArgs) -> tuple[dict[str, int], str, bool, 
         name, priorities = auto
         gpus: dict[Any, dict[str, Any]] = {p["gpu"].get("type"): p["gpu"] for p in priorities if p.get("gpu")}
         found += [(r.urn, name, int(g.get("count") or 1), g.get("type")) for g in gpus.values()]
-    return limits, version, auto_creation_needs_nap(version), found
+    return limits, version, channel, auto_creation_needs_nap(version, channel), found
 
 
 def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> None:
     if not any(r.resource_type == GKE_CLUSTER for r in args.resources):
         return  # an existing cluster: its limits are not in the program (GkeCluster.existing documents them)
-    limits, version, needs_nap, classes = _gpu_classes(args)
+    limits, version, channel, needs_nap, classes = _gpu_classes(args)
     for urn, name, count, gpu_type in classes:
         have = limits.get(str(gpu_type))
         if not limits and not needs_nap:
@@ -84,7 +90,8 @@ def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> N
         if have is None or have < count:
             what = (
                 f"has node auto-provisioning off and may run a version below {AUTO_CREATION_WITHOUT_NAP} "
-                f"(minMasterVersion {version!r}), where a ComputeClass needs it"
+                f"(minMasterVersion {version!r}) or is not on the Rapid channel (releaseChannel {channel!r}), "
+                "where a ComputeClass needs it"
                 if not limits
                 else f"has a {gpu_type} limit of {have or 0}"
             )
@@ -99,7 +106,7 @@ def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> N
 def validate_gpu_cap(args: StackValidationArgs, report: ReportViolation) -> None:
     if not any(r.resource_type == GKE_CLUSTER for r in args.resources):
         return
-    limits, version, needs_nap, classes = _gpu_classes(args)
+    limits, version, _, needs_nap, classes = _gpu_classes(args)
     if limits or needs_nap:
         return  # node auto-provisioning's limits cap the pools, or gke-auto-provisioning-gpu-limits judges them
     for urn, name, count, gpu_type in classes:

@@ -28,7 +28,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.node_group_view import strict_props
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
-from elastic_gpu.tools.simulation.backoff import Group, Machine
+from elastic_gpu.tools.simulation.backoff import GPU_NODE_READY, Group, Machine
 from elastic_gpu.tools.simulation.fit import NodeTemplate
 from elastic_gpu.tools.simulation.run import (
     PoolOutcome,
@@ -100,10 +100,12 @@ def fixes(outcome: PoolOutcome, settings: AutoscalerSettings) -> list[str]:
             out.append(f"a single instance type ({types[0]}; one node group per type)")
     if machine.timeout_bound:
         provision = int(settings.max_node_provision)
+        # Never below a GPU node's time to be Ready: the autoscaler would time out the healthy node it asked for.
+        floor = -(-GPU_NODE_READY.seconds // 60)
         shorter = next(
             (
                 p
-                for p in range(provision - 1, 0, -1)
+                for p in range(provision - 1, floor - 1, -1)
                 if _keeps(
                     groups, replace(machine, attempt=(p * 60 + machine.scan + 1, p * 60 + 2 * machine.scan)), promise
                 )
@@ -112,8 +114,8 @@ def fixes(outcome: PoolOutcome, settings: AutoscalerSettings) -> list[str]:
         )
         if shorter is not None:
             out.append(
-                f"autoscaler.maxNodeProvisionTime: {shorter}m or less (a failed spot group is seen only then; "
-                "it must still exceed a GPU node's boot time)"
+                f"autoscaler.maxNodeProvisionTime: {shorter}m (a failed spot group is seen only then; no less "
+                f"than {floor}m, a GPU node's time to be Ready, or the autoscaler times out healthy nodes)"
             )
     return out
 

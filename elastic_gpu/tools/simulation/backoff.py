@@ -111,6 +111,16 @@ AZURE_FAST_DELETE = Constant(
     "on in AKS's managed autoscaler (Azure/AKS CHANGELOG 2025-09-21, 2025-10-12; Azure/AKS#5589). "
     "Scale-set-level async errors still wait for max-node-provision-time (kubernetes/autoscaler#8323)",
 )
+#: Not the autoscaler's constant (so not in CONSTANTS): the floor of the promise advice's maxNodeProvisionTime.
+GPU_NODE_READY = Constant(
+    "GPU node ready",
+    10 * MINUTE,
+    "the time from the scale-up to a GPU node that is Ready with its GPUs allocatable, which "
+    "max-node-provision-time must cover (the autoscaler counts a GPU node unready until it advertises its GPUs: "
+    "kubernetes/autoscaler#461, utils/gpu): ~10-11 min on AKS (Microsoft Q&A, "
+    "learn.microsoft.com/en-us/answers/a/12767836, 2026), 4-6 min on EKS and a 5 min timeout too short for "
+    "g4dn (kubernetes/autoscaler#3464, #6810); the slowest, so no advice times out a healthy GPU node",
+)
 GPU_POD_WAIT = Constant(
     "unschedulablePodWithGpuTimeBuffer",
     30 * SECOND,
