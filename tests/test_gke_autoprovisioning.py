@@ -450,7 +450,9 @@ def test_cost_gives_the_expected_figure_and_the_worst_case(capsys) -> None:
 def test_a_new_cluster_whose_version_is_unknown_is_judged_by_the_oldest_minor_gke_creates(tmp_path) -> None:
     # No minMasterVersion: GKE picks its default, at least the oldest minor its calendar offers (1.35 today),
     # above 1.33.3-gke.1136000, so the class gets uncapped pools (an advisory-worthy fact, not "none at all").
-    program = write_program(NAP_OFF_PROGRAM.replace(', min_master_version="VERSION"', ""), tmp_path)
+    # On the Rapid channel, where GKE auto-creates ComputeClass pools without node auto-provisioning.
+    rapid = NAP_OFF_PROGRAM.replace("CHANNEL", "release_channel={'channel': 'RAPID'}")
+    program = write_program(rapid.replace(', min_master_version="VERSION"', ""), tmp_path)
     report = judge(run_preview("test", program))
     assert report.of("gke-auto-provisioning-gpu-limits") == []  # nothing mandatory: GKE creates the pools
     [v] = report.of("gke-auto-provisioning-gpu-cap")
