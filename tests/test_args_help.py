@@ -140,7 +140,7 @@ def test_signature_names_the_python_fields_with_types_and_documented_defaults(cl
 
     if issubclass(cls, BaseModel):
         # pydantic sets a signature again when it completes a deferred model (on first use): still ours after.
-        cls.model_rebuild(force=True)
+        cls.model_rebuild()
     signature = inspect.signature(cls)
     assert list(signature.parameters) == field_names(cls)
     text = str(signature)
