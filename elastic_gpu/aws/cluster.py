@@ -509,7 +509,7 @@ class ExistingEksCluster(ExistingCluster):
     built as above); `region` (default: the AWS provider's region); `kubeconfig` (the kubeconfig that
     provider is built from; default: built as above); `tags` (on what the add-ons create, e.g. the autoscaler's
     IAM role); `node_security_group_ids` (the security groups the pools' nodes join; default: EKS's cluster
-    security group).
+    security group); `made_by` (the constructor the user called, which its error messages name).
     """
 
     cloud = "aws"

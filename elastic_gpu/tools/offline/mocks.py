@@ -253,8 +253,8 @@ class StackMocks(pulumi.runtime.Mocks):
         if not base:
             return None
         declared = {k: v for k, v in dict(found[0]).items() if k in base and v is not None and v != rpc.UNKNOWN}
-        # An input the program left out is the provider's default, not the account's guess (a subnet declared
-        # without map_public_ip_on_launch maps none: the AWS API's MapPublicIpOnLaunch defaults to false).
+        # What the program leaves out stays the built-in answer: for a subnet declared without
+        # map_public_ip_on_launch, false (the AWS default) unless the described account lists its id as public.
         return {**base, **declared}
 
     def user_hook(self, hook: str, run: Callable[[], dict[str, Any]], asked: str = "") -> dict[str, Any]:
@@ -292,6 +292,9 @@ def _short(value: dict[str, Any]) -> str:
 #: (multi-language) component of the program's own, which runs in its provider's process in a real run (see
 #: `RemoteChildren`; elastic_gpu/aws/mocks.py mocks pulumi-eks's this way). A remote component without a
 #: mock is registered with no children and no outputs, and the report says so.
+#: The library's own invokes (a cluster handle's aws.ec2.getSubnet, the preflight's quotas) are answered by these
+#: INVOKES too, except a read by id of a resource the program declares, answered from that declaration; a function
+#: here that raises is reported by its file and line, with who made the invoke and with which arguments.
 USER_MOCKS_FILE = "offline_mocks.py"
 
 
