@@ -61,7 +61,7 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.clouds import CLOUDS, HANDLE_VERSION_INPUT, REGISTRY, all_clouds, get_cloud
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.validation import said
+from elastic_gpu.validation import said, shown_value
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, minor_support_warnings
 
 
@@ -190,7 +190,7 @@ def input_str_problems(where: str, **values: Any) -> list[str]:
         if value is None:
             problems.append(f"{where}{arg}: required (a string or an Output)")
         elif not is_input_str(value):
-            problems.append(f"{where}{arg}: must be a string or an Output, got {type(value).__name__} {value!r}")
+            problems.append(f"{where}{arg}: must be a string or an Output, got {shown_value(value)}")
         elif isinstance(value, str) and not value:
             problems.append(f"{where}{arg}: must not be empty")
     return problems

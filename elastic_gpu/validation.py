@@ -539,6 +539,8 @@ def shown_value(value: Any) -> str:
 
     if isinstance(value, pulumi.Output):
         return OUTPUT_WORDS
+    if isinstance(value, pulumi.Resource):  # e.g. a cluster passed where its name goes
+        return said(value)
     if isinstance(value, list | tuple) and any(isinstance(v, pulumi.Output) for v in value):
         return f"a {type(value).__name__} of {len(value)} values"
     return f"{type(value).__name__} {said(value)}"

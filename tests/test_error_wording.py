@@ -119,3 +119,15 @@ def test_said_never_prints_an_address() -> None:
     assert said(output) == "an Output (known only at deploy time)"
     assert said({"us-east-1a": output}) == "{'us-east-1a': <an Output>}"
     assert said(object()) == "an object" and said(["a", 1]) == "['a', 1]"
+
+
+def test_a_resource_passed_where_its_name_goes_is_named_not_printed(run_program: Any) -> None:
+    source = (
+        "import pulumi_aws as aws\nfrom elastic_gpu import EksCluster\n"
+        'role = aws.iam.Role("nodes", assume_role_policy="{}")\n'
+        'EksCluster.existing("h", cluster_name="ml", kubernetes_version="1.35", subnet_ids={"us-east-1a": "subnet-a"},'
+        ' node_role_arn=role, oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/x",'
+        ' oidc_provider_url="https://x", region="us-east-1")\n'
+    )
+    [problem] = problems(run_program, source)
+    assert problem == "EksCluster.existing 'h': node_role_arn: must be a string or an Output, got the Role 'nodes'"
