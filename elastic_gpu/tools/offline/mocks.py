@@ -254,7 +254,8 @@ class StackMocks(pulumi.runtime.Mocks):
             return None
         declared = {k: v for k, v in dict(found[0]).items() if k in base and v is not None and v != rpc.UNKNOWN}
         # What the program leaves out stays the built-in answer: for a subnet declared without
-        # map_public_ip_on_launch, false (the AWS default) unless the described account lists its id as public.
+        # map_public_ip_on_launch, false (its default: pulumi-aws 7.51 ec2/subnet.py, "Default is `false`") unless
+        # the described account lists its id as public.
         return {**base, **declared}
 
     def user_hook(self, hook: str, run: Callable[[], dict[str, Any]], asked: str = "") -> dict[str, Any]:
