@@ -570,7 +570,7 @@ def said(value: Any) -> str:
         if isinstance(v, list | tuple):
             items = [plain(x, False) for x in v]
             return items if isinstance(v, list) else tuple(items)
-        if type(v).__repr__ is object.__repr__:
+        if type(v).__repr__ is vars(object)["__repr__"]:  # the default repr: an address
             kind = type(v).__name__
             return _Said(f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}")
         return v
