@@ -96,7 +96,37 @@ def documented(cls: type[T]) -> type[T]:
     cls.__doc__ = (
         (inspect.cleandoc(own) + "\n\n" if own else "") + "Fields (name: type = default):\n" + "\n".join(lines)
     )
+    cls.__signature__ = python_signature(cls)  # type: ignore[attr-defined]  # read by inspect.signature and help()
     return cls
+
+
+class _Text:
+    """An annotation or a default shown as written (`list[Expander]`, `['priority', 'least-waste']`): inspect
+    prints a parameter's annotation and default by their repr."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def python_signature(cls: type) -> inspect.Signature:
+    """The constructor as a program calls it: the Python field names (`max_size`, not the stack file's
+    `maxSize` that pydantic's own signature shows), each field's declared type (not its validation bounds and
+    patterns) and its documented default (a factory's value, not `<factory>`). A settings model's Args take
+    keywords only (ArgsModel.__init__); a dataclass's, its fields in order."""
+    kind = inspect.Parameter.KEYWORD_ONLY if issubclass(cls, BaseModel) else inspect.Parameter.POSITIONAL_OR_KEYWORD
+    params = [
+        inspect.Parameter(
+            name,
+            kind,
+            annotation=_Text(annotation),
+            default=inspect.Parameter.empty if default == "required" else _Text(default),
+        )
+        for name, annotation, default, _ in _field_rows(cls)
+    ]
+    return inspect.Signature(params, return_annotation=None)
 
 
 def _annotation_text(annotation: object) -> str:

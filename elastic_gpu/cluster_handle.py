@@ -61,6 +61,7 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.clouds import CLOUDS, HANDLE_VERSION_INPUT, REGISTRY, all_clouds, get_cloud
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.validation import said, shown_value
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, minor_support_warnings
 
 
@@ -189,7 +190,7 @@ def input_str_problems(where: str, **values: Any) -> list[str]:
         if value is None:
             problems.append(f"{where}{arg}: required (a string or an Output)")
         elif not is_input_str(value):
-            problems.append(f"{where}{arg}: must be a string or an Output, got {type(value).__name__} {value!r}")
+            problems.append(f"{where}{arg}: must be a string or an Output, got {shown_value(value)}")
         elif isinstance(value, str) and not value:
             problems.append(f"{where}{arg}: must not be empty")
     return problems
@@ -199,7 +200,7 @@ def version_problems(where: str, kubernetes_version: object) -> list[str]:
     if not isinstance(kubernetes_version, str) or not re.fullmatch(KUBERNETES_MINOR_PATTERN, kubernetes_version):
         return [
             f'{where}kubernetes_version: must be a plain Kubernetes minor such as "1.33" (it picks the '
-            f"autoscaler image before deployment), got {kubernetes_version!r}"
+            f"autoscaler image before deployment), got {said(kubernetes_version)}"
         ]
     return []
 
@@ -210,9 +211,9 @@ def zones_problems(
     """`zones` is a plain list of zone names (empty only where the cloud places pools in no zone)."""
     if isinstance(zones, str) or not isinstance(zones, list | tuple) or (not zones and not may_be_empty):
         what = "a list of zone names ([]: no zone, regional pools)" if may_be_empty else "a non-empty list of zones"
-        return [f"{where}zones: must be {what}, got {zones!r}"]
+        return [f"{where}zones: must be {what}, got {said(zones)}"]
     if bad := [z for z in zones if not isinstance(z, str)]:
-        return [f"{where}zones: every zone must be a plain string, got {bad!r}"]
+        return [f"{where}zones: every zone must be a plain string, got {said(bad)}"]
     if allowed is not None and (unknown := [z for z in zones if z not in allowed]):
         return [f"{where}zones: {unknown} are not allowed; allowed: {', '.join(allowed)}"]
     return []

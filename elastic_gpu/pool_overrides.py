@@ -15,6 +15,7 @@ from pydantic import Field
 
 from elastic_gpu.cluster_handle import is_input_str
 from elastic_gpu.settings_base import ArgsModel
+from elastic_gpu.validation import said
 
 
 class NodeOverrides(ArgsModel):
@@ -57,7 +58,7 @@ def override_type_problems(where: str, args: NodeOverrides) -> list[str]:
     if subnets is not None and not is_input_str(subnets):
         if not isinstance(subnets, Mapping) or not subnets:
             problems.append(
-                f"{where}subnet_ids: must map zones to subnet ids (EKS) or be one subnet id (AKS), got {subnets!r}"
+                f"{where}subnet_ids: must map zones to subnet ids (EKS) or be one subnet id (AKS), got {said(subnets)}"
             )
         else:
             problems += [
@@ -68,15 +69,17 @@ def override_type_problems(where: str, args: NodeOverrides) -> list[str]:
     for name in ("node_identity", "image", "user_data"):
         value = getattr(args, name)
         if value is not None and (not is_input_str(value) or value == ""):
-            problems.append(f"{where}{name}: must be a non-empty string or an Output, got {value!r}")
+            problems.append(f"{where}{name}: must be a non-empty string or an Output, got {said(value)}")
     groups = args.security_group_ids
     if groups is not None and (
         isinstance(groups, str) or not isinstance(groups, list) or not groups or not all(map(is_input_str, groups))
     ):
-        problems.append(f"{where}security_group_ids: must be a non-empty list of security group ids, got {groups!r}")
+        problems.append(
+            f"{where}security_group_ids: must be a non-empty list of security group ids, got {said(groups)}"
+        )
     if not isinstance(args.kubelet_config, dict) or not all(isinstance(k, str) for k in args.kubelet_config):
         problems.append(
-            f"{where}kubelet_config: must be a mapping of KubeletConfiguration keys, got {args.kubelet_config!r}"
+            f"{where}kubelet_config: must be a mapping of KubeletConfiguration keys, got {said(args.kubelet_config)}"
         )
     return problems
 

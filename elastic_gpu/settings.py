@@ -29,6 +29,7 @@ from elastic_gpu.validation import (
     bounds_problems,
     cloud_only_problems,
     general_pool_problems,
+    said,
     size_problems,
 )
 
@@ -218,12 +219,12 @@ def _promise_problems(spell: Spelling, pool: GpuPoolSettings) -> list[str]:
     if value is None:
         return []
     if value <= 0:
-        return [f"{where}: must be a number of minutes > 0 (got {value!r})"]
+        return [f"{where}: must be a number of minutes > 0 (got {said(value)})"]
     if value > MAX_MINUTES_TO_FALLBACK:
         return [
             f"{where}: must be at most {MAX_MINUTES_TO_FALLBACK} minutes (a day; leave it unset for no promise) "
-            f"(got {value!r})"
+            f"(got {said(value)})"
         ]
     if not pool.on_demand_fallback:
-        return [f"{where}: set only with {spell.word('on_demand_fallback')} (got {value!r})"]
+        return [f"{where}: set only with {spell.word('on_demand_fallback')} (got {said(value)})"]
     return []

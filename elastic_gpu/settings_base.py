@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 from pydantic.alias_generators import to_camel
 
+from elastic_gpu.args_doc import python_signature
 from elastic_gpu.validation import NODES_PER_CLUSTER
 
 #: Every node count is bounded before any arithmetic: no pool of a cluster holds more nodes than Kubernetes
@@ -85,6 +86,12 @@ class ArgsModel(SettingsModel):
 
     def mark_checked_by_stack(self) -> None:
         self._checked_by_stack = True
+
+    @classmethod
+    def __pydantic_on_complete__(cls) -> None:
+        # pydantic sets the class's signature again when it completes a deferred model (on first use): the
+        # stack file's camelCase aliases with their validation bounds. A program calls the Python names.
+        cls.__signature__ = python_signature(cls)
 
     if not TYPE_CHECKING:  # the type checker sees pydantic's keyword __init__, with every field's type
 

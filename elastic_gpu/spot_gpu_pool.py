@@ -154,9 +154,11 @@ def spot_gpu_pool_problems(
     if args.provisioner is not None:
         return problems + provisioner_problems(name, args)
     primary, fallback = pools.node_group_counts(args)
+    # Unset, fallback_max_size is max_size (fallback_total): then max_size is what the user set, and is named alone.
+    own_fallback = args.fallback_max_size is not None
     for field_name, total, groups in (
-        ("max_size", args.max_size, primary),
-        ("fallback_max_size", args.fallback_total, fallback),
+        ("max_size", args.max_size, primary if own_fallback else max(primary, fallback)),
+        ("fallback_max_size", args.fallback_total, fallback if own_fallback else 0),
     ):
         if groups and total < groups:
             problems.append(

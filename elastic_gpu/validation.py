@@ -218,7 +218,8 @@ def cloud_only_problems(
         owner, unset = owners[key]
         if owner != cloud and (value != unset or given(key)):
             problems.append(
-                f"{field(key)}: {get_cloud(owner).owner}-only setting; remove it for cloud {cloud!r} (got {value!r})"
+                f"{field(key)}: {get_cloud(owner).owner}-only setting; remove it for cloud {cloud!r} "
+                f"(got {said(value)})"
             )
     return problems
 
@@ -247,7 +248,7 @@ def autoscaler_settings_problems(
     `example` is a working expander chain in the caller's language."""
 
     problems = [
-        f"{field(key)}: must be longer than 0 (got {value!r})"
+        f"{field(key)}: must be longer than 0 (got {said(value)})"
         for key, value in durations.items()
         if key in ZERO_DURATION_REFUSED and duration_seconds(value) == 0
     ]
@@ -530,15 +531,53 @@ def _make_args_model(cls: type) -> type[BaseModel] | None:
     return create_model(f"{cls.__name__}Types", __config__=config, **fields)  # type: ignore[call-overload,no-any-return]
 
 
+#: How a message says an Output: its repr is an address (`<pulumi.output.Output object at 0x...>`).
+OUTPUT_WORDS = "an Output (known only at deploy time)"
+
+
 def shown_value(value: Any) -> str:
-    """A value for a message: its type and repr, an Output said in words (its repr is an address)."""
+    """A value for a message: its type and what it holds (`said`), an Output in words."""
     import pulumi
 
     if isinstance(value, pulumi.Output):
-        return "an Output (known only at deploy time)"
+        return OUTPUT_WORDS
+    if isinstance(value, pulumi.Resource):  # e.g. a cluster passed where its name goes
+        return said(value)
     if isinstance(value, list | tuple) and any(isinstance(v, pulumi.Output) for v in value):
         return f"a {type(value).__name__} of {len(value)} values"
-    return f"{type(value).__name__} {value!r}"
+    return f"{type(value).__name__} {said(value)}"
+
+
+class _Said:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def said(value: Any) -> str:
+    """`repr(value)` for a message, without the reprs that are addresses: an Output (also within a list or a
+    dict) in words, a Pulumi resource by its type and name, any other object without a repr of its own by its
+    type."""
+    import pulumi
+
+    def plain(v: Any, top: bool) -> Any:
+        if isinstance(v, pulumi.Output):
+            return _Said(OUTPUT_WORDS if top else "<an Output>")
+        if isinstance(v, pulumi.Resource):
+            return _Said(f"the {type(v).__name__} {v._name!r}")
+        if isinstance(v, dict):
+            return {plain(k, False): plain(x, False) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            items = [plain(x, False) for x in v]
+            return items if isinstance(v, list) else tuple(items)
+        if type(v).__repr__ is vars(object)["__repr__"]:  # the default repr: an address
+            kind = type(v).__name__
+            return _Said(f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}")
+        return v
+
+    return repr(plain(value, True))
 
 
 _TYPE_WORDS = {
@@ -571,7 +610,7 @@ def _type_message(err: Mapping[str, Any]) -> str:
     if kind == "is_instance_of":
         return f"must be a {(err.get('ctx') or {}).get('class')}, got {shown_value(value)}"
     if kind == "finite_number":
-        return f"must be a finite number, got {value!r}"
+        return f"must be a finite number, got {said(value)}"
     return f"{err['msg']}, got {shown_value(value)}"
 
 

@@ -111,3 +111,60 @@ def test_pool_and_autoscaler_outputs_are_the_resources_themselves(run_program) -
     assert out["gke"] == ["NodePool", "NodePool"]  # the node pools, not the ComputeClass
     assert out["role"] == "Role" and out["roleArn"].endswith(":role/ca-role")
     assert out["deployment"] == "cluster-autoscaler"
+
+
+def public_args_classes() -> list[type]:
+    """Every public `*Args` class the library's modules define (the workbench excluded): a new one is covered
+    without being listed here."""
+    import importlib
+    import pkgutil
+
+    found: dict[str, type] = {}
+    for info in pkgutil.walk_packages(elastic_gpu.__path__, "elastic_gpu."):
+        if info.name.startswith("elastic_gpu.tools") or info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for attr, value in vars(module).items():
+            if attr.endswith("Args") and isinstance(value, type) and value.__module__ == info.name:
+                found[f"{info.name}.{attr}"] = value
+    return [found[k] for k in sorted(found)]
+
+
+def field_names(cls: type) -> list[str]:
+    return list(cls.model_fields) if issubclass(cls, BaseModel) else [f.name for f in dataclasses.fields(cls)]
+
+
+@pytest.mark.parametrize("cls", public_args_classes(), ids=lambda c: c.__name__)
+def test_signature_names_the_python_fields_with_types_and_documented_defaults(cls: type) -> None:
+    import inspect
+
+    if issubclass(cls, BaseModel):
+        # pydantic sets a signature again when it completes a deferred model (on first use): still ours after.
+        cls.model_rebuild()
+    signature = inspect.signature(cls)
+    assert list(signature.parameters) == field_names(cls)
+    text = str(signature)
+    # No validation internals (pydantic's Annotated bounds and regex patterns) and no `<factory>` placeholder.
+    for leak in ("Annotated", "pattern=", "Ge(", "MinLen", "<factory>", "typing."):
+        assert leak not in text, (leak, text)
+    for name, param in signature.parameters.items():
+        assert param.annotation is not inspect.Parameter.empty, name
+    # help() prints the same first line.
+    assert f"{cls.__name__}{text}" in help_text(cls)
+
+
+def test_spot_gpu_pool_args_signature_is_the_constructor_a_program_calls() -> None:
+    import inspect
+
+    text = str(inspect.signature(elastic_gpu.SpotGpuPoolArgs))
+    assert "cluster: ClusterHandle" in text and "max_size: int" in text and "min_size: int = 0" in text
+    assert "maxSize" not in text and "minSize" not in text
+    # Documented defaults as values: a factory's value, not `<factory>`.
+    assert "extra_taints: list[Taint] = []" in text
+    autoscaler = str(inspect.signature(elastic_gpu.ClusterAutoscalerArgs))
+    assert "expander: list[Expander] = ['priority', 'least-waste']" in autoscaler
+    assert "scale_down_unneeded_time: Duration = '10m'" in autoscaler
+    assert "tags: dict[str, str] = {}" in str(inspect.signature(elastic_gpu.EksClusterArgs))
+    # What the signature shows is what the constructor takes.
+    with pytest.raises(TypeError, match="maxSize"):
+        elastic_gpu.SpotGpuPoolArgs(cluster=None, instance_types=["g6.xlarge"], maxSize=4)  # type: ignore[call-arg]

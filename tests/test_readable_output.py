@@ -111,3 +111,65 @@ def test_priority_regexes_compile_once_per_level_past_the_re_cache(monkeypatch):
     assert [len(t) for t in tiers] == [300, 300]
     assert {g.autoscaler_name for g in tiers[0]} == {f"asg-{i}" for i in range(0, 600, 2)}
     assert len(compiled) == 2
+
+
+def test_structured_and_multi_line_outputs_are_blocks_and_secrets_stay_masked():
+    import json
+
+    import yaml
+
+    from elastic_gpu.tools.offline.report import output_lines
+    from elastic_gpu.tools.offline.runner import StackOutput
+
+    config = {"apiVersion": "v1", "clusters": [{"name": "c", "cluster": {"server": "https://x"}}]}
+    block = output_lines("kubeconfig", StackOutput(config, secret=False))
+    assert block[0] == "  kubeconfig:" and all(line.startswith("    ") for line in block[1:])
+    assert yaml.safe_load("\n".join(line[4:] for line in block[1:])) == config  # YAML, not a Python dict
+    assert "{'" not in "\n".join(block)
+    text = "apiVersion: v1\nkind: Config\n"
+    assert output_lines("kc", StackOutput(text, secret=False)) == ["  kc: |", "    apiVersion: v1", "    kind: Config"]
+    as_json = output_lines("kcJson", StackOutput(json.dumps(config), secret=False))
+    assert as_json[0] == "  kcJson: (JSON)" and json.loads("\n".join(as_json[1:])) == config
+    assert output_lines("groups", StackOutput(["a", "b"], secret=False)) == ["  groups:", "    - a", "    - b"]
+    assert output_lines("name", StackOutput("gpu", secret=False)) == ["  name: gpu"]
+    assert output_lines("kubeconfig", StackOutput(config, secret=True)) == ["  kubeconfig: [secret]"]
+
+
+def test_the_eks_kubeconfig_output_prints_as_a_yaml_block():
+    from elastic_gpu.tools.offline.report import render_text
+    from tests.conftest import ROOT
+
+    text = render_text(run_preview("dev", ROOT / "tests" / "data" / "upstream" / "managed-nodegroups-py"))
+    outputs = text[text.index("Outputs:") :]
+    assert "  kubeconfig:\n    apiVersion: v1\n" in outputs and "{'apiVersion'" not in outputs
+
+
+def test_checks_that_cannot_run_while_a_value_is_unknown_are_one_entry():
+    from tests.conftest import ROOT
+
+    # aws-py-eks's cluster sets no version: the version rules and those reading the autoscaler image wait for it.
+    report = run_policies(run_preview("dev", ROOT / "tests" / "data" / "upstream" / "aws-py-eks"))
+    notes = [v for v in report.violations if v.unknown is not None]
+    assert len({v.policy for v in notes}) >= 3
+    text = render_report(report)
+    assert "can't run policy" not in text  # not one advisory per policy and resource
+    assert text.count("check(s) can't run during preview while a value is unknown") == 1
+    for policy in {v.policy for v in notes}:
+        assert policy in text
+    assert "unknown: string value at .spec.template.spec.containers.0.image; string value at .kubernetesVersion" in text
+    assert f"{len(report.violations) - len(report.mandatory)} advisory violation(s)" in text  # still counted
+
+
+def test_the_gate_prints_a_warning_once_naming_every_stack_it_concerns(tmp_path, capsys):
+    import shutil
+
+    from elastic_gpu.tools.offline.policy_gate import gate
+    from tests.conftest import ROOT
+
+    program = tmp_path / "p"
+    shutil.copytree(ROOT / "examples" / "existing-eks-plain", program)
+    shutil.copy(program / "Pulumi.dev.yaml", program / "Pulumi.prod.yaml")
+    assert gate(str(program), None, None) == 0
+    err = capsys.readouterr().err
+    assert err.count("eks:DescribeNodegroup") == 1
+    assert "warning: dev, prod: ClusterAutoscaler 'autoscaler': scaling a GPU group up from zero" in err

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import pulumi
 import pulumi_aws as aws
 
+from elastic_gpu.args_doc import documented
 from elastic_gpu.aws.versions import EKS_ADDON_VERSIONS, eks_addon_versions, minor
 from elastic_gpu.cluster_handle import EksClusterHandle
 from elastic_gpu.errors import ConfigError
@@ -29,6 +30,7 @@ RESOLVE_CONFLICTS = "OVERWRITE"
 ADDON_NAMES = tuple(sorted({a for row in EKS_ADDON_VERSIONS.values() for a in row}))
 
 
+@documented
 @dataclass
 class EksAddonsArgs:
     cluster: EksClusterHandle

@@ -300,6 +300,7 @@ class EksCluster(pulumi.ComponentResource):
             region=region,
             tags=tags,
             opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
+            made_by="EksCluster.from_cluster",
         )
 
     @classmethod
@@ -385,6 +386,7 @@ class EksCluster(pulumi.ComponentResource):
             # `nodeSecurityGroupId` is EKS's cluster group when pulumi-eks made none (cluster.ts:2198).
             node_security_group_ids=[cluster.node_security_group_id],
             opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
+            made_by="EksCluster.from_pulumi_eks",
         )
 
     def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -532,7 +534,7 @@ class ExistingEksCluster(ExistingCluster):
     built as above); `region` (default: the AWS provider's region); `kubeconfig` (the kubeconfig that
     provider is built from; default: built as above); `tags` (on what the add-ons create, e.g. the autoscaler's
     IAM role); `node_security_group_ids` (the security groups the pools' nodes join; default: EKS's cluster
-    security group).
+    security group); `made_by` (the constructor the user called, which its error messages name).
     """
 
     cloud = "aws"
@@ -553,8 +555,9 @@ class ExistingEksCluster(ExistingCluster):
         tags: Mapping[str, str] | None = None,
         node_security_group_ids: Sequence[pulumi.Input[str]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        made_by: str = "EksCluster.existing",
     ) -> None:
-        where = f"EksCluster.existing '{resource_name}': "
+        where = f"{made_by} '{resource_name}': "
         problems = input_str_problems(
             where,
             cluster_name=cluster_name,
@@ -566,9 +569,9 @@ class ExistingEksCluster(ExistingCluster):
             problems += version_problems(where, kubernetes_version)
         problems += subnet_ids_problems(where, subnet_ids, known_region(region))
         if region is not None and not is_input_str(region):
-            problems.append(f"{where}region: must be a string or an Output, got {type(region).__name__} {region!r}")
+            problems.append(f"{where}region: must be a string or an Output, got {shown_value(region)}")
         problems += k8s_provider_problems(where, k8s_provider)
-        raise_if(problems, source=f"EksCluster.existing '{resource_name}'")
+        raise_if(problems, source=f"{made_by} '{resource_name}'")
         inputs = handle_inputs(list(subnet_ids), kubernetes_version, subnet_ids)
         # The subnets that give instances a public IP, for the policy pack's no-public-node-ips.
         inputs[PUBLIC_SUBNET_IDS_INPUT] = public_subnet_ids(list(subnet_ids.values()), region)

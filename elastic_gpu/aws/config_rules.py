@@ -14,6 +14,7 @@ from elastic_gpu.validation import (
     Bounds,
     TagRules,
     bounds_problems,
+    said,
     tag_problems,
 )
 
@@ -178,7 +179,7 @@ def validate(cfg: StackConfig) -> list[str]:
     if cfg.provisioner == KARPENTER:
         problems += [
             f"gpuPools[{i}].amiFamily: under provisioner karpenter the pool's EC2NodeClass runs AL2023 "
-            f"(elastic_gpu/aws/karpenter/nodes.py AMI_ALIAS); allowed: al2023 (got {p.ami_family!r})"
+            f"(elastic_gpu/aws/karpenter/nodes.py AMI_ALIAS); allowed: al2023 (got {said(p.ami_family)})"
             for i, p in enumerate(cfg.gpu_pools)
             if p.ami_family != "al2023"
         ]
@@ -187,7 +188,7 @@ def validate(cfg: StackConfig) -> list[str]:
             # NodePool consolidateAfter's CRD pattern is ^(([0-9]+(s|m|h))+|Never)$: whole seconds at least.
             problems.append(
                 f"autoscaler.scaleDownUnneededTime: under provisioner karpenter it is the NodePools' consolidateAfter, "
-                f"which takes whole seconds (got {idle!r})"
+                f"which takes whole seconds (got {said(idle)})"
             )
     elif "spot_service_linked_role" in cfg.cluster.model_fields_set:
         problems.append(

@@ -34,6 +34,7 @@ from elastic_gpu.scheduling import (
     node_labels,
     split_total,
 )
+from elastic_gpu.validation import said
 from elastic_gpu.workload import WorkloadContract
 
 #: A pool's default maxMinutesToFallback: the autoscaler sees a failed spot launch within about a
@@ -138,7 +139,7 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
     if subnets is not None and not isinstance(subnets, Mapping):
         problems.append(
             f"{where}subnet_ids: on EKS a node group's subnet follows its zone; map each zone to a subnet id, "
-            f'e.g. {{"{args.cluster.zones[0]}": "subnet-0abc..."}} (got {subnets!r})'
+            f'e.g. {{"{args.cluster.zones[0]}": "subnet-0abc..."}} (got {said(subnets)})'
         )
     elif subnets is not None and (unknown := [z for z in subnets if z not in args.cluster.zones]):
         problems.append(f"{where}subnet_ids: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")

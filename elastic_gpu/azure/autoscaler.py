@@ -16,6 +16,7 @@ import pulumi
 
 from elastic_gpu.azure import AKS_DEFAULT_EXPANDER
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.validation import said
 
 if TYPE_CHECKING:
     from pulumi_azure_native.containerservice.outputs import (
@@ -90,11 +91,13 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
     where = f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs."
     problems = []
     if args.image is not None:
-        problems.append(f"{where}image: AKS runs its own managed autoscaler; leave image unset (got {args.image!r})")
+        problems.append(
+            f"{where}image: AKS runs its own managed autoscaler; leave image unset (got {said(args.image)})"
+        )
     if args.namespace != AKS_AUTOSCALER_NAMESPACE:
         problems.append(
             f"{where}namespace: AKS's autoscaler reads its priority ConfigMap from "
-            f"{AKS_AUTOSCALER_NAMESPACE} (got {args.namespace!r})"
+            f"{AKS_AUTOSCALER_NAMESPACE} (got {said(args.namespace)})"
         )
     fallback = has_fallback(args.gpu_pools)
     profile = cluster.autoscaler_profile
@@ -125,7 +128,7 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
     else:
         problems += [
             f"{where}{field}: on AKS the autoscaler's settings live on the AksCluster's autoScalerProfile "
-            f"({field}={theirs!r}); got {ours!r}: set the same value on both"
+            f"({field}={said(theirs)}); got {said(ours)}: set the same value on both"
             for field, ours, theirs in (
                 ("scale_down_unneeded_time", args.scale_down_unneeded_time, profile.scale_down_unneeded_time),
                 ("scale_down_delay_after_add", args.scale_down_delay_after_add, profile.scale_down_delay_after_add),
@@ -137,7 +140,7 @@ def build_autoscaler(name: str, args: ClusterAutoscalerArgs, parent: pulumi.Reso
         if fallback and profile.expander != "priority":
             problems.append(
                 f"{where}expander: spot pools with an on-demand fallback need the AKS autoscaler's expander "
-                f"'priority' (AksClusterArgs.expander first), got {profile.expander!r}"
+                f"'priority' (AksClusterArgs.expander first), got {said(profile.expander)}"
             )
     if problems:
         raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")

@@ -49,7 +49,7 @@ from elastic_gpu.config import (
 )
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import NODE_CLASS_GENERAL, node_labels
-from elastic_gpu.validation import args_type_problems
+from elastic_gpu.validation import args_type_problems, said
 
 TYPE_TOKEN = "elastic-gpu:index:AksCluster"
 EXISTING_TYPE_TOKEN = AKS_EXISTING_CLUSTER
@@ -216,10 +216,10 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
         if not re.fullmatch(AKS_DURATION_PATTERN, value):
             problems.append(
                 f"{where}{field_name}: AKS takes whole minutes, an integer followed by 'm' such as '10m' "
-                f"(ManagedClusterAutoScalerProfile); got {value!r}"
+                f"(ManagedClusterAutoScalerProfile); got {said(value)}"
             )
         elif field_name == "max_node_provision_time" and value == "0m":
-            problems.append(f"{where}{field_name}: must be longer than 0 (got {value!r})")
+            problems.append(f"{where}{field_name}: must be longer than 0 (got {said(value)})")
     if args.provisioner not in (None, *PROVISIONERS):
         problems.append(
             f"{where}provisioner: {args.provisioner!r} is not available on AKS; "
@@ -229,7 +229,7 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
         problems += nap_cluster_problems(where, args.network_plugin)
     if not args.expander or args.expander[0] not in AKS_EXPANDERS:
         first = args.expander[0] if args.expander else None
-        problems.append(f"{where}expander: AKS takes one of {', '.join(AKS_EXPANDERS)} first (got {first!r})")
+        problems.append(f"{where}expander: AKS takes one of {', '.join(AKS_EXPANDERS)} first (got {said(first)})")
     return problems + subnet_problems(where, args)
 
 
@@ -259,7 +259,7 @@ def subnet_problems(where: str, args: AksClusterArgs) -> list[str]:
     ):
         problems.append(
             f"{where}api_server_subnet_id: must be in the VNet of subnet_id ({vnet_of(args.subnet_id)}); "
-            f"got {args.api_server_subnet_id!r}"
+            f"got {said(args.api_server_subnet_id)}"
         )
     return problems
 
@@ -477,6 +477,7 @@ class AksCluster(pulumi.ComponentResource):
             tags=tags,
             kubelet_identity_object_id=cluster.identity_profile.apply(kubelet_object_id),
             opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
+            made_by="AksCluster.from_managed_cluster",
         )
 
     def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -681,8 +682,9 @@ class ExistingAksCluster(ExistingCluster):
         tags: Mapping[str, str] | None = None,
         kubelet_identity_object_id: pulumi.Input[str | None] | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        made_by: str = "AksCluster.existing",
     ) -> None:
-        where = f"AksCluster.existing '{resource_name}': "
+        where = f"{made_by} '{resource_name}': "
         problems = input_str_problems(
             where, cluster_name=cluster_name, resource_group_name=resource_group_name, location=location
         )
@@ -692,7 +694,7 @@ class ExistingAksCluster(ExistingCluster):
         if not isinstance(kubernetes_version, pulumi.Output):  # an Output: the cluster's own (from_managed_cluster)
             problems += version_problems(where, kubernetes_version)
         problems += k8s_provider_problems(where, k8s_provider)
-        raise_if(problems, source=f"AksCluster.existing '{resource_name}'")
+        raise_if(problems, source=f"{made_by} '{resource_name}'")
         super().__init__(EXISTING_TYPE_TOKEN, resource_name, handle_inputs(zones, kubernetes_version), opts)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.resource_group_name: pulumi.Output[str] = pulumi.Output.from_input(resource_group_name)

@@ -11,7 +11,7 @@ from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConf
 from elastic_gpu.azure.pools import agent_pool_name_problems, agent_pool_stem
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, tag_problems
+from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, said, tag_problems
 
 if TYPE_CHECKING:
     from elastic_gpu.config import GpuPoolConfig, StackConfig
@@ -172,7 +172,7 @@ def validate(cfg: StackConfig) -> list[str]:
     if cfg.provisioner == NAP and (plugin := c.network_plugin or DEFAULT_AKS_NETWORK_PLUGIN) != "azure":
         problems.append(
             f"cluster.networkPlugin: node auto-provisioning (provisioner karpenter) needs Azure CNI; "
-            f"allowed: azure (got {plugin!r})"
+            f"allowed: azure (got {said(plugin)})"
         )
     gp = cfg.general_pool
     if gp.spot:
@@ -201,7 +201,7 @@ def validate(cfg: StackConfig) -> list[str]:
         if pool.spot_max_price is not None and cfg.provisioner == NAP:
             problems.append(
                 f"{where}.spotMaxPrice: node auto-provisioning (provisioner karpenter) always bids up to the "
-                f"on-demand price; leave it unset (got {pool.spot_max_price!r})"
+                f"on-demand price; leave it unset (got {said(pool.spot_max_price)})"
             )
         elif pool.spot_max_price is not None:
             problems += _spot_price_problems(where, pool.spot_max_price)

@@ -40,6 +40,7 @@ from elastic_gpu.scheduling import (
     node_labels,
     split_total,
 )
+from elastic_gpu.validation import said
 from elastic_gpu.workload import WorkloadContract
 
 if TYPE_CHECKING:
@@ -271,7 +272,7 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
     if args.subnet_ids is not None and not isinstance(args.subnet_ids, str):
         problems.append(
             f"{where}subnet_ids: on AKS one VNet subnet id for all the pool's agent pools (an Azure subnet spans "
-            f"zones), a plain string as it is part of the agent-pool name (got {args.subnet_ids!r})"
+            f"zones), a plain string as it is part of the agent-pool name (got {said(args.subnet_ids)})"
         )
     return problems + own_vnet_problems(where, args) + kubelet_problems(where, args, "azure", KUBELET_KEYS)
 
@@ -292,7 +293,7 @@ def own_vnet_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
     if vnet_of(args.subnet_ids) != vnet_of(cluster_subnet):
         return [
             f"{where}subnet_ids: every AKS pool must be in the cluster's VNet ({vnet_of(cluster_subnet)}, from its "
-            f"subnet_id); got {args.subnet_ids!r}"
+            f"subnet_id); got {said(args.subnet_ids)}"
         ]
     return []
 

@@ -270,6 +270,7 @@ class GkeCluster(pulumi.ComponentResource):
                 cluster.name, cluster.endpoint, cluster.master_auth.cluster_ca_certificate
             ).apply(lambda a: _kubeconfig(a[0], a[1], a[2])),
             opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
+            made_by="GkeCluster.from_cluster",
         )
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
@@ -509,8 +510,9 @@ class ExistingGkeCluster(ExistingCluster):
         node_service_account: str | None = None,
         kubeconfig: pulumi.Input[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
+        made_by: str = "GkeCluster.existing",
     ) -> None:
-        where = f"GkeCluster.existing '{resource_name}': "
+        where = f"{made_by} '{resource_name}': "
         problems = input_str_problems(where, cluster_name=cluster_name, project=project, location=location)
         problems += zones_problems(where, zones)
         if not problems:
@@ -532,7 +534,7 @@ class ExistingGkeCluster(ExistingCluster):
                 f"{where}node_service_account: {node_service_account!r} is not a service account email; allowed: "
                 "<name>@<project>.iam.gserviceaccount.com"
             )
-        raise_if(problems, source=f"GkeCluster.existing '{resource_name}'")
+        raise_if(problems, source=f"{made_by} '{resource_name}'")
         super().__init__(EXISTING_TYPE_TOKEN, resource_name, handle_inputs(zones, kubernetes_version), opts)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.project: pulumi.Output[str] = pulumi.Output.from_input(project)

@@ -15,6 +15,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.args_doc import documented
 from elastic_gpu.gcp.kueue_api import KUEUE_API, PROVISIONING_CLASS, PROVISIONING_CONTROLLER
 from elastic_gpu.gcp.versions import KUEUE_CHART, KUEUE_VERSION, KUEUE_VISIBILITY_PORT, KUEUE_WEBHOOK_PORT
 from elastic_gpu.gpu_catalog import gpu_instance_type
@@ -71,6 +72,7 @@ class WebhookFirewall:
     ports on them only, not on every VM in the network."""
 
 
+@documented
 @dataclass
 class KueueDwsArgs:
     provider: k8s.Provider

@@ -69,7 +69,14 @@ def fields_of(args: type) -> list[Field]:
     ]
 
 
-def keyword_fields(function: Callable[..., Any], documented_in: type, skip: tuple[str, ...] = ("opts",)) -> list[Field]:
+#: A handle constructor's keywords that are no package input: Pulumi's options, and the Python constructor a
+#: message names (`made_by`, which EksCluster.from_cluster and the like pass).
+NOT_INPUTS = ("opts", "made_by")
+
+
+def keyword_fields(
+    function: Callable[..., Any], documented_in: type, skip: tuple[str, ...] = NOT_INPUTS
+) -> list[Field]:
     """The keyword-only parameters of `function` (a handle's constructor), described by `documented_in`'s
     "Arguments:" paragraph (`` `name` (what it is); `a` / `b` (what they are); ...``)."""
     docs = argument_docs(inspect.getdoc(documented_in) or "")

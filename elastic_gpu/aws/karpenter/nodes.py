@@ -44,6 +44,7 @@ from elastic_gpu.scheduling import (
     Taint,
     node_labels,
 )
+from elastic_gpu.validation import said
 
 if TYPE_CHECKING:
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
@@ -83,7 +84,7 @@ class KarpenterNodes:
         if args.ami_family != "al2023":
             problems.append(
                 f"{where}ami_family: Karpenter's EC2NodeClass runs {AMI_ALIAS}; allowed: 'al2023' "
-                f"(got {args.ami_family!r})"
+                f"(got {said(args.ami_family)})"
             )
         if args.gpu_sharing_replicas > 1:
             problems.append(time_slicing_problem(f"{where}gpu_sharing_replicas", args.gpu_sharing_replicas))

@@ -126,7 +126,9 @@ def public_node_ips(resources: Sequence[PolicyResource]) -> Iterator[tuple[Polic
     for r in resources:
         if r.resource_type == EKS_NODE_GROUP:
             declared = [d for d in r.dependencies if d.resource_type == SUBNET and _maps_public_ip(d)]
-            named = [d.name for d in declared] + sorted(set(_node_group_subnet_ids(r)) & public)
+            # A declared subnet is named by its resource; the handle's read of it (its id among `public`, answered
+            # from the same declaration offline) would name it a second time.
+            named = [d.name for d in declared] or sorted(set(_node_group_subnet_ids(r)) & public)
             if named:
                 yield (
                     r,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pulumi_azure_native import containerservice as cs
 
+from elastic_gpu.validation import said
+
 #: AKS docs node-auto-provisioning-networking.md: NAP supports Azure CNI Overlay, Azure CNI Overlay
 #: powered by Cilium and Azure CNI; not kubenet, Calico network policy or dynamic IP allocation.
 #: The same page recommends Cilium ("We recommend using Azure CNI with Cilium"); the cluster keeps the
@@ -33,6 +35,6 @@ def nap_cluster_problems(where: str, network_plugin: str) -> list[str]:
     if network_plugin not in NAP_NETWORK_PLUGINS:
         return [
             f"{where}network_plugin: node auto-provisioning (provisioner karpenter) needs Azure CNI; "
-            f"allowed: {', '.join(NAP_NETWORK_PLUGINS)} (got {network_plugin!r})"
+            f"allowed: {', '.join(NAP_NETWORK_PLUGINS)} (got {said(network_plugin)})"
         ]
     return []

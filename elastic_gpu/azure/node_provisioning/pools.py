@@ -32,6 +32,7 @@ from elastic_gpu.gpu_catalog import gpu_spec_labels
 from elastic_gpu.karpenter_core import NODE_POOL_API, NODE_POOL_KIND, NodePoolPlan, node_pool_plans
 from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import CAPACITY_LABEL, GPU_TAINT, NODE_CLASS_GPU, Taint, node_labels
+from elastic_gpu.validation import said
 
 if TYPE_CHECKING:
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
@@ -46,7 +47,7 @@ UNSUPPORTED = {
 def nap_pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """What a GPU pool cannot be under node auto-provisioning."""
     problems = [
-        f"{where}{key}: {why}; leave it unset under provisioner karpenter (got {getattr(args, key)!r})"
+        f"{where}{key}: {why}; leave it unset under provisioner karpenter (got {said(getattr(args, key))})"
         for key, why in UNSUPPORTED.items()
         if getattr(args, key) is not None
     ]

@@ -43,6 +43,7 @@ from elastic_gpu.scheduling import (
     gke_compute_class_taint,
     node_labels,
 )
+from elastic_gpu.validation import said
 from elastic_gpu.workload import WorkloadContract
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
             f"{where}node_identity: a plain service account email (got {type(args.node_identity).__name__})"
         )
     if args.image is not None and (not isinstance(args.image, str) or args.image.lower() not in IMAGE_TYPES):
-        problems.append(f"{where}image: a ComputeClass takes {', '.join(IMAGE_TYPES)} (got {args.image!r})")
+        problems.append(f"{where}image: a ComputeClass takes {', '.join(IMAGE_TYPES)} (got {said(args.image)})")
     rows = [gpu_instance_type("gcp", t, args.gpu_spec) for t in args.instance_types]
     families = sorted({machine_family(r.name) for r in rows if r is not None})
     if len(families) > 1:

@@ -35,6 +35,7 @@ def load_policy_config(path: str | None) -> dict[str, Any] | None:
 def gate(
     program: str, stack: str | None, config_path: str | None, *, as_json: bool = False, account: str | None = None
 ) -> int:
+    warned: dict[str, list[str]] = {}  # each warning's text -> the stacks whose program logged it
     try:
         config = load_policy_config(config_path)
         described = load_account(account)
@@ -48,16 +49,18 @@ def gate(
         results = {}
         for s in stacks:
             preview = run_preview(s, program, described)
+            for warning in once_each(preview.warnings):
+                warned.setdefault(warning, []).append(s)
             if not [r for r in preview.resources if r.type != "pulumi:pulumi:Stack"]:
                 raise ConfigError(
                     [f"stack {s!r}: the program declared no resource; the gate has nothing to check"], source="program"
                 )
-            for warning in once_each(preview.warnings):
-                print(f"warning: {s}: {warning}", file=sys.stderr)
             results[s] = run_policies(preview, config=config)
     except ConfigError as exc:
+        _print_warnings(warned)
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    _print_warnings(warned)
     if as_json:
         print(dump_json({s: r.to_json() for s, r in results.items()}))
     else:
@@ -69,3 +72,10 @@ def gate(
         print(f"policy gate failed: mandatory violations in {', '.join(failed)}", file=sys.stderr)
         return EXIT_MANDATORY
     return 0
+
+
+def _print_warnings(warned: dict[str, list[str]]) -> None:
+    """Each warning once per run, naming the stacks it concerns: one program run for several stacks logs the same
+    advice for each (an existing EKS cluster's `eks` interface endpoint), which is one thing to read."""
+    for warning, stacks in warned.items():
+        print(f"warning: {', '.join(stacks)}: {warning}", file=sys.stderr)

@@ -13,7 +13,7 @@ import difflib
 import inspect
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pulumi_policy import (
@@ -42,6 +42,8 @@ class Violation:
     urn: str | None
     type: str | None
     name: str | None
+    #: what was unknown when the policy could not run (`can't run policy ... during preview`), else None
+    unknown: str | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -234,15 +236,21 @@ def _run_policies(
         if level == EnforcementLevel.DISABLED.value:
             continue
 
-        def record(message: str, urn: str | None = None, _p: str = policy.name, _level: str = level) -> None:
+        def record(
+            message: str,
+            urn: str | None = None,
+            _p: str = policy.name,
+            _level: str = level,
+            unknown: str | None = None,
+        ) -> None:
             target = by_urn.get(urn) if urn else None
             kind, name = (target.resource_type, target.name) if target else (None, None)
-            violations.append(Violation(_p, _level, message, urn, kind, name))
+            violations.append(Violation(_p, _level, message, urn, kind, name, unknown))
 
         def cannot_run(exc: UnknownValueError, urn: str | None, _p: str = policy.name) -> None:
             # What the Pulumi CLI reports for an unknown value: an advisory note, not a pass or a failure.
             note = f"can't run policy '{_p}' during preview: {exc.message}"
-            record(note, urn, _level=EnforcementLevel.ADVISORY.value)
+            record(note, urn, _level=EnforcementLevel.ADVISORY.value, unknown=exc.message)
 
         if isinstance(policy, ResourceValidationPolicy):
             for r in resources:
@@ -304,12 +312,31 @@ def render_report(report: PolicyReport) -> str:
     lines = ["Policy Violations:"]
     groups: dict[tuple[str, str, str], list[Violation]] = {}
     for v in report.violations:
-        groups.setdefault((v.level, v.policy, v.message), []).append(v)
+        if v.unknown is None:
+            groups.setdefault((v.level, v.policy, v.message), []).append(v)
     for (level, policy, message), group in groups.items():
         tag = paint(f"[{level}]", _LEVEL_COLOUR.get(level, "bold"))
         lines.append(f"    {tag}  {report.pack}  {policy}{_where(group)}")
         lines.append(f"    {message}")
+    if line := _cannot_run_line(report):
+        lines.append(line)
     lines.append(
         f"{len(report.mandatory)} mandatory, {len(report.violations) - len(report.mandatory)} advisory violation(s)"
     )
     return "\n".join(lines)
+
+
+def _cannot_run_line(report: PolicyReport) -> str:
+    """The checks that could not run while a value is unknown, as one entry: which policies, and the values
+    they waited for (each value once; the Pulumi CLI prints one advisory per policy and resource)."""
+    notes = [v for v in report.violations if v.unknown is not None]
+    if not notes:
+        return ""
+    policies = list(dict.fromkeys(v.policy for v in notes))
+    values = list(dict.fromkeys(str(v.unknown).removesuffix(" can't be known during preview") for v in notes))
+    tag = paint(f"[{EnforcementLevel.ADVISORY.value}]", _LEVEL_COLOUR[EnforcementLevel.ADVISORY.value])
+    return (
+        f"    {tag}  {report.pack}  {len(policies)} check(s) can't run during preview while a value is unknown "
+        f"(they run at `pulumi up`, once it is known): {', '.join(policies)}\n"
+        f"    unknown: {'; '.join(values)}"
+    )

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import yaml
+
 from elastic_gpu.node_group_view import KARPENTER_GROUP, NodeGroupView
 from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH, live_book
 from elastic_gpu.scheduling import POOL_LABEL
@@ -29,7 +31,7 @@ from elastic_gpu.tools.cost import (
     work_total,
 )
 from elastic_gpu.tools.offline.price_overrides import price_overrides
-from elastic_gpu.tools.offline.runner import SECRET_MASK, CapturedResource, Preview
+from elastic_gpu.tools.offline.runner import SECRET_MASK, CapturedResource, Preview, StackOutput, shown
 from elastic_gpu.tools.offline.stack_resources import node_groups
 
 
@@ -327,8 +329,38 @@ def render_text(preview: Preview) -> str:
     lines += ["", *render_cost(preview_cost(preview))]
     lines += ["", "Outputs:"]
     for key, out in sorted(preview.outputs.items()):
-        lines.append(f"  {key}: {SECRET_MASK if out.secret else out.value}")
+        lines += output_lines(key, out)
     return "\n".join(lines)
+
+
+#: How far an output's block is indented under its key in the Outputs section.
+_BLOCK = "    "
+
+
+def output_lines(key: str, out: StackOutput) -> list[str]:
+    """One stack output as the Outputs section shows it: a secret masked (its shape too); a map or a list as a
+    YAML block under its key (an EKS kubeconfig is a map, never a Python dict); text of several lines (a YAML
+    kubeconfig) as a literal block; text that is a JSON object or array (pulumi-eks's kubeconfigJson) as indented
+    JSON; anything else on the key's line. Unknown values show as the reports show them."""
+    if out.secret:
+        return [f"  {key}: {SECRET_MASK}"]
+    value = shown(out.value)
+    if isinstance(value, str) and value[:1] in "{[" and (parsed := _json_of(value)) is not None:
+        return [f"  {key}: (JSON)", *(_BLOCK + line for line in json.dumps(parsed, indent=2).splitlines())]
+    if isinstance(value, dict | list) and value:
+        text = yaml.safe_dump(value, sort_keys=False, default_flow_style=False, allow_unicode=True, width=1000)
+        return [f"  {key}:", *(_BLOCK + line for line in text.rstrip("\n").splitlines())]
+    if isinstance(value, str) and "\n" in value.rstrip("\n"):
+        return [f"  {key}: |", *(_BLOCK + line if line else "" for line in value.rstrip("\n").splitlines())]
+    return [f"  {key}: {value}"]
+
+
+def _json_of(text: str) -> dict[str, Any] | list[Any] | None:
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict | list) else None
 
 
 # --- the `cost` command: N GPU-hours of work ---------------------------------------------------

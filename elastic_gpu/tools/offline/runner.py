@@ -38,7 +38,9 @@ from elastic_gpu.files import read_project_file, read_stack_file
 from elastic_gpu.replacement import POOL_NAME_FIELD
 from elastic_gpu.tools.offline.collector import collected_at_end, without_per_call_cycles
 from elastic_gpu.tools.offline.mocks import (
+    INVOKE_ORIGIN,
     USER_MOCKS_FILE,
+    CallSite,
     StackMocks,
     UserMocks,
     missing_remote_component,
@@ -214,6 +216,8 @@ def shown(value: Any) -> Any:
 class _CapturingMonitor(pulumi_mocks.MockMonitor):
     def __init__(self, mocks: pulumi.runtime.Mocks) -> None:
         super().__init__(mocks)
+        if isinstance(mocks, StackMocks):
+            mocks.registrations = self.resources  # a library read of a declared resource is answered from it
         self.captured: list[CapturedResource] = []
         #: a remote component's inputs by URN (its registration's state holds only its outputs)
         self.remote_inputs: dict[str, dict[str, Any]] = {}
@@ -259,6 +263,10 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         self.remote_inputs[urn] = inputs
         if mock is None:
             mocks.user.missing.append(missing_remote_component(request.type, request.name))
+        elif mock is mocks.user.remote_components.get(request.type):
+            state = mocks.user_hook(
+                f"REMOTE_COMPONENTS[{request.type!r}]", lambda: mock(request.name, inputs, _Children(self, urn))
+            )
         else:
             state = mock(request.name, inputs, _Children(self, urn))
         self.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, "", state)
@@ -493,6 +501,8 @@ def _run(
     # program). So the threads get their loop from us, and we close each one once the threads have ended.
     thread_loops: list[asyncio.AbstractEventLoop] = []
     loop.set_default_executor(ThreadPoolExecutor(initializer=_thread_loop, initargs=(thread_loops,)))
+    unretrieved = _Unretrieved()
+    loop.set_exception_handler(unretrieved)
     # The program's directory is on the import path, as in a real run; its mocks hook may import from it.
     modules_before = set(sys.modules)
     sys.path.insert(0, str(main.parent))
@@ -511,6 +521,9 @@ def _run(
     # positions (a quarter of a large preview's time); no engine reads them here.
     get_stack_trace = runtime_resource._get_stack_trace
     runtime_resource._get_stack_trace = _no_stack_trace
+    sdk_invokes = {name: getattr(pulumi.runtime, name) for name in INVOKE_FUNCTIONS}
+    for name, function in sdk_invokes.items():
+        setattr(pulumi.runtime, name, _with_origin(function))
     try:
         pulumi.runtime.set_all_config(engine_config)
         pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor, logger=logger)
@@ -524,21 +537,20 @@ def _run(
     except pulumi.RunError as exc:
         if isinstance(exc.__cause__, ConfigError):
             raise exc.__cause__ from None
-        _missing_mocks(user, exc)
+        _missing_mocks(user, main, exc)
         raise ProgramError(main, exc) from exc
     except ConfigError:
         raise
     except Exception as exc:  # the program's own failure, reported like the CLI does, not as our traceback
         if (config_error := _config_error_cause(exc)) is not None:
             raise config_error from None
-        _missing_mocks(user, exc)
+        _missing_mocks(user, main, exc)
         raise ProgramError(main, exc) from exc
     finally:
-        if sys.exc_info()[1] is not None:
-            # The failure is reported once; the resource's outputs, failed with it and never read, would each
-            # log it again when collected ("Future exception was never retrieved").
-            loop.set_exception_handler(_quiet_unretrieved)
+        unretrieved.end(failed=sys.exc_info()[1] is not None)
         runtime_resource._get_stack_trace = get_stack_trace
+        for name, function in sdk_invokes.items():
+            setattr(pulumi.runtime, name, function)
         sys.path.remove(str(main.parent))
         _forget_modules(main.parent, modules_before)
         # Pulumi keeps the program's pending Output tasks in a process-wide list; a program that failed
@@ -571,9 +583,65 @@ def _run(
     )
 
 
-def _quiet_unretrieved(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    if context.get("message") != "Future exception was never retrieved":
-        loop.default_exception_handler(context)
+#: The SDK's invoke functions the providers' SDKs call (`pulumi.runtime.invoke_output(...)` in every generated
+#: `get_*_output`): wrapped during a run so that the mocks know who made each invoke (mocks.INVOKE_ORIGIN).
+INVOKE_FUNCTIONS = ("invoke", "invoke_output", "invoke_single", "invoke_output_single", "invoke_async")
+
+
+def _with_origin(function: Callable[..., Any]) -> Callable[..., Any]:
+    """`function`, run with INVOKE_ORIGIN set to its caller: the invoke's task (and the thread that asks the
+    mocks) copies the context as it is made, within the call."""
+    if asyncio.iscoroutinefunction(function):
+
+        @functools.wraps(function)
+        async def traced_async(*args: Any, **kwargs: Any) -> Any:
+            token = INVOKE_ORIGIN.set(CallSite.of(sys._getframe(1)))
+            try:
+                return await function(*args, **kwargs)
+            finally:
+                INVOKE_ORIGIN.reset(token)
+
+        return traced_async
+
+    @functools.wraps(function)
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        token = INVOKE_ORIGIN.set(CallSite.of(sys._getframe(1)))
+        try:
+            return function(*args, **kwargs)
+        finally:
+            INVOKE_ORIGIN.reset(token)
+
+    return traced
+
+
+#: What asyncio says of a future or task whose exception nothing read (asyncio/futures.py, asyncio/tasks.py).
+UNRETRIEVED = ("Future exception was never retrieved", "Task exception was never retrieved")
+
+
+class _Unretrieved:
+    """The run's event-loop exception handler. A program that fails is reported once; the futures and tasks that
+    failed with it and were never read (a resource's outputs; the SDK's task that logs a warning against the
+    resource, pulumi/log.py) would each print it again, with a traceback, when collected, during the run or
+    after. So those reports are held until the run ends: dropped if it failed, printed if it did not."""
+
+    def __init__(self) -> None:
+        self.failed: bool | None = None  # None: the run goes on
+        self.held: list[tuple[asyncio.AbstractEventLoop, dict[str, Any]]] = []
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if context.get("message") not in UNRETRIEVED:
+            loop.default_exception_handler(context)
+        elif self.failed is None:
+            self.held.append((loop, context))
+        elif not self.failed:
+            loop.default_exception_handler(context)
+
+    def end(self, failed: bool) -> None:
+        self.failed = failed
+        held, self.held = self.held, []
+        if not failed:
+            for loop, context in held:
+                loop.default_exception_handler(context)
 
 
 def _forget_modules(directory: Path, before: set[str]) -> None:
@@ -612,10 +680,11 @@ def _config_error_cause(exc: BaseException) -> ConfigError | None:
     return None
 
 
-def _missing_mocks(user: UserMocks, exc: BaseException) -> None:
+def _missing_mocks(user: UserMocks, main: Path, exc: BaseException) -> None:
     """A program that fails offline because a mock was missing: say which, not only the program's error."""
     if user.missing and not isinstance(exc, ConfigError):
-        raise ConfigError([*user.missing, f"the program then failed: {exc!r}"], source="offline preview") from exc
+        failed = ProgramError(main, exc).problems
+        raise ConfigError([*user.missing, f"then {failed[0]}", *failed[1:]], source="offline preview") from exc
 
 
 def _no_stack_trace() -> source_pb2.StackTrace:
