@@ -58,6 +58,15 @@ class AzureClusterOptions(CloudOptions):
     api_server_subnet_id: str | None = None
     """Azure only, with `subnetId`: a subnet of the same VNet delegated to Microsoft.ContainerService/
     managedClusters (/28 or larger) for API Server VNet Integration."""
+    service_cidr: str | None = None
+    """Azure only: the cluster's Service range (default: AKS's 10.0.0.0/16). With `subnetId`, put it outside
+    the VNet's address space: AKS refuses one that overlaps a subnet of it (the preview warns on a default
+    that overlaps your subnet)."""
+    dns_service_ip: str | None = None
+    """Azure only: the kube-dns Service IP, inside `serviceCidr` (default: its .10; AKS's 10.0.0.10)."""
+    pod_cidr: str | None = None
+    """Azure only: the Pods' range with Azure CNI Overlay or kubenet (default: AKS's 10.244.0.0/16); with
+    `subnetId`, outside the VNet's address space."""
 
 
 class AzureGpuPoolOptions(CloudOptions):
