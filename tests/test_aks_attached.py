@@ -251,3 +251,27 @@ def test_a_managed_cluster_s_default_ranges_in_its_subnet_are_a_finding(run_prog
 def test_the_azure_template_sets_its_service_range_so_no_range_finding() -> None:
     # Its subnet 10.0.0.0/22 and service range 10.96.0.0/16; flat Azure CNI takes no pod range.
     assert range_findings(run_preview("dev", UPSTREAM / TEMPLATE)) == []
+
+
+def test_the_stack_file_s_ranges_reach_the_cluster(program_dir) -> None:
+    from conftest import stack_values
+
+    values = stack_values("azure-dev")
+    values["elastic-gpu:cluster"] = {
+        **values["elastic-gpu:cluster"],
+        "subnetId": SUBNET,
+        "serviceCidr": "10.96.0.0/16",
+        "podCidr": "10.240.0.0/16",
+    }
+    preview = run_preview("test", program_dir(values))
+    [cluster] = preview.of_type(CLUSTER)
+    profile = cluster.inputs["networkProfile"]
+    assert (profile["serviceCidr"], profile["dnsServiceIP"], profile["podCidr"]) == (
+        "10.96.0.0/16",
+        "10.96.0.10",
+        "10.240.0.0/16",
+    )
+    assert range_findings(preview) == []
+    del values["elastic-gpu:cluster"]["serviceCidr"]
+    [finding] = range_findings(run_preview("test", program_dir(values)))
+    assert finding.startswith(f"AksCluster '{values['elastic-gpu:cluster']['name']}': service_cidr 10.0.0.0/16")

@@ -196,3 +196,21 @@ def test_from_cluster_takes_the_node_account_from_the_cluster_or_the_program(run
     # Neither declared on the cluster nor given: GKE's default.
     neither = run_program(FROM_CLUSTER.replace("NODE_SA", "None").replace("EXTRA", ""))
     assert gpu_pools(neither)[0].inputs["nodeConfig"].get("serviceAccount") is None
+
+
+# --- the stack file -----------------------------------------------------------------------------------------------
+
+
+def test_a_stack_joining_a_network_says_whether_it_has_a_nat(program_dir) -> None:
+    from conftest import stack_values
+
+    def preview(**cluster: object) -> Preview:
+        values = stack_values("gcp-prod")  # private nodes
+        values["elastic-gpu:cluster"] = {**values["elastic-gpu:cluster"], **cluster}
+        return run_preview("test", program_dir(values))
+
+    joined = preview(network="shared-vpc", subnetwork="gpu-nodes")
+    assert joined.of_type(ROUTER) == [] and joined.of_type(NAT) == []
+    [finding] = nat_findings(joined)
+    assert "cluster.cloudNat: true" in finding
+    assert nat_findings(preview(network="shared-vpc", subnetwork="gpu-nodes", cloudNat=True)) == []

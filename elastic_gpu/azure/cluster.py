@@ -802,6 +802,10 @@ class ExistingAksCluster(ExistingCluster):
             )
         #: the cluster's support plan ("KubernetesOfficial", or "AKSLongTermSupport" on Premium), as read
         self.support_plan: pulumi.Output[str | None] = pulumi.Output.from_input(read.support_plan)
+        #: the cluster's Entra ID profile (aadProfile; None without Entra ID) and disableLocalAccounts, as read:
+        #: the kubeconfig itself is judged by how AKS's cluster-user kubeconfig logs in (`_kubeconfig`)
+        self.aad_profile: pulumi.Output[Any] = pulumi.Output.from_input(read.aad_profile)
+        self.local_accounts_disabled: pulumi.Output[bool | None] = pulumi.Output.from_input(read.disable_local_accounts)
         self._plain_facts(zones, kubernetes_version, tags)
         self._use_provider(resource_name, k8s_provider, lambda: self._kubeconfig(resource_name, entra_login))
         if read.agent_pool_profiles is not None:
