@@ -388,11 +388,13 @@ class GkeCluster(pulumi.ComponentResource):
                 opts=child,
             )
             network, subnetwork = net.id, subnet.id
+            own_subnetwork: pulumi.Output[str] | None = subnet.id
             ip_allocation = gcp.container.ClusterIpAllocationPolicyArgs(
                 cluster_secondary_range_name=PODS_RANGE, services_secondary_range_name=SERVICES_RANGE
             )
         else:
             network, subnetwork = args.network, args.subnetwork
+            own_subnetwork = None
             ip_allocation = gcp.container.ClusterIpAllocationPolicyArgs()
         #: The VPC network the cluster's nodes are in (firewall rules for them target it).
         self.network: pulumi.Output[str] = pulumi.Output.from_input(network)
@@ -451,7 +453,7 @@ class GkeCluster(pulumi.ComponentResource):
                 ignore_changes=["nodeConfig"],
             ),
         )
-        if args.private_nodes and args.network is None:
+        if args.private_nodes and own_subnetwork is not None:
             # Egress for the cluster's own subnetwork only, in the network the cluster owns: a NAT on a joined
             # network would clash with one already there (a region's router takes one NAT per subnetwork), take
             # over other tenants' egress, and go with `pulumi destroy`.
@@ -466,7 +468,7 @@ class GkeCluster(pulumi.ComponentResource):
                 nat_ip_allocate_option="AUTO_ONLY",
                 source_subnetwork_ip_ranges_to_nat="LIST_OF_SUBNETWORKS",
                 subnetworks=[
-                    gcp.compute.RouterNatSubnetworkArgs(name=subnetwork, source_ip_ranges_to_nats=["ALL_IP_RANGES"])
+                    gcp.compute.RouterNatSubnetworkArgs(name=own_subnetwork, source_ip_ranges_to_nats=["ALL_IP_RANGES"])
                 ],
                 opts=child,
             )

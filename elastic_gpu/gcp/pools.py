@@ -8,7 +8,7 @@ GKE pick whichever zone has capacity, so `per_zone` needs no pool per zone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import pulumi
 import pulumi_gcp as gcp
@@ -193,7 +193,11 @@ def workload_metadata(
     block = gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode=WORKLOAD_METADATA_MODE)
     if pool is None or isinstance(pool, str):
         return block if pool else None
-    return pulumi.Output.from_input(pool).apply(lambda name: block if name else None)
+    # An Output of the block or of nothing: the SDK input takes it as it takes the block.
+    return cast(
+        "pulumi.Output[gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs]",
+        pulumi.Output.from_input(pool).apply(lambda name: block if name else None),
+    )
 
 
 def _node_pool(
