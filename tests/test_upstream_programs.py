@@ -36,12 +36,21 @@ PROGRAMS = {
     "azure-py-aks-managed-identity": "AksCluster.from_managed_cluster(",
     "azure-py-aks-multicluster": "AksCluster.from_managed_cluster(",
     "gcp-py-gke": "GkeCluster.from_cluster(",
+    "kubernetes-azure-python": "AksCluster.from_managed_cluster(",
+    "kubernetes-gcp-python": "GkeCluster.from_cluster(",
 }
 ADDED = "# --- elastic-gpu: the lines a user adds"
-#: The gate's verdict on each program as published: the AKS programs run Kubernetes 1.26 (end of life); aws-py-eks's
+#: The gate's verdict on each program as published: the AKS programs run Kubernetes 1.26 (end of life), and the
+#: kubernetes-azure-python template 1.33 on AKS's standard support plan (end of life 2026-07-31); aws-py-eks's
 #: only subnets are the public ones it declares (map_public_ip_on_launch=True), which the GPU node groups join
 #: (no-public-node-ips: the handle's read of those subnets is answered from what the program declares).
-GATE = {"azure-py-aks": 1, "azure-py-aks-managed-identity": 1, "azure-py-aks-multicluster": 1, "aws-py-eks": 1}
+GATE = {
+    "azure-py-aks": 1,
+    "azure-py-aks-managed-identity": 1,
+    "azure-py-aks-multicluster": 1,
+    "kubernetes-azure-python": 1,
+    "aws-py-eks": 1,
+}
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,24 @@ from pulumi_azure_native import containerservice as cs
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.azure import AKS_EXISTING_CLUSTER
-from elastic_gpu.azure.network import NETWORK_CONTRIBUTOR_ROLE, SUBNET_ID_PATTERN, subscription_of, vnet_of
+from elastic_gpu.azure.entra import (
+    INTERACTIVE_LOGINS,
+    device_code_finding,
+    entra_login_problems,
+    login_of,
+    non_interactive,
+    runner_note,
+)
+from elastic_gpu.azure.network import (
+    NETWORK_CONTRIBUTOR_ROLE,
+    SUBNET_ID_PATTERN,
+    default_range_finding,
+    dns_ip_for,
+    network_profile_problems,
+    subnet_parts,
+    subscription_of,
+    vnet_of,
+)
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.node_provisioning.cluster import nap_cluster_problems, node_provisioning_profile
 from elastic_gpu.azure.options import (
@@ -174,6 +191,14 @@ class AksClusterArgs:
     """Default None. With subnet_id: API Server VNet Integration, the API server's endpoint in this subnet of
     the same VNet (delegated to Microsoft.ContainerService/managedClusters, /28 or larger); the identity gets
     Network Contributor on it too."""
+    service_cidr: str | None = None
+    """Default None: AKS's 10.0.0.0/16. The range of the cluster's Service IPs; with `subnet_id`, outside your
+    VNet's address space (AKS refuses one that overlaps a subnet of it: ServiceCidrOverlapExistingSubnetsCidr)."""
+    dns_service_ip: str | None = None
+    """Default None: the `.10` of `service_cidr` (AKS's 10.0.0.10 without one). The kube-dns Service's IP."""
+    pod_cidr: str | None = None
+    """Default None: AKS's 10.244.0.0/16. The Pods' range (Azure CNI Overlay and kubenet take Pod IPs from it,
+    not from the VNet); with `subnet_id`, outside your VNet's address space."""
     provisioner: str | None = None
     """Default None: GPU pools are agent pools scaled by AKS's managed cluster-autoscaler. "karpenter": node
     auto-provisioning (`nodeProvisioningProfile` mode Auto, no default NodePools): each SpotGpuPool becomes
@@ -230,6 +255,7 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
     if not args.expander or args.expander[0] not in AKS_EXPANDERS:
         first = args.expander[0] if args.expander else None
         problems.append(f"{where}expander: AKS takes one of {', '.join(AKS_EXPANDERS)} first (got {said(first)})")
+    problems += network_profile_problems(f"{where}", args.service_cidr, args.dns_service_ip, args.pod_cidr)
     return problems + subnet_problems(where, args)
 
 
@@ -394,6 +420,7 @@ class AksCluster(pulumi.ComponentResource):
         kubernetes_version: str,
         k8s_provider: k8s.Provider | None = None,
         tags: Mapping[str, str] | None = None,
+        entra_login: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingAksCluster:
         """A handle on an AKS cluster this library did not create, known by its name (e.g. another stack's).
@@ -405,7 +432,9 @@ class AksCluster(pulumi.ComponentResource):
         standard support warns, and the policy pack's `kubernetes-version-not-end-of-life` fails one past end of
         life. `k8s_provider`: default: one from the cluster-user credentials, as `az aks get-credentials`.
         `tags`: on what the add-ons create. For a `ManagedCluster` the program declares itself, use
-        `AksCluster.from_managed_cluster`, which reads these from the resource. See `ExistingAksCluster`.
+        `AksCluster.from_managed_cluster`, which reads these from the resource. `entra_login`: on a cluster with
+        Microsoft Entra ID (its aadProfile, read through getManagedCluster), the kubelogin login mode the
+        Kubernetes provider uses instead of the device code AKS's kubeconfig asks for (see `ExistingAksCluster`).
         """
         return ExistingAksCluster(
             resource_name,
@@ -416,6 +445,7 @@ class AksCluster(pulumi.ComponentResource):
             kubernetes_version=kubernetes_version,
             k8s_provider=k8s_provider,
             tags=tags,
+            entra_login=entra_login,
             opts=opts,
         )
 
@@ -431,10 +461,12 @@ class AksCluster(pulumi.ComponentResource):
         kubernetes_version: str | None = None,
         k8s_provider: k8s.Provider | None = None,
         tags: Mapping[str, str] | None = None,
+        entra_login: str | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingAksCluster:
         """A handle on an `azure_native.containerservice.ManagedCluster` the program declares: its name,
-        Kubernetes version, location and kubelet identity are read from the resource, so nothing is typed twice.
+        Kubernetes version, location and kubelet identity are read from the resource, so nothing is typed twice;
+        so are its Entra ID settings (aadProfile, disableLocalAccounts), its support plan and its network profile.
 
         `resource_group_name` (required): the cluster's resource group, as the program gave it to the cluster
         (the resource does not output it). `zones` (required, plain): the zones ("1", "2", "3") the GPU agent
@@ -442,7 +474,10 @@ class AksCluster(pulumi.ComponentResource):
         the cluster's `kubernetesVersion` output (the version
         the program asked for, else the one AKS chose), which the agent pools then follow as their
         `orchestratorVersion`; a plain minor here is used instead. `k8s_provider`: default: one from the
-        cluster-user credentials.
+        cluster-user credentials. `entra_login`: with Entra ID (aadProfile), the kubelogin login mode the
+        Kubernetes provider uses ("azurecli", "workloadidentity", "spn", "msi", "azd"); without it the preview
+        warns that AKS's kubeconfig logs in by device code, which hangs `pulumi up`. A subnet of the program's
+        (an agent pool's vnetSubnetID) with the service or pod range left at AKS's default is a finding too.
         """
         where = f"AksCluster.from_managed_cluster '{resource_name}': "
         problems = []
@@ -476,6 +511,14 @@ class AksCluster(pulumi.ComponentResource):
             k8s_provider=k8s_provider,
             tags=tags,
             kubelet_identity_object_id=cluster.identity_profile.apply(kubelet_object_id),
+            entra_login=entra_login,
+            read=ManagedClusterFacts(
+                aad_profile=cluster.aad_profile,
+                disable_local_accounts=cluster.disable_local_accounts,
+                support_plan=cluster.support_plan,
+                network_profile=cluster.network_profile,
+                agent_pool_profiles=cluster.agent_pool_profiles,
+            ),
             opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
             made_by="AksCluster.from_managed_cluster",
         )
@@ -541,6 +584,10 @@ class AksCluster(pulumi.ComponentResource):
                 network_plugin=args.network_plugin,
                 network_plugin_mode=cs.NetworkPluginMode.OVERLAY if args.network_plugin == "azure" else None,
                 load_balancer_sku=cs.LoadBalancerSku.STANDARD,
+                service_cidr=args.service_cidr,
+                dns_service_ip=args.dns_service_ip
+                or (dns_ip_for(args.service_cidr) if args.service_cidr is not None else None),
+                pod_cidr=args.pod_cidr,
             ),
             auto_scaler_profile=None if nap else autoscaler_profile(args),
             node_provisioning_profile=node_provisioning_profile() if nap else None,
@@ -558,6 +605,15 @@ class AksCluster(pulumi.ComponentResource):
             pulumi.log.warn(f"AksCluster '{name}': {unreachable}", resource=self)
         if small_system_pool := system_pool_size_warning(args.system_min_size):
             pulumi.log.warn(f"AksCluster '{name}': {small_system_pool}", resource=self)
+        if args.subnet_id is not None:
+            _warn_default_ranges(
+                f"AksCluster '{name}': ",
+                args.service_cidr,
+                args.pod_cidr,
+                args.network_plugin in ("azure", "kubenet"),  # overlay (as declared above) and kubenet
+                subnet_prefixes(args.subnet_id, self),
+                self,
+            )
         self.maintenance = node_os_maintenance(name, args, self.resource_group_name, self.cluster, self)
         self.cluster_name: pulumi.Output[str] = self.cluster.name
         self.kubeconfig: pulumi.Output[str] = user_kubeconfig(self.resource_group_name, self.cluster.name, self)
@@ -627,6 +683,45 @@ def node_os_maintenance(
     )
 
 
+def subnet_prefixes(subnet_id: str, parent: pulumi.Resource) -> pulumi.Output[list[str] | None]:
+    """The address prefixes of a subnet given by its ARM id, read through `network.getSubnet` at preview (None
+    when the id is no ARM subnet id, as a mock's id)."""
+    parts = subnet_parts(subnet_id)
+    if parts is None:
+        return pulumi.Output.from_input(None)
+    found = azure_native.network.get_subnet_output(
+        resource_group_name=parts[0],
+        virtual_network_name=parts[1],
+        subnet_name=parts[2],
+        opts=pulumi.InvokeOutputOptions(parent=parent),
+    )
+    return pulumi.Output.all(found.address_prefix, found.address_prefixes).apply(
+        lambda a: [a[0]] if a[0] else list(a[1] or []) or None
+    )
+
+
+def _warn_default_ranges(
+    where: str,
+    service_cidr: str | None,
+    pod_cidr: str | None,
+    uses_pod_cidr: bool,
+    prefixes: pulumi.Input[list[str] | None],
+    resource: pulumi.Resource,
+) -> None:
+    """The finding for ranges left at AKS's defaults in a subnet of the user's (network.default_range_finding)."""
+
+    def warn(found: list[str] | None) -> None:
+        if message := default_range_finding(service_cidr, pod_cidr, uses_pod_cidr, found):
+            pulumi.log.warn(where + message, resource=resource)
+
+    pulumi.Output.from_input(prefixes).apply(warn)
+
+
+def _field(value: Any, name: str) -> Any:
+    """A field of an SDK output value, which `Output.all` hands over as a plain dict (snake_case keys)."""
+    return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+
+
 def kubelet_object_id(profile: Mapping[str, Any] | None) -> str | None:
     """The kubelet identity's object id from a cluster's `identityProfile` (None without one)."""
     identity = (profile or {}).get("kubeletidentity")
@@ -643,6 +738,19 @@ def user_kubeconfig(
         opts=pulumi.InvokeOutputOptions(parent=parent),
     )
     return pulumi.Output.secret(creds.kubeconfigs.apply(lambda kcs: base64.b64decode(kcs[0].value).decode()))
+
+
+@dataclass(frozen=True)
+class ManagedClusterFacts:
+    """What a handle reads of an AKS cluster it did not create: from the program's `ManagedCluster`
+    (`from_managed_cluster`) or from `getManagedCluster` (`existing`), as the SDK's output types."""
+
+    aad_profile: pulumi.Input[Any]
+    disable_local_accounts: pulumi.Input[bool | None]
+    support_plan: pulumi.Input[str | None]
+    network_profile: pulumi.Input[Any]
+    #: the agent pools the program declares with the cluster (their vnetSubnetID); None: not judged
+    agent_pool_profiles: pulumi.Input[Any] | None
 
 
 @documented_component(None, handle=AksClusterHandle)
@@ -664,7 +772,11 @@ class ExistingAksCluster(ExistingCluster):
     (the control plane's minor,
     e.g. "1.35": the agent pools' orchestratorVersion; plain); `k8s_provider` (default: built from the
     cluster-user credentials, as above); `tags` (on what the add-ons create); `kubelet_identity_object_id`
-    (the identity the nodes act as; default: read from the cluster).
+    (the identity the nodes act as; default: read from the cluster); `entra_login` (on a cluster with Microsoft
+    Entra ID, whose cluster-user kubeconfig logs in by device code, the kubelogin login mode the Kubernetes
+    provider uses instead: "azurecli", "workloadidentity", "spn", "msi" or "azd"; default None: the kubeconfig
+    as AKS returns it, and a preview warning that it hangs `pulumi up`); `read` (the cluster's Entra ID settings,
+    support plan and network profile; default: read through `getManagedCluster`).
     """
 
     cloud = "azure"
@@ -681,6 +793,8 @@ class ExistingAksCluster(ExistingCluster):
         k8s_provider: k8s.Provider | None = None,
         tags: Mapping[str, str] | None = None,
         kubelet_identity_object_id: pulumi.Input[str | None] | None = None,
+        entra_login: str | None = None,
+        read: ManagedClusterFacts | None = None,
         opts: pulumi.ResourceOptions | None = None,
         made_by: str = "AksCluster.existing",
     ) -> None:
@@ -694,6 +808,7 @@ class ExistingAksCluster(ExistingCluster):
         if not isinstance(kubernetes_version, pulumi.Output):  # an Output: the cluster's own (from_managed_cluster)
             problems += version_problems(where, kubernetes_version)
         problems += k8s_provider_problems(where, k8s_provider)
+        problems += entra_login_problems(where, entra_login)
         raise_if(problems, source=f"{made_by} '{resource_name}'")
         super().__init__(EXISTING_TYPE_TOKEN, resource_name, handle_inputs(zones, kubernetes_version), opts)
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
@@ -702,18 +817,77 @@ class ExistingAksCluster(ExistingCluster):
         #: The location as a plain value when given as one (prices rank the VM sizes before deployment).
         self.plain_location: str | None = location if isinstance(location, str) else None
         self.autoscaler_profile: ManagedAutoscalerProfile | None = None
-        #: the identity the nodes act as, read from the cluster
-        self.kubelet_identity_object_id: pulumi.Output[str | None] = (
-            pulumi.Output.from_input(kubelet_identity_object_id)
-            if kubelet_identity_object_id is not None
-            else cs.get_managed_cluster_output(
+        found: pulumi.Output[cs.GetManagedClusterResult] | None = None
+        if kubelet_identity_object_id is None or read is None:
+            found = cs.get_managed_cluster_output(
                 resource_group_name=self.resource_group_name,
                 resource_name=self.cluster_name,
                 opts=pulumi.InvokeOutputOptions(parent=self),
-            ).identity_profile.apply(kubelet_object_id)
+            )
+        #: the identity the nodes act as, read from the cluster
+        self.kubelet_identity_object_id: pulumi.Output[str | None] = (
+            found.identity_profile.apply(kubelet_object_id)
+            if kubelet_identity_object_id is None and found is not None
+            else pulumi.Output.from_input(kubelet_identity_object_id)
         )
+        if read is None:
+            assert found is not None
+            read = ManagedClusterFacts(
+                aad_profile=found.aad_profile,
+                disable_local_accounts=found.disable_local_accounts,
+                support_plan=found.support_plan,
+                network_profile=found.network_profile,
+                agent_pool_profiles=None,  # a cluster that exists already: AKS accepted its ranges
+            )
+        #: the cluster's support plan ("KubernetesOfficial", or "AKSLongTermSupport" on Premium), as read
+        self.support_plan: pulumi.Output[str | None] = pulumi.Output.from_input(read.support_plan)
+        #: the cluster's Entra ID profile (aadProfile; None without Entra ID) and disableLocalAccounts, as read:
+        #: the kubeconfig itself is judged by how AKS's cluster-user kubeconfig logs in (`_kubeconfig`)
+        self.aad_profile: pulumi.Output[Any] = pulumi.Output.from_input(read.aad_profile)
+        self.local_accounts_disabled: pulumi.Output[bool | None] = pulumi.Output.from_input(read.disable_local_accounts)
         self._plain_facts(zones, kubernetes_version, tags)
-        self._use_provider(
-            resource_name, k8s_provider, lambda: user_kubeconfig(self.resource_group_name, self.cluster_name, self)
-        )
+        self._use_provider(resource_name, k8s_provider, lambda: self._kubeconfig(resource_name, entra_login))
+        if read.agent_pool_profiles is not None:
+            self._check_ranges(resource_name, read)
         self.register_outputs({"cluster_name": self.cluster_name, "resource_group_name": self.resource_group_name})
+
+    def _kubeconfig(self, name: str, login: str | None) -> pulumi.Output[str]:
+        """The cluster-user kubeconfig; on an Entra ID cluster (its user runs kubelogin) converted to `login`, or
+        left as AKS returns it with the finding that its interactive login hangs `pulumi up`."""
+        where = f"AksCluster '{name}': "
+
+        def convert(kubeconfig: str) -> str:
+            mode = login_of(kubeconfig)
+            if mode is None:  # a local account's certificate: no Entra ID
+                return kubeconfig
+            if login is not None:
+                pulumi.log.warn(where + runner_note(login), resource=self)
+                return non_interactive(kubeconfig, login)
+            if mode in INTERACTIVE_LOGINS:
+                pulumi.log.warn(where + device_code_finding(mode), resource=self)
+            return kubeconfig
+
+        # Read from the kubeconfig AKS returns, which says how it logs in (an unset aadProfile or
+        # disableLocalAccounts is unknown at preview, so they would hold the kubeconfig back).
+        return user_kubeconfig(self.resource_group_name, self.cluster_name, self).apply(convert)
+
+    def _check_ranges(self, name: str, read: ManagedClusterFacts) -> None:
+        """A subnet of the program's with the service or pod range left at AKS's default: the finding."""
+
+        def check(profile: Any, pools: Any) -> None:
+            subnets = [s for p in pools or [] if (s := _field(p, "vnet_subnet_id"))]
+            if not subnets:
+                return
+            plugin, mode = _field(profile, "network_plugin"), _field(profile, "network_plugin_mode")
+            # kubenet and Azure CNI Overlay take Pod IPs from pod_cidr; flat Azure CNI from the subnet
+            uses_pods = plugin in (None, "kubenet") or (plugin == "azure" and mode == "overlay")
+            _warn_default_ranges(
+                f"AksCluster '{name}': ",
+                _field(profile, "service_cidr"),
+                _field(profile, "pod_cidr"),
+                uses_pods,
+                subnet_prefixes(subnets[0], self),
+                self,
+            )
+
+        pulumi.Output.all(read.network_profile, read.agent_pool_profiles).apply(lambda a: check(a[0], a[1]))

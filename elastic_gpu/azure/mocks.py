@@ -42,8 +42,27 @@ def user_assigned_identities(identity: Any) -> dict[str, Any]:
     }
 
 
+#: (resource group, cluster name) -> what the program declared of its ManagedCluster that AKS's credential
+#: invokes answer by (Entra ID, local accounts): an invoke's mock sees only its own arguments.
+_DECLARED: dict[tuple[str, str], dict[str, Any]] = {}
+#: The tenant an Entra ID cluster's kubeconfig names when aadProfile gives none (AKS fills in the subscription's).
+MOCK_TENANT = "00000000-0000-0000-0000-0000000000aa"
+#: AKS's Entra ID applications in a cluster-user kubeconfig: the server application (kubelogin's --server-id,
+#: kubelogin-authentication.md) and the Azure CLI's client application AKS names as --client-id.
+AKS_ENTRA_SERVER_ID = "6dae42f8-4368-4678-94ff-3960e28e3630"
+AKS_ENTRA_CLIENT_ID = "80faf920-1908-4b52-b5ef-a8e7bedfc67a"
+
+
+def _key(resource_group: Any, cluster: Any) -> tuple[str, str]:
+    return (str(resource_group).lower(), str(cluster).lower())
+
+
 def _aks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     cluster = inputs.get("resourceName", name)
+    _DECLARED[_key(inputs.get("resourceGroupName"), cluster)] = {
+        "aadProfile": inputs.get("aadProfile"),
+        "disableLocalAccounts": inputs.get("disableLocalAccounts"),
+    }
     state = {
         "name": cluster,
         "fqdn": f"{cluster}-mock.hcp.example.azmk8s.io",
@@ -62,27 +81,104 @@ def _aks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
-def _aks_user_credentials(args: dict[str, Any]) -> dict[str, Any]:
-    """listManagedClusterUserCredentials: one base64 kubeconfig, as AKS returns it."""
-    cluster = args.get("resourceName", "cluster")
+def _kubeconfig(cluster: str, user: str, credentials: dict[str, Any]) -> str:
+    """A kubeconfig as AKS returns it, base64-encoded: cluster and context named after the cluster, one user."""
     kubeconfig = {
         "apiVersion": "v1",
-        "kind": "Config",
         "clusters": [
             {
-                "name": cluster,
                 "cluster": {
-                    "server": f"https://{cluster}-mock.hcp.example.azmk8s.io:443",
                     "certificate-authority-data": MOCK_CA,
+                    "server": f"https://{cluster}-mock.hcp.example.azmk8s.io:443",
                 },
+                "name": cluster,
             }
         ],
-        "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": f"clusterUser_{cluster}"}}],
+        "contexts": [{"context": {"cluster": cluster, "user": user}, "name": cluster}],
         "current-context": cluster,
-        "users": [{"name": f"clusterUser_{cluster}", "user": {"token": "mock-token"}}],
+        "kind": "Config",
+        "preferences": {},
+        "users": [{"name": user, "user": credentials}],
     }
-    value = base64.b64encode(yaml.safe_dump(kubeconfig, sort_keys=False).encode()).decode()
-    return {"kubeconfigs": [{"name": "clusterUser", "value": value}]}
+    return base64.b64encode(yaml.safe_dump(kubeconfig, sort_keys=False).encode()).decode()
+
+
+def _certificate_user(name: str) -> dict[str, Any]:
+    """A local account's credentials: a client certificate, its key and a token."""
+    data = base64.b64encode(f"mock {name}".encode()).decode()
+    return {
+        "client-certificate-data": data,
+        "client-key-data": data,
+        "token": hashlib.sha256(name.encode()).hexdigest(),
+    }
+
+
+def _aks_user_credentials(args: dict[str, Any]) -> dict[str, Any]:
+    """listManagedClusterUserCredentials: one base64 kubeconfig, as AKS returns it. On a cluster with Entra ID
+    (aadProfile) its user runs kubelogin with the device-code login (AKS returns the exec format on 1.24 and
+    later: kubelogin-authentication.md; the arguments and install hint as `az aks get-credentials` writes them),
+    else it holds the local user account's certificate and token."""
+    group, cluster = args.get("resourceGroupName", "group"), args.get("resourceName", "cluster")
+    user = f"clusterUser_{group}_{cluster}"
+    aad = _DECLARED.get(_key(group, cluster), {}).get("aadProfile")
+    if not aad:
+        return {"kubeconfigs": [{"name": "clusterUser", "value": _kubeconfig(cluster, user, _certificate_user(user))}]}
+    exec_ = {
+        "apiVersion": "client.authentication.k8s.io/v1beta1",
+        "args": [
+            "get-token",
+            "--environment",
+            "AzurePublicCloud",
+            "--server-id",
+            AKS_ENTRA_SERVER_ID,
+            "--client-id",
+            AKS_ENTRA_CLIENT_ID,
+            "--tenant-id",
+            aad.get("tenantID") or MOCK_TENANT,
+            "--login",
+            "devicecode",
+        ],
+        "command": "kubelogin",
+        "env": None,
+        "installHint": "\nkubelogin is not installed which is required to connect to AAD enabled cluster.\n\n"
+        "To learn more, please go to https://aka.ms/aks/kubelogin\n",
+        "provideClusterInfo": False,
+    }
+    return {"kubeconfigs": [{"name": "clusterUser", "value": _kubeconfig(cluster, user, {"exec": exec_})}]}
+
+
+def _aks_admin_credentials(args: dict[str, Any]) -> dict[str, Any]:
+    """listManagedClusterAdminCredentials: the local admin account's kubeconfig, refused with AKS's own words on
+    a cluster that disables local accounts (local-accounts.md)."""
+    from elastic_gpu.azure.entra import STATIC_CREDENTIAL_REFUSED
+
+    group, cluster = args.get("resourceGroupName", "group"), args.get("resourceName", "cluster")
+    if _DECLARED.get(_key(group, cluster), {}).get("disableLocalAccounts"):
+        raise RuntimeError(STATIC_CREDENTIAL_REFUSED)
+    user = f"clusterAdmin_{group}_{cluster}"
+    return {"kubeconfigs": [{"name": "clusterAdmin", "value": _kubeconfig(cluster, user, _certificate_user(user))}]}
+
+
+def _aks_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
+    """getManagedCluster: a cluster the program declares as it declared it; one it does not, as `az aks create`
+    makes it by default (no Entra ID, local accounts on)."""
+    group, cluster = args.get("resourceGroupName", "group"), args.get("resourceName", "cluster")
+    declared = _DECLARED.get(_key(group, cluster), {})
+    return {
+        "name": cluster,
+        "identityProfile": _aks_kubelet_identity(cluster),
+        "aadProfile": declared.get("aadProfile"),
+        "disableLocalAccounts": declared.get("disableLocalAccounts"),
+    }
+
+
+def _subnet(args: dict[str, Any]) -> dict[str, Any]:
+    """getSubnet for a subnet the mock knows only by its names: the range `az network vnet create` gives one by
+    default (network.AZ_DEFAULT_SUBNET_PREFIX), the most common and the one AKS's default service range overlaps;
+    describe another in the program's offline_mocks.py."""
+    from elastic_gpu.azure.network import AZ_DEFAULT_SUBNET_PREFIX
+
+    return {"name": args.get("subnetName"), "addressPrefix": AZ_DEFAULT_SUBNET_PREFIX}
 
 
 RESOURCE_MOCKS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
@@ -94,10 +190,9 @@ RESOURCE_MOCKS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
 #: Invoke token -> the answer AKS would give (derived only from the arguments).
 INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "azure-native:containerservice:listManagedClusterUserCredentials": _aks_user_credentials,
-    "azure-native:containerservice:getManagedCluster": lambda args: {
-        "name": args.get("resourceName"),
-        "identityProfile": _aks_kubelet_identity(args.get("resourceName", "cluster")),
-    },
+    "azure-native:containerservice:listManagedClusterAdminCredentials": _aks_admin_credentials,
+    "azure-native:containerservice:getManagedCluster": _aks_get_cluster,
+    "azure-native:network:getSubnet": _subnet,
 }
 
 

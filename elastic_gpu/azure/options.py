@@ -86,6 +86,15 @@ class AzureClusterOptions(CloudOptions):
     maintenance_window: MaintenanceWindowConfig | None = None
     """Azure only: when AKS may update node images and NAP may replace nodes for one (default
     MaintenanceWindowConfig(): Saturdays 02:00 UTC, 4 hours)."""
+    service_cidr: str | None = None
+    """Azure only: the cluster's Service range (default: AKS's 10.0.0.0/16). With `subnetId`, put it outside
+    the VNet's address space: AKS refuses one that overlaps a subnet of it (the preview warns on a default
+    that overlaps your subnet)."""
+    dns_service_ip: str | None = None
+    """Azure only: the kube-dns Service IP, inside `serviceCidr` (default: its .10; AKS's 10.0.0.10)."""
+    pod_cidr: str | None = None
+    """Azure only: the Pods' range with Azure CNI Overlay or kubenet (default: AKS's 10.244.0.0/16); with
+    `subnetId`, outside the VNet's address space."""
 
 
 class AzureGpuPoolOptions(CloudOptions):

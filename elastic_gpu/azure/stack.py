@@ -48,6 +48,9 @@ def cluster_args(cfg: StackConfig) -> AksClusterArgs:
         runner_in_vnet=c.api_access.runner_in_vnet,
         subnet_id=c.subnet_id,
         api_server_subnet_id=c.api_server_subnet_id,
+        service_cidr=c.service_cidr,
+        dns_service_ip=c.dns_service_ip,
+        pod_cidr=c.pod_cidr,
         provisioner=NAP if cfg.provisioner == NAP else None,
         maintenance_window=c.maintenance_window or MaintenanceWindowConfig(),
     )

@@ -46,6 +46,22 @@ DEFAULT_NODE_CIDR = "10.0.0.0/16"
 #: Secondary range names on the cluster's own subnetwork (ip_allocation_policy names them).
 PODS_RANGE = "pods"
 SERVICES_RANGE = "services"
+#: Registries outside Google that GPU workloads and add-ons pull from: NVIDIA's (CUDA, Triton, the GPU operator),
+#: Docker Hub, Quay and the Kubernetes project's (Kueue: registry.k8s.io/kueue). A node without an external IP
+#: reaches Google's own registries through Private Google Access (Artifact Registry, gcr.io: GKE's NVIDIA driver
+#: installer and device plugin come from there), and anything else only through a Cloud NAT (GKE "About private
+#: clusters": nodes have no outbound internet access; "Cloud NAT" for egress).
+PUBLIC_REGISTRIES = ("nvcr.io", "docker.io", "quay.io", "registry.k8s.io")
+#: The finding for private nodes whose network has no Cloud NAT the stack knows of.
+NO_NAT_WARNING = (
+    "private nodes without a Cloud NAT: they have no external IP, so they pull only from Google's registries "
+    "(Private Google Access), not from " + ", ".join(PUBLIC_REGISTRIES) + ". A GPU pod whose image is there "
+    "(NVIDIA's CUDA and Triton images, Docker Hub, Kueue's controller) stays in ImagePullBackOff while its node "
+    "scales up and bills. Add a Cloud Router and NAT for the nodes' subnetwork in the cluster's region (`gcloud "
+    "compute routers nats create <nat> --router=<router> --region=<region> --nat-custom-subnet-ip-ranges="
+    "<subnetwork> --auto-allocate-nat-external-ips`), then say so: {setting}; or mirror the images into "
+    "Artifact Registry"
+)
 
 
 @documented
@@ -68,7 +84,8 @@ class GkeClusterArgs:
     """Default REGULAR: GKE upgrades the cluster (minors too) as this channel moves; EXTENDED keeps the minor
     until shortly before its end of extended support (billed past standard support)."""
     private_nodes: bool = False
-    """Default false; true: nodes get no public IP and reach the internet through a Cloud NAT."""
+    """Default false; true: nodes get no public IP and reach the internet through a Cloud NAT (created with the
+    cluster's own network; in a joined `network`, say whether one exists with `cloud_nat`)."""
     protect: bool = False
     """Default false; true sets GKE's deletion protection and Pulumi's protect (production)."""
     network: str | None = DEFAULT_NETWORK
@@ -76,7 +93,11 @@ class GkeClusterArgs:
     secondary ranges for Pods and Services (VPC-native) are created; a name or self link: the cluster joins
     that network (GKE then allocates the Pod and Service ranges itself)."""
     subnetwork: str | None = None
-    """With `network`: the subnetwork the nodes use (default None: GKE picks the network's one in the region)."""
+    """With `network`, required: the subnetwork of it the nodes use in the region."""
+    cloud_nat: bool = False
+    """With `network` and `private_nodes`: true when a Cloud NAT already serves the nodes' subnetwork (the cluster
+    creates none in a network it does not own); default false: a preview warning names the registries the
+    private nodes cannot pull from. Without `network` the cluster's own network gets its Router and NAT."""
     node_cidr: str = DEFAULT_NODE_CIDR
     """Without `network`: the primary range of the created subnetwork (the nodes' addresses)."""
     node_service_account: str | None = None
@@ -179,6 +200,7 @@ class GkeCluster(pulumi.ComponentResource):
         private_nodes: bool | None = None,
         provisioner: str | None = None,
         node_service_account: str | None = None,
+        cloud_nat: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingGkeCluster:
         """A handle on a GKE Standard cluster this library did not create (see `ExistingGkeCluster`).
@@ -198,6 +220,11 @@ class GkeCluster(pulumi.ComponentResource):
 
         `node_service_account`: the email the pools' nodes run as (a pool's own `node_identity` wins);
         None leaves GKE's default, the Compute Engine default account.
+
+        `cloud_nat`: True when a Cloud NAT serves the nodes' subnetwork; default False: on a cluster with private
+        nodes (`private_nodes=True`, or its privateClusterConfig read through `gcp.container.getCluster`) the
+        preview warns which registries the nodes cannot pull from. The node pools ask for the GKE metadata server
+        only when getCluster reports a Workload Identity pool.
         """
         return ExistingGkeCluster(
             resource_name,
@@ -211,6 +238,7 @@ class GkeCluster(pulumi.ComponentResource):
             private_nodes=private_nodes,
             provisioner=provisioner,
             node_service_account=node_service_account,
+            cloud_nat=cloud_nat,
             opts=opts,
         )
 
@@ -227,10 +255,14 @@ class GkeCluster(pulumi.ComponentResource):
         tags: Mapping[str, str] | None = None,
         private_nodes: bool | None = None,
         provisioner: str | None = None,
+        node_service_account: pulumi.Input[str] | None = None,
+        cloud_nat: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingGkeCluster:
         """A handle on a `gcp.container.Cluster` (GKE Standard) the program declares: its name, project,
-        location, Kubernetes version, endpoint and CA are read from the resource, so nothing is typed twice.
+        location, Kubernetes version, endpoint and CA are read from the resource, so nothing is typed twice; so
+        are its Workload Identity pool (node pools ask for the GKE metadata server only when it has one), its
+        private nodes and its nodes' service account.
 
         `zones` (required, plain): the zones the GPU node pools use, within the cluster's location (e.g. the
         program's `gcp:zone`). `kubernetes_version`: default None: the cluster's `min_master_version` when the
@@ -238,6 +270,13 @@ class GkeCluster(pulumi.ComponentResource):
         cluster exists); the node pools take the cluster's version (GKE's default for a new node pool).
         `k8s_provider`: default: one whose kubeconfig (secret) takes the cluster's endpoint and CA and gets
         tokens from `gke-gcloud-auth-plugin`. `private_nodes`, `provisioner`: as in `GkeCluster.existing`.
+        `node_service_account`: the email the GPU nodes run as (may be an Output, e.g. a `gcp.serviceaccount.Account`'s
+        `email`); default: the cluster's `node_config.service_account` when the program declares one, else GKE's
+        default (the Compute Engine default account). An Output is not part of the node-pool names: their digest
+        marks "the cluster's account", so a later change of that email replaces a node pool under its own name,
+        which GKE refuses while the old one exists; pass a plain email to have such a change rename the pools.
+        `cloud_nat`: True when a Cloud NAT serves the nodes' subnetwork; default False: a cluster whose
+        privateClusterConfig has private nodes gets a preview warning naming the registries they cannot reach.
         """
         where = f"GkeCluster.from_cluster '{resource_name}': "
         problems = []
@@ -255,6 +294,15 @@ class GkeCluster(pulumi.ComponentResource):
         version: pulumi.Input[str] = kubernetes_version or cluster.min_master_version.apply(
             lambda minimum: minimum or cluster.master_version
         )
+        read = ClusterFacts(
+            workload_pool=cluster.workload_identity_config.apply(lambda w: w.workload_pool if w else None),
+            private_nodes=cluster.private_cluster_config.apply(lambda c: bool(c and c.enable_private_nodes)),
+        )
+        account: pulumi.Input[str | None] = (
+            node_service_account
+            if node_service_account is not None
+            else cluster.node_config.apply(lambda c: c.service_account if c else None)
+        )
         return ExistingGkeCluster(
             resource_name,
             cluster_name=cluster.name,
@@ -266,6 +314,9 @@ class GkeCluster(pulumi.ComponentResource):
             tags=tags,
             private_nodes=private_nodes,
             provisioner=provisioner,
+            node_service_account=account,
+            cloud_nat=cloud_nat,
+            read=read,
             kubeconfig=pulumi.Output.all(
                 cluster.name, cluster.endpoint, cluster.master_auth.cluster_ca_certificate
             ).apply(lambda a: _kubeconfig(a[0], a[1], a[2])),
@@ -338,11 +389,13 @@ class GkeCluster(pulumi.ComponentResource):
                 opts=child,
             )
             network, subnetwork = net.id, subnet.id
+            own_subnetwork: pulumi.Output[str] | None = subnet.id
             ip_allocation = gcp.container.ClusterIpAllocationPolicyArgs(
                 cluster_secondary_range_name=PODS_RANGE, services_secondary_range_name=SERVICES_RANGE
             )
         else:
             network, subnetwork = args.network, args.subnetwork
+            own_subnetwork = None
             ip_allocation = gcp.container.ClusterIpAllocationPolicyArgs()
         #: The VPC network the cluster's nodes are in (firewall rules for them target it).
         self.network: pulumi.Output[str] = pulumi.Output.from_input(network)
@@ -361,7 +414,7 @@ class GkeCluster(pulumi.ComponentResource):
             min_master_version=args.kubernetes_version,
             release_channel=gcp.container.ClusterReleaseChannelArgs(channel=args.release_channel),
             workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(
-                workload_pool=f"{args.project}.svc.id.goog"
+                workload_pool=workload_pool_of(args.project)
             ),
             ip_allocation_policy=ip_allocation,
             private_cluster_config=private,
@@ -401,7 +454,10 @@ class GkeCluster(pulumi.ComponentResource):
                 ignore_changes=["nodeConfig"],
             ),
         )
-        if args.private_nodes:
+        if args.private_nodes and own_subnetwork is not None:
+            # Egress for the cluster's own subnetwork only, in the network the cluster owns: a NAT on a joined
+            # network would clash with one already there (a region's router takes one NAT per subnetwork), take
+            # over other tenants' egress, and go with `pulumi destroy`.
             router = gcp.compute.Router(
                 f"{name}-router", project=args.project, region=args.region, network=network, opts=child
             )
@@ -411,9 +467,15 @@ class GkeCluster(pulumi.ComponentResource):
                 region=args.region,
                 router=router.name,
                 nat_ip_allocate_option="AUTO_ONLY",
-                source_subnetwork_ip_ranges_to_nat="ALL_SUBNETWORKS_ALL_IP_RANGES",
+                source_subnetwork_ip_ranges_to_nat="LIST_OF_SUBNETWORKS",
+                subnetworks=[
+                    gcp.compute.RouterNatSubnetworkArgs(name=own_subnetwork, source_ip_ranges_to_nats=["ALL_IP_RANGES"])
+                ],
                 opts=child,
             )
+        elif args.private_nodes and not args.cloud_nat:
+            setting = "cloud_nat=True (stack config cluster.cloudNat: true)"
+            pulumi.log.warn(f"GkeCluster '{name}': {NO_NAT_WARNING.format(setting=setting)}", resource=self)
         self.cluster_name: pulumi.Output[str] = self.cluster.name
         self.location: pulumi.Output[str] = self.cluster.location
         self.kubeconfig: pulumi.Output[str] = pulumi.Output.secret(
@@ -428,6 +490,9 @@ class GkeCluster(pulumi.ComponentResource):
         self.private_nodes: bool | None = None
         #: "auto-provisioning": spot pools on this cluster are ComputeClasses (the handle's `provisioner`)
         self.provisioner: str | None = PROVISIONER if args.auto_provisioning else None
+        #: the cluster's Workload Identity pool: node pools ask for the GKE metadata server (the handle's
+        #: optional `workload_pool`)
+        self.workload_pool: str = workload_pool_of(args.project)
         self.tags: dict[str, str] = dict(args.tags)
         self.register_outputs(
             {"cluster_name": self.cluster_name, "location": self.location, "kubeconfig": self.kubeconfig}
@@ -458,6 +523,11 @@ class GkeCluster(pulumi.ComponentResource):
         return self.args.kubernetes_version
 
 
+def workload_pool_of(project: str) -> str:
+    """A project's Workload Identity pool (GKE: `<project>.svc.id.goog`)."""
+    return f"{project}.svc.id.goog"
+
+
 def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str) -> str:
     """A kubeconfig that gets a token from `gke-gcloud-auth-plugin` (no long-lived credentials)."""
     plugin = {
@@ -466,6 +536,17 @@ def _kubeconfig(cluster_name: str, endpoint: str, ca_data: str) -> str:
         "provideClusterInfo": True,
     }
     return exec_kubeconfig(cluster_name, f"https://{endpoint}", ca_data, plugin)
+
+
+@dataclass(frozen=True)
+class ClusterFacts:
+    """What a handle reads of a GKE cluster it did not create: from the program's `gcp.container.Cluster`
+    (`from_cluster`) or from `gcp.container.getCluster` (`existing`)."""
+
+    #: the Workload Identity pool (`<project>.svc.id.goog`), None on a cluster without Workload Identity
+    workload_pool: pulumi.Input[str | None]
+    #: privateClusterConfig.enablePrivateNodes
+    private_nodes: pulumi.Input[bool]
 
 
 @documented_component(None, handle=GkeClusterHandle)
@@ -489,7 +570,10 @@ class ExistingGkeCluster(ExistingCluster):
     see the cluster's own setting); `provisioner` ("auto-provisioning": each spot GPU pool is a ComputeClass
     GKE auto-creates node pools for, on a cluster with node auto-provisioning and limits that cover every
     pool; default: node pools); `node_service_account` (the email the pools' nodes run as; default: GKE's);
-    `kubeconfig` (the kubeconfig the Kubernetes provider is built from; default: built as above).
+    `kubeconfig` (the kubeconfig the Kubernetes provider is built from; default: built as above); `cloud_nat`
+    (True when a Cloud NAT serves the nodes' subnetwork; default False: private nodes get a preview warning
+    naming the registries they cannot reach); `read` (the cluster's Workload Identity pool and private nodes;
+    default: read through `gcp.container.getCluster`).
     """
 
     cloud = "gcp"
@@ -507,8 +591,10 @@ class ExistingGkeCluster(ExistingCluster):
         tags: Mapping[str, str] | None = None,
         private_nodes: bool | None = None,
         provisioner: str | None = None,
-        node_service_account: str | None = None,
+        node_service_account: pulumi.Input[str | None] | None = None,
         kubeconfig: pulumi.Input[str] | None = None,
+        cloud_nat: bool = False,
+        read: ClusterFacts | None = None,
         opts: pulumi.ResourceOptions | None = None,
         made_by: str = "GkeCluster.existing",
     ) -> None:
@@ -527,8 +613,11 @@ class ExistingGkeCluster(ExistingCluster):
                 f"allowed: None, {', '.join(gcp_rules.PROVISIONERS)}"
             )
         if node_service_account is not None and not (
-            isinstance(node_service_account, str)
-            and re.fullmatch(gcp_rules.SERVICE_ACCOUNT_PATTERN, node_service_account)
+            isinstance(node_service_account, pulumi.Output)  # e.g. an Account's email: checked by IAM
+            or (
+                isinstance(node_service_account, str)
+                and re.fullmatch(gcp_rules.SERVICE_ACCOUNT_PATTERN, node_service_account)
+            )
         ):
             problems.append(
                 f"{where}node_service_account: {node_service_account!r} is not a service account email; allowed: "
@@ -539,11 +628,21 @@ class ExistingGkeCluster(ExistingCluster):
         self.cluster_name: pulumi.Output[str] = pulumi.Output.from_input(cluster_name)
         self.project: pulumi.Output[str] = pulumi.Output.from_input(project)
         self.location: pulumi.Output[str] = pulumi.Output.from_input(location)
+        self._found: pulumi.Output[gcp.container.GetClusterResult] | None = None
         self.private_nodes: bool | None = private_nodes
         #: "auto-provisioning": spot pools on this cluster are ComputeClasses (see `GkeCluster.existing`)
         self.provisioner: str | None = provisioner
-        #: the email the pools' nodes run as (None: GKE's default)
-        self.node_service_account: str | None = node_service_account
+        #: the email the pools' nodes run as (None: GKE's default; an Output: the cluster's own or the program's)
+        self.node_service_account: pulumi.Input[str | None] | None = node_service_account
+        read = read or self._read_from_cluster()
+        #: the cluster's Workload Identity pool, None without one (the node pools' GKE metadata server)
+        self.workload_pool: pulumi.Output[str | None] = pulumi.Output.from_input(read.workload_pool)
+        if not cloud_nat:
+            # Known at preview when the program declares the cluster's privateClusterConfig, or getCluster answers.
+            no_nat = f"GkeCluster '{resource_name}': {NO_NAT_WARNING.format(setting='cloud_nat=True')}"
+            pulumi.Output.from_input(read.private_nodes).apply(
+                lambda private: pulumi.log.warn(no_nat, resource=self) if private or private_nodes else None
+            )
         self._plain_facts(zones, kubernetes_version, tags)
         self._use_provider(
             resource_name,
@@ -552,14 +651,27 @@ class ExistingGkeCluster(ExistingCluster):
         )
         self.register_outputs({"cluster_name": self.cluster_name, "location": self.location})
 
+    def _described(self) -> pulumi.Output[gcp.container.GetClusterResult]:
+        """The cluster as `gcp.container.getCluster` describes it (one invoke, made when first needed)."""
+        if self._found is None:
+            self._found = gcp.container.get_cluster_output(
+                name=self.cluster_name,
+                location=self.location,
+                project=self.project,
+                opts=pulumi.InvokeOutputOptions(parent=self),
+            )
+        return self._found
+
+    def _read_from_cluster(self) -> ClusterFacts:
+        found = self._described()
+        return ClusterFacts(
+            workload_pool=found.workload_identity_configs.apply(lambda w: (w[0].workload_pool or None) if w else None),
+            private_nodes=found.private_cluster_configs.apply(lambda c: bool(c and c[0].enable_private_nodes)),
+        )
+
     def _kubeconfig_from_cluster(self) -> pulumi.Output[str]:
         """As `gcloud container clusters get-credentials`: endpoint and CA from getCluster."""
-        found = gcp.container.get_cluster_output(
-            name=self.cluster_name,
-            location=self.location,
-            project=self.project,
-            opts=pulumi.InvokeOutputOptions(parent=self),
-        )
+        found = self._described()
         return pulumi.Output.all(self.cluster_name, found.endpoint, found.master_auths[0].cluster_ca_certificate).apply(
             lambda a: _kubeconfig(a[0], a[1], a[2])
         )

@@ -144,6 +144,13 @@ def network_problems(
             f"{field('subnetwork')}: {subnetwork!r} needs {ref('network')}, the VPC network it belongs to "
             "(got no network)"
         )
+    if network is not None and subnetwork is None:
+        # Left out, GKE uses the subnetwork named after the network, which only an auto-mode network has: on a
+        # custom-mode one (autoCreateSubnetworks false, as shared VPCs are) the cluster's creation fails.
+        problems.append(
+            f"{field('network')}: {network!r} needs {ref('subnetwork')}, the subnetwork of it the nodes use in the "
+            f"cluster's region (got {ref('network')} without {ref('subnetwork')})"
+        )
     if network is not None and node_cidr_set:
         problems.append(
             f"{field('network_cidr')}: sizes the network the stack creates, and {ref('network')} brings one "

@@ -24,10 +24,19 @@ def _gke_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
         outputs["location"] = zone
     if not inputs.get("project") and (project := provider.get("project")):
         outputs["project"] = project
+    # What a GKE Standard cluster has when the program does not ask: no Workload Identity pool, public nodes. A
+    # real preview shows these computed blocks unknown until the cluster exists, then they read back without a
+    # pool and without private nodes; an empty block says the same here (the engine takes a null for unknown).
+    for block in ("workloadIdentityConfig", "privateClusterConfig"):
+        outputs[block] = inputs.get(block) or {}
     return outputs
 
 
 def _gke_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
+    """A cluster the mock knows only by name: a GKE Standard cluster as `gcloud container clusters create` makes
+    it by default, so without Workload Identity (Standard clusters enable it only when asked: `--workload-pool`)
+    and with public nodes (`--enable-private-nodes` off). The data source lists each block (terraform-provider-
+    google's getCluster flattens a block as a list of one, an absent one as an empty list)."""
     described = _gke_cluster(args.get("name", "cluster"), args)
     return {
         "name": args.get("name"),
@@ -35,12 +44,16 @@ def _gke_get_cluster(args: dict[str, Any]) -> dict[str, Any]:
         "project": args.get("project"),
         "endpoint": described["endpoint"],
         "masterAuths": [described["masterAuth"]],
+        "workloadIdentityConfigs": [],
+        "privateClusterConfigs": [],
     }
 
 
 def _service_account(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    # IAM names a project's service account <accountId>@<project>.iam.gserviceaccount.com.
-    return {"email": f"{inputs.get('accountId')}@{inputs.get('project')}.iam.gserviceaccount.com"}
+    # IAM names a project's service account <accountId>@<project>.iam.gserviceaccount.com; without `project` the
+    # account is made in the provider's `gcp:project`.
+    project = inputs.get("project") or pulumi.Config("gcp").get("project")
+    return {"email": f"{inputs.get('accountId')}@{project}.iam.gserviceaccount.com", "project": project}
 
 
 RESOURCE_MOCKS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pulumi
+
 if TYPE_CHECKING:
     from elastic_gpu.general_pool import GeneralPoolArgs
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
@@ -20,11 +22,16 @@ NO_PLACE_ON_GKE = {
 }
 
 
-def node_service_account(args: GeneralPoolArgs | SpotGpuPoolArgs) -> str | None:
+#: What a node-pool name's digest holds for a service account known only as an Output (the cluster's own, read
+#: by `GkeCluster.from_cluster`, or the program's Account): the email itself is unknown before deployment.
+ACCOUNT_OF_THE_CLUSTER = "<the cluster's node service account>"
+
+
+def node_service_account(args: GeneralPoolArgs | SpotGpuPoolArgs) -> pulumi.Input[str | None] | None:
     """The account the pool's nodes run as: the pool's own `node_identity`, else the cluster's node service
-    account (the handle's optional `node_service_account`; GkeCluster creates one), else None (GKE's
-    default: the Compute Engine default account)."""
+    account (the handle's optional `node_service_account`, an email or an Output of one; GkeCluster creates
+    one), else None (GKE's default: the Compute Engine default account)."""
     if isinstance(args.node_identity, str):
         return args.node_identity
     account = getattr(args.cluster, "node_service_account", None)  # optional handle attribute
-    return account if isinstance(account, str) else None
+    return account if isinstance(account, str | pulumi.Output) else None

@@ -31,7 +31,8 @@ class GcpClusterOptions(CloudOptions):
     """GCP only: GKE release channel (default REGULAR). On RAPID, REGULAR and STABLE `kubernetesVersion` is a
     floor that GKE upgrades past as the channel moves; EXTENDED keeps that minor (extended support, billed)."""
     private_nodes: bool = DEFAULT_PRIVATE_NODES
-    """GCP only: nodes without public IPs, with a Cloud NAT (default false)."""
+    """GCP only: nodes without public IPs (default false), with a Cloud NAT for the cluster's own subnetwork
+    (in a brought `network`, say whether one exists: `cloudNat`)."""
     regional: bool = DEFAULT_REGIONAL
     """GCP only: regional control plane across the region's zones (default false: zonal, in zones[0])."""
     control_plane_cidr: str = DEFAULT_GKE_CONTROL_PLANE_CIDR
@@ -42,8 +43,11 @@ class GcpClusterOptions(CloudOptions):
     `<name>-net` and a subnetwork of `networkCidr` with Pod and Service ranges (it never uses the project's
     `default` network). Changing it replaces the cluster."""
     subnetwork: str | None = None
-    """GCP only, with `network`: the subnetwork the nodes use (default: GKE picks the network's subnetwork
-    of the region, as an auto-mode network has)."""
+    """GCP only, required with `network`: the subnetwork of it the nodes use in the region."""
+    cloud_nat: bool = False
+    """GCP only, with `network` and privateNodes: true when a Cloud NAT already serves the nodes' subnetwork
+    (the stack creates a Router and NAT only in the network it creates). Default false: the preview warns which
+    registries (nvcr.io, docker.io, quay.io, registry.k8s.io) the private nodes cannot pull from."""
     node_service_account: str | None = None
     """GCP only: the service account email every node runs as, node pools and auto-created ones alike.
     Default: the stack creates `<name>-nodes` with roles/container.defaultNodeServiceAccount only (never

@@ -8,7 +8,7 @@ GKE pick whichever zone has capacity, so `per_zone` needs no pool per zone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import pulumi
 import pulumi_gcp as gcp
@@ -19,7 +19,7 @@ from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIA
 from elastic_gpu.gcp.config_rules import DEFAULT_DWS_MAX_RUN_HOURS, boot_disk_type, node_pool_problems
 from elastic_gpu.gcp.kueue import LOCAL_QUEUE
 from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
-from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE, OAUTH_SCOPES, node_service_account
+from elastic_gpu.gcp.node_config import ACCOUNT_OF_THE_CLUSTER, NO_PLACE_ON_GKE, OAUTH_SCOPES, node_service_account
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_labels
 from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
@@ -49,7 +49,9 @@ if TYPE_CHECKING:
 
 #: GKE picks the zone with capacity (and unused reservations): fewer spot stock-outs than BALANCED.
 LOCATION_POLICY = "ANY"
-#: Pods see the GKE metadata server, which Workload Identity needs.
+#: Pods see the GKE metadata server, which Workload Identity needs. GKE takes it only on a cluster with a workload
+#: pool (container/v1 WorkloadMetadataConfig.Mode GKE_METADATA: "can only be enabled if Workload Identity is
+#: enabled at the cluster level"), so a node pool asks for it only there (`workload_metadata`).
 WORKLOAD_METADATA_MODE = "GKE_METADATA"
 #: Queued provisioning (DWS) pools must not consume reservations (GKE DWS docs: --reservation-affinity=none).
 QUEUED_RESERVATION_AFFINITY = "NO_RESERVATION"
@@ -120,6 +122,12 @@ def _accelerator_fields(acc: gcp.container.NodePoolNodeConfigGuestAcceleratorArg
     }
 
 
+def _account_in_name(account: pulumi.Input[str | None]) -> str:
+    """The service account as the node-pool name's digest holds it: the email, or a mark for one known only
+    after deployment (an Output: the digest cannot follow it)."""
+    return account if isinstance(account, str) else ACCOUNT_OF_THE_CLUSTER
+
+
 def gke_node_pool_name(base: str, forcing: dict[str, object]) -> str:
     """`<base>-<digest>` (<= 40 characters): the digest covers every field of ours that forces a
     replacement, so such a change renames the pool and GKE gets the new pool before the old one is
@@ -144,7 +152,7 @@ class _PoolSpec:
     #: a queued-provisioning node's run time, "<seconds>s" (nodeConfig.maxRunDuration)
     max_run_duration: str | None = None
     #: the pool's own service account, image type and kubelet settings (NodePoolNodeConfigKubeletConfigArgs)
-    service_account: str | None = None
+    service_account: pulumi.Input[str | None] | None = None
     image_type: pulumi.Input[str] | None = None
     #: KubeletConfiguration keys mapped by KUBELET_KEYS to the SDK's keyword arguments (values as validated)
     kubelet_config: dict[str, Any] = field(default_factory=dict)
@@ -164,7 +172,7 @@ class _PoolSpec:
                 # Only when set (queued pools), so the names of the other pools do not change.
                 **({"maxRunDuration": self.max_run_duration} if self.max_run_duration else {}),
                 # Only when set, so the names of pools without one do not change.
-                **({"serviceAccount": self.service_account} if self.service_account else {}),
+                **({"serviceAccount": _account_in_name(self.service_account)} if self.service_account else {}),
             },
         )
 
@@ -173,6 +181,23 @@ def _network_config(cluster: GkeClusterHandle) -> gcp.container.NodePoolNetworkC
     """Per-pool private nodes where the handle says so (an existing cluster); None: the cluster's setting."""
     private = getattr(cluster, "private_nodes", None)  # optional handle attribute
     return None if private is None else gcp.container.NodePoolNetworkConfigArgs(enable_private_nodes=private)
+
+
+def workload_metadata(
+    cluster: GkeClusterHandle,
+) -> pulumi.Input[gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs] | None:
+    """GKE_METADATA where the cluster has a workload pool: the handle's optional `workload_pool` (the pool's name,
+    an Output of it, or None for none; an Output resolves to the block or to nothing). Absent or None, the node
+    pool says nothing and GKE picks the mode (the metadata server only on a cluster with Workload Identity)."""
+    pool = getattr(cluster, "workload_pool", None)  # optional handle attribute
+    block = gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode=WORKLOAD_METADATA_MODE)
+    if pool is None or isinstance(pool, str):
+        return block if pool else None
+    # An Output of the block or of nothing: the SDK input takes it as it takes the block.
+    return cast(
+        "pulumi.Output[gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs]",
+        pulumi.Output.from_input(pool).apply(lambda name: block if name else None),
+    )
 
 
 def _node_pool(
@@ -207,9 +232,7 @@ def _node_pool(
             kubelet_config=gcp.container.NodePoolNodeConfigKubeletConfigArgs(**spec.kubelet_config)
             if spec.kubelet_config
             else None,
-            workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(
-                mode=WORKLOAD_METADATA_MODE
-            ),
+            workload_metadata_config=workload_metadata(cluster),
             guest_accelerators=[spec.accelerator] if spec.accelerator else None,
             # Queued provisioning takes flex-start capacity: GKE's DWS docs set both
             # --enable-queued-provisioning and --flex-start on such a pool.
@@ -288,7 +311,7 @@ def _override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> l
 class _NodeSettings(TypedDict):
     """The pool's own node settings, as _PoolSpec's fields."""
 
-    service_account: str | None
+    service_account: pulumi.Input[str | None] | None
     image_type: pulumi.Input[str] | None
     kubelet_config: dict[str, Any]
 

@@ -67,6 +67,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
             control_plane_cidr=c.control_plane_cidr,
             network=c.network,
             subnetwork=c.subnetwork,
+            cloud_nat=c.cloud_nat,
             node_cidr=c.network_cidr,
             node_service_account=c.node_service_account,
             enable_services=c.enable_services,

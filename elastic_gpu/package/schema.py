@@ -108,6 +108,12 @@ _POOL_PYTHON_ONLY = {
 
 #: A handle's Kubernetes provider object: without it the handle builds one from the cluster's credentials.
 _HANDLE_PYTHON_ONLY = {"k8s_provider": "a Kubernetes provider object; without it the handle builds one"}
+#: A handle that `from_cluster`/`from_managed_cluster` also build: what they read from the program's cluster
+#: resource is handed in as `read` (a component package's handle reads it from the cloud itself).
+_READ_HANDLE_PYTHON_ONLY = {
+    **_HANDLE_PYTHON_ONLY,
+    "read": "what the `from_*` constructors read from the program's own cluster resource",
+}
 
 #: What a created cluster publishes besides its handle's facts: its kubeconfig (secret), for a program's own
 #: Kubernetes provider or another stack's handle on it.
@@ -166,7 +172,7 @@ COMPONENTS: tuple[Component, ...] = (
         AKS_EXISTING_CLUSTER,
         ExistingAksCluster,
         lambda: keyword_fields(ExistingAksCluster.__init__, ExistingAksCluster),
-        python_only=_HANDLE_PYTHON_ONLY,
+        python_only=_READ_HANDLE_PYTHON_ONLY,
         outputs=("cluster_name", "resource_group_name", "location", "zones", "kubernetes_version", "provider"),
         plain=("zones", "kubernetes_version"),
         handle=AksClusterHandle,
@@ -185,7 +191,7 @@ COMPONENTS: tuple[Component, ...] = (
         GKE_EXISTING_CLUSTER,
         ExistingGkeCluster,
         lambda: keyword_fields(ExistingGkeCluster.__init__, ExistingGkeCluster),
-        python_only=_HANDLE_PYTHON_ONLY,
+        python_only=_READ_HANDLE_PYTHON_ONLY,
         outputs=("cluster_name", "project", "location", "zones", "kubernetes_version", "provider"),
         plain=("zones", "kubernetes_version", "provisioner"),
         handle=GkeClusterHandle,

@@ -19,7 +19,8 @@ cluster = GkeCluster.existing(
     zones=["us-central1-a", "us-central1-b"],
     kubernetes_version="1.35",
     tags=TAGS,
-    private_nodes=True,  # the VPC has Cloud NAT: GPU nodes need no public IP
+    private_nodes=True,  # GPU nodes need no public IP:
+    cloud_nat=True,  # the VPC has a Cloud NAT for the nodes' subnetwork (nvcr.io, Docker Hub, ... are reachable)
 )
 l4 = SpotGpuPool(
     "l4",
