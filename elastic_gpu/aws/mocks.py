@@ -220,13 +220,16 @@ def _service_quota(args: dict[str, Any], account: dict[str, Any]) -> dict[str, A
 
 
 def _role(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
-    """IAM's GetRole: the EC2 Spot service-linked role when the account has it (untagged: the account's own),
-    else NoSuchEntity, as IAM answers. A program's offline_mocks.py INVOKES can answer with other tags."""
+    """aws.iam.getRole: the EC2 Spot service-linked role when the account has it (untagged: the account's own),
+    else the provider's not-found error: terraform-provider-aws's data source reads the role with findRoleByName,
+    whose retry.NotFoundError says "couldn't find resource" (internal/retry/error.go), wrapped as "reading IAM
+    Role (<name>): ..." (internal/service/iam/role_data_source.go), not IAM's NoSuchEntity. A program's
+    offline_mocks.py INVOKES can answer with other tags."""
     name = args.get("name")
     if name == "AWSServiceRoleForEC2Spot" and account["spotServiceLinkedRole"]:
         path = "/aws-service-role/spot.amazonaws.com/"
         return {"name": name, "path": path, "arn": f"arn:aws:iam::{ACCOUNT}:role{path}{name}", "tags": {}}
-    raise InvokeFailed(f"reading IAM Role ({name}): NoSuchEntity: The role cannot be found.")
+    raise InvokeFailed(f"reading IAM Role ({name}): couldn't find resource")
 
 
 def _offerings(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
