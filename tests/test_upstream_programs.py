@@ -38,8 +38,9 @@ PROGRAMS = {
     "gcp-py-gke": "GkeCluster.from_cluster(",
 }
 ADDED = "# --- elastic-gpu: the lines a user adds"
-#: The gate's verdict on each program as published: the AKS programs run Kubernetes 1.26 (end of life).
-GATE = {"azure-py-aks": 1, "azure-py-aks-managed-identity": 1, "azure-py-aks-multicluster": 1}
+#: The gate's verdict on each program as published: the AKS programs run Kubernetes 1.26 (end of life), and
+#: aws-py-eks's only subnets are public (vpc.py), and its GPU nodes go there: no-public-node-ips.
+GATE = {"azure-py-aks": 1, "azure-py-aks-managed-identity": 1, "azure-py-aks-multicluster": 1, "aws-py-eks": 1}
 
 
 @pytest.fixture(autouse=True)
@@ -324,7 +325,11 @@ def test_from_cluster_refuses_what_it_cannot_read(run_program, tmp_path: Path) -
     assert "subnet_ids and zones: give one" in text
 
     # zones are checked against the provider's region (aws:region) before anything is declared
-    program = copy_program("aws-py-eks", tmp_path, ("zones=vpc.zones.names", 'zones=["eu-west-1a"]'))
+    program = copy_program(
+        "aws-py-eks",
+        tmp_path,
+        ("subnet_ids=dict(zip(vpc.zones.names, vpc.subnet_ids, strict=True))", 'zones=["eu-west-1a"]'),
+    )
     with pytest.raises(ConfigError) as exc:
         run_preview("dev", program)
     assert "EksCluster.from_cluster 'gpu': zones['eu-west-1a']" in str(exc.value)

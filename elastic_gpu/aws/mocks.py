@@ -12,7 +12,7 @@ import grpc
 
 from elastic_gpu.aws import pulumi_eks_mocks
 from elastic_gpu.aws.gpu_types import described_instance_type
-from elastic_gpu.tools.offline.mocks import MOCK_CA, MOCK_UUID, RemoteChildren, RemoteComponentMock
+from elastic_gpu.tools.offline.mocks import DECLARED, MOCK_CA, MOCK_UUID, RemoteChildren, RemoteComponentMock
 
 ACCOUNT = "123456789012"
 
@@ -249,9 +249,60 @@ def _offerings(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _declared(account: dict[str, Any], type_: str) -> dict[str, dict[str, Any]]:
+    """id -> state of the resources of `type_` the program declared (StackMocks.declared)."""
+    return {i: state for i, (t, state) in (account.get(DECLARED) or {}).items() if t == type_}
+
+
 def _subnet(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getSubnet: a subnet the program declares as it declares it (mapPublicIpOnLaunch, its VPC); any
+    other maps public IPs only when the account lists it in `publicSubnets`."""
     subnet = args.get("id") or "subnet-mock"
-    return {"id": subnet, "mapPublicIpOnLaunch": subnet in account["publicSubnets"], "vpcId": "vpc-mock"}
+    declared = _declared(account, "aws:ec2/subnet:Subnet").get(subnet)
+    if declared is not None:
+        public, vpc = bool(declared.get("mapPublicIpOnLaunch")), declared.get("vpcId") or "vpc-mock"
+    else:
+        public, vpc = subnet in account["publicSubnets"], "vpc-mock"
+    return {"id": subnet, "mapPublicIpOnLaunch": public, "vpcId": vpc}
+
+
+#: What a route to the internet gateway looks like (a public subnet's, EC2 DescribeRouteTables), and a private
+#: subnet's way out through a NAT gateway.
+IGW_ROUTE = {"cidrBlock": "0.0.0.0/0", "gatewayId": "igw-mock"}
+NAT_ROUTE = {"cidrBlock": "0.0.0.0/0", "natGatewayId": "nat-mock"}
+
+
+def _route_table(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getRouteTable by `subnetId` or `routeTableId`. A declared subnet's table is the declared table
+    its declared association names; a declared subnet with none has no explicit table, and the provider says
+    "no matching EC2 Route Table found" (terraform-provider-aws internal/tfresource SingularDataSourceFindError),
+    so a caller falls back to the VPC's main table (pulumi-eks nodegroup.ts getRouteTableAsync), which in a new
+    VPC holds only the local route (Amazon VPC User Guide, "Route tables": the main route table). An account's
+    own subnet routes to an internet gateway when listed in `publicSubnets`, else through a NAT gateway."""
+    tables = _declared(account, "aws:ec2/routeTable:RouteTable")
+    table_id = args.get("routeTableId")
+    subnet = args.get("subnetId")
+    if subnet and not table_id:
+        associated = [
+            a.get("routeTableId")
+            for a in _declared(account, "aws:ec2/routeTableAssociation:RouteTableAssociation").values()
+            if a.get("subnetId") == subnet
+        ]
+        if associated:
+            table_id = associated[0]
+        elif subnet in _declared(account, "aws:ec2/subnet:Subnet"):
+            raise InvokeFailed("no matching EC2 Route Table found")
+        else:
+            routes = [IGW_ROUTE if subnet in account["publicSubnets"] else NAT_ROUTE]
+            return {"id": f"rtb-{subnet}", "routeTableId": f"rtb-{subnet}", "subnetId": subnet, "routes": routes}
+    state = tables.get(str(table_id), {})
+    return {"id": table_id, "routeTableId": table_id, "subnetId": subnet, "routes": list(state.get("routes") or [])}
+
+
+def _route_tables(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getRouteTables (the VPC's main table, `association.main`): one with only the local route."""
+    vpc = args.get("vpcId") or "vpc-mock"
+    return {"id": vpc, "ids": [f"rtb-main-{vpc}"], "vpcId": vpc}
 
 
 #: Invoke token -> its answer from the described account's `aws` section.
@@ -260,6 +311,8 @@ ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, 
     "aws:iam/getRole:getRole": _role,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _offerings,
     "aws:ec2/getSubnet:getSubnet": _subnet,
+    "aws:ec2/getRouteTable:getRouteTable": _route_table,
+    "aws:ec2/getRouteTables:getRouteTables": _route_tables,
 }
 
 
@@ -379,18 +432,51 @@ def _pulumi_eks_security_groups(name: str, inputs: dict[str, Any], child: Remote
     return cluster_sg, node_sg
 
 
+def _pulumi_eks_default_node_group(
+    name: str,
+    inputs: dict[str, Any],
+    child: RemoteChildren,
+    cluster_name: str,
+    security_groups: tuple[str, str] | None,
+) -> dict[str, Any] | None:
+    """The default node group pulumi-eks declares unless `skipDefaultNodeGroup`, `fargate` or Auto Mode
+    (cluster.ts: `createNodeGroupV2(name, core.nodeGroupOptions)`): a self-managed group named as the cluster,
+    of `nodeGroupOptions` or the singular options (`instanceType` default t3.medium, nodes/instances.ts
+    DEFAULT_INSTANCE_TYPE; desiredCapacity 2, minSize 1, maxSize 2, nodegroup.ts), always on: Pools and Cost
+    show its nodes."""
+    auto_mode = inputs.get("autoMode") or {}
+    if (
+        inputs.get("skipDefaultNodeGroup")
+        or inputs.get("fargate")
+        or (isinstance(auto_mode, dict) and auto_mode.get("enabled"))
+    ):
+        return None
+    options = dict(inputs.get("nodeGroupOptions") or {k: inputs.get(k) for k in PULUMI_EKS_SINGULAR_NODE_GROUP_OPTIONS})
+    if security_groups is not None:
+        options.setdefault("nodeSecurityGroupId", security_groups[1])
+    cluster = {k: inputs.get(k) for k in ("subnetIds", "publicSubnetIds", "privateSubnetIds")}
+    return pulumi_eks_mocks.declare_node_group_v2(
+        name, {k: v for k, v in options.items() if v is not None}, child, cluster, {"name": cluster_name}
+    )
+
+
 def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RemoteChildren) -> dict[str, Any]:
     """pulumi-eks `eks:index:Cluster` (a remote component): the children and outputs a program reads.
 
     It first refuses what pulumi-eks refuses (`pulumi_eks_cluster_problems`). The names follow pulumi-eks
     (`<name>-eksCluster`, `<name>-instanceRole-role`, `<name>-oidcProvider`); without `name` the EKS
-    cluster is auto-named. Its default node group (unless `skipDefaultNodeGroup`) is not modelled: the
-    offline report shows only what elastic-gpu and the program declare themselves.
+    cluster is auto-named. Its default node group (unless `skipDefaultNodeGroup`) is declared as pulumi-eks
+    declares it (`_pulumi_eks_default_node_group`).
     """
     if problems := pulumi_eks_cluster_problems(name, inputs):
         raise PulumiEksError("; ".join(problems))
     cluster_name = inputs.get("name") or f"{name}-eksCluster-mock"
-    subnets = inputs.get("privateSubnetIds") or inputs.get("subnetIds") or []
+    # The EKS cluster gets `subnetIds`, else the public and the private subnets, public first (cluster.ts
+    # createCore: `[...publicIds, ...privateIds]`): a zone's first subnet id may well be a public one.
+    subnets = inputs.get("subnetIds") or [
+        *(inputs.get("publicSubnetIds") or []),
+        *(inputs.get("privateSubnetIds") or []),
+    ]
     roles = _pulumi_eks_instance_roles(name, inputs, child)
     # Without `version` the EKS cluster's version stays None, which the mock engine sends as unknown: what a
     # real preview of a new cluster shows before EKS picks its default minor (a program may give an existing
@@ -409,6 +495,7 @@ def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RemoteChildren
             "bootstrapClusterCreatorAdminPermissions": True,
         }
     eks = child("aws:eks/cluster:Cluster", f"{name}-eksCluster", eks_inputs)
+    _pulumi_eks_default_node_group(name, inputs, child, cluster_name, security_groups)
     issuer = _eks_cluster(cluster_name, {"name": cluster_name})["identities"][0]["oidcs"][0]["issuer"]
     oidc_arn = ""
     if inputs.get("createOidcProvider"):

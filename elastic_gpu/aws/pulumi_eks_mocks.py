@@ -151,10 +151,20 @@ def node_group_v2_problems(inputs: dict[str, Any], cluster: dict[str, Any]) -> l
 
 
 def node_group_v2(name: str, inputs: dict[str, Any], children: RemoteChildren) -> dict[str, Any]:
-    """`eks:index:NodeGroupV2`: a self-managed group, `<name>-launchTemplate` and the `aws.autoscaling.Group`
-    `<name>` tagged as the cluster's (`kubernetes.io/cluster/<name>: owned`), on the cluster's node security group."""
+    """`eks:index:NodeGroupV2`: a self-managed group (declare_node_group_v2) on the cluster it is given."""
     cluster, eks = _cluster_parts(inputs, children)
     _raise("NodeGroupV2", name, node_group_v2_problems(inputs, cluster), "Invalid arguments for node group.")
+    return declare_node_group_v2(name, inputs, children, cluster, eks)
+
+
+def declare_node_group_v2(
+    name: str, inputs: dict[str, Any], children: RemoteChildren, cluster: dict[str, Any], eks: dict[str, Any]
+) -> dict[str, Any]:
+    """createNodeGroupV2Internal's children: `<name>-launchTemplate` and the `aws.autoscaling.Group` `<name>`
+    tagged as the cluster's (`kubernetes.io/cluster/<name>: owned`), on the cluster's node security group, in
+    `nodeSubnetIds`, else the cluster's private subnets, else its public ones (nodegroup.ts workerSubnetIds).
+    Also what pulumi-eks's `Cluster` declares as its default node group (cluster.ts createNodeGroupV2(name,
+    core.nodeGroupOptions)), so `cluster` may be the cluster's own inputs."""
     cluster_name = eks.get("name") or ""
     security_group = inputs.get("nodeSecurityGroupId") or cluster.get("nodeSecurityGroupId") or f"sg-{name}-node"
     template = children(
@@ -185,7 +195,7 @@ def node_group_v2(name: str, inputs: dict[str, Any], children: RemoteChildren) -
         {
             **sizes,
             "launchTemplate": {"name": f"{name}-launchTemplate", "version": "1"},
-            "vpcZoneIdentifiers": inputs.get("nodeSubnetIds") or _cluster_subnets(cluster, eks),
+            "vpcZoneIdentifiers": inputs.get("nodeSubnetIds") or _worker_subnets(cluster, eks),
             "instanceRefresh": {
                 "strategy": "Rolling",
                 "preferences": {"minHealthyPercentage": inputs.get("minRefreshPercentage") or 50},
@@ -199,6 +209,15 @@ def node_group_v2(name: str, inputs: dict[str, Any], children: RemoteChildren) -
         "extraNodeSecurityGroups": inputs.get("extraNodeSecurityGroups") or [],
         "nodeSecurityGroupId": security_group,
     }
+
+
+def _worker_subnets(cluster: dict[str, Any], eks: dict[str, Any]) -> Any:
+    """A self-managed group's subnets (nodegroup.ts createNodeGroupV2Internal workerSubnetIds): the cluster's
+    private subnets, else its public ones, else every subnet of the cluster (core.subnetIds)."""
+    for key in ("privateSubnetIds", "publicSubnetIds", "subnetIds"):
+        if cluster.get(key):
+            return cluster[key]
+    return (eks.get("vpcConfig") or {}).get("subnetIds") or []
 
 
 def addon(name: str, inputs: dict[str, Any], children: RemoteChildren) -> dict[str, Any]:

@@ -45,7 +45,7 @@ def stack_marker() -> str:
     return f"{pulumi.get_project()}/{pulumi.get_stack()}"
 
 
-def read_spot_role() -> dict[str, str] | None | str:
+def read_spot_role() -> dict[str, str] | str | None:
     """The account's AWSServiceRoleForEC2Spot tags; None when the account has no such role (NOT_FOUND_TEXTS);
     the provider's error text when the role could not be read (e.g. no iam:GetRole)."""
     try:

@@ -126,7 +126,9 @@ def public_node_ips(resources: Sequence[PolicyResource]) -> Iterator[tuple[Polic
     for r in resources:
         if r.resource_type == EKS_NODE_GROUP:
             declared = [d for d in r.dependencies if d.resource_type == SUBNET and _maps_public_ip(d)]
-            named = [d.name for d in declared] + sorted(set(_node_group_subnet_ids(r)) & public)
+            # the program's own subnets by name; else an existing cluster's by id (the handle reads the program's
+            # subnets too, and would name them twice)
+            named = [d.name for d in declared] or sorted(set(_node_group_subnet_ids(r)) & public)
             if named:
                 yield (
                     r,

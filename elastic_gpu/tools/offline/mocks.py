@@ -91,6 +91,10 @@ class StackMocks(pulumi.runtime.Mocks):
         self.user = user or UserMocks()
         #: the account the preflight's invokes are answered from (offline/account.py; default: a new one)
         self.account = account if account is not None else described_account()
+        #: id -> (type, state) of every custom resource the program declared so far: an invoke standing for a
+        #: read of the cloud answers for them as the cloud would once they exist (a declared subnet's
+        #: mapPublicIpOnLaunch, the route table associated with it), under DECLARED in its account section
+        self.declared: dict[str, tuple[str, dict[str, Any]]] = {}
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         if args.typ == STACK_REFERENCE:  # read (not registered): its mock args carry no `custom`
@@ -108,7 +112,9 @@ class StackMocks(pulumi.runtime.Mocks):
         if extra := self.user.resources.get(args.typ):
             state.update(extra(args.name, dict(args.inputs)))
         # IDs shaped like "subnet-<name>": unique across types, stable across runs.
-        return f"{args.typ.split(':')[-1].lower()}-{args.name}", state
+        resource_id = f"{args.typ.split(':')[-1].lower()}-{args.name}"
+        self.declared[resource_id] = (args.typ, state)
+        return resource_id, state
 
     def _stack_reference(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         ref = args.inputs.get("name") or args.resource_id or args.name
@@ -126,13 +132,17 @@ class StackMocks(pulumi.runtime.Mocks):
         if found := _account_invokes().get(args.token):
             cloud, answer = found
             try:
-                return answer(dict(args.args), self.account[cloud]), []
+                return answer(dict(args.args), {**self.account[cloud], DECLARED: self.declared}), []
             except (KeyError, PermissionError) as exc:  # the provider's error: the SDK raises it at the invoke
                 return {}, [("", str(exc))]
         raise NotImplementedError(
             f"the offline preview has no mock for the invoke {args.token!r}; add one to the program's "
             f"{USER_MOCKS_FILE} as INVOKES = {{{args.token!r}: lambda args: {{...}}}}"
         )
+
+
+#: The key under which an account invoke finds the resources the program declared (StackMocks.declared).
+DECLARED = "declared resources"
 
 
 #: The file in a program's directory whose names extend the mocks (all optional):
