@@ -9,6 +9,7 @@ NodeGroupV2, createNodeGroupV2Internal) and nodejs/eks/addons/addon.ts.
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -173,6 +174,7 @@ def declare_node_group_v2(
         {
             "instanceType": inputs.get("instanceType") or DEFAULT_INSTANCE_TYPE,
             "imageId": inputs.get("amiId"),
+            "userData": node_user_data(cluster_name, inputs),
             "networkInterfaces": [
                 {
                     "associatePublicIpAddress": str(inputs.get("nodeAssociatePublicIpAddress", True)).lower(),
@@ -209,6 +211,30 @@ def declare_node_group_v2(
         "extraNodeSecurityGroups": inputs.get("extraNodeSecurityGroups") or [],
         "nodeSecurityGroupId": security_group,
     }
+
+
+def kubelet_flags(inputs: dict[str, Any]) -> list[str]:
+    """The kubelet flags pulumi-eks gives a self-managed group's nodes (nodes/userdata.ts buildKubeletFlags):
+    `kubeletExtraArgs`, then `--node-labels=k=v,...` and `--register-with-taints=k=v:Effect,...`."""
+    flags = str(inputs.get("kubeletExtraArgs") or "").split()
+    labels = inputs.get("labels") or {}
+    if labels:
+        flags.append("--node-labels=" + ",".join(f"{k}={v}" for k, v in labels.items()))
+    taints = inputs.get("taints") or {}
+    if taints:
+        parts = [
+            f"{k}={t['value']}:{t['effect']}" if t.get("value") else f"{k}:{t['effect']}" for k, t in taints.items()
+        ]
+        flags.append("--register-with-taints=" + ",".join(parts))
+    return flags
+
+
+def node_user_data(cluster_name: str, inputs: dict[str, Any]) -> str:
+    """The launch template's user data (base64), as pulumi-eks's AL2 script runs the bootstrap with the kubelet
+    flags (nodes/userdata.ts; its __snapshots__/userdata.test.ts.snap shows the line)."""
+    flags = " ".join(kubelet_flags(inputs))
+    script = f"#!/bin/bash\n/etc/eks/bootstrap.sh {cluster_name!r} --kubelet-extra-args '{flags}'\n"
+    return base64.b64encode(script.encode()).decode()
 
 
 def _worker_subnets(cluster: dict[str, Any], eks: dict[str, Any]) -> Any:

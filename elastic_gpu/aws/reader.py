@@ -4,6 +4,7 @@ the simulation, diff)."""
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -120,25 +121,52 @@ def _node_group(resource: StackResource, stack: Sequence[StackResource] | None) 
     )
 
 
-def _launch_template_types(resource: StackResource, stack: Sequence[StackResource] | None) -> list[str]:
-    """The instance type of the launch template an Auto Scaling group names (by its name or id), when the stack
-    declares it."""
+def _launch_template(resource: StackResource, stack: Sequence[StackResource] | None) -> StackResource | None:
+    """The launch template an Auto Scaling group names (by its name or id), when the stack declares it."""
     template = read_known(resource.props, "launchTemplate", {})
     if not isinstance(template, dict) or stack is None:
-        return []
+        return None
     wanted = {template.get("name"), template.get("id")} - {None}
     for r in stack:
         if r.resource_type == LAUNCH_TEMPLATE and ({r.name, getattr(r, "id", None), known(r.props, "name")} & wanted):
-            instance_type = known(r.props, "instanceType")
-            return [instance_type] if isinstance(instance_type, str) else []
-    return []
+            return r
+    return None
+
+
+def _kubelet_flag(user_data: object, flag: str) -> list[str]:
+    """The comma-separated values of a kubelet flag in a launch template's user data (base64), as pulumi-eks
+    writes `--node-labels=k=v,...` and `--register-with-taints=k=v:Effect,...` (nodes/userdata.ts)."""
+    if not isinstance(user_data, str):
+        return []
+    try:
+        text = base64.b64decode(user_data, validate=True).decode()
+    except (ValueError, UnicodeDecodeError):
+        text = user_data
+    found = re.findall(rf"{re.escape(flag)}=([^\s'\"]+)", text)
+    return [part for value in found for part in value.split(",") if part]
+
+
+def _self_managed_labels_and_taints(template: StackResource | None) -> tuple[dict[str, str], list[Any]]:
+    if template is None:
+        return {}, []
+    user_data = known(template.props, "userData")
+    labels = dict(part.split("=", 1) for part in _kubelet_flag(user_data, "--node-labels") if "=" in part)
+    taints = []
+    for part in _kubelet_flag(user_data, "--register-with-taints"):
+        key_value, _, effect = part.rpartition(":")
+        key, _, value = key_value.partition("=")
+        taints.append(taint(key, value or None, effect))
+    return labels, taints
 
 
 def _autoscaling_group(resource: StackResource, stack: Sequence[StackResource] | None) -> NodeGroupView:
     """A self-managed group: its launch template's type; sized by the cluster-autoscaler only when tagged for its
     auto-discovery, else always `desiredCapacity` nodes (pulumi-eks's default node group: 2, nodegroup.ts)."""
     p = resource.props
-    types = _launch_template_types(resource, stack)
+    template = _launch_template(resource, stack)
+    instance_type = None if template is None else known(template.props, "instanceType")
+    types = [instance_type] if isinstance(instance_type, str) else []
+    labels, taints = _self_managed_labels_and_taints(template)
     tags = read_known(p, "tags", [])
     keys = {t.get("key") for t in tags if isinstance(t, dict)} if isinstance(tags, list) else set()
     autoscaled = AUTOSCALER_ENABLED_TAG in keys
@@ -154,7 +182,9 @@ def _autoscaling_group(resource: StackResource, stack: Sequence[StackResource] |
         pool=resource.name,
         gpu=any(gpu_instance_type("aws", t) or _EC2_GPU_FAMILY.match(t) for t in types),
         spot=False,
-        intends_spot=intends_spot({}, resource.name),
+        intends_spot=intends_spot(labels, resource.name),
+        labels=labels,
+        taints=taints,
         instance_types=types,
         min_size=low,
         max_size=high,
