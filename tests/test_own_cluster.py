@@ -140,3 +140,54 @@ def test_gpu_nodes_join_both_groups_coredns_may_run_in(tmp_path: Path) -> None:
         if t.name.startswith("l4-")
     }
     assert groups == {(eks_cluster_security_group(preview),)}
+
+
+KARPENTER = """
+from elastic_gpu import GeneralPool, GeneralPoolArgs
+from elastic_gpu.aws.karpenter.controller import Karpenter, KarpenterArgs
+general = GeneralPool("general", GeneralPoolArgs(cluster=handle, instance_types=["m6i.large"], max_size=2))
+karpenter = Karpenter("karpenter", KarpenterArgs(cluster=handle, general_pool=general))
+"""
+
+
+def karpenter_program(tmp_path: Path, mode: str | None) -> Path:
+    path = program(tmp_path)
+    source = (path / "__main__.py").read_text()
+    setting = "" if mode is None else f"authentication_mode=eks.AuthenticationMode.{mode}, "
+    source = source.replace("authentication_mode=eks.AuthenticationMode.API, ", setting)
+    (path / "__main__.py").write_text(source + KARPENTER)
+    return path
+
+
+def test_karpenter_on_a_config_map_cluster_is_refused_with_the_fix(tmp_path: Path) -> None:
+    # pulumi-eks without authentication_mode gives EKS no accessConfig: CONFIG_MAP, where no access entry is taken
+    with pytest.raises(ConfigError) as exc:
+        run_preview("dev", karpenter_program(tmp_path, None))
+    [problem] = exc.value.problems
+    assert problem.startswith("Karpenter 'karpenter': the cluster's authentication mode is CONFIG_MAP")
+    assert "authentication_mode=eks.AuthenticationMode.API_AND_CONFIG_MAP" in problem
+    assert "aws eks update-cluster-config --name <cluster> --access-config authenticationMode=API_AND_CONFIG_MAP" in (
+        problem
+    )
+
+
+@pytest.mark.parametrize("mode", ["API", "API_AND_CONFIG_MAP"])
+def test_karpenter_on_a_cluster_with_access_entries_declares_its_node_entry(tmp_path: Path, mode: str) -> None:
+    preview = run_preview("dev", karpenter_program(tmp_path, mode))
+    [entry] = preview.of_type("aws:eks/accessEntry:AccessEntry")
+    assert entry.inputs["type"] == "EC2_LINUX" and entry.inputs["clusterName"] == "eks-eksCluster-mock"
+
+
+def test_an_existing_cluster_in_config_map_mode_is_refused_too(run_program) -> None:
+    source = """
+from elastic_gpu import EksCluster, GeneralPool, GeneralPoolArgs
+from elastic_gpu.aws.karpenter.controller import Karpenter, KarpenterArgs
+c = EksCluster.existing("x", cluster_name="c", kubernetes_version="1.35", node_role_arn="r",
+    subnet_ids={"us-east-1a": "subnet-1"}, oidc_provider_arn="a", oidc_provider_url="u", region="us-east-1",
+    authentication_mode="CONFIG_MAP")
+general = GeneralPool("general", GeneralPoolArgs(cluster=c, instance_types=["m6i.large"], max_size=2))
+Karpenter("karpenter", KarpenterArgs(cluster=c, general_pool=general))
+"""
+    with pytest.raises(ConfigError, match="authentication mode is CONFIG_MAP"):
+        run_program(source)
+    assert run_program(source.replace('"CONFIG_MAP"', '"API"')).of_type("aws:eks/accessEntry:AccessEntry")

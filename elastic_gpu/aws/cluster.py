@@ -12,7 +12,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.aws import EKS_EXISTING_CLUSTER, PUBLIC_SUBNET_IDS_INPUT
+from elastic_gpu.aws import DEFAULT_AUTHENTICATION_MODE, EKS_EXISTING_CLUSTER, PUBLIC_SUBNET_IDS_INPUT
 from elastic_gpu.aws import config_rules as aws_rules
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from elastic_gpu.aws.karpenter.release import DISCOVERY_TAG_KEY as KARPENTER_DISCOVERY_TAG_KEY
@@ -173,6 +173,7 @@ class EksCluster(pulumi.ComponentResource):
         k8s_provider: k8s.Provider | None = None,
         region: pulumi.Input[str] | None = None,
         tags: Mapping[str, str] | None = None,
+        authentication_mode: pulumi.Input[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingEksCluster:
         """A handle on an EKS cluster this library did not create, known by its name (e.g. another stack's).
@@ -185,7 +186,9 @@ class EksCluster(pulumi.ComponentResource):
         `oidc_provider_arn` / `oidc_provider_url`: the cluster's IAM OIDC provider (the autoscaler's IRSA role).
         `k8s_provider`: default: one built as `aws eks update-kubeconfig` does (endpoint and CA from
         `aws.eks.getCluster`, tokens from `aws eks get-token`). `region`: default: the AWS provider's.
-        `tags`: on what the add-ons create. For a cluster the program declares itself, use
+        `tags`: on what the add-ons create. `authentication_mode`: the cluster's (`aws eks describe-cluster --query
+        cluster.accessConfig.authenticationMode`); CONFIG_MAP takes no access entry, so Karpenter on it is refused
+        with the fix; default None: not checked. For a cluster the program declares itself, use
         `EksCluster.from_cluster` (aws.eks.Cluster) or `EksCluster.from_pulumi_eks` (pulumi_eks.Cluster), which
         read these from the cluster. Every name and ARN may be an Output.
         """
@@ -200,6 +203,7 @@ class EksCluster(pulumi.ComponentResource):
             k8s_provider=k8s_provider,
             region=region,
             tags=tags,
+            authentication_mode=authentication_mode,
             opts=opts,
         )
 
@@ -278,6 +282,7 @@ class EksCluster(pulumi.ComponentResource):
             ).apply(lambda a: _kubeconfig(a[0], a[1], a[2], a[3])),
             region=region,
             tags=tags,
+            authentication_mode=cluster.access_config.apply(authentication_mode_of),
             opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
         )
 
@@ -368,6 +373,8 @@ class EksCluster(pulumi.ComponentResource):
                 cluster.node_security_group_id,
                 cluster.eks_cluster.apply(lambda c: c.vpc_config.cluster_security_group_id),
             ],
+            # pulumi-eks gives EKS an accessConfig only with `authentication_mode` (cluster.ts)
+            authentication_mode=cluster.eks_cluster.apply(lambda c: c.access_config).apply(authentication_mode_of),
             opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
         )
 
@@ -464,6 +471,8 @@ class EksCluster(pulumi.ComponentResource):
         #: the nodes reach the EKS API (the autoscaler's eks:DescribeNodegroup): through the NAT, and the
         #: `eks` interface endpoint with `ecr_endpoints`
         self.eks_api_reachable: bool | None = True
+        #: how the cluster admits nodes and users (access entries: its access_config above)
+        self.authentication_mode: pulumi.Output[str] | None = pulumi.Output.from_input("API")
         self.register_outputs(
             {
                 "cluster_name": self.cluster_name,
@@ -514,7 +523,8 @@ class ExistingEksCluster(ExistingCluster):
     built as above); `region` (default: the AWS provider's region); `kubeconfig` (the kubeconfig that
     provider is built from; default: built as above); `tags` (on what the add-ons create, e.g. the autoscaler's
     IAM role); `node_security_group_ids` (the security groups the pools' nodes join; default: EKS's cluster
-    security group).
+    security group); `authentication_mode` (the cluster's: API, API_AND_CONFIG_MAP or CONFIG_MAP, where EKS takes no
+    access entry, so Karpenter is refused; default None: not checked).
     """
 
     cloud = "aws"
@@ -534,6 +544,7 @@ class ExistingEksCluster(ExistingCluster):
         kubeconfig: pulumi.Input[str] | None = None,
         tags: Mapping[str, str] | None = None,
         node_security_group_ids: Sequence[pulumi.Input[str]] | None = None,
+        authentication_mode: pulumi.Input[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         where = f"EksCluster.existing '{resource_name}': "
@@ -578,6 +589,10 @@ class ExistingEksCluster(ExistingCluster):
             self.node_security_group_ids: list[pulumi.Input[str]] = list(node_security_group_ids)
         #: unknown here: whether the nodes reach the EKS API (a route out, or an `eks` interface endpoint)
         self.eks_api_reachable: bool | None = None
+        #: API, API_AND_CONFIG_MAP or CONFIG_MAP: whether access entries admit nodes (Karpenter's); None: not known
+        self.authentication_mode: pulumi.Output[str] | None = (
+            None if authentication_mode is None else pulumi.Output.from_input(authentication_mode)
+        )
         self._plain_facts(list(subnet_ids), kubernetes_version, tags)
 
         def from_cluster() -> pulumi.Input[str]:
@@ -600,6 +615,13 @@ def public_subnet_ids(
     return pulumi.Output.all(*[r.apply(lambda x: x.id if x.map_public_ip_on_launch else "") for r in read]).apply(
         lambda ids: [i for i in ids if i]
     )
+
+
+def authentication_mode_of(access_config: Any) -> str:
+    """The cluster's authentication mode as EKS reports it; a cluster created without one is in EKS's default
+    (DEFAULT_AUTHENTICATION_MODE: CONFIG_MAP through the API, an SDK or CloudFormation)."""
+    mode = getattr(access_config, "authentication_mode", None) if access_config is not None else None
+    return mode or DEFAULT_AUTHENTICATION_MODE
 
 
 def oidc_issuer(identities: Sequence[aws.eks.outputs.ClusterIdentity]) -> str:

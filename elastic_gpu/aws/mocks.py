@@ -10,7 +10,7 @@ from typing import Any
 
 import grpc
 
-from elastic_gpu.aws import pulumi_eks_mocks
+from elastic_gpu.aws import DEFAULT_AUTHENTICATION_MODE, pulumi_eks_mocks
 from elastic_gpu.aws.gpu_types import described_instance_type
 from elastic_gpu.tools.offline.mocks import DECLARED, MOCK_CA, MOCK_UUID, RemoteChildren, RemoteComponentMock
 
@@ -18,8 +18,16 @@ ACCOUNT = "123456789012"
 
 
 def _eks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """aws.eks.Cluster as EKS creates it: its endpoint, CA, OIDC issuer, cluster security group, and, when the
+    program gives no `accessConfig`, EKS's default CONFIG_MAP with the creator as admin (EKS API Reference,
+    CreateAccessConfigRequest)."""
     cluster = inputs.get("name", name)
+    access = inputs.get("accessConfig") or {}
     return {
+        "accessConfig": {
+            "authenticationMode": access.get("authenticationMode") or DEFAULT_AUTHENTICATION_MODE,
+            "bootstrapClusterCreatorAdminPermissions": access.get("bootstrapClusterCreatorAdminPermissions", True),
+        },
         "endpoint": f"https://{cluster}.gr7.example.eks.amazonaws.com",
         "certificateAuthority": {"data": MOCK_CA},
         "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.example.amazonaws.com/id/{cluster.upper()}"}]}],

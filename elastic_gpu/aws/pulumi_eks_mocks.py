@@ -13,10 +13,8 @@ import base64
 import json
 from typing import Any
 
+from elastic_gpu.aws import ACCESS_ENTRY_MODES
 from elastic_gpu.tools.offline.mocks import RemoteChildren
-
-#: The authentication modes with access entries (nodejs/eks/cluster/authenticationMode.ts supportsAccessEntries).
-ACCESS_ENTRY_MODES = ("API", "API_AND_CONFIG_MAP")
 
 #: A managed node group with any of these gets a custom launch template, so a launch template of the user's own
 #: cannot be given with them (nodegroup.ts customLaunchTemplateArgs, with customUserDataArgs).
