@@ -6,9 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from elastic_gpu.aws.mocks import _eks_cluster
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.preflight import FINDINGS_INPUT, TYPE_TOKEN
+from elastic_gpu.tools.offline.account import described_account
 from elastic_gpu.tools.offline.report import to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 
@@ -191,3 +194,23 @@ Karpenter("karpenter", KarpenterArgs(cluster=c, general_pool=general))
     with pytest.raises(ConfigError, match="authentication mode is CONFIG_MAP"):
         run_program(source)
     assert run_program(source.replace('"CONFIG_MAP"', '"API"')).of_type("aws:eks/accessEntry:AccessEntry")
+
+
+TEMPLATE = ROOT / "tests" / "data" / "upstream" / "kubernetes-aws-python"
+
+
+def test_the_kubernetes_aws_python_template_meets_a_new_accounts_quotas_and_none_once_set_up() -> None:
+    preview = run_preview("dev", TEMPLATE)
+    found = [f for c in preview.of_type(TYPE_TOKEN) for f in c.inputs[FINDINGS_INPUT]]
+    assert sorted((f["pool"], f["check"]) for f in found) == [("l4", "on-demand-quota"), ("l4", "spot-quota")]
+    assert all("--region us-west-2" in f["fix"] and "--desired-value 16" in f["fix"] for f in found)
+    # its GPU nodes only in awsx's private subnets, though pulumi-eks gives EKS the public ones first
+    assert set(map(tuple, gpu_subnets(preview).values())) == {
+        ("subnet-eks-vpc-private-1",),
+        ("subnet-eks-vpc-private-2",),
+    }
+    # the template's three always-on t3.medium nodes (its desiredClusterSize default), in Pools and Cost
+    [row] = [p for p in to_json(preview)["pools"] if p["node_group"] == "eks-cluster"]
+    assert (row["min_size"], row["max_size"], row["instance_types"]) == (3, 3, ["t3.medium"])
+    ready = described_account({"aws": {"quotas": {"L-3819A6DF": 16, "L-DB2E81BA": 16}}})
+    assert run_preview("dev", TEMPLATE, ready).of_type(TYPE_TOKEN) == []

@@ -32,6 +32,7 @@ PROGRAMS = {
     "aws-py-eks": "EksCluster.from_cluster(",
     "managed-nodegroups-py": "EksCluster.from_pulumi_eks(",
     "nodegroup-py": "EksCluster.from_pulumi_eks(",
+    "kubernetes-aws-python": "EksCluster.from_pulumi_eks(",
     "azure-py-aks": "AksCluster.from_managed_cluster(",
     "azure-py-aks-managed-identity": "AksCluster.from_managed_cluster(",
     "azure-py-aks-multicluster": "AksCluster.from_managed_cluster(",

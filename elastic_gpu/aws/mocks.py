@@ -101,14 +101,17 @@ def _ec2_get_instance_type(args: dict[str, Any]) -> dict[str, Any]:
     raise InvokeFailed(f"reading EC2 Instance Type ({name}): couldn't find resource")
 
 
-def _ec2_get_subnets(args: dict[str, Any]) -> dict[str, Any]:
-    """aws.ec2.getSubnets filtered by `subnet-id` and `availability-zone` (EksCluster.from_cluster's `zones`):
-    the given subnets whose id names the zone (mock ids are `subnet-<resource name>`, and a program names its
-    subnets after their zone, as pulumi/examples aws-py-eks does), else one named after the zone."""
+def _ec2_get_subnets(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getSubnets filtered by `subnet-id` and `availability-zone` (EksCluster.from_cluster's `zones`): the
+    given subnets the program declares in those zones; of the others, those whose id names the zone (a program's
+    existing subnets named after their zone, as pulumi/examples aws-py-eks does), else one named after the zone."""
     filters = {f.get("name"): list(f.get("values") or []) for f in args.get("filters") or []}
     zones = filters.get("availability-zone", [])
-    ids = [i for i in filters.get("subnet-id", []) if isinstance(i, str) and any(i.endswith(z) for z in zones)]
-    ids = ids or [f"subnet-{z}" for z in zones]
+    declared = _declared(account, "aws:ec2/subnet:Subnet")
+    given = [i for i in filters.get("subnet-id", []) if isinstance(i, str)]
+    ids = [i for i in given if i in declared and declared[i].get("availabilityZone") in zones]
+    ids += [i for i in given if i not in declared and any(i.endswith(z) for z in zones)]
+    ids = ids or [f"subnet-{z}" for z in zones if not given or not set(given) <= set(declared)]
     return {"ids": ids, "id": args.get("region") or MOCK_AWS_REGION, "filters": args.get("filters")}
 
 
@@ -180,7 +183,6 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "zoneIds": [f"use1-az{i}" for i in (1, 2, 4)],
         "id": args.get("region") or MOCK_AWS_REGION,
     },
-    "aws:ec2/getSubnets:getSubnets": _ec2_get_subnets,
     "aws:ec2/getInstanceType:getInstanceType": _ec2_get_instance_type,
     "aws:eks/getAddonVersion:getAddonVersion": _eks_get_addon_version,
     "aws:pricing/getProduct:getProduct": _pricing_get_product,
@@ -304,7 +306,17 @@ def _route_table(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any
             routes = [IGW_ROUTE if subnet in account["publicSubnets"] else NAT_ROUTE]
             return {"id": f"rtb-{subnet}", "routeTableId": f"rtb-{subnet}", "subnetId": subnet, "routes": routes}
     state = tables.get(str(table_id), {})
-    return {"id": table_id, "routeTableId": table_id, "subnetId": subnet, "routes": list(state.get("routes") or [])}
+    routes = list(state.get("routes") or [])
+    routes += [  # routes declared on their own (aws.ec2.Route, as awsx's Vpc declares them)
+        {
+            "cidrBlock": r.get("destinationCidrBlock"),
+            "gatewayId": r.get("gatewayId"),
+            "natGatewayId": r.get("natGatewayId"),
+        }
+        for r in _declared(account, "aws:ec2/route:Route").values()
+        if r.get("routeTableId") == table_id
+    ]
+    return {"id": table_id, "routeTableId": table_id, "subnetId": subnet, "routes": routes}
 
 
 def _route_tables(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
@@ -319,6 +331,7 @@ ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, 
     "aws:iam/getRole:getRole": _role,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _offerings,
     "aws:ec2/getSubnet:getSubnet": _subnet,
+    "aws:ec2/getSubnets:getSubnets": _ec2_get_subnets,
     "aws:ec2/getRouteTable:getRouteTable": _route_table,
     "aws:ec2/getRouteTables:getRouteTables": _route_tables,
 }
@@ -553,6 +566,71 @@ def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RemoteChildren
     }
 
 
+def _awsx_vpc(name: str, inputs: dict[str, Any], child: RemoteChildren) -> dict[str, Any]:
+    """pulumi-awsx `awsx:ec2:Vpc` with its defaults (awsx/ec2/vpc.ts at pulumi/pulumi-awsx 01c654f): the VPC
+    (10.0.0.0/16 unless given), an internet gateway, and per zone (`availabilityZoneNames`, else the region's
+    first `numberOfAvailabilityZones`, default 3) a public and a private subnet (`<name>-public-<n>`,
+    `<name>-private-<n>`, the legacy allocator's names), each with its route table and association; the public
+    subnet maps public IPs and routes 0.0.0.0/0 to the gateway, the private one to the zone's NAT gateway
+    (`natGateways.strategy` OnePerAz; Single: the first zone's). The subnets' CIDR blocks are this mock's."""
+    import pulumi
+
+    region = pulumi.Config("aws").get("region") or MOCK_AWS_REGION
+    zones = list(inputs.get("availabilityZoneNames") or [])
+    zones = zones or [f"{region}{z}" for z in "abcdef"[: int(inputs.get("numberOfAvailabilityZones") or 3)]]
+    strategy = str((inputs.get("natGateways") or {}).get("strategy") or "OnePerAz").lower()
+    cidr = inputs.get("cidrBlock") or "10.0.0.0/16"
+    vpc = child("aws:ec2/vpc:Vpc", name, {"cidrBlock": cidr, "enableDnsHostnames": inputs.get("enableDnsHostnames")})
+    igw = child("aws:ec2/internetGateway:InternetGateway", name, {"vpcId": vpc["id"]})
+    base = ".".join(cidr.split(".")[:2])
+    public_ids, private_ids, nats = [], [], []
+    for i, zone in enumerate(zones):
+        for kind in ("public", "private"):
+            subnet_name = f"{name}-{kind}-{i + 1}"
+            subnet = child(
+                "aws:ec2/subnet:Subnet",
+                subnet_name,
+                {
+                    "vpcId": vpc["id"],
+                    "availabilityZone": zone,
+                    "mapPublicIpOnLaunch": kind == "public",
+                    "cidrBlock": f"{base}.{i * 64 + (0 if kind == 'private' else 48)}.0/20",
+                },
+            )
+            (public_ids if kind == "public" else private_ids).append(subnet["id"])
+            table = child("aws:ec2/routeTable:RouteTable", subnet_name, {"vpcId": vpc["id"]})
+            child(
+                "aws:ec2/routeTableAssociation:RouteTableAssociation",
+                subnet_name,
+                {"routeTableId": table["id"], "subnetId": subnet["id"]},
+            )
+            route: dict[str, Any] = {"routeTableId": table["id"], "destinationCidrBlock": "0.0.0.0/0"}
+            if kind == "public":
+                if strategy != "none" and (strategy == "oneperaz" or not nats):
+                    eip = child("aws:ec2/eip:Eip", f"{name}-{i + 1}", {})
+                    nats.append(
+                        child(
+                            "aws:ec2/natGateway:NatGateway",
+                            f"{name}-{i + 1}",
+                            {"subnetId": subnet["id"], "allocationId": eip["id"]},
+                        )["id"]
+                    )
+                route["gatewayId"] = igw["id"]
+            elif strategy != "none":
+                route["natGatewayId"] = nats[0] if strategy == "single" else nats[i]
+            else:
+                continue
+            child("aws:ec2/route:Route", subnet_name, route)
+    return {
+        "vpcId": vpc["id"],
+        "vpc": vpc,
+        "internetGateway": igw,
+        "publicSubnetIds": public_ids,
+        "privateSubnetIds": private_ids,
+        "isolatedSubnetIds": [],
+    }
+
+
 RESOURCE_MOCKS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
     "aws:eks/cluster:Cluster": _eks_cluster,
     "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
@@ -571,4 +649,5 @@ REMOTE_COMPONENTS: dict[str, RemoteComponentMock] = {
     "eks:index:ManagedNodeGroup": pulumi_eks_mocks.managed_node_group,
     "eks:index:NodeGroupV2": pulumi_eks_mocks.node_group_v2,
     "eks:index:Addon": pulumi_eks_mocks.addon,
+    "awsx:ec2:Vpc": _awsx_vpc,
 }
