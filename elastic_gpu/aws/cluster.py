@@ -374,7 +374,7 @@ class EksCluster(pulumi.ComponentResource):
                 cluster.eks_cluster.apply(lambda c: c.vpc_config.cluster_security_group_id),
             ],
             # pulumi-eks gives EKS an accessConfig only with `authentication_mode` (cluster.ts)
-            authentication_mode=cluster.eks_cluster.apply(lambda c: c.access_config).apply(authentication_mode_of),
+            authentication_mode=cluster.eks_cluster.apply(_access_config).apply(authentication_mode_of),
             opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
         )
 
@@ -615,6 +615,11 @@ def public_subnet_ids(
     return pulumi.Output.all(*[r.apply(lambda x: x.id if x.map_public_ip_on_launch else "") for r in read]).apply(
         lambda ids: [i for i in ids if i]
     )
+
+
+def _access_config(cluster: aws.eks.Cluster) -> Any:
+    """The EKS cluster's access_config output (an Output, which the caller's apply unwraps)."""
+    return cluster.access_config
 
 
 def authentication_mode_of(access_config: Any) -> str:

@@ -303,10 +303,10 @@ def _route_table(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any
         elif subnet in _declared(account, "aws:ec2/subnet:Subnet"):
             raise InvokeFailed("no matching EC2 Route Table found")
         else:
-            routes = [IGW_ROUTE if subnet in account["publicSubnets"] else NAT_ROUTE]
-            return {"id": f"rtb-{subnet}", "routeTableId": f"rtb-{subnet}", "subnetId": subnet, "routes": routes}
+            own = [IGW_ROUTE if subnet in account["publicSubnets"] else NAT_ROUTE]
+            return {"id": f"rtb-{subnet}", "routeTableId": f"rtb-{subnet}", "subnetId": subnet, "routes": own}
     state = tables.get(str(table_id), {})
-    routes = list(state.get("routes") or [])
+    routes: list[dict[str, Any]] = list(state.get("routes") or [])
     routes += [  # routes declared on their own (aws.ec2.Route, as awsx's Vpc declares them)
         {
             "cidrBlock": r.get("destinationCidrBlock"),
@@ -583,7 +583,9 @@ def _awsx_vpc(name: str, inputs: dict[str, Any], child: RemoteChildren) -> dict[
     vpc = child("aws:ec2/vpc:Vpc", name, {"cidrBlock": cidr, "enableDnsHostnames": inputs.get("enableDnsHostnames")})
     igw = child("aws:ec2/internetGateway:InternetGateway", name, {"vpcId": vpc["id"]})
     base = ".".join(cidr.split(".")[:2])
-    public_ids, private_ids, nats = [], [], []
+    public_ids: list[Any] = []
+    private_ids: list[Any] = []
+    nats: list[Any] = []
     for i, zone in enumerate(zones):
         for kind in ("public", "private"):
             subnet_name = f"{name}-{kind}-{i + 1}"
