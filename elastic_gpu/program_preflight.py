@@ -59,6 +59,8 @@ def plain_region(handle: Any) -> str | None:
     value, else the provider's config (`aws:region`, `azure-native:location`, `gcp:region`), else the region of
     a GKE handle's zones."""
     cloud = handle.cloud
+    if cloud not in REGION_CONFIG:
+        return None
     for attribute in ("region", "plain_location", "location"):
         value = getattr(handle, attribute, None)
         if isinstance(value, str) and value:
@@ -123,8 +125,12 @@ def stack_view(handle: Any, stack: ProgramStack, region: str) -> StackConfig:
 def pool_findings(name: str, handle: Any, stack: ProgramStack, own: str) -> list[Finding]:
     """What the account lacks for the pools on `handle`, as the findings that name the pool `own` (the
     preflight's name for it) shown under the program's `name`."""
+    from elastic_gpu.clouds import get_cloud
     from elastic_gpu.preflight import findings, unread
+    from elastic_gpu.provider import AccountPreflight
 
+    if not isinstance(get_cloud(handle.cloud), AccountPreflight) or handle.cloud not in REGION_CONFIG:
+        return []  # a cloud without an account preflight (a test's fake cloud)
     region = plain_region(handle)
     if region is None:
         namespace, key = REGION_CONFIG[handle.cloud]
