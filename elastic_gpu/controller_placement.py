@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.node_group_view import NodeGroupView, StackResource, as_stack, has_unknown, plain_props, stack_pools
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
@@ -178,14 +179,15 @@ def fits_named(controller: Controller, group: NamedNodeGroup) -> bool:
 
 
 def unschedulable(
-    resources: Iterable[StackResource], named: Iterable[NamedNodeGroup] = ()
+    resources: Iterable[StackResource], named: Iterable[NamedNodeGroup] = (), *, judge_elsewhere: bool = True
 ) -> list[tuple[Controller, str]]:
     """Each controller that fits no node pool the stack declares nor a named node group, with why.
 
     A stack that declares no node pool without GPUs keeps its controllers' nodes elsewhere (an existing
     cluster's system nodes): without named node groups, a controller that requires a label the kubelet does not
     put on every node (UNJUDGED_NODE_LABELS) fits no node known to have it, and its advice says how to label the
-    cluster's own nodes on its cloud.
+    cluster's own nodes on its cloud. `judge_elsewhere=False` (the simulation, which has no policy config to
+    describe those nodes) leaves that case to the gate.
     """
     resources = as_stack(resources)  # the stack's node groups as every other rule reads them (Stack.derived)
     pools = stack_pools(resources)
@@ -198,8 +200,8 @@ def unschedulable(
         if any(fits_pool(c, p) for p in pools) or any(fits_named(c, g) for g in named):
             continue
         if elsewhere:
-            if required := _required_labels(c):
-                out.append((c, _unlabelled_message(c, required, _cloud_of(resources, pools))))
+            if judge_elsewhere and (required := _required_labels(c)):
+                out.append((c, _unlabelled_message(c, required, _cloud_of(pools))))
             continue
         tried = [
             *(f"{p.name} (labels {_labels(p)}; taints {_taints(p.all_taints)})" for p in pools if not p.gpu),
@@ -220,25 +222,6 @@ def unschedulable(
     return out
 
 
-#: How to give a cluster's own nodes a label, per cloud (what the advice of a controller that fits no node says).
-NODE_LABEL_HOWTO = {
-    "aws": (
-        "on an EKS managed node group, `labels` (aws.eks.NodeGroup, pulumi-eks ManagedNodeGroup; or `aws eks "
-        "update-nodegroup-config --cluster-name C --nodegroup-name G --labels addOrUpdateLabels={{{labels}}}`); on "
-        "a self-managed group (pulumi-eks NodeGroupV2 and its Cluster's default node group), `labels` (the "
-        "kubelet's --node-labels, on nodes started after the change)"
-    ),
-    "azure": (
-        "on the AKS node pool, `node_labels` (azure-native AgentPool; or `az aks nodepool update --resource-group RG "
-        "--cluster-name C --name POOL --labels {labels_spaced}`)"
-    ),
-    "gcp": (
-        "on the GKE node pool, `node_config.labels` (gcp.container.NodePool; or `gcloud container node-pools update "
-        "POOL --cluster C --node-labels={labels}`, which replaces the pool's labels)"
-    ),
-}
-
-
 def _required_labels(controller: Controller) -> dict[str, list[str]]:
     """The node labels the controller requires that the kubelet does not put on every node: its nodeSelector and
     its required affinity's `In` terms (one term: several are alternatives), judged labels only."""
@@ -252,16 +235,15 @@ def _required_labels(controller: Controller) -> dict[str, list[str]]:
     return required
 
 
-def _cloud_of(resources: Iterable[StackResource], pools: list[NodeGroupView]) -> str | None:
-    clouds = {p.cloud for p in pools} or {
-        r.resource_type.split(":")[0].removesuffix("-native") for r in resources if ":" in r.resource_type
-    } & set(NODE_LABEL_HOWTO)
+def _cloud_of(pools: list[NodeGroupView]) -> str | None:
+    clouds = {p.cloud for p in pools}
     return clouds.pop() if len(clouds) == 1 else None
 
 
 def _unlabelled_message(controller: Controller, required: dict[str, list[str]], cloud: str | None) -> str:
     labels = ",".join(f"{k}={v[0]}" for k, v in sorted(required.items()))
-    howto = [NODE_LABEL_HOWTO[cloud]] if cloud else list(NODE_LABEL_HOWTO.values())
+    clouds = [get_cloud(cloud)] if cloud else all_clouds()
+    howto = [c.facts.node_label_howto for c in clouds if c.facts.node_label_howto]
     text = "; ".join(h.format(labels=labels, labels_spaced=labels.replace(",", " ")) for h in howto)
     return (
         f"The {controller.kind} '{controller.name}' ({controller.describe()}) needs nodes labelled {labels}, and no "

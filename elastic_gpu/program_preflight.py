@@ -15,6 +15,7 @@ stack. A pool the stack file declared (`checked_by_stack`) is left to the stack'
 from __future__ import annotations
 
 import dataclasses
+import re
 import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 
 #: The preflight's own name for the general pool (elastic_gpu/<cloud>/preflight.py).
 GENERAL = "general"
-#: The provider config key that names the region where a handle's region is an Output, per cloud.
-REGION_CONFIG = {"aws": ("aws", "region"), "azure": ("azure-native", "location"), "gcp": ("gcp", "region")}
 
 
 @dataclass
@@ -56,26 +55,33 @@ def _stack_of(handle: Any) -> ProgramStack:
 
 def plain_region(handle: Any) -> str | None:
     """The handle's region (AWS region, Azure location, GCP region) when known before deployment: its own plain
-    value, else the provider's config (`aws:region`, `azure-native:location`, `gcp:region`), else the region of
-    a GKE handle's zones."""
-    cloud = handle.cloud
-    if cloud not in REGION_CONFIG:
-        return None
+    value (a zonal GKE location read as its region), else the provider's config (the cloud's `region_config`:
+    `aws:region`, `azure-native:location`, `gcp:region`), else the region its first zone names."""
+    from elastic_gpu.clouds import get_cloud
+
+    facts = get_cloud(handle.cloud).facts
+
+    def region(value: str) -> str:
+        found = re.fullmatch(facts.region_of_zone, value) if facts.region_of_zone else None
+        return found.group(1) if found else value
+
     for attribute in ("region", "plain_location", "location"):
         value = getattr(handle, attribute, None)
         if isinstance(value, str) and value:
-            return value if cloud != "gcp" or value.count("-") == 1 else value.rsplit("-", 1)[0]
-    namespace, key = REGION_CONFIG[cloud]
-    configured = pulumi.Config(namespace).get(key)
-    if configured:
+            return region(value)
+    if facts.region_config is not None and (
+        configured := pulumi.Config(facts.region_config[0]).get(facts.region_config[1])
+    ):
         return configured
-    zones = list(getattr(handle, "zones", []) or [])
-    return zones[0].rsplit("-", 1)[0] if cloud == "gcp" and zones else None
+    zones = [z for z in getattr(handle, "zones", []) or [] if isinstance(z, str)]
+    first = region(zones[0]) if zones else None
+    return first if first is not None and first != zones[0] else None
 
 
 def stack_view(handle: Any, stack: ProgramStack, region: str) -> StackConfig:
     """The pools on `handle` as the stack config the preflight reads (built, not validated: each pool's Args
     were checked by its component)."""
+    from elastic_gpu.clouds import get_cloud
     from elastic_gpu.config import (
         ClusterConfig,
         GeneralPoolConfig,
@@ -91,9 +97,10 @@ def stack_view(handle: Any, stack: ProgramStack, region: str) -> StackConfig:
         "zones": list(handle.zones),
         "kubernetes_version": handle.kubernetes_version if isinstance(handle.kubernetes_version, str) else "",
     }
-    if handle.cloud == "gcp":
+    if hasattr(handle, "project"):  # a project-scoped cloud's handle: the project, else its provider's
         project = getattr(handle, "project", None)
-        cluster["project"] = project if isinstance(project, str) else pulumi.Config("gcp").get("project")
+        namespace = get_cloud(handle.cloud).facts.region_config or ("", "")
+        cluster["project"] = project if isinstance(project, str) else pulumi.Config(namespace[0]).get("project")
     general: dict[str, Any] = {"instance_types": [], "max_size": 0, "min_size": 0}
     if stack.general is not None:
         general = {f: getattr(stack.general[1], f) for f in GeneralPoolSettings.model_fields}
@@ -111,7 +118,8 @@ def stack_view(handle: Any, stack: ProgramStack, region: str) -> StackConfig:
                 **settings,
             )
         )
-    karpenter = handle.cloud == "aws" and any(a.provisioner is not None for _, a in stack.gpu_pools)
+    # a pool built by a provisioner object (EKS: Karpenter(...).nodes), else the handle's own (GKE, AKS)
+    karpenter = any(a.provisioner is not None for _, a in stack.gpu_pools)
     provisioner = "karpenter" if karpenter else getattr(handle, "provisioner", None) or "cluster-autoscaler"
     return StackConfig.model_construct(
         cloud=handle.cloud,
@@ -129,11 +137,12 @@ def pool_findings(name: str, handle: Any, stack: ProgramStack, own: str) -> list
     from elastic_gpu.preflight import findings, unread
     from elastic_gpu.provider import AccountPreflight
 
-    if not isinstance(get_cloud(handle.cloud), AccountPreflight) or handle.cloud not in REGION_CONFIG:
+    cloud = get_cloud(handle.cloud)
+    if not isinstance(cloud, AccountPreflight) or cloud.facts.region_config is None:
         return []  # a cloud without an account preflight (a test's fake cloud)
     region = plain_region(handle)
     if region is None:
-        namespace, key = REGION_CONFIG[handle.cloud]
+        namespace, key = cloud.facts.region_config
         return [
             unread(
                 [name],

@@ -85,10 +85,9 @@ def test_a_zone_that_offers_none_of_a_programs_pool_types_fails_before_the_pool_
     assert problem.startswith("training: us-east-1c offers none of g5.2xlarge: its node group there can never")
 
 
-def test_a_program_whose_region_is_unknown_is_told_what_to_set(tmp_path: Path) -> None:
+def test_a_program_without_a_region_is_checked_in_the_region_its_zones_name(tmp_path: Path) -> None:
     source = AWS_PROD_AS_A_PROGRAM.replace(', region="us-east-1")', ")")
     path = program(tmp_path, source)
     (path / "Pulumi.dev.yaml").write_text("config: {}\n")
-    p = run_preview("dev", path)
-    unread = [f for f in all_findings(p) if f["check"] == "unread"]
-    assert unread and all("pulumi config set aws:region" in f["fix"] for f in unread)
+    fixes = [f["fix"] for f in all_findings(run_preview("dev", path))]
+    assert fixes and all(fix.endswith("--region us-east-1") for fix in fixes)

@@ -743,7 +743,17 @@ def _subnets_in_zones(
         )
         return aws.ec2.get_subnets_output(filters=filters, opts=opts).ids.apply(lambda ids: private(zone, ids))
 
-    return {zone: subnet_in(zone) for zone in zones}
+    picked = {zone: subnet_in(zone) for zone in zones}
+    if picked:
+        when_unknown(
+            pulumi.Output.all(*picked.values()),
+            lambda: pulumi.log.warn(
+                "zones: the cluster's subnets are not known until they are created, so which of them are private "
+                "(no public IP on launch, no route to an internet gateway) is judged during `pulumi up`, which "
+                "fails for a zone with only public subnets; give subnet_ids= to know it at preview"
+            ),
+        )
+    return picked
 
 
 def _first_private(zone: str, ids: list[str], reasons: list[str | None]) -> str:

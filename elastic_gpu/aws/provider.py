@@ -57,6 +57,14 @@ class AwsProvider:
         prices_accelerators=False,
         pins_autoscaler_image=True,
         karpenter_node_class_group="karpenter.k8s.aws",
+        node_label_howto=(
+            "on an EKS managed node group, `labels` (aws.eks.NodeGroup, pulumi-eks ManagedNodeGroup; or `aws eks "
+            "update-nodegroup-config --cluster-name C --nodegroup-name G --labels addOrUpdateLabels={{{labels}}}`); on "
+            "a self-managed group (pulumi-eks NodeGroupV2 and its Cluster's default node group), `labels` (the "
+            "kubelet's --node-labels, on nodes started after the change)"
+        ),
+        region_config=("aws", "region"),
+        region_of_zone=r"(.+\d)[a-z]",
     )
     owner = "an AWS"
 

@@ -48,6 +48,12 @@ class GcpProvider:
         prices_accelerators=True,
         # GKE's managed autoscaler scales the node pools; the Deployment we run drives it (gcp/autoscaler.py).
         pins_autoscaler_image=True,
+        node_label_howto=(
+            "on the GKE node pool, `node_config.labels` (gcp.container.NodePool; or `gcloud container node-pools "
+            "update POOL --cluster C --node-labels={labels}`, which replaces the pool's labels)"
+        ),
+        region_config=("gcp", "region"),
+        region_of_zone=r"(.+)-[a-z]",
     )
     owner = "a GCP"
 
