@@ -31,7 +31,9 @@ groups use), ``subnet_ids`` (zone -> private subnet id), ``oidc_provider_arn`` a
 ``oidc_issuer_url`` (IRSA for the autoscaler), and ``node_dependencies``
 (resources a node group must wait for, e.g. the NAT route; empty for an existing cluster); it may
 have ``eks_api_reachable`` (True: the nodes reach the EKS API, which the autoscaler calls to scale
-from zero; None or absent: unknown, and the autoscaler warns).
+from zero; None or absent: unknown, and the autoscaler warns) and ``authentication_mode`` (an Output of API,
+API_AND_CONFIG_MAP or CONFIG_MAP: whether the cluster takes access entries, which Karpenter's nodes join by;
+None or absent: not known, and the entry is declared).
 
 AKS (`AksClusterHandle`) adds ``resource_group_name``, ``location`` and
 ``autoscaler_profile``: the managed autoscaler's settings when this library sets

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.node_group_view import NodeGroupView, StackResource, as_stack, has_unknown, plain_props, stack_pools
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
@@ -178,21 +179,29 @@ def fits_named(controller: Controller, group: NamedNodeGroup) -> bool:
 
 
 def unschedulable(
-    resources: Iterable[StackResource], named: Iterable[NamedNodeGroup] = ()
+    resources: Iterable[StackResource], named: Iterable[NamedNodeGroup] = (), *, judge_elsewhere: bool = True
 ) -> list[tuple[Controller, str]]:
     """Each controller that fits no node pool the stack declares nor a named node group, with why.
 
     A stack that declares no node pool without GPUs keeps its controllers' nodes elsewhere (an existing
-    cluster's system nodes): there, only the named node groups can answer, and without any nothing is judged.
+    cluster's system nodes): without named node groups, a controller that requires a label the kubelet does not
+    put on every node (UNJUDGED_NODE_LABELS) fits no node known to have it, and its advice says how to label the
+    cluster's own nodes on its cloud. `judge_elsewhere=False` (the simulation, which has no policy config to
+    describe those nodes) leaves that case to the gate.
     """
     resources = as_stack(resources)  # the stack's node groups as every other rule reads them (Stack.derived)
     pools = stack_pools(resources)
     named = list(named)
-    if not named and all(p.gpu for p in pools):
-        return []
+    # No node pool without GPUs declared nor named: the controllers run on the cluster's own nodes, which only a
+    # selector on labels no node carries unless given them can miss (an unknown node has the kubelet's labels).
+    elsewhere = not named and all(p.gpu for p in pools)
     out = []
     for c in controllers(resources):
         if any(fits_pool(c, p) for p in pools) or any(fits_named(c, g) for g in named):
+            continue
+        if elsewhere:
+            if judge_elsewhere and (required := _required_labels(c)):
+                out.append((c, _unlabelled_message(c, required, _cloud_of(pools))))
             continue
         tried = [
             *(f"{p.name} (labels {_labels(p)}; taints {_taints(p.all_taints)})" for p in pools if not p.gpu),
@@ -211,6 +220,40 @@ def unschedulable(
             )
         )
     return out
+
+
+def _required_labels(controller: Controller) -> dict[str, list[str]]:
+    """The node labels the controller requires that the kubelet does not put on every node: its nodeSelector and
+    its required affinity's `In` terms (one term: several are alternatives), judged labels only."""
+    pod = _judged(controller.pod, False)
+    required = {k: [v] for k, v in pod.node_selector.items()}
+    terms = [t for t in pod.affinity_terms if t]
+    if len(terms) == 1:
+        for r in terms[0]:
+            if r.operator == "In" and r.values:
+                required.setdefault(r.key, list(r.values))
+    return required
+
+
+def _cloud_of(pools: list[NodeGroupView]) -> str | None:
+    clouds = {p.cloud for p in pools}
+    return clouds.pop() if len(clouds) == 1 else None
+
+
+def _unlabelled_message(controller: Controller, required: dict[str, list[str]], cloud: str | None) -> str:
+    labels = ",".join(f"{k}={v[0]}" for k, v in sorted(required.items()))
+    clouds = [get_cloud(cloud)] if cloud else all_clouds()
+    howto = [c.facts.node_label_howto for c in clouds if c.facts.node_label_howto]
+    text = "; ".join(h.format(labels=labels, labels_spaced=labels.replace(",", " ")) for h in howto)
+    return (
+        f"The {controller.kind} '{controller.name}' ({controller.describe()}) needs nodes labelled {labels}, and no "
+        "node pool the program declares nor any node group the policy config describes carries them: it stays "
+        "Pending, no GPU node ever starts, and `pulumi up` times out waiting for it. Label the cluster's own "
+        f"non-GPU nodes ({text}) and name them in the policy config controllers-schedulable.nodeGroups "
+        "([{name, labels, taints}]), or select labels they already carry (e.g. eks.amazonaws.com/nodegroup=<group> "
+        "on EKS managed nodes, kubernetes.azure.com/agentpool=<pool> on AKS, cloud.google.com/gke-nodepool=<pool> "
+        "on GKE)."
+    )
 
 
 def _labels(pool: NodeGroupView) -> str:

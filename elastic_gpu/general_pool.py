@@ -5,6 +5,7 @@ from __future__ import annotations
 import pulumi
 from pydantic import Field
 
+from elastic_gpu import program_preflight
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import handle_problems
@@ -75,7 +76,10 @@ class GeneralPool(PoolComponent):
     def __init__(self, name: str, args: GeneralPoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if not args.checked_by_stack and (problems := general_pool_problems(name, args)):
             raise ConfigError(problems, source=f"GeneralPool '{name}'")
+        # What the account lacks for it, read as a stack's preflight reads it (a stack's pools: its own ran).
+        found = program_preflight.check_pool(name, args, general=True)
         super().__init__(TYPE_TOKEN, name, None, opts)
+        program_preflight.record(name, found, self)
         built = get_cloud(args.cluster.cloud).pool_builder().build_general_pool(name, args, self)
         self.args = args
         self._publish(name, built)

@@ -106,6 +106,15 @@ class CloudFacts:
     #: its pools may be in no zone (`zones: []`): regions without availability zones, or nodes the cloud places
     #: without pinning them to one
     zoneless: bool = False
+    #: how to give the cluster's own nodes a label (the advice of controllers-schedulable when the autoscaler's
+    #: selector fits no known node); `{labels}` is k=v,k=v and `{labels_spaced}` is k=v k=v
+    node_label_howto: str = ""
+    #: the provider config (namespace, key) that names the region or location where resources go (`aws:region`,
+    #: `azure-native:location`, `gcp:region`): a program's pools are checked there when the handle's is an Output
+    region_config: tuple[str, str] | None = None
+    #: a full-match regex whose group is the region of one of its zone names (us-east-1a, us-central1-a); None:
+    #: zones do not name their region (Azure's 1, 2, 3)
+    region_of_zone: str | None = None
 
 
 @dataclass(frozen=True)

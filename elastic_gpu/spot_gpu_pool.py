@@ -8,6 +8,7 @@ from typing import Any
 import pulumi
 from pydantic import Field
 
+from elastic_gpu import program_preflight
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import handle_problems
@@ -255,6 +256,8 @@ class SpotGpuPool(PoolComponent):
             else spot_gpu_pool_problems(name, args, unresolved=unresolved)
         ):
             raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
+        # What the account lacks for it, read as a stack's preflight reads it (a stack's pools: its own ran).
+        found = program_preflight.check_pool(name, args, general=False)
         pools = get_cloud(args.cluster.cloud).pool_builder()
         #: what a pod needs to land on this pool (tolerations, node selector, Job labels)
         self.workload: WorkloadContract = pools.workload_contract(name, args)
@@ -265,6 +268,7 @@ class SpotGpuPool(PoolComponent):
         if self.max_minutes_to_fallback is not None:
             inputs[PROMISE_INPUT] = self.max_minutes_to_fallback
         super().__init__(TYPE_TOKEN, name, inputs, opts)
+        program_preflight.record(name, found, self)
         builder = pools.build_spot_gpu_pool if args.provisioner is None else args.provisioner.build_pool
         built = builder(name, args, self)
         self.args = args

@@ -73,3 +73,32 @@ def test_nodes_declared_elsewhere_are_named_in_the_policy_config(run_program) ->
         "controllers-schedulable"
     )
     assert "elsewhere (named" in violation.message
+
+
+#: The same program on a cluster whose own nodes the program does not declare (another stack's cluster).
+ELSEWHERE = PROGRAM[: PROGRAM.index('aws.eks.NodeGroup("system"')] + PROGRAM[PROGRAM.index("cluster = EksCluster") :]
+
+
+def test_a_selector_no_declared_or_described_node_carries_fails_with_how_to_label_the_users_nodes(
+    run_program,
+) -> None:
+    # The gate's own advice (elastic-gpu.io/capacity=on-demand) on a cluster whose nodes are declared elsewhere:
+    # no node is known to carry it, and the Deployment would stay Pending.
+    preview = run_program(ELSEWHERE.replace("SELECTOR", repr(NOWHERE)))
+    assert not [r for r in preview.resources if r.type == "aws:eks/nodeGroup:NodeGroup" and r.name == "system"]
+    [violation] = run_policies(preview).of("controllers-schedulable")
+    assert violation.level == "mandatory"
+    assert "needs nodes labelled elastic-gpu.io/capacity=on-demand" in violation.message
+    # how to label them on EKS, managed and self-managed
+    assert "--labels addOrUpdateLabels={elastic-gpu.io/capacity=on-demand}" in violation.message
+    assert "pulumi-eks NodeGroupV2" in violation.message and "controllers-schedulable.nodeGroups" in violation.message
+    assert "AgentPool" not in violation.message  # its cloud's advice only
+    # described in the policy config: passes
+    named = {"name": "system", "labels": {"elastic-gpu.io/capacity": "on-demand"}}
+    config = {"controllers-schedulable": {"nodeGroups": [named]}}
+    assert run_policies(preview, config=config).of("controllers-schedulable") == []
+
+
+def test_a_selector_on_labels_every_node_has_is_not_judged_on_nodes_declared_elsewhere(run_program) -> None:
+    preview = run_program(ELSEWHERE.replace("SELECTOR", repr({"kubernetes.io/os": "linux"})))
+    assert run_policies(preview).of("controllers-schedulable") == []

@@ -614,3 +614,32 @@ NvidiaDevicePlugin("nvidia", NvidiaDevicePluginArgs(provider=c.provider, gpu_poo
         f"NvidiaDevicePlugin 'nvidia': NvidiaDevicePluginArgs.time_slicing_replicas: 2 {WHY_NOT_TIME_SLICING} "
         "(pools l4)"
     ]
+
+
+def test_a_missing_spot_role_in_the_providers_own_words_previews_and_declares_it() -> None:
+    # pulumi-aws 7 says "couldn't find resource" for a role IAM does not have (terraform-provider-aws
+    # internal/retry/error.go), not IAM's NoSuchEntity: the new account's mock answers so, and the stack
+    # declares the role instead of failing the preview.
+    from elastic_gpu.aws.mocks import ACCOUNT_INVOKES, NEW_ACCOUNT
+
+    with pytest.raises(Exception, match=r"reading IAM Role \(AWSServiceRoleForEC2Spot\): couldn't find resource$"):
+        ACCOUNT_INVOKES["aws:iam/getRole:getRole"]({"name": "AWSServiceRoleForEC2Spot"}, NEW_ACCOUNT)
+    preview = stack_preview("aws-karpenter")
+    assert [r.name for r in preview.of_type(SPOT_ROLE)] == ["karpenter-spot-role"]
+
+
+def test_a_spot_role_the_credentials_cannot_read_is_a_warning_not_a_crash(tmp_path) -> None:
+    preview = _account_preview(tmp_path, existing_tags={})
+    (tmp_path / "offline_mocks.py").write_text(
+        "from elastic_gpu.aws.mocks import InvokeFailed\n"
+        "def _denied(args):\n"
+        "    raise InvokeFailed('reading IAM Role (AWSServiceRoleForEC2Spot): operation error IAM: GetRole, "
+        "AccessDenied')\n"
+        "INVOKES = {'aws:iam/getRole:getRole': _denied}\n"
+    )
+    from elastic_gpu.tools.offline.runner import run_preview
+
+    preview = run_preview("acct", tmp_path)
+    assert preview.of_type(SPOT_ROLE) == []  # unknown: declaring could fail `up` on an account that has it
+    [warning] = [w for w in preview.warnings if "could not be read" in w]
+    assert "AccessDenied" in warning and "aws iam create-service-linked-role" in warning

@@ -56,6 +56,14 @@ GOOD = {
 }
 
 
+#: The cluster's own nodes (SYSTEM), which the program does not declare, described to the gate
+#: (controllers-schedulable.nodeGroups): a selector no declared or described node carries fails it.
+POLICY_CONFIG = (
+    "controllers-schedulable:\n  nodeGroups:\n    - name: system\n"
+    "      labels: {node-role: system, elastic-gpu.io/capacity: on-demand}\n"
+)
+
+
 def write(tmp_path: Path, config: str = "config: {}\n", **change: str) -> Path:
     source = PROGRAM
     for key, value in (GOOD | change).items():
@@ -63,7 +71,13 @@ def write(tmp_path: Path, config: str = "config: {}\n", **change: str) -> Path:
     (tmp_path / "Pulumi.yaml").write_text("name: consumer\nruntime: python\n")
     (tmp_path / "Pulumi.dev.yaml").write_text(config)
     (tmp_path / "__main__.py").write_text(source)
+    (tmp_path / "policy-config.yaml").write_text(POLICY_CONFIG)
     return tmp_path
+
+
+def described(program: Path, flag: str = "--policy-config") -> list[str]:
+    """The gate's arguments describing the program's system nodes."""
+    return [flag, str(program / "policy-config.yaml")]
 
 
 @pytest.fixture
@@ -81,8 +95,10 @@ def registered(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
 
 def test_the_program_without_mistakes_previews_and_passes_the_gate(tmp_path, registered, capsys) -> None:
-    assert main(["preview", "--program", str(write(tmp_path)), "--stack", "dev"]) == 0
-    assert main(["policy", "--program", str(tmp_path), "--stack", "dev"]) == 0
+    assert main(["preview", "--program", str(write(tmp_path)), "--stack", "dev", *described(tmp_path)]) == 0
+    assert main(["policy", "--program", str(tmp_path), "--stack", "dev", *described(tmp_path, "--config")]) == 0
+    # undescribed, nothing says a node carries the autoscaler's labels: it would stay Pending
+    assert main(["policy", "--program", str(tmp_path), "--stack", "dev"]) == 1
     assert ("elastic-gpu:index:ClusterAutoscaler", "ca") in registered
 
 
@@ -187,7 +203,7 @@ def test_any_of_these_gpus_is_asked_for_and_then_no_model_label_is_set(tmp_path,
     job["spec"]["template"]["spec"]["nodeSelector"][AWS_ACCELERATOR_LABEL] = "nvidia-l4"
     [l4_only] = simulate(preview, job)
     assert not l4_only.reaches and AWS_ACCELERATOR_LABEL in (l4_only.reason or "")
-    assert main(["policy", "--program", str(program), "--stack", "dev"]) == 0
+    assert main(["policy", "--program", str(program), "--stack", "dev", *described(program, "--config")]) == 0
 
 
 def own_contract(preview):  # type: ignore[no-untyped-def]
@@ -216,7 +232,7 @@ def test_zones_are_checked_against_the_aws_provider_s_region(tmp_path, capsys) -
     assert main(["preview", "--program", str(program), "--stack", "dev"]) == 2
     assert "subnet_ids['us-east-1a']: 'us-east-1a' is not a zone of region 'eu-central-1'" in capsys.readouterr().err
     program = write(tmp_path, config="config:\n  aws:region: us-east-1\n", REGION="")
-    assert main(["preview", "--program", str(program), "--stack", "dev"]) == 0
+    assert main(["preview", "--program", str(program), "--stack", "dev", *described(program)]) == 0
 
 
 def test_an_eks_cluster_s_zones_belong_to_its_region(run_program) -> None:

@@ -32,6 +32,7 @@ PROGRAMS = {
     "aws-py-eks": "EksCluster.from_cluster(",
     "managed-nodegroups-py": "EksCluster.from_pulumi_eks(",
     "nodegroup-py": "EksCluster.from_pulumi_eks(",
+    "kubernetes-aws-python": "EksCluster.from_pulumi_eks(",
     "azure-py-aks": "AksCluster.from_managed_cluster(",
     "azure-py-aks-managed-identity": "AksCluster.from_managed_cluster(",
     "azure-py-aks-multicluster": "AksCluster.from_managed_cluster(",
@@ -335,7 +336,11 @@ def test_from_cluster_refuses_what_it_cannot_read(run_program, tmp_path: Path) -
     assert "subnet_ids and zones: give one" in text
 
     # zones are checked against the provider's region (aws:region) before anything is declared
-    program = copy_program("aws-py-eks", tmp_path, ("zones=vpc.zones.names", 'zones=["eu-west-1a"]'))
+    program = copy_program(
+        "aws-py-eks",
+        tmp_path,
+        ("subnet_ids=dict(zip(vpc.zones.names, vpc.subnet_ids, strict=True))", 'zones=["eu-west-1a"]'),
+    )
     with pytest.raises(ConfigError) as exc:
         run_preview("dev", program)
     assert "EksCluster.from_cluster 'gpu': zones['eu-west-1a']" in str(exc.value)

@@ -9,3 +9,8 @@ EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 PUBLIC_SUBNET_IDS_INPUT = "publicSubnetIds"
 #: The handle on a cluster this library did not create (`existing()`, `from_*`; its `cluster` module).
 EKS_EXISTING_CLUSTER = "elastic-gpu:index:ExistingEksCluster"
+#: The authentication modes in which EKS takes access entries (EKS API CreateAccessEntry; pulumi-eks
+#: nodejs/eks/cluster/authenticationMode.ts supportsAccessEntries). A cluster created through the EKS API, an SDK or
+#: CloudFormation without one is in CONFIG_MAP (EKS API Reference, CreateAccessConfigRequest: authenticationMode).
+ACCESS_ENTRY_MODES = ("API", "API_AND_CONFIG_MAP")
+DEFAULT_AUTHENTICATION_MODE = "CONFIG_MAP"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -11,7 +12,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.aws import EKS_EXISTING_CLUSTER, PUBLIC_SUBNET_IDS_INPUT
+from elastic_gpu.aws import DEFAULT_AUTHENTICATION_MODE, EKS_EXISTING_CLUSTER, PUBLIC_SUBNET_IDS_INPUT
 from elastic_gpu.aws import config_rules as aws_rules
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from elastic_gpu.aws.karpenter.release import DISCOVERY_TAG_KEY as KARPENTER_DISCOVERY_TAG_KEY
@@ -30,6 +31,7 @@ from elastic_gpu.cluster_handle import (
     zones_problems,
 )
 from elastic_gpu.config import CIDR_PREFIXES
+from elastic_gpu.errors import ConfigError
 from elastic_gpu.kubeconfig import exec_kubeconfig
 from elastic_gpu.validation import args_type_problems, private_cidr_problems, shown_value
 
@@ -194,6 +196,7 @@ class EksCluster(pulumi.ComponentResource):
         k8s_provider: k8s.Provider | None = None,
         region: pulumi.Input[str] | None = None,
         tags: Mapping[str, str] | None = None,
+        authentication_mode: pulumi.Input[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> ExistingEksCluster:
         """A handle on an EKS cluster this library did not create, known by its name (e.g. another stack's).
@@ -206,7 +209,9 @@ class EksCluster(pulumi.ComponentResource):
         `oidc_provider_arn` / `oidc_provider_url`: the cluster's IAM OIDC provider (the autoscaler's IRSA role).
         `k8s_provider`: default: one built as `aws eks update-kubeconfig` does (endpoint and CA from
         `aws.eks.getCluster`, tokens from `aws eks get-token`). `region`: default: the AWS provider's.
-        `tags`: on what the add-ons create. For a cluster the program declares itself, use
+        `tags`: on what the add-ons create. `authentication_mode`: the cluster's (`aws eks describe-cluster --query
+        cluster.accessConfig.authenticationMode`); CONFIG_MAP takes no access entry, so Karpenter on it is refused
+        with the fix; default None: not checked. For a cluster the program declares itself, use
         `EksCluster.from_cluster` (aws.eks.Cluster) or `EksCluster.from_pulumi_eks` (pulumi_eks.Cluster), which
         read these from the cluster. Every name and ARN may be an Output.
         """
@@ -221,6 +226,7 @@ class EksCluster(pulumi.ComponentResource):
             k8s_provider=k8s_provider,
             region=region,
             tags=tags,
+            authentication_mode=authentication_mode,
             opts=opts,
         )
 
@@ -299,6 +305,7 @@ class EksCluster(pulumi.ComponentResource):
             ).apply(lambda a: _kubeconfig(a[0], a[1], a[2], a[3])),
             region=region,
             tags=tags,
+            authentication_mode=cluster.access_config.apply(authentication_mode_of),
             opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
             made_by="EksCluster.from_cluster",
         )
@@ -338,9 +345,9 @@ class EksCluster(pulumi.ComponentResource):
         also use (its instance role) loses its aws-auth mapping when the last managed
         node group using it is deleted, and those nodes go NotReady (`SHARED_NODE_ROLE_RISK`;
         passing the instance role anyway gives a warning). The GPU node groups join the
-        cluster's `nodeSecurityGroup` (its default nodes', where CoreDNS runs), not EKS's
-        cluster security group, which that group does not admit; a pool's
-        `security_group_ids` overrides it.
+        cluster's `nodeSecurityGroup` (its default and self-managed nodes') and EKS's cluster security
+        group (its managed node groups'), so they reach CoreDNS wherever it runs; a pool's
+        `security_group_ids` overrides them.
         """
         source = f"EksCluster.from_pulumi_eks '{resource_name}'"
         if type(cluster).__module__.split(".")[0] != "pulumi_eks" or not hasattr(cluster, "eks_cluster"):
@@ -380,11 +387,18 @@ class EksCluster(pulumi.ComponentResource):
             oidc_provider_url=cluster.oidc_provider_url,
             kubeconfig=pulumi.Output.secret(cluster.kubeconfig_json),
             tags=tags,
-            # The GPU nodes join the group pulumi-eks's default nodes (and CoreDNS) run in: its `nodeSecurityGroup`
-            # admits only itself and pulumi-eks's `clusterSecurityGroup` (nodejs/eks/nodes/securitygroup.ts:127-167
-            # at v4.3.0), so nodes left in EKS's cluster security group could not reach CoreDNS (pulumi-eks#1275).
-            # `nodeSecurityGroupId` is EKS's cluster group when pulumi-eks made none (cluster.ts:2198).
-            node_security_group_ids=[cluster.node_security_group_id],
+            # The GPU nodes join both groups CoreDNS may run in: pulumi-eks's `nodeSecurityGroup`, its default and
+            # self-managed nodes' (it admits only itself and pulumi-eks's `clusterSecurityGroup`,
+            # nodejs/eks/nodes/securitygroup.ts:127-167 at v4.3.0, so nodes outside it could not reach CoreDNS
+            # there: pulumi-eks#1275), and EKS's cluster security group, where managed node groups' nodes run (it
+            # admits only itself, EKS User Guide "View Amazon EKS security group requirements for clusters").
+            # `nodeSecurityGroupId` is EKS's cluster group when pulumi-eks made none (cluster.ts:2198): joined once.
+            node_security_group_ids=[
+                cluster.node_security_group_id,
+                cluster.eks_cluster.apply(lambda c: c.vpc_config.cluster_security_group_id),
+            ],
+            # pulumi-eks gives EKS an accessConfig only with `authentication_mode` (cluster.ts)
+            authentication_mode=cluster.eks_cluster.apply(_access_config).apply(authentication_mode_of),
             opts=pulumi.ResourceOptions.merge(pulumi.ResourceOptions(depends_on=[cluster]), opts),
             made_by="EksCluster.from_pulumi_eks",
         )
@@ -484,6 +498,8 @@ class EksCluster(pulumi.ComponentResource):
         #: the nodes reach the EKS API (the autoscaler's eks:DescribeNodegroup): through the NAT, and the
         #: `eks` interface endpoint with `ecr_endpoints`
         self.eks_api_reachable: bool | None = True
+        #: how the cluster admits nodes and users (access entries: its access_config above)
+        self.authentication_mode: pulumi.Output[str] | None = pulumi.Output.from_input("API")
         self.register_outputs(
             {
                 "cluster_name": self.cluster_name,
@@ -534,7 +550,9 @@ class ExistingEksCluster(ExistingCluster):
     built as above); `region` (default: the AWS provider's region); `kubeconfig` (the kubeconfig that
     provider is built from; default: built as above); `tags` (on what the add-ons create, e.g. the autoscaler's
     IAM role); `node_security_group_ids` (the security groups the pools' nodes join; default: EKS's cluster
-    security group); `made_by` (the constructor the user called, which its error messages name).
+    security group); `authentication_mode` (the cluster's: API, API_AND_CONFIG_MAP or CONFIG_MAP, where EKS takes no
+    access entry, so Karpenter is refused; default None: not checked); `made_by` (the constructor the user called,
+    which its error messages name).
     """
 
     cloud = "aws"
@@ -554,6 +572,7 @@ class ExistingEksCluster(ExistingCluster):
         kubeconfig: pulumi.Input[str] | None = None,
         tags: Mapping[str, str] | None = None,
         node_security_group_ids: Sequence[pulumi.Input[str]] | None = None,
+        authentication_mode: pulumi.Input[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
         made_by: str = "EksCluster.existing",
     ) -> None:
@@ -599,6 +618,10 @@ class ExistingEksCluster(ExistingCluster):
             self.node_security_group_ids: list[pulumi.Input[str]] = list(node_security_group_ids)
         #: unknown here: whether the nodes reach the EKS API (a route out, or an `eks` interface endpoint)
         self.eks_api_reachable: bool | None = None
+        #: API, API_AND_CONFIG_MAP or CONFIG_MAP: whether access entries admit nodes (Karpenter's); None: not known
+        self.authentication_mode: pulumi.Output[str] | None = (
+            None if authentication_mode is None else pulumi.Output.from_input(authentication_mode)
+        )
         self._plain_facts(list(subnet_ids), kubernetes_version, tags)
 
         def from_cluster() -> pulumi.Input[str]:
@@ -621,6 +644,18 @@ def public_subnet_ids(
     return pulumi.Output.all(*[r.apply(lambda x: x.id if x.map_public_ip_on_launch else "") for r in read]).apply(
         lambda ids: [i for i in ids if i]
     )
+
+
+def _access_config(cluster: aws.eks.Cluster) -> Any:
+    """The EKS cluster's access_config output (an Output, which the caller's apply unwraps)."""
+    return cluster.access_config
+
+
+def authentication_mode_of(access_config: Any) -> str:
+    """The cluster's authentication mode as EKS reports it; a cluster created without one is in EKS's default
+    (DEFAULT_AUTHENTICATION_MODE: CONFIG_MAP through the API, an SDK or CloudFormation)."""
+    mode = getattr(access_config, "authentication_mode", None) if access_config is not None else None
+    return mode or DEFAULT_AUTHENTICATION_MODE
 
 
 def oidc_issuer(identities: Sequence[aws.eks.outputs.ClusterIdentity]) -> str:
@@ -717,12 +752,16 @@ def _zones_or_subnets_problems(where: str, subnet_ids: object, zones: list[str] 
 def _subnets_in_zones(
     zones: list[str], cluster_subnet_ids: pulumi.Input[list[str]], opts: pulumi.InvokeOutputOptions
 ) -> dict[str, pulumi.Output[str]]:
-    """Zone -> the cluster's subnet in that zone (the first by id), read with `aws.ec2.getSubnets`."""
+    """Zone -> the cluster's private subnet in that zone (the first by id among the private ones), read with
+    `aws.ec2.getSubnets` and each candidate's `public_reason`. A cluster gets public subnets too (pulumi-eks passes
+    `[...publicIds, ...privateIds]`, cluster.ts createCore), and GPU nodes in a public one get a public IP, or
+    none and no way out; a zone with only public subnets is refused (known at preview once the subnets exist)."""
 
-    def first(zone: str, ids: list[str]) -> str:
+    def private(zone: str, ids: list[str]) -> pulumi.Output[str]:
         if not ids:
             raise ValueError(f"the cluster has no subnet in zone {zone}; give subnet_ids= or other zones")
-        return sorted(ids)[0]
+        reasons = [pulumi.Output.from_input(public_reason(i, opts)) for i in sorted(ids)]
+        return pulumi.Output.all(*reasons).apply(lambda why: _first_private(zone, sorted(ids), why))
 
     def subnet_in(zone: str) -> pulumi.Output[str]:
         filters = pulumi.Output.from_input(cluster_subnet_ids).apply(
@@ -731,6 +770,71 @@ def _subnets_in_zones(
                 aws.ec2.GetSubnetsFilterArgs(name="availability-zone", values=[zone]),
             ]
         )
-        return aws.ec2.get_subnets_output(filters=filters, opts=opts).ids.apply(lambda ids: first(zone, ids))
+        return aws.ec2.get_subnets_output(filters=filters, opts=opts).ids.apply(lambda ids: private(zone, ids))
 
-    return {zone: subnet_in(zone) for zone in zones}
+    picked = {zone: subnet_in(zone) for zone in zones}
+    if picked:
+        when_unknown(
+            pulumi.Output.all(*picked.values()),
+            lambda: pulumi.log.warn(
+                "zones: the cluster's subnets are not known until they are created, so which of them are private "
+                "(no public IP on launch, no route to an internet gateway) is judged during `pulumi up`, which "
+                "fails for a zone with only public subnets; give subnet_ids= to know it at preview"
+            ),
+        )
+    return picked
+
+
+def _first_private(zone: str, ids: list[str], reasons: list[str | None]) -> str:
+    picked = [i for i, why in zip(ids, reasons, strict=True) if why is None]
+    if picked:
+        return picked[0]
+    public = "; ".join(f"{i} {why}" for i, why in zip(ids, reasons, strict=True))
+    raise ConfigError(
+        [
+            f"zones: the cluster has no private subnet in {zone} ({public}): GPU nodes there would get a public IP "
+            "(or none, and no way out). Give subnet_ids= {zone: private subnet id} of subnets that reach the "
+            "internet through a NAT gateway, or leave the zone out"
+        ],
+        source="EksCluster handle",
+    )
+
+
+def _routes_to_internet(routes: Sequence[Any]) -> str | None:
+    """The internet gateway a route table sends non-private addresses to (pulumi-eks nodegroup.ts
+    computeWorkerSubnets: a route with a gateway to a CIDR outside 10/8, 172.16/12, 192.168/16), or None."""
+    private = [ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")]
+    for route in routes:
+        gateway, cidr = getattr(route, "gateway_id", None) or "", getattr(route, "cidr_block", None) or ""
+        if not gateway or gateway == "local" or not cidr:
+            continue
+        net = ipaddress.ip_network(cidr, strict=False)
+        if not any(net.version == p.version and net.subnet_of(p) for p in private):  # type: ignore[arg-type]
+            return gateway
+    return None
+
+
+def public_reason(subnet_id: str, opts: pulumi.InvokeOutputOptions | None = None) -> pulumi.Output[str | None]:
+    """Why the subnet is public (it maps a public IP on launch, or its route table, explicit or else the VPC's
+    main one, routes to an internet gateway: pulumi-eks's own test, nodegroup.ts getRouteTableAsync), or None
+    for a private one. A route table that cannot be read leaves mapPublicIpOnLaunch to decide."""
+    subnet = aws.ec2.get_subnet_output(id=subnet_id, opts=opts)
+
+    def judge(found: Any) -> str | None:
+        if found.map_public_ip_on_launch:
+            return "maps a public IP on launch"
+        try:
+            table = aws.ec2.get_route_table(subnet_id=subnet_id)
+        except Exception:  # no explicit table: the VPC's main one ("no matching EC2 Route Table found")
+            try:
+                main = aws.ec2.get_route_tables(
+                    vpc_id=found.vpc_id,
+                    filters=[aws.ec2.GetRouteTablesFilterArgs(name="association.main", values=["true"])],
+                )
+                table = aws.ec2.get_route_table(route_table_id=main.ids[0])
+            except Exception:
+                return None
+        gateway = _routes_to_internet(table.routes or [])
+        return None if gateway is None else f"routes to the internet gateway {gateway}"
+
+    return subnet.apply(judge)

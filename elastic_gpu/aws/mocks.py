@@ -10,17 +10,25 @@ from typing import Any
 
 import grpc
 
-from elastic_gpu.aws import pulumi_eks_mocks
+from elastic_gpu.aws import DEFAULT_AUTHENTICATION_MODE, pulumi_eks_mocks
 from elastic_gpu.aws.gpu_types import described_instance_type
 from elastic_gpu.aws.quotas import EC2_QUOTAS
-from elastic_gpu.tools.offline.mocks import MOCK_CA, MOCK_UUID, RemoteChildren, RemoteComponentMock
+from elastic_gpu.tools.offline.mocks import DECLARED, MOCK_CA, MOCK_UUID, RemoteChildren, RemoteComponentMock
 
 ACCOUNT = "123456789012"
 
 
 def _eks_cluster(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """aws.eks.Cluster as EKS creates it: its endpoint, CA, OIDC issuer, cluster security group, and, when the
+    program gives no `accessConfig`, EKS's default CONFIG_MAP with the creator as admin (EKS API Reference,
+    CreateAccessConfigRequest)."""
     cluster = inputs.get("name", name)
+    access = inputs.get("accessConfig") or {}
     return {
+        "accessConfig": {
+            "authenticationMode": access.get("authenticationMode") or DEFAULT_AUTHENTICATION_MODE,
+            "bootstrapClusterCreatorAdminPermissions": access.get("bootstrapClusterCreatorAdminPermissions", True),
+        },
         "endpoint": f"https://{cluster}.gr7.example.eks.amazonaws.com",
         "certificateAuthority": {"data": MOCK_CA},
         "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.example.amazonaws.com/id/{cluster.upper()}"}]}],
@@ -94,14 +102,17 @@ def _ec2_get_instance_type(args: dict[str, Any]) -> dict[str, Any]:
     raise InvokeFailed(f"reading EC2 Instance Type ({name}): couldn't find resource")
 
 
-def _ec2_get_subnets(args: dict[str, Any]) -> dict[str, Any]:
-    """aws.ec2.getSubnets filtered by `subnet-id` and `availability-zone` (EksCluster.from_cluster's `zones`):
-    the given subnets whose id names the zone (mock ids are `subnet-<resource name>`, and a program names its
-    subnets after their zone, as pulumi/examples aws-py-eks does), else one named after the zone."""
+def _ec2_get_subnets(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getSubnets filtered by `subnet-id` and `availability-zone` (EksCluster.from_cluster's `zones`): the
+    given subnets the program declares in those zones; of the others, those whose id names the zone (a program's
+    existing subnets named after their zone, as pulumi/examples aws-py-eks does), else one named after the zone."""
     filters = {f.get("name"): list(f.get("values") or []) for f in args.get("filters") or []}
     zones = filters.get("availability-zone", [])
-    ids = [i for i in filters.get("subnet-id", []) if isinstance(i, str) and any(i.endswith(z) for z in zones)]
-    ids = ids or [f"subnet-{z}" for z in zones]
+    declared = _declared(account, "aws:ec2/subnet:Subnet")
+    given = [i for i in filters.get("subnet-id", []) if isinstance(i, str)]
+    ids = [i for i in given if i in declared and declared[i].get("availabilityZone") in zones]
+    ids += [i for i in given if i not in declared and any(i.endswith(z) for z in zones)]
+    ids = ids or [f"subnet-{z}" for z in zones if not given or not set(given) <= set(declared)]
     return {"ids": ids, "id": args.get("region") or MOCK_AWS_REGION, "filters": args.get("filters")}
 
 
@@ -173,7 +184,6 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
         "zoneIds": [f"use1-az{i}" for i in (1, 2, 4)],
         "id": args.get("region") or MOCK_AWS_REGION,
     },
-    "aws:ec2/getSubnets:getSubnets": _ec2_get_subnets,
     "aws:ec2/getInstanceType:getInstanceType": _ec2_get_instance_type,
     "aws:eks/getAddonVersion:getAddonVersion": _eks_get_addon_version,
     "aws:pricing/getProduct:getProduct": _pricing_get_product,
@@ -221,13 +231,16 @@ def _service_quota(args: dict[str, Any], account: dict[str, Any]) -> dict[str, A
 
 
 def _role(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
-    """IAM's GetRole: the EC2 Spot service-linked role when the account has it (untagged: the account's own),
-    else NoSuchEntity, as IAM answers. A program's offline_mocks.py INVOKES can answer with other tags."""
+    """aws.iam.getRole: the EC2 Spot service-linked role when the account has it (untagged: the account's own),
+    else the provider's not-found error: terraform-provider-aws's data source reads the role with findRoleByName,
+    whose retry.NotFoundError says "couldn't find resource" (internal/retry/error.go), wrapped as "reading IAM
+    Role (<name>): ..." (internal/service/iam/role_data_source.go), not IAM's NoSuchEntity. A program's
+    offline_mocks.py INVOKES can answer with other tags."""
     name = args.get("name")
     if name == "AWSServiceRoleForEC2Spot" and account["spotServiceLinkedRole"]:
         path = "/aws-service-role/spot.amazonaws.com/"
         return {"name": name, "path": path, "arn": f"arn:aws:iam::{ACCOUNT}:role{path}{name}", "tags": {}}
-    raise InvokeFailed(f"reading IAM Role ({name}): NoSuchEntity: The role cannot be found.")
+    raise InvokeFailed(f"reading IAM Role ({name}): couldn't find resource")
 
 
 def _offerings(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
@@ -247,9 +260,70 @@ def _offerings(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _declared(account: dict[str, Any], type_: str) -> dict[str, dict[str, Any]]:
+    """id -> state of the resources of `type_` the program declared (StackMocks.declared)."""
+    return {i: state for i, (t, state) in (account.get(DECLARED) or {}).items() if t == type_}
+
+
 def _subnet(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getSubnet: a subnet the program declares as it declares it (mapPublicIpOnLaunch, its VPC); any
+    other maps public IPs only when the account lists it in `publicSubnets`."""
     subnet = args.get("id") or "subnet-mock"
-    return {"id": subnet, "mapPublicIpOnLaunch": subnet in account["publicSubnets"], "vpcId": "vpc-mock"}
+    declared = _declared(account, "aws:ec2/subnet:Subnet").get(subnet)
+    if declared is not None:
+        public, vpc = bool(declared.get("mapPublicIpOnLaunch")), declared.get("vpcId") or "vpc-mock"
+    else:
+        public, vpc = subnet in account["publicSubnets"], "vpc-mock"
+    return {"id": subnet, "mapPublicIpOnLaunch": public, "vpcId": vpc}
+
+
+#: What a route to the internet gateway looks like (a public subnet's, EC2 DescribeRouteTables), and a private
+#: subnet's way out through a NAT gateway.
+IGW_ROUTE = {"cidrBlock": "0.0.0.0/0", "gatewayId": "igw-mock"}
+NAT_ROUTE = {"cidrBlock": "0.0.0.0/0", "natGatewayId": "nat-mock"}
+
+
+def _route_table(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getRouteTable by `subnetId` or `routeTableId`. A declared subnet's table is the declared table
+    its declared association names; a declared subnet with none has no explicit table, and the provider says
+    "no matching EC2 Route Table found" (terraform-provider-aws internal/tfresource SingularDataSourceFindError),
+    so a caller falls back to the VPC's main table (pulumi-eks nodegroup.ts getRouteTableAsync), which in a new
+    VPC holds only the local route (Amazon VPC User Guide, "Route tables": the main route table). An account's
+    own subnet routes to an internet gateway when listed in `publicSubnets`, else through a NAT gateway."""
+    tables = _declared(account, "aws:ec2/routeTable:RouteTable")
+    table_id = args.get("routeTableId")
+    subnet = args.get("subnetId")
+    if subnet and not table_id:
+        associated = [
+            a.get("routeTableId")
+            for a in _declared(account, "aws:ec2/routeTableAssociation:RouteTableAssociation").values()
+            if a.get("subnetId") == subnet
+        ]
+        if associated:
+            table_id = associated[0]
+        elif subnet in _declared(account, "aws:ec2/subnet:Subnet"):
+            raise InvokeFailed("no matching EC2 Route Table found")
+        else:
+            own = [IGW_ROUTE if subnet in account["publicSubnets"] else NAT_ROUTE]
+            return {"id": f"rtb-{subnet}", "routeTableId": f"rtb-{subnet}", "subnetId": subnet, "routes": own}
+    state = tables.get(str(table_id), {})
+    routes: list[dict[str, Any]] = list(state.get("routes") or [])
+    routes += [  # routes declared on their own (aws.ec2.Route, as awsx's Vpc declares them)
+        {
+            "cidrBlock": r.get("destinationCidrBlock"),
+            "gatewayId": r.get("gatewayId"),
+            "natGatewayId": r.get("natGatewayId"),
+        }
+        for r in _declared(account, "aws:ec2/route:Route").values()
+        if r.get("routeTableId") == table_id
+    ]
+    return {"id": table_id, "routeTableId": table_id, "subnetId": subnet, "routes": routes}
+
+
+def _route_tables(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getRouteTables (the VPC's main table, `association.main`): one with only the local route."""
+    vpc = args.get("vpcId") or "vpc-mock"
+    return {"id": vpc, "ids": [f"rtb-main-{vpc}"], "vpcId": vpc}
 
 
 #: Invoke token -> its answer from the described account's `aws` section.
@@ -258,6 +332,9 @@ ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, 
     "aws:iam/getRole:getRole": _role,
     "aws:ec2/getInstanceTypeOfferings:getInstanceTypeOfferings": _offerings,
     "aws:ec2/getSubnet:getSubnet": _subnet,
+    "aws:ec2/getSubnets:getSubnets": _ec2_get_subnets,
+    "aws:ec2/getRouteTable:getRouteTable": _route_table,
+    "aws:ec2/getRouteTables:getRouteTables": _route_tables,
 }
 
 
@@ -377,18 +454,51 @@ def _pulumi_eks_security_groups(name: str, inputs: dict[str, Any], child: Remote
     return cluster_sg, node_sg
 
 
+def _pulumi_eks_default_node_group(
+    name: str,
+    inputs: dict[str, Any],
+    child: RemoteChildren,
+    cluster_name: str,
+    security_groups: tuple[str, str] | None,
+) -> dict[str, Any] | None:
+    """The default node group pulumi-eks declares unless `skipDefaultNodeGroup`, `fargate` or Auto Mode
+    (cluster.ts: `createNodeGroupV2(name, core.nodeGroupOptions)`): a self-managed group named as the cluster,
+    of `nodeGroupOptions` or the singular options (`instanceType` default t3.medium, nodes/instances.ts
+    DEFAULT_INSTANCE_TYPE; desiredCapacity 2, minSize 1, maxSize 2, nodegroup.ts), always on: Pools and Cost
+    show its nodes."""
+    auto_mode = inputs.get("autoMode") or {}
+    if (
+        inputs.get("skipDefaultNodeGroup")
+        or inputs.get("fargate")
+        or (isinstance(auto_mode, dict) and auto_mode.get("enabled"))
+    ):
+        return None
+    options = dict(inputs.get("nodeGroupOptions") or {k: inputs.get(k) for k in PULUMI_EKS_SINGULAR_NODE_GROUP_OPTIONS})
+    if security_groups is not None:
+        options.setdefault("nodeSecurityGroupId", security_groups[1])
+    cluster = {k: inputs.get(k) for k in ("subnetIds", "publicSubnetIds", "privateSubnetIds")}
+    return pulumi_eks_mocks.declare_node_group_v2(
+        name, {k: v for k, v in options.items() if v is not None}, child, cluster, {"name": cluster_name}
+    )
+
+
 def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RemoteChildren) -> dict[str, Any]:
     """pulumi-eks `eks:index:Cluster` (a remote component): the children and outputs a program reads.
 
     It first refuses what pulumi-eks refuses (`pulumi_eks_cluster_problems`). The names follow pulumi-eks
     (`<name>-eksCluster`, `<name>-instanceRole-role`, `<name>-oidcProvider`); without `name` the EKS
-    cluster is auto-named. Its default node group (unless `skipDefaultNodeGroup`) is not modelled: the
-    offline report shows only what elastic-gpu and the program declare themselves.
+    cluster is auto-named. Its default node group (unless `skipDefaultNodeGroup`) is declared as pulumi-eks
+    declares it (`_pulumi_eks_default_node_group`).
     """
     if problems := pulumi_eks_cluster_problems(name, inputs):
         raise PulumiEksError("; ".join(problems))
     cluster_name = inputs.get("name") or f"{name}-eksCluster-mock"
-    subnets = inputs.get("privateSubnetIds") or inputs.get("subnetIds") or []
+    # The EKS cluster gets `subnetIds`, else the public and the private subnets, public first (cluster.ts
+    # createCore: `[...publicIds, ...privateIds]`): a zone's first subnet id may well be a public one.
+    subnets = inputs.get("subnetIds") or [
+        *(inputs.get("publicSubnetIds") or []),
+        *(inputs.get("privateSubnetIds") or []),
+    ]
     roles = _pulumi_eks_instance_roles(name, inputs, child)
     # Without `version` the EKS cluster's version stays None, which the mock engine sends as unknown: what a
     # real preview of a new cluster shows before EKS picks its default minor (a program may give an existing
@@ -407,6 +517,7 @@ def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RemoteChildren
             "bootstrapClusterCreatorAdminPermissions": True,
         }
     eks = child("aws:eks/cluster:Cluster", f"{name}-eksCluster", eks_inputs)
+    _pulumi_eks_default_node_group(name, inputs, child, cluster_name, security_groups)
     issuer = _eks_cluster(cluster_name, {"name": cluster_name})["identities"][0]["oidcs"][0]["issuer"]
     oidc_arn = ""
     if inputs.get("createOidcProvider"):
@@ -456,6 +567,73 @@ def _pulumi_eks_cluster(name: str, inputs: dict[str, Any], child: RemoteChildren
     }
 
 
+def _awsx_vpc(name: str, inputs: dict[str, Any], child: RemoteChildren) -> dict[str, Any]:
+    """pulumi-awsx `awsx:ec2:Vpc` with its defaults (awsx/ec2/vpc.ts at pulumi/pulumi-awsx 01c654f): the VPC
+    (10.0.0.0/16 unless given), an internet gateway, and per zone (`availabilityZoneNames`, else the region's
+    first `numberOfAvailabilityZones`, default 3) a public and a private subnet (`<name>-public-<n>`,
+    `<name>-private-<n>`, the legacy allocator's names), each with its route table and association; the public
+    subnet maps public IPs and routes 0.0.0.0/0 to the gateway, the private one to the zone's NAT gateway
+    (`natGateways.strategy` OnePerAz; Single: the first zone's). The subnets' CIDR blocks are this mock's."""
+    import pulumi
+
+    region = pulumi.Config("aws").get("region") or MOCK_AWS_REGION
+    zones = list(inputs.get("availabilityZoneNames") or [])
+    zones = zones or [f"{region}{z}" for z in "abcdef"[: int(inputs.get("numberOfAvailabilityZones") or 3)]]
+    strategy = str((inputs.get("natGateways") or {}).get("strategy") or "OnePerAz").lower()
+    cidr = inputs.get("cidrBlock") or "10.0.0.0/16"
+    vpc = child("aws:ec2/vpc:Vpc", name, {"cidrBlock": cidr, "enableDnsHostnames": inputs.get("enableDnsHostnames")})
+    igw = child("aws:ec2/internetGateway:InternetGateway", name, {"vpcId": vpc["id"]})
+    base = ".".join(cidr.split(".")[:2])
+    public_ids: list[Any] = []
+    private_ids: list[Any] = []
+    nats: list[Any] = []
+    for i, zone in enumerate(zones):
+        for kind in ("public", "private"):
+            subnet_name = f"{name}-{kind}-{i + 1}"
+            subnet = child(
+                "aws:ec2/subnet:Subnet",
+                subnet_name,
+                {
+                    "vpcId": vpc["id"],
+                    "availabilityZone": zone,
+                    "mapPublicIpOnLaunch": kind == "public",
+                    "cidrBlock": f"{base}.{i * 64 + (0 if kind == 'private' else 48)}.0/20",
+                },
+            )
+            (public_ids if kind == "public" else private_ids).append(subnet["id"])
+            table = child("aws:ec2/routeTable:RouteTable", subnet_name, {"vpcId": vpc["id"]})
+            child(
+                "aws:ec2/routeTableAssociation:RouteTableAssociation",
+                subnet_name,
+                {"routeTableId": table["id"], "subnetId": subnet["id"]},
+            )
+            route: dict[str, Any] = {"routeTableId": table["id"], "destinationCidrBlock": "0.0.0.0/0"}
+            if kind == "public":
+                if strategy != "none" and (strategy == "oneperaz" or not nats):
+                    eip = child("aws:ec2/eip:Eip", f"{name}-{i + 1}", {})
+                    nats.append(
+                        child(
+                            "aws:ec2/natGateway:NatGateway",
+                            f"{name}-{i + 1}",
+                            {"subnetId": subnet["id"], "allocationId": eip["id"]},
+                        )["id"]
+                    )
+                route["gatewayId"] = igw["id"]
+            elif strategy != "none":
+                route["natGatewayId"] = nats[0] if strategy == "single" else nats[i]
+            else:
+                continue
+            child("aws:ec2/route:Route", subnet_name, route)
+    return {
+        "vpcId": vpc["id"],
+        "vpc": vpc,
+        "internetGateway": igw,
+        "publicSubnetIds": public_ids,
+        "privateSubnetIds": private_ids,
+        "isolatedSubnetIds": [],
+    }
+
+
 RESOURCE_MOCKS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
     "aws:eks/cluster:Cluster": _eks_cluster,
     "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
@@ -474,4 +652,5 @@ REMOTE_COMPONENTS: dict[str, RemoteComponentMock] = {
     "eks:index:ManagedNodeGroup": pulumi_eks_mocks.managed_node_group,
     "eks:index:NodeGroupV2": pulumi_eks_mocks.node_group_v2,
     "eks:index:Addon": pulumi_eks_mocks.addon,
+    "awsx:ec2:Vpc": _awsx_vpc,
 }

@@ -111,10 +111,13 @@ class BuiltNodeGroup:
     asg_name: pulumi.Output[str]
 
 
-def _handle_security_groups(cluster: EksClusterHandle) -> list[pulumi.Input[str]] | None:
-    """The handle's node security groups, if it has any; None: EKS puts the nodes in its cluster security group
-    (a launch template that names groups replaces it)."""
-    return list(cluster.node_security_group_ids) if isinstance(cluster, EksNodeSecurityGroups) else None
+def _handle_security_groups(cluster: EksClusterHandle) -> pulumi.Output[list[str]] | None:
+    """The handle's node security groups, each once (a pulumi-eks cluster without groups of its own reports EKS's
+    cluster security group as its node group too), if it has any; None: EKS puts the nodes in its cluster
+    security group (a launch template that names groups replaces it)."""
+    if not isinstance(cluster, EksNodeSecurityGroups):
+        return None
+    return pulumi.Output.all(*cluster.node_security_group_ids).apply(lambda ids: list(dict.fromkeys(ids)))
 
 
 def build_node_group(

@@ -59,6 +59,14 @@ class AwsProvider:
         # The private-only endpoint answers in the VPC the stack creates (aws/cluster.py PRIVATE_ENDPOINT_WARNING).
         private_api_needs_runner=True,
         karpenter_node_class_group="karpenter.k8s.aws",
+        node_label_howto=(
+            "on an EKS managed node group, `labels` (aws.eks.NodeGroup, pulumi-eks ManagedNodeGroup; or `aws eks "
+            "update-nodegroup-config --cluster-name C --nodegroup-name G --labels addOrUpdateLabels={{{labels}}}`); on "
+            "a self-managed group (pulumi-eks NodeGroupV2 and its Cluster's default node group), `labels` (the "
+            "kubelet's --node-labels, on nodes started after the change)"
+        ),
+        region_config=("aws", "region"),
+        region_of_zone=r"(.+\d)[a-z]",
     )
     owner = "an AWS"
 

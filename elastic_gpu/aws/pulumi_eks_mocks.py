@@ -9,13 +9,12 @@ NodeGroupV2, createNodeGroupV2Internal) and nodejs/eks/addons/addon.ts.
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
+from elastic_gpu.aws import ACCESS_ENTRY_MODES
 from elastic_gpu.tools.offline.mocks import RemoteChildren
-
-#: The authentication modes with access entries (nodejs/eks/cluster/authenticationMode.ts supportsAccessEntries).
-ACCESS_ENTRY_MODES = ("API", "API_AND_CONFIG_MAP")
 
 #: A managed node group with any of these gets a custom launch template, so a launch template of the user's own
 #: cannot be given with them (nodegroup.ts customLaunchTemplateArgs, with customUserDataArgs).
@@ -151,10 +150,20 @@ def node_group_v2_problems(inputs: dict[str, Any], cluster: dict[str, Any]) -> l
 
 
 def node_group_v2(name: str, inputs: dict[str, Any], children: RemoteChildren) -> dict[str, Any]:
-    """`eks:index:NodeGroupV2`: a self-managed group, `<name>-launchTemplate` and the `aws.autoscaling.Group`
-    `<name>` tagged as the cluster's (`kubernetes.io/cluster/<name>: owned`), on the cluster's node security group."""
+    """`eks:index:NodeGroupV2`: a self-managed group (declare_node_group_v2) on the cluster it is given."""
     cluster, eks = _cluster_parts(inputs, children)
     _raise("NodeGroupV2", name, node_group_v2_problems(inputs, cluster), "Invalid arguments for node group.")
+    return declare_node_group_v2(name, inputs, children, cluster, eks)
+
+
+def declare_node_group_v2(
+    name: str, inputs: dict[str, Any], children: RemoteChildren, cluster: dict[str, Any], eks: dict[str, Any]
+) -> dict[str, Any]:
+    """createNodeGroupV2Internal's children: `<name>-launchTemplate` and the `aws.autoscaling.Group` `<name>`
+    tagged as the cluster's (`kubernetes.io/cluster/<name>: owned`), on the cluster's node security group, in
+    `nodeSubnetIds`, else the cluster's private subnets, else its public ones (nodegroup.ts workerSubnetIds).
+    Also what pulumi-eks's `Cluster` declares as its default node group (cluster.ts createNodeGroupV2(name,
+    core.nodeGroupOptions)), so `cluster` may be the cluster's own inputs."""
     cluster_name = eks.get("name") or ""
     security_group = inputs.get("nodeSecurityGroupId") or cluster.get("nodeSecurityGroupId") or f"sg-{name}-node"
     template = children(
@@ -163,6 +172,7 @@ def node_group_v2(name: str, inputs: dict[str, Any], children: RemoteChildren) -
         {
             "instanceType": inputs.get("instanceType") or DEFAULT_INSTANCE_TYPE,
             "imageId": inputs.get("amiId"),
+            "userData": node_user_data(cluster_name, inputs),
             "networkInterfaces": [
                 {
                     "associatePublicIpAddress": str(inputs.get("nodeAssociatePublicIpAddress", True)).lower(),
@@ -185,7 +195,7 @@ def node_group_v2(name: str, inputs: dict[str, Any], children: RemoteChildren) -
         {
             **sizes,
             "launchTemplate": {"name": f"{name}-launchTemplate", "version": "1"},
-            "vpcZoneIdentifiers": inputs.get("nodeSubnetIds") or _cluster_subnets(cluster, eks),
+            "vpcZoneIdentifiers": inputs.get("nodeSubnetIds") or _worker_subnets(cluster, eks),
             "instanceRefresh": {
                 "strategy": "Rolling",
                 "preferences": {"minHealthyPercentage": inputs.get("minRefreshPercentage") or 50},
@@ -199,6 +209,39 @@ def node_group_v2(name: str, inputs: dict[str, Any], children: RemoteChildren) -
         "extraNodeSecurityGroups": inputs.get("extraNodeSecurityGroups") or [],
         "nodeSecurityGroupId": security_group,
     }
+
+
+def kubelet_flags(inputs: dict[str, Any]) -> list[str]:
+    """The kubelet flags pulumi-eks gives a self-managed group's nodes (nodes/userdata.ts buildKubeletFlags):
+    `kubeletExtraArgs`, then `--node-labels=k=v,...` and `--register-with-taints=k=v:Effect,...`."""
+    flags = str(inputs.get("kubeletExtraArgs") or "").split()
+    labels = inputs.get("labels") or {}
+    if labels:
+        flags.append("--node-labels=" + ",".join(f"{k}={v}" for k, v in labels.items()))
+    taints = inputs.get("taints") or {}
+    if taints:
+        parts = [
+            f"{k}={t['value']}:{t['effect']}" if t.get("value") else f"{k}:{t['effect']}" for k, t in taints.items()
+        ]
+        flags.append("--register-with-taints=" + ",".join(parts))
+    return flags
+
+
+def node_user_data(cluster_name: str, inputs: dict[str, Any]) -> str:
+    """The launch template's user data (base64), as pulumi-eks's AL2 script runs the bootstrap with the kubelet
+    flags (nodes/userdata.ts; its __snapshots__/userdata.test.ts.snap shows the line)."""
+    flags = " ".join(kubelet_flags(inputs))
+    script = f"#!/bin/bash\n/etc/eks/bootstrap.sh {cluster_name!r} --kubelet-extra-args '{flags}'\n"
+    return base64.b64encode(script.encode()).decode()
+
+
+def _worker_subnets(cluster: dict[str, Any], eks: dict[str, Any]) -> Any:
+    """A self-managed group's subnets (nodegroup.ts createNodeGroupV2Internal workerSubnetIds): the cluster's
+    private subnets, else its public ones, else every subnet of the cluster (core.subnetIds)."""
+    for key in ("privateSubnetIds", "publicSubnetIds", "subnetIds"):
+        if cluster.get(key):
+            return cluster[key]
+    return (eks.get("vpcConfig") or {}).get("subnetIds") or []
 
 
 def addon(name: str, inputs: dict[str, Any], children: RemoteChildren) -> dict[str, Any]:

@@ -1,8 +1,10 @@
-"""EKS's reader: managed node groups and Karpenter NodePools (an EC2NodeClass's) as `NodeGroupView`s, each
-read once here for every tool (policy, cost, the preview's Pools table, the simulation, diff)."""
+"""EKS's reader: managed node groups, self-managed Auto Scaling groups and Karpenter NodePools (an
+EC2NodeClass's) as `NodeGroupView`s, each read once here for every tool (policy, cost, the preview's Pools table,
+the simulation, diff)."""
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -32,6 +34,13 @@ _EKS_GPU_AMI = re.compile(r"(_GPU|_NVIDIA)$")
 #: EC2 accelerated families not (yet) in the catalog: g4dn, g5, g6, g6e, p3, p4d, p5 ...
 _EC2_GPU_FAMILY = re.compile(r"^(g\d|p\d)[a-z]*\.")
 SUBNET = "aws:ec2/subnet:Subnet"
+#: A self-managed node group: an Auto Scaling group and the launch template it names (pulumi-eks's NodeGroupV2 and
+#: its Cluster's default node group, nodejs/eks/nodes/nodegroup.ts createNodeGroupV2Internal).
+AUTOSCALING_GROUP = "aws:autoscaling/group:Group"
+LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+#: The tag the cluster-autoscaler's auto-discovery looks for (cluster-autoscaler cloudprovider/aws README,
+#: "Auto-Discovery Setup"): a group without it is sized by nobody but its own desired capacity.
+AUTOSCALER_ENABLED_TAG = "k8s.io/cluster-autoscaler/enabled"
 #: The node group's own tags that set its autoscaler template's resources (read through DescribeNodegroup).
 _TEMPLATE_RESOURCES = f"{NODE_TEMPLATE_PREFIX}/resources/"
 
@@ -112,6 +121,85 @@ def _node_group(resource: StackResource, stack: Sequence[StackResource] | None) 
     )
 
 
+def _launch_template(resource: StackResource, stack: Sequence[StackResource] | None) -> StackResource | None:
+    """The launch template an Auto Scaling group names (by its name or id), when the stack declares it."""
+    template = read_known(resource.props, "launchTemplate", {})
+    if not isinstance(template, dict) or stack is None:
+        return None
+    wanted = {template.get("name"), template.get("id")} - {None}
+    for r in stack:
+        if r.resource_type == LAUNCH_TEMPLATE and ({r.name, getattr(r, "id", None), known(r.props, "name")} & wanted):
+            return r
+    return None
+
+
+def _kubelet_flag(user_data: object, flag: str) -> list[str]:
+    """The comma-separated values of a kubelet flag in a launch template's user data (base64), as pulumi-eks
+    writes `--node-labels=k=v,...` and `--register-with-taints=k=v:Effect,...` (nodes/userdata.ts)."""
+    if not isinstance(user_data, str):
+        return []
+    try:
+        text = base64.b64decode(user_data, validate=True).decode()
+    except (ValueError, UnicodeDecodeError):
+        text = user_data
+    found = re.findall(rf"{re.escape(flag)}=([^\s'\"]+)", text)
+    return [part for value in found for part in value.split(",") if part]
+
+
+def _self_managed_labels_and_taints(template: StackResource | None) -> tuple[dict[str, str], list[Any]]:
+    if template is None:
+        return {}, []
+    user_data = known(template.props, "userData")
+    labels = dict(part.split("=", 1) for part in _kubelet_flag(user_data, "--node-labels") if "=" in part)
+    taints = []
+    for part in _kubelet_flag(user_data, "--register-with-taints"):
+        key_value, _, effect = part.rpartition(":")
+        key, _, value = key_value.partition("=")
+        taints.append(taint(key, value or None, effect))
+    return labels, taints
+
+
+def _autoscaling_group(resource: StackResource, stack: Sequence[StackResource] | None) -> NodeGroupView:
+    """A self-managed group: its launch template's type; sized by the cluster-autoscaler only when tagged for its
+    auto-discovery, else always `desiredCapacity` nodes (pulumi-eks's default node group: 2, nodegroup.ts)."""
+    p = resource.props
+    template = _launch_template(resource, stack)
+    instance_type = None if template is None else known(template.props, "instanceType")
+    types = [instance_type] if isinstance(instance_type, str) else []
+    labels, taints = _self_managed_labels_and_taints(template)
+    tags = read_known(p, "tags", [])
+    keys = {t.get("key") for t in tags if isinstance(t, dict)} if isinstance(tags, list) else set()
+    autoscaled = AUTOSCALER_ENABLED_TAG in keys
+    desired = int_or_none(p.get("desiredCapacity"))
+    low, high = int_or_none(p.get("minSize")), int_or_none(p.get("maxSize"))
+    if not autoscaled and desired is not None:
+        low = high = desired  # nothing scales it: its nodes run at the desired capacity
+    subnets = read_known(p, "vpcZoneIdentifiers", [], prune=False)
+    zone_of = {} if stack is None else stack_derived(stack, subnet_zones)
+    return NodeGroupView(
+        cloud="aws",
+        name=resource.name,
+        pool=resource.name,
+        gpu=any(gpu_instance_type("aws", t) or _EC2_GPU_FAMILY.match(t) for t in types),
+        spot=False,
+        intends_spot=intends_spot(labels, resource.name),
+        labels=labels,
+        taints=taints,
+        instance_types=types,
+        min_size=low,
+        max_size=high,
+        pinned_size_path="desiredCapacity" if autoscaled and desired is not None else None,
+        autoscaled=autoscaled,
+        region=None if stack is None else provider_prop(resource, "region"),
+        resource=resource.name,
+        declared_name=resource.name,
+        zones=[zone_of.get(s, "?") if isinstance(s, str) else "?" for s in subnets]
+        if isinstance(subnets, list)
+        else [],
+        capacity_types=["on-demand"],
+    )
+
+
 def _karpenter_region(stack: Sequence[StackResource]) -> str | None:
     """A Kubernetes object: its nodes bill where the stack's AWS resources are (the AWS provider's region,
     read off any AWS resource)."""
@@ -124,6 +212,8 @@ def read_node_groups(resource: StackResource, stack: Sequence[StackResource] | N
     is an EC2NodeClass; `stack` (when given) places them (region, zones)."""
     if resource.resource_type == EKS_NODE_GROUP:
         return [_node_group(resource, stack)]
+    if resource.resource_type == AUTOSCALING_GROUP:
+        return [_autoscaling_group(resource, stack)]
     if resource.resource_type == KARPENTER_NODE_POOL:
         view = karpenter_node_pool(resource, "aws")
         if view is None:

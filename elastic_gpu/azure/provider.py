@@ -59,6 +59,11 @@ class AzureProvider:
         karpenter_node_class_group="karpenter.azure.com",
         # An agent pool without availabilityZones is regional: the only kind in a region without zones.
         zoneless=True,
+        node_label_howto=(
+            "on the AKS node pool, `node_labels` (azure-native AgentPool; or `az aks nodepool update --resource-group "
+            "RG --cluster-name C --name POOL --labels {labels_spaced}`)"
+        ),
+        region_config=("azure-native", "location"),
     )
     owner = "an Azure"
 

@@ -55,6 +55,12 @@ class GcpProvider:
         # GKE's managed autoscaler scales the node pools and no autoscaler of ours runs (gcp/autoscaler.py): the
         # minors it accepts are GKE's own calendar's (gcp/versions.py), not the autoscaler's image tags.
         pins_autoscaler_image=False,
+        node_label_howto=(
+            "on the GKE node pool, `node_config.labels` (gcp.container.NodePool; or `gcloud container node-pools "
+            "update POOL --cluster C --node-labels={labels}`, which replaces the pool's labels)"
+        ),
+        region_config=("gcp", "region"),
+        region_of_zone=r"(.+)-[a-z]",
     )
     owner = "a GCP"
 

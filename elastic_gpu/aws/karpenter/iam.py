@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi_aws as aws
 
+from elastic_gpu.aws import ACCESS_ENTRY_MODES
 from elastic_gpu.aws.iam import checked_irsa_trust_policy, role_with_policies, service_trust_policy
 from elastic_gpu.aws.karpenter.release import NAMESPACE, SERVICE_ACCOUNT
+from elastic_gpu.errors import ConfigError
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import EksClusterHandle
@@ -273,13 +275,52 @@ def build_node_role(
     )
     entry = aws.eks.AccessEntry(
         f"{name}-node-access",
-        cluster_name=cluster.cluster_name,
+        cluster_name=_admitting_cluster(f"Karpenter '{name}'", cluster),
         principal_arn=role.arn,
         type=ACCESS_ENTRY_TYPE,
         tags=cluster.tags,
         opts=pulumi.ResourceOptions(parent=parent, depends_on=attachments),
     )
     return role, [*attachments, entry]
+
+
+def config_map_refusal(where: str) -> str:
+    """Why Karpenter cannot run on a CONFIG_MAP cluster here, and the fix."""
+    return (
+        f"{where}: the cluster's authentication mode is CONFIG_MAP, where EKS takes no access entry "
+        f"(CreateAccessEntry needs one of {', '.join(ACCESS_ENTRY_MODES)}), so the {ACCESS_ENTRY_TYPE} entry of "
+        "Karpenter's node role cannot be created and its nodes would never join. Move the cluster to "
+        "API_AND_CONFIG_MAP, which keeps its aws-auth mappings and takes access entries, without interruption: "
+        "pulumi-eks `authentication_mode=eks.AuthenticationMode.API_AND_CONFIG_MAP`, aws.eks.Cluster "
+        '`access_config=aws.eks.ClusterAccessConfigArgs(authentication_mode="API_AND_CONFIG_MAP")`, or for a '
+        "cluster of another stack `aws eks update-cluster-config --name <cluster> --access-config "
+        "authenticationMode=API_AND_CONFIG_MAP` (then pass authentication_mode= to EksCluster.existing)"
+    )
+
+
+def _admitting_cluster(where: str, cluster: EksClusterHandle) -> pulumi.Input[str]:
+    """The cluster's name for the node role's access entry, once its authentication mode is known to take one
+    (a ConfigError otherwise, failing the preview where the mode is known then; a warning where it is not)."""
+    from elastic_gpu.aws.cluster import when_unknown  # the handle's module, which imports Karpenter's release
+
+    mode: pulumi.Output[str] | None = getattr(cluster, "authentication_mode", None)
+    if mode is None:
+        return cluster.cluster_name
+
+    def admitted(args: list[Any]) -> str:
+        if args[1] not in ACCESS_ENTRY_MODES:
+            raise ConfigError([config_map_refusal(where)], source=where)
+        return str(args[0])
+
+    def unknown() -> None:
+        pulumi.log.warn(
+            f"{where}: the cluster's authentication mode is unknown until it is created; Karpenter's nodes join "
+            f"through an access entry, which a CONFIG_MAP cluster (EKS's default without access_config) refuses "
+            f"during `pulumi up`: give the cluster an authentication mode of {' or '.join(ACCESS_ENTRY_MODES)}"
+        )
+
+    when_unknown(mode, unknown)
+    return pulumi.Output.all(cluster.cluster_name, mode).apply(admitted)
 
 
 def build_controller_role(

@@ -33,20 +33,26 @@ MANAGED_BY_TAG = "elastic-gpu.io/managed-by"
 __all__ = ["DEFAULT_SPOT_ROLE_MODE", "SpotRoleMode", "build_spot_role"]
 #: The one command that creates the role by hand (Karpenter's getting-started step06).
 CREATE_COMMAND = f"aws iam create-service-linked-role --aws-service-name {SPOT_SERVICE}"
+#: How the `aws.iam.get_role` invoke says the role does not exist. pulumi-aws 7 (terraform-provider-aws v6)
+#: reads it with findRoleByName, which turns IAM's NoSuchEntityException into a retry.NotFoundError whose text is
+#: "couldn't find resource" (internal/retry/error.go NotFoundError.Error; internal/service/iam/role_data_source.go
+#: wraps it as "reading IAM Role (<name>): couldn't find resource"); providers before that passed IAM's own
+#: "NoSuchEntity" through (role_data_source.go's GetRoleWithContext error).
+NOT_FOUND_TEXTS = ("couldn't find resource", "NoSuchEntity")
 
 
 def stack_marker() -> str:
     return f"{pulumi.get_project()}/{pulumi.get_stack()}"
 
 
-def read_spot_role() -> dict[str, str] | None:
-    """The account's AWSServiceRoleForEC2Spot tags, or None when IAM has no such role (NoSuchEntity)."""
+def read_spot_role() -> dict[str, str] | str | None:
+    """The account's AWSServiceRoleForEC2Spot tags; None when the account has no such role (NOT_FOUND_TEXTS);
+    the provider's error text when the role could not be read (e.g. no iam:GetRole)."""
     try:
         role = aws.iam.get_role(name=SPOT_ROLE_NAME)
     except Exception as exc:  # the invoke raises the provider's error text
-        if "NoSuchEntity" in str(exc):
-            return None
-        raise
+        text = str(exc) or type(exc).__name__
+        return None if any(t in text for t in NOT_FOUND_TEXTS) else text
     return dict(role.tags or {})
 
 
@@ -57,6 +63,15 @@ def build_spot_role(
     marker = stack_marker()
     if mode != "create":
         existing = read_spot_role()
+        if isinstance(existing, str):  # unreadable: declaring could fail `up` (taken), not declaring leave none
+            pulumi.log.warn(
+                f"Karpenter '{name}': spotServiceLinkedRole: {mode}, but the account's {SPOT_ROLE_NAME} could not be "
+                f"read ({existing}), so this stack declares none. Allow iam:GetRole on it, or make sure it exists: "
+                f"`{CREATE_COMMAND}` (an error that the name has been taken means it does), or set "
+                "spotServiceLinkedRole: create to declare it.",
+                resource=parent,
+            )
+            return None
         if mode == "exists":
             if existing is None:
                 pulumi.log.warn(

@@ -155,6 +155,10 @@ class StackMocks(pulumi.runtime.Mocks):
         self.registrations: Mapping[str, Any] = {}
         #: the invoke tokens whose incomplete answers were already warned about
         self._warned: set[str] = set()
+        #: id -> (type, state) of every custom resource the program declared so far: an invoke standing for a
+        #: read of the cloud answers for them as the cloud would once they exist (a declared subnet's
+        #: mapPublicIpOnLaunch, the route table associated with it), under DECLARED in its account section
+        self.declared: dict[str, tuple[str, dict[str, Any]]] = {}
         # the account's REST reads (elastic_gpu/http_reads.py): no network offline
         for cloud in all_clouds():
             for name, answer in cloud.mocks().account_readers.items():
@@ -181,7 +185,9 @@ class StackMocks(pulumi.runtime.Mocks):
         if extra := self.user.resources.get(args.typ):
             state.update(self.user_hook(f"RESOURCES[{args.typ!r}]", lambda: extra(args.name, dict(args.inputs))))
         # IDs shaped like "subnet-<name>": unique across types, stable across runs.
-        return f"{args.typ.split(':')[-1].lower()}-{args.name}", state
+        resource_id = f"{args.typ.split(':')[-1].lower()}-{args.name}"
+        self.declared[resource_id] = (args.typ, state)
+        return resource_id, state
 
     def _stack_reference(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
         ref = args.inputs.get("name") or args.resource_id or args.name
@@ -218,7 +224,7 @@ class StackMocks(pulumi.runtime.Mocks):
         if found := _account_invokes().get(args.token):
             cloud, answer = found
             try:
-                return answer(dict(args.args), self.account[cloud]), []
+                return answer(dict(args.args), {**self.account[cloud], DECLARED: self.declared}), []
             except (KeyError, PermissionError) as exc:  # the provider's error: the SDK raises it at the invoke
                 return {}, [("", str(exc))]
         raise NotImplementedError(
@@ -293,6 +299,10 @@ def _short(value: dict[str, Any]) -> str:
     """A mock's arguments or answer in a message: None values left out, long ones cut."""
     text = repr({k: v for k, v in value.items() if v is not None})
     return text if len(text) <= 300 else text[:297] + "..."
+
+
+#: The key under which an account invoke finds the resources the program declared (StackMocks.declared).
+DECLARED = "declared resources"
 
 
 #: The file in a program's directory whose names extend the mocks (all optional):

@@ -479,7 +479,8 @@ def _controllers_stuck(preview: Preview) -> str | None:
     from elastic_gpu.controller_placement import unschedulable
     from elastic_gpu.tools.offline.stack_resources import stack_resources
 
-    found = unschedulable(stack_resources(preview))
+    # nodes declared elsewhere that a policy config would describe: the gate judges them (controllers-schedulable)
+    found = unschedulable(stack_resources(preview), judge_elsewhere=False)
     return "; ".join(message for _, message in found) or None
 
 

@@ -43,7 +43,10 @@ from elastic_gpu import (ClusterAutoscaler, ClusterAutoscalerArgs, EksCluster, N
                          NvidiaDevicePluginArgs, SpotGpuPool, SpotGpuPoolArgs)
 
 TAGS = {"project": "ml-platform", "cost-center": "research"}
-gpu_cluster = EksCluster.from_cluster("gpu", eks_cluster, node_role_arn=iam.ec2_role.arn, zones=vpc.zones.names,
+# vpc.py's subnets are all public (mapPublicIpOnLaunch, a route to the internet gateway), so `zones=` is refused
+# (no private subnet in us-east-2a): the GPU nodes go in them knowingly, and the gate's no-public-node-ips fails.
+gpu_cluster = EksCluster.from_cluster("gpu", eks_cluster, node_role_arn=iam.ec2_role.arn,
+                                      subnet_ids=dict(zip(vpc.zones.names, vpc.subnet_ids, strict=True)),
                                       create_oidc_provider=True, tags=TAGS)
 l4 = SpotGpuPool("l4", SpotGpuPoolArgs(cluster=gpu_cluster, instance_types=["g6.xlarge"], max_size=4,
                                        on_demand_fallback=True, tags=TAGS))
