@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextvars
 import runpy
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -151,8 +151,6 @@ class StackMocks(pulumi.runtime.Mocks):
         self.user = user or UserMocks()
         #: the account the preflight's invokes are answered from (offline/account.py; default: a new one)
         self.account = account if account is not None else described_account()
-        #: what the program has registered so far, by URN (the mock monitor's registrations: urn, id, state)
-        self.registrations: Mapping[str, Any] = {}
         #: the invoke tokens whose incomplete answers were already warned about
         self._warned: set[str] = set()
         #: id -> (type, state) of every custom resource the program declared so far: an invoke standing for a
@@ -258,17 +256,13 @@ class StackMocks(pulumi.runtime.Mocks):
         wanted = args.get("id")
         if type_ is None or not isinstance(wanted, str):
             return None
-        found = [
-            r.state
-            for urn, r in self.registrations.items()
-            if r.id == wanted and urn.split("::")[-2].split("$")[-1] == type_
-        ]
-        if len(found) != 1:
+        found = self.declared.get(wanted)
+        if found is None or found[0] != type_:
             return None
         base = self._built_in(pulumi.runtime.MockCallArgs(token=token, args=args, provider=""))
         if not base:
             return None
-        declared = {k: v for k, v in dict(found[0]).items() if k in base and v is not None and v != rpc.UNKNOWN}
+        declared = {k: v for k, v in found[1].items() if k in base and v is not None and v != rpc.UNKNOWN}
         # What the program leaves out stays the built-in answer: for a subnet declared without
         # map_public_ip_on_launch, false (its default: pulumi-aws 7.51 ec2/subnet.py, "Default is `false`") unless
         # the described account lists its id as public.

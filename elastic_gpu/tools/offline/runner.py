@@ -216,8 +216,6 @@ def shown(value: Any) -> Any:
 class _CapturingMonitor(pulumi_mocks.MockMonitor):
     def __init__(self, mocks: pulumi.runtime.Mocks) -> None:
         super().__init__(mocks)
-        if isinstance(mocks, StackMocks):
-            mocks.registrations = self.resources  # a library read of a declared resource is answered from it
         self.captured: list[CapturedResource] = []
         #: a remote component's inputs by URN (its registration's state holds only its outputs)
         self.remote_inputs: dict[str, dict[str, Any]] = {}
