@@ -107,6 +107,7 @@ def stack_view(handle: Any, stack: ProgramStack, region: str) -> StackConfig:
     pools = []
     for name, args in stack.gpu_pools:
         settings = {f: getattr(args, f) for f in GpuPoolSettings.model_fields if hasattr(args, f)}
+        settings["per_zone"] = args.pool_per_zone  # unset: the cloud's default, as the stack file stores it
         spec = args.gpu_spec
         pools.append(
             GpuPoolConfig.model_construct(

@@ -94,6 +94,18 @@ class _EngineService(engine_pb2_grpc.EngineServicer):
         return engine_pb2.SetRootResourceResponse()
 
 
+#: The component provider as `pulumi` starts it (`python -m elastic_gpu.package ADDRESS`), with the REST reads
+#: the library makes at preview (elastic_gpu/http_reads.py) answered from the new described account, as the offline
+#: runner answers them in the Python program it is compared with: the provider process never touches the network.
+_OFFLINE_PROVIDER = """
+import runpy, sys
+from elastic_gpu.tools.offline.mocks import StackMocks
+StackMocks()
+sys.argv = ["elastic_gpu.package", *sys.argv[1:]]
+runpy.run_module("elastic_gpu.package", run_name="__main__")
+"""
+
+
 class Engine:
     """The mock engine's two services on local ports, and a provider process started against them."""
 
@@ -107,7 +119,7 @@ class Engine:
         self.port = self.server.add_insecure_port("127.0.0.1:0")
         self.server.start()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "elastic_gpu.package", f"127.0.0.1:{self.port}"],
+            [sys.executable, "-c", _OFFLINE_PROVIDER, f"127.0.0.1:{self.port}"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )

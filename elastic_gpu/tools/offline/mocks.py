@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
+import grpc
 import pulumi
 from pulumi.runtime import rpc
 
@@ -269,10 +270,12 @@ class StackMocks(pulumi.runtime.Mocks):
         return {**base, **declared}
 
     def user_hook(self, hook: str, run: Callable[[], dict[str, Any]], asked: str = "") -> dict[str, Any]:
-        """`run()`, a function of the program's offline_mocks.py: its failure names that file and line."""
+        """`run()`, a function of the program's offline_mocks.py: its failure names that file and line. A
+        `grpc.RpcError` is no failure of the mock but the provider's error it answers with, as the built-in mocks
+        answer (aws/mocks.py InvokeFailed): the program's invoke raises it."""
         try:
             return dict(run())
-        except MockFailed:
+        except (MockFailed, grpc.RpcError):
             raise
         except Exception as exc:
             raise MockFailed(hook, exc, self.user.path, asked) from exc
