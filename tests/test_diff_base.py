@@ -25,8 +25,8 @@ from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import ROOT, stack_values
 
 P = "elastic-gpu:"
-#: pulumi/templates kubernetes-azure-python with GPU pools on its own ManagedCluster (tests/data/diff/SOURCE.md)
-AKS_TEMPLATE = ROOT / "tests" / "data" / "diff" / "kubernetes-azure-python"
+#: pulumi/templates kubernetes-azure-python with GPU pools on its own ManagedCluster (tests/data/upstream/SOURCE.md)
+AKS_TEMPLATE = ROOT / "tests" / "data" / "upstream" / "kubernetes-azure-python"
 CLUSTER = "azure-native:containerservice:ManagedCluster managed_cluster: kubernetesVersion"
 #: The day the in-process side is judged on: AKS 1.34 reached end of life the day before (2026-11-30).
 DAY = date(2026, 12, 1)
@@ -46,8 +46,11 @@ def template(directory: Path, minor: str, tags: bool = True) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     for item in AKS_TEMPLATE.iterdir():
         shutil.copy(item, directory / item.name)
+    project = yaml.safe_load((directory / "Pulumi.yaml").read_text())["name"]
     stack = directory / "Pulumi.dev.yaml"
-    stack.write_text(stack.read_text().replace('kubernetesVersion: "1.33"', f'kubernetesVersion: "{minor}"'))
+    values = yaml.safe_load(stack.read_text())
+    values["config"][f"{project}:kubernetesVersion"] = minor  # the template's own setting (default 1.33)
+    stack.write_text(yaml.safe_dump(values))
     if not tags:
         main_py = directory / "__main__.py"
         main_py.write_text(main_py.read_text().replace(", tags=TAGS", ""))
