@@ -411,7 +411,7 @@ class CloudProvider(Protocol):
         ...
 
     def replacement(self) -> ReplacementRows:
-        """Its replacement rows: read when elastic_gpu/replacement.py loads (diff, README table)."""
+        """Its replacement rows: read when elastic_gpu/replacement.py loads (diff, docs/day-two.md's table)."""
         ...
 
 

@@ -24,7 +24,7 @@ __all__ = ["InlinePoolRule", "ReplaceRule"]  # the clouds' rows' type (elastic_g
 DIGEST_LEN = 6
 
 
-#: Node-pool resources: the fields that force replacement, per cloud (shown in the README), in cloud order.
+#: Node-pool resources: the fields that force replacement, per cloud (docs/day-two.md's table), in cloud order.
 POOL_REPLACE_FIELDS: dict[str, ReplaceRule] = {
     t: rule for c in all_clouds() for t, rule in c.replacement().pool_replace_fields.items()
 }
@@ -111,7 +111,7 @@ def replacing_paths(resource_type: str, changed: list[str]) -> list[str]:
 
 
 def replace_table_markdown() -> str:
-    """The README's table of pool fields that force a replacement."""
+    """docs/day-two.md's table of pool fields that force a replacement."""
     rows = ["| Resource | Fields that force a replacement | Source |", "| --- | --- | --- |"]
     for type_, rule in POOL_REPLACE_FIELDS.items():
         rows.append(f"| `{type_}` | {', '.join(f'`{f}`' for f in rule.fields)} | {rule.source} |")
@@ -119,7 +119,7 @@ def replace_table_markdown() -> str:
 
 
 def inline_pool_table_markdown() -> str:
-    """The README's table of inline-pool fields whose change `diff` refuses."""
+    """docs/day-two.md's table of inline-pool fields whose change `diff` refuses."""
     rows = ["| Resource | Inline-pool fields whose change is refused | Source |", "| --- | --- | --- |"]
     for type_, rule in INLINE_POOL_REFUSED_FIELDS.items():
         fields = ", ".join(f"`{rule.list_field}[].{f}`" for f in rule.fields)

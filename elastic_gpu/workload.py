@@ -3,7 +3,7 @@
 Each cloud's `pools.workload_contract(name, args)` computes it from the pool's arguments (the
 same taints its builder puts on the nodes); `SpotGpuPool` exposes it as `.workload` and records
 it as its `workloadContract` input, so the offline `simulate` and `workload` commands read it
-from the captured resources. The README's GPU workload section is rendered from it too.
+from the captured resources. The GPU workload section of docs/simulate.md is rendered from it too.
 """
 
 from __future__ import annotations
@@ -105,13 +105,13 @@ def job_manifest(contract: WorkloadContract, *, gpus: int = 1, image: str = CUDA
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata, "spec": spec}
 
 
-#: The README's GPU workload section sits between these markers; tests/test_simulation.py checks it.
+#: The GPU workload section of docs/simulate.md sits between these markers; tests/test_simulation.py checks it.
 README_BEGIN = "<!-- workload examples: generated from the pools' workload contracts -->"
 README_END = "<!-- end of workload examples -->"
 
 
 def readme_examples(examples: list[tuple[str, WorkloadContract]]) -> str:
-    """The README's per-cloud workload snippets: what the Job of each (stack, pool) must carry."""
+    """docs/simulate.md's per-cloud workload snippets: what the Job of each (stack, pool) must carry."""
     out = [README_BEGIN]
     for stack, contract in examples:
         job = job_manifest(contract)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
 
-#: Node-pool resources: the fields that force replacement (shown in the README).
+#: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md).
 POOL_REPLACE_FIELDS = {
     EKS_NODE_GROUP: ReplaceRule(
         fields=(

@@ -6,7 +6,7 @@ from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
 from elastic_gpu.azure.system_pool import system_pool_rotation_steps
 from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
 
-#: Node-pool resources: the fields that force replacement (shown in the README).
+#: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md).
 POOL_REPLACE_FIELDS = {
     AKS_AGENT_POOL: ReplaceRule(
         fields=(

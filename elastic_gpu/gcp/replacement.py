@@ -5,7 +5,7 @@ from __future__ import annotations
 from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
 from elastic_gpu.gcp import GKE_NODE_POOL
 
-#: Node-pool resources: the fields that force replacement (shown in the README).
+#: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md).
 POOL_REPLACE_FIELDS = {
     GKE_NODE_POOL: ReplaceRule(
         fields=(

@@ -1,6 +1,6 @@
 """The JSON Schema of a stack file (`stacks/Pulumi.<stack>.yaml`), generated from the config models.
 
-Editors validate and complete the stack file with it (the README's "Editor support" shows how), so it
+Editors validate and complete the stack file with it (docs/stack-config.md's "Editor support" shows how), so it
 says what `elastic_gpu.config.load_stack_config` accepts: the project's keys (`elastic-gpu:<key>`, one
 per `StackConfig` field, each with the model's own types, bounds, defaults and field docstrings), any
 other namespace's keys (`aws:region`; they belong to their providers), and the stack settings file's
@@ -22,7 +22,7 @@ from typing import Any
 
 from elastic_gpu.config import PROJECT, StackConfig
 
-#: Where the repository ships the schema (relative to its root); the README's editor settings name it.
+#: Where the repository ships the schema (relative to its root); docs/stack-config.md's editor settings name it.
 SCHEMA_FILE = "schema/stack.schema.json"
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
