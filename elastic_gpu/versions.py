@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from elastic_gpu.clouds import MinorSupport, all_clouds, get_cloud
+from elastic_gpu.provider import UpgradePath
 
 __all__ = ["MinorSupport"]  # its type is the clouds' rows' (elastic_gpu/clouds.py)
 
@@ -91,6 +92,11 @@ class SupportStatus:
         if target is None:
             return "; upgrade to a minor in standard support"
         through = [r.minor for r in later if (_minor_key(r.minor) or ()) < (_minor_key(target.minor) or ())]
+        if through and self.minor and isinstance(cloud := get_cloud(self.cloud), UpgradePath):
+            # the cloud's own path may skip them (AKS: from an unsupported minor into the oldest supported one)
+            reach = cloud.upgrade_reach(self.minor, {}, day)
+            if (_minor_key(target.minor) or ()) <= (_minor_key(reach.reaches) or ()):
+                through = []
         steps = f" one minor at a time (through {', '.join(through)})" if through else ""
         return (
             f"; upgrade to {target.minor}{steps} (standard support until {target.end_of_standard_support.isoformat()})"

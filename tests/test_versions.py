@@ -59,10 +59,14 @@ def test_a_minor_older_than_the_table_is_end_of_life_and_a_newer_one_unknown() -
 
 
 def test_the_advice_never_names_a_date_already_past() -> None:
-    # On 2026-12-05 AKS 1.34's standard support (until 2026-11-30) is over: 1.33 goes through it to 1.35.
+    # On 2026-12-05 AKS 1.34's standard support (until 2026-11-30) is over, and AKS moves an unsupported minor
+    # straight into the oldest supported one (azure/upgrade_path.py): 1.33 goes to 1.35 in one upgrade.
     message = support_status("azure", "1.33", date(2026, 12, 5)).message()
-    assert "upgrade to 1.35 one minor at a time (through 1.34) (standard support until 2027-03-31)" in message
-    assert "2026-11-30" not in message
+    assert "upgrade to 1.35 (standard support until 2027-03-31)" in message
+    assert "through 1.34" not in message and "2026-11-30" not in message
+    # EKS upgrades one minor at a time: a minor past its support goes through the ones between.
+    eks = support_status("aws", "1.32", date(2027, 1, 15)).message()
+    assert "one minor at a time (through" in eks
     # The day before, 1.34 is still the next step.
     assert (
         "upgrade to 1.34 (standard support until 2026-11-30)"
