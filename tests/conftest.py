@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+import shutil
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,8 @@ import yaml
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Other projects' programs with the lines a user adds for GPU pools (tests/data/upstream/SOURCE.md).
+UPSTREAM = ROOT / "tests" / "data" / "upstream"
 #: A node-pool name ends in "-" and the digest of its replacement-forcing fields (elastic_gpu.replacement).
 DIGEST_SUFFIX = re.compile(r"-[0-9a-f]{6}$")
 
@@ -62,3 +65,17 @@ def run_program(tmp_path: Path):
         return run_preview("test", tmp_path)
 
     return run
+
+
+def upstream_copy(name: str, tmp_path: Path, *replacements: tuple[str, str]) -> Path:
+    """A copy of the upstream program `name` in `tmp_path`, each (old, new) replaced once in its __main__.py (old
+    must be there: a test that edits a line the program no longer has fails, not passes)."""
+    program = tmp_path / name
+    shutil.copytree(UPSTREAM / name, program)
+    main_py = program / "__main__.py"
+    text = main_py.read_text()
+    for old, new in replacements:
+        assert old in text, old
+        text = text.replace(old, new)
+    main_py.write_text(text)
+    return program

@@ -5,19 +5,17 @@ at AKS's defaults; the support plan is read."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT
+from conftest import UPSTREAM, upstream_copy
 
 from elastic_gpu.azure.entra import RBAC_CLUSTER_ADMIN, STATIC_CREDENTIAL_REFUSED, login_of, non_interactive
 from elastic_gpu.azure.network import SERVICE_CIDR_OVERLAP
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 
-UPSTREAM = ROOT / "tests" / "data" / "upstream"
 TEMPLATE = "kubernetes-azure-python"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
 
@@ -32,18 +30,6 @@ def runner_notes(preview: Preview) -> list[str]:
 
 def range_findings(preview: Preview) -> list[str]:
     return [w for w in preview.warnings if SERVICE_CIDR_OVERLAP in w]
-
-
-def template_copy(tmp_path: Path, *replacements: tuple[str, str]) -> Path:
-    program = tmp_path / TEMPLATE
-    shutil.copytree(UPSTREAM / TEMPLATE, program)
-    main_py = program / "__main__.py"
-    text = main_py.read_text()
-    for old, new in replacements:
-        assert old in text, old
-        text = text.replace(old, new)
-    main_py.write_text(text)
-    return program
 
 
 # --- Entra ID ---------------------------------------------------------------------------------------------------
@@ -148,8 +134,10 @@ def test_admin_credentials_are_refused_without_local_accounts_in_aks_s_words(run
 
 
 def test_the_template_set_up_right_has_no_device_code_finding(tmp_path: Path) -> None:
-    program = template_copy(
-        tmp_path, ('zones=["1", "2", "3"], tags=TAGS)', 'zones=["1", "2", "3"], tags=TAGS, entra_login="azurecli")')
+    program = upstream_copy(
+        TEMPLATE,
+        tmp_path,
+        ('zones=["1", "2", "3"], tags=TAGS)', 'zones=["1", "2", "3"], tags=TAGS, entra_login="azurecli")'),
     )
     preview = run_preview("dev", program)
     assert device_code(preview) == [] and len(runner_notes(preview)) == 1

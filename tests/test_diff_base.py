@@ -22,11 +22,11 @@ from elastic_gpu.tools.offline.diff_policy import policy_changes
 from elastic_gpu.tools.offline.diff_versions import ClusterVersion, version_verdict
 from elastic_gpu.tools.offline.policy_run import PolicyReport, Violation
 from elastic_gpu.tools.offline.runner import run_preview
-from tests.conftest import ROOT, stack_values
+from tests.conftest import UPSTREAM, stack_values
 
 P = "elastic-gpu:"
 #: pulumi/templates kubernetes-azure-python with GPU pools on its own ManagedCluster (tests/data/upstream/SOURCE.md)
-AKS_TEMPLATE = ROOT / "tests" / "data" / "upstream" / "kubernetes-azure-python"
+AKS_TEMPLATE = UPSTREAM / "kubernetes-azure-python"
 CLUSTER = "azure-native:containerservice:ManagedCluster managed_cluster: kubernetesVersion"
 #: The day the in-process side is judged on: AKS 1.34 reached end of life the day before (2026-11-30).
 DAY = date(2026, 12, 1)

@@ -38,10 +38,10 @@ from elastic_gpu.tools.offline.report import to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.workload import README_BEGIN as WORKLOAD_BEGIN
 from elastic_gpu.workload import README_END as WORKLOAD_END
+from tests.conftest import UPSTREAM
 from tests.docs_pages import DOCS, ROOT, all_pages, page
 
 TEMPLATES = ROOT / "tests" / "data" / "docs" / "templates"
-UPSTREAM = ROOT / "tests" / "data" / "upstream"
 MARKER = re.compile(r"<!-- docs-test: (.+?) -->\n$")
 
 

@@ -8,13 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, stem
+from conftest import UPSTREAM, stem, upstream_copy
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gcp.cluster import PUBLIC_REGISTRIES
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 
-UPSTREAM = ROOT / "tests" / "data" / "upstream"
 NODE_POOL = "gcp:container/nodePool:NodePool"
 ROUTER = "gcp:compute/router:Router"
 NAT = "gcp:compute/routerNat:RouterNat"
@@ -28,20 +27,6 @@ def nat_findings(preview: Preview) -> list[str]:
     return [w for w in preview.warnings if "private nodes without a Cloud NAT" in w]
 
 
-def copy_program(name: str, tmp_path: Path, *replacements: tuple[str, str]) -> Path:
-    import shutil
-
-    program = tmp_path / name
-    shutil.copytree(UPSTREAM / name, program)
-    main_py = program / "__main__.py"
-    text = main_py.read_text()
-    for old, new in replacements:
-        assert old in text, old
-        text = text.replace(old, new)
-    main_py.write_text(text)
-    return program
-
-
 # --- Workload Identity: GKE_METADATA only with a workload pool ------------------------------------------------
 
 
@@ -52,7 +37,7 @@ def test_a_cluster_without_a_workload_pool_gets_no_gke_metadata_request() -> Non
 
 
 def test_the_same_cluster_with_a_workload_pool_gets_it(tmp_path: Path) -> None:
-    program = copy_program(
+    program = upstream_copy(
         "gcp-py-gke",
         tmp_path,
         (
@@ -116,7 +101,7 @@ def test_the_gcp_template_set_up_right_has_no_nat_finding(tmp_path: Path) -> Non
         '                      source_subnetwork_ip_ranges_to_nat="LIST_OF_SUBNETWORKS",\n'
         '                      subnetworks=[{"name": gke_subnet.id, "source_ip_ranges_to_nats": ["ALL_IP_RANGES"]}])\n'
     )
-    program = copy_program(
+    program = upstream_copy(
         "kubernetes-gcp-python",
         tmp_path,
         ("# --- elastic-gpu: the lines a user adds", nat + "# --- elastic-gpu: the lines a user adds"),

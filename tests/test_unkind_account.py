@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import ROOT
+from conftest import UPSTREAM as UPSTREAM_DIR
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.preflight import FINDINGS_INPUT, TYPE_TOKEN
@@ -16,7 +17,7 @@ from elastic_gpu.tools.offline.runner import run_preview
 
 UNKIND = ROOT / "examples" / "account-unkind.yaml"
 EXAMPLES = sorted(p for p in (ROOT / "examples").iterdir() if (p / "__main__.py").exists())
-UPSTREAM = sorted(p for p in (ROOT / "tests" / "data" / "upstream").iterdir() if p.is_dir())
+UPSTREAM = sorted(p for p in UPSTREAM_DIR.iterdir() if p.is_dir())
 STACKS = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
 
 

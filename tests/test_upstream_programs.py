@@ -7,13 +7,12 @@ from __future__ import annotations
 import inspect
 import json
 import pydoc
-import shutil
 from datetime import date
 from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import UPSTREAM, upstream_copy
 from pulumi.runtime import rpc
 
 from elastic_gpu import AksCluster, EksCluster, GkeCluster, versions
@@ -26,7 +25,6 @@ from elastic_gpu.tools.offline.report import render_text, to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.versions import cluster_autoscaler_image
 
-UPSTREAM = ROOT / "tests" / "data" / "upstream"
 #: program -> how the GPU lines take its cluster resource
 PROGRAMS = {
     "aws-py-eks": "EksCluster.from_cluster(",
@@ -62,17 +60,6 @@ def fixed_day(monkeypatch: pytest.MonkeyPatch) -> None:
 @cache
 def preview_of(name: str) -> Preview:
     return run_preview("dev", UPSTREAM / name)
-
-
-def copy_program(name: str, tmp_path: Path, replace: tuple[str, str] | None = None) -> Path:
-    program = tmp_path / name
-    shutil.copytree(UPSTREAM / name, program)
-    if replace is not None:
-        main_py = program / "__main__.py"
-        text = main_py.read_text()
-        assert replace[0] in text
-        main_py.write_text(text.replace(*replace))
-    return program
 
 
 def test_every_program_is_here_with_its_source() -> None:
@@ -118,7 +105,7 @@ def test_the_aks_programs_end_of_life_minor_fails_the_gate_and_reaches_the_pools
         assert violation.name == "gpu"
         assert violation.message.startswith("Kubernetes 1.26 on azure is past its end of life")
     # On a supported minor the same program passes the gate, and its pools follow the new version.
-    program = copy_program("azure-py-aks", tmp_path, ('kubernetes_version="1.26.3"', 'kubernetes_version="1.35.1"'))
+    program = upstream_copy("azure-py-aks", tmp_path, ('kubernetes_version="1.26.3"', 'kubernetes_version="1.35.1"'))
     assert main(["policy", "--program", str(program), "--stack", "dev"]) == 0
     pools = run_preview("dev", program).of_type("azure-native:containerservice:AgentPool")
     assert {p.inputs["orchestratorVersion"] for p in pools} == {"1.35.1"}
@@ -150,7 +137,7 @@ def test_the_eks_node_groups_follow_the_control_plane(tmp_path: Path) -> None:
     [oidc] = preview.of_type("aws:iam/openIdConnectProvider:OpenIdConnectProvider")
     assert oidc.inputs["url"] == "https://oidc.eks.example.amazonaws.com/id/EKS-CLUSTER"
     # With a version on the cluster, the node groups and the autoscaler image take it.
-    program = copy_program(
+    program = upstream_copy(
         "aws-py-eks",
         tmp_path,
         ("    role_arn=iam.eks_role.arn,\n", '    role_arn=iam.eks_role.arn,\n    version="1.35",\n'),
@@ -168,7 +155,7 @@ def test_the_gke_handle_reads_the_cluster(tmp_path: Path) -> None:
     assert {p.inputs["cluster"] for p in pools} == {"gke-cluster"}
     assert {tuple(p.inputs["nodeLocations"]) for p in pools} == {("us-central1-a",)}
     # The program's master_version config reaches the handle (its min_master_version), and 1.34 is past end of life.
-    program = copy_program("gcp-py-gke", tmp_path)
+    program = upstream_copy("gcp-py-gke", tmp_path)
     stack = program / "Pulumi.dev.yaml"
     stack.write_text(stack.read_text() + "  gcp-py-gke:master_version: '1.34'\n")
     preview = run_preview("dev", program)
@@ -297,7 +284,7 @@ def test_a_remote_component_of_ones_own_is_mocked_in_offline_mocks(run_program, 
 
 
 def test_from_pulumi_eks_without_its_node_role_says_so(tmp_path: Path) -> None:
-    program = copy_program("managed-nodegroups-py", tmp_path, ("node_role_arn=gpu_role.arn,", ""))
+    program = upstream_copy("managed-nodegroups-py", tmp_path, ("node_role_arn=gpu_role.arn,", ""))
     with pytest.raises(ConfigError) as exc:
         run_preview("dev", program)
     assert "EksCluster.from_pulumi_eks 'gpu': node_role_arn: required" in str(exc.value)
@@ -336,7 +323,7 @@ def test_from_cluster_refuses_what_it_cannot_read(run_program, tmp_path: Path) -
     assert "subnet_ids and zones: give one" in text
 
     # zones are checked against the provider's region (aws:region) before anything is declared
-    program = copy_program(
+    program = upstream_copy(
         "aws-py-eks",
         tmp_path,
         ("subnet_ids=dict(zip(vpc.zones.names, vpc.subnet_ids, strict=True))", 'zones=["eu-west-1a"]'),
