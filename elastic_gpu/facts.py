@@ -36,6 +36,17 @@ def review_by(read_on: date) -> date:
     return read_on + REVIEW_AFTER
 
 
+class ReviewedRow:
+    """A row whose source gives no date of its own: trusted until `REVIEW_AFTER` past its reading (`read_on`, a
+    field of the dataclass that mixes this in)."""
+
+    read_on: date
+
+    @property
+    def next_change(self) -> date:
+        return review_by(self.read_on)
+
+
 def stale_rows(rows: Iterable[DatedRow], today: date) -> list[str]:
     """Each row past the date its source gives for its next change, as `<row>: <date> passed (source)`."""
     return [f"{row!r}: {row.next_change.isoformat()} passed ({row.source})" for row in rows if today > row.next_change]

@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any
 
 from elastic_gpu.clouds import get_cloud
-from elastic_gpu.facts import review_by
+from elastic_gpu.facts import ReviewedRow
 from elastic_gpu.scheduling import LABEL_PREFIX
 
 
@@ -212,8 +212,9 @@ GPU_INSTANCE_TYPES: dict[tuple[str, str], GpuInstanceType] = {
 
 
 @dataclass(frozen=True)
-class RetiredType:
-    """An instance type the cloud has retired: it no longer starts, so a pool of it never gets a node."""
+class RetiredType(ReviewedRow):
+    """An instance type the cloud has retired: it no longer starts, so a pool of it never gets a node. Retired for
+    good, the row stands until its reading is due for review (ReviewedRow)."""
 
     cloud: str
     name: str
@@ -222,11 +223,6 @@ class RetiredType:
     successor: str
     source: str
     read_on: date
-
-    @property
-    def next_change(self) -> date:
-        # Retired for good: the row stands until its successor's own row needs review.
-        return review_by(self.read_on)
 
     def refusal(self) -> str:
         return (

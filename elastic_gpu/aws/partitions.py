@@ -13,13 +13,13 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from elastic_gpu.facts import review_by
+from elastic_gpu.facts import ReviewedRow
 
 _SOURCE = "boto/botocore botocore/data/partitions.json (regionRegex per partition)"
 
 
 @dataclass(frozen=True)
-class Partition:
+class Partition(ReviewedRow):
     name: str
     #: the regions it holds (botocore's regionRegex)
     regions: str
@@ -27,10 +27,6 @@ class Partition:
     supported: bool
     source: str = _SOURCE
     read_on: date = date(2026, 12, 1)
-
-    @property
-    def next_change(self) -> date:
-        return review_by(self.read_on)
 
 
 PARTITIONS = (

@@ -15,14 +15,14 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from elastic_gpu.facts import review_by
+from elastic_gpu.facts import ReviewedRow
 
 _SOURCE = "Amazon EC2 service quotas, docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-quotas.html"
 _READ = date(2026, 12, 1)
 
 
 @dataclass(frozen=True)
-class Ec2Quota:
+class Ec2Quota(ReviewedRow):
     """The vCPU quota the instances of some families draw on, for one capacity type."""
 
     #: the families it covers, as a pattern on the instance type's family (`p5en` of `p5en.48xlarge`)
@@ -34,10 +34,6 @@ class Ec2Quota:
     default: int
     source: str = _SOURCE
     read_on: date = _READ
-
-    @property
-    def next_change(self) -> date:
-        return review_by(self.read_on)
 
     def covers(self, instance_type: str) -> bool:
         return re.fullmatch(self.families, instance_type.split(".")[0]) is not None

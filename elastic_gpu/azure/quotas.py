@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from elastic_gpu.facts import review_by
+from elastic_gpu.facts import ReviewedRow
 
 _SOURCE = (
     "learn.microsoft.com/azure/virtual-machines/quotas; Azure/karpenter-provider-azure pkg/utils/supported-gpus.yaml "
@@ -26,7 +26,7 @@ _READ = date(2026, 12, 1)
 
 
 @dataclass(frozen=True)
-class AzureQuota:
+class AzureQuota(ReviewedRow):
     """One Compute quota: the sizes it covers (a pattern; "" for a regional quota), its resource name and the
     name `az vm list-usage` shows."""
 
@@ -35,10 +35,6 @@ class AzureQuota:
     shown: str
     source: str = _SOURCE
     read_on: date = _READ
-
-    @property
-    def next_change(self) -> date:
-        return review_by(self.read_on)
 
     def covers(self, size: str) -> bool:
         return bool(self.sizes) and re.fullmatch(self.sizes, size) is not None

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pydantic.alias_generators import to_camel
 
-from elastic_gpu.facts import review_by
+from elastic_gpu.facts import ReviewedRow
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, cidr_problems, tag_problems
 
@@ -61,7 +61,7 @@ DISK_GIB = Bounds(10, 65536, "GKE node boot disk")
 
 
 @dataclass(frozen=True)
-class BootDiskType:
+class BootDiskType(ReviewedRow):
     """The boot disk type the machine types of one series take (node pools, ComputeClass priorities and node
     auto-provisioning's defaults all read it through `boot_disk_type`)."""
 
@@ -70,10 +70,6 @@ class BootDiskType:
     disk_type: str
     source: str
     read_on: date
-
-    @property
-    def next_change(self) -> date:
-        return review_by(self.read_on)
 
 
 #: Every series the catalog has that does not take the default: A3 Ultra (H200) and A4 (B200) attach Hyperdisk

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from elastic_gpu.facts import review_by
+from elastic_gpu.facts import ReviewedRow
 
 _SOURCE = (
     "Compute Engine allocation quotas (cloud.google.com/compute/resource-usage: GPU quotas, Preemptible quotas) "
@@ -28,7 +28,7 @@ ALL_REGIONS = "GPUS-ALL-REGIONS-per-project"
 
 
 @dataclass(frozen=True)
-class GpuQuota:
+class GpuQuota(ReviewedRow):
     """The per-region quota ids a GPU model's VMs draw on."""
 
     gpu: str  #: key into elastic_gpu.gpu_catalog.GPU_MODELS
@@ -36,10 +36,6 @@ class GpuQuota:
     preemptible: str
     source: str = _SOURCE
     read_on: date = _READ
-
-    @property
-    def next_change(self) -> date:
-        return review_by(self.read_on)
 
 
 def _row(gpu: str, model: str) -> GpuQuota:
