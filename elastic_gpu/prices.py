@@ -20,6 +20,8 @@ import io
 import json
 import os
 import re
+import urllib.error
+import urllib.request
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -268,6 +270,22 @@ LIVE_PRICE_TTL = timedelta(hours=12)
 
 class PriceSourceUnavailable(Exception):
     """The price source did not answer (network, credentials, no engine): the table answers instead."""
+
+
+def fetch_json(url: str, timeout: float, service: str) -> dict[str, Any]:
+    """GET `url` as JSON within `timeout` seconds, for a price API that needs no SDK (Azure's Retail Prices, GCP's
+    Cloud Billing Catalog); any failure is PriceSourceUnavailable, an HTTP error (the API's 4xx/5xx: a bad filter
+    is a 400) caught before the URLError it is one of."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            data = json.loads(response.read().decode("utf-8"))
+    except urllib.error.HTTPError as exc:
+        raise PriceSourceUnavailable(f"HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise PriceSourceUnavailable(str(getattr(exc, "reason", exc)) or type(exc).__name__) from None
+    if not isinstance(data, dict):
+        raise PriceSourceUnavailable(f"{service} answered with no object")
+    return data
 
 
 @dataclass(frozen=True)

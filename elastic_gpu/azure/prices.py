@@ -18,15 +18,12 @@ short timeout, so an unreachable API costs a preview a few seconds at most and t
 
 from __future__ import annotations
 
-import json
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from elastic_gpu.prices import PriceSourceUnavailable, Quote, fetch_time
+from elastic_gpu.prices import Quote, fetch_json, fetch_time
 
 #: The API and version Azure Karpenter reads (client/pricingapi.go: apiVersion, pricingURL).
 RETAIL_PRICES_URL = "https://prices.azure.com/api/retail/prices"
@@ -42,17 +39,8 @@ Fetcher = Callable[[str], dict[str, Any]]
 
 
 def urllib_fetcher(url: str) -> dict[str, Any]:
-    """GET `url` as JSON, within TIMEOUT_SECONDS; any failure is PriceSourceUnavailable."""
-    try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
-            data = json.loads(response.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:  # the API's 4xx/5xx (a bad filter is a 400), before URLError
-        raise PriceSourceUnavailable(f"HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise PriceSourceUnavailable(str(getattr(exc, "reason", exc)) or type(exc).__name__) from None
-    if not isinstance(data, dict):
-        raise PriceSourceUnavailable("the Retail Prices API answered with no object")
-    return data
+    """GET `url` as JSON within TIMEOUT_SECONDS; any failure is PriceSourceUnavailable (elastic_gpu/prices.py)."""
+    return fetch_json(url, TIMEOUT_SECONDS, "the Retail Prices API")
 
 
 def query_url(region: str, sizes: Sequence[str]) -> str:

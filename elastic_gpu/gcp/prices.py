@@ -21,17 +21,14 @@ sky/catalog/data_fetchers/fetch_gcp.py at commit 21fd5541, which makes the table
 
 from __future__ import annotations
 
-import json
 import os
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from elastic_gpu.gpu_catalog import GPU_INSTANCE_TYPES
-from elastic_gpu.prices import PriceSourceUnavailable, Quote, fetch_time
+from elastic_gpu.prices import PriceSourceUnavailable, Quote, fetch_json, fetch_time
 
 #: Compute Engine's service id in the Cloud Billing Catalog (cloud.google.com/skus; fetch_gcp.py GCE_SERVICE_ID).
 COMPUTE_ENGINE_SERVICE = "6F81-5844-456A"
@@ -73,17 +70,8 @@ Fetcher = Callable[[str], dict[str, Any]]
 
 
 def urllib_fetcher(url: str) -> dict[str, Any]:
-    """GET `url` as JSON within TIMEOUT_SECONDS; any failure (an HTTP error included) is PriceSourceUnavailable."""
-    try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
-            data = json.loads(response.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
-        raise PriceSourceUnavailable(f"HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise PriceSourceUnavailable(str(getattr(exc, "reason", exc)) or type(exc).__name__) from None
-    if not isinstance(data, dict):
-        raise PriceSourceUnavailable("the Cloud Billing Catalog answered with no object")
-    return data
+    """GET `url` as JSON within TIMEOUT_SECONDS; any failure is PriceSourceUnavailable (elastic_gpu/prices.py)."""
+    return fetch_json(url, TIMEOUT_SECONDS, "the Cloud Billing Catalog")
 
 
 def page_url(key: str, page_token: str = "") -> str:
