@@ -73,6 +73,18 @@ def importing(cloud: str) -> Iterator[None]:
 HANDLE_VERSION_INPUT = "kubernetesVersion"
 
 
+def minor_key(minor: str) -> tuple[int, int]:
+    """ "1.33" (or "1.33.2") -> (1, 33): minors ordered as numbers, not text."""
+    major, m = minor.split(".")[:2]
+    return int(major), int(m)
+
+
+def next_minor(minor: str) -> str:
+    """ "1.33" -> "1.34"."""
+    major, m = minor_key(minor)
+    return f"{major}.{m + 1}"
+
+
 @dataclass(frozen=True)
 class MinorSupport:
     """One Kubernetes minor on one managed service: until when it is in standard support, when it

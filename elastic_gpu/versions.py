@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from elastic_gpu.clouds import MinorSupport, all_clouds, get_cloud
+from elastic_gpu.clouds import MinorSupport, all_clouds, get_cloud, next_minor
 from elastic_gpu.provider import UpgradePath
 
 __all__ = ["MinorSupport"]  # its type is the clouds' rows' (elastic_gpu/clouds.py)
@@ -49,11 +49,6 @@ SUPPORTED_KUBERNETES_VERSIONS: dict[str, tuple[str, ...]] = {
 
 def _minor(kubernetes_version: str) -> str:
     return ".".join(kubernetes_version.split(".")[:2])
-
-
-def _next_minor(minor: str) -> str:
-    major, m = minor.split(".")
-    return f"{major}.{int(m) + 1}"
 
 
 def _minor_key(minor: str) -> tuple[int, ...] | None:
@@ -166,7 +161,7 @@ def support_status(cloud: str, kubernetes_version: str, on: date | None = None) 
         level = "past-standard"
     else:
         level = "standard"
-    candidate = _next_minor(minor)
+    candidate = next_minor(minor)
     return SupportStatus(cloud, row, level, candidate if candidate in rows else None, minor, day)
 
 

@@ -17,19 +17,10 @@ from datetime import date
 from typing import Any
 
 from elastic_gpu.azure.versions import KUBERNETES_SUPPORT
+from elastic_gpu.clouds import minor_key, next_minor
 from elastic_gpu.provider import UpgradeReach
 
 _SOURCE = "MicrosoftDocs/azure-aks-docs articles/aks/supported-kubernetes-versions.md"
-
-
-def _key(minor: str) -> tuple[int, int]:
-    major, m = minor.split(".")[:2]
-    return int(major), int(m)
-
-
-def _next(minor: str) -> str:
-    major, m = _key(minor)
-    return f"{major}.{m + 1}"
 
 
 def upgrade_reach(minor: str, props: Mapping[str, Any], on: date) -> UpgradeReach:
@@ -37,10 +28,10 @@ def upgrade_reach(minor: str, props: Mapping[str, Any], on: date) -> UpgradeReac
     target AKS offers then; a target below it is past its end of life too, which the version policy refuses)."""
     supported = [r for r in KUBERNETES_SUPPORT if r.end_of_life >= on]
     if not supported:
-        return UpgradeReach(minor, _next(minor))
-    oldest = min(supported, key=lambda r: _key(r.minor))
-    if _key(minor) >= _key(oldest.minor) or _key(_next(minor)) >= _key(oldest.minor):
-        return UpgradeReach(minor, _next(minor))
+        return UpgradeReach(minor, next_minor(minor))
+    oldest = min(supported, key=lambda r: minor_key(r.minor))
+    if minor_key(minor) >= minor_key(oldest.minor) or minor_key(next_minor(minor)) >= minor_key(oldest.minor):
+        return UpgradeReach(minor, next_minor(minor))
     why = (
         f"AKS skips minors only from an unsupported one back into the minimum supported minor: on "
         f"{on.isoformat()} {minor} is past its end of life and {oldest.minor} is the oldest minor AKS supports (until "

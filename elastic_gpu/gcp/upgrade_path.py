@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
+from elastic_gpu.clouds import minor_key, next_minor
 from elastic_gpu.gcp.versions import CHANNEL_INPUT, KEEPS_MINOR_CHANNEL, KUBERNETES_SUPPORT
 from elastic_gpu.provider import UpgradeReach
 
@@ -28,24 +29,14 @@ _SOURCE = (
 )
 
 
-def _key(minor: str) -> tuple[int, int]:
-    major, m = minor.split(".")[:2]
-    return int(major), int(m)
-
-
-def _next(minor: str) -> str:
-    major, m = _key(minor)
-    return f"{major}.{m + 1}"
-
-
 def upgrade_reach(minor: str, props: Mapping[str, Any], on: date) -> UpgradeReach:
     """From the floor `minor` of the cluster whose inputs are `props` (its `releaseChannel`), on the day `on`."""
     found = props.get(CHANNEL_INPUT)
     channel = found.get("channel") if isinstance(found, Mapping) else None
     if channel == KEEPS_MINOR_CHANNEL:
-        return UpgradeReach(minor, _next(minor))
-    rows = {_key(r.minor): r for r in KUBERNETES_SUPPORT}
-    runs = _key(minor)
+        return UpgradeReach(minor, next_minor(minor))
+    rows = {minor_key(r.minor): r for r in KUBERNETES_SUPPORT}
+    runs = minor_key(minor)
     # A minor older than every row is older than the oldest one GKE still lists: past its end too.
     if runs < min(rows):
         runs = min(rows)
@@ -53,12 +44,12 @@ def upgrade_reach(minor: str, props: Mapping[str, Any], on: date) -> UpgradeReac
         runs = (runs[0], runs[1] + 1)
     running = f"{runs[0]}.{runs[1]}"
     if running == minor:
-        return UpgradeReach(minor, _next(minor))
-    ended = [r for k, r in rows.items() if _key(minor) <= k < runs]
+        return UpgradeReach(minor, next_minor(minor))
+    ended = [r for k, r in rows.items() if minor_key(minor) <= k < runs]
     last = f" (the last, {ended[-1].minor}, on {ended[-1].end_of_standard_support.isoformat()})" if ended else ""
     why = (
         f"on release channel {channel or 'none'} GKE has already upgraded a cluster whose floor is {minor} to at "
         f"least {running}: every minor from {minor} reached its end of standard support before {on.isoformat()}"
         f"{last}. {_SOURCE}; a floor raised to a minor the cluster already runs upgrades nothing"
     )
-    return UpgradeReach(running, _next(running), why)
+    return UpgradeReach(running, next_minor(running), why)
