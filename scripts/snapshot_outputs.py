@@ -13,6 +13,7 @@ time, from the repository root.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -59,8 +60,9 @@ def commands() -> list[tuple[str, list[str]]]:
 
 
 def run(target: Path, label: str, args: list[str]) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "components")}  # this tree's package, installed or not
     done = subprocess.run(
-        [sys.executable, "-m", "elastic_gpu", *args], cwd=ROOT, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "elastic_gpu", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False
     )
     head = f"$ python -m elastic_gpu {' '.join(args)}\nexit {done.returncode}\n"
     text = f"{head}--- stdout\n{done.stdout}--- stderr\n{done.stderr}"

@@ -15,6 +15,8 @@ import yaml
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The package's source folder (the import name `elastic_gpu`, under components/).
+PACKAGE = ROOT / "components" / "elastic_gpu"
 #: Other projects' programs with the lines a user adds for GPU pools (tests/data/upstream/SOURCE.md).
 UPSTREAM = ROOT / "tests" / "data" / "upstream"
 #: A node-pool name ends in "-" and the digest of its replacement-forcing fields (elastic_gpu.replacement).

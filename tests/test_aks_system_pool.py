@@ -128,7 +128,7 @@ def test_diff_against_a_git_ref_refuses_a_new_system_vm_size(tmp_path, capsys) -
     """`diff --base REF` end to end: a stack file's new systemPool.vmSize exits 2 naming the field."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    shutil.copytree(ROOT / "elastic_gpu", repo / "elastic_gpu", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "components", repo / "components", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "stacks", repo / "stacks")
     for item in ("Pulumi.yaml", "__main__.py"):
         shutil.copy(ROOT / item, repo / item)

@@ -160,7 +160,7 @@ def test_base_ref_runs_the_refs_own_program(tmp_path, capsys) -> None:
     tarfile.AbsoluteLinkError traceback."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    for item in ("elastic_gpu", "stacks"):
+    for item in ("components", "stacks"):
         shutil.copytree(ROOT / item, repo / item, ignore=shutil.ignore_patterns("__pycache__"))
     for item in ("Pulumi.yaml", "__main__.py"):
         shutil.copy(ROOT / item, repo / item)

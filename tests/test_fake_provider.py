@@ -24,7 +24,7 @@ from elastic_gpu.tools.simulation.run import Minutes, simulate
 from elastic_gpu.tools.simulation.timings import Evidence
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
 from tests import fake_provider
-from tests.conftest import ROOT, stack_values
+from tests.conftest import PACKAGE, ROOT, stack_values
 from tests.fake_provider import FAKE_NODE_GROUP, GPU_TAINT
 
 
@@ -208,7 +208,7 @@ PROVIDER: CloudProvider = Incomplete()
 def test_the_type_checker_holds_a_provider_to_the_protocol(tmp_path: Path) -> None:
     api = pytest.importorskip("mypy.api")
     (tmp_path / "incomplete.py").write_text(INCOMPLETE)
-    files = [str(ROOT / "elastic_gpu" / "provider.py"), str(ROOT / "tests" / "fake_provider.py")]
+    files = [str(PACKAGE / "provider.py"), str(ROOT / "tests" / "fake_provider.py")]
     # Only these files (the modules they import read as Any): the members and their arity are what is checked.
     flags = ["--strict", "--follow-imports=skip", "--ignore-missing-imports", "--no-error-summary"]
     flags += ["--cache-dir", str(tmp_path / "cache")]

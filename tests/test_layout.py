@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, stack_values
+from conftest import PACKAGE, ROOT, stack_values
 
 from elastic_gpu.clouds import CLOUDS, all_clouds, get_cloud
 from elastic_gpu.config import (
@@ -20,7 +20,7 @@ from elastic_gpu.config import (
 )
 from elastic_gpu.errors import ConfigError
 
-COMPONENTS = ROOT / "elastic_gpu"
+COMPONENTS = PACKAGE
 CLOUD_FOLDERS = {COMPONENTS / name for name in CLOUDS}
 #: Where a cloud's name may appear as data: the registry that maps names to folders, and the config schema's
 #: Literal of names (allowed by the check itself).

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from tests.conftest import ROOT
+from tests.conftest import PACKAGE, ROOT
 
 
 def _pyproject() -> dict:
@@ -20,14 +20,14 @@ def _pyproject() -> dict:
 
 def test_every_subpackage_of_the_source_folder_is_packaged() -> None:
     listed = set(_pyproject()["tool"]["setuptools"]["packages"])
-    on_disk = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "elastic_gpu").rglob("__init__.py")}
+    on_disk = {".".join(p.parent.relative_to(PACKAGE.parent).parts) for p in PACKAGE.rglob("__init__.py")}
     assert listed == on_disk
 
 
 def test_nothing_is_installed_under_a_generic_top_level_name() -> None:
     setuptools = _pyproject()["tool"]["setuptools"]
     assert {p.split(".")[0] for p in setuptools["packages"]} == {"elastic_gpu"}
-    assert "package-dir" not in setuptools  # the folder carries the import name
+    assert setuptools["package-dir"] == {"": "components"}  # components/ holds the package, named as imported
 
 
 def test_base_install_pulls_no_cloud_sdk() -> None:
@@ -61,7 +61,7 @@ CLOUD_SDKS = {"pulumi_aws", "pulumi_eks", "pulumi_azure_native", "pulumi_gcp"}
 
 
 def _module_file(module: str):
-    path = ROOT / "elastic_gpu" / Path(*module.split(".")[1:])
+    path = PACKAGE / Path(*module.split(".")[1:])
     for candidate in (path / "__init__.py", path.with_suffix(".py")):
         if candidate.is_file():
             return candidate

@@ -19,7 +19,7 @@ from elastic_gpu.general_pool import GeneralPoolArgs
 from elastic_gpu.settings import CLOUD_ONLY_POOL_SETTINGS, AutoscalerSettings, GeneralPoolSettings, GpuPoolSettings
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs, spot_gpu_pool_problems
 from elastic_gpu.tools.offline.runner import run_preview
-from tests.conftest import ROOT, stack_values
+from tests.conftest import PACKAGE, ROOT, stack_values
 
 P = "elastic-gpu:"
 #: What a stack file and a program give a pool differently: a stack file may pick the types from `gpu` (so
@@ -175,7 +175,7 @@ def test_a_default_list_is_each_args_own() -> None:
 
 
 def test_validation_imports_no_config() -> None:
-    source = (ROOT / "elastic_gpu" / "validation.py").read_text()
+    source = (PACKAGE / "validation.py").read_text()
     imported = [node.module for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom) and node.module]
     assert not [m for m in imported if m.startswith(("elastic_gpu.config", "elastic_gpu.settings"))]
     loaded = subprocess.run(

@@ -577,9 +577,10 @@ def _tree_filter(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
 
 def _library(root: Path) -> Path:
     """The `elastic_gpu` package a ref's program runs with: the ref's own folder where its tree holds the library
-    (this repository: `elastic_gpu/`, before that `components/`), else the one running now, as the working tree's
-    program does (a user's program imports the installed library)."""
-    for folder in ("elastic_gpu", "components"):
+    (this repository: `components/elastic_gpu/`; earlier refs held it in `elastic_gpu/`, and before that in
+    `components/` itself), else the one running now, as the working tree's program does (a user's program imports
+    the installed library)."""
+    for folder in ("components/elastic_gpu", "elastic_gpu", "components"):
         if (root / folder / "__init__.py").is_file():
             return root / folder
     return Path(elastic_gpu.__file__).resolve().parent
