@@ -104,8 +104,13 @@ class NodeGroupView:
     zones: list[str] = field(default_factory=list)
     #: its taints as the resource spells them (EKS and GKE node pools: NO_SCHEDULE), as the Pools table shows them
     shown_taints: list[str] = field(default_factory=list)
-    #: the capacity types it allows, in the order its provisioner tries them ("spot" before "on-demand")
+    #: the capacity types it allows, in the order its provisioner tries them ("reserved" before "spot" before
+    #: "on-demand")
     capacity_types: list[str] = field(default_factory=list)
+    #: the reservations its nodes come from (capacity type "reserved"), as the resource names them (EC2 `cr-...`
+    #: ids or `tag:k=v` selector terms, an Azure capacity reservation group id, GCP reservation names); empty when
+    #: it uses none
+    reservations: tuple[str, ...] = ()
     #: GKE queued provisioning: nodes come only through a ProvisioningRequest (Kueue), never for a pending pod
     queued: bool = False
     #: the GKE ComputeClass it serves (its nodes' cloud.google.com/compute-class label), if any

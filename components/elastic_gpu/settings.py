@@ -80,6 +80,25 @@ class GeneralPoolSettings(SettingsModel):
     """Root disk per node (GiB)."""
 
 
+class Reservations(SettingsModel):
+    """Capacity the team already holds, used before spot and on-demand: the pool's reserved tier. Each cloud reads
+    `ids` its own way and checks them at preview against what the cloud describes (type, zone, count, window)."""
+
+    ids: list[str] = Field(default_factory=list)
+    """The reservations the pool may use. AWS: EC2 capacity reservation ids (`cr-...`; an On-Demand Capacity
+    Reservation or a Capacity Block for ML). Azure: capacity reservation group resource ids. GCP: reservation
+    names (`projects/<project>/reservations/<name>` for one shared from another project)."""
+    tags: dict[str, str] = Field(default_factory=dict)
+    """AWS only, under Karpenter: the reservations carrying all of these tags (its
+    `capacityReservationSelectorTerms`), besides `ids`."""
+    nodes: int = Field(ge=1, le=MAX_NODES)
+    """The reserved tier: how many of the pool's nodes come from the reservations, before its spot tier
+    (`maxSize`) and its on-demand fallback (`fallbackMaxSize`); at most what the reservations hold."""
+    only: bool = False
+    """Default false: reserved first, then spot, then on-demand as the pool's other settings say. True: only the
+    reservations (the pool then sets `maxSize: 0` and no on-demand fallback)."""
+
+
 class GpuPoolCore(SettingsModel):
     """A GPU pool's settings every cloud has."""
 
@@ -112,6 +131,9 @@ class GpuPoolCore(SettingsModel):
     mixed_gpu_models: bool = False
     """Default false: all instance types carry one GPU model (their accelerator label). True: the pool takes
     any of their GPUs; its nodes get no accelerator label, so workloads select the pool, not a model."""
+    reservations: Reservations | None = None
+    """Default none. Reserved capacity (EC2 capacity reservations and Capacity Blocks, Azure capacity reservation
+    groups, GCP reservations) the pool uses first, before spot and on-demand."""
 
 
 class GpuPoolSettings(GcpGpuPoolOptions, AzureGpuPoolOptions, AwsGpuPoolOptions, GpuPoolCore):
