@@ -11,11 +11,9 @@ declared there and read by that cloud's builder.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import Field
-from pydantic.alias_generators import to_camel
 
 # The one cloud-neutral module that imports the clouds' folders (their SDK-free `options` alone): a typed
 # merge, so that the type checker and an editor know every setting of a pool.
@@ -24,6 +22,7 @@ from elastic_gpu.azure.options import AzureClusterOptions, AzureGpuPoolOptions
 from elastic_gpu.durations import DURATION_PATTERN
 from elastic_gpu.gcp.options import GcpClusterOptions, GcpGpuPoolArgsOptions, GcpGpuPoolOptions
 from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, SettingsModel, cloud_only_settings
+from elastic_gpu.settings_base import Spelling as Spelling
 from elastic_gpu.validation import (
     NODES_PER_CLUSTER,
     bounds_problems,
@@ -170,28 +169,6 @@ DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_
 
 
 # --- the rules over the settings, for the stack file and the Args alike ------------------------
-
-
-@dataclass(frozen=True)
-class Spelling:
-    """How a caller names a setting and writes a flag in its messages: a stack file's `gpuPools[0].maxSize`
-    and `false`, or a program's `SpotGpuPool 'x': SpotGpuPoolArgs.max_size` and `False`."""
-
-    #: what leads each setting's name: "gpuPools[0]." or "SpotGpuPool 'x': SpotGpuPoolArgs."
-    where: str
-    #: camelCase keys and YAML's true/false (a stack file), or attribute names and Python's True/False
-    stack_file: bool
-
-    def word(self, key: str) -> str:
-        """The setting's name as the caller writes it (`maxSize`, `max_size`)."""
-        return to_camel(key) if self.stack_file else key
-
-    def path(self, key: str) -> str:
-        """Where the setting is (`gpuPools[0].maxSize`, `SpotGpuPool 'x': SpotGpuPoolArgs.max_size`)."""
-        return f"{self.where}{self.word(key)}"
-
-    def flag(self, value: bool) -> str:
-        return str(value).lower() if self.stack_file else str(value)
 
 
 def general_pool_settings_problems(spell: Spelling, cloud: str, pool: GeneralPoolSettings) -> list[str]:

@@ -14,6 +14,7 @@ without loading the config or the components.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
@@ -107,6 +108,30 @@ class ArgsModel(SettingsModel):
             built = cls.model_construct(**values)
             for attr in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
                 object.__setattr__(self, attr, getattr(built, attr))
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How a caller names a setting and writes a flag in its messages: a stack file's `gpuPools[0].maxSize`
+    and `false`, or a program's `SpotGpuPool 'x': SpotGpuPoolArgs.max_size` and `False`. A rule takes one and
+    names the setting through it, so the stack file and a program run the same rule with the same message.
+    Declared here, below the clouds' options, so a cloud's rule beside its setting can take one."""
+
+    #: what leads each setting's name: "gpuPools[0]." or "SpotGpuPool 'x': SpotGpuPoolArgs."
+    where: str
+    #: camelCase keys and YAML's true/false (a stack file), or attribute names and Python's True/False
+    stack_file: bool
+
+    def word(self, key: str) -> str:
+        """The setting's name as the caller writes it (`maxSize`, `max_size`)."""
+        return to_camel(key) if self.stack_file else key
+
+    def path(self, key: str) -> str:
+        """Where the setting is (`gpuPools[0].maxSize`, `SpotGpuPool 'x': SpotGpuPoolArgs.max_size`)."""
+        return f"{self.where}{self.word(key)}"
+
+    def flag(self, value: bool) -> str:
+        return str(value).lower() if self.stack_file else str(value)
 
 
 def _quoted(names: Iterable[str]) -> str:

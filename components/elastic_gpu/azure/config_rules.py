@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from elastic_gpu.azure.cluster import AKS_DURATION_PATTERN, AKS_EXPANDERS, AZURE_ZONES, zoneless_region_problems
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
-from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig
+from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig, spot_max_price_problems
 from elastic_gpu.azure.pools import agent_pool_name_problems, agent_pool_stem
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.settings_base import Spelling
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, said, tag_problems
 
 if TYPE_CHECKING:
@@ -109,22 +109,6 @@ def cluster_items(cfg: StackConfig) -> list[str]:
     return [(cfg.cluster.system_pool or SystemPoolConfig()).vm_size]
 
 
-#: Azure spot max price: -1 or a positive USD/hour with at most 5 decimals (AgentPool spotMaxPrice).
-SPOT_PRICE_DECIMALS = 5
-
-
-def _spot_price_problems(where: str, price: float) -> list[str]:
-    if price == -1:
-        return []
-    exponent = Decimal(str(price)).as_tuple().exponent
-    if price <= 0 or (isinstance(exponent, int) and -exponent > SPOT_PRICE_DECIMALS):
-        return [
-            f"{where}.spotMaxPrice: {price!r} is not allowed; allowed: -1 (up to the on-demand price) "
-            f"or a positive USD/hour with at most {SPOT_PRICE_DECIMALS} decimals"
-        ]
-    return []
-
-
 def validate(cfg: StackConfig) -> list[str]:
     problems: list[str] = []
     c = cfg.cluster
@@ -203,8 +187,8 @@ def validate(cfg: StackConfig) -> list[str]:
                 f"{where}.spotMaxPrice: node auto-provisioning (provisioner karpenter) always bids up to the "
                 f"on-demand price; leave it unset (got {said(pool.spot_max_price)})"
             )
-        elif pool.spot_max_price is not None:
-            problems += _spot_price_problems(where, pool.spot_max_price)
+        else:
+            problems += spot_max_price_problems(Spelling(f"{where}.", stack_file=True), pool.spot_max_price)
         if pool.instance_types and len(pool.instance_types) > 9:
             problems.append(
                 f"{where}.instanceTypes: at most 9 VM sizes per pool on AKS (got {len(pool.instance_types)})"

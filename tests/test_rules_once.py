@@ -1,0 +1,69 @@
+"""A rule is written once and runs for a stack file and a program alike: the same refusal, naming the setting as
+each caller spells it (`gpuPools[0].spotMaxPrice`, `SpotGpuPoolArgs.spot_max_price`), before any resource."""
+
+from __future__ import annotations
+
+import pulumi
+import pytest
+
+from elastic_gpu.config import load_stack_config
+from elastic_gpu.errors import ConfigError
+from tests.conftest import stack_values
+
+P = "elastic-gpu:"
+
+AKS_POOL = """
+from elastic_gpu import AksCluster, SpotGpuPool, SpotGpuPoolArgs
+cluster = AksCluster.existing("c", cluster_name="c", resource_group_name="rg", location="westeurope",
+                              zones=["1", "2"], kubernetes_version="1.33")
+SpotGpuPool("t4", SpotGpuPoolArgs(cluster=cluster, instance_types=["Standard_NC4as_T4_v3"], max_size=2,
+                                  spot_max_price=PRICE))
+"""
+
+
+@pytest.fixture
+def registered(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The type of every resource the program registers (components included)."""
+    seen: list[str] = []
+    real = pulumi.Resource.__init__
+
+    def record(self, t, name, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(t)
+        return real(self, t, name, *args, **kwargs)
+
+    monkeypatch.setattr(pulumi.Resource, "__init__", record)
+    return seen
+
+
+def stack_file_problems(price: float) -> list[str]:
+    values = stack_values("azure-dev")
+    values[P + "gpuPools"][0]["spotMaxPrice"] = price
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    return [p for p in exc.value.problems if "spotMaxPrice" in p]
+
+
+@pytest.mark.parametrize("price", [0.123456, -2.0, 0.0, 1e-06])
+def test_azure_spot_max_price_is_refused_alike_by_a_stack_file_and_a_program(run_program, registered, price) -> None:
+    """AKS takes -1 or a positive price with at most five decimals (learn.microsoft.com/azure/aks/spot-node-pool,
+    Limitations). A program passed 0.123456 that the stack file refused, and refused -2.0 only after the pool's
+    component was registered."""
+    allowed = "allowed: -1 (up to the on-demand price) or a positive USD/hour with at most 5 decimals"
+    [stack_file] = stack_file_problems(price)
+    assert stack_file == f"gpuPools[0].spotMaxPrice: {price!r} is not allowed; {allowed}"
+    with pytest.raises(ConfigError) as exc:
+        run_program(AKS_POOL.replace("PRICE", repr(price)))
+    assert exc.value.problems == [
+        f"SpotGpuPool 't4': SpotGpuPoolArgs.spot_max_price: {price!r} is not allowed; {allowed}"
+    ]
+    assert "elastic-gpu:index:SpotGpuPool" not in registered
+    assert not [t for t in registered if t.startswith("azure-native:")]
+
+
+@pytest.mark.parametrize("price", [-1.0, 0.12345, 2.5])
+def test_an_azure_spot_max_price_aks_takes_is_taken_by_both(run_program, price: float) -> None:
+    values = stack_values("azure-dev")
+    values[P + "gpuPools"][0]["spotMaxPrice"] = price
+    load_stack_config(values)
+    pools = run_program(AKS_POOL.replace("PRICE", repr(price))).of_type("azure-native:containerservice:AgentPool")
+    assert pools and {p.inputs["spotMaxPrice"] for p in pools if p.inputs["scaleSetPriority"] == "Spot"} == {price}
