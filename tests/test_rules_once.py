@@ -67,3 +67,44 @@ def test_an_azure_spot_max_price_aks_takes_is_taken_by_both(run_program, price: 
     load_stack_config(values)
     pools = run_program(AKS_POOL.replace("PRICE", repr(price))).of_type("azure-native:containerservice:AgentPool")
     assert pools and {p.inputs["spotMaxPrice"] for p in pools if p.inputs["scaleSetPriority"] == "Spot"} == {price}
+
+
+GKE_POOL = """
+from elastic_gpu import GkeCluster, SpotGpuPool, SpotGpuPoolArgs
+cluster = GkeCluster.existing("c", cluster_name="c", project="p", location="us-central1",
+                              zones=["us-central1-a", "us-central1-b"], kubernetes_version="1.33")
+SpotGpuPool("l4", SpotGpuPoolArgs(cluster=cluster, instance_types=["g2-standard-4"], max_size=2,))
+"""
+
+
+#: A stack file refuses a disk below every cloud's when it is read (the field's bound, MIN_DISK_GIB).
+BELOW_ALL = "gpuPools[0].diskSizeGib: Input should be greater than or equal to 20 (got {disk})"
+#: ... and one within every cloud's but outside the cloud's own by the one disk rule, as a program.
+OUT_OF_RANGE = "gpuPools[0].diskSizeGib: {said}"
+
+
+@pytest.mark.parametrize(
+    ("stack", "program", "disk", "allowed", "stack_file"),
+    [
+        ("azure-dev", AKS_POOL, 4096, "20 to 2048 GiB (AKS osDiskSizeGB, ARM API)", OUT_OF_RANGE),
+        ("azure-dev", AKS_POOL, 5, "20 to 2048 GiB (AKS osDiskSizeGB, ARM API)", BELOW_ALL),
+        ("gcp-dev", GKE_POOL, 10, "20 to 65536 GiB (GKE node boot disk)", BELOW_ALL),
+    ],
+)
+def test_a_node_disk_is_bounded_alike_by_a_stack_file_and_a_program(
+    run_program, registered, stack: str, program: str, disk: int, allowed: str, stack_file: str
+) -> None:
+    """One disk rule (validation.disk_problems): the cloud's bounds within every cloud's (the settings' field
+    bounds). A program's 5 GiB AKS disk or 10 GiB GKE disk passed, which the stack file refused."""
+    values = stack_values(stack)
+    values[P + "gpuPools"][0]["diskSizeGib"] = disk
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    said = f"{disk} GiB is out of range; allowed: {allowed}"
+    assert [p for p in exc.value.problems if "diskSizeGib" in p] == [stack_file.format(disk=disk, said=said)]
+    source = program.replace("PRICE", "None").replace("max_size=2,", f"max_size=2, disk_size_gib={disk},")
+    with pytest.raises(ConfigError) as exc:
+        run_program(source)
+    pool = "l4" if program is GKE_POOL else "t4"
+    assert exc.value.problems == [f"SpotGpuPool '{pool}': SpotGpuPoolArgs.disk_size_gib: {said}"]
+    assert "elastic-gpu:index:SpotGpuPool" not in registered

@@ -21,12 +21,13 @@ from elastic_gpu.aws.options import AwsClusterOptions, AwsGpuPoolOptions
 from elastic_gpu.azure.options import AzureClusterOptions, AzureGpuPoolOptions
 from elastic_gpu.durations import DURATION_PATTERN
 from elastic_gpu.gcp.options import GcpClusterOptions, GcpGpuPoolArgsOptions, GcpGpuPoolOptions
-from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, SettingsModel, cloud_only_settings
+from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MIN_DISK_GIB, SettingsModel, cloud_only_settings
 from elastic_gpu.settings_base import Spelling as Spelling
 from elastic_gpu.validation import (
     NODES_PER_CLUSTER,
     bounds_problems,
     cloud_only_problems,
+    disk_problems,
     general_pool_problems,
     said,
     size_problems,
@@ -40,8 +41,6 @@ Duration = Annotated[str, Field(pattern=DURATION_PATTERN)]
 #: The longest fallback promise: a day. A pool that may wait longer for on-demand capacity has no promise to keep
 #: (leave it unset); larger figures only hide a typo (1e12).
 MAX_MINUTES_TO_FALLBACK = 1440
-#: The smallest node disk any cloud's node image boots from; the clouds' own bounds are in their config_rules.
-MIN_DISK_GIB = 20
 
 # Defaults, named once. Each is documented on the field that uses it.
 DEFAULT_GENERAL_MIN = 1
@@ -181,6 +180,7 @@ def general_pool_settings_problems(spell: Spelling, cloud: str, pool: GeneralPoo
         )
     if not pool.instance_types:
         problems.append(f"{spell.path('instance_types')}: at least one instance type is required")
+    problems += disk_problems(spell.path("disk_size_gib"), cloud, pool.disk_size_gib)
     return problems + general_pool_problems(spell.where, cloud, list(pool.instance_types), spell.word("instance_types"))
 
 
@@ -209,6 +209,7 @@ def gpu_pool_settings_problems(
             f"({word('spot')} is {spell.flag(False)})"
         )
     problems += _promise_problems(spell, pool)
+    problems += disk_problems(path("disk_size_gib"), cloud, pool.disk_size_gib)
     return problems + cloud_only_problems(path, cloud, owners, {key: getattr(pool, key) for key in owners}, given)
 
 

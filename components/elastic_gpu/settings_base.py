@@ -21,13 +21,15 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu.args_doc import python_signature
-from elastic_gpu.validation import NODES_PER_CLUSTER
+from elastic_gpu.validation import NODE_DISK_GIB, NODES_PER_CLUSTER
 
 #: Every node count is bounded before any arithmetic: no pool of a cluster holds more nodes than Kubernetes
 #: supports in one cluster (validation.NODES_PER_CLUSTER); the clouds' own, lower limits are in their rules.
 MAX_NODES = NODES_PER_CLUSTER.high
-#: A disk larger than any cloud's node disk is a typo; the clouds' own bounds are in their rules.
-MAX_DISK_GIB = 65536
+#: A node disk's bounds on every cloud (validation.NODE_DISK_GIB); the clouds' own are in their rules, and a pool's
+#: disk is checked against both (validation.disk_bounds).
+MIN_DISK_GIB = NODE_DISK_GIB.low
+MAX_DISK_GIB = NODE_DISK_GIB.high
 #: USD per hour of one node: the dearest GPU VMs cost about $100/h, so $10,000/h is a typo, not a price.
 MAX_USD_PER_HOUR = 10_000.0
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from elastic_gpu.azure.cluster import AKS_DURATION_PATTERN, AKS_EXPANDERS, AZURE_ZONES, zoneless_region_problems
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig, spot_max_price_problems
-from elastic_gpu.azure.pools import agent_pool_name_problems, agent_pool_stem
+from elastic_gpu.azure.pools import MAX_VM_SIZES, agent_pool_name_problems, agent_pool_stem
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.settings_base import Spelling
@@ -115,11 +115,9 @@ def validate(cfg: StackConfig) -> list[str]:
     if c.region not in REGIONS:
         return [f"cluster.region: {c.region!r} is not an Azure region; allowed: {', '.join(REGIONS)}"]
     problems += tag_problems("tags", cfg.tags, TAG_RULES)
-    problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
     problems += bounds_problems("generalPool.maxSize", cfg.general_pool.max_size, NODES_PER_POOL)
     zones = max(len(c.zones), 1)  # no zone: one regional agent pool per VM size
     for i, pool in enumerate(cfg.gpu_pools):
-        problems += bounds_problems(f"gpuPools[{i}].diskSizeGib", pool.disk_size_gib, DISK_GIB, " GiB")
         per_pool = -(-pool.max_size // zones) if pool.per_zone else pool.max_size
         if per_pool > NODES_PER_POOL.high:
             problems.append(
@@ -189,10 +187,9 @@ def validate(cfg: StackConfig) -> list[str]:
             )
         else:
             problems += spot_max_price_problems(Spelling(f"{where}.", stack_file=True), pool.spot_max_price)
-        if pool.instance_types and len(pool.instance_types) > 9:
-            problems.append(
-                f"{where}.instanceTypes: at most 9 VM sizes per pool on AKS (got {len(pool.instance_types)})"
-            )
+        if pool.instance_types and len(pool.instance_types) > MAX_VM_SIZES:
+            count = len(pool.instance_types)
+            problems.append(f"{where}.instanceTypes: at most {MAX_VM_SIZES} VM sizes per pool on AKS (got {count})")
         # Configured VM sizes, or the ones picked from `gpu` (then the message names `gpu`).
         sizes = list(pool.instance_types or (cfg.instance_types(pool) if pool.gpu else []))
         for j, vm_size in enumerate(sizes):
