@@ -3,9 +3,14 @@ each caller spells it (`gpuPools[0].spotMaxPrice`, `SpotGpuPoolArgs.spot_max_pri
 
 from __future__ import annotations
 
+import dataclasses
+
 import pulumi
 import pytest
 
+from elastic_gpu.clouds import all_clouds
+from elastic_gpu.cluster_handle import COMMON_ATTRIBUTES, handle_problems
+from elastic_gpu.compose import PlannedCluster
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
 from tests.conftest import stack_values
@@ -108,3 +113,17 @@ def test_a_node_disk_is_bounded_alike_by_a_stack_file_and_a_program(
     pool = "l4" if program is GKE_POOL else "t4"
     assert exc.value.problems == [f"SpotGpuPool '{pool}': SpotGpuPoolArgs.disk_size_gib: {said}"]
     assert "elastic-gpu:index:SpotGpuPool" not in registered
+
+
+def test_the_planned_cluster_declares_each_clouds_handle_attributes_and_no_other() -> None:
+    """The handle the Args are checked against before the cluster exists: a typed record, not one answering None
+    for any name; a cloud's new handle attribute needs its field."""
+    declared = {f.name for f in dataclasses.fields(PlannedCluster)}
+    for cloud in all_clouds():
+        needed = {*COMMON_ATTRIBUTES, *cloud.facts.handle_attributes}
+        assert needed <= declared, (cloud.name, needed - declared)
+        planned = PlannedCluster(cloud.name, "c", ["z"], "1.35", {})
+        assert handle_problems("", planned) == []
+        assert all(getattr(planned, a) is None for a in cloud.facts.handle_attributes)
+    with pytest.raises(AttributeError):
+        PlannedCluster("azure", "c", ["1"], "1.35", {}).vnet_subnet_id  # type: ignore[attr-defined]  # noqa: B018
