@@ -250,7 +250,7 @@ def test_tags_and_labels_follow_the_clouds_rules(stack, tags, expected) -> None:
         (
             "azure-dev",
             lambda v: v[P + "gpuPools"][0].update({"diskSizeGib": 4096}),
-            "gpuPools[0].diskSizeGib: 4096 GiB is out of range; allowed: 1 to 2048",
+            "gpuPools[0].diskSizeGib: 4096 GiB is out of range; allowed: 20 to 2048",
         ),
         (
             "azure-dev",

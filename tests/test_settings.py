@@ -133,10 +133,12 @@ def test_a_components_problem_is_named_by_the_config_path_of_its_field() -> None
     assert compose.config_path("gpuPools[1]", GpuPoolConfig, where, f"{where}gpu_sharing_replicas: x") == (
         "devicePlugin.timeSlicingReplicas"
     )
-    big = cfg.model_copy(update={"general_pool": cfg.general_pool.model_copy(update={"disk_size_gib": 40000})})
+    # A rule only the component has (its node groups' count), over the pool made from the stack file.
+    small = cfg.gpu_pools[0].model_copy(update={"max_size": 1, "per_zone": True})
+    few = cfg.model_copy(update={"gpu_pools": [small, *cfg.gpu_pools[1:]]})
     assert any(
-        p.startswith("generalPool.diskSizeGib (GeneralPool 'general': GeneralPoolArgs.disk_size_gib: 40000 GiB")
-        for p in compose.args_problems(big, lambda p: pool_args(cfg, p))
+        p.startswith(f"gpuPools[0].maxSize (SpotGpuPool '{small.name}': SpotGpuPoolArgs.max_size: it is the total")
+        for p in compose.args_problems(few, lambda p: pool_args(cfg, p))
     )
 
 

@@ -16,7 +16,6 @@ from pydantic import BaseModel
 
 from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
-from elastic_gpu.cluster_handle import COMMON_ATTRIBUTES
 from elastic_gpu.config import GeneralPoolConfig, GpuPoolConfig, StackConfig, gpu_spec
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs, general_pool_problems
@@ -49,8 +48,10 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class PlannedCluster:
-    """The cluster handle as the Args checks see it before the cluster is declared: its plain values
-    (cloud, name, zones, version, tags); the Output-valued attributes (provider, ids) are None."""
+    """The cluster handle as the Args checks see it before the cluster is declared: its plain values (cloud,
+    name, zones, version, tags, provisioner), and each cloud's handle attributes that are Outputs of the
+    declared cluster (provider, ids, ...) as None. An attribute no handle has is an AttributeError, and one a
+    cloud adds to its handle (CloudFacts.handle_attributes) needs a field here (tests/test_rules_once.py)."""
 
     cloud: str
     cluster_name: str
@@ -59,11 +60,21 @@ class PlannedCluster:
     tags: dict[str, str]
     #: the stack's `provisioner` (a GKE handle's optional `provisioner`)
     provisioner: str | None = None
-
-    def __getattr__(self, name: str) -> None:
-        if name in get_cloud(self.cloud).facts.handle_attributes or name in COMMON_ATTRIBUTES:
-            return None
-        raise AttributeError(name)
+    #: the cluster's Kubernetes provider (elastic_gpu.cluster_handle.ClusterHandle)
+    provider: None = None
+    #: an EKS handle's (cluster_handle.EksClusterHandle)
+    region: None = None
+    node_role_arn: None = None
+    subnet_ids: None = None
+    oidc_provider_arn: None = None
+    oidc_issuer_url: None = None
+    node_dependencies: None = None
+    #: an AKS handle's (cluster_handle.AksClusterHandle)
+    resource_group_name: None = None
+    autoscaler_profile: None = None
+    #: an AKS or GKE handle's (cluster_handle.GkeClusterHandle)
+    location: None = None
+    project: None = None
 
 
 def settings_of(section: BaseModel, model: type[BaseModel]) -> dict[str, Any]:

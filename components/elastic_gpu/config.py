@@ -60,6 +60,7 @@ from elastic_gpu.settings import (
 from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MAX_USD_PER_HOUR, StackModel, cloud_only_settings
 from elastic_gpu.validation import (
     NAME_PATTERN,
+    NODE_DISK_GIB,
     NODES_PER_CLUSTER,
     PATTERN_HELP,
     autoscaler_settings_problems,
@@ -91,7 +92,7 @@ MAX_TIME_SLICING_REPLICAS = 1000
 BOUND_SOURCES = {
     MAX_NODES: NODES_PER_CLUSTER.source,
     MAX_GPUS_PER_NODE: "no node of any cloud carries more GPUs",
-    MAX_DISK_GIB: "no cloud's node disk is larger",
+    MAX_DISK_GIB: NODE_DISK_GIB.source,
     MAX_TIME_SLICING_REPLICAS: "each replica is a pod on the node",
     MAX_USD_PER_HOUR: "USD per hour of one node",
 }

@@ -53,7 +53,7 @@ def general_pool_problems(name: str, args: GeneralPoolArgs, *, settings_checked:
     cloud = args.cluster.cloud
     if not checked:
         problems = general_pool_settings_problems(Spelling(where, stack_file=False), cloud, args)
-    problems += cloud_args_problems(where, cloud, args.tags, args.disk_size_gib)
+    problems += cloud_args_problems(where, cloud, args.tags)
     problems += label_problems(f"{where}extra_labels", args.extra_labels)
     problems += override_type_problems(where, args)
     if not problems:

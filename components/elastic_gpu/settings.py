@@ -11,11 +11,9 @@ declared there and read by that cloud's builder.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import Field
-from pydantic.alias_generators import to_camel
 
 # The one cloud-neutral module that imports the clouds' folders (their SDK-free `options` alone): a typed
 # merge, so that the type checker and an editor know every setting of a pool.
@@ -23,11 +21,13 @@ from elastic_gpu.aws.options import AwsClusterOptions, AwsGpuPoolOptions
 from elastic_gpu.azure.options import AzureClusterOptions, AzureGpuPoolOptions
 from elastic_gpu.durations import DURATION_PATTERN
 from elastic_gpu.gcp.options import GcpClusterOptions, GcpGpuPoolArgsOptions, GcpGpuPoolOptions
-from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, SettingsModel, cloud_only_settings
+from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MIN_DISK_GIB, SettingsModel, cloud_only_settings
+from elastic_gpu.settings_base import Spelling as Spelling
 from elastic_gpu.validation import (
     NODES_PER_CLUSTER,
     bounds_problems,
     cloud_only_problems,
+    disk_problems,
     general_pool_problems,
     said,
     size_problems,
@@ -41,8 +41,6 @@ Duration = Annotated[str, Field(pattern=DURATION_PATTERN)]
 #: The longest fallback promise: a day. A pool that may wait longer for on-demand capacity has no promise to keep
 #: (leave it unset); larger figures only hide a typo (1e12).
 MAX_MINUTES_TO_FALLBACK = 1440
-#: The smallest node disk any cloud's node image boots from; the clouds' own bounds are in their config_rules.
-MIN_DISK_GIB = 20
 
 # Defaults, named once. Each is documented on the field that uses it.
 DEFAULT_GENERAL_MIN = 1
@@ -172,28 +170,6 @@ DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_
 # --- the rules over the settings, for the stack file and the Args alike ------------------------
 
 
-@dataclass(frozen=True)
-class Spelling:
-    """How a caller names a setting and writes a flag in its messages: a stack file's `gpuPools[0].maxSize`
-    and `false`, or a program's `SpotGpuPool 'x': SpotGpuPoolArgs.max_size` and `False`."""
-
-    #: what leads each setting's name: "gpuPools[0]." or "SpotGpuPool 'x': SpotGpuPoolArgs."
-    where: str
-    #: camelCase keys and YAML's true/false (a stack file), or attribute names and Python's True/False
-    stack_file: bool
-
-    def word(self, key: str) -> str:
-        """The setting's name as the caller writes it (`maxSize`, `max_size`)."""
-        return to_camel(key) if self.stack_file else key
-
-    def path(self, key: str) -> str:
-        """Where the setting is (`gpuPools[0].maxSize`, `SpotGpuPool 'x': SpotGpuPoolArgs.max_size`)."""
-        return f"{self.where}{self.word(key)}"
-
-    def flag(self, value: bool) -> str:
-        return str(value).lower() if self.stack_file else str(value)
-
-
 def general_pool_settings_problems(spell: Spelling, cloud: str, pool: GeneralPoolSettings) -> list[str]:
     """The general pool's settings against each other and the cloud's types (values of their declared types)."""
     problems = size_problems(spell.where, spell.word("min_size"), pool.min_size, spell.word("max_size"), pool.max_size)
@@ -204,6 +180,7 @@ def general_pool_settings_problems(spell: Spelling, cloud: str, pool: GeneralPoo
         )
     if not pool.instance_types:
         problems.append(f"{spell.path('instance_types')}: at least one instance type is required")
+    problems += disk_problems(spell.path("disk_size_gib"), cloud, pool.disk_size_gib)
     return problems + general_pool_problems(spell.where, cloud, list(pool.instance_types), spell.word("instance_types"))
 
 
@@ -232,6 +209,7 @@ def gpu_pool_settings_problems(
             f"({word('spot')} is {spell.flag(False)})"
         )
     problems += _promise_problems(spell, pool)
+    problems += disk_problems(path("disk_size_gib"), cloud, pool.disk_size_gib)
     return problems + cloud_only_problems(path, cloud, owners, {key: getattr(pool, key) for key in owners}, given)
 
 

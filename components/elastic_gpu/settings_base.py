@@ -14,19 +14,22 @@ without loading the config or the components.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu.args_doc import python_signature
-from elastic_gpu.validation import NODES_PER_CLUSTER
+from elastic_gpu.validation import NODE_DISK_GIB, NODES_PER_CLUSTER
 
 #: Every node count is bounded before any arithmetic: no pool of a cluster holds more nodes than Kubernetes
 #: supports in one cluster (validation.NODES_PER_CLUSTER); the clouds' own, lower limits are in their rules.
 MAX_NODES = NODES_PER_CLUSTER.high
-#: A disk larger than any cloud's node disk is a typo; the clouds' own bounds are in their rules.
-MAX_DISK_GIB = 65536
+#: A node disk's bounds on every cloud (validation.NODE_DISK_GIB); the clouds' own are in their rules, and a pool's
+#: disk is checked against both (validation.disk_bounds).
+MIN_DISK_GIB = NODE_DISK_GIB.low
+MAX_DISK_GIB = NODE_DISK_GIB.high
 #: USD per hour of one node: the dearest GPU VMs cost about $100/h, so $10,000/h is a typo, not a price.
 MAX_USD_PER_HOUR = 10_000.0
 
@@ -107,6 +110,30 @@ class ArgsModel(SettingsModel):
             built = cls.model_construct(**values)
             for attr in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__"):
                 object.__setattr__(self, attr, getattr(built, attr))
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """How a caller names a setting and writes a flag in its messages: a stack file's `gpuPools[0].maxSize`
+    and `false`, or a program's `SpotGpuPool 'x': SpotGpuPoolArgs.max_size` and `False`. A rule takes one and
+    names the setting through it, so the stack file and a program run the same rule with the same message.
+    Declared here, below the clouds' options, so a cloud's rule beside its setting can take one."""
+
+    #: what leads each setting's name: "gpuPools[0]." or "SpotGpuPool 'x': SpotGpuPoolArgs."
+    where: str
+    #: camelCase keys and YAML's true/false (a stack file), or attribute names and Python's True/False
+    stack_file: bool
+
+    def word(self, key: str) -> str:
+        """The setting's name as the caller writes it (`maxSize`, `max_size`)."""
+        return to_camel(key) if self.stack_file else key
+
+    def path(self, key: str) -> str:
+        """Where the setting is (`gpuPools[0].maxSize`, `SpotGpuPool 'x': SpotGpuPoolArgs.max_size`)."""
+        return f"{self.where}{self.word(key)}"
+
+    def flag(self, value: bool) -> str:
+        return str(value).lower() if self.stack_file else str(value)
 
 
 def _quoted(names: Iterable[str]) -> str:

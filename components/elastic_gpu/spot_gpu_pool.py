@@ -144,7 +144,7 @@ def spot_gpu_pool_problems(
         problems += _instance_type_problems(where, cloud, args, unresolved)
     if unknown := [z for z in args.pool_zones if z not in args.cluster.zones]:
         problems.append(f"{where}zones: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
-    problems += cloud_args_problems(where, cloud, args.tags, args.disk_size_gib)
+    problems += cloud_args_problems(where, cloud, args.tags)
     problems += label_problems(f"{where}extra_labels", args.extra_labels)
     problems += override_type_problems(where, args)
     if problems:

@@ -290,13 +290,25 @@ def instance_type_problems(where: str, cloud: str, names: list[str]) -> list[str
     return problems + duplicate_problems(where, list(names))
 
 
-def cloud_args_problems(where: str, cloud: str, tags: Mapping[str, str], disk_size_gib: int) -> list[str]:
-    """A pool component's tags and disk against its cloud's rules (its provider's ConfigRules)."""
+def cloud_args_problems(where: str, cloud: str, tags: Mapping[str, str]) -> list[str]:
+    """A pool component's tags against its cloud's rules (its provider's ConfigRules); its disk is a setting,
+    checked by disk_problems with the pool's other settings."""
 
     rules = get_cloud(cloud).config_rules()
-    return tag_problems(f"{where}tags", tags, rules.tag_rules) + bounds_problems(
-        f"{where}disk_size_gib", disk_size_gib, rules.disk_gib, " GiB"
-    )
+    return tag_problems(f"{where}tags", tags, rules.tag_rules)
+
+
+def disk_bounds(cloud: str) -> Bounds:
+    """The node disk sizes a pool may have on `cloud`: the cloud's own bounds (its config_rules' DISK_GIB, with their
+    source) within the ones every cloud shares (NODE_DISK_GIB, the settings' field bounds)."""
+    own = get_cloud(cloud).config_rules().disk_gib
+    return Bounds(max(own.low, NODE_DISK_GIB.low), min(own.high, NODE_DISK_GIB.high), own.source)
+
+
+def disk_problems(path: str, cloud: str, disk_size_gib: int) -> list[str]:
+    """A pool's node disk (GiB) against disk_bounds: the one rule a stack file's `diskSizeGib` and a program's
+    `disk_size_gib` run (elastic_gpu.settings); `path` names it as the caller does."""
+    return bounds_problems(path, disk_size_gib, disk_bounds(cloud), " GiB")
 
 
 #: Kubernetes' own scale limits ("Considerations for large clusters", kubernetes.io/docs/setup/best-practices/
@@ -304,6 +316,10 @@ def cloud_args_problems(where: str, cloud: str, tags: Mapping[str, str], disk_si
 #: nodes than the cluster; every node count is checked against this before any arithmetic.
 NODES_PER_CLUSTER = Bounds(0, 5000, "Kubernetes supports at most 5,000 nodes per cluster")
 PODS_PER_NODE = Bounds(2, 110, "Kubernetes supports at most 110 pods per node")
+#: A node disk (GiB) of any cloud: at least what the smallest node image boots from (the EKS AMIs' 20 GiB root
+#: snapshot), at most the largest any cloud's node takes (GKE's 65,536 GB boot disk); larger is a typo. The
+#: settings' field bounds (settings_base MIN_DISK_GIB, MAX_DISK_GIB); each cloud's own are its DISK_GIB.
+NODE_DISK_GIB = Bounds(20, 65536, "no cloud's node disk is larger")
 
 
 def shown_number(value: object) -> str:

@@ -13,7 +13,6 @@ from elastic_gpu.validation import (
     PODS_PER_NODE,
     Bounds,
     TagRules,
-    bounds_problems,
     said,
     tag_problems,
 )
@@ -165,9 +164,6 @@ def validate(cfg: StackConfig) -> list[str]:
     if partition_refused := partition_problems("cluster.region", region):
         return partition_refused
     problems += tag_problems("tags", cfg.tags, TAG_RULES)
-    problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
-    for i, pool in enumerate(cfg.gpu_pools):
-        problems += bounds_problems(f"gpuPools[{i}].diskSizeGib", pool.disk_size_gib, DISK_GIB, " GiB")
     problems += zone_problems(lambda i, _: f"cluster.zones[{i}]", region, cfg.cluster.zones)
     if len(cfg.cluster.zones) > MAX_ZONES:
         problems.append(f"cluster.zones: at most {MAX_ZONES} zones (got {len(cfg.cluster.zones)})")

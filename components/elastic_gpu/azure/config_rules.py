@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from elastic_gpu.azure.cluster import AKS_DURATION_PATTERN, AKS_EXPANDERS, AZURE_ZONES, zoneless_region_problems
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
-from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig
-from elastic_gpu.azure.pools import agent_pool_name_problems, agent_pool_stem
+from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig, spot_max_price_problems
+from elastic_gpu.azure.pools import MAX_VM_SIZES, agent_pool_name_problems, agent_pool_stem
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.settings_base import Spelling
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, said, tag_problems
 
 if TYPE_CHECKING:
@@ -109,33 +109,15 @@ def cluster_items(cfg: StackConfig) -> list[str]:
     return [(cfg.cluster.system_pool or SystemPoolConfig()).vm_size]
 
 
-#: Azure spot max price: -1 or a positive USD/hour with at most 5 decimals (AgentPool spotMaxPrice).
-SPOT_PRICE_DECIMALS = 5
-
-
-def _spot_price_problems(where: str, price: float) -> list[str]:
-    if price == -1:
-        return []
-    exponent = Decimal(str(price)).as_tuple().exponent
-    if price <= 0 or (isinstance(exponent, int) and -exponent > SPOT_PRICE_DECIMALS):
-        return [
-            f"{where}.spotMaxPrice: {price!r} is not allowed; allowed: -1 (up to the on-demand price) "
-            f"or a positive USD/hour with at most {SPOT_PRICE_DECIMALS} decimals"
-        ]
-    return []
-
-
 def validate(cfg: StackConfig) -> list[str]:
     problems: list[str] = []
     c = cfg.cluster
     if c.region not in REGIONS:
         return [f"cluster.region: {c.region!r} is not an Azure region; allowed: {', '.join(REGIONS)}"]
     problems += tag_problems("tags", cfg.tags, TAG_RULES)
-    problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
     problems += bounds_problems("generalPool.maxSize", cfg.general_pool.max_size, NODES_PER_POOL)
     zones = max(len(c.zones), 1)  # no zone: one regional agent pool per VM size
     for i, pool in enumerate(cfg.gpu_pools):
-        problems += bounds_problems(f"gpuPools[{i}].diskSizeGib", pool.disk_size_gib, DISK_GIB, " GiB")
         per_pool = -(-pool.max_size // zones) if pool.per_zone else pool.max_size
         if per_pool > NODES_PER_POOL.high:
             problems.append(
@@ -203,12 +185,11 @@ def validate(cfg: StackConfig) -> list[str]:
                 f"{where}.spotMaxPrice: node auto-provisioning (provisioner karpenter) always bids up to the "
                 f"on-demand price; leave it unset (got {said(pool.spot_max_price)})"
             )
-        elif pool.spot_max_price is not None:
-            problems += _spot_price_problems(where, pool.spot_max_price)
-        if pool.instance_types and len(pool.instance_types) > 9:
-            problems.append(
-                f"{where}.instanceTypes: at most 9 VM sizes per pool on AKS (got {len(pool.instance_types)})"
-            )
+        else:
+            problems += spot_max_price_problems(Spelling(f"{where}.", stack_file=True), pool.spot_max_price)
+        if pool.instance_types and len(pool.instance_types) > MAX_VM_SIZES:
+            count = len(pool.instance_types)
+            problems.append(f"{where}.instanceTypes: at most {MAX_VM_SIZES} VM sizes per pool on AKS (got {count})")
         # Configured VM sizes, or the ones picked from `gpu` (then the message names `gpu`).
         sizes = list(pool.instance_types or (cfg.instance_types(pool) if pool.gpu else []))
         for j, vm_size in enumerate(sizes):

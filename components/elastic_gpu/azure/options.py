@@ -3,11 +3,12 @@ on other clouds)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from elastic_gpu.settings_base import MAX_NODES, MAX_USD_PER_HOUR, CloudOptions, StackModel
+from elastic_gpu.settings_base import MAX_NODES, MAX_USD_PER_HOUR, CloudOptions, Spelling, StackModel
 
 #: Azure CNI (in overlay mode): kubenet is being retired by Azure.
 DEFAULT_AKS_NETWORK_PLUGIN = "azure"
@@ -103,3 +104,24 @@ class AzureGpuPoolOptions(CloudOptions):
     spot_max_price: float | None = Field(default=None, le=MAX_USD_PER_HOUR)
     """Azure only: max USD/hour per spot VM; default None: -1, up to the on-demand price (never evicted for
     price, only for capacity; azure/pools.py DEFAULT_SPOT_MAX_PRICE)."""
+
+
+#: AKS's rule for an agent pool's spotMaxPrice: "the value must be -1 or a positive value with up to five decimal
+#: places" (learn.microsoft.com/azure/aks/spot-node-pool, "Limitations"; ARM: "any decimal value greater than
+#: zero or -1", ManagedClusterAgentPoolProfileProperties.spotMaxPrice).
+SPOT_PRICE_DECIMALS = 5
+
+
+def spot_max_price_problems(spell: Spelling, price: float | None) -> list[str]:
+    """`spot_max_price` against AKS's rule, the one rule a stack file's `gpuPools[].spotMaxPrice`
+    (azure/config_rules.py) and a program's `SpotGpuPoolArgs.spot_max_price` (azure/pools.py pool_problems) run,
+    before any resource is declared; `spell` names it as the caller does. Unset (None) is AKS's default, -1."""
+    if price is None or price == -1:
+        return []
+    exponent = Decimal(str(price)).as_tuple().exponent
+    if price <= 0 or (isinstance(exponent, int) and -exponent > SPOT_PRICE_DECIMALS):
+        return [
+            f"{spell.path('spot_max_price')}: {price!r} is not allowed; allowed: -1 (up to the on-demand price) "
+            f"or a positive USD/hour with at most {SPOT_PRICE_DECIMALS} decimals"
+        ]
+    return []

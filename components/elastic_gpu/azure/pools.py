@@ -20,6 +20,7 @@ from elastic_gpu.azure.network import pool_subnet, vnet_of
 from elastic_gpu.azure.node_provisioning import uses_node_provisioning
 from elastic_gpu.azure.node_provisioning.pools import build_nap_gpu_pool, nap_pool_problems
 from elastic_gpu.azure.node_template import resources_tag
+from elastic_gpu.azure.options import spot_max_price_problems
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_labels
@@ -40,6 +41,7 @@ from elastic_gpu.scheduling import (
     node_labels,
     split_total,
 )
+from elastic_gpu.settings_base import Spelling
 from elastic_gpu.validation import said
 from elastic_gpu.workload import WorkloadContract
 
@@ -313,7 +315,7 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """AKS rules for a GPU pool beyond the cloud-neutral ones."""
     if uses_node_provisioning(args.cluster):
         return nap_pool_problems(where, args)
-    problems = []
+    problems = spot_max_price_problems(Spelling(where, stack_file=False), args.spot_max_price)
     if len(args.instance_types) > MAX_VM_SIZES:
         problems.append(
             f"{where}instance_types: at most {MAX_VM_SIZES} VM sizes on AKS (got {len(args.instance_types)})"
@@ -401,13 +403,6 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         return build_nap_gpu_pool(name, args, parent)
     if problems := agent_pool_name_problems(f"SpotGpuPool '{name}': ", name):
         raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
-    if args.spot_max_price is not None and args.spot_max_price != -1 and args.spot_max_price <= 0:
-        raise ConfigError(
-            [
-                f"SpotGpuPool '{name}': spot_max_price: {args.spot_max_price!r} is not allowed; "
-                "allowed: -1 (up to the on-demand price) or a positive USD/hour"
-            ]
-        )
     if args.spot:
         region = getattr(cluster, "plain_location", None)  # the location, when the handle knows it before deployment
         for warning in spot_max_price_warnings(args.spot_max_price, list(args.instance_types), region):

@@ -287,7 +287,6 @@ def validate(cfg: StackConfig) -> list[str]:
             "digits and '-', starting with a letter and not ending with '-'"
         )
     problems += tag_problems("tags", cfg.tags, TAG_RULES)
-    problems += bounds_problems("generalPool.diskSizeGib", cfg.general_pool.disk_size_gib, DISK_GIB, " GiB")
     limit = NODES_PER_POOL_ZONE * len(c.zones)
     for where, size in [("generalPool", cfg.general_pool.max_size)] + [
         (f"gpuPools[{i}]", p.max_size) for i, p in enumerate(cfg.gpu_pools)
@@ -297,8 +296,6 @@ def validate(cfg: StackConfig) -> list[str]:
                 f"{where}.maxSize: {size} nodes; allowed: at most {NODES_PER_POOL_ZONE} per zone of the node "
                 f"pool, {limit} over {len(c.zones)} zone(s) (GKE limit 'Nodes per node pool zone')"
             )
-    for i, pool in enumerate(cfg.gpu_pools):
-        problems += bounds_problems(f"gpuPools[{i}].diskSizeGib", pool.disk_size_gib, DISK_GIB, " GiB")
     problems += zone_problems(lambda i, _: f"cluster.zones[{i}]", region, c.zones)
     if not c.project:
         problems.append("cluster.project: required on gcp (the GCP project id that holds the cluster)")
