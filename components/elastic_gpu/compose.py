@@ -36,7 +36,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     Every component's Args is checked first, so a problem only a component sees is reported
     (with its config path) before the cluster or anything else is registered.
     """
-    stack = get_cloud(cfg.cloud).stack_builder()
+    stack = cfg.provider.stack_builder()
     problems = [f"cluster ({p})" for p in stack.cluster_problems(cfg)]
     problems += args_problems(cfg, lambda p: stack.pool_args(cfg, p))
     if problems:

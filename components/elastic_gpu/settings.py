@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 from pydantic.alias_generators import to_camel
@@ -32,6 +32,9 @@ from elastic_gpu.validation import (
     said,
     size_problems,
 )
+
+if TYPE_CHECKING:
+    from elastic_gpu.provider import CloudProvider
 
 Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
 #: A cluster-autoscaler duration, a Go `time.Duration`: "90s", "14m30s", "1h30m" (elastic_gpu.durations
@@ -194,7 +197,7 @@ class Spelling:
         return str(value).lower() if self.stack_file else str(value)
 
 
-def general_pool_settings_problems(spell: Spelling, cloud: str, pool: GeneralPoolSettings) -> list[str]:
+def general_pool_settings_problems(spell: Spelling, cloud: CloudProvider, pool: GeneralPoolSettings) -> list[str]:
     """The general pool's settings against each other and the cloud's types (values of their declared types)."""
     problems = size_problems(spell.where, spell.word("min_size"), pool.min_size, spell.word("max_size"), pool.max_size)
     if pool.min_size < 1:
