@@ -24,7 +24,6 @@ from elastic_gpu.versions import cluster_autoscaler_image
 PROGRAM = """
 import pulumi_eks as eks
 from elastic_gpu import (ClusterAutoscaler, ClusterAutoscalerArgs, EksAddons, EksAddonsArgs, EksCluster, SpotGpuPool,
-from elastic_gpu.clouds import get_cloud
                          SpotGpuPoolArgs)
 
 cluster = eks.Cluster("ml", name="ml", vpc_id="vpc-1", private_subnet_ids=["subnet-a"], authentication_mode="API",
