@@ -12,6 +12,7 @@ from pulumi.runtime import rpc
 from elastic_gpu import versions
 from elastic_gpu.__main__ import main
 from elastic_gpu.aws.versions import EKS_ADDON_VERSIONS, eks_addon_versions
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.eks_addons import ADDON_NAMES
 from elastic_gpu.eks_cluster import UNKNOWN_VERSION_WARNING
@@ -85,7 +86,7 @@ def test_the_minor_is_read_from_the_pulumi_eks_cluster(run_program, cluster_args
     preview = run_program(source(cluster_args, handle_args))
     assert what_uses_the_minor(preview) == known(minor)
     assert not [w for w in preview.warnings if UNKNOWN_VERSION_WARNING in w]
-    support = versions.minor_support_warnings("kubernetes_version: ", "aws", minor)
+    support = versions.minor_support_warnings("kubernetes_version: ", get_cloud("aws"), minor)
     assert [w for w in preview.warnings if w.startswith("kubernetes_version: ")] == support
     assert bool(support) == (minor == "1.33")
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import default_instance_types, gpu_instance_type
@@ -88,7 +89,7 @@ def test_one_machine_type_per_gke_pool() -> None:
 
 
 def test_catalog_knows_gcp_families_and_counts() -> None:
-    assert default_instance_types("gcp", "t4") == ["n1-standard-4", "n1-standard-8", "n1-standard-16"]
+    assert default_instance_types(get_cloud("gcp"), "t4") == ["n1-standard-4", "n1-standard-8", "n1-standard-16"]
     assert gpu_instance_type("gcp", "a2-highgpu-8g").gpus == 8
     assert gpu_instance_type("gcp", "a3-highgpu-8g").accelerator == "nvidia-h100-80gb"
     assert gpu_instance_type("gcp", "g2-standard-48").gpus == 4

@@ -28,6 +28,7 @@ import elastic_gpu.azure.prices as azure_prices
 import elastic_gpu.gcp.prices as gcp_prices
 from elastic_gpu.aws.prices import AwsPriceList
 from elastic_gpu.azure.prices import AzureRetailPrices, query_url
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.gcp.prices import GCP_BILLING_API_KEY_ENV, GcpBillingCatalog
 from elastic_gpu.prices import (
     CACHE_DIR_ENV,
@@ -133,7 +134,7 @@ def test_the_retail_api_pages_are_followed_to_the_last() -> None:
 def test_an_empty_retail_answer_leaves_the_table_to_answer() -> None:
     api = FakeRetailApi([])
     assert AzureRetailPrices(api).quotes("westeurope", [T4], NOW) == {}
-    read_live_prices("azure", "westeurope", [T4], AzureRetailPrices(FakeRetailApi([])), now=NOW)
+    read_live_prices(get_cloud("azure"), "westeurope", [T4], AzureRetailPrices(FakeRetailApi([])), now=NOW)
     assert live_book().quotes == {} and live_book().notes == []
 
 
@@ -144,7 +145,7 @@ def test_an_http_error_from_the_retail_api_falls_back_to_the_table_and_says_so(
         raise urllib.error.HTTPError(url, 400, "Bad Request", {}, io.BytesIO(b'{"Error": "Invalid OData"}'))  # type: ignore[arg-type]
 
     monkeypatch.setattr(azure_prices.urllib.request, "urlopen", refuse)
-    read_live_prices("azure", "westeurope", [T4], AzureRetailPrices(), now=NOW)
+    read_live_prices(get_cloud("azure"), "westeurope", [T4], AzureRetailPrices(), now=NOW)
     assert live_book().quotes == {}
     assert live_book().notes == [
         "live prices from azure-retail-prices unreachable (HTTP 400 Bad Request): table rows used for westeurope"
@@ -230,9 +231,9 @@ def test_an_unreachable_source_at_preview_falls_back_to_the_table_and_says_so(
 def test_the_cache_answers_the_second_time_until_it_expires(tmp_path: Path) -> None:
     api = FakeRetailApi(_retail_rows(0.7, 0.2))
     source = AzureRetailPrices(api)
-    read_live_prices("azure", "westeurope", [T4], source, now=NOW)
+    read_live_prices(get_cloud("azure"), "westeurope", [T4], source, now=NOW)
     clear_live_prices()  # a new process: only the file remains
-    read_live_prices("azure", "westeurope", [T4], source, now=NOW + timedelta(hours=1))
+    read_live_prices(get_cloud("azure"), "westeurope", [T4], source, now=NOW + timedelta(hours=1))
     assert len(api.urls) == 1
     cached = json.loads((tmp_path / "cache" / "prices.json").read_text())
     assert cached[f"azure/westeurope/{T4}"] == {
@@ -242,7 +243,7 @@ def test_the_cache_answers_the_second_time_until_it_expires(tmp_path: Path) -> N
         "fetched": "2026-11-27T03:10Z",
     }
     clear_live_prices()
-    read_live_prices("azure", "westeurope", [T4], source, now=NOW + PriceCache().ttl + timedelta(minutes=1))
+    read_live_prices(get_cloud("azure"), "westeurope", [T4], source, now=NOW + PriceCache().ttl + timedelta(minutes=1))
     assert len(api.urls) == 2  # expired: fetched again
 
 
@@ -327,7 +328,7 @@ def test_the_billing_catalog_prices_gke_machines_and_gpus_across_pages() -> None
 
 def test_without_an_api_key_the_billing_catalog_is_not_asked() -> None:
     api = FakeBillingCatalog(_catalog())
-    read_live_prices("gcp", "europe-west4", ["nvidia-tesla-t4"], GcpBillingCatalog(api), now=NOW)
+    read_live_prices(get_cloud("gcp"), "europe-west4", ["nvidia-tesla-t4"], GcpBillingCatalog(api), now=NOW)
     assert api.urls == [] and live_book().quotes == {}
     assert live_book().notes == [
         "live prices from gcp-billing-catalog unreachable (the Cloud Billing Catalog API needs credentials: set "
@@ -340,7 +341,7 @@ def test_an_http_error_from_the_billing_catalog_falls_back_to_the_table(monkeypa
         raise urllib.error.HTTPError(url, 403, "Forbidden", {}, io.BytesIO(b"{}"))  # type: ignore[arg-type]
 
     monkeypatch.setattr(gcp_prices.urllib.request, "urlopen", refuse)
-    read_live_prices("gcp", "europe-west4", ["nvidia-tesla-t4"], GcpBillingCatalog(api_key="k"), now=NOW)
+    read_live_prices(get_cloud("gcp"), "europe-west4", ["nvidia-tesla-t4"], GcpBillingCatalog(api_key="k"), now=NOW)
     assert live_book().quotes == {}
     assert live_book().notes == [
         "live prices from gcp-billing-catalog unreachable (HTTP 403 Forbidden): table rows used for europe-west4"

@@ -9,6 +9,7 @@ import pytest
 from conftest import ROOT, stack_values
 
 from elastic_gpu.aws.quotas import ec2_quota
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.config import PROJECT
 from elastic_gpu.preflight import FINDINGS_INPUT, TYPE_TOKEN
 from elastic_gpu.tools.offline.account import described_account
@@ -191,7 +192,7 @@ def test_v100_is_not_offered_on_azure_nor_under_nap_nor_given_a_quota_request() 
     from elastic_gpu.azure.quotas import family_quota
     from elastic_gpu.gpu_catalog import default_instance_types, gpu_instance_type
 
-    assert default_instance_types("azure", "v100") == []
+    assert default_instance_types(get_cloud("azure"), "v100") == []
     assert not set(RETIRED) & NAP_GPU_SKUS
     assert all(gpu_instance_type("azure", s) is None and family_quota(s) is None for s in RETIRED)
 
@@ -199,7 +200,7 @@ def test_v100_is_not_offered_on_azure_nor_under_nap_nor_given_a_quota_request() 
 def test_a_retired_size_is_refused_on_the_library_path_too() -> None:
     from elastic_gpu.validation import gpu_instance_type_problems
 
-    [problem] = gpu_instance_type_problems("SpotGpuPool 'v': ", "azure", ["Standard_NC6s_v3"])
+    [problem] = gpu_instance_type_problems("SpotGpuPool 'v': ", get_cloud("azure"), ["Standard_NC6s_v3"])
     assert "retired by the cloud on 2025-09-30" in problem and "Standard_NC24ads_A100_v4" in problem
 
 

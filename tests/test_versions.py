@@ -9,6 +9,7 @@ import pytest
 from conftest import stack_values
 
 from elastic_gpu import versions
+from elastic_gpu.clouds import get_cloud
 from elastic_gpu.tools.offline.policy_run import run_policies
 from elastic_gpu.tools.offline.runner import run_preview
 from elastic_gpu.versions import KUBERNETES_SUPPORT, README_BEGIN, README_END, support_status, support_table
@@ -37,51 +38,54 @@ def on_today(monkeypatch):
     ],
 )
 def test_level_on_a_day(cloud, minor, level, next_minor) -> None:
-    status = support_status(cloud, minor, TODAY)
+    status = support_status(get_cloud(cloud), minor, TODAY)
     assert status is not None and (status.level, status.next_minor) == (level, next_minor)
 
 
 def test_the_last_day_is_still_in_support() -> None:
     row = KUBERNETES_SUPPORT["aws"]["1.34"]
-    assert support_status("aws", "1.34.2", row.end_of_standard_support).level == "standard"
-    assert support_status("aws", "1.34", date(2026, 12, 3)).level == "past-standard"
-    assert support_status("aws", "1.34", date(2027, 12, 3)).level == "end-of-life"
+    assert support_status(get_cloud("aws"), "1.34.2", row.end_of_standard_support).level == "standard"
+    assert support_status(get_cloud("aws"), "1.34", date(2026, 12, 3)).level == "past-standard"
+    assert support_status(get_cloud("aws"), "1.34", date(2027, 12, 3)).level == "end-of-life"
 
 
 def test_a_minor_older_than_the_table_is_end_of_life_and_a_newer_one_unknown() -> None:
-    status = support_status("aws", "1.29", TODAY)
+    status = support_status(get_cloud("aws"), "1.29", TODAY)
     assert status is not None and (status.row, status.level) == (None, "end-of-life")
     assert status.message().startswith(
         "Kubernetes 1.29 on aws is past its end of life: it is older than every minor EKS still lists"
     )
-    assert support_status("azure", "1.26.3", TODAY).level == "end-of-life"
-    assert support_status("aws", "1.99", TODAY) is None
+    assert support_status(get_cloud("azure"), "1.26.3", TODAY).level == "end-of-life"
+    assert support_status(get_cloud("aws"), "1.99", TODAY) is None
 
 
 def test_the_advice_never_names_a_date_already_past() -> None:
     # On 2026-12-05 AKS 1.34's standard support (until 2026-11-30) is over, and AKS moves an unsupported minor
     # straight into the oldest supported one (azure/upgrade_path.py): 1.33 goes to 1.35 in one upgrade.
-    message = support_status("azure", "1.33", date(2026, 12, 5)).message()
+    message = support_status(get_cloud("azure"), "1.33", date(2026, 12, 5)).message()
     assert "upgrade to 1.35 (standard support until 2027-03-31)" in message
     assert "through 1.34" not in message and "2026-11-30" not in message
     # EKS upgrades one minor at a time: a minor past its support goes through the ones between.
-    eks = support_status("aws", "1.32", date(2027, 1, 15)).message()
+    eks = support_status(get_cloud("aws"), "1.32", date(2027, 1, 15)).message()
     assert "one minor at a time (through" in eks
     # The day before, 1.34 is still the next step.
     assert (
         "upgrade to 1.34 (standard support until 2026-11-30)"
-        in support_status("azure", "1.33", date(2026, 11, 29)).message()
+        in support_status(get_cloud("azure"), "1.33", date(2026, 11, 29)).message()
     )
     # Past every row's standard support: no date at all.
     assert (
-        support_status("gcp", "1.34", date(2030, 1, 1)).message().count("upgrade to a minor in standard support") == 1
+        support_status(get_cloud("gcp"), "1.34", date(2030, 1, 1))
+        .message()
+        .count("upgrade to a minor in standard support")
+        == 1
     )
 
 
 def test_shipped_stacks_are_in_standard_support_today() -> None:
     for stack_file in sorted((ROOT / "stacks").glob("Pulumi.*.yaml")):
         values = __import__("yaml").safe_load(stack_file.read_text())["config"]
-        status = support_status(values[P + "cloud"], values[P + "cluster"]["kubernetesVersion"], TODAY)
+        status = support_status(get_cloud(values[P + "cloud"]), values[P + "cluster"]["kubernetesVersion"], TODAY)
         assert status is not None and status.level == "standard", stack_file.name
 
 
@@ -225,7 +229,7 @@ def test_an_aks_133_cluster_is_judged_by_its_support_plan(on_today, plan, tier, 
 def test_lts_ends_too() -> None:
     from elastic_gpu.azure.versions import running_support
 
-    past = support_status("azure", "1.33", date(2027, 8, 1))
+    past = support_status(get_cloud("azure"), "1.33", date(2027, 8, 1))
     assert past is not None
     lts = running_support(past, {"supportPlan": "AKSLongTermSupport", "sku": {"tier": "Premium"}})
     assert lts.level == "end-of-life" and "reached end of life on 2027-07-31" in lts.message()

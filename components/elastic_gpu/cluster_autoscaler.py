@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -13,8 +13,7 @@ import yaml
 from pydantic import Field
 
 from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.clouds import get_cloud
-from elastic_gpu.cluster_handle import ManagedAutoscalerHandle, handle_problems
+from elastic_gpu.cluster_handle import ManagedAutoscalerHandle, cloud_provider, handle_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool
 from elastic_gpu.pool_types import ClusterHandle, NodeGroupRef
@@ -23,6 +22,9 @@ from elastic_gpu.settings_base import ArgsModel
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
 from elastic_gpu.validation import args_type_problems, autoscaler_settings_problems
 from elastic_gpu.versions import cluster_autoscaler_image
+
+if TYPE_CHECKING:
+    from elastic_gpu.provider import CloudProvider
 
 TYPE_TOKEN = "elastic-gpu:index:ClusterAutoscaler"
 
@@ -112,8 +114,9 @@ def has_fallback(gpu_pools: list[SpotGpuPool]) -> bool:
     return any({g.capacity for g in p.node_group_refs} == {"spot", "on-demand"} for p in gpu_pools)
 
 
-def autoscaler_problems(name: str, args: ClusterAutoscalerArgs, runs_pod: bool) -> list[str]:
-    """Every problem with `args`, each naming the argument; the settings' rules are the stack config's."""
+def autoscaler_problems(name: str, args: ClusterAutoscalerArgs, cloud: CloudProvider, runs_pod: bool) -> list[str]:
+    """Every problem with `args`, each naming the argument; the settings' rules are the stack config's, those of
+    `cloud` (the provider of the handle's cloud)."""
     where = f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs."
     if problems := handle_problems(where, args.cluster) + args_type_problems(where, args):
         return problems
@@ -123,7 +126,7 @@ def autoscaler_problems(name: str, args: ClusterAutoscalerArgs, runs_pod: bool) 
         {key: getattr(args, key) for key in DURATION_KEYS},
         args.expander,
         None if fallback is None else f"SpotGpuPool '{fallback.pool_name}' (on_demand_fallback=True)",
-        args.cluster.cloud,
+        cloud,
         'expander=["priority", "least-waste"]',
     )
     if runs_pod and args.general_pool is None and args.node_selector is None:
@@ -210,10 +213,12 @@ class ClusterAutoscaler(pulumi.ComponentResource):
     def __init__(self, name: str, args: ClusterAutoscalerArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         if problems := handle_problems(f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs.", args.cluster):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
-        cloud = get_cloud(args.cluster.cloud).autoscaler_builder()
+        # The handle's cloud, chosen once: its rules and its builder below are that provider's.
+        provider = cloud_provider(args.cluster)
+        cloud = provider.autoscaler_builder()
         # A cloud whose autoscaler is managed (GKE, AKS) runs no pod of ours.
         runs_pod = cloud.runs_pod
-        if problems := autoscaler_problems(name, args, runs_pod):
+        if problems := autoscaler_problems(name, args, provider, runs_pod):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
         created = own_namespace(args, runs_pod)
         args = with_namespace(args, runs_pod)

@@ -56,7 +56,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -65,6 +65,9 @@ from elastic_gpu.clouds import CLOUDS, HANDLE_VERSION_INPUT, REGISTRY, all_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.validation import said, shown_value
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, minor_support_warnings
+
+if TYPE_CHECKING:
+    from elastic_gpu.provider import CloudProvider
 
 
 @runtime_checkable
@@ -156,6 +159,13 @@ class GkeClusterHandle(ClusterHandle, Protocol):
 
 
 COMMON_ATTRIBUTES = ("cloud", "cluster_name", "zones", "kubernetes_version", "provider", "tags")
+
+
+def cloud_provider(cluster: ClusterHandle) -> CloudProvider:
+    """The provider of the handle's cloud: where a component turns its cluster's `cloud` (a name, so that a
+    program's own handle object stays plain) into the provider it hands down to the checks and builders below
+    it. A component calls it once, after `handle_problems` found the handle usable."""
+    return get_cloud(cluster.cloud)
 
 
 def handle_problems(where: str, cluster: object) -> list[str]:
@@ -296,9 +306,10 @@ class ExistingCluster(pulumi.ComponentResource):
     ) -> None:
         self._zones = list(zones)
         self._kubernetes_version = kubernetes_version
+        cloud = get_cloud(self.cloud)
 
         def warn(version: str) -> None:
-            for warning in minor_support_warnings("kubernetes_version: ", self.cloud, version):
+            for warning in minor_support_warnings("kubernetes_version: ", cloud, version):
                 pulumi.log.warn(warning, resource=self)
 
         # An Output minor (read from a pulumi-eks cluster) is warned about once known: at preview when the

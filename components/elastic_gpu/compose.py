@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 import pulumi
 from pydantic import BaseModel
 
-from elastic_gpu.clouds import get_cloud
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from elastic_gpu.config import GeneralPoolConfig, GpuPoolConfig, StackConfig, gpu_spec
 from elastic_gpu.errors import ConfigError
@@ -35,7 +34,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     Every component's Args is checked first, so a problem only a component sees is reported
     (with its config path) before the cluster or anything else is registered.
     """
-    stack = get_cloud(cfg.cloud).stack_builder()
+    stack = cfg.provider.stack_builder()
     problems = [f"cluster ({p})" for p in stack.cluster_problems(cfg)]
     problems += args_problems(cfg, lambda p: stack.pool_args(cfg, p))
     if problems:

@@ -13,7 +13,7 @@ import difflib
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
@@ -67,11 +67,15 @@ from elastic_gpu.validation import (
     cidr_problems,
     duplicate_problems,
     gpu_instance_type_problems,
+    owner_of,
     private_cidr_problems,
     shown_number,
     time_slicing_problems,
 )
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS, minor_support_warnings
+
+if TYPE_CHECKING:
+    from elastic_gpu.provider import CloudProvider
 
 PROJECT = "elastic-gpu"
 
@@ -239,12 +243,19 @@ class StackConfig(_Model):
     """Price overrides by item (instance type, VM size, GCE machine or accelerator type); default none:
     the table's prices. Only the cost report, `cost` command and their figures change, no resource."""
 
+    @property
+    def provider(self) -> CloudProvider:
+        """The provider of the stack's `cloud` (a name in the stack file): where a stack's cloud is chosen. The
+        rules and builders below take this provider, never the name. Read from `cloud` on each use, so a copy
+        with another cloud (`model_copy(update={"cloud": ...})`) answers for its own."""
+        return get_cloud(self.cloud)
+
     def instance_types(self, pool: GpuPoolConfig) -> list[str]:
         """The pool's instance types: as configured, or every catalog type of its GPU."""
         if pool.instance_types:
             return list(pool.instance_types)
         assert pool.gpu is not None
-        return default_instance_types(self.cloud, pool.gpu, pool.gpus_per_node)
+        return default_instance_types(self.provider, pool.gpu, pool.gpus_per_node)
 
 
 TOP_LEVEL_KEYS = tuple(StackConfig.model_fields[f].alias or f for f in StackConfig.model_fields)
@@ -348,7 +359,7 @@ def _resolved_per_zone(cfg: StackConfig) -> StackConfig:
     """`cfg` with each GPU pool's `perZone` set: as given, else the cloud's default (ConfigRules.default_per_zone)."""
     if all(p.per_zone is not None for p in cfg.gpu_pools):
         return cfg
-    default = get_cloud(cfg.cloud).config_rules().default_per_zone
+    default = cfg.provider.config_rules().default_per_zone
     pools = [p if p.per_zone is not None else p.model_copy(update={"per_zone": default}) for p in cfg.gpu_pools]
     return cfg.model_copy(update={"gpu_pools": pools})
 
@@ -360,7 +371,7 @@ def _resolved_gpus(cfg: StackConfig) -> tuple[StackConfig, dict[int, dict[str, s
     for i, pool in enumerate(pools):
         if pool.gpu_spec is not None or not pool.instance_types:
             continue
-        spec, why = resolve_gpu_spec(cfg.cloud, pool.instance_types, cfg.cluster.region, cfg.cluster.zones)
+        spec, why = resolve_gpu_spec(cfg.provider, pool.instance_types, cfg.cluster.region, cfg.cluster.zones)
         if spec is not None:
             found = GpuSpecConfig(model=spec.model, count=spec.count, vcpus=spec.vcpus, memory_gib=spec.memory_gib)
             pools[i] = pool.model_copy(update={"gpu_spec": found})
@@ -433,6 +444,7 @@ def validate_stack(cfg: StackConfig, unresolved: Mapping[int, Mapping[str, str]]
     API gave no GPU for a pool's types (by pool index), for the refusal."""
     problems: list[str] = []
     cloud = cfg.cloud
+    provider = cfg.provider
 
     supported = SUPPORTED_KUBERNETES_VERSIONS.get(cloud, ())
     if cfg.cluster.kubernetes_version not in supported:
@@ -440,7 +452,7 @@ def validate_stack(cfg: StackConfig, unresolved: Mapping[int, Mapping[str, str]]
             f"cluster.kubernetesVersion: {cfg.cluster.kubernetes_version!r} is not supported on {cloud}; "
             f"allowed: {', '.join(supported) or 'none yet'}"
         )
-    if not cfg.cluster.zones and not get_cloud(cloud).facts.zoneless:
+    if not cfg.cluster.zones and not provider.facts.zoneless:
         # The cloud's rules divide by the zones: they run only with some.
         return [
             *problems,
@@ -452,11 +464,11 @@ def validate_stack(cfg: StackConfig, unresolved: Mapping[int, Mapping[str, str]]
     problems += _cidr_problems(cfg)
     problems += _ignored_setting_problems(cfg)
     problems += time_slicing_problems(
-        "devicePlugin.timeSlicingReplicas", cloud, cfg.device_plugin.time_slicing_replicas
+        "devicePlugin.timeSlicingReplicas", provider, cfg.device_plugin.time_slicing_replicas
     )
     # The settings' own rules, the ones GeneralPoolArgs and SpotGpuPoolArgs are checked by (elastic_gpu.settings).
-    problems += general_pool_settings_problems(Spelling("generalPool.", stack_file=True), cloud, cfg.general_pool)
-    rules = get_cloud(cloud).config_rules()
+    problems += general_pool_settings_problems(Spelling("generalPool.", stack_file=True), provider, cfg.general_pool)
+    rules = provider.config_rules()
     provisioners = rules.provisioners
     if cfg.provisioner not in provisioners:
         problems.append(
@@ -474,7 +486,7 @@ def validate_stack(cfg: StackConfig, unresolved: Mapping[int, Mapping[str, str]]
         {key: getattr(cfg.autoscaler, key) for key in DURATION_KEYS},
         cfg.autoscaler.expander,
         None if fallback is None else f"gpuPools[{fallback}].onDemandFallback",
-        cloud,
+        provider,
         "[priority, least-waste]",
     )
 
@@ -484,7 +496,7 @@ def validate_stack(cfg: StackConfig, unresolved: Mapping[int, Mapping[str, str]]
         if names.count(pool.name) > 1:
             problems.append(f"{where}.name: {pool.name!r} is used by more than one GPU pool; names must be unique")
         problems += gpu_pool_settings_problems(
-            Spelling(f"{where}.", stack_file=True), cloud, pool, given=pool.model_fields_set.__contains__
+            Spelling(f"{where}.", stack_file=True), cfg.provider, pool, given=pool.model_fields_set.__contains__
         )
         if pool.max_size < 1:
             problems.append(f"{where}.maxSize: a GPU pool needs a max of at least 1 (got {pool.max_size})")
@@ -554,8 +566,9 @@ def api_access_problems(cfg: StackConfig) -> list[str]:
 def stack_warnings(cfg: StackConfig) -> list[str]:
     """Printed, not fatal: a Kubernetes minor past its end of standard support (elastic_gpu/versions.py),
     and what deploys only after a quota increase (the cloud's ConfigRules.warnings)."""
-    warnings = minor_support_warnings("cluster.kubernetesVersion: ", cfg.cloud, cfg.cluster.kubernetes_version)
-    return warnings + list(get_cloud(cfg.cloud).config_rules().warnings(cfg))
+    cloud = cfg.provider
+    warnings = minor_support_warnings("cluster.kubernetesVersion: ", cloud, cfg.cluster.kubernetes_version)
+    return warnings + list(cloud.config_rules().warnings(cfg))
 
 
 def _cidr_problems(cfg: StackConfig) -> list[str]:
@@ -566,7 +579,7 @@ def _ignored_setting_problems(cfg: StackConfig) -> list[str]:
     """Each setting that does nothing on the stack's cloud (its provider's `ignored_settings`) and is set: the
     whole section, or the key (a model attribute name) when one is named."""
     problems = []
-    for (section, key), instead in get_cloud(cfg.cloud).ignored_settings().items():
+    for (section, key), instead in cfg.provider.ignored_settings().items():
         attr = to_snake(section)
         if key is None and attr in cfg.model_fields_set:
             problems.append(f"{section}: does nothing on {cfg.cloud}: {instead}")
@@ -584,7 +597,7 @@ def cluster_setting_problems(cfg: StackConfig) -> list[str]:
             value = getattr(cfg.cluster, key)
             shown = value.model_dump(by_alias=True) if isinstance(value, BaseModel) else value
             problems.append(
-                f"cluster.{to_camel(key)}: {get_cloud(owner).owner}-only setting; remove it for cloud {cfg.cloud!r} "
+                f"cluster.{to_camel(key)}: {owner_of(owner)}-only setting; remove it for cloud {cfg.cloud!r} "
                 f"(got {shown!r})"
             )
     return problems
@@ -592,7 +605,7 @@ def cluster_setting_problems(cfg: StackConfig) -> list[str]:
 
 def stack_items(cfg: StackConfig) -> list[str]:
     """What the stack's pools are priced by: instance types / VM sizes / machine types, GKE accelerators."""
-    cloud = get_cloud(cfg.cloud)
+    cloud = cfg.provider
     types = list(cfg.general_pool.instance_types)
     # The cluster's own priced items outside its pools (the AKS System pool's VM size).
     types += cloud.cluster_items(cfg) if isinstance(cloud, ClusterItems) else []
@@ -665,7 +678,7 @@ def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig, unreso
     problems = gpu_spec_problems(f"{where}.gpuSpec", cfg.cloud, list(pool.instance_types or []), spec)
     problems = problems or gpu_instance_type_problems(
         f"{where}.",
-        cfg.cloud,
+        cfg.provider,
         list(pool.instance_types or []),
         pool.gpu,
         mixed_models=pool.mixed_gpu_models,

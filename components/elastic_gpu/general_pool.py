@@ -7,8 +7,7 @@ from pydantic import Field
 
 from elastic_gpu import program_preflight
 from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.clouds import get_cloud
-from elastic_gpu.cluster_handle import handle_problems
+from elastic_gpu.cluster_handle import cloud_provider, handle_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
 from elastic_gpu.pool_types import ClusterHandle, PoolComponent
@@ -50,14 +49,14 @@ def general_pool_problems(name: str, args: GeneralPoolArgs, *, settings_checked:
     checked = settings_checked
     if problems := handle_problems(where, args.cluster) + ([] if checked else args_type_problems(where, args)):
         return problems
-    cloud = args.cluster.cloud
+    cloud = cloud_provider(args.cluster)
     if not checked:
         problems = general_pool_settings_problems(Spelling(where, stack_file=False), cloud, args)
     problems += cloud_args_problems(where, cloud, args.tags)
     problems += label_problems(f"{where}extra_labels", args.extra_labels)
     problems += override_type_problems(where, args)
     if not problems:
-        problems += get_cloud(cloud).pool_builder().override_problems(where, args)
+        problems += cloud.pool_builder().override_problems(where, args)
     return problems
 
 
@@ -77,9 +76,11 @@ class GeneralPool(PoolComponent):
         if not args.checked_by_stack and (problems := general_pool_problems(name, args)):
             raise ConfigError(problems, source=f"GeneralPool '{name}'")
         # What the account lacks for it, read as a stack's preflight reads it (a stack's pools: its own ran).
-        found = program_preflight.check_pool(name, args, general=True)
+        # The handle's cloud, chosen once: the preflight and the builder below are that provider's.
+        cloud = cloud_provider(args.cluster)
+        found = program_preflight.check_pool(name, args, cloud, general=True)
         super().__init__(TYPE_TOKEN, name, None, opts)
         program_preflight.record(name, found, self)
-        built = get_cloud(args.cluster.cloud).pool_builder().build_general_pool(name, args, self)
+        built = cloud.pool_builder().build_general_pool(name, args, self)
         self.args = args
         self._publish(name, built)

@@ -11,11 +11,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from elastic_gpu.clouds import get_cloud
+from elastic_gpu.clouds import all_clouds
 from elastic_gpu.facts import ReviewedRow
 from elastic_gpu.scheduling import LABEL_PREFIX
+
+if TYPE_CHECKING:
+    from elastic_gpu.provider import CloudProvider
 
 
 @dataclass(frozen=True)
@@ -312,14 +315,14 @@ def gpu_spec_problems(where: str, cloud: str, names: list[str], spec: GpuSpec | 
 
 
 def resolve_gpu_spec(
-    cloud: str, names: Sequence[str], region: str | None, zones: Sequence[str]
+    resolver: CloudProvider, names: Sequence[str], region: str | None, zones: Sequence[str]
 ) -> tuple[GpuSpec | None, dict[str, str]]:
-    """Ask the cloud's API (its provider's invoke, at preview) for the GPU of the `names` the catalog lacks:
-    the one spec they share, and why each type it gives none of was not resolved (empty when the cloud has no
-    such invoke: elastic_gpu.provider.GpuResolver)."""
+    """Ask the cloud's API (its provider `resolver`'s invoke, at preview) for the GPU of the `names` the catalog
+    lacks: the one spec they share, and why each type it gives none of was not resolved (empty when the cloud has
+    no such invoke: elastic_gpu.provider.GpuResolver)."""
     from elastic_gpu.provider import GpuResolver
 
-    resolver = get_cloud(cloud)
+    cloud = resolver.name
     lacking = [n for n in names if (cloud, n) not in GPU_INSTANCE_TYPES and (cloud, n) not in RETIRED_TYPES]
     if not lacking or not isinstance(resolver, GpuResolver):
         return None, {}
@@ -339,6 +342,14 @@ def resolve_gpu_spec(
     return spec, {}
 
 
+def accelerator_priced_clouds() -> frozenset[str]:
+    """The clouds that attach (and price) GPUs as their own item (CloudFacts.prices_accelerators: GKE's guest
+    accelerators), by name: the catalog and the price table are keyed by cloud name and merged over every cloud,
+    so this is their one pass over the registry for that fact (read on each call, so a cloud registered later, as
+    the tests' fake is, counts)."""
+    return frozenset(c.name for c in all_clouds() if c.facts.prices_accelerators)
+
+
 def gpu_instance_type(cloud: str, name: str, spec: GpuSpec | None = None) -> GpuInstanceType | None:
     """The catalog row for ``name`` on ``cloud``, else the row ``spec`` (the GPU its pool gives or the cloud
     described) makes of it, or None if it carries no GPU we know."""
@@ -347,7 +358,7 @@ def gpu_instance_type(cloud: str, name: str, spec: GpuSpec | None = None) -> Gpu
         return row
     # A cloud that attaches (and prices) GPUs as their own item (GKE's guest accelerators): the catalog's
     # accelerator types are the models' accelerator labels (nvidia-tesla-t4, nvidia-h100-80gb, ...).
-    accelerator = GPU_MODELS[spec.model].accelerator_label if get_cloud(cloud).facts.prices_accelerators else None
+    accelerator = GPU_MODELS[spec.model].accelerator_label if cloud in accelerator_priced_clouds() else None
     return GpuInstanceType(cloud, name, spec.model, spec.count, spec.vcpus, spec.memory_gib, accelerator)
 
 
@@ -355,13 +366,13 @@ def gpu_instance_types(cloud: str) -> list[GpuInstanceType]:
     return [t for (c, _), t in GPU_INSTANCE_TYPES.items() if c == cloud]
 
 
-def default_instance_types(cloud: str, gpu: str, gpus_per_node: int = 1) -> list[str]:
-    """The catalog types of ``gpu`` with ``gpus_per_node`` GPUs: a diversified spot request where each
-    type gets its own group (AKS), only the smallest shape where one group holds them all (EKS)."""
-    rows = [t for t in gpu_instance_types(cloud) if t.gpu == gpu and t.gpus == gpus_per_node]
+def default_instance_types(cloud: CloudProvider, gpu: str, gpus_per_node: int = 1) -> list[str]:
+    """The catalog types of ``gpu`` with ``gpus_per_node`` GPUs on ``cloud``: a diversified spot request where
+    each type gets its own group (AKS), only the smallest shape where one group holds them all (EKS)."""
+    rows = [t for t in gpu_instance_types(cloud.name) if t.gpu == gpu and t.gpus == gpus_per_node]
     # One group holds several types (an EKS managed node group): they must share one shape
     # (see validation.gpu_instance_type_problems).
-    if rows and get_cloud(cloud).facts.one_group_many_types:
+    if rows and cloud.facts.one_group_many_types:
         first = min(rows, key=lambda t: (t.vcpus, t.memory_gib))
         rows = [t for t in rows if (t.vcpus, t.memory_gib) == (first.vcpus, first.memory_gib)]
     return [t.name for t in rows]

@@ -27,10 +27,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import pulumi
 
-from elastic_gpu.clouds import get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type
-from elastic_gpu.provider import AccountPreflight
+from elastic_gpu.provider import AccountPreflight, CloudProvider
 
 if TYPE_CHECKING:
     from elastic_gpu.config import GpuPoolConfig, StackConfig
@@ -205,9 +204,9 @@ def api_access_findings(cfg: StackConfig) -> list[Finding]:
 # --- running it ---------------------------------------------------------------------------------------
 
 
-def findings(cfg: StackConfig) -> list[Finding]:
-    """Every finding for the stack: its cloud's `preflight` part (when it has one), then the API access."""
-    cloud = get_cloud(cfg.cloud)
+def findings(cfg: StackConfig, cloud: CloudProvider) -> list[Finding]:
+    """Every finding for the stack on `cloud` (its cloud's provider): the cloud's `preflight` part (when it has
+    one), then the API access."""
     found: list[Finding] = cloud.preflight(cfg) if isinstance(cloud, AccountPreflight) else []
     return found + api_access_findings(cfg)
 
@@ -225,7 +224,7 @@ class Preflight(pulumi.ComponentResource):
 def run_preflight(cfg: StackConfig) -> Preflight:
     """Read the account, fail on errors (before any resource is declared), print the warnings, and record
     every finding on a `Preflight` component named `preflight`."""
-    found = findings(cfg)
+    found = findings(cfg, cfg.provider)
     errors = [f.text() for f in found if f.level == "error"]
     if errors:
         raise ConfigError(errors, source="account (preflight)")

@@ -28,10 +28,14 @@ from datetime import date, datetime, timedelta, timezone
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from elastic_gpu.clouds import CLOUDS, get_cloud
+from elastic_gpu.clouds import CLOUDS
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.gpu_catalog import accelerator_priced_clouds
+
+if TYPE_CHECKING:
+    from elastic_gpu.provider import CloudProvider
 
 #: Hours in an average month (8760 / 12), the usual cloud-billing convention.
 HOURS_PER_MONTH = 730
@@ -153,9 +157,7 @@ def _row(
         problems.append(f"{where}: column cloud: {rec['cloud']!r} is not one of {', '.join(CLOUDS)}")
     if rec["kind"] not in KINDS:
         problems.append(f"{where}: column kind: {rec['kind']!r} is not one of {', '.join(KINDS)}")
-    elif rec["kind"] == KIND_GPU and (
-        rec["cloud"] not in CLOUDS or not get_cloud(rec["cloud"]).facts.prices_accelerators
-    ):
+    elif rec["kind"] == KIND_GPU and (rec["cloud"] not in CLOUDS or rec["cloud"] not in accelerator_priced_clouds()):
         problems.append(f"{where}: column kind: 'gpu' rows (one accelerator) are GCP only (got cloud {rec['cloud']!r})")
     for column in ("region", "item"):
         if not rec[column]:
@@ -400,7 +402,7 @@ def live_quote(cloud: str, region: str, item: str) -> Quote | None:
 
 
 def read_live_prices(
-    cloud: str,
+    provider: CloudProvider,
     region: str,
     items: Sequence[str],
     source: LivePrices | None,
@@ -409,7 +411,8 @@ def read_live_prices(
 ) -> None:
     """Fill the book with ``items``' prices in ``region``: the cache's fresh answers, then the source's for the
     rest (kept in the cache); an item is asked once per run. An unreachable source, or none, leaves the table to
-    answer and says so once."""
+    answer and says so once. `provider`: the cloud's, whose service the note names."""
+    cloud = provider.name
     now = now or datetime.now(timezone.utc)
     cache = cache or PriceCache()
     wanted = [i for i in dict.fromkeys(items) if (cloud, region, i) not in _BOOK.asked]
@@ -423,7 +426,7 @@ def read_live_prices(
     if not missing:
         return
     if source is None:
-        note = f"{get_cloud(cloud).facts.service} has no live price source here: table rows used ({TABLE_PATH})"
+        note = f"{provider.facts.service} has no live price source here: table rows used ({TABLE_PATH})"
         if note not in _BOOK.notes:
             _BOOK.notes.append(note)
         return

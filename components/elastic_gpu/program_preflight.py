@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from elastic_gpu.config import StackConfig
     from elastic_gpu.general_pool import GeneralPoolArgs
     from elastic_gpu.preflight import Finding, Preflight
+    from elastic_gpu.provider import CloudProvider
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 #: The preflight's own name for the general pool (elastic_gpu/<cloud>/preflight.py).
@@ -53,13 +54,12 @@ def _stack_of(handle: Any) -> ProgramStack:
         return ProgramStack()
 
 
-def plain_region(handle: Any) -> str | None:
+def plain_region(handle: Any, cloud: CloudProvider) -> str | None:
     """The handle's region (AWS region, Azure location, GCP region) when known before deployment: its own plain
     value (a zonal GKE location read as its region), else the provider's config (the cloud's `region_config`:
-    `aws:region`, `azure-native:location`, `gcp:region`), else the region its first zone names."""
-    from elastic_gpu.clouds import get_cloud
-
-    facts = get_cloud(handle.cloud).facts
+    `aws:region`, `azure-native:location`, `gcp:region`), else the region its first zone names. `cloud`: the
+    handle's cloud provider."""
+    facts = cloud.facts
 
     def region(value: str) -> str:
         found = re.fullmatch(facts.region_of_zone, value) if facts.region_of_zone else None
@@ -78,10 +78,9 @@ def plain_region(handle: Any) -> str | None:
     return first if first is not None and first != zones[0] else None
 
 
-def stack_view(handle: Any, stack: ProgramStack, region: str) -> StackConfig:
-    """The pools on `handle` as the stack config the preflight reads (built, not validated: each pool's Args
-    were checked by its component)."""
-    from elastic_gpu.clouds import get_cloud
+def stack_view(handle: Any, cloud: CloudProvider, stack: ProgramStack, region: str) -> StackConfig:
+    """The pools on `handle` (whose cloud's provider is `cloud`) as the stack config the preflight reads (built,
+    not validated: each pool's Args were checked by its component)."""
     from elastic_gpu.config import (
         ClusterConfig,
         GeneralPoolConfig,
@@ -99,7 +98,7 @@ def stack_view(handle: Any, stack: ProgramStack, region: str) -> StackConfig:
     }
     if hasattr(handle, "project"):  # a project-scoped cloud's handle: the project, else its provider's
         project = getattr(handle, "project", None)
-        namespace = get_cloud(handle.cloud).facts.region_config or ("", "")
+        namespace = cloud.facts.region_config or ("", "")
         cluster["project"] = project if isinstance(project, str) else pulumi.Config(namespace[0]).get("project")
     general: dict[str, Any] = {"instance_types": [], "max_size": 0, "min_size": 0}
     if stack.general is not None:
@@ -123,7 +122,7 @@ def stack_view(handle: Any, stack: ProgramStack, region: str) -> StackConfig:
     karpenter = any(a.provisioner is not None for _, a in stack.gpu_pools)
     provisioner = "karpenter" if karpenter else getattr(handle, "provisioner", None) or "cluster-autoscaler"
     return StackConfig.model_construct(
-        cloud=handle.cloud,
+        cloud=cloud.name,
         cluster=ClusterConfig.model_construct(**cluster),
         general_pool=GeneralPoolConfig.model_construct(**general),
         gpu_pools=pools,
@@ -131,17 +130,15 @@ def stack_view(handle: Any, stack: ProgramStack, region: str) -> StackConfig:
     )
 
 
-def pool_findings(name: str, handle: Any, stack: ProgramStack, own: str) -> list[Finding]:
-    """What the account lacks for the pools on `handle`, as the findings that name the pool `own` (the
-    preflight's name for it) shown under the program's `name`."""
-    from elastic_gpu.clouds import get_cloud
+def pool_findings(name: str, handle: Any, cloud: CloudProvider, stack: ProgramStack, own: str) -> list[Finding]:
+    """What the account lacks for the pools on `handle` (whose cloud's provider is `cloud`), as the findings that
+    name the pool `own` (the preflight's name for it) shown under the program's `name`."""
     from elastic_gpu.preflight import findings, unread
     from elastic_gpu.provider import AccountPreflight
 
-    cloud = get_cloud(handle.cloud)
     if not isinstance(cloud, AccountPreflight) or cloud.facts.region_config is None:
         return []  # a cloud without an account preflight (a test's fake cloud)
-    region = plain_region(handle)
+    region = plain_region(handle, cloud)
     if region is None:
         namespace, key = cloud.facts.region_config
         return [
@@ -152,15 +149,18 @@ def pool_findings(name: str, handle: Any, stack: ProgramStack, own: str) -> list
                 f"set `{namespace}:{key}` in the stack's config (pulumi config set {namespace}:{key} <region>)",
             )
         ]
-    found = findings(stack_view(handle, stack, region))
+    found = findings(stack_view(handle, cloud, stack, region), cloud)
     mine = [f for f in found if own in f.pool.split(", ")]
     return [dataclasses.replace(f, pool=name) if own == GENERAL and f.pool == GENERAL else f for f in mine]
 
 
-def check_pool(name: str, args: GeneralPoolArgs | SpotGpuPoolArgs, *, general: bool) -> list[Finding]:
-    """Add the pool to its handle's pools and read what the account lacks for them; raise ConfigError on an
-    `error` finding (before the pool declares anything), print the warnings, and return every finding for
-    `record`. A pool the stack declared (its preflight ran) or one read outside the engine: none."""
+def check_pool(
+    name: str, args: GeneralPoolArgs | SpotGpuPoolArgs, cloud: CloudProvider, *, general: bool
+) -> list[Finding]:
+    """Add the pool to its handle's pools and read what the account lacks for them (`cloud`: the provider of the
+    handle's cloud, which the pool's component chose); raise ConfigError on an `error` finding (before the pool
+    declares anything), print the warnings, and return every finding for `record`. A pool the stack declared
+    (its preflight ran) or one read outside the engine: none."""
     if args.checked_by_stack:
         return []
     handle = args.cluster
@@ -169,7 +169,7 @@ def check_pool(name: str, args: GeneralPoolArgs | SpotGpuPoolArgs, *, general: b
         stack.general = (name, args)  # type: ignore[assignment]
     else:
         stack.gpu_pools.append((name, args))  # type: ignore[arg-type]
-    found = pool_findings(name, handle, stack, GENERAL if general else name)
+    found = pool_findings(name, handle, cloud, stack, GENERAL if general else name)
     errors = [f.text() for f in found if f.level == "error"]
     if errors:
         raise ConfigError(errors, source=f"account (preflight of '{name}')")

@@ -11,7 +11,7 @@ declared there and read by that cloud's builder.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
@@ -32,6 +32,9 @@ from elastic_gpu.validation import (
     said,
     size_problems,
 )
+
+if TYPE_CHECKING:
+    from elastic_gpu.provider import CloudProvider
 
 Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
 #: A cluster-autoscaler duration, a Go `time.Duration`: "90s", "14m30s", "1h30m" (elastic_gpu.durations
@@ -170,7 +173,7 @@ DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_
 # --- the rules over the settings, for the stack file and the Args alike ------------------------
 
 
-def general_pool_settings_problems(spell: Spelling, cloud: str, pool: GeneralPoolSettings) -> list[str]:
+def general_pool_settings_problems(spell: Spelling, cloud: CloudProvider, pool: GeneralPoolSettings) -> list[str]:
     """The general pool's settings against each other and the cloud's types (values of their declared types)."""
     problems = size_problems(spell.where, spell.word("min_size"), pool.min_size, spell.word("max_size"), pool.max_size)
     if pool.min_size < 1:
@@ -186,7 +189,7 @@ def general_pool_settings_problems(spell: Spelling, cloud: str, pool: GeneralPoo
 
 def gpu_pool_settings_problems(
     spell: Spelling,
-    cloud: str,
+    cloud: CloudProvider,
     pool: GpuPoolSettings,
     owners: Mapping[str, tuple[str, object]] = CLOUD_ONLY_POOL_SETTINGS,
     given: Callable[[str], bool] = lambda _: False,
@@ -210,7 +213,7 @@ def gpu_pool_settings_problems(
         )
     problems += _promise_problems(spell, pool)
     problems += disk_problems(path("disk_size_gib"), cloud, pool.disk_size_gib)
-    return problems + cloud_only_problems(path, cloud, owners, {key: getattr(pool, key) for key in owners}, given)
+    return problems + cloud_only_problems(path, cloud.name, owners, {key: getattr(pool, key) for key in owners}, given)
 
 
 def _promise_problems(spell: Spelling, pool: GpuPoolSettings) -> list[str]:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 from pydantic import Field
 
 from elastic_gpu import program_preflight
 from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.clouds import get_cloud
-from elastic_gpu.cluster_handle import handle_problems
+from elastic_gpu.cluster_handle import cloud_provider, handle_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_spec_problems, resolve_gpu_spec
 from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
@@ -31,6 +30,9 @@ from elastic_gpu.validation import (
     label_problems,
 )
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
+
+if TYPE_CHECKING:
+    from elastic_gpu.provider import CloudProvider
 
 TYPE_TOKEN = "elastic-gpu:index:SpotGpuPool"
 #: The component input that records the pool's promise (read back by the simulator and the policy).
@@ -77,7 +79,7 @@ class SpotGpuPoolArgs(NodeOverrides, GpuPoolArgsSettings):
         """per_zone, or the cluster's cloud's default (ConfigRules.default_per_zone) when it is unset."""
         if self.per_zone is not None:
             return self.per_zone
-        return get_cloud(self.cluster.cloud).config_rules().default_per_zone
+        return cloud_provider(self.cluster).config_rules().default_per_zone
 
     @property
     def fallback_total(self) -> int:
@@ -93,7 +95,7 @@ class SpotGpuPoolArgs(NodeOverrides, GpuPoolArgsSettings):
             return None
         if self.max_minutes_to_fallback is not None:
             return float(self.max_minutes_to_fallback)
-        return float(get_cloud(self.cluster.cloud).pool_builder().default_max_minutes_to_fallback)
+        return float(cloud_provider(self.cluster).pool_builder().default_max_minutes_to_fallback)
 
     @property
     def gpus_per_node(self) -> int:
@@ -137,7 +139,7 @@ def spot_gpu_pool_problems(
     checked = settings_checked
     if problems := handle_problems(where, args.cluster) + ([] if checked else args_type_problems(where, args)):
         return problems  # the rest reads the cluster and compares the values
-    cloud = args.cluster.cloud
+    cloud = cloud_provider(args.cluster)
     if not checked:
         spell = Spelling(where, stack_file=False)
         problems = gpu_pool_settings_problems(spell, cloud, args, ARGS_CLOUD_ONLY_SETTINGS)
@@ -149,7 +151,7 @@ def spot_gpu_pool_problems(
     problems += override_type_problems(where, args)
     if problems:
         return problems  # the group counts below need valid types and zones
-    pools = get_cloud(cloud).pool_builder()
+    pools = cloud.pool_builder()
     problems += pools.override_problems(where, args)
     problems += pools.pool_problems(where, args)
     if args.provisioner is not None:
@@ -182,7 +184,7 @@ def resolved_gpu_spec(args: SpotGpuPoolArgs) -> tuple[SpotGpuPoolArgs, dict[str,
         return args, {}
     # EKS asks the provider's region (a handle's region is an Output); GKE asks the pool's first zone.
     zones = args.pool_zones
-    spec, why = resolve_gpu_spec(args.cluster.cloud, args.instance_types, None, zones)
+    spec, why = resolve_gpu_spec(cloud_provider(args.cluster), args.instance_types, None, zones)
     return (args if spec is None else args.model_copy(update={"gpu_spec": spec})), why
 
 
@@ -202,7 +204,7 @@ def provisioner_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
 
 
 def _instance_type_problems(
-    where: str, cloud: str, args: SpotGpuPoolArgs, unresolved: dict[str, str] | None = None
+    where: str, cloud: CloudProvider, args: SpotGpuPoolArgs, unresolved: dict[str, str] | None = None
 ) -> list[str]:
     """The pool's types: given, each once, GPU types of the catalog or of `gpu_spec`, one GPU count (and model);
     `unresolved`: why the cloud's API described no GPU for a type, asked at preview."""
@@ -210,7 +212,7 @@ def _instance_type_problems(
     if not args.instance_types:
         problems.append(f"{where}instance_types: at least one GPU instance type is required")
     # A bad spec is the cause of its types' "no GPU we know": report it alone.
-    spec_problems = gpu_spec_problems(f"{where}gpu_spec", cloud, args.instance_types, args.gpu_spec)
+    spec_problems = gpu_spec_problems(f"{where}gpu_spec", cloud.name, args.instance_types, args.gpu_spec)
     problems += spec_problems or gpu_instance_type_problems(
         where,
         cloud,
@@ -257,8 +259,10 @@ class SpotGpuPool(PoolComponent):
         ):
             raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
         # What the account lacks for it, read as a stack's preflight reads it (a stack's pools: its own ran).
-        found = program_preflight.check_pool(name, args, general=False)
-        pools = get_cloud(args.cluster.cloud).pool_builder()
+        # The handle's cloud, chosen once: the preflight and the builders below are that provider's.
+        cloud = cloud_provider(args.cluster)
+        found = program_preflight.check_pool(name, args, cloud, general=False)
+        pools = cloud.pool_builder()
         #: what a pod needs to land on this pool (tolerations, node selector, Job labels)
         self.workload: WorkloadContract = pools.workload_contract(name, args)
         #: the pool's promise: minutes to the on-demand fallback (None without one)

@@ -13,14 +13,17 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import UnionType
-from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
-from elastic_gpu.clouds import all_clouds, get_cloud
+from elastic_gpu.clouds import all_clouds
 from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN, parse_duration
 from elastic_gpu.gpu_catalog import GPU_MODELS, GpuSpec, gpu_instance_type, retired_type
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN
+
+if TYPE_CHECKING:
+    from elastic_gpu.provider import CloudProvider
 
 #: A name the stack gives (the cluster, a GPU pool): it prefixes node-group names, so it is short and DNS-safe.
 NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$"
@@ -47,7 +50,7 @@ def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_s
 
 def gpu_instance_type_problems(
     where: str,
-    cloud: str,
+    provider: CloudProvider,
     instance_types: list[str],
     gpu: str | None = None,
     types_field: str = "instanceTypes",
@@ -60,6 +63,7 @@ def gpu_instance_type_problems(
     """Every type must be a GPU type of `cloud` (of model `gpu` if given; the catalog's, else one `spec` gives),
     all with one GPU count and, unless `mixed_models` (the user's "any of these GPUs", spelled `mixed_field`),
     one GPU model. `unresolved`: why the cloud's API gave no GPU for a type (asked at preview)."""
+    cloud = provider.name
     if gpu is not None and gpu not in GPU_MODELS:
         return [f"{where}gpu: unknown GPU {gpu!r}; allowed: {', '.join(GPU_MODELS)}"]
     problems: list[str] = []
@@ -73,7 +77,7 @@ def gpu_instance_type_problems(
         elif row is None:
             problems.append(
                 f"{where}{types_field}[{j}]: {name!r} carries no GPU we know on {cloud}"
-                f"{_unresolved(cloud, name, unresolved)}; "
+                f"{_unresolved(provider, name, unresolved)}; "
                 "allowed: a GPU type listed in elastic_gpu/gpu_catalog.py, or give the pool its GPU with "
                 f"{spec_field}"
             )
@@ -95,7 +99,7 @@ def gpu_instance_type_problems(
             f"{where}{types_field}: all types in a pool must carry the same GPU count "
             f"(the autoscaler builds one node template per group); got counts {sorted(counts)}"
         )
-    if len(shapes) > 1 and get_cloud(cloud).facts.one_group_many_types:
+    if len(shapes) > 1 and provider.facts.one_group_many_types:
         # cluster-autoscaler's AWS provider builds an empty group's node template from the first
         # type only (aws_wrapper.go, instanceTypesOverrides[0]); its README: the types of one group
         # "should have the same amount of RAM and number of CPU cores".
@@ -108,14 +112,14 @@ def gpu_instance_type_problems(
     return problems
 
 
-def _unresolved(cloud: str, name: str, unresolved: Mapping[str, str] | None) -> str:
+def _unresolved(cloud: CloudProvider, name: str, unresolved: Mapping[str, str] | None) -> str:
     """Why the cloud did not tell a type's GPU: its answer at preview, or that its provider cannot be asked."""
     from elastic_gpu.provider import GpuResolver
 
-    if not isinstance(get_cloud(cloud), GpuResolver):
+    if not isinstance(cloud, GpuResolver):
         # azure-native has no invoke that describes a VM size (no Resource SKUs or VM sizes list in its
         # compute module), so an AKS pool gives the GPU of a size the catalog lacks itself.
-        return f" (the {cloud} Pulumi provider has no invoke that describes an instance type's GPU)"
+        return f" (the {cloud.name} Pulumi provider has no invoke that describes an instance type's GPU)"
     if unresolved and name in unresolved:
         return f" (the cloud, asked at preview: {unresolved[name]})"
     return ""
@@ -204,6 +208,13 @@ def bounds_problems(where: str, value: int, bounds: Bounds, unit: str = "") -> l
     ]
 
 
+def owner_of(cloud: str) -> str:
+    """How messages name the cloud called `cloud` as a setting's owner ("an AWS"-only setting). The settings'
+    owners are cloud names (elastic_gpu.settings.CLOUD_ONLY_POOL_SETTINGS, CLOUD_ONLY_CLUSTER_SETTINGS) and the
+    owner is another cloud than the stack's, so this is the one pass over the registry that words them."""
+    return next(c.owner for c in all_clouds() if c.name == cloud)
+
+
 def cloud_only_problems(
     field: Callable[[str], str],
     cloud: str,
@@ -218,8 +229,7 @@ def cloud_only_problems(
         owner, unset = owners[key]
         if owner != cloud and (value != unset or given(key)):
             problems.append(
-                f"{field(key)}: {get_cloud(owner).owner}-only setting; remove it for cloud {cloud!r} "
-                f"(got {said(value)})"
+                f"{field(key)}: {owner_of(owner)}-only setting; remove it for cloud {cloud!r} (got {said(value)})"
             )
     return problems
 
@@ -239,7 +249,7 @@ def autoscaler_settings_problems(
     durations: Mapping[str, str],
     expander: Sequence[str],
     fallback: str | None,
-    cloud: str,
+    cloud: CloudProvider,
     example: str,
 ) -> list[str]:
     """The autoscaler's rules beyond each value's type and pattern, for the stack config and the
@@ -256,7 +266,7 @@ def autoscaler_settings_problems(
     if not expander:
         problems.append(f"{field('expander')}: at least one expander is required, e.g. {example}")
     problems += duplicate_problems(field("expander"), list(expander))
-    if fallback is not None and get_cloud(cloud).config_rules().priority_expander and "priority" not in expander:
+    if fallback is not None and cloud.config_rules().priority_expander and "priority" not in expander:
         problems.append(
             f"{field('expander')}: {fallback} needs `priority` in the expander chain, or the autoscaler may pick the "
             f"on-demand group before the spot ones (got {list(expander)}); put priority first, e.g. {example}"
@@ -269,13 +279,14 @@ def instance_type_cloud(name: str) -> str | None:
     return next((c.name for c in all_clouds() if re.fullmatch(c.facts.instance_type_pattern, name)), None)
 
 
-def instance_type_problems(where: str, cloud: str, names: list[str]) -> list[str]:
+def instance_type_problems(where: str, provider: CloudProvider, names: list[str]) -> list[str]:
     """Types that are not named as the cloud names its types (a CPU type of another cloud, a typo), or
     whose family the cloud's table (its ConfigRules.machine_type_pattern) does not know; and
     each type once."""
 
-    rules = get_cloud(cloud).config_rules()
-    example = get_cloud(cloud).facts.example_instance_type
+    cloud = provider.name
+    rules = provider.config_rules()
+    example = provider.facts.example_instance_type
     problems = []
     for j, name in enumerate(names):
         owner = instance_type_cloud(name) if isinstance(name, str) else None
@@ -290,22 +301,22 @@ def instance_type_problems(where: str, cloud: str, names: list[str]) -> list[str
     return problems + duplicate_problems(where, list(names))
 
 
-def cloud_args_problems(where: str, cloud: str, tags: Mapping[str, str]) -> list[str]:
+def cloud_args_problems(where: str, cloud: CloudProvider, tags: Mapping[str, str]) -> list[str]:
     """A pool component's tags against its cloud's rules (its provider's ConfigRules); its disk is a setting,
     checked by disk_problems with the pool's other settings."""
 
-    rules = get_cloud(cloud).config_rules()
+    rules = cloud.config_rules()
     return tag_problems(f"{where}tags", tags, rules.tag_rules)
 
 
-def disk_bounds(cloud: str) -> Bounds:
+def disk_bounds(cloud: CloudProvider) -> Bounds:
     """The node disk sizes a pool may have on `cloud`: the cloud's own bounds (its config_rules' DISK_GIB, with their
     source) within the ones every cloud shares (NODE_DISK_GIB, the settings' field bounds)."""
-    own = get_cloud(cloud).config_rules().disk_gib
+    own = cloud.config_rules().disk_gib
     return Bounds(max(own.low, NODE_DISK_GIB.low), min(own.high, NODE_DISK_GIB.high), own.source)
 
 
-def disk_problems(path: str, cloud: str, disk_size_gib: int) -> list[str]:
+def disk_problems(path: str, cloud: CloudProvider, disk_size_gib: int) -> list[str]:
     """A pool's node disk (GiB) against disk_bounds: the one rule a stack file's `diskSizeGib` and a program's
     `disk_size_gib` run (elastic_gpu.settings); `path` names it as the caller does."""
     return bounds_problems(path, disk_size_gib, disk_bounds(cloud), " GiB")
@@ -437,12 +448,14 @@ def duration_problems(where: str, seconds: float, text: str, bounds: Bounds) -> 
     return problems
 
 
-def autoscaler_duration_problems(cloud: str, durations: Mapping[str, str], label: Mapping[str, str]) -> list[str]:
+def autoscaler_duration_problems(
+    cloud: CloudProvider, durations: Mapping[str, str], label: Mapping[str, str]
+) -> list[str]:
     """The autoscaler's durations (by attribute name: max_node_provision_time ...) within the cloud's bounds
     (ConfigRules.autoscaler_durations), written as the cloud takes them (duration_format, if
     any); `label` names each field for the message. A zero duration is left to the caller's own "must be
     longer than 0"."""
-    rules = get_cloud(cloud).config_rules()
+    rules = cloud.config_rules()
     table = rules.autoscaler_durations
     written = rules.duration_format
     problems = []
@@ -456,19 +469,19 @@ def autoscaler_duration_problems(cloud: str, durations: Mapping[str, str], label
     return problems
 
 
-def time_slicing_problems(where: str, cloud: str, replicas: int | None) -> list[str]:
+def time_slicing_problems(where: str, cloud: CloudProvider, replicas: int | None) -> list[str]:
     """GPU time-slicing replicas within the cloud's bound (ConfigRules.time_slicing_replicas)."""
     if replicas is None:
         return []
-    return bounds_problems(where, replicas, get_cloud(cloud).config_rules().time_slicing_replicas)
+    return bounds_problems(where, replicas, cloud.config_rules().time_slicing_replicas)
 
 
 def general_pool_problems(
-    where: str, cloud: str, instance_types: list[str], types_field: str = "instanceTypes"
+    where: str, cloud: CloudProvider, instance_types: list[str], types_field: str = "instanceTypes"
 ) -> list[str]:
     """The general (CPU) pool's types: the cloud's, known, each once, and as many as one pool of the cloud takes."""
     problems = instance_type_problems(f"{where}{types_field}", cloud, list(instance_types))
-    limit = get_cloud(cloud).config_rules().general_pool_types
+    limit = cloud.config_rules().general_pool_types
     if limit is not None and len(instance_types) > limit[0]:
         problems.append(f"{where}{types_field}: {limit[1]} (got {list(instance_types)})")
     return problems

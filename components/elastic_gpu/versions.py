@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from elastic_gpu.clouds import MinorSupport, all_clouds, get_cloud, next_minor
-from elastic_gpu.provider import UpgradePath
+from elastic_gpu.clouds import MinorSupport, all_clouds, next_minor
+from elastic_gpu.provider import CloudProvider, UpgradePath
 
 __all__ = ["MinorSupport"]  # its type is the clouds' rows' (elastic_gpu/clouds.py)
 
@@ -36,15 +36,22 @@ DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.20.0"
 #: Every minor each cloud offers that the library accepts (one table per cloud, elastic_gpu/<cloud>/versions.py;
 #: config, preview, policy and README read the merged table). A minor past end of standard support previews
 #: with a warning and the policy's advisory; past end of life the policy's mandatory check fails.
-KUBERNETES_SUPPORT: dict[str, dict[str, MinorSupport]] = {
-    c.name: {r.minor: r for r in c.versions().kubernetes_support} for c in all_clouds()
-}
-
+KUBERNETES_SUPPORT: dict[str, dict[str, MinorSupport]] = {}
 #: Kubernetes minors each cloud accepts: its support-table rows (with an autoscaler image where we deploy one).
-SUPPORTED_KUBERNETES_VERSIONS: dict[str, tuple[str, ...]] = {
-    cloud: tuple(m for m in rows if not get_cloud(cloud).facts.pins_autoscaler_image or m in CLUSTER_AUTOSCALER_TAGS)
-    for cloud, rows in KUBERNETES_SUPPORT.items()
-}
+SUPPORTED_KUBERNETES_VERSIONS: dict[str, tuple[str, ...]] = {}
+#: What the support table (support_table) says of each cloud: its service's name, and whether the library pins
+#: the autoscaler image there (else the service manages it).
+_SERVICES: dict[str, tuple[str, bool]] = {}
+# The one pass over every cloud that merges the tables above, in registry order.
+for _cloud in all_clouds():
+    KUBERNETES_SUPPORT[_cloud.name] = {r.minor: r for r in _cloud.versions().kubernetes_support}
+    SUPPORTED_KUBERNETES_VERSIONS[_cloud.name] = tuple(
+        m
+        for m in KUBERNETES_SUPPORT[_cloud.name]
+        if not _cloud.facts.pins_autoscaler_image or m in CLUSTER_AUTOSCALER_TAGS
+    )
+    _SERVICES[_cloud.name] = (_cloud.facts.service, _cloud.facts.pins_autoscaler_image)
+del _cloud
 
 
 def _minor(kubernetes_version: str) -> str:
@@ -63,11 +70,12 @@ def _minor_key(minor: str) -> tuple[int, ...] | None:
 class SupportStatus:
     """Where a minor stands on a day: "standard", "past-standard" (extended or no support) or "end-of-life".
 
-    `row` is the minor's row of the support table, or None for a minor older than every row: the table keeps
-    the minors a service still lists, so an older one is past its end of life.
+    `provider` is the cloud's provider (its service's name and upgrade path word the advice); `row` is the
+    minor's row of the support table, or None for a minor older than every row: the table keeps the minors a
+    service still lists, so an older one is past its end of life.
     """
 
-    cloud: str
+    provider: CloudProvider
     row: MinorSupport | None
     level: str
     next_minor: str | None
@@ -75,6 +83,11 @@ class SupportStatus:
     day: date | None = None
     #: what the cloud adds about the version that will run (GKE: its release channel), after the message
     note: str = ""
+
+    @property
+    def cloud(self) -> str:
+        """The cloud's name (elastic_gpu/clouds.py CLOUDS), as the messages name it."""
+        return self.provider.name
 
     def upgrade_advice(self) -> str:
         """ "; upgrade to X (standard support until D)": the oldest later minor still in standard support on the
@@ -87,7 +100,7 @@ class SupportStatus:
         if target is None:
             return "; upgrade to a minor in standard support"
         through = [r.minor for r in later if (_minor_key(r.minor) or ()) < (_minor_key(target.minor) or ())]
-        if through and self.minor and isinstance(cloud := get_cloud(self.cloud), UpgradePath):
+        if through and self.minor and isinstance(cloud := self.provider, UpgradePath):
             # the cloud's own path may skip them (AKS: from an unsupported minor into the oldest supported one)
             reach = cloud.upgrade_reach(self.minor, {}, day)
             if (_minor_key(target.minor) or ()) <= (_minor_key(reach.reaches) or ()):
@@ -111,7 +124,7 @@ class SupportStatus:
             reaches = "reached" if (self.day or today()) > oldest.end_of_life else "reaches"
             return (
                 f"Kubernetes {self.minor} on {self.cloud} is past its end of life: it is older than every minor "
-                f"{get_cloud(self.cloud).facts.service} still lists (the oldest, {oldest.minor}, {reaches} end of "
+                f"{self.provider.facts.service} still lists (the oldest, {oldest.minor}, {reaches} end of "
                 f"life on {oldest.end_of_life.isoformat()}){upgrade}. Source: {oldest.source}."
             )
         if self.level == "end-of-life":
@@ -140,12 +153,12 @@ def today() -> date:
     return date.today()
 
 
-def support_status(cloud: str, kubernetes_version: str, on: date | None = None) -> SupportStatus | None:
+def support_status(cloud: CloudProvider, kubernetes_version: str, on: date | None = None) -> SupportStatus | None:
     """The support status of ``kubernetes_version`` ("1.33" or "1.33.2") on ``cloud`` on the day ``on``
     (default: `today()`): a minor older than every row of the cloud's table is end of life; None for one newer
     than the table (not known yet) or for what is not a Kubernetes version."""
     minor = _minor(kubernetes_version)
-    rows = KUBERNETES_SUPPORT.get(cloud, {})
+    rows = KUBERNETES_SUPPORT.get(cloud.name, {})
     day = on or today()
     row = rows.get(minor)
     if row is None:
@@ -165,7 +178,7 @@ def support_status(cloud: str, kubernetes_version: str, on: date | None = None) 
     return SupportStatus(cloud, row, level, candidate if candidate in rows else None, minor, day)
 
 
-def minor_support_warnings(where: str, cloud: str, kubernetes_version: str) -> list[str]:
+def minor_support_warnings(where: str, cloud: CloudProvider, kubernetes_version: str) -> list[str]:
     """The preview warning for a minor past its end of standard support (none in standard support)."""
     status = support_status(cloud, kubernetes_version)
     return [f"{where}{status.message()}"] if status is not None and status.level != "standard" else []
@@ -184,10 +197,9 @@ def support_table() -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for cloud, rows in KUBERNETES_SUPPORT.items():
+        service, pins_image = _SERVICES[cloud]
         for minor, r in rows.items():
-            facts = get_cloud(cloud).facts
-            service = facts.service
-            if not facts.pins_autoscaler_image:
+            if not pins_image:
                 image = f"managed by {service}"
             else:
                 image = CLUSTER_AUTOSCALER_TAGS.get(minor, "none pinned (minor refused)")

@@ -132,7 +132,7 @@ def validate(cfg: StackConfig) -> list[str]:
     system = c.system_pool or SystemPoolConfig()
     problems += [
         p.replace("cluster.systemPool.vmSize[0]", "cluster.systemPool.vmSize", 1)
-        for p in instance_type_problems("cluster.systemPool.vmSize", "azure", [system.vm_size])
+        for p in instance_type_problems("cluster.systemPool.vmSize", cfg.provider, [system.vm_size])
     ]
     problems += bounds_problems("cluster.systemPool.maxSize", system.max_size, SYSTEM_POOL_NODES)
     if system.spot:

@@ -112,7 +112,7 @@ def read_live_prices_of(pools: Sequence[NodeGroupView]) -> list[str]:
     for (cloud, region), items in wanted.items():
         provider = get_cloud(cloud)
         source = provider.price_source() if isinstance(provider, LivePriceSource) else None
-        read_live_prices(cloud, region, items, source)
+        read_live_prices(provider, region, items, source)
     return list(live_book().notes)
 
 

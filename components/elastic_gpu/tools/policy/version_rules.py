@@ -27,9 +27,9 @@ def cluster_support(args: ResourceValidationArgs) -> SupportStatus | None:
     cloud, key = found
     props = args.props or {}
     version = props.get(key)
-    status = support_status(cloud, version) if isinstance(version, str) and version else None
-    # The version that will run, where the cloud says more than the declared one (GKE: its release channel).
     provider = get_cloud(cloud)
+    status = support_status(provider, version) if isinstance(version, str) and version else None
+    # The version that will run, where the cloud says more than the declared one (GKE: its release channel).
     if status is not None and isinstance(provider, RunningVersion):
         return provider.running_support(status, props)
     return status
