@@ -83,23 +83,45 @@ def test_every_readme_program_pool_is_priced_or_says_how(tmp_path: Path, index: 
 #: The exceptions: (cloud, region, item) the table prices without both figures, one row each in
 #: tests/data/price_gaps.csv (`item` "*": every catalog size of that region), with the key of its reason here.
 GAPS_PATH = Path(__file__).parent / "data" / "price_gaps.csv"
-#: Why a price is not in the table. Rows are read by hand from a cited source at a commit
-#: (elastic_gpu/data/price_sources.csv), so a gap is either a region or size no source we cite prices, or one a
-#: source prices whose rows have not been read into the table yet; either way live prices at preview
-#: (`ELASTIC_GPU_LIVE_PRICES=1`) or `elastic-gpu:prices` give it, and `cost` says so where it is missing.
+#: Why a price is not in the table. The skypilot-* rows and the gaps they leave are written by
+#: scripts/prices_from_skypilot.py from the catalogs at the commits elastic_gpu/data/price_sources.csv cites; the
+#: other rows are read by hand. Every gap is a region or size no source we cite prices both ways; live prices at
+#: preview (`ELASTIC_GPU_LIVE_PRICES=1`) or `elastic-gpu:prices` give it, and `cost` says so where it is missing.
 REASONS = {
     "aws-other-partition": "GovCloud and China are the aws-us-gov and aws-cn partitions, with price lists of their "
     "own; SkyPilot's AWS catalog (skypilot-aws) covers the commercial partition only",
-    "aws-not-in-region": "SkyPilot's AWS catalog at the cited commit lists no g6 or g6e type in eu-west-1 (nor "
-    "does Karpenter's AWS table, us-east-1 only)",
-    "azure-no-spot-source": "no source we cite publishes Azure spot prices outside the US: SkyPilot's Azure "
-    "catalog lists US regions only and Azure Karpenter's table (karpenter-azure) has on-demand prices only",
+    "aws-region-not-in-catalog": "SkyPilot's AWS catalog at the cited commit has no row for this region (its m5 "
+    "and GPU types, listed in every region it covers, skip it), and no other source we cite prices it",
+    "aws-not-in-region": "SkyPilot's AWS catalog at the cited commit lists this type in other regions but not in "
+    "this one (e.g. no g6 or g6e type in eu-west-1); Karpenter's AWS table covers us-east-1 only",
+    "aws-not-in-catalog": "SkyPilot's AWS catalog at the cited commit has no row for this type in any region",
+    "aws-no-price-in-catalog": "SkyPilot's AWS catalog at the cited commit lists this type in this region with no "
+    "on-demand price",
+    "aws-no-spot-in-catalog": "SkyPilot's AWS catalog at the cited commit gives the on-demand price but no zone's "
+    "spot price for this type in this region, so spot is unknown",
+    "azure-no-spot-source": "no source we cite publishes Azure spot prices outside the US: SkyPilot's published "
+    "Azure catalogs list US regions only (sky/catalog/data_fetchers/fetch_azure.py US_REGIONS is its default) and "
+    "Azure Karpenter keeps on-demand prices only (pkg/providers/pricing: spot defaults to on-demand until a live "
+    "update)",
     "azure-spot-as-on-demand": "SkyPilot's Azure catalog repeats the on-demand price as the spot price for the H100 "
-    "NVL sizes, so spot is left unknown (price_sources.csv, skypilot-azure)",
-    "gcp-no-a4-sku": "SkyPilot's GCP catalog has no A4 (B200) rows: its generator notes Compute Engine's SKU list "
-    "had no A4 instance (sky/catalog/data_fetchers/fetch_gcp.py SERIES_TO_DESCRIPTION)",
-    "not-yet-read": "the cited source (SkyPilot's catalog for the cloud) lists this region, but its rows for the "
-    "size are not in the table yet",
+    "sizes (NC40ads/NC80adis_H100_v5, ND96isr_H100_v5), so spot is left unknown (price_sources.csv, skypilot-azure)",
+    "azure-not-in-region": "SkyPilot's Azure catalog at the cited commit lists this size in other US regions but "
+    "not in this one (`*`: none of the catalog's GPU sizes)",
+    "azure-not-in-catalog": "SkyPilot's Azure catalog at the cited commit has no row for this size in any region",
+    "gcp-region-not-in-catalog": "SkyPilot's GCP catalog at the cited commit has no row for this region (its n2d "
+    "and t2d rows, listed in every other region, skip it)",
+    "gcp-not-in-region": "SkyPilot's GCP catalog at the cited commit lists this machine type or GPU in other "
+    "regions but not in this one (`*`: none of the catalog's GPU machine types or GPUs)",
+    "gcp-not-in-catalog": "SkyPilot's GCP catalog at the cited commit has no row for this machine type in any "
+    "region: no A4 machine, its generator noting Compute Engine's SKU list had no A4 instance "
+    "(sky/catalog/data_fetchers/fetch_gcp.py SERIES_TO_DESCRIPTION)",
+    "gcp-no-spot-in-catalog": "SkyPilot's GCP catalog at the cited commit gives the on-demand but no spot price for "
+    "this GPU in this region, so spot is unknown",
+    "gcp-spot-above-on-demand": "SkyPilot's GCP catalog at the cited commit gives this GPU a spot price above its "
+    "on-demand price here (H100: on-demand 4.20076, the us-central1 figure, in asia-northeast1 and "
+    "northamerica-northeast2), so spot is left unknown",
+    "not-yet-read": "a row from a source other than the SkyPilot catalogs without a spot price, its own source "
+    "not read again (scripts/prices_from_skypilot.py leaves it as it was)",
 }
 ANY = "*"
 
