@@ -4,9 +4,9 @@ cluster satisfies leaves them Pending forever, and then no GPU node ever starts 
 
 Read from the stack's resources (the same `StackResource`s the policy pack and the offline preview see):
 each controller's pod (nodeSelector, required node affinity, tolerations) is matched with the scheduler's
-filters (elastic_gpu.tools.simulation.fit) against every node pool the stack declares (elastic_gpu/node_group_view.py:
-its declared labels, the labels its service adds, its taints) and against the node groups a user names
-(the policy's `nodeGroups` config: nodes declared outside this program). The policy
+filters (elastic_gpu.tools.simulation.fit) against every node pool the stack declares
+(elastic_gpu/tools/node_group_view.py: its declared labels, the labels its service adds, its taints) and against
+the node groups a user names (the policy's `nodeGroups` config: nodes declared outside this program). The policy
 `controllers-schedulable` reports a controller that fits none; `simulate` reports it instead of figures.
 """
 
@@ -17,9 +17,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from elastic_gpu.clouds import all_clouds, get_cloud
-from elastic_gpu.node_group_view import NodeGroupView, StackResource, as_stack, has_unknown, plain_props, stack_pools
 from elastic_gpu.scheduling import Taint
+from elastic_gpu.tools.clouds import all_clouds, get_cloud
+from elastic_gpu.tools.node_group_view import (
+    NodeGroupView,
+    StackResource,
+    as_stack,
+    has_unknown,
+    plain_props,
+    stack_pools,
+)
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
 from elastic_gpu.tools.simulation.pod import PodShape, pod_shape
 

@@ -18,7 +18,6 @@ from typing import Any, Protocol, TypeVar, cast
 
 from pulumi_policy.proxy import UnknownValueError
 
-from elastic_gpu.clouds import all_clouds
 from elastic_gpu.gpu_catalog import GpuInstanceType, GpuSpec, gpu_instance_type, gpu_spec_of
 from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, INSTANCE_TYPE_KEY, NODE_POOL_KEY, SPOT_FIRST, ZONE_KEY
 from elastic_gpu.scheduling import (
@@ -29,6 +28,7 @@ from elastic_gpu.scheduling import (
     POOL_LABEL,
     Taint,
 )
+from elastic_gpu.tools.clouds import all_clouds
 
 #: A Karpenter NodePool (karpenter.sh/v1, the same API on every cloud that runs Karpenter): its cloud is
 #: its node class's API group (CloudFacts.karpenter_node_class_group); each such cloud's reader reads its own NodePools.

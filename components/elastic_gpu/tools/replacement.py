@@ -1,28 +1,25 @@
-"""Which input changes make the engine replace a resource, and the names that let it create first.
+"""Which input changes make the engine replace a resource, merged over every cloud (`diff`, docs' tables).
 
 One table per resource type (each cloud's rows in elastic_gpu/<cloud>/replacement.py) of the inputs
 whose change forces a replacement (the provider marks them ForceNew, or the cloud API refuses to change
-them in place). The node-pool builders
-put the values of those fields into the pool's name (`pool_name`), so a change that forces a
-replacement also gives the replacement a new name: the engine then creates the new pool before
-it deletes the old one (`delete_before_replace=False`), and the cluster never loses its general
-pool. The `diff` command reads the same table to say which changes replace a resource.
+them in place). The node-pool builders put the values of those fields into the pool's name
+(elastic_gpu/pool_names.py `pool_name`, re-exported here), so a change that forces a replacement also gives the
+replacement a new name: the engine then creates the new pool before it deletes the old one
+(`delete_before_replace=False`), and the cluster never loses its general pool. The `diff` command reads these
+tables to say which changes replace a resource.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from elastic_gpu.clouds import InlinePoolRule, ReplaceRule, all_clouds
+from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
+from elastic_gpu.pool_names import DIGEST_LEN, pool_name, short_digest
+from elastic_gpu.tools.clouds import all_clouds
 
-__all__ = ["InlinePoolRule", "ReplaceRule"]  # the clouds' rows' type (elastic_gpu/clouds.py)
-
-#: Hex digits of the digest appended to a node-pool name: 16^6 = 16.7M values.
-DIGEST_LEN = 6
-
+#: the clouds' rows' type (elastic_gpu/clouds.py), and the names the pool builders give (elastic_gpu/pool_names.py)
+__all__ = ["DIGEST_LEN", "InlinePoolRule", "ReplaceRule", "pool_name", "short_digest"]
 
 #: Node-pool resources: the fields that force replacement, per cloud (docs/day-two.md's table), in cloud order.
 POOL_REPLACE_FIELDS: dict[str, ReplaceRule] = {
@@ -80,26 +77,6 @@ def inline_pool_refusals(
             moves = ", ".join(f"{where}[{n}].{f}: {before[n].get(f)!r} -> {pool.get(f)!r}" for f in changed)
             problems.append(f"{moves}. {rule.way_out(str(n), new, pool)}")
     return problems
-
-
-def short_digest(values: Mapping[str, Any]) -> str:
-    """A stable short digest of `values` (JSON, sorted keys): equal inputs, equal digest."""
-    text = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:DIGEST_LEN]
-
-
-def pool_name(base: str, forcing: Mapping[str, Any], *, max_len: int, sep: str = "-", keep: str = "") -> str:
-    """`<base><sep><digest>`: the digest covers the base and the replacement-forcing values, so a change
-    that forces a replacement also renames the pool (create the new one, then delete the old one).
-    A base too long for `max_len` is cut in the middle, before `keep` (the zone a per-zone group ends
-    with), so the name still says where its nodes run; the digest still tells pools apart."""
-    digest = short_digest({"base": base, **forcing})
-    room = max_len - len(sep) - DIGEST_LEN
-    if len(base) > room and keep and base.endswith(keep) and len(keep) < room // 2:
-        cut = base[: room - len(keep)].rstrip("-_") + keep
-    else:
-        cut = base[:room]
-    return f"{cut}{sep}{digest}"
 
 
 def replacing_paths(resource_type: str, changed: list[str]) -> list[str]:

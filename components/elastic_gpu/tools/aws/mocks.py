@@ -10,9 +10,10 @@ from typing import Any
 
 import grpc
 
-from elastic_gpu.aws import DEFAULT_AUTHENTICATION_MODE, pulumi_eks_mocks
+from elastic_gpu.aws import DEFAULT_AUTHENTICATION_MODE
 from elastic_gpu.aws.gpu_types import described_instance_type
 from elastic_gpu.aws.quotas import EC2_QUOTAS
+from elastic_gpu.tools.aws import pulumi_eks_mocks
 from elastic_gpu.tools.offline.mocks import DECLARED, MOCK_CA, MOCK_UUID, RemoteChildren, RemoteComponentMock
 
 ACCOUNT = "123456789012"

@@ -1,6 +1,6 @@
 """EKS in the simulation: each managed node group's scale-from-zero template, made from its `NodeGroupView`
 and the stack's ASG tags (elastic_gpu/tools/simulation merges every cloud's; the autoscaler's clocks are in
-elastic_gpu/aws/timing.py).
+elastic_gpu/tools/aws/timing.py).
 
 - EKS (cloudprovider/aws, aws_manager.go buildNodeFromTemplate): vCPU, memory and GPUs of the
   group's FIRST instance type (buildInstanceType: instanceTypesOverrides[0]), in its first zone;
@@ -17,8 +17,8 @@ import re
 from collections import defaultdict
 
 from elastic_gpu.aws.asg_tags import NODE_TEMPLATE_PREFIX, taint_from_eks_api
-from elastic_gpu.node_group_view import AUTOSCALED_GROUP, NodeGroupView
 from elastic_gpu.scheduling import Taint
+from elastic_gpu.tools.node_group_view import AUTOSCALED_GROUP, NodeGroupView
 from elastic_gpu.tools.offline.mocks import MOCK_UUID
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.fit import NodeTemplate

@@ -3,7 +3,7 @@ pod under the NodePools of the preview, or None when the preview has none (the a
 
 from __future__ import annotations
 
-from elastic_gpu.aws.karpenter.simulate import MODEL
+from elastic_gpu.tools.aws.karpenter.simulate import MODEL
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation import karpenter
 from elastic_gpu.tools.simulation.pod import PodShape

@@ -1,5 +1,5 @@
 """pulumi-eks's node groups and add-on in the offline preview: `ManagedNodeGroup`, `NodeGroupV2` and `Addon`,
-remote components like its `Cluster` (elastic_gpu/aws/mocks.py REMOTE_COMPONENTS lists them all).
+remote components like its `Cluster` (elastic_gpu/tools/aws/mocks.py REMOTE_COMPONENTS lists them all).
 
 Each mock first refuses what pulumi-eks refuses, with its words, then registers the children a real run
 declares under the names pulumi-eks gives them, and returns the component's outputs. Sources: pulumi/pulumi-eks

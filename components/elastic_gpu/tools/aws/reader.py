@@ -14,7 +14,8 @@ from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.aws.asg_tags import NODE_TEMPLATE_PREFIX
 from elastic_gpu.cluster_handle import SUBNET_IDS_INPUT
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
-from elastic_gpu.node_group_view import (
+from elastic_gpu.scheduling import POOL_LABEL
+from elastic_gpu.tools.node_group_view import (
     KARPENTER_NODE_POOL,
     NodeGroupView,
     StackResource,
@@ -27,7 +28,6 @@ from elastic_gpu.node_group_view import (
     stack_derived,
     taint,
 )
-from elastic_gpu.scheduling import POOL_LABEL
 
 #: EKS AMI types that ship the NVIDIA driver (AL2_x86_64_GPU, AL2023_x86_64_NVIDIA, BOTTLEROCKET_x86_64_NVIDIA ...).
 _EKS_GPU_AMI = re.compile(r"(_GPU|_NVIDIA)$")

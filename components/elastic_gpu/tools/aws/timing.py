@@ -35,7 +35,7 @@ from elastic_gpu.tools.simulation.timings import (
     CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
     CA_DEFAULT_SCALE_DOWN_UNNEEDED,
     CA_DEFAULT_SCAN_INTERVAL,
-    AutoscalerSettings,
+    AutoscalerTiming,
     Evidence,
     autoscaler_flags,
     autoscaler_image,
@@ -101,13 +101,13 @@ def _deployed(image: str | None) -> str:
     return f"the image this stack deploys: {image}"
 
 
-def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
+def autoscaler_settings(preview: Preview) -> AutoscalerTiming | None:
     """The self-run cluster-autoscaler's flags, when the preview has EKS node groups."""
     if not preview.of_type(EKS_NODE_GROUP):
         return None
     flags = autoscaler_flags(preview) or {}
     provision = minutes(flags.get("max-node-provision-time", CA_DEFAULT_MAX_NODE_PROVISION_TIME))
-    return AutoscalerSettings(
+    return AutoscalerTiming(
         cloud="aws",
         expanders=tuple(flags.get("expander", CA_DEFAULT_EXPANDER).split(",")),
         priorities=priorities(preview),

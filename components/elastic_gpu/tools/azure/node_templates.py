@@ -1,6 +1,6 @@
 """AKS in the simulation: each agent pool's scale-from-zero template, made from its `NodeGroupView`
 (elastic_gpu/tools/simulation merges every cloud's; the managed autoscaler's clocks are in
-elastic_gpu/azure/timing.py).
+elastic_gpu/tools/azure/timing.py).
 
 - AKS (cloudprovider/azure, azure_template.go): the agent pool's VM size (its physical GPUs, unless
   the pool's `k8s.io_cluster-autoscaler_node-template_resources_*` tags, copied to the scale set, say
@@ -12,9 +12,9 @@ elastic_gpu/azure/timing.py).
 
 from __future__ import annotations
 
-from elastic_gpu.azure.reader import AKS_OTHER_MAX_PODS
-from elastic_gpu.node_group_view import AUTOSCALED_GROUP, NodeGroupView
 from elastic_gpu.scheduling import AKS_SPOT_LABEL, AKS_SPOT_TAINT, EPHEMERAL_STORAGE
+from elastic_gpu.tools.azure.reader import AKS_OTHER_MAX_PODS
+from elastic_gpu.tools.node_group_view import AUTOSCALED_GROUP, NodeGroupView
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.fit import NodeTemplate
 from elastic_gpu.tools.simulation.pod import quantity

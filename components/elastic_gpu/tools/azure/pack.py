@@ -9,6 +9,7 @@ from typing import Any
 from pulumi_policy import PolicyResource, ResourceValidationArgs
 
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
+from elastic_gpu.tools.clouds import PackRules
 from elastic_gpu.tools.policy._base import is_true, props_of
 
 #: (the cloud-neutral policy each follows in the pack, or None for after all of them; the policy)
@@ -45,3 +46,7 @@ COST_TAGS = {
         "azure-native:network:VirtualNetwork",
     )
 }
+
+
+#: The rules above as the tools protocol's record (elastic_gpu/tools/clouds.py PackRules).
+RULES = PackRules(policies=POLICIES, public_node_ips=public_node_ips, cost_tags=COST_TAGS)

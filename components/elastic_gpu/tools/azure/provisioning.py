@@ -3,7 +3,7 @@ preview's NodePools with an AKSNodeClass, or None when the preview has none (the
 
 from __future__ import annotations
 
-from elastic_gpu.azure.node_provisioning.simulation import MODEL
+from elastic_gpu.tools.azure.node_provisioning.simulation import MODEL
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation import karpenter
 from elastic_gpu.tools.simulation.pod import PodShape

@@ -13,7 +13,8 @@ from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
 from elastic_gpu.azure.node_provisioning.objects import SKU_NAME_KEY
 from elastic_gpu.azure.node_template import resources_from_tags
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
-from elastic_gpu.node_group_view import (
+from elastic_gpu.scheduling import AKS_SPOT_TAINT, POOL_LABEL
+from elastic_gpu.tools.node_group_view import (
     KARPENTER_NODE_POOL,
     NodeGroupView,
     StackResource,
@@ -26,7 +27,6 @@ from elastic_gpu.node_group_view import (
     read_known,
     stack_derived,
 )
-from elastic_gpu.scheduling import AKS_SPOT_TAINT, POOL_LABEL
 
 #: Azure N-series (NC, ND, NV) are the GPU sizes.
 _AZURE_GPU_SIZE = re.compile(r"^Standard_N[CDV]", re.IGNORECASE)

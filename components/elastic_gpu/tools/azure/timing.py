@@ -11,7 +11,7 @@ from elastic_gpu.tools.simulation.timings import (
     CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
     CA_DEFAULT_SCALE_DOWN_UNNEEDED,
     CA_DEFAULT_SCAN_INTERVAL,
-    AutoscalerSettings,
+    AutoscalerTiming,
     Evidence,
     Regime,
     early_failure,
@@ -44,7 +44,7 @@ EXISTING_CLUSTER_SOURCE = (
 )
 
 
-def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
+def autoscaler_settings(preview: Preview) -> AutoscalerTiming | None:
     """AKS's managed autoscaler, from the cluster's autoScalerProfile; on a cluster the program only holds a
     handle on (`AksCluster.existing`) with agent pools of ours, AKS's default profile with the priority
     expander, so the promise of its pools is judged too."""
@@ -56,7 +56,7 @@ def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
     return None
 
 
-def _settings(preview: Preview, profile: dict[str, str], source: str) -> AutoscalerSettings:
+def _settings(preview: Preview, profile: dict[str, str], source: str) -> AutoscalerTiming:
     """The settings from an autoScalerProfile's ARM keys; a key it lacks takes AKS's default (its autoscaler
     profile reference: upstream's defaults, but the expander `random`)."""
     provision = minutes(profile.get("maxNodeProvisionTime", CA_DEFAULT_MAX_NODE_PROVISION_TIME))
@@ -74,7 +74,7 @@ def _settings(preview: Preview, profile: dict[str, str], source: str) -> Autosca
         scan,
         "AKS, VM that fails to provision: deleted at once by AKS's autoscaler (fast delete, AKS 2025-09-21)",
     )
-    return AutoscalerSettings(
+    return AutoscalerTiming(
         cloud="azure",
         # AKS's managed autoscaler takes one expander (autoScalerProfile.expander).
         expanders=(profile.get("expander", AKS_DEFAULT_EXPANDER),),

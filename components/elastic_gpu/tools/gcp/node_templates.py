@@ -1,6 +1,6 @@
 """GKE in the simulation: each node pool's scale-from-zero template, made from its `NodeGroupView`
 (elastic_gpu/tools/simulation merges every cloud's; GKE's managed autoscaler's clocks are in
-elastic_gpu/gcp/timing.py).
+elastic_gpu/tools/gcp/timing.py).
 
 - GKE (cloudprovider/gce templates.go): the machine type, the accelerators (x shared clients with
   gpuSharingConfig), node labels and taints plus GKE's own (node-pool and accelerator labels,
@@ -13,10 +13,6 @@ from __future__ import annotations
 
 from elastic_gpu.gcp import GKE_COMPUTE_CLASS
 from elastic_gpu.gcp.autoprovisioning.spec import priority_group
-from elastic_gpu.gcp.kueue_simulation import admission_path as admission_path  # the simulation asks for it here
-from elastic_gpu.gcp.kueue_simulation import admission_problem as admission_problem  # the simulation asks for it here
-from elastic_gpu.gcp.node_reserve import GKE_RESERVE_SOURCE, gke_reserve
-from elastic_gpu.node_group_view import AUTO_CREATED_GROUP, AUTOSCALED_GROUP, NodeGroupView
 from elastic_gpu.scheduling import (
     EPHEMERAL_STORAGE,
     GKE_COMPUTE_CLASS_KEY,
@@ -24,6 +20,12 @@ from elastic_gpu.scheduling import (
     GKE_QUEUED_TAINT,
     GPU_RESOURCE,
 )
+from elastic_gpu.tools.gcp.kueue_simulation import admission_path as admission_path  # the simulation asks for it here
+from elastic_gpu.tools.gcp.kueue_simulation import (
+    admission_problem as admission_problem,  # the simulation asks for it here
+)
+from elastic_gpu.tools.gcp.node_reserve import GKE_RESERVE_SOURCE, gke_reserve
+from elastic_gpu.tools.node_group_view import AUTO_CREATED_GROUP, AUTOSCALED_GROUP, NodeGroupView
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.fit import NodeTemplate
 from elastic_gpu.tools.simulation.pod import PodShape
@@ -79,7 +81,7 @@ def _node_pool_template(view: NodeGroupView) -> NodeTemplate:
 
 def node_templates(preview: Preview, views: list[NodeGroupView]) -> list[NodeTemplate]:
     """The node pools' templates, then the groups GKE would auto-create for each ComputeClass priority."""
-    from elastic_gpu.gcp.autoprovisioning.simulation import auto_created_template
+    from elastic_gpu.tools.gcp.autoprovisioning.simulation import auto_created_template
 
     node_pools = [_node_pool_template(v) for v in views if v.kind == AUTOSCALED_GROUP]
     auto_created = [t for v in views if v.kind == AUTO_CREATED_GROUP and (t := auto_created_template(v))]

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
 from elastic_gpu.gcp.autoprovisioning.spec import auto_creates, class_labels, priority_group, priority_machine_types
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
-from elastic_gpu.node_group_view import (
+from elastic_gpu.scheduling import GKE_COMPUTE_CLASS_KEY, GKE_GPU_TAINT, POOL_LABEL, Taint
+from elastic_gpu.tools.node_group_view import (
     AUTO_CREATED_GROUP,
     NodeGroupView,
     StackResource,
@@ -28,7 +29,6 @@ from elastic_gpu.node_group_view import (
     stack_derived,
     taint,
 )
-from elastic_gpu.scheduling import GKE_COMPUTE_CLASS_KEY, GKE_GPU_TAINT, POOL_LABEL, Taint
 
 #: GCE machine families with built-in GPUs (A2, A3, A4, G2).
 _GCE_GPU_MACHINE = re.compile(r"^(a2|a3|a4|g2)-")

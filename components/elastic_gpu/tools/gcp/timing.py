@@ -12,7 +12,7 @@ from elastic_gpu.tools.simulation.timings import (
     CA_DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
     CA_DEFAULT_SCALE_DOWN_UNNEEDED,
     CA_DEFAULT_SCAN_INTERVAL,
-    AutoscalerSettings,
+    AutoscalerTiming,
     Evidence,
     early_failure,
     minutes,
@@ -39,11 +39,11 @@ QUEUED_EVIDENCE = Evidence(
 )
 
 
-def autoscaler_settings(preview: Preview) -> AutoscalerSettings | None:
+def autoscaler_settings(preview: Preview) -> AutoscalerTiming | None:
     """GKE's managed autoscaler, when the preview has a GKE cluster."""
     if not preview.of_type(GKE_CLUSTER):
         return None
-    return AutoscalerSettings(
+    return AutoscalerTiming(
         cloud="gcp",
         # GKE's managed autoscaler has no priority expander: a ComputeClass ranks pools instead;
         # it does not document its expander, least-waste is what is modelled here.

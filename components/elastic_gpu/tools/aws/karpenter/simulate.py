@@ -1,19 +1,19 @@
 """`simulate` for Karpenter on EKS: the AWS side of the cloud-neutral NodePool simulation
 (elastic_gpu.tools.simulation.karpenter): EC2NodeClass root volumes, `node.kubernetes.io/instance-type`, and
 `model`'s timings (elastic_gpu/tools/simulation/run.py asks the stack's cloud for this through
-`elastic_gpu.aws.provisioning`)."""
+`elastic_gpu.tools.aws.provisioning`)."""
 
 from __future__ import annotations
 
 import math
 
-from elastic_gpu.aws.karpenter import model
 from elastic_gpu.aws.karpenter.release import NODE_CLASS_API
-from elastic_gpu.aws.node_templates import ENI_MAX_PODS, eks_kube_reserved
 from elastic_gpu.aws.pools import EVICTION_NODEFS_PERCENT, KUBE_RESERVED_STORAGE_GIB
 from elastic_gpu.gpu_catalog import GpuInstanceType
 from elastic_gpu.karpenter_core import INSTANCE_TYPE_KEY
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
+from elastic_gpu.tools.aws.karpenter import model
+from elastic_gpu.tools.aws.node_templates import ENI_MAX_PODS, eks_kube_reserved
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.karpenter import GIB, KarpenterModel, TypeResources, after_failures
 from elastic_gpu.tools.simulation.pod import quantity

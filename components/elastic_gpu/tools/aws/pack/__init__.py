@@ -7,18 +7,19 @@ from typing import TYPE_CHECKING
 
 from pulumi_policy import ResourceValidationArgs
 
-from elastic_gpu.aws.pack.karpenter import karpenter_interruption_handling
-from elastic_gpu.aws.pack.node_groups import (
+from elastic_gpu.tools.aws.pack.karpenter import karpenter_interruption_handling
+from elastic_gpu.tools.aws.pack.node_groups import (
     eks_autoscaler_asg_tags,
     eks_gpu_groups_autoscaled,
     gpu_node_group_one_model,
 )
-from elastic_gpu.aws.pack.security import (
+from elastic_gpu.tools.aws.pack.security import (
     eks_irsa_trusts_an_oidc_provider,
     eks_launch_template_imdsv2,
     node_disks_encrypted,
     public_node_ips,
 )
+from elastic_gpu.tools.clouds import PackRules
 
 if TYPE_CHECKING:
     from elastic_gpu.tools.policy import Policy
@@ -63,3 +64,7 @@ def _tags(args: ResourceValidationArgs) -> tuple[str, set[str]]:
 COST_TAGS = dict.fromkeys(TAGGABLE, _tags)
 
 __all__ = ["COST_TAGS", "POLICIES", "public_node_ips"]
+
+
+#: The rules above as the tools protocol's record (elastic_gpu/tools/clouds.py PackRules).
+RULES = PackRules(policies=POLICIES, public_node_ips=public_node_ips, cost_tags=COST_TAGS)

@@ -15,14 +15,12 @@ machine type (so a pod that fits any of them fits), the priority's GPU, node lab
 GKE's GPU taint and the class label and taint (GKE taints auto-created nodes for the class
 toleration the pods carry). Its size: the cluster's resource limit for its GPU type over the
 GPUs per node, shared by every priority of that GPU type (`shared_cap`). Each is made from the
-priority's `NodeGroupView` (elastic_gpu/gcp/reader.py).
+priority's `NodeGroupView` (elastic_gpu/tools/gcp/reader.py).
 """
 
 from __future__ import annotations
 
 from elastic_gpu.gcp.config_rules import machine_family
-from elastic_gpu.gcp.node_reserve import GKE_RESERVE_SOURCE, gke_reserve
-from elastic_gpu.node_group_view import NodeGroupView
 from elastic_gpu.scheduling import (
     EPHEMERAL_STORAGE,
     GKE_COMPUTE_CLASS_KEY,
@@ -30,6 +28,8 @@ from elastic_gpu.scheduling import (
     GPU_RESOURCE,
     gke_compute_class_taint,
 )
+from elastic_gpu.tools.gcp.node_reserve import GKE_RESERVE_SOURCE, gke_reserve
+from elastic_gpu.tools.node_group_view import NodeGroupView
 from elastic_gpu.tools.simulation.fit import NodeTemplate
 
 GIB = 2**30

@@ -33,7 +33,7 @@ from elastic_gpu.gcp.autoprovisioning.spec import (
     auto_creation_needs_nap,
     version_floor,
 )
-from elastic_gpu.gcp.reader import cluster_limits
+from elastic_gpu.tools.gcp.reader import cluster_limits
 from elastic_gpu.tools.policy._base import config, props_of, schema
 from elastic_gpu.tools.policy.scope import judged
 
