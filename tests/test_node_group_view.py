@@ -8,8 +8,8 @@ import dataclasses
 import pytest
 from conftest import stack_preview
 
-from elastic_gpu.clouds import all_clouds
 from elastic_gpu.scheduling import AKS_SPOT_TAINT, GKE_GPU_TAINT, Taint
+from elastic_gpu.tools.clouds import all_clouds
 from elastic_gpu.tools.node_group_view import (
     AUTO_CREATED_GROUP,
     AUTOSCALED_GROUP,
