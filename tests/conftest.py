@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "components" / "elastic_gpu"
 #: Other projects' programs with the lines a user adds for GPU pools (tests/data/upstream/SOURCE.md).
 UPSTREAM = ROOT / "tests" / "data" / "upstream"
-#: A node-pool name ends in "-" and the digest of its replacement-forcing fields (elastic_gpu.replacement).
+#: A node-pool name ends in "-" and the digest of its replacement-forcing fields (elastic_gpu.tools.replacement).
 DIGEST_SUFFIX = re.compile(r"-[0-9a-f]{6}$")
 
 

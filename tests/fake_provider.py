@@ -1,6 +1,9 @@
-"""A cloud that does not exist, as one class implementing `CloudProvider` (elastic_gpu/provider.py): what adding
-a cloud takes. Registered by tests/test_fake_provider.py (`clouds.REGISTRY`), it drives the cloud-neutral core,
-config rules, pool reader, policy rules, report and simulation, with no cloud SDK.
+"""A cloud that does not exist, as one class implementing both protocols a cloud gives: the library's deploy
+protocol `CloudProvider` (elastic_gpu/provider.py) and the tools' `ToolCloud` (elastic_gpu/tools/clouds.py): what
+adding a cloud takes. Registered by tests/test_fake_provider.py (`clouds.REGISTRY` and the tools' registry), it
+drives the cloud-neutral core, config rules, builders, pool reader, policy rules, report and simulation, with no
+cloud SDK. It records every member called (`calls`) and raises a failure a test gives it (`fail`), so a test can
+say what the core asked of a cloud and what it does when a cloud's part breaks.
 
 Its node group is one resource, `fake:compute:NodeGroup`, whose inputs say everything the readers need:
 `name`, `instanceType`, `spot`, `minSize`, `maxSize`, `region`, `zones`, `labels`, `taints` ("key=value:Effect").
@@ -9,35 +12,33 @@ Its node group is one resource, `fake:compute:NodeGroup`, whose inputs say every
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
 import pulumi
 
-from elastic_gpu.clouds import MinorSupport
+from elastic_gpu.clouds import MinorSupport, ReplacementRows
 from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.general_pool import GeneralPoolArgs
-from elastic_gpu.node_group_view import NodeGroupView, StackResource, intends_spot, parse_taint_string
 from elastic_gpu.pool_types import BuiltPool, NodeGroupRef
 from elastic_gpu.provider import (
     AutoscalerBuilder,
     CloudFacts,
     CloudProvider,
     ConfigRules,
-    Mocks,
-    NodeGroupReader,
-    PackRules,
     PoolBuilder,
-    ReplacementRows,
     StackBuilder,
     VersionRows,
 )
 from elastic_gpu.scheduling import CAPACITY_LABEL, EPHEMERAL_STORAGE, GPU_RESOURCE, POOL_LABEL, Taint
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+from elastic_gpu.tools.clouds import Mocks, NodeGroupReader, PackRules, ToolCloud
+from elastic_gpu.tools.node_group_view import NodeGroupView, StackResource, intends_spot, parse_taint_string
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.fit import NodeTemplate
-from elastic_gpu.tools.simulation.timings import AutoscalerSettings, Evidence, timeout_only
+from elastic_gpu.tools.simulation.timings import AutoscalerTiming, Evidence, timeout_only
 from elastic_gpu.validation import Bounds, TagRules
 from elastic_gpu.workload import WorkloadContract
 
@@ -165,8 +166,12 @@ def _no_stack(cfg: StackConfig) -> dict[str, Any]:
     raise NotImplementedError("the fake cloud composes no stack: the tests drive its parts one by one")
 
 
-class FakeProvider:
-    """The fake cloud: every member of `CloudProvider`, and none of the optional capabilities."""
+class FakeCloud:
+    """The fake cloud: every member of `CloudProvider` and of `ToolCloud`, and none of the optional capabilities.
+    Each method call is recorded in `calls` (its name), and so is each call of a builder it hands out (with the
+    pool's name: `build_spot_gpu_pool gpu`); either raises the error `fail` set for it, if any. Made with another
+    name and left out of the registry (`FakeCloud("unregistered")`), only a function that takes the provider it is
+    handed can use it: one that looks a cloud up by name finds none."""
 
     name = "fake"
     facts = CloudFacts(
@@ -182,7 +187,42 @@ class FakeProvider:
     )
     owner = "a fake"
 
+    def __init__(self, name: str = "fake") -> None:
+        self.name = name
+        #: the members called, in order (not the plain attributes: name, facts, owner)
+        self.calls: list[str] = []
+        self._failures: dict[str, Exception] = {}
+
+    def _called(self, member: str, detail: str = "") -> None:
+        self.calls.append(f"{member} {detail}" if detail else member)
+        if (error := self._failures.get(member)) is not None:
+            raise error
+
+    def _recorded(self, member: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """`fn`, a builder the provider hands out, recorded as `member <pool name>` when called."""
+
+        def call(name: str, *args: Any) -> Any:
+            self._called(member, name)
+            return fn(name, *args)
+
+        return call
+
+    @contextmanager
+    def fail(self, member: str, error: Exception) -> Iterator[None]:
+        """Within the block, calling `member` raises `error` (as a cloud's part that breaks would)."""
+        self._failures[member] = error
+        try:
+            yield
+        finally:
+            del self._failures[member]
+
+    def reset(self) -> None:
+        """Forget the calls and the failures (between tests: the registry holds one instance)."""
+        self.calls.clear()
+        self._failures.clear()
+
     def config_rules(self) -> ConfigRules:
+        self._called("config_rules")
         return ConfigRules(
             problems=_problems,
             warnings=lambda cfg: [f"gpuPools: {len(cfg.gpu_pools)} pool(s) on a cloud that does not exist"],
@@ -199,34 +239,44 @@ class FakeProvider:
         )
 
     def ignored_settings(self) -> Mapping[tuple[str, str | None], str]:
+        self._called("ignored_settings")
         return {("cluster", "network_cidr"): "the fake cloud has no network of its own; remove it"}
 
     def stack_builder(self) -> StackBuilder:
+        self._called("stack_builder")
         return StackBuilder(cluster_problems=lambda cfg: [], pool_args=_pool_args, build_stack=_no_stack)
 
     def pool_builder(self) -> PoolBuilder:
+        self._called("pool_builder")
         return PoolBuilder(
             override_problems=lambda where, args: [],
             pool_problems=lambda where, args: [],
             node_group_counts=lambda args: (1, 1 if args.on_demand_fallback else 0),
-            workload_contract=_contract,
-            build_general_pool=lambda name, args, parent: _declare(name, args, False, parent),
-            build_spot_gpu_pool=lambda name, args, parent: _declare(name, args, args.spot, parent),
+            workload_contract=self._recorded("workload_contract", _contract),
+            build_general_pool=self._recorded(
+                "build_general_pool", lambda name, args, parent: _declare(name, args, False, parent)
+            ),
+            build_spot_gpu_pool=self._recorded(
+                "build_spot_gpu_pool", lambda name, args, parent: _declare(name, args, args.spot, parent)
+            ),
             default_max_minutes_to_fallback=20.0,
         )
 
     def autoscaler_builder(self) -> AutoscalerBuilder:
         # The fake cloud runs its own autoscaler, as AKS does: nothing of ours to declare.
+        self._called("autoscaler_builder")
         return AutoscalerBuilder(build_autoscaler=lambda name, args, parent: {}, runs_pod=False)
 
     def reader(self) -> NodeGroupReader:
+        self._called("reader")
         return NodeGroupReader(read_node_groups=_read, node_templates=_templates)
 
-    def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
+    def autoscaler_timing(self, preview: Preview) -> AutoscalerTiming | None:
+        self._called("autoscaler_timing")
         if not preview.of_type(FAKE_NODE_GROUP):
             return None
         provision_minutes = float(preview.config.get("fake:maxNodeProvisionMinutes", 15))
-        return AutoscalerSettings(
+        return AutoscalerTiming(
             cloud="fake",
             expanders=("priority", "least-waste"),
             priorities={20: [".*spot.*"], 10: [".*"]},
@@ -239,17 +289,21 @@ class FakeProvider:
         )
 
     def mocks(self) -> Mocks:
+        self._called("mocks")
         return Mocks(
             resources={FAKE_NODE_GROUP: lambda name, inputs: {"selfLink": f"fake://groups/{name}"}}, invokes={}
         )
 
     def pack(self) -> PackRules:
+        self._called("pack")
         return PackRules(policies=(), public_node_ips=_no_public_ips, cost_tags={})
 
     def versions(self) -> VersionRows:
+        self._called("versions")
         return VersionRows(kubernetes_support=(SUPPORT,), version_inputs={}, node_version_inputs={})
 
     def replacement(self) -> ReplacementRows:
+        self._called("replacement")
         return ReplacementRows({}, {}, {FAKE_NODE_GROUP: "name"}, {}, {})
 
 
@@ -261,6 +315,8 @@ def _no_public_ips(resources: Sequence[Any]) -> Iterator[tuple[Any, str]]:
     return iter(())  # the fake cloud's nodes have no public IPs
 
 
-#: What the registry imports (clouds.REGISTRY["fake"] = "tests.fake_provider"); the annotation makes the type
-#: checker hold the class to the protocol.
-PROVIDER: CloudProvider = FakeProvider()
+#: The one fake cloud, as the registries import it (clouds.REGISTRY["fake"] = "tests.fake_provider": `PROVIDER`;
+#: the tools' REGISTRY: `TOOLS`); the annotations make the type checker hold the class to both protocols.
+CLOUD = FakeCloud()
+PROVIDER: CloudProvider = CLOUD
+TOOLS: ToolCloud = CLOUD

@@ -10,7 +10,6 @@ import pytest
 from pulumi_policy import PolicyResource, ResourceValidationArgs, StackValidationArgs
 from pulumi_policy.policy import PolicyResourceOptions
 
-from elastic_gpu.azure.node_provisioning import simulation as nap_sim
 from elastic_gpu.azure.node_provisioning.cluster import nap_cluster_problems, node_provisioning_profile
 from elastic_gpu.azure.node_provisioning.objects import NODE_CLASS_API, NODE_CLASS_KIND, node_class_spec
 from elastic_gpu.azure.node_provisioning.pools import nap_pool_problems, node_pool_specs
@@ -22,6 +21,7 @@ from elastic_gpu.gpu_catalog import gpu_instance_types
 from elastic_gpu.karpenter_core import NODE_POOL_API, NODE_POOL_KIND
 from elastic_gpu.scheduling import AKS_SPOT_TAINT, GPU_TAINT
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+from elastic_gpu.tools.azure.node_provisioning import simulation as nap_sim
 from elastic_gpu.tools.offline.policy_run import run_policies
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.policy.karpenter_rules import NODE_POOL_TYPE, validate_fallback_ordered, validate_gpu_node_pool

@@ -16,9 +16,9 @@ from elastic_gpu.aks_cluster import SYSTEM_POOL_NAME
 from elastic_gpu.azure import AKS_MANAGED_CLUSTER
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.replacement import inline_pool_table_markdown
 from elastic_gpu.tools.offline.diff import DiffError, Side, build_diff
 from elastic_gpu.tools.offline.runner import Preview
+from elastic_gpu.tools.replacement import inline_pool_table_markdown
 from tests.conftest import ROOT, stack_preview, stack_values
 from tests.docs_pages import page
 

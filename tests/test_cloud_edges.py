@@ -21,6 +21,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import default_instance_types
 from elastic_gpu.settings import GeneralPoolSettings, Spelling, general_pool_settings_problems
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+from elastic_gpu.tools import clouds as tool_clouds
 from elastic_gpu.validation import (
     autoscaler_settings_problems,
     cloud_args_problems,
@@ -30,9 +31,9 @@ from elastic_gpu.validation import (
     time_slicing_problems,
 )
 from elastic_gpu.versions import support_status
-from tests import recording_provider
+from tests import fake_provider
 from tests.conftest import PACKAGE, stack_values
-from tests.recording_provider import RecordingProvider
+from tests.fake_provider import FakeCloud
 from tests.test_fake_provider import FAKE_PROGRAM
 
 LOOKUPS = ("get_cloud", "all_clouds")
@@ -112,42 +113,46 @@ def test_the_scan_sees_a_lookup_by_name(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[RecordingProvider]:
-    """The recording fake, registered as the cloud `fake` (a new cloud's folder would be registered so)."""
-    monkeypatch.setitem(clouds.REGISTRY, "fake", "tests.recording_provider")
-    provider = recording_provider.PROVIDER
-    provider.calls.clear()
-    provider.failures.clear()
-    yield provider
-    provider.calls.clear()
-    provider.failures.clear()
+def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeCloud]:
+    """The fake cloud, which records its calls, registered as the cloud `fake` (a new cloud's folder would be
+    registered so)."""
+    monkeypatch.setitem(clouds.REGISTRY, "fake", "tests.fake_provider")
+    monkeypatch.setitem(tool_clouds.REGISTRY, "fake", "tests.fake_provider")  # the offline runner's
+    fake_provider.CLOUD.reset()
+    yield fake_provider.CLOUD
+    fake_provider.CLOUD.reset()
 
 
-def test_a_stack_hands_its_clouds_provider_down(recording: RecordingProvider) -> None:
+def test_a_stack_hands_its_clouds_provider_down(recording: FakeCloud) -> None:
     cfg = load_stack_config(stack_values("gcp-dev"))
     assert cfg.provider is clouds.get_cloud("gcp")
     # A copy on another cloud answers for its own (the stack file still names it: `cloud: fake`).
     assert cfg.model_copy(update={"cloud": "fake"}).provider is recording
 
 
-def test_the_components_build_on_the_provider_of_their_handle(recording: RecordingProvider, run_program: Any) -> None:
+def test_the_components_build_on_the_provider_of_their_handle(recording: FakeCloud, run_program: Any) -> None:
     run_program(FAKE_PROGRAM)
-    built = [c for c in recording.calls if c[0] in ("build_general_pool", "workload_contract", "build_spot_gpu_pool")]
-    assert built == [("build_general_pool", "general"), ("workload_contract", "gpu"), ("build_spot_gpu_pool", "gpu")]
+    built = [
+        c for c in recording.calls if c.split()[0] in ("build_general_pool", "workload_contract", "build_spot_gpu_pool")
+    ]
+    assert built == ["build_general_pool general", "workload_contract gpu", "build_spot_gpu_pool gpu"]
 
 
-def test_a_failing_builder_of_the_handed_provider_fails_the_pool(
-    recording: RecordingProvider, run_program: Any
-) -> None:
-    recording.failures["build_spot_gpu_pool"] = RuntimeError("the fake cloud has no GPUs today")
-    with pytest.raises(Exception, match="the fake cloud has no GPUs today"):
+def test_a_failing_builder_of_the_handed_provider_fails_the_pool(recording: FakeCloud, run_program: Any) -> None:
+    with (
+        recording.fail("build_spot_gpu_pool", RuntimeError("the fake cloud has no GPUs today")),
+        pytest.raises(Exception, match="the fake cloud has no GPUs today"),
+    ):
         run_program(FAKE_PROGRAM)
-    assert recording.asked("build_general_pool") == [("build_general_pool", "general")]
+    assert [c for c in recording.calls if c.startswith("build_")] == [
+        "build_general_pool general",
+        "build_spot_gpu_pool gpu",
+    ]
 
 
 def test_the_rules_below_the_edges_take_the_provider_they_are_handed() -> None:
     # Not in the registry: a function that looked its cloud up by name would find none ("cloud: ... is unknown").
-    unregistered = RecordingProvider("unregistered")
+    unregistered = FakeCloud("unregistered")
     with pytest.raises(ConfigError, match="cloud: 'unregistered' is unknown"):
         clouds.get_cloud("unregistered")
     # Its own bounds, type naming and example type answer, and its messages name it.
@@ -180,7 +185,7 @@ def test_the_rules_below_the_edges_take_the_provider_they_are_handed() -> None:
     ]
     assert default_instance_types(unregistered, "t4") == []
     assert support_status(unregistered, "1.33") is None  # no support rows of its own
-    assert unregistered.asked("config_rules")
+    assert "config_rules" in unregistered.calls
 
 
 def _general() -> GeneralPoolSettings:
@@ -190,7 +195,7 @@ def _general() -> GeneralPoolSettings:
 def test_a_pools_preflight_reads_the_provider_its_component_chose() -> None:
     # The handle says aws; the preflight asks the provider it is handed (here one without an account preflight,
     # which has nothing to read), not the registry's aws.
-    unregistered = RecordingProvider("unregistered")
+    unregistered = FakeCloud("unregistered")
     handle = type("Handle", (), {"cloud": "aws", "zones": ["us-east-1a"], "kubernetes_version": "1.33"})()
     args = SpotGpuPoolArgs.model_construct(cluster=handle, checked_by_stack=False, instance_types=["g4dn.xlarge"])
     assert program_preflight.check_pool("gpu", args, unregistered, general=False) == []

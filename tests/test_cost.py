@@ -15,9 +15,7 @@ import pytest
 
 from elastic_gpu.__main__ import main
 from elastic_gpu.config import PriceOverride, load_stack_config
-from elastic_gpu.gcp.reader import gce_region
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.node_group_view import NodeGroupView, stack_pools
 from elastic_gpu.prices import (
     COLUMNS,
     HOURS_PER_MONTH,
@@ -37,6 +35,8 @@ from elastic_gpu.tools.cost import (
     pool_cost,
     work_cost,
 )
+from elastic_gpu.tools.gcp.reader import gce_region
+from elastic_gpu.tools.node_group_view import NodeGroupView, stack_pools
 from elastic_gpu.tools.offline.policy_run import stack_resources
 from elastic_gpu.tools.offline.report import pool_rows, render_text, to_json
 from elastic_gpu.tools.offline.runner import run_preview

@@ -10,7 +10,7 @@ import subprocess
 import textwrap
 
 from elastic_gpu.__main__ import main
-from elastic_gpu.node_group_view import KARPENTER_NODE_POOL
+from elastic_gpu.tools.node_group_view import KARPENTER_NODE_POOL
 from elastic_gpu.tools.offline.diff import Side, build_diff
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from tests.conftest import stack_preview, stack_values

@@ -141,7 +141,7 @@ def test_a_minor_without_a_pinned_autoscaler_fails_the_preview(run_program, tmp_
     assert "EksAddons 'addons': no EKS add-on versions pinned for Kubernetes 1.29; pinned: 1.3" in err
     assert "Traceback" not in err
     # Offline, EKS's add-on versions come from the table, which names the minors it has.
-    from elastic_gpu.aws.mocks import INVOKE_MOCKS
+    from elastic_gpu.tools.aws.mocks import INVOKE_MOCKS
 
     with pytest.raises(ValueError, match=r"no EKS add-on versions pinned for Kubernetes 1\.29; pinned: 1\.3"):
         INVOKE_MOCKS["aws:eks/getAddonVersion:getAddonVersion"]({"addonName": "coredns", "kubernetesVersion": "1.29"})

@@ -6,12 +6,12 @@ import pytest
 import yaml
 
 from elastic_gpu.aws import EKS_NODE_GROUP
-from elastic_gpu.aws.mocks import pulumi_eks_cluster_problems
 from elastic_gpu.aws.node_groups import eks_node_group_name
 from elastic_gpu.eks_cluster import SHARED_NODE_ROLE_RISK
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.replacement import POOL_REPLACE_FIELDS
+from elastic_gpu.tools.aws.mocks import pulumi_eks_cluster_problems
 from elastic_gpu.tools.offline.diff import build_diff
+from elastic_gpu.tools.replacement import POOL_REPLACE_FIELDS
 from elastic_gpu.tools.simulation.run import simulate
 from tests.conftest import stack_preview, stem
 from tests.test_components_aws import program

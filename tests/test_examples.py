@@ -61,7 +61,7 @@ def test_existing_eks_on_pulumi_eks() -> None:
         "aws:iam/openIdConnectProvider:OpenIdConnectProvider",
     } <= children
     groups = _by_type(preview, "aws:eks/nodeGroup:NodeGroup")
-    # <cluster>-<pool>-<kind>-<zone>, then the create-before-delete suffix (elastic_gpu/replacement.py)
+    # <cluster>-<pool>-<kind>-<zone>, then the create-before-delete suffix (elastic_gpu/tools/replacement.py)
     assert {_unsuffixed(g["nodeGroupName"]) for g in groups.values()} == {
         f"ml-l4-{kind}-us-west-2{z}" for kind in ("spot", "fallback") for z in "ab"
     }
@@ -145,7 +145,7 @@ def can_reach(rules: list[dict], src: list[str], dst: list[str], protocol: str, 
 def test_existing_eks_gpu_nodes_reach_coredns_and_the_control_plane_reaches_them() -> None:
     """CoreDNS runs on pulumi-eks's default nodes, in its `nodeSecurityGroup`, which admits only itself and
     pulumi-eks's `clusterSecurityGroup`: a GPU node left in EKS's cluster security group gets no DNS."""
-    from elastic_gpu.aws.mocks import _eks_cluster
+    from elastic_gpu.tools.aws.mocks import _eks_cluster
 
     preview = example("existing-eks")
     groups = {g.name: g.id for g in preview.of_type("aws:ec2/securityGroup:SecurityGroup")}

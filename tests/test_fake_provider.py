@@ -11,12 +11,14 @@ from typing import Any
 
 import pytest
 
-from elastic_gpu import clouds, node_group_view
+from elastic_gpu import clouds
 from elastic_gpu.config import StackConfig, load_stack_config, stack_warnings, validate_stack
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import GPU_RESOURCE, POOL_LABEL
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
+from elastic_gpu.tools import clouds as tool_clouds
+from elastic_gpu.tools import node_group_view
 from elastic_gpu.tools.offline import mocks, report
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 from elastic_gpu.tools.policy.scaling_rules import validate_really_spot
@@ -36,16 +38,27 @@ def _clear_caches() -> None:
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The fake cloud in the registry, as a new cloud's folder would be."""
+    """The fake cloud in both registries, as a new cloud's folders (elastic_gpu/<cloud>/, tools/<cloud>/) would be."""
     monkeypatch.setitem(clouds.REGISTRY, "fake", "tests.fake_provider")
+    monkeypatch.setitem(tool_clouds.REGISTRY, "fake", "tests.fake_provider")
     _clear_caches()
+    fake_provider.CLOUD.reset()
     yield
     _clear_caches()
+    fake_provider.CLOUD.reset()
 
 
 def test_the_registry_serves_the_fake_provider(fake: None) -> None:
     assert clouds.get_cloud("fake") is fake_provider.PROVIDER
     assert [c.name for c in clouds.all_clouds()] == ["aws", "azure", "gcp", "fake"]
+    # The tools' registry follows the library's names and order, and serves the same cloud's tools.
+    assert tool_clouds.get_cloud("fake") is fake_provider.TOOLS
+    assert [c.name for c in tool_clouds.all_clouds()] == ["aws", "azure", "gcp", "fake"]
+
+
+def test_the_tools_registry_refuses_an_unknown_cloud_as_the_library_does() -> None:
+    with pytest.raises(ConfigError, match="cloud: 'fake' is unknown; allowed: aws, azure, gcp"):
+        tool_clouds.get_cloud("fake")
 
 
 def test_the_fake_is_unknown_until_registered() -> None:
@@ -63,6 +76,9 @@ def _on_fake(stack: str, **cluster: object) -> StackConfig:
 def test_config_rules_dispatch_to_the_stack_cloud(fake: None) -> None:
     cfg = _on_fake("gcp-dev", networkCidr="10.1.0.0/16")  # GKE takes networkCidr; the fake does not
     problems = validate_stack(cfg)
+    # The deploy members the config check asks of the stack's cloud, and none of the tools'.
+    assert {"config_rules", "ignored_settings"} <= set(fake_provider.CLOUD.calls)
+    assert not {"reader", "mocks", "pack", "autoscaler_timing", "replacement"} & set(fake_provider.CLOUD.calls)
     # The fake's own rules, its ignored settings, its type naming and its example type.
     region, [general] = cfg.cluster.region, cfg.general_pool.instance_types
     assert f"cluster.region: {region!r} is not a fake region; allowed: fake-<name>" in problems
@@ -71,6 +87,27 @@ def test_config_rules_dispatch_to_the_stack_cloud(fake: None) -> None:
         f"generalPool.instanceTypes[0]: {general!r} looks like a gcp type; allowed: a fake type such as fake/medium"
     ) in problems
     assert f"gpuPools: {len(cfg.gpu_pools)} pool(s) on a cloud that does not exist" in stack_warnings(cfg)
+
+
+def test_a_failure_in_a_clouds_rules_reaches_the_caller(fake: None) -> None:
+    cfg = _on_fake("gcp-dev")
+    broken = RuntimeError("the fake cloud's rules broke")
+    with fake_provider.CLOUD.fail("config_rules", broken), pytest.raises(RuntimeError) as caught:
+        validate_stack(cfg)
+    assert caught.value is broken  # not swallowed, not turned into a config problem
+    # Once the failure is lifted, the same check runs to its problems.
+    assert f"cluster.region: {cfg.cluster.region!r} is not a fake region; allowed: fake-<name>" in validate_stack(cfg)
+
+
+def test_a_failure_in_a_clouds_reader_stops_the_report(fake: None) -> None:
+    group = _node_group("gpu-spot", spot=True)
+    preview = Preview("p", "s", [group], {}, {})
+    with (
+        fake_provider.CLOUD.fail("reader", RuntimeError("reader down")),
+        pytest.raises(RuntimeError, match="reader down"),
+    ):
+        report.pool_rows(preview)
+    assert "reader" in fake_provider.CLOUD.calls
 
 
 def _node_group(name: str, *, spot: bool, instance_type: str = "fake/gpu1", pool: str = "gpu") -> CapturedResource:
@@ -184,6 +221,8 @@ SpotGpuPool(
 
 def test_the_components_build_through_the_fake_builders(fake: None, run_program: Any) -> None:
     preview = run_program(FAKE_PROGRAM)
+    # The components asked the handle's cloud for its pool builder (GeneralPool and SpotGpuPool).
+    assert fake_provider.CLOUD.calls.count("pool_builder") >= 2
     groups = [(r.name, r.inputs["instanceType"], r.inputs["spot"]) for r in preview.of_type(FAKE_NODE_GROUP)]
     assert groups == [("general", "fake/medium", False), ("gpu", "fake/gpu1", True)]
     [pool] = preview.of_type(SPOT_GPU_POOL)
@@ -208,12 +247,16 @@ PROVIDER: CloudProvider = Incomplete()
 def test_the_type_checker_holds_a_provider_to_the_protocol(tmp_path: Path) -> None:
     api = pytest.importorskip("mypy.api")
     (tmp_path / "incomplete.py").write_text(INCOMPLETE)
-    files = [str(PACKAGE / "provider.py"), str(ROOT / "tests" / "fake_provider.py")]
+    files = [
+        str(PACKAGE / "provider.py"),
+        str(PACKAGE / "tools" / "clouds.py"),
+        str(ROOT / "tests" / "fake_provider.py"),
+    ]
     # Only these files (the modules they import read as Any): the members and their arity are what is checked.
     flags = ["--strict", "--follow-imports=skip", "--ignore-missing-imports", "--no-error-summary"]
     flags += ["--cache-dir", str(tmp_path / "cache")]
     out, _, status = api.run([*flags, *files])
-    assert (out, status) == ("", 0)  # the fake is a CloudProvider
+    assert (out, status) == ("", 0)  # the fake is a CloudProvider and a ToolCloud
     out, _, status = api.run([*flags, *files, str(tmp_path / "incomplete.py")])
     assert status == 1
     line = INCOMPLETE.splitlines().index("PROVIDER: CloudProvider = Incomplete()") + 1

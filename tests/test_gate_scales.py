@@ -16,8 +16,8 @@ import yaml
 from pulumi.runtime import rpc
 from pulumi_policy import StackValidationArgs
 
-import elastic_gpu.aws.reader as aws_reader
-import elastic_gpu.node_group_view as node_group_view
+import elastic_gpu.tools.aws.reader as aws_reader
+import elastic_gpu.tools.node_group_view as node_group_view
 import elastic_gpu.tools.offline.stack_resources as stack_resources_module
 from elastic_gpu.tools.offline import collector
 from elastic_gpu.tools.offline.policy_run import run_policies

@@ -10,8 +10,8 @@ from conftest import stack_preview
 
 from elastic_gpu.__main__ import main
 from elastic_gpu.gcp import GKE_NODE_POOL
-from elastic_gpu.replacement import replacing_paths
 from elastic_gpu.tools.offline.diff import Side, build_diff
+from elastic_gpu.tools.replacement import replacing_paths
 
 
 def test_flex_start_change_is_a_replacement() -> None:

@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from elastic_gpu.aws.karpenter import model
 from elastic_gpu.aws.karpenter.iam import NODE_POLICIES, controller_policies
 from elastic_gpu.aws.karpenter.interruption import MESSAGE_RETENTION_SECONDS, RULES, queue_policy
 from elastic_gpu.aws.karpenter.nodes import (
@@ -22,6 +21,7 @@ from elastic_gpu.compose import PlannedCluster
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+from elastic_gpu.tools.aws.karpenter import model
 from elastic_gpu.tools.offline.policy_run import run_policies
 from elastic_gpu.tools.offline.report import to_json
 from elastic_gpu.tools.offline.runner import Preview
@@ -620,7 +620,7 @@ def test_a_missing_spot_role_in_the_providers_own_words_previews_and_declares_it
     # pulumi-aws 7 says "couldn't find resource" for a role IAM does not have (terraform-provider-aws
     # internal/retry/error.go), not IAM's NoSuchEntity: the new account's mock answers so, and the stack
     # declares the role instead of failing the preview.
-    from elastic_gpu.aws.mocks import ACCOUNT_INVOKES, NEW_ACCOUNT
+    from elastic_gpu.tools.aws.mocks import ACCOUNT_INVOKES, NEW_ACCOUNT
 
     with pytest.raises(Exception, match=r"reading IAM Role \(AWSServiceRoleForEC2Spot\): couldn't find resource$"):
         ACCOUNT_INVOKES["aws:iam/getRole:getRole"]({"name": "AWSServiceRoleForEC2Spot"}, NEW_ACCOUNT)
@@ -631,7 +631,7 @@ def test_a_missing_spot_role_in_the_providers_own_words_previews_and_declares_it
 def test_a_spot_role_the_credentials_cannot_read_is_a_warning_not_a_crash(tmp_path) -> None:
     preview = _account_preview(tmp_path, existing_tags={})
     (tmp_path / "offline_mocks.py").write_text(
-        "from elastic_gpu.aws.mocks import InvokeFailed\n"
+        "from elastic_gpu.tools.aws.mocks import InvokeFailed\n"
         "def _denied(args):\n"
         "    raise InvokeFailed('reading IAM Role (AWSServiceRoleForEC2Spot): operation error IAM: GetRole, "
         "AccessDenied')\n"

@@ -12,8 +12,8 @@ import pytest
 import yaml
 
 from elastic_gpu.__main__ import main
-from elastic_gpu.aws.karpenter.simulate import MODEL as EKS
-from elastic_gpu.azure.node_provisioning.simulation import MODEL as NAP
+from elastic_gpu.tools.aws.karpenter.simulate import MODEL as EKS
+from elastic_gpu.tools.azure.node_provisioning.simulation import MODEL as NAP
 from elastic_gpu.tools.simulation import simulate
 from elastic_gpu.tools.simulation.karpenter import KarpenterModel, simulate_pod
 from elastic_gpu.tools.simulation.pod import pod_shape

@@ -11,8 +11,8 @@ import yaml
 
 from elastic_gpu.gcp.kueue import CLUSTER_QUEUE
 from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
-from elastic_gpu.gcp.kueue_simulation import admission_problem
 from elastic_gpu.scheduling import GKE_QUEUED_TAINT
+from elastic_gpu.tools.gcp.kueue_simulation import admission_problem
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation import simulate
 from elastic_gpu.tools.simulation.pod import parse_quantity, pod_shape

@@ -4,6 +4,11 @@ cloud-neutral modules never branch on a cloud's name and never import a cloud's 
 from __future__ import annotations
 
 import ast
+import json
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,12 +24,16 @@ from elastic_gpu.config import (
     stack_items,
 )
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.tools import clouds as tool_clouds
 
 COMPONENTS = PACKAGE
-CLOUD_FOLDERS = {COMPONENTS / name for name in CLOUDS}
+TOOLS = COMPONENTS / "tools"
+#: A cloud's folders: its library part (builders, rules, rows) and its tools part (mocks, reader, timing, pack).
+CLOUD_FOLDERS = {COMPONENTS / name for name in CLOUDS} | {TOOLS / name for name in CLOUDS}
 #: Where a cloud's name may appear as data: the registry that maps names to folders, and the config schema's
 #: Literal of names (allowed by the check itself).
 REGISTRY = COMPONENTS / "clouds.py"
+TOOLS_REGISTRY = TOOLS / "clouds.py"
 
 #: The public re-exports of the cluster handles and add-ons (`elastic_gpu.eks_cluster` etc.): they name a
 #: cloud's folder by design.
@@ -40,7 +49,7 @@ def _neutral_modules() -> list[Path]:
     return sorted(
         p
         for p in COMPONENTS.rglob("*.py")
-        if not any(folder in p.parents for folder in CLOUD_FOLDERS) and p != REGISTRY
+        if not any(folder in p.parents for folder in CLOUD_FOLDERS) and p not in {REGISTRY, TOOLS_REGISTRY}
     )
 
 
@@ -100,14 +109,20 @@ def test_no_cloud_neutral_module_branches_on_a_cloud_name() -> None:
 
 def test_each_folder_exports_its_provider() -> None:
     assert [c.name for c in all_clouds()] == list(CLOUDS)
-    for cloud in all_clouds():
-        assert get_cloud(cloud.name) is cloud
-        # One class per cloud, in its folder's provider.py (the type checker holds it to CloudProvider).
+    assert [c.name for c in tool_clouds.all_clouds()] == list(CLOUDS)
+    for cloud, tools in zip(all_clouds(), tool_clouds.all_clouds(), strict=True):
+        assert get_cloud(cloud.name) is cloud and tool_clouds.get_cloud(cloud.name) is tools
+        # One class per cloud, in its folder's provider.py (the type checker holds it to CloudProvider), and its
+        # tools' class in tools/<cloud>/cloud.py, the same cloud with the tools' members (ToolCloud).
         assert type(cloud).__module__ == f"elastic_gpu.{cloud.name}.provider"
-        # What its provider wraps is there, in the folder.
-        parts = ("reader", "node_templates", "timing", "replacement", "versions", "config_rules", "cluster", "pools")
-        for part in (*parts, "mocks"):
+        assert type(tools).__module__ == f"elastic_gpu.tools.{cloud.name}.cloud"
+        assert isinstance(tools, type(cloud)) and tools.facts is cloud.facts
+        # What each wraps is there, in its folder: what a `pulumi up` loads in the cloud's folder, what only the
+        # tools read under tools/<cloud>/.
+        for part in ("replacement", "versions", "config_rules", "cluster", "pools", "stack", "autoscaler"):
             assert (COMPONENTS / cloud.name / f"{part}.py").is_file(), (cloud.name, part)
+        for part in ("reader", "node_templates", "timing", "mocks"):
+            assert (TOOLS / cloud.name / f"{part}.py").is_file(), (cloud.name, part)
 
 
 #: Names the core gives a provider (get_cloud's or all_clouds' result) when it reads one.
@@ -230,7 +245,7 @@ def f():
     from elastic_gpu.gcp.autoprovisioning.pools import apply_cluster_limits
 from elastic_gpu import gcp
 from elastic_gpu.clouds import get_cloud
-from elastic_gpu.node_group_view import NodeGroupView
+from elastic_gpu.tools.node_group_view import NodeGroupView
 """
     assert cloud_imports(source) == [
         (2, "elastic_gpu.aws"),
@@ -255,7 +270,7 @@ def test_no_cloud_neutral_module_imports_a_cloud_folder() -> None:
 def test_each_cloud_mocks_its_own_types_once() -> None:
     # offline/mocks.py merges the folders' tables: a token answered by two folders would hide one of them.
     for table in ("resources", "invokes"):
-        tokens = [(c.name, t) for c in all_clouds() for t in getattr(c.mocks(), table)]
+        tokens = [(c.name, t) for c in tool_clouds.all_clouds() for t in getattr(c.mocks(), table)]
         assert len({t for _, t in tokens}) == len(tokens), table
         providers = {"aws": "aws:", "azure": "azure-native:", "gcp": "gcp:"}
         assert [(c, t) for c, t in tokens if not t.startswith(providers[c])] == []
@@ -284,3 +299,185 @@ def test_settings_without_effect_are_read_from_each_cloud() -> None:
         "cluster.networkCidr: does nothing on azure: only the AWS and GCP stacks create a network (a VPC); AKS "
         "uses Azure CNI overlay; remove it"
     ]
+
+
+# --- the library never imports the workbench ----------------------------------------------------------------
+
+#: The CLI's edge: `python -m elastic_gpu` hands the command line to the tools (elastic_gpu/tools/cli.py).
+CLI_EDGE = COMPONENTS / "__main__.py"
+
+
+def tools_imports(source: str) -> list[tuple[int, str]]:
+    """(line, module) of each import of `elastic_gpu.tools` or below, at any depth: type-only (under
+    TYPE_CHECKING) and function-local imports included, since each ties the library to the tools' names."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        modules: list[str] = []
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names if node.module == "elastic_gpu"]
+        found += [(node.lineno, m) for m in modules if m == "elastic_gpu.tools" or m.startswith("elastic_gpu.tools.")]
+    return sorted(found)
+
+
+def _library_modules() -> list[Path]:
+    return sorted(p for p in COMPONENTS.rglob("*.py") if TOOLS not in p.parents)
+
+
+def test_the_tools_import_check_finds_each_kind_of_import() -> None:
+    source = """
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    from elastic_gpu.tools.offline.runner import Preview
+import elastic_gpu.tools.policy
+def f():
+    from elastic_gpu.tools.simulation import fit
+from elastic_gpu import tools
+from elastic_gpu import clouds
+from elastic_gpu.toolsmith import x
+"""
+    assert tools_imports(source) == [
+        (4, "elastic_gpu.tools.offline.runner"),
+        (5, "elastic_gpu.tools.policy"),
+        (7, "elastic_gpu.tools.simulation"),
+        (8, "elastic_gpu.tools"),
+    ]
+
+
+def test_no_library_module_imports_the_tools() -> None:
+    # What a `pulumi up` may load (everything under elastic_gpu/ but tools/) never names the tools, not even for a
+    # type: the tools build on the library, never the other way round.
+    found = [
+        f"{p.relative_to(ROOT)}:{line}: imports {m}"
+        for p in _library_modules()
+        if p != CLI_EDGE
+        for line, m in tools_imports(p.read_text())
+    ]
+    assert found == []
+
+
+def test_the_cli_edge_only_hands_over_to_the_tools() -> None:
+    # `python -m elastic_gpu` is the one library file that imports the tools: one import, of the CLI's body.
+    assert tools_imports(CLI_EDGE.read_text()) == [(8, "elastic_gpu.tools.cli")]
+    assert len(CLI_EDGE.read_text().splitlines()) < 20
+
+
+#: A program as a user writes one, on each cloud's handle, run under Pulumi's own mocks (`pulumi.runtime.set_mocks`:
+#: no engine, no CLI, no offline runner): it prints the elastic_gpu modules it loaded once its resources are declared.
+#: Its mocks refuse every invoke, as an account without read rights would: the pools' account preflight then says
+#: what it could not read (warnings) instead of judging empty answers.
+MOCKED_PROGRAM = """
+import json, sys
+import pulumi
+import pulumi_kubernetes as k8s
+
+
+class Mocks(pulumi.runtime.Mocks):
+    def new_resource(self, args):
+        return [args.name + "_id", dict(args.inputs)]
+
+    def call(self, args):
+        raise Exception(f"AccessDenied: not authorized to perform {args.token}")
+
+
+pulumi.runtime.set_mocks(Mocks(), project="p", stack="s", preview=True)
+
+from elastic_gpu import AksCluster, EksCluster, GeneralPool, GeneralPoolArgs, GkeCluster, SpotGpuPool, SpotGpuPoolArgs
+
+k8s_provider = k8s.Provider("k8s", kubeconfig="{}")
+cluster = %s
+GeneralPool("general", GeneralPoolArgs(cluster=cluster, instance_types=[%r], min_size=1, max_size=3))
+SpotGpuPool("gpu", SpotGpuPoolArgs(cluster=cluster, instance_types=[%r], max_size=2, on_demand_fallback=True))
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("elastic_gpu"))))
+"""
+
+HANDLES = {
+    "aws": (
+        'EksCluster.existing("c", cluster_name="c", kubernetes_version="1.33", region="us-east-1", '
+        'node_role_arn="arn:aws:iam::123456789012:role/nodes", subnet_ids={"us-east-1a": "subnet-1"}, '
+        'oidc_provider_arn="arn:aws:iam::123456789012:oidc-provider/x", oidc_provider_url="https://x", '
+        "k8s_provider=k8s_provider)",
+        "m6i.xlarge",
+        "g6.xlarge",
+    ),
+    "azure": (
+        'AksCluster.existing("c", cluster_name="c", resource_group_name="rg", location="eastus", zones=["1"], '
+        'kubernetes_version="1.33", k8s_provider=k8s_provider)',
+        "Standard_D4s_v5",
+        "Standard_NC4as_T4_v3",
+    ),
+    "gcp": (
+        'GkeCluster.existing("c", cluster_name="c", project="p", location="us-central1", zones=["us-central1-a"], '
+        'kubernetes_version="1.33", k8s_provider=k8s_provider)',
+        "e2-standard-4",
+        "g2-standard-4",
+    ),
+}
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_a_program_under_pulumis_own_mocks_loads_no_tools_module(cloud: str, tmp_path: Path) -> None:
+    handle, general, gpu = HANDLES[cloud]
+    program = tmp_path / "program.py"
+    program.write_text(MOCKED_PROGRAM % (handle, general, gpu))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(COMPONENTS.parent), str(ROOT)])}
+    done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    # The components ran through the cloud's builders (its folder's pools module is loaded) ...
+    assert f"elastic_gpu.{cloud}.pools" in loaded and "elastic_gpu.spot_gpu_pool" in loaded
+    # ... and nothing of the workbench came with them.
+    assert [m for m in loaded if m == "elastic_gpu.tools" or m.startswith("elastic_gpu.tools.")] == []
+
+
+# --- a cloud's records are typed: a member it lacks fails the type check -------------------------------------
+
+#: (module of a cloud, a name its record is built from): deleting the name must fail `make typecheck`, not a run.
+RECORD_MEMBERS = [
+    ("gcp/config_rules.py", "DISK_GIB"),
+    ("aws/pools.py", "pool_problems"),
+    ("azure/versions.py", "NODE_VERSION_INPUTS"),
+]
+
+
+def _without(source: str, name: str) -> str:
+    """`source` with the top-level definition of `name` renamed away (as if deleted), its record left as it is."""
+    lines = source.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith((f"def {name}(", f"{name} =", f"{name}: "))]
+    assert len(starts) == 1, (name, starts)  # the definition is there: a test that edits nothing fails
+    lines[starts[0]] = lines[starts[0]].replace(name, f"_deleted_{name}", 1)
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(("module", "name"), RECORD_MEMBERS)
+def test_the_type_checker_fails_a_cloud_without_a_member_of_its_record(module: str, name: str, tmp_path: Path) -> None:
+    api = pytest.importorskip("mypy.api")
+    source = (COMPONENTS / module).read_text()
+    # the record's line that reads the name (at the module's end: `RULES = ConfigRules(..., disk_gib=DISK_GIB, ...)`)
+    record_line = max(i for i, line in enumerate(source.splitlines(), 1) if re.search(rf"={name}\b", line))
+    flags = ["--follow-imports=skip", "--ignore-missing-imports", "--no-error-summary", "--show-error-codes"]
+    flags += ["--cache-dir", str(tmp_path / "cache")]
+    (tmp_path / "whole.py").write_text(source)
+    (tmp_path / "lacking.py").write_text(_without(source, name))
+    whole, _, _ = api.run([*flags, str(tmp_path / "whole.py")])
+    lacking, _, status = api.run([*flags, str(tmp_path / "lacking.py")])
+    assert f'Name "{name}" is not defined' not in whole
+    assert status == 1
+    error = f'lacking.py:{record_line}: error: Name "{name}" is not defined'
+    assert [line for line in lacking.splitlines() if error in line and line.endswith("[name-defined]")], lacking
+
+
+def test_each_provider_hands_back_the_records_its_cloud_builds() -> None:
+    # No record is read from a module by name: each is the one its cloud's module built (typed, above).
+    import elastic_gpu.aws.pools
+    import elastic_gpu.azure.versions
+    import elastic_gpu.gcp.config_rules
+    import elastic_gpu.gcp.replacement
+    import elastic_gpu.tools.aws.pack
+
+    assert get_cloud("gcp").config_rules() is elastic_gpu.gcp.config_rules.RULES
+    assert get_cloud("aws").pool_builder() is elastic_gpu.aws.pools.BUILDER
+    assert get_cloud("azure").versions() is elastic_gpu.azure.versions.ROWS
+    assert tool_clouds.get_cloud("gcp").replacement() is elastic_gpu.gcp.replacement.ROWS
+    assert tool_clouds.get_cloud("aws").pack() is elastic_gpu.tools.aws.pack.RULES

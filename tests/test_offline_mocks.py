@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pulumi.output import Unknown
 
-from elastic_gpu.aws.mocks import _eks_node_group
+from elastic_gpu.tools.aws.mocks import _eks_node_group
 from elastic_gpu.tools.offline.mocks import MOCK_UUID
 
 

@@ -11,8 +11,8 @@ from elastic_gpu.aws.node_groups import MAX_NODE_GROUP_NAME, eks_node_group_name
 from elastic_gpu.azure import AKS_AGENT_POOL
 from elastic_gpu.gcp import GKE_NODE_POOL
 from elastic_gpu.gcp.pools import MAX_NODE_POOL_NAME, gke_node_pool_name
-from elastic_gpu.replacement import POOL_REPLACE_FIELDS, replace_table_markdown
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
+from elastic_gpu.tools.replacement import POOL_REPLACE_FIELDS, replace_table_markdown
 from tests.conftest import stack_preview
 from tests.docs_pages import page
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from elastic_gpu.aws.mocks import _eks_cluster
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.preflight import FINDINGS_INPUT, TYPE_TOKEN
+from elastic_gpu.tools.aws.mocks import _eks_cluster
 from elastic_gpu.tools.offline.account import described_account
 from elastic_gpu.tools.offline.report import to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview

@@ -6,9 +6,9 @@ import copy
 
 from policy_programs import judge, program_preview, program_report
 
-from elastic_gpu.node_group_view import NodeGroupView
 from elastic_gpu.prices import HOURS_PER_MONTH, price_row
 from elastic_gpu.tools.cost import node_price, pool_cost
+from elastic_gpu.tools.node_group_view import NodeGroupView
 from elastic_gpu.tools.policy import POLICIES_BY_NAME
 
 

@@ -82,7 +82,9 @@ def test_public_node_ips_are_reported_in_the_stacks_order_whichever_cloud_finds_
     assert urns == ["urn:gke", "urn:lt", "urn:aks"]
 
 
-@pytest.mark.parametrize("module", ["elastic_gpu.aws.pack.node_groups", "elastic_gpu.gcp.pack.auto_provisioning"])
+@pytest.mark.parametrize(
+    "module", ["elastic_gpu.tools.aws.pack.node_groups", "elastic_gpu.tools.gcp.pack.auto_provisioning"]
+)
 def test_a_clouds_rules_import_before_the_pack(module: str) -> None:
     # A cloud's rules import policy_rules' helpers; the pack, assembled on first use, then imports them back.
     code = f"import {module}\nfrom elastic_gpu.tools.policy import ALL_POLICIES\nprint(len(ALL_POLICIES))"

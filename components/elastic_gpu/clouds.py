@@ -1,6 +1,7 @@
 """The registry of clouds: each is a folder `elastic_gpu/<cloud>/` (aws, azure, gcp) exporting its provider.
 
-What a cloud must supply is the `CloudProvider` protocol (elastic_gpu/provider.py). The cloud-neutral core never
+What a cloud must supply to a `pulumi up` is the `CloudProvider` protocol (elastic_gpu/provider.py); the offline
+tools' registry and protocol, which extend these, are elastic_gpu/tools/clouds.py. The cloud-neutral core never
 branches on a cloud's name: it asks the stack's provider (`get_cloud(name)`), or every provider in turn
 (`all_clouds()`, always in `REGISTRY` order, so merged tables keep one order). Each folder's `provider.py` exports
 its provider as `PROVIDER`; importing it loads no cloud SDK (the provider's methods import the cloud's modules
@@ -113,7 +114,7 @@ class MinorSupport:
 
 @dataclass(frozen=True)
 class ReplaceRule:
-    """The inputs of one resource type whose change replaces it (elastic_gpu/replacement.py)."""
+    """The inputs of one resource type whose change replaces it (elastic_gpu/tools/replacement.py)."""
 
     #: input paths (camelCase, as the engine sees them; "a.b" = nested key) whose change replaces
     fields: tuple[str, ...]
@@ -133,6 +134,20 @@ class InlinePoolRule:
     source: str
     #: the steps that make such a change by hand: (pool name, cluster inputs, the pool's new inputs) -> text
     way_out: Callable[[str, Mapping[str, Any], Mapping[str, Any]], str]
+
+
+@dataclass(frozen=True)
+class ReplacementRows:
+    """What replaces the cloud's resources on change (`diff`, elastic_gpu/tools/replacement.py), each cloud's
+    built by its `<cloud>/replacement.py` as `ROWS`; its builders read the same rows (the pool name digest)."""
+
+    pool_replace_fields: Mapping[str, ReplaceRule]
+    other_replace_fields: Mapping[str, ReplaceRule]
+    #: the input that is a pool's cloud name
+    pool_name_field: Mapping[str, str]
+    inline_pool_refused_fields: Mapping[str, InlinePoolRule]
+    #: node-pool inputs whose in-place update replaces every node of the pool
+    node_rolling_fields: Mapping[str, ReplaceRule]
 
 
 def get_cloud(name: str) -> CloudProvider:

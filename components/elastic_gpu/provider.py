@@ -1,14 +1,16 @@
-"""What the cloud-neutral core asks of a cloud: the `CloudProvider` protocol.
+"""What a `pulumi up` asks of a cloud: the deploy protocol `CloudProvider`.
 
 A cloud is one class implementing `CloudProvider` (`elastic_gpu/<cloud>/provider.py`, exported by its folder
-as `PROVIDER`; `elastic_gpu.clouds` lists them). The core (components, config, validation, simulation, offline
-reports, policy rules) never branches on a cloud's name and never looks a part up by string: it calls the
-stack's provider (`get_cloud(name)`), or every provider in turn (`all_clouds()`, in registry order, so merged
-tables keep one order). The type checker verifies that each provider has every member, with its signature.
+as `PROVIDER`; `elastic_gpu.clouds` lists them). The library (components, config, validation, compose,
+preflight) never branches on a cloud's name and never looks a part up by string: it calls the stack's provider
+(`get_cloud(name)`), or every provider in turn (`all_clouds()`, in registry order, so merged tables keep one
+order). The type checker verifies that each provider has every member, with its signature, and each record
+below is built by the cloud's own module from its names (`RULES = ConfigRules(...)` at the end of
+`<cloud>/config_rules.py`, `BUILDER = PoolBuilder(...)` at the end of `<cloud>/pools.py`, ...), so a cloud that
+lacks a member fails the type check, not a run.
 
 As Karpenter's `pkg/cloudprovider/types.go` and cluster-autoscaler's `cloudprovider/cloud_provider.go` do, each
-member says what it is, when the core calls it and what it returns. The members are grouped by what a cloud
-must supply:
+member says what it is, when the library calls it and what it returns. The members, by what a cloud supplies:
 
 - identity and facts: `name`, `facts` (plain, SDK-free data);
 - how messages name it: `owner` ("an AWS"-only setting); its own settings are typed parts of its folder
@@ -16,22 +18,19 @@ must supply:
 - its config rules: `config_rules()`, `ignored_settings()`;
 - its builders: `stack_builder()` (the composition of a stack), `pool_builder()` (general and GPU pools),
   `autoscaler_builder()` (the autoscaler or provisioner);
-- its reader of node groups: `reader()`;
-- its timing model: `autoscaler_settings(preview)`;
-- its offline mocks: `mocks()`;
-- its policies: `pack()`;
-- its rows: `versions()`, `replacement()`.
+- its version rows: `versions()`.
 
 Capabilities only some clouds have are small protocols a provider implements too, checked with `isinstance`
-(never looked up by name): `OwnProvisioner` (a provisioner of its own that the simulation models),
-`AccountPreflight`, `QueueAdmission` (GKE's Kueue), `GroupOrder` (GKE ComputeClass priorities), `ClusterItems`
-(AKS's System pool, priced outside the pools), `GpuResolver` (EC2 describes a type's GPU), `RunningVersion` (GKE's
-release channel), `UpgradePath` (GKE's and AKS's own upgrade rules), `LivePriceSource` (the cloud's own prices, read
-at preview over the shipped table).
+(never looked up by name): `AccountPreflight`, `ClusterItems` (AKS's System pool, priced outside the pools),
+`GpuResolver` (EC2 describes a type's GPU), `UpgradePath` (GKE's and AKS's own upgrade rules, in the version
+advice).
+
+The offline tools (elastic_gpu/tools/) ask more of a cloud (its reader of node groups, mocks, timing, policy
+pack, replacement rows, simulations): that is their own protocol, `ToolCloud` in elastic_gpu/tools/clouds.py,
+which extends this one. Nothing here imports the tools, not even for types: a `pulumi up` loads none of them.
 
 Importing a provider loads no cloud SDK: its methods import the cloud's modules when called, so a stack on one
-cloud needs only that cloud's extra, and tables merged over every cloud (mocks, readers, rows) import only the
-SDK-free modules of the others. They import each module by its full name (`import elastic_gpu.aws.stack as
+cloud needs only that cloud's extra. They import each module by its full name (`import elastic_gpu.aws.stack as
 stack`): the offline runner forgets the modules a program imported between two runs in one process, and
 `from elastic_gpu.aws import stack` would hand back the package's attribute, the forgotten module.
 """
@@ -39,36 +38,26 @@ stack`): the offline runner forgets the modules a program imported between two r
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from elastic_gpu.clouds import importing
 
 if TYPE_CHECKING:
     from datetime import date
 
     import pulumi
 
-    from elastic_gpu.clouds import InlinePoolRule, MinorSupport, ReplaceRule
+    from elastic_gpu.clouds import MinorSupport
     from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
     from elastic_gpu.config import GpuPoolConfig, StackConfig
     from elastic_gpu.general_pool import GeneralPoolArgs
     from elastic_gpu.gpu_catalog import GpuSpec
-    from elastic_gpu.node_group_view import NodeGroupView, StackResource
     from elastic_gpu.pool_types import BuiltPool
     from elastic_gpu.preflight import Finding
-    from elastic_gpu.prices import LivePrices
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
-    from elastic_gpu.tools.offline.mocks import RemoteComponentMock
-    from elastic_gpu.tools.offline.runner import Preview
-    from elastic_gpu.tools.policy import Policy
-    from elastic_gpu.tools.policy.cost_rules import TagReader
-    from elastic_gpu.tools.policy.security_rules import PublicIpFinder
-    from elastic_gpu.tools.simulation.fit import NodeTemplate
-    from elastic_gpu.tools.simulation.pod import PodShape
-    from elastic_gpu.tools.simulation.run import PoolOutcome
-    from elastic_gpu.tools.simulation.timings import AutoscalerSettings, Evidence
     from elastic_gpu.validation import Bounds, TagRules
-    from elastic_gpu.versions import SupportStatus
     from elastic_gpu.workload import WorkloadContract
 
 
@@ -153,27 +142,6 @@ class ConfigRules:
     #: how many instance types one general pool takes, and the message when more are given (None: no limit)
     general_pool_types: tuple[int, str] | None = None
 
-    @classmethod
-    def of(cls, rules: ModuleType) -> ConfigRules:
-        """A cloud's `config_rules` module's rules, under the names every cloud's gives them (a cloud's own
-        extra, such as AKS's duration format, is set by its provider on top)."""
-        return cls(
-            problems=rules.validate,
-            warnings=rules.warnings,
-            gpus_per_node_selects=rules.gpus_per_node_selects,
-            provisioners=rules.PROVISIONERS,
-            splits_per_zone=rules.SPLITS_PER_ZONE,
-            default_per_zone=rules.DEFAULT_PER_ZONE,
-            priority_expander=rules.PRIORITY_EXPANDER,
-            machine_type_pattern=rules.MACHINE_TYPE_PATTERN,
-            machine_type_source=rules.MACHINE_TYPE_SOURCE,
-            tag_rules=rules.TAG_RULES,
-            disk_gib=rules.DISK_GIB,
-            time_slicing_replicas=rules.TIME_SLICING_REPLICAS,
-            autoscaler_durations=rules.AUTOSCALER_DURATIONS,
-            general_pool_types=rules.GENERAL_POOL_TYPES,
-        )
-
 
 @dataclass(frozen=True)
 class StackBuilder:
@@ -206,19 +174,6 @@ class PoolBuilder:
     #: the promise a GPU pool with an on-demand fallback makes when its Args set none: minutes to fallback
     default_max_minutes_to_fallback: float
 
-    @classmethod
-    def of(cls, pools: ModuleType) -> PoolBuilder:
-        """A cloud's `pools` module's builders, under the names every cloud's gives them."""
-        return cls(
-            override_problems=pools.override_problems,
-            pool_problems=pools.pool_problems,
-            node_group_counts=pools.node_group_counts,
-            workload_contract=pools.workload_contract,
-            build_general_pool=pools.build_general_pool,
-            build_spot_gpu_pool=pools.build_spot_gpu_pool,
-            default_max_minutes_to_fallback=pools.DEFAULT_MAX_MINUTES_TO_FALLBACK,
-        )
-
 
 @dataclass(frozen=True)
 class AutoscalerBuilder:
@@ -235,61 +190,6 @@ class AutoscalerBuilder:
 
 
 @dataclass(frozen=True)
-class NodeGroupReader:
-    """How the core reads the cloud's node groups from captured resources: the policy rules, cost, report,
-    simulation and diff read nothing of a node group but its `NodeGroupView` (elastic_gpu/node_group_view.py)."""
-
-    #: the node groups a resource declares (empty for a type it does not read), from its props alone (a
-    #: resource policy) or placed against the stack's resources (region, zones, shared caps) when given;
-    #: props may be the policy engine's proxies, which raise on an unknown value
-    read_node_groups: Callable[[StackResource, Sequence[StackResource] | None], list[NodeGroupView]]
-    #: the scale-from-zero templates of the preview's node groups of this cloud, from their views: what the
-    #: view adds of the catalog's shape, the node's reserves and the autoscaler's template tags (the simulation)
-    node_templates: Callable[[Preview, list[NodeGroupView]], list[NodeTemplate]]
-
-
-@dataclass(frozen=True)
-class Mocks:
-    """The mock engine's answers for the cloud's resource types and invokes (tools/offline/mocks.py)."""
-
-    #: resource type -> the outputs the cloud would add to its inputs
-    resources: Mapping[str, Callable[[str, dict[str, Any]], dict[str, Any]]]
-    #: invoke token -> the answer, from its arguments alone
-    invokes: Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]]
-    #: type prefix -> the outputs every resource of that provider has unless its inputs give them
-    provider_defaults: Mapping[str, Callable[[str, str], dict[str, Any]]] = field(default_factory=dict)
-    #: remote (multi-language) components: their mock registers the children a real run would create
-    remote_components: Mapping[str, RemoteComponentMock] = field(default_factory=dict)
-    #: a new account's documented defaults (tools/offline/account.py), and the invokes answered from the
-    #: described account: token -> (arguments, the cloud's part of the account) -> answer
-    new_account: Mapping[str, Any] = field(default_factory=dict)
-    account_invokes: Mapping[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = field(
-        default_factory=dict
-    )
-    #: the REST reads the preflight makes where the provider has no invoke (elastic_gpu/http_reads.py), answered
-    #: from the described account: reader name -> (URL, the cloud's part of the account) -> JSON answer
-    account_readers: Mapping[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class PackRules:
-    """The cloud's part of the policy pack (tools/policy/)."""
-
-    #: its own rules (EKS node groups, IRSA, Karpenter; GKE's ComputeClass auto-creation), each with the
-    #: cloud-neutral rule it follows, so the pack keeps the rule list's order
-    policies: Sequence[tuple[str | None, Policy]]
-    #: no-public-node-ips' part for its resources
-    public_node_ips: PublicIpFinder
-    #: cost-allocation-tags' part: resource type -> reader of its tag keys
-    cost_tags: Mapping[str, TagReader]
-
-    @classmethod
-    def of(cls, pack: ModuleType) -> PackRules:
-        """A cloud's `pack` module's rules, under the names each cloud's gives them."""
-        return cls(policies=pack.POLICIES, public_node_ips=pack.public_node_ips, cost_tags=pack.COST_TAGS)
-
-
-@dataclass(frozen=True)
 class VersionRows:
     """The cloud's Kubernetes minors and where its resources carry a version (versions.py, diff, policy)."""
 
@@ -299,45 +199,12 @@ class VersionRows:
     version_inputs: Mapping[str, str]
     node_version_inputs: Mapping[str, str]
 
-    @classmethod
-    def of(cls, versions: ModuleType) -> VersionRows:
-        """A cloud's `versions` module's rows, under the names each cloud's gives them."""
-        return cls(
-            kubernetes_support=versions.KUBERNETES_SUPPORT,
-            version_inputs=versions.VERSION_INPUTS,
-            node_version_inputs=versions.NODE_VERSION_INPUTS,
-        )
-
-
-@dataclass(frozen=True)
-class ReplacementRows:
-    """What replaces the cloud's resources on change (elastic_gpu/replacement.py, `diff`)."""
-
-    pool_replace_fields: Mapping[str, ReplaceRule]
-    other_replace_fields: Mapping[str, ReplaceRule]
-    #: the input that is a pool's cloud name
-    pool_name_field: Mapping[str, str]
-    inline_pool_refused_fields: Mapping[str, InlinePoolRule]
-    #: node-pool inputs whose in-place update replaces every node of the pool
-    node_rolling_fields: Mapping[str, ReplaceRule]
-
-    @classmethod
-    def of(cls, replacement: ModuleType) -> ReplacementRows:
-        """A cloud's `replacement` module's rows, under the names each cloud's gives them."""
-        return cls(
-            pool_replace_fields=replacement.POOL_REPLACE_FIELDS,
-            other_replace_fields=replacement.OTHER_REPLACE_FIELDS,
-            pool_name_field=replacement.POOL_NAME_FIELD,
-            inline_pool_refused_fields=replacement.INLINE_POOL_REFUSED_FIELDS,
-            node_rolling_fields=replacement.NODE_ROLLING_FIELDS,
-        )
-
 
 # --- the protocol ------------------------------------------------------------------------------------------
 
 
 class CloudProvider(Protocol):
-    """One cloud, as the cloud-neutral core asks for it. Every method may be called with no cloud SDK
+    """One cloud, as a `pulumi up` asks for it. Every method may be called with no cloud SDK
     installed but the one its result needs (see the module docstring)."""
 
     # identity and facts
@@ -384,51 +251,15 @@ class CloudProvider(Protocol):
         """Its autoscaler: called by `ClusterAutoscaler`."""
         ...
 
-    # reader, timing model, mocks, policies, rows
-
-    def reader(self) -> NodeGroupReader:
-        """How its node groups are read from captured resources (policy, cost, report, simulation, diff): the
-        one place the core learns what a node group of this cloud is. Called when those tables are first
-        merged (pool_view, the offline report) and once per simulation. Each table is filled today from the
-        cloud's reader modules (pool_view.py, report.py, node_templates.py)."""
-        ...
-
-    def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
-        """The timing model of its autoscaler in the preview: its settings, clocks and evidence, as the
-        simulation times a pending pod; None when the preview has none of this cloud's autoscalers."""
-        ...
-
-    def mocks(self) -> Mocks:
-        """The offline mock engine's answers for its resource types and invokes, and its new account."""
-        ...
-
-    def pack(self) -> PackRules:
-        """Its part of the policy pack: its own rules, and its parts of the cloud-neutral ones."""
-        ...
+    # rows
 
     def versions(self) -> VersionRows:
-        """Its Kubernetes minors and version inputs: read when versions.py and the version policy load."""
-        ...
-
-    def replacement(self) -> ReplacementRows:
-        """Its replacement rows: read when elastic_gpu/replacement.py loads (diff, docs/day-two.md's table)."""
+        """Its Kubernetes minors and version inputs: read when versions.py loads (the stack's version checks,
+        the autoscaler's image), and by the version policy and `diff`."""
         ...
 
 
 # --- optional capabilities: a provider implements these too, the core checks them with isinstance ------------
-
-
-@runtime_checkable
-class OwnProvisioner(Protocol):
-    """A provisioner of the cloud's own beside the cluster-autoscaler (EKS: Karpenter; AKS: node
-    auto-provisioning), which the simulation models for the pods its objects take."""
-
-    def simulate_pod(
-        self, preview: Preview, pod: PodShape, region: str | None, pool: str | None, promise: float | None
-    ) -> PoolOutcome | None:
-        """The outcome of `pod` under the provisioner's objects in the preview; None when the preview has
-        none (the autoscaler's model runs)."""
-        ...
 
 
 @runtime_checkable
@@ -438,33 +269,6 @@ class AccountPreflight(Protocol):
 
     def preflight(self, cfg: StackConfig) -> list[Finding]:
         """Every finding for the stack's pools at their max."""
-        ...
-
-
-@runtime_checkable
-class QueueAdmission(Protocol):
-    """A queue in front of some of the cloud's groups (GKE: Kueue and queued provisioning): the simulation
-    scales a `queued` group only for what the queue admits."""
-
-    def queued_evidence(self) -> Evidence:
-        """What a queued group's figure rests on."""
-        ...
-
-    def admission_problem(self, preview: Preview, pod: PodShape) -> str | None:
-        """Why the queue would never admit the pod; None when it would."""
-        ...
-
-    def admission_path(self, preview: Preview, pod: PodShape) -> str:
-        """The way an admitted workload gets its nodes, by the objects' names."""
-        ...
-
-
-@runtime_checkable
-class GroupOrder(Protocol):
-    """A ranking of groups a pod itself selects (GKE: its ComputeClass's priorities)."""
-
-    def group_order(self, preview: Preview, pod: PodShape) -> list[str]:
-        """The groups the pod's own selector ranks, first to last; empty without one."""
         ...
 
 
@@ -485,15 +289,6 @@ class GpuResolver(Protocol):
     def resolve_gpu(self, instance_type: str, region: str | None, zones: Sequence[str]) -> GpuSpec | str:
         """The type's GPU as the cloud describes it in `region` (None: the provider's) or its `zones`, or why
         the cloud gave none."""
-        ...
-
-
-@runtime_checkable
-class RunningVersion(Protocol):
-    """A cluster that runs another version than it declares (GKE: the release channel upgrades past a floor)."""
-
-    def running_support(self, status: SupportStatus, props: Mapping[str, Any]) -> SupportStatus:
-        """The support status of the version the cluster resource (`props`) will run, from its declared one's."""
         ...
 
 
@@ -521,11 +316,29 @@ class UpgradePath(Protocol):
         ...
 
 
-@runtime_checkable
-class LivePriceSource(Protocol):
-    """A reader of the cloud's own on-demand and spot prices (`elastic_gpu/<cloud>/prices.py`), asked at preview
-    when the user wants live prices; the shipped table answers for whatever it cannot (elastic_gpu/prices.py)."""
+# --- the shape every cloud's provider shares -------------------------------------------------------------------
 
-    def price_source(self) -> LivePrices:
-        """The cloud's price source (built on each call: it holds no state across programs)."""
-        ...
+
+class Cloud:
+    """What the clouds' provider classes share (elastic_gpu/<cloud>/provider.py subclasses it): their identity as
+    class attributes, no ignored settings unless a cloud names some, and `loading()`, the guard around each
+    method's import of its cloud's modules. Each subclass's methods only import one module of its folder and hand
+    back the record that module builds (`RULES`, `BUILDER`, `ROWS`), so the type checker sees every member."""
+
+    #: `CloudProvider.name`, `.facts`, `.owner`, set by each cloud's class
+    name: str
+    facts: CloudFacts
+    owner: str
+
+    def loading(self) -> AbstractContextManager[None]:
+        """Around an import of the cloud's modules: a missing SDK its extra brings is a ConfigError naming the
+        extra (elastic_gpu.clouds.importing)."""
+        guard: AbstractContextManager[None] = importing(self.name)
+        return guard
+
+    def ignored_settings(self) -> Mapping[tuple[str, str | None], str]:
+        """`CloudProvider.ignored_settings`: none unless the cloud names some."""
+        return {}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"

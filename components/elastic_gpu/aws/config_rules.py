@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from elastic_gpu.aws.network import MAX_ZONES
 from elastic_gpu.aws.partitions import partition_problems
 from elastic_gpu.durations import parse_duration
+from elastic_gpu.provider import ConfigRules
 from elastic_gpu.validation import (
     PODS_PER_NODE,
     Bounds,
@@ -192,3 +193,23 @@ def validate(cfg: StackConfig) -> list[str]:
             f"(provisioner karpenter; got provisioner {cfg.provisioner}): remove it"
         )
     return problems
+
+
+#: The rules above as the deploy protocol's record (elastic_gpu/provider.py ConfigRules): a rule missing here fails
+#: the type check.
+RULES = ConfigRules(
+    problems=validate,
+    warnings=warnings,
+    gpus_per_node_selects=gpus_per_node_selects,
+    provisioners=PROVISIONERS,
+    splits_per_zone=SPLITS_PER_ZONE,
+    default_per_zone=DEFAULT_PER_ZONE,
+    priority_expander=PRIORITY_EXPANDER,
+    machine_type_pattern=MACHINE_TYPE_PATTERN,
+    machine_type_source=MACHINE_TYPE_SOURCE,
+    tag_rules=TAG_RULES,
+    disk_gib=DISK_GIB,
+    time_slicing_replicas=TIME_SLICING_REPLICAS,
+    autoscaler_durations=AUTOSCALER_DURATIONS,
+    general_pool_types=GENERAL_POOL_TYPES,
+)

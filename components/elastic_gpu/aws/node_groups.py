@@ -18,7 +18,7 @@ from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.aws.asg_tags import managed_node_group_asg_tags, managed_node_group_resource_tags
 from elastic_gpu.aws.replacement import POOL_NAME_FIELD, POOL_REPLACE_FIELDS
 from elastic_gpu.cluster_handle import EksNodeSecurityGroups
-from elastic_gpu.replacement import pool_name
+from elastic_gpu.pool_names import pool_name
 from elastic_gpu.scheduling import API_TAINT_EFFECT, Taint
 
 if TYPE_CHECKING:

@@ -22,6 +22,7 @@ from elastic_gpu.gpu_catalog import gpu_spec_labels
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_overrides import NodeOverrides
 from elastic_gpu.pool_types import BuiltPool, NodeGroupRef
+from elastic_gpu.provider import PoolBuilder
 from elastic_gpu.scheduling import (
     AWS_ACCELERATOR_LABEL,
     EPHEMERAL_STORAGE,
@@ -261,3 +262,15 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         labels=labels,
         ships_device_plugin=args.ami_family in AMI_FAMILIES_WITH_DEVICE_PLUGIN,
     )
+
+
+#: The builders above as the deploy protocol's record (elastic_gpu/provider.py PoolBuilder).
+BUILDER = PoolBuilder(
+    override_problems=override_problems,
+    pool_problems=pool_problems,
+    node_group_counts=node_group_counts,
+    workload_contract=workload_contract,
+    build_general_pool=build_general_pool,
+    build_spot_gpu_pool=build_spot_gpu_pool,
+    default_max_minutes_to_fallback=DEFAULT_MAX_MINUTES_TO_FALLBACK,
+)

@@ -13,7 +13,7 @@ Spot: the latest Linux/UNIX price in each of the region's available zones; the f
 aggregate the shipped table's skypilot-aws rows use (elastic_gpu/data/price_sources.csv).
 
 Invokes need the Pulumi engine: inside a program under `pulumi preview` (or the mock engine, where
-elastic_gpu/aws/mocks.py answers them from the shipped table), never from the offline tools alone, which use
+elastic_gpu/tools/aws/mocks.py answers them from the shipped table), never from the offline tools alone, which use
 the table and say so.
 """
 

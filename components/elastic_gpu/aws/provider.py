@@ -4,20 +4,16 @@ full name: elastic_gpu/provider.py says why)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from elastic_gpu.clouds import importing
 from elastic_gpu.provider import (
     AutoscalerBuilder,
+    Cloud,
     CloudFacts,
     CloudProvider,
     ConfigRules,
-    Mocks,
-    NodeGroupReader,
-    PackRules,
     PoolBuilder,
-    ReplacementRows,
     StackBuilder,
     VersionRows,
 )
@@ -26,16 +22,11 @@ if TYPE_CHECKING:
     from elastic_gpu.config import StackConfig
     from elastic_gpu.gpu_catalog import GpuSpec
     from elastic_gpu.preflight import Finding
-    from elastic_gpu.prices import LivePrices
-    from elastic_gpu.tools.offline.runner import Preview
-    from elastic_gpu.tools.simulation.pod import PodShape
-    from elastic_gpu.tools.simulation.run import PoolOutcome
-    from elastic_gpu.tools.simulation.timings import AutoscalerSettings
 
 
-class AwsProvider:
-    """EKS. Also an `OwnProvisioner` (Karpenter), an `AccountPreflight`, a `GpuResolver` (EC2) and a
-    `LivePriceSource` (the price list and spot price history, through the provider's invokes)."""
+class AwsProvider(Cloud):
+    """EKS. Also an `AccountPreflight` and a `GpuResolver` (EC2). Its tools (Karpenter's simulation, its live
+    prices, ...) are elastic_gpu/tools/aws/cloud.py's `AwsTools`."""
 
     name = "aws"
     facts = CloudFacts(
@@ -69,91 +60,45 @@ class AwsProvider:
         region_of_zone=r"(.+\d)[a-z]",
     )
     owner = "an AWS"
+    # no ignored settings (Cloud's): the stack creates the VPC (cluster.networkCidr) and runs the autoscaler it
+    # configures
 
     def config_rules(self) -> ConfigRules:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.aws.config_rules as rules
-        return ConfigRules.of(rules)
-
-    def ignored_settings(self) -> Mapping[tuple[str, str | None], str]:
-        return {}  # the stack creates the VPC (cluster.networkCidr) and runs the autoscaler it configures
+        return rules.RULES
 
     def stack_builder(self) -> StackBuilder:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.aws.stack as stack
         return StackBuilder(cluster_problems=lambda _: [], pool_args=stack.pool_args, build_stack=stack.build_stack)
 
     def pool_builder(self) -> PoolBuilder:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.aws.pools as pools
-        return PoolBuilder.of(pools)
+        return pools.BUILDER
 
     def autoscaler_builder(self) -> AutoscalerBuilder:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.aws.autoscaler as autoscaler
         return AutoscalerBuilder(build_autoscaler=autoscaler.build_autoscaler)
 
-    def reader(self) -> NodeGroupReader:
-        with importing(self.name):
-            import elastic_gpu.aws.node_templates as node_templates
-            import elastic_gpu.aws.reader as reader
-        return NodeGroupReader(read_node_groups=reader.read_node_groups, node_templates=node_templates.node_templates)
-
-    def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
-        with importing(self.name):
-            import elastic_gpu.aws.timing as timing
-        return timing.autoscaler_settings(preview)
-
-    def mocks(self) -> Mocks:
-        with importing(self.name):
-            import elastic_gpu.aws.mocks as mocks
-        return Mocks(
-            resources=mocks.RESOURCE_MOCKS,
-            invokes=mocks.INVOKE_MOCKS,
-            provider_defaults=mocks.PROVIDER_DEFAULTS,
-            remote_components=mocks.REMOTE_COMPONENTS,
-            new_account=mocks.NEW_ACCOUNT,
-            account_invokes=mocks.ACCOUNT_INVOKES,
-        )
-
-    def pack(self) -> PackRules:
-        with importing(self.name):
-            import elastic_gpu.aws.pack as pack
-        return PackRules.of(pack)
-
     def versions(self) -> VersionRows:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.aws.versions as versions
-        return VersionRows.of(versions)
+        return versions.ROWS
 
-    def replacement(self) -> ReplacementRows:
-        with importing(self.name):
-            import elastic_gpu.aws.replacement as replacement
-        return ReplacementRows.of(replacement)
-
-    # OwnProvisioner, AccountPreflight, GpuResolver, LivePriceSource
-
-    def simulate_pod(
-        self, preview: Preview, pod: PodShape, region: str | None, pool: str | None, promise: float | None
-    ) -> PoolOutcome | None:
-        with importing(self.name):
-            import elastic_gpu.aws.provisioning as provisioning
-        return provisioning.simulate_pod(preview, pod, region, pool, promise)
+    # deploy-side capabilities (elastic_gpu/provider.py)
 
     def preflight(self, cfg: StackConfig) -> list[Finding]:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.aws.preflight as preflight
         return preflight.findings(cfg)
 
     def resolve_gpu(self, instance_type: str, region: str | None, zones: Sequence[str]) -> GpuSpec | str:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.aws.gpu_types as gpu_types
         return gpu_types.resolve_gpu(instance_type, region)
-
-    def price_source(self) -> LivePrices:
-        import elastic_gpu.aws.prices as prices  # no SDK at import: the invokes import pulumi_aws when called
-
-        return prices.AwsPriceList()
 
 
 PROVIDER: CloudProvider = AwsProvider()

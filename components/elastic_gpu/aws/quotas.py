@@ -1,5 +1,5 @@
 """EC2's vCPU quotas per instance family and capacity type: the one table the EKS preflight
-(elastic_gpu/aws/preflight.py) and the offline new account (elastic_gpu/aws/mocks.py) read.
+(elastic_gpu/aws/preflight.py) and the offline new account (elastic_gpu/tools/aws/mocks.py) read.
 
 Codes and names as the EC2 User Guide's quota tables list them ("Amazon EC2 service quotas",
 docs.aws.amazon.com/ec2/latest/instancetypes/ec2-instance-quotas.html: On-Demand and Spot Instance quotas, read

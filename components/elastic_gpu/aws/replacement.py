@@ -1,9 +1,9 @@
-"""EKS: the inputs whose change replaces its resources (elastic_gpu/replacement.py merges every cloud's)."""
+"""EKS: the inputs whose change replaces its resources (elastic_gpu/tools/replacement.py merges every cloud's)."""
 
 from __future__ import annotations
 
 from elastic_gpu.aws import EKS_NODE_GROUP
-from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
+from elastic_gpu.clouds import InlinePoolRule, ReplacementRows, ReplaceRule
 
 #: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md).
 POOL_REPLACE_FIELDS = {
@@ -61,3 +61,13 @@ NODE_ROLLING_FIELDS = {
         ("version", "releaseVersion", "launchTemplate.version"), "EKS update-managed-node-group.md"
     ),
 }
+
+
+#: The rows above as one record (elastic_gpu/clouds.py ReplacementRows), for `diff` and the merged tables.
+ROWS = ReplacementRows(
+    pool_replace_fields=POOL_REPLACE_FIELDS,
+    other_replace_fields=OTHER_REPLACE_FIELDS,
+    pool_name_field=POOL_NAME_FIELD,
+    inline_pool_refused_fields=INLINE_POOL_REFUSED_FIELDS,
+    node_rolling_fields=NODE_ROLLING_FIELDS,
+)

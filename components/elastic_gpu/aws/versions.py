@@ -6,6 +6,7 @@ from datetime import date
 
 from elastic_gpu.aws import EKS_CLUSTER, EKS_EXISTING_CLUSTER, EKS_NODE_GROUP
 from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
+from elastic_gpu.provider import VersionRows
 
 _SOURCE = (
     "EKS calendar (docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html) as mirrored by "
@@ -89,3 +90,9 @@ VERSION_INPUTS = {EKS_CLUSTER: "version", EKS_EXISTING_CLUSTER: HANDLE_VERSION_I
 #: Its node-pool resource and the input that carries the nodes' Kubernetes version (`diff`: version skew
 #: between control plane and nodes). Unset, the nodes follow the control plane.
 NODE_VERSION_INPUTS = {EKS_NODE_GROUP: "version"}
+
+
+#: The rows above as the deploy protocol's record (elastic_gpu/provider.py VersionRows).
+ROWS = VersionRows(
+    kubernetes_support=KUBERNETES_SUPPORT, version_inputs=VERSION_INPUTS, node_version_inputs=NODE_VERSION_INPUTS
+)

@@ -10,6 +10,7 @@ from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConf
 from elastic_gpu.azure.pools import MAX_VM_SIZES, agent_pool_name_problems, agent_pool_stem
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.provider import ConfigRules
 from elastic_gpu.settings_base import Spelling
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, said, tag_problems
 
@@ -201,3 +202,24 @@ def validate(cfg: StackConfig) -> list[str]:
                     f"allowed regions: {', '.join(row.regions)}"
                 )
     return problems
+
+
+#: The rules above as the deploy protocol's record (elastic_gpu/provider.py ConfigRules): a rule missing here fails
+#: the type check.
+RULES = ConfigRules(
+    problems=validate,
+    warnings=warnings,
+    gpus_per_node_selects=gpus_per_node_selects,
+    provisioners=PROVISIONERS,
+    splits_per_zone=SPLITS_PER_ZONE,
+    default_per_zone=DEFAULT_PER_ZONE,
+    priority_expander=PRIORITY_EXPANDER,
+    machine_type_pattern=MACHINE_TYPE_PATTERN,
+    machine_type_source=MACHINE_TYPE_SOURCE,
+    tag_rules=TAG_RULES,
+    disk_gib=DISK_GIB,
+    time_slicing_replicas=TIME_SLICING_REPLICAS,
+    autoscaler_durations=AUTOSCALER_DURATIONS,
+    general_pool_types=GENERAL_POOL_TYPES,
+    duration_format=DURATION_FORMAT,
+)

@@ -25,10 +25,11 @@ from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_labels
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
+from elastic_gpu.pool_names import DIGEST_LEN, short_digest
 from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.prices import TABLE_PATH, price_row, price_rows
-from elastic_gpu.replacement import DIGEST_LEN, short_digest
+from elastic_gpu.provider import PoolBuilder
 from elastic_gpu.scheduling import (
     AKS_SPOT_LABEL,
     AKS_SPOT_TAINT,
@@ -483,3 +484,15 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         resources=pools,
         cloud_outputs=_identity(cluster),
     )
+
+
+#: The builders above as the deploy protocol's record (elastic_gpu/provider.py PoolBuilder).
+BUILDER = PoolBuilder(
+    override_problems=override_problems,
+    pool_problems=pool_problems,
+    node_group_counts=node_group_counts,
+    workload_contract=workload_contract,
+    build_general_pool=build_general_pool,
+    build_spot_gpu_pool=build_spot_gpu_pool,
+    default_max_minutes_to_fallback=DEFAULT_MAX_MINUTES_TO_FALLBACK,
+)

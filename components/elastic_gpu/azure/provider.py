@@ -5,20 +5,15 @@ asked for (by full name: elastic_gpu/provider.py says why)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from elastic_gpu.clouds import importing
 from elastic_gpu.provider import (
     AutoscalerBuilder,
+    Cloud,
     CloudFacts,
     CloudProvider,
     ConfigRules,
-    Mocks,
-    NodeGroupReader,
-    PackRules,
     PoolBuilder,
-    ReplacementRows,
     StackBuilder,
     UpgradeReach,
     VersionRows,
@@ -29,18 +24,12 @@ if TYPE_CHECKING:
 
     from elastic_gpu.config import StackConfig
     from elastic_gpu.preflight import Finding
-    from elastic_gpu.prices import LivePrices
-    from elastic_gpu.tools.offline.runner import Preview
-    from elastic_gpu.tools.simulation.pod import PodShape
-    from elastic_gpu.tools.simulation.run import PoolOutcome
-    from elastic_gpu.tools.simulation.timings import AutoscalerSettings
-    from elastic_gpu.versions import SupportStatus
 
 
-class AzureProvider:
-    """AKS. Also an `OwnProvisioner` (node auto-provisioning), an `AccountPreflight`, `ClusterItems` (the
-    System pool), a `LivePriceSource` (the Retail Prices API), an `UpgradePath` (a skip from an unsupported
-    minor) and a `RunningVersion` (Long Term Support)."""
+class AzureProvider(Cloud):
+    """AKS. Also an `AccountPreflight`, `ClusterItems` (the System pool) and an `UpgradePath` (a skip from an
+    unsupported minor). Its tools (node auto-provisioning's simulation, the Retail Prices API, Long Term Support's
+    running version, ...) are elastic_gpu/tools/azure/cloud.py's `AzureTools`."""
 
     name = "azure"
     facts = CloudFacts(
@@ -68,10 +57,9 @@ class AzureProvider:
     owner = "an Azure"
 
     def config_rules(self) -> ConfigRules:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.azure.config_rules as rules
-        # AKS takes fewer duration forms than Go: its own format, on top of the rules every cloud's module names.
-        return replace(ConfigRules.of(rules), duration_format=rules.DURATION_FORMAT)
+        return rules.RULES
 
     def ignored_settings(self) -> Mapping[tuple[str, str | None], str]:
         return {
@@ -81,92 +69,43 @@ class AzureProvider:
         }
 
     def stack_builder(self) -> StackBuilder:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.azure.stack as stack
         return StackBuilder(
             cluster_problems=stack.cluster_problems, pool_args=stack.pool_args, build_stack=stack.build_stack
         )
 
     def pool_builder(self) -> PoolBuilder:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.azure.pools as pools
-        return PoolBuilder.of(pools)
+        return pools.BUILDER
 
     def autoscaler_builder(self) -> AutoscalerBuilder:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.azure.autoscaler as autoscaler
         return AutoscalerBuilder(build_autoscaler=autoscaler.build_autoscaler, runs_pod=autoscaler.RUNS_POD)
 
-    def reader(self) -> NodeGroupReader:
-        with importing(self.name):
-            import elastic_gpu.azure.node_templates as node_templates
-            import elastic_gpu.azure.reader as reader
-        return NodeGroupReader(read_node_groups=reader.read_node_groups, node_templates=node_templates.node_templates)
-
-    def autoscaler_settings(self, preview: Preview) -> AutoscalerSettings | None:
-        with importing(self.name):
-            import elastic_gpu.azure.timing as timing
-        return timing.autoscaler_settings(preview)
-
-    def mocks(self) -> Mocks:
-        with importing(self.name):
-            import elastic_gpu.azure.mocks as mocks
-        return Mocks(
-            resources=mocks.RESOURCE_MOCKS,
-            invokes=mocks.INVOKE_MOCKS,
-            new_account=mocks.NEW_ACCOUNT,
-            account_invokes=mocks.ACCOUNT_INVOKES,
-            account_readers=mocks.ACCOUNT_READERS,
-        )
-
-    def pack(self) -> PackRules:
-        with importing(self.name):
-            import elastic_gpu.azure.pack as pack
-        return PackRules.of(pack)
-
     def versions(self) -> VersionRows:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.azure.versions as versions
-        return VersionRows.of(versions)
+        return versions.ROWS
 
-    def replacement(self) -> ReplacementRows:
-        with importing(self.name):
-            import elastic_gpu.azure.replacement as replacement
-        return ReplacementRows.of(replacement)
-
-    # OwnProvisioner, AccountPreflight, ClusterItems, UpgradePath
-
-    def simulate_pod(
-        self, preview: Preview, pod: PodShape, region: str | None, pool: str | None, promise: float | None
-    ) -> PoolOutcome | None:
-        with importing(self.name):
-            import elastic_gpu.azure.provisioning as provisioning
-        return provisioning.simulate_pod(preview, pod, region, pool, promise)
+    # deploy-side capabilities (elastic_gpu/provider.py)
 
     def preflight(self, cfg: StackConfig) -> list[Finding]:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.azure.preflight as preflight
         return preflight.findings(cfg)
 
     def cluster_items(self, cfg: StackConfig) -> list[str]:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.azure.config_rules as config_rules
         return config_rules.cluster_items(cfg)
 
-    def price_source(self) -> LivePrices:
-        import elastic_gpu.azure.prices as prices  # urllib only: no SDK
-
-        return prices.AzureRetailPrices()
-
     def upgrade_reach(self, minor: str, props: Mapping[str, Any], on: date) -> UpgradeReach:
-        with importing(self.name):
+        with self.loading():
             import elastic_gpu.azure.upgrade_path as upgrade_path
         return upgrade_path.upgrade_reach(minor, props, on)
-
-    def running_support(self, status: SupportStatus, props: Mapping[str, Any]) -> SupportStatus:
-        with importing(self.name):
-            import elastic_gpu.azure.versions as versions
-        return versions.running_support(status, props)
 
 
 PROVIDER: CloudProvider = AzureProvider()

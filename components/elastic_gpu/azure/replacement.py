@@ -1,10 +1,10 @@
-"""AKS: the inputs whose change replaces its resources (elastic_gpu/replacement.py merges every cloud's)."""
+"""AKS: the inputs whose change replaces its resources (elastic_gpu/tools/replacement.py merges every cloud's)."""
 
 from __future__ import annotations
 
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
 from elastic_gpu.azure.system_pool import system_pool_rotation_steps
-from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
+from elastic_gpu.clouds import InlinePoolRule, ReplacementRows, ReplaceRule
 
 #: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md).
 POOL_REPLACE_FIELDS = {
@@ -78,3 +78,13 @@ INLINE_POOL_REFUSED_FIELDS = {
 NODE_ROLLING_FIELDS = {
     AKS_AGENT_POOL: ReplaceRule(("orchestratorVersion",), "AKS upgrade-aks-cluster.md"),
 }
+
+
+#: The rows above as one record (elastic_gpu/clouds.py ReplacementRows), for `diff` and the merged tables.
+ROWS = ReplacementRows(
+    pool_replace_fields=POOL_REPLACE_FIELDS,
+    other_replace_fields=OTHER_REPLACE_FIELDS,
+    pool_name_field=POOL_NAME_FIELD,
+    inline_pool_refused_fields=INLINE_POOL_REFUSED_FIELDS,
+    node_rolling_fields=NODE_ROLLING_FIELDS,
+)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_EXISTING_CLUSTER, AKS_MANAGED_CLUSTER
 from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
+from elastic_gpu.provider import VersionRows
 
 if TYPE_CHECKING:
     from elastic_gpu.versions import SupportStatus
@@ -65,3 +66,9 @@ VERSION_INPUTS = {AKS_MANAGED_CLUSTER: "kubernetesVersion", AKS_EXISTING_CLUSTER
 #: Its node-pool resource and the input that carries the nodes' Kubernetes version (`diff`: version skew
 #: between control plane and nodes). Unset, the nodes follow the control plane.
 NODE_VERSION_INPUTS = {AKS_AGENT_POOL: "orchestratorVersion"}
+
+
+#: The rows above as the deploy protocol's record (elastic_gpu/provider.py VersionRows).
+ROWS = VersionRows(
+    kubernetes_support=KUBERNETES_SUPPORT, version_inputs=VERSION_INPUTS, node_version_inputs=NODE_VERSION_INPUTS
+)

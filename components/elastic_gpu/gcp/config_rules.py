@@ -12,6 +12,7 @@ from pydantic.alias_generators import to_camel
 
 from elastic_gpu.facts import ReviewedRow
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
+from elastic_gpu.provider import ConfigRules
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, cidr_problems, tag_problems
 
 if TYPE_CHECKING:
@@ -382,3 +383,23 @@ def node_pool_problems(
                 "allowed: false (got true)"
             )
     return problems
+
+
+#: The rules above as the deploy protocol's record (elastic_gpu/provider.py ConfigRules): a rule missing here fails
+#: the type check.
+RULES = ConfigRules(
+    problems=validate,
+    warnings=warnings,
+    gpus_per_node_selects=gpus_per_node_selects,
+    provisioners=PROVISIONERS,
+    splits_per_zone=SPLITS_PER_ZONE,
+    default_per_zone=DEFAULT_PER_ZONE,
+    priority_expander=PRIORITY_EXPANDER,
+    machine_type_pattern=MACHINE_TYPE_PATTERN,
+    machine_type_source=MACHINE_TYPE_SOURCE,
+    tag_rules=TAG_RULES,
+    disk_gib=DISK_GIB,
+    time_slicing_replicas=TIME_SLICING_REPLICAS,
+    autoscaler_durations=AUTOSCALER_DURATIONS,
+    general_pool_types=GENERAL_POOL_TYPES,
+)

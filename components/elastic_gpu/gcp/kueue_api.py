@@ -1,5 +1,5 @@
 """Kueue's API names the library uses, as plain values (no cloud SDK import): the GKE Kueue component
-declares with them and the offline simulation (elastic_gpu.gcp.kueue_simulation) reads them back."""
+declares with them and the offline simulation (elastic_gpu.tools.gcp.kueue_simulation) reads them back."""
 
 from __future__ import annotations
 

@@ -21,9 +21,10 @@ from elastic_gpu.gcp.kueue import LOCAL_QUEUE
 from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
 from elastic_gpu.gcp.node_config import ACCOUNT_OF_THE_CLUSTER, NO_PLACE_ON_GKE, OAUTH_SCOPES, node_service_account
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_labels
+from elastic_gpu.pool_names import pool_name
 from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
-from elastic_gpu.replacement import pool_name
+from elastic_gpu.provider import PoolBuilder
 from elastic_gpu.scheduling import (
     API_TAINT_EFFECT,
     GKE_COMPUTE_CLASS_KEY,
@@ -474,3 +475,15 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         # GKE installs and manages the NVIDIA device plugin on GPU nodes.
         ships_device_plugin=True,
     )
+
+
+#: The builders above as the deploy protocol's record (elastic_gpu/provider.py PoolBuilder).
+BUILDER = PoolBuilder(
+    override_problems=override_problems,
+    pool_problems=pool_problems,
+    node_group_counts=node_group_counts,
+    workload_contract=workload_contract,
+    build_general_pool=build_general_pool,
+    build_spot_gpu_pool=build_spot_gpu_pool,
+    default_max_minutes_to_fallback=DEFAULT_MAX_MINUTES_TO_FALLBACK,
+)

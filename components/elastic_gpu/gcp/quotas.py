@@ -1,5 +1,5 @@
 """Compute Engine's GPU quotas per GPU model and capacity type: the one table the GKE preflight
-(elastic_gpu/gcp/preflight.py) and the offline new project (elastic_gpu/gcp/mocks.py) read.
+(elastic_gpu/gcp/preflight.py) and the offline new project (elastic_gpu/tools/gcp/mocks.py) read.
 
 Cloud Quotas ids (service compute.googleapis.com) as `gcloud beta quotas info list --service=compute.googleapis.com`
 names them: on-demand VMs draw on `NVIDIA-<M>-GPUS-per-project-region`; Spot VMs and flex-start VMs (Dynamic

@@ -1,8 +1,8 @@
-"""GKE: the inputs whose change replaces its resources (elastic_gpu/replacement.py merges every cloud's)."""
+"""GKE: the inputs whose change replaces its resources (elastic_gpu/tools/replacement.py merges every cloud's)."""
 
 from __future__ import annotations
 
-from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
+from elastic_gpu.clouds import InlinePoolRule, ReplacementRows, ReplaceRule
 from elastic_gpu.gcp import GKE_NODE_POOL
 
 #: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md).
@@ -52,3 +52,13 @@ NODE_ROLLING_FIELDS = {
         "GKE managing-clusters.md manual changes that recreate nodes",
     ),
 }
+
+
+#: The rows above as one record (elastic_gpu/clouds.py ReplacementRows), for `diff` and the merged tables.
+ROWS = ReplacementRows(
+    pool_replace_fields=POOL_REPLACE_FIELDS,
+    other_replace_fields=OTHER_REPLACE_FIELDS,
+    pool_name_field=POOL_NAME_FIELD,
+    inline_pool_refused_fields=INLINE_POOL_REFUSED_FIELDS,
+    node_rolling_fields=NODE_ROLLING_FIELDS,
+)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_EXISTING_CLUSTER, GKE_NODE_POOL
+from elastic_gpu.provider import VersionRows
 
 if TYPE_CHECKING:
     from elastic_gpu.versions import SupportStatus
@@ -117,3 +118,9 @@ def running_support(status: SupportStatus, props: Mapping[str, Any]) -> SupportS
         "that exists runs a newer minor (GKE upgraded it) and GKE creates none at it; raise kubernetesVersion to "
         "the minor the cluster runs.",
     )
+
+
+#: The rows above as the deploy protocol's record (elastic_gpu/provider.py VersionRows).
+ROWS = VersionRows(
+    kubernetes_support=KUBERNETES_SUPPORT, version_inputs=VERSION_INPUTS, node_version_inputs=NODE_VERSION_INPUTS
+)

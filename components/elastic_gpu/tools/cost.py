@@ -23,10 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from elastic_gpu.clouds import get_cloud
 from elastic_gpu.config import PriceOverride
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.node_group_view import NodeGroupView
 from elastic_gpu.prices import (
     HOURS_PER_MONTH,
     SOURCE_SEPARATOR,
@@ -37,7 +35,8 @@ from elastic_gpu.prices import (
     price_row,
     read_live_prices,
 )
-from elastic_gpu.provider import LivePriceSource
+from elastic_gpu.tools.clouds import LivePriceSource, get_cloud
+from elastic_gpu.tools.node_group_view import NodeGroupView
 
 #: Spot eviction (re-run) rate when neither the price row, the stack config nor the command
 #: gives one: the 5% Azure's portal showed for D4s_v3 in UK South (price source canonical-blog-2022; an

@@ -23,8 +23,8 @@ from typing import Any
 
 import yaml
 
-from elastic_gpu.clouds import all_clouds
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.tools.clouds import all_clouds
 
 #: Keys whose maps are merged with the new account's rather than replacing them.
 MERGED_KEYS = ("quotas", "usages")

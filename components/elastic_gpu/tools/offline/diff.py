@@ -8,7 +8,7 @@ keeps and adds (diff_policy), while the exit code is the new side's verdict. Eac
 comes from the cluster resource the program declares, the library's handles and the stack file, and its change
 follows the cloud's upgrade rules (diff_versions). Resources are matched by URN and sorted into created, deleted,
 updated in place (with the inputs that changed) and replaced (an input that forces a replacement changed:
-elastic_gpu.replacement), create-first or delete-first as the resource's options say. A change the cloud refuses
+elastic_gpu.tools.replacement), create-first or delete-first as the resource's options say. A change the cloud refuses
 and the engine cannot replace (a field of the AKS System pool inline in its cluster) is refused, exit 2, with the
 steps. The plan is then walked in the engine's order (creates and replacements in dependency order, deletes at the
 end) to count the general pool's node groups alive after every step, and the changed resources are put in
@@ -39,19 +39,12 @@ import yaml
 from pulumi.runtime import rpc
 
 import elastic_gpu
-from elastic_gpu.clouds import all_clouds
 from elastic_gpu.cluster_handle import VERSION_INPUT
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_stack_file
-from elastic_gpu.node_group_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL, pools_of
-from elastic_gpu.replacement import (
-    NODE_ROLLING_FIELDS,
-    POOL_NAME_FIELD,
-    POOL_REPLACE_FIELDS,
-    inline_pool_refusals,
-    replacing_paths,
-)
 from elastic_gpu.scheduling import NODE_CLASS_GENERAL, NODE_CLASS_LABEL
+from elastic_gpu.tools.clouds import all_clouds
+from elastic_gpu.tools.node_group_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL, pools_of
 from elastic_gpu.tools.offline.diff_policy import PolicyChanges, policy_changes, render_policy_changes
 from elastic_gpu.tools.offline.diff_versions import (
     ClusterVersion,
@@ -63,6 +56,13 @@ from elastic_gpu.tools.offline.diff_versions import (
 from elastic_gpu.tools.offline.policy_run import PolicyReport, Violation, run_policies
 from elastic_gpu.tools.offline.runner import UNKNOWN_TEXT, CapturedResource, Preview, Program, run_preview, shown
 from elastic_gpu.tools.offline.terminal import paint
+from elastic_gpu.tools.replacement import (
+    NODE_ROLLING_FIELDS,
+    POOL_NAME_FIELD,
+    POOL_REPLACE_FIELDS,
+    inline_pool_refusals,
+    replacing_paths,
+)
 
 Op = Literal["create", "delete", "update", "replace"]
 PROJECT_NS = "elastic-gpu:"
@@ -346,7 +346,7 @@ def waves(head: Side, changes: list[Change]) -> list[list[Change]]:
 
 def inline_pool_problems(base: Side, head: Side) -> list[str]:
     """Changes of a pool declared inside its cluster (the AKS System pool) that the cloud refuses in place and
-    the engine cannot replace (elastic_gpu.replacement.INLINE_POOL_REFUSED_FIELDS)."""
+    the engine cannot replace (elastic_gpu.tools.replacement.INLINE_POOL_REFUSED_FIELDS)."""
     return [
         problem
         for urn, new in head.resources.items()

@@ -23,8 +23,8 @@ from pulumi.runtime import rpc
 
 import elastic_gpu
 from elastic_gpu import http_reads
-from elastic_gpu.clouds import all_clouds
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.tools.clouds import all_clouds
 
 MOCK_UUID = "00000000-0000-0000-0000-000000000000"
 MOCK_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm1vY2sKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
@@ -308,7 +308,7 @@ DECLARED = "declared resources"
 #: INVOKES = {"invoke token": lambda args: {result}},
 #: REMOTE_COMPONENTS = {"pkg:index:Component": lambda name, inputs, children: {outputs}}: a remote
 #: (multi-language) component of the program's own, which runs in its provider's process in a real run (see
-#: `RemoteChildren`; elastic_gpu/aws/mocks.py mocks pulumi-eks's this way). A remote component without a
+#: `RemoteChildren`; elastic_gpu/tools/aws/mocks.py mocks pulumi-eks's this way). A remote component without a
 #: mock is registered with no children and no outputs, and the report says so.
 #: The library's own invokes (a cluster handle's aws.ec2.getSubnet, the preflight's quotas) are answered by these
 #: INVOKES too, except a read by id of a resource the program declares, answered from that declaration; a function

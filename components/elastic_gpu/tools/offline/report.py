@@ -11,7 +11,6 @@ from typing import Any
 
 import yaml
 
-from elastic_gpu.node_group_view import KARPENTER_GROUP, NodeGroupView
 from elastic_gpu.prices import HOURS_PER_MONTH, TABLE_PATH, live_book
 from elastic_gpu.scheduling import POOL_LABEL
 from elastic_gpu.tools.cost import (
@@ -30,6 +29,7 @@ from elastic_gpu.tools.cost import (
     stack_cost,
     work_total,
 )
+from elastic_gpu.tools.node_group_view import KARPENTER_GROUP, NodeGroupView
 from elastic_gpu.tools.offline.price_overrides import price_overrides
 from elastic_gpu.tools.offline.runner import SECRET_MASK, CapturedResource, Preview, StackOutput, shown
 from elastic_gpu.tools.offline.stack_resources import node_groups
@@ -107,7 +107,8 @@ def _row_json(p: PoolRow) -> dict[str, Any]:
 
 
 def pool_rows(preview: Preview) -> list[PoolRow]:
-    """The Pools table: every node group the captured resources declare, read once (elastic_gpu/node_group_view.py)."""
+    """The Pools table: every node group the captured resources declare, read once
+    (elastic_gpu/tools/node_group_view.py)."""
     rows = [pool_row(v) for v in node_groups(preview)]
     return sorted(rows, key=lambda p: (p.pool, p.node_group))
 
@@ -116,7 +117,7 @@ def pool_rows(preview: Preview) -> list[PoolRow]:
 
 
 def preview_cost(preview: Preview) -> StackCost:
-    """Every captured pool priced: the pools read as the policies read them (elastic_gpu/node_group_view.py)."""
+    """Every captured pool priced: the pools read as the policies read them (elastic_gpu/tools/node_group_view.py)."""
     pools = sorted(node_groups(preview), key=lambda p: (p.pool, p.name))
     return stack_cost(pools, price_overrides(preview))
 

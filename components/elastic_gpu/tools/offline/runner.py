@@ -35,7 +35,6 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
-from elastic_gpu.replacement import POOL_NAME_FIELD
 from elastic_gpu.tools.offline.collector import collected_at_end, without_per_call_cycles
 from elastic_gpu.tools.offline.mocks import (
     INVOKE_ORIGIN,
@@ -46,6 +45,7 @@ from elastic_gpu.tools.offline.mocks import (
     missing_remote_component,
     remote_component_mock,
 )
+from elastic_gpu.tools.replacement import POOL_NAME_FIELD
 
 SECRET_MASK = "[secret]"
 #: How an unknown value (known only after deployment) shows in reports. The captured inputs keep

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pulumi_policy import PolicyCustomTimeouts, PolicyProviderResource, PolicyResource, PolicyResourceOptions
 from pulumi_policy.proxy import unknown_checking_proxy
 
-from elastic_gpu.node_group_view import NodeGroupView, Stack, StrictDict, stack_pools
+from elastic_gpu.tools.node_group_view import NodeGroupView, Stack, StrictDict, stack_pools
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 
 

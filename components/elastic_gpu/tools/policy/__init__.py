@@ -12,7 +12,7 @@ from typing import Any
 
 from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
 
-from elastic_gpu.clouds import all_clouds
+from elastic_gpu.tools.clouds import all_clouds
 from elastic_gpu.tools.policy.cost_rules import cost_allocation_tags, gpu_monthly_cost_ceiling
 from elastic_gpu.tools.policy.fallback_rules import (
     spot_gpu_pool_fallback_promise,

@@ -7,7 +7,7 @@ from typing import Any
 
 from pulumi_policy import PolicyConfigSchema, PolicyResource, ResourceValidationArgs, StackValidationArgs
 
-from elastic_gpu.node_group_view import NodeGroupView, resource_pools
+from elastic_gpu.tools.node_group_view import NodeGroupView, resource_pools
 
 
 def schema(**properties: dict[str, Any]) -> PolicyConfigSchema:

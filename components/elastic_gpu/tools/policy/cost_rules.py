@@ -15,9 +15,9 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from elastic_gpu.clouds import all_clouds
 from elastic_gpu.config import PRICES_KEY, PriceOverride, load_price_overrides
 from elastic_gpu.prices import SOURCE_SEPARATOR, TABLE_PATH
+from elastic_gpu.tools.clouds import all_clouds
 from elastic_gpu.tools.cost import OVERRIDE_SOURCE, NodePrice, pool_cost
 from elastic_gpu.tools.policy._base import config, known_gpu_pools, schema
 from elastic_gpu.tools.policy.scope import judged
@@ -73,7 +73,7 @@ def _price_from(price: NodePrice) -> str:
 
 
 def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) -> None:
-    """Upper bound (elastic_gpu/tools/cost.py): each GPU pool's max size x its most expensive type x 730 h.
+    """Upper bound (elastic_gpu/cost.py): each GPU pool's max size x its most expensive type x 730 h.
 
     A policy sees no stack config: the region comes from the resources (elastic_gpu/node_group_view.py),
     and the stack config's `prices` reach it through `prices` (the offline gate fills it); `pricePerHour` too.
@@ -128,7 +128,7 @@ gpu_monthly_cost_ceiling = StackValidationPolicy(
     description=(
         "The stack's maximum monthly GPU spend (each GPU pool's max nodes x the most expensive of its instance "
         "types' hourly price x 730 h, spot price for spot pools) stays under `monthlyBudgetUsd`. Prices come from "
-        f"{TABLE_PATH} for the pool's region (elastic_gpu/tools/cost.py). Fix: lower max sizes or raise the budget."
+        f"{TABLE_PATH} for the pool's region (elastic_gpu/cost.py). Fix: lower max sizes or raise the budget."
     ),
     enforcement_level=EnforcementLevel.ADVISORY,
     config_schema=_COST_SCHEMA,

@@ -25,8 +25,8 @@ from pulumi_policy import (
 from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.node_group_view import strict_props
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
+from elastic_gpu.tools.node_group_view import strict_props
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 from elastic_gpu.tools.simulation.backoff import GPU_NODE_READY, Group, Machine
 from elastic_gpu.tools.simulation.fit import NodeTemplate
@@ -38,7 +38,7 @@ from elastic_gpu.tools.simulation.run import (
     to_fallback,
     worst_minutes,
 )
-from elastic_gpu.tools.simulation.timings import AutoscalerSettings, NoAutoscaler, autoscaler_settings
+from elastic_gpu.tools.simulation.timings import AutoscalerTiming, NoAutoscaler, autoscaler_settings
 from elastic_gpu.workload import CONTRACT_INPUT
 
 
@@ -72,7 +72,7 @@ def _keeps(groups: list[Group], machine: Machine, promise: float) -> bool:
     return worst is not None and worst <= promise
 
 
-def fixes(outcome: PoolOutcome, settings: AutoscalerSettings) -> list[str]:
+def fixes(outcome: PoolOutcome, settings: AutoscalerTiming) -> list[str]:
     """The knobs that would keep the promise, each worked through the same machine."""
     promise = outcome.max_minutes_to_fallback or 0.0
     machine = settings.machine
@@ -159,12 +159,12 @@ def validate_fallback_promise_advisory(args: StackValidationArgs, report: Report
 #: policy its own copy of the stack (pulumi_policy policy.py, AnalyzeStack), so the second rule finds the first
 #: one's simulation by equal captured resources: the simulation reads nothing else (its preview has no project,
 #: stack or config; a pool's GPU spec is a label of its node groups).
-_LAST: list[tuple[object, Preview, tuple[AutoscalerSettings, list[PoolOutcome]] | Exception]] = []
+_LAST: list[tuple[object, Preview, tuple[AutoscalerTiming, list[PoolOutcome]] | Exception]] = []
 
 
 def _simulated(
     resources: Sequence[PolicyResource],
-) -> tuple[Preview, tuple[AutoscalerSettings, list[PoolOutcome]] | Exception]:
+) -> tuple[Preview, tuple[AutoscalerTiming, list[PoolOutcome]] | Exception]:
     if _LAST and _LAST[0][0] is resources:
         return _LAST[0][1], _LAST[0][2]
     preview = preview_of(resources)
@@ -173,7 +173,7 @@ def _simulated(
         if last.resources == preview.resources:
             _LAST[:] = [(resources, last, last_result)]
             return last, last_result
-    result: tuple[AutoscalerSettings, list[PoolOutcome]] | Exception
+    result: tuple[AutoscalerTiming, list[PoolOutcome]] | Exception
     try:
         result = (autoscaler_settings(preview), simulate(preview))
     except (ConfigError, ValueError, UnknownValueError) as exc:  # NoAutoscaler is a ValueError

@@ -16,8 +16,6 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from elastic_gpu.controller_placement import NamedNodeGroup, unschedulable
-from elastic_gpu.node_group_view import gpu_pools_of
 from elastic_gpu.scheduling import (
     AKS_SPOT_TAINT,
     CAPACITY_LABEL,
@@ -27,6 +25,8 @@ from elastic_gpu.scheduling import (
     NODE_CLASS_LABEL,
     Taint,
 )
+from elastic_gpu.tools.controller_placement import NamedNodeGroup, unschedulable
+from elastic_gpu.tools.node_group_view import gpu_pools_of
 from elastic_gpu.tools.policy._base import config, known_gpu_pools, props_of, schema
 
 # --- 1. gpu-pool-noschedule-taint ------------------------------------------------------------

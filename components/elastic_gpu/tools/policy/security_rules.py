@@ -8,7 +8,7 @@ from functools import cache
 
 from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, StackValidationArgs, StackValidationPolicy
 
-from elastic_gpu.clouds import all_clouds
+from elastic_gpu.tools.clouds import all_clouds
 
 #: a cloud's finder of its nodes' public IPs: (resource, message) in the stack's order
 PublicIpFinder = Callable[[Sequence[PolicyResource]], Iterator[tuple[PolicyResource, str]]]

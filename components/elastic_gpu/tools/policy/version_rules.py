@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy
 
-from elastic_gpu.clouds import all_clouds, get_cloud
-from elastic_gpu.provider import RunningVersion
+from elastic_gpu.tools.clouds import RunningVersion, all_clouds, get_cloud
 from elastic_gpu.versions import SupportStatus, support_status
 
 #: The cluster resource of each cloud and the input that carries its Kubernetes version (its versions part).

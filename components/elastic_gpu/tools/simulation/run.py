@@ -7,13 +7,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from elastic_gpu.clouds import get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.prices import HOURS_PER_MONTH
-from elastic_gpu.provider import GroupOrder, OwnProvisioner, QueueAdmission
 from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
+from elastic_gpu.tools.clouds import GroupOrder, OwnProvisioner, QueueAdmission, get_cloud
 from elastic_gpu.tools.cost import Overrides, node_price, smallest_fit
 from elastic_gpu.tools.offline.price_overrides import price_overrides
 from elastic_gpu.tools.offline.runner import Preview, reads_preview
@@ -31,7 +30,7 @@ from elastic_gpu.tools.simulation.expanders import Tier, rank
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit, near_fit
 from elastic_gpu.tools.simulation.pod import PodShape, pod_shape
 from elastic_gpu.tools.simulation.templates import node_templates
-from elastic_gpu.tools.simulation.timings import AutoscalerSettings, Evidence, NoAutoscaler, autoscaler_settings
+from elastic_gpu.tools.simulation.timings import AutoscalerTiming, Evidence, NoAutoscaler, autoscaler_settings
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract, job_manifest
 
 SCENARIO_ALL_OUT = "all spot groups out of capacity"
@@ -257,7 +256,7 @@ def simulate_pod(
     preview: Preview,
     pod: PodShape,
     templates: list[NodeTemplate],
-    settings: AutoscalerSettings,
+    settings: AutoscalerTiming,
     pool: str | None = None,
     promise: float | None = None,
     candidates: Sequence[NodeTemplate] | None = None,
@@ -351,7 +350,7 @@ def simulate_pod(
     )
 
 
-def _queued(preview: Preview, pod: PodShape, settings: AutoscalerSettings) -> str:
+def _queued(preview: Preview, pod: PodShape, settings: AutoscalerTiming) -> str:
     """A queued-provisioning group's figure: no time, the admission path its nodes come through."""
     cloud = get_cloud(settings.cloud)
     via = cloud.admission_path(preview, pod) if isinstance(cloud, QueueAdmission) else "its cloud's queue"
@@ -383,7 +382,7 @@ def _combine(figures: list[Figure]) -> Figure:
     return Minutes(min(f.min for f in finite), None if never else max(w for w in worst if w is not None))
 
 
-def _scenarios(groups: list[Group], settings: AutoscalerSettings, machine: Machine) -> dict[str, Figure]:
+def _scenarios(groups: list[Group], settings: AutoscalerTiming, machine: Machine) -> dict[str, Figure]:
     """Per scenario, minutes from the pod's creation until a group that delivers is asked (spot with
     capacity, or on-demand)."""
 
@@ -476,7 +475,7 @@ def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[P
 
 def _controllers_stuck(preview: Preview) -> str | None:
     """Why the stack's autoscaler or Karpenter controller cannot be scheduled (controller_placement), or None."""
-    from elastic_gpu.controller_placement import unschedulable
+    from elastic_gpu.tools.controller_placement import unschedulable
     from elastic_gpu.tools.offline.stack_resources import stack_resources
 
     # nodes declared elsewhere that a policy config would describe: the gate judges them (controllers-schedulable)
@@ -485,7 +484,7 @@ def _controllers_stuck(preview: Preview) -> str | None:
 
 
 def _unreached(
-    pool: str | None, pod: str, reason: str, settings: AutoscalerSettings, promises: dict[str, float]
+    pool: str | None, pod: str, reason: str, settings: AutoscalerTiming, promises: dict[str, float]
 ) -> PoolOutcome:
     return PoolOutcome(
         pool=pool,
@@ -575,7 +574,7 @@ def _summary(outcomes: list[PoolOutcome]) -> list[str]:
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
-def to_json(stack: str, settings: AutoscalerSettings, outcomes: list[PoolOutcome]) -> dict[str, Any]:
+def to_json(stack: str, settings: AutoscalerTiming, outcomes: list[PoolOutcome]) -> dict[str, Any]:
     return {
         "stack": stack,
         "cloud": settings.cloud,

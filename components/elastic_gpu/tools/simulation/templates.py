@@ -1,5 +1,5 @@
 """Each node group's scale-from-zero node template, built the way that cloud's autoscaler builds it (never
-from the stack config): every node group is read once into its `NodeGroupView` (elastic_gpu/node_group_view.py),
+from the stack config): every node group is read once into its `NodeGroupView` (elastic_gpu/tools/node_group_view.py),
 and every cloud's `node_templates` (elastic_gpu/<cloud>/node_templates.py, which says how its autoscaler builds
 them) makes its templates from its views and the rest of the stack, in cloud order.
 
@@ -15,10 +15,10 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from elastic_gpu.clouds import all_clouds
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type
-from elastic_gpu.node_group_view import NodeGroupView
 from elastic_gpu.scheduling import GPU_RESOURCE
+from elastic_gpu.tools.clouds import all_clouds
+from elastic_gpu.tools.node_group_view import NodeGroupView
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.offline.stack_resources import node_groups as preview_node_groups
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit

@@ -8,10 +8,10 @@ from typing import Literal
 
 import yaml
 
-from elastic_gpu.clouds import all_clouds
 from elastic_gpu.cluster_autoscaler import PRIORITY_CONFIGMAP
 from elastic_gpu.durations import parse_duration
 from elastic_gpu.files import SAFE_LOADER
+from elastic_gpu.tools.clouds import all_clouds
 from elastic_gpu.tools.offline.runner import UNKNOWN, Preview
 from elastic_gpu.tools.simulation.backoff import SECOND, Machine
 
@@ -60,7 +60,10 @@ class Regime:
 
 
 @dataclass(frozen=True)
-class AutoscalerSettings:
+class AutoscalerTiming:
+    """The timing model of one cloud's autoscaler in a preview: its settings as the simulation reads them, its clocks
+    and their evidence (a stack's own autoscaler settings are elastic_gpu.settings.AutoscalerSettings)."""
+
     cloud: str
     expanders: tuple[str, ...]
     #: priority expander ranks {priority: [regex]}; empty when not configured
@@ -175,10 +178,10 @@ def timeout_only(scan: int, provision: int, how: str) -> Machine:
     )
 
 
-def autoscaler_settings(preview: Preview) -> AutoscalerSettings:
+def autoscaler_settings(preview: Preview) -> AutoscalerTiming:
     """The settings of the first cloud (in cloud order) whose autoscaler the preview has."""
     for cloud in all_clouds():
-        settings = cloud.autoscaler_settings(preview)
+        settings = cloud.autoscaler_timing(preview)
         if settings is not None:
             return settings
     raise NoAutoscaler("no EKS node group, AKS cluster or GKE cluster in the captured resources")

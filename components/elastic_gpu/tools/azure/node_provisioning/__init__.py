@@ -1,0 +1,1 @@
+"""AKS node auto-provisioning, as the simulation models it (`simulation`)."""
