@@ -123,6 +123,8 @@ def test_levels_names_and_descriptions() -> None:
         "spot-gpu-pool-fallback-promise-advisory",
         "account-preflight",
         "gke-auto-provisioning-gpu-cap",
+        "gpu-pool-uses-its-reservations",
+        "reservation-used",
     }
     for p in ALL_POLICIES:
         assert p.name == p.name.lower() and " " not in p.name
