@@ -309,3 +309,91 @@ def test_the_pools_table_shows_a_reserved_groups_capacity_as_reserved(reserved_p
     mixed = _view(name="np", capacity_types=[RESERVED, "spot", "on-demand"], spot_first=False)
     assert pool_row(mixed).capacity == "reserved, spot, on-demand"
     assert [pool_row(v).capacity for v in reserved_pool[1:]] == ["spot", "on-demand"]
+
+
+# --- policy ----------------------------------------------------------------------------------------------------
+
+RESERVATION_RULES = ("gpu-pool-uses-its-reservations", "reservation-used")
+
+
+def _report(preview: Preview, config: dict | None = None):
+    from elastic_gpu.tools.offline.policy_run import run_policies
+    from elastic_gpu.tools.policy import POLICIES_BY_NAME
+
+    return run_policies(preview, [POLICIES_BY_NAME[n] for n in RESERVATION_RULES], config=config)
+
+
+def _with_config(preview: Preview, **reservations: dict) -> Preview:
+    """The preview with `gpuPools[].reservations` set in its stack config for the named pools (a pool the stack
+    does not declare is added to the config alone)."""
+    config = copy.deepcopy(preview.config)
+    pools = config["elastic-gpu:gpuPools"]
+    for name, entry in reservations.items():
+        pool = next((p for p in pools if p["name"] == name), None)
+        if pool is None:
+            pools.append(pool := {"name": name})
+        pool["reservations"] = entry
+    return Preview(preview.project, preview.stack, preview.resources, preview.outputs, config)
+
+
+def test_shipped_stacks_without_reservations_pass_the_reservation_rules():
+    for stack in ("aws-dev", "aws-karpenter"):
+        assert _report(stack_preview(stack)).violations == []
+
+
+def test_a_pool_whose_stack_config_names_a_reservation_no_group_uses_is_flagged_and_one_that_uses_it_is_not():
+    preview = _with_config(
+        _karpenter_with_reserved(),
+        inference={"ids": ["cr-0aaa"], "nodes": 2},
+        training={"ids": ["cr-0bbb"], "tags": {"team": "ml"}, "nodes": 1},
+    )
+    report = _report(preview)
+    [skip] = report.of("gpu-pool-uses-its-reservations")
+    assert skip.level == "advisory"
+    assert "GPU pool 'training'" in skip.message and "cr-0bbb, tag:team=ml" in skip.message
+    assert "no node group of the pool launches into them" in skip.message
+    assert report.of("reservation-used") == []
+
+
+def test_a_reservation_the_config_names_for_a_pool_the_stack_lacks_is_unused():
+    report = _report(_with_config(stack_preview("aws-dev"), nope={"ids": ["cr-0ccc"], "nodes": 1}))
+    [unused] = report.of("reservation-used")
+    assert "cr-0ccc" in unused.message and "GPU pool 'nope'" in unused.message
+
+
+def test_a_reservation_the_account_holds_for_a_pools_type_and_zone_is_a_skipped_one():
+    held = [{"id": "cr-0ddd", "instanceType": "g4dn.xlarge", "zone": "us-west-2a", "count": 2}]
+    config = {"gpu-pool-uses-its-reservations": {"accountReservations": held}}
+    [skip] = _report(stack_preview("aws-dev"), config).of("gpu-pool-uses-its-reservations")
+    assert "GPU pool 't4' (g4dn.xlarge in us-west-2a) skips reservation cr-0ddd" in skip.message
+    assert "2 instance(s)" in skip.message
+    # Another zone or another type: not the pool's to use.
+    for other in ({"zone": "us-east-1a"}, {"instanceType": "p5.48xlarge"}):
+        config = {"gpu-pool-uses-its-reservations": {"accountReservations": [held[0] | other]}}
+        assert _report(stack_preview("aws-dev"), config).of("gpu-pool-uses-its-reservations") == []
+
+
+def test_a_reserved_node_pool_ranked_after_spot_is_flagged():
+    preview = _karpenter_with_reserved()
+    reserved = next(r for r in preview.resources if r.name == "inference-reserved")
+    reserved.inputs["spec"]["weight"] = 10  # below the spot-first NodePool's 50
+    [late] = _report(preview).of("reservation-used")
+    assert "reserved group 'inference-reserved' is asked only after spot group 'inference-spot-first'" in late.message
+    assert _report(_karpenter_with_reserved()).of("reservation-used") == []
+
+
+def test_a_group_that_names_a_reservation_but_does_not_allow_reserved_capacity_is_flagged(monkeypatch):
+    from pulumi_policy import StackValidationArgs
+
+    from elastic_gpu.tools.policy import reservation_rules
+
+    views = [
+        _view(name="a10g-od", reservations=("cr-0eee",)),
+        _view(name="a10g-reserved", capacity_types=[RESERVED], reservations=("cr-0fff",), max_size=2),
+    ]
+    monkeypatch.setattr(reservation_rules, "stack_pools", lambda resources, gpu_only: views)
+    monkeypatch.setattr(reservation_rules, "_ranked_after_spot", lambda args: [])
+    messages: list[str] = []
+    reservation_rules.validate_reservation_used(StackValidationArgs([], {}), lambda m, urn=None: messages.append(m))
+    assert len(messages) == 1 and "'a10g-od'" in messages[0] and "cr-0eee" in messages[0]
+    assert "it allows on-demand" in messages[0]
