@@ -99,9 +99,9 @@ def validate_pool_uses_reservations(args: StackValidationArgs, report: ReportVio
         if not any(consumes(v) for v in pools[pool]):
             report(
                 f"GPU pool '{pool}': its stack config names reservation(s) {', '.join(named)} "
-                "(gpuPools[].reservations), but no node group of the pool launches into them: its pods go to spot and on-demand while the "
-                "reservation is paid. Fix: use a provisioner that declares the reserved tier, or remove the "
-                "reservations from the pool.",
+                "(gpuPools[].reservations), but no node group of the pool launches into them: its pods go to spot "
+                "and on-demand while the reservation is paid. Fix: use a provisioner that declares the reserved "
+                "tier, or remove the reservations from the pool.",
                 None,
             )
     for held in cfg.get(ACCOUNT_KEY) or []:
