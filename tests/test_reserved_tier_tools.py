@@ -397,3 +397,12 @@ def test_a_group_that_names_a_reservation_but_does_not_allow_reserved_capacity_i
     reservation_rules.validate_reservation_used(StackValidationArgs([], {}), lambda m, urn=None: messages.append(m))
     assert len(messages) == 1 and "'a10g-od'" in messages[0] and "cr-0eee" in messages[0]
     assert "it allows on-demand" in messages[0]
+
+
+def test_a_reserved_group_before_spot_is_no_on_demand_group_before_spot_for_the_promise_rule():
+    from elastic_gpu.tools.policy.fallback_rules import on_demand_before_spot
+
+    preview, templates, settings = _aws_with_reserved()
+    o = simulate_pod(preview, _t4_pod(), templates, settings, pool="t4")
+    assert o.first_choice_group == "gpu-dev-t4-reserved-us-west-2a" and on_demand_before_spot(o) == []
+    assert o.fallback_group is not None and not o.breaks_promise
