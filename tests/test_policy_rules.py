@@ -82,6 +82,8 @@ def test_every_rule_of_the_issue_has_cases() -> None:
         "account-preflight",
     }
     own_files |= {"karpenter-gpu-node-pool", "karpenter-fallback-ordered", "karpenter-interruption-handling"}
+    # The reserved tier's rules: tests/test_reserved_tier_tools.py
+    own_files |= {"gpu-pool-uses-its-reservations", "reservation-used"}
     # GKE auto-provisioning's rules: tests/test_gke_autoprovisioning.py
     own_files |= {
         "gke-auto-provisioning-gpu-limits",

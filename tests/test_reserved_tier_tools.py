@@ -183,7 +183,7 @@ def test_karpenter_launches_reserved_first_then_spot_then_on_demand():
     assert o.path[0].minutes == Minutes(0.02, 0.17)
     assert o.path[1].minutes == base["inference"].scenarios[SCENARIO_ONE_ZONE]
     assert o.path[2].minutes == base["inference"].minutes_to_fallback == o.minutes_to_fallback
-    assert RESERVED_FIRST in o.path[0].evidence and "instance.go:743-758" in RESERVED_FIRST
+    assert RESERVED_FIRST in o.path[0].evidence and "instance.go:743-759" in RESERVED_FIRST
     assert outcomes["training"].path == [] and outcomes["training"].to_json() == base["training"].to_json()
     assert "path" in to_json("aws-karpenter", autoscaler_settings(stack_preview("aws-karpenter")), [o])["pools"][0]
 

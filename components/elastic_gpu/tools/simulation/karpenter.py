@@ -44,16 +44,16 @@ CONSTANTS: tuple[Constant, ...] = (BATCH_IDLE, BATCH_MAX, POD_REQUEUE, DISRUPTIO
 
 #: How a NodePool that allows `reserved` uses it (aws/karpenter-provider-aws v1.14.1, the one provider at this tag whose
 #: NodePools may allow the `reserved` capacity type): a launch is reserved while a reserved offering is available
-#: (pkg/providers/instance/instance.go:743-758 getCapacityType: "Prioritization is as follows: reserved, spot,
+#: (pkg/providers/instance/instance.go:743-759 getCapacityType: "Prioritization is as follows: reserved, spot,
 #: on-demand"), and a reserved offering is priced as its on-demand price / 10,000,000, "free" to the scheduler's
 #: cheapest-first choice (pkg/providers/instancetype/offering/reserved_capacity_resolver.go:73-79). A full
 #: reservation is no available offering (:88, :98 `reservationCapacity != 0`): spot is chosen at once, with no
-#: failed launch. A reserved launch that fails for capacity marks the reservation unavailable (instance.go:652-675),
+#: failed launch. A reserved launch that fails for capacity marks the reservation unavailable (instance.go:653-675),
 #: so the next loop launches spot.
 RESERVED_FIRST = (
-    "aws/karpenter-provider-aws v1.14.1 pkg/providers/instance/instance.go:743-758 getCapacityType (reserved, then "
+    "aws/karpenter-provider-aws v1.14.1 pkg/providers/instance/instance.go:743-759 getCapacityType (reserved, then "
     "spot, then on-demand); pkg/providers/instancetype/offering/reserved_capacity_resolver.go:73-79 (price = "
-    "on-demand / 10,000,000), :98 (a full reservation is no available offering); instance.go:652-675 (a failed "
+    "on-demand / 10,000,000), :98 (a full reservation is no available offering); instance.go:653-675 (a failed "
     "reserved launch marks the reservation unavailable)"
 )
 
