@@ -110,7 +110,8 @@ def test_simulate_shows_reserved_then_spot_then_on_demand_with_the_time_to_each(
     assert spot.minutes == without.scenarios[SCENARIO_ONE_ZONE]
     assert on_demand.minutes == without.minutes_to_fallback == o.minutes_to_fallback
     assert o.fallback_group == without.fallback_group
-    assert MAX_SIZE_SKIP in on_demand.evidence and "source:" in reserved.evidence
+    assert on_demand.rule == spot.rule == f"a full reservation's group is at its max size and skipped: {MAX_SIZE_SKIP}"
+    assert reserved.evidence.startswith("source: ") and reserved.rule == ""
     # The unkind case: the reserved launch fails and is backed off like spot, then spot delivers; later than room.
     fails = o.scenarios[SCENARIO_RESERVED_FAILS]
     assert isinstance(fails, Minutes) and fails.min > reserved.minutes.min and fails.max > reserved.minutes.max
@@ -119,7 +120,7 @@ def test_simulate_shows_reserved_then_spot_then_on_demand_with_the_time_to_each(
         without.scenarios
     )
     text = render_text("aws-dev", [o])
-    assert "path:              reserved -> spot -> on-demand" in text
+    assert "path:              reserved -> spot -> on-demand" in text and f"rests on: {spot.rule}" in text
     assert f"reserved   gpu-dev-t4-reserved-us-west-2a: 0.5 to 0.67 min ({SCENARIO_RESERVED_ROOM})" in text
     assert [s["capacity"] for s in o.to_json()["path"]] == [RESERVED, "spot", "on-demand"]
     # A pool without a reserved tier keeps its JSON and text as before.
@@ -183,7 +184,7 @@ def test_karpenter_launches_reserved_first_then_spot_then_on_demand():
     assert o.path[0].minutes == Minutes(0.02, 0.17)
     assert o.path[1].minutes == base["inference"].scenarios[SCENARIO_ONE_ZONE]
     assert o.path[2].minutes == base["inference"].minutes_to_fallback == o.minutes_to_fallback
-    assert RESERVED_FIRST in o.path[0].evidence and "instance.go:743-759" in RESERVED_FIRST
+    assert o.path[0].rule == RESERVED_FIRST and "instance.go:743-759" in RESERVED_FIRST
     assert outcomes["training"].path == [] and outcomes["training"].to_json() == base["training"].to_json()
     assert "path" in to_json("aws-karpenter", autoscaler_settings(stack_preview("aws-karpenter")), [o])["pools"][0]
 

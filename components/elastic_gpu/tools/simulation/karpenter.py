@@ -299,16 +299,17 @@ def simulate_pod(
         # Room: the first loop launches it; cannot launch: one failed launch, then spot at the next loop.
         room, fails = _minutes(after_failures(0)), _minutes(after_failures(1))
         scenarios = {SCENARIO_RESERVED_ROOM: room, SCENARIO_RESERVED_FAILS: fails, **scenarios}
-        evidence = f"{model.evidence}; {RESERVED_FIRST}"
-        path.append(PathStep(RESERVED, reserved.name, SCENARIO_RESERVED_ROOM, room, evidence))
+        evidence = str(model.evidence)
+        path.append(PathStep(RESERVED, reserved.name, SCENARIO_RESERVED_ROOM, room, evidence, RESERVED_FIRST))
         if spot:
             # A full reservation is no offering: spot in the first loop where a zone has capacity.
             has = scenarios.get(SCENARIO_ONE_ZONE) or room
-            path.append(PathStep("spot", first.name, f"the reservation is full; {SCENARIO_ONE_ZONE}", has, evidence))
+            scenario = f"the reservation is full; {SCENARIO_ONE_ZONE}"
+            path.append(PathStep("spot", first.name, scenario, has, evidence, RESERVED_FIRST))
         if fallback is not None:
             to_od = _minutes(model.to_fallback(spot_types, one_node_pool))
             scenario = f"the reservation is full; {SCENARIO_ALL_OUT}"
-            path.append(PathStep(fallback.capacity, fallback.name, scenario, to_od, evidence))
+            path.append(PathStep(fallback.capacity, fallback.name, scenario, to_od, evidence, RESERVED_FIRST))
     return PoolOutcome(
         pool=reached_pool,
         pod=pod.name,

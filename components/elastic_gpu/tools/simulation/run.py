@@ -52,7 +52,7 @@ SCENARIO_RESERVED_ROOM = "the reservation has room"
 #: The unkind case: the reserved group is asked but its launch fails (a Capacity Block outside its window, a
 #: reservation taken by other instances): it fails and is backed off like a spot group without capacity, then
 #: spot (with capacity) is asked.
-SCENARIO_RESERVED_FAILS = "the reservation cannot launch, spot has capacity"
+SCENARIO_RESERVED_FAILS = "reserved launch fails, spot has capacity"
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,10 @@ class PathStep:
     group: str  #: the cloud's name of the group (as `preview` shows it)
     scenario: str  #: the scenario in which this tier is where the pod's node comes from
     minutes: Figure
-    evidence: str  #: the class and reference of the timing model, and of the step's own rule (a full reservation)
+    evidence: str  #: the class and reference of the timing model (the pool's `evidence`)
+    #: the upstream rule the step rests on besides the timing model (a full reservation skipped; Karpenter's
+    #: reserved-first choice), file and line at the tag; "" when none
+    rule: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -110,6 +113,7 @@ class PathStep:
             "scenario": self.scenario,
             "minutes": _figure_json(self.minutes),
             "evidence": self.evidence,
+            "rule": self.rule,
         }
 
     def __str__(self) -> str:
@@ -404,14 +408,14 @@ def reserved_path(
     if reserved is None:
         return []
     model = str(evidence) if evidence else "the autoscaler's model"
-    full = f"{model}; a full reservation's group is at its max size and skipped: {MAX_SIZE_SKIP}"
+    full = f"a full reservation's group is at its max size and skipped: {MAX_SIZE_SKIP}"
     steps = [PathStep(RESERVED, reserved.name, SCENARIO_RESERVED_ROOM, figures.get(SCENARIO_RESERVED_ROOM), model)]
     spot = next((g for g in order if g.capacity == "spot"), None)
     if spot is not None:
         zonal = next(
             k for k in (SCENARIO_SPOT_HAS_CAPACITY, SCENARIO_ONE_ZONE, SCENARIO_ZONAL_SHORTAGE) if k in figures
         )
-        steps.append(PathStep("spot", spot.name, f"the reservation is full; {zonal}", figures[zonal], full))
+        steps.append(PathStep("spot", spot.name, f"the reservation is full; {zonal}", figures[zonal], model, full))
     if fallback is not None:
         steps.append(
             PathStep(
@@ -419,6 +423,7 @@ def reserved_path(
                 fallback.name,
                 f"the reservation is full; {SCENARIO_ALL_OUT}",
                 figures.get(SCENARIO_ALL_OUT),
+                model,
                 full,
             )
         )
@@ -635,7 +640,7 @@ def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
                 if o.path:
                     lines.append(f"  path:              {' -> '.join(step.capacity for step in o.path)}")
                     lines += [f"    {step}" for step in o.path]
-                    lines += [f"    rests on: {e}" for e in dict.fromkeys(step.evidence for step in o.path)]
+                    lines += [f"    rests on: {r}" for r in dict.fromkeys(step.rule for step in o.path if step.rule)]
             lines.append(f"  instance types:    {len(o.instance_types)}: {', '.join(o.instance_types)}")
             lines += [f"  fit: {n}" for n in o.fit_notes]
             lines.append(f"  timing:            {o.timing_source}")
