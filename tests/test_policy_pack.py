@@ -42,6 +42,8 @@ def test_the_pack_keeps_the_rule_lists_order() -> None:
         "spot-gpu-pool-fallback-promise-advisory",
         "karpenter-gpu-node-pool",
         "karpenter-fallback-ordered",
+        "gpu-pool-uses-its-reservations",
+        "reservation-used",
         "account-preflight",
         "karpenter-interruption-handling",
         "gke-auto-provisioning-gpu-limits",

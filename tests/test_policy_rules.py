@@ -82,6 +82,8 @@ def test_every_rule_of_the_issue_has_cases() -> None:
         "account-preflight",
     }
     own_files |= {"karpenter-gpu-node-pool", "karpenter-fallback-ordered", "karpenter-interruption-handling"}
+    # The reserved tier's rules: tests/test_reserved_tier_tools.py
+    own_files |= {"gpu-pool-uses-its-reservations", "reservation-used"}
     # GKE auto-provisioning's rules: tests/test_gke_autoprovisioning.py
     own_files |= {
         "gke-auto-provisioning-gpu-limits",
@@ -123,6 +125,8 @@ def test_levels_names_and_descriptions() -> None:
         "spot-gpu-pool-fallback-promise-advisory",
         "account-preflight",
         "gke-auto-provisioning-gpu-cap",
+        "gpu-pool-uses-its-reservations",
+        "reservation-used",
     }
     for p in ALL_POLICIES:
         assert p.name == p.name.lower() and " " not in p.name

@@ -16,6 +16,11 @@ price a pool through `node_price`, so they cannot disagree on what a node costs.
 - Work: N GPU-hours on a pool are N / GPUs-per-node node-hours; on spot, evicted runs are
   re-run, so the run hours are node-hours x (1 + eviction rate) (the method of price source
   canonical-blog-2022, elastic_gpu/data/price_sources.csv).
+- A reserved tier (a group whose capacity type is "reserved" alone: NodeGroupView.capacity_types) costs nothing
+  more per node: the reservation is paid whether used or not. Its nodes are priced at $0 marginal (the budget
+  policy's upper bound keeps them at on-demand), its work is served first, up to its nodes x the hours of a month
+  (`HOURS_PER_MONTH`, the period of the monthly figures), and the reservation's hours left unused, priced at its
+  type's on-demand price, are its idle cost, shown on a line of its own.
 """
 
 from __future__ import annotations
@@ -46,6 +51,21 @@ DEFAULT_EVICTION_RATE = 0.05
 OVERRIDE_SOURCE = "override"
 
 Overrides = Mapping[str, PriceOverride]
+
+#: The capacity type of nodes that come from a reservation (NodeGroupView.capacity_types; Karpenter's
+#: `karpenter.sh/capacity-type: reserved`), read by the cost model, the simulation and the policy rules.
+RESERVED = "reserved"
+
+
+def reserved_only(pool: NodeGroupView) -> bool:
+    """A reserved tier's own group: every node comes from the pool's reservations."""
+    return pool.capacity_types == [RESERVED]
+
+
+def reserved_first(pool: NodeGroupView) -> bool:
+    """A group that uses reservations before anything else (a reserved group, or a Karpenter NodePool allowing
+    `reserved` first)."""
+    return pool.capacity_types[:1] == [RESERVED]
 
 
 @dataclass(frozen=True)
@@ -251,7 +271,29 @@ class PoolCost:
 
     @property
     def capacity(self) -> str:
+        if reserved_first(self.pool):
+            return ", ".join(self.pool.capacity_types)
         return "spot" if self.pool.spot else "flex-start" if self.pool.flex_start else "on-demand"
+
+    @property
+    def reserved(self) -> bool:
+        """Priced at $0 marginal: a reserved tier's group (not for the budget's upper bound)."""
+        return reserved_only(self.pool) and not self.upper_bound
+
+    @property
+    def reservation_monthly(self) -> float | None:
+        """A reserved group: what its reservation costs a month, at its type's on-demand price, used or not."""
+        on_demand = self.price.on_demand
+        if not reserved_only(self.pool) or on_demand is None:
+            return None
+        return (self.pool.max_size or 0) * on_demand * HOURS_PER_MONTH
+
+    def idle_reserved_monthly(self, nodes: int | None) -> float | None:
+        """A reserved group with ``nodes`` running: its reservation's unused nodes x on-demand x a month."""
+        on_demand = self.price.on_demand
+        if not reserved_only(self.pool) or on_demand is None:
+            return None
+        return max((self.pool.max_size or 0) - (nodes or 0), 0) * on_demand * HOURS_PER_MONTH
 
     @property
     def on_demand_bound(self) -> bool:
@@ -267,7 +309,9 @@ class PoolCost:
 
     @property
     def hourly(self) -> float | None:
-        """One node-hour on the pool's own capacity type."""
+        """One node-hour on the pool's own capacity type ($0 more on a reservation, which is paid either way)."""
+        if self.reserved and not self.price.missing:
+            return 0.0
         own = self.price.hourly(self.pool.spot)
         return self.price.on_demand if own is None and self.upper_bound else own
 
@@ -394,6 +438,16 @@ class StackCost:
         ]
 
     @property
+    def reserved(self) -> list[PoolCost]:
+        """The reserved tiers' groups (priced at $0 marginal; their reservations' cost is shown apart)."""
+        return [c for c in self.pools if reserved_only(c.pool)]
+
+    @property
+    def idle_reserved_monthly(self) -> float:
+        """The reservations' unused nodes at every pool's min size, at on-demand prices, a month."""
+        return sum(c.idle_reserved_monthly(c.pool.min_size) or 0.0 for c in self.reserved)
+
+    @property
     def hints(self) -> list[str]:
         return price_hints([(c.price, c.pool.region, c.pool.spot) for c in self.pools])
 
@@ -490,6 +544,57 @@ def work_cost(
 
 
 @dataclass(frozen=True)
+class ReservedWork:
+    """The part of N GPU-hours a pool's reserved tier serves first: up to its nodes x GPUs x the hours of a month
+    (`HOURS_PER_MONTH`, the period of every monthly figure; the `cost` command's work is taken to run within one),
+    at $0 marginal; the reservation's node-hours left unused are its idle cost, at its type's on-demand price."""
+
+    groups: list[str]
+    nodes: int
+    gpus_per_node: int
+    on_demand_hourly: float | None  #: the reserved type's on-demand price (None: no price)
+    gpu_hours: float  #: the work asked of the pool
+    hours: float = HOURS_PER_MONTH
+
+    @property
+    def capacity_gpu_hours(self) -> float:
+        return self.nodes * self.gpus_per_node * self.hours
+
+    @property
+    def served_gpu_hours(self) -> float:
+        return min(self.gpu_hours, self.capacity_gpu_hours)
+
+    @property
+    def rest_gpu_hours(self) -> float:
+        """What spot and on-demand serve after the reservation."""
+        return self.gpu_hours - self.served_gpu_hours
+
+    @property
+    def unused_node_hours(self) -> float:
+        return self.nodes * self.hours - self.served_gpu_hours / self.gpus_per_node
+
+    @property
+    def idle_cost(self) -> float | None:
+        """The reservation's unused node-hours x its on-demand price: paid, not used."""
+        return None if self.on_demand_hourly is None else self.unused_node_hours * self.on_demand_hourly
+
+
+def reserved_work(
+    members: Sequence[NodeGroupView], gpu_hours: float, overrides: Overrides | None = None
+) -> ReservedWork | None:
+    """A pool's reserved tier (its reserved-only groups) as the first to serve ``gpu_hours``; None without one, or
+    when the catalog knows no GPU count for its type."""
+    reserved = [m for m in members if reserved_only(m)]
+    if not reserved:
+        return None
+    lead = pool_cost(reserved[0], overrides)
+    if not lead.gpus_per_node:
+        return None
+    nodes = sum(m.max_size or 0 for m in reserved)
+    return ReservedWork([m.name for m in reserved], nodes, lead.gpus_per_node, lead.price.on_demand, gpu_hours)
+
+
+@dataclass(frozen=True)
 class PoolWork:
     """N GPU-hours on one GPU pool: its spot node groups and its on-demand fallback, as one."""
 
@@ -506,17 +611,30 @@ class PoolWork:
     #: and these the same work on its largest type (the worst case); None for any other pool
     worst_price: NodePrice | None = None
     worst_work: WorkCost | None = None
+    #: the pool's reserved tier, which serves the work first; None without one
+    reserved: ReservedWork | None = None
+    #: the pool has only its reserved tier (`only: true`): work beyond the reservation waits for it
+    reserved_alone: bool = False
 
     @property
     def capacity(self) -> str:
-        return "spot" if self.spot else "flex-start" if self.flex_start else "on-demand"
+        own = "spot" if self.spot else "flex-start" if self.flex_start else "on-demand"
+        if self.reserved is None:
+            return own
+        return RESERVED if self.reserved_alone else f"{RESERVED}, {own}"
 
     @property
     def own_cost(self) -> float | None:
-        """The work on the pool's own capacity: spot with re-runs for a spot pool, else on-demand."""
+        """The work on the pool's own capacity: its reserved tier first ($0 marginal), then spot with re-runs for a
+        spot pool, else on-demand."""
         if self.work is None:
             return None
-        return self.work.spot_cost if self.spot else self.work.on_demand_cost
+        whole = self.work.spot_cost if self.spot else self.work.on_demand_cost
+        if self.reserved is None or whole is None:
+            return whole
+        if self.reserved_alone:
+            return 0.0
+        return whole * self.reserved.rest_gpu_hours / self.work.gpu_hours
 
     @property
     def gap(self) -> str | None:
@@ -540,8 +658,10 @@ def pools_work(
         groups.setdefault(p.pool, []).append(p)
     out = []
     for name, members in groups.items():
-        spot_groups = [m for m in members if m.spot or m.spot_first]
-        first = (spot_groups or members)[0]  # spot is the pool's own type
+        # The reserved tier serves first (reserved_work); the pool's own type is that of its other groups.
+        others = [m for m in members if not reserved_only(m)]
+        spot_groups = [m for m in others if m.spot or m.spot_first]
+        first = (spot_groups or others or members)[0]  # spot is the pool's own type
         worst = pool_cost(first, overrides)
         # A pool GKE sizes per pod runs its work on the smallest type that fits it; the largest is the worst case.
         lead = expected_cost(first, overrides) or worst
@@ -566,6 +686,8 @@ def pools_work(
                 flex,
                 worst_price=worst.price if lead is not worst else None,
                 worst_work=work_of(worst) if lead is not worst else None,
+                reserved=reserved_work(members, gpu_hours, overrides),
+                reserved_alone=not others,
             )
         )
     return out
@@ -579,6 +701,8 @@ class WorkTotal:
     own_cost: float
     #: pool -> why it is in neither sum (no price, or a spot pool with no spot price)
     excludes: dict[str, str]
+    #: the reservations' node-hours left unused, at on-demand prices (paid, not in `own_cost`); None: no reserved tier
+    idle_reserved_cost: float | None = None
 
     @property
     def saving_pct(self) -> float | None:
@@ -587,8 +711,10 @@ class WorkTotal:
 
 def work_total(works: Sequence[PoolWork]) -> WorkTotal:
     counted = [w for w in works if w.gap is None]
+    reserved = [w.reserved for w in works if w.reserved is not None]
     return WorkTotal(
         on_demand_cost=sum(w.work.on_demand_cost for w in counted if w.work),
         own_cost=sum(w.own_cost or 0.0 for w in counted),
         excludes={w.pool: w.gap for w in works if w.gap is not None},
+        idle_reserved_cost=sum(r.idle_cost or 0.0 for r in reserved) if reserved else None,
     )

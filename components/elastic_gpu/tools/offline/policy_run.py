@@ -229,7 +229,7 @@ def _run_policies(
         pack = pack or policy_rules.PACK_NAME
     resources = stack_resources(preview)
     by_urn = {r.urn: r for r in resources}
-    config = with_stack_prices(config, preview)
+    config = with_stack_reservations(with_stack_prices(config, preview), preview)
     violations: list[Violation] = []
     for policy in policies:
         cfg, level = policy_config(policy, config)
@@ -283,6 +283,36 @@ def with_stack_prices(config: dict[str, Any] | None, preview: Preview) -> dict[s
     if isinstance(entry, str):  # a level alone
         entry = {"enforcementLevel": entry}
     return {**(config or {}), PRICED_POLICY: {**(entry or {}), "prices": stack}}
+
+
+#: The policies that read the reservations the stack file names (tools/policy/reservation_rules.py).
+RESERVATION_POLICIES = ("gpu-pool-uses-its-reservations", "reservation-used")
+
+
+def with_stack_reservations(config: dict[str, Any] | None, preview: Preview) -> dict[str, Any] | None:
+    """The gate judges the reservations the stack file names: each pool's `gpuPools[].reservations` ids and tags
+    fill the reservation rules' `reservations` (a `reservations` the user's policy config sets wins). Read from
+    the raw config, as the program's own validation already judged it."""
+    from elastic_gpu.config import PROJECT
+    from elastic_gpu.tools.policy.reservation_rules import RESERVATIONS_KEY
+
+    pools = preview.config.get(f"{PROJECT}:gpuPools")
+    named = {
+        p["name"]: {"ids": list(r.get("ids") or []), "tags": dict(r.get("tags") or {})}
+        for p in (pools if isinstance(pools, list) else [])
+        if isinstance(p, dict) and isinstance(p.get("name"), str) and isinstance(r := p.get("reservations"), dict)
+    }
+    if not named:
+        return config
+    out = dict(config or {})
+    for policy in RESERVATION_POLICIES:
+        entry = out.get(policy)
+        if isinstance(entry, dict) and RESERVATIONS_KEY in entry:
+            continue
+        if isinstance(entry, str):  # a level alone
+            entry = {"enforcementLevel": entry}
+        out[policy] = {**(entry or {}), RESERVATIONS_KEY: named}
+    return out
 
 
 #: How many resources a violation repeated on several names before "and N more".

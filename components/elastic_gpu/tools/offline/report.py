@@ -21,11 +21,13 @@ from elastic_gpu.tools.cost import (
     NodePrice,
     PoolCost,
     PoolWork,
+    ReservedWork,
     StackCost,
     WorkCost,
     live_sources,
     pools_work,
     price_hints,
+    reserved_first,
     stack_cost,
     work_total,
 )
@@ -57,7 +59,9 @@ class PoolRow:
 
     pool: str  #: our pool label, else the name the program gave what declares it
     node_group: str  #: the group's name (`NodeGroupView.name`)
-    capacity: str  # "spot" | "on-demand" | "spot, on-demand" (spot first, one Karpenter NodePool)
+    #: "spot" | "on-demand" | "spot, on-demand" (spot first, one Karpenter NodePool) | "reserved" (a reserved tier's
+    #: group) | "reserved, spot, on-demand" (a NodePool allowing reserved first): its capacity types in order
+    capacity: str
     instance_types: list[str]
     min_size: int
     max_size: int
@@ -86,7 +90,13 @@ def pool_row(v: NodeGroupView) -> PoolRow:
     return PoolRow(
         pool=v.labels.get(POOL_LABEL, v.declared_name),
         node_group=v.name,
-        capacity="spot" if v.spot else "spot, on-demand" if v.spot_first else "on-demand",
+        capacity=", ".join(v.capacity_types)
+        if reserved_first(v)
+        else "spot"
+        if v.spot
+        else "spot, on-demand"
+        if v.spot_first
+        else "on-demand",
         instance_types=types,
         min_size=v.min_size or 0,
         max_size=v.max_size or 0,
@@ -156,6 +166,16 @@ def _cost_row_json(c: PoolCost, expected: PoolCost | None = None) -> dict[str, A
         "cap_group": c.pool.shared_cap,
         "expected_priced_as": None if expected is None else expected.price.label,
         "expected_max_monthly": None if expected is None else _round(expected.max_monthly, 2),
+        # a reserved tier's group only, so every other row reads as before
+        **(
+            {
+                "reservations": list(c.pool.reservations),
+                "reservation_monthly": _round(c.reservation_monthly, 2),
+                "idle_reserved_monthly": _round(c.idle_reserved_monthly(c.pool.min_size), 2),
+            }
+            if c.reserved
+            else {}
+        ),
     }
 
 
@@ -173,6 +193,8 @@ def cost_json(cost: StackCost) -> dict[str, Any]:
             "expected_max_monthly": _round(cost.expected_max_monthly, 2),
             "idle_excludes": cost.idle_excludes,
             "max_excludes": cost.max_excludes,
+            # the reservations' unused nodes at min size (paid whether used or not): only where a pool has them
+            **({"idle_reserved_monthly": round(cost.idle_reserved_monthly, 2)} if cost.reserved else {}),
         },
         "hints": cost.hints,
         **({"price_notes": cost.notes} if cost.notes else {}),
@@ -272,6 +294,7 @@ def render_cost(cost: StackCost) -> list[str]:
     if any(c.on_demand_bound for c in cost.pools):
         lines.append(f"  Upper bound: {FLEX_START_PRICING}.")
     lines += [f"  Shared cap: {line}." for line in cost.shared_caps]
+    lines += _reserved_lines(cost)
     if cost.expected_max_monthly is not None:
         types = sorted({c.price.label for c in cost.expected.values()})
         lines.append(
@@ -282,6 +305,25 @@ def render_cost(cost: StackCost) -> list[str]:
     lines += [f"  n/a: {hint}" for hint in cost.hints]
     lines += [f"  Prices: {note}." for note in cost.notes]
     return lines
+
+
+def _reserved_lines(cost: StackCost) -> list[str]:
+    """The reserved tiers: $0 marginal in the table and totals; what their reservations cost, and the idle cost of
+    the reserved nodes left unused at min size (at max size every reserved node runs: $0 idle)."""
+    if not cost.reserved:
+        return []
+    groups = "; ".join(
+        f"{c.pool.name}: {c.pool.max_size or 0} x {c.price.label} from {', '.join(c.pool.reservations) or '?'}, "
+        f"{money(c.reservation_monthly)}/month at on-demand prices"
+        for c in cost.reserved
+    )
+    unused = sum(max((c.pool.max_size or 0) - (c.pool.min_size or 0), 0) for c in cost.reserved)
+    return [
+        f"  Reserved: {groups}; priced $0 above (the reservation is paid whether used or not), used before spot "
+        "and on-demand.",
+        f"  Idle reserved capacity: {money(cost.idle_reserved_monthly)}/month at min size ({unused} reserved "
+        "node(s) unused x on-demand price), $0 at max size; not in the totals.",
+    ]
 
 
 def render_text(preview: Preview) -> str:
@@ -410,6 +452,8 @@ def work_json(stack: str, gpu_hours: float, works: list[PoolWork]) -> dict[str, 
                     "on_demand_cost": _round(p.worst_work.on_demand_cost, 2) if p.worst_work else None,
                     "spot_cost": _round(p.worst_work.spot_cost, 2) if p.worst_work else None,
                 },
+                # a pool with a reserved tier only, so every other row reads as before
+                **({"reserved": _reserved_json(p.reserved, p.own_cost)} if p.reserved else {}),
             }
         )
     return {
@@ -423,10 +467,63 @@ def work_json(stack: str, gpu_hours: float, works: list[PoolWork]) -> dict[str, 
             "own_cost": round(total.own_cost, 2),
             "saving_pct": _round(total.saving_pct, 2),
             "excludes": total.excludes,
+            **(
+                {"idle_reserved_cost": round(total.idle_reserved_cost, 2)}
+                if total.idle_reserved_cost is not None
+                else {}
+            ),
         },
         "hints": price_hints([(p.price, p.region, p.spot) for p in works]),
         **({"price_notes": list(live_book().notes)} if live_book().notes else {}),
     }
+
+
+def _reserved_json(r: ReservedWork, own_cost: float | None) -> dict[str, Any]:
+    return {
+        "node_groups": r.groups,
+        "nodes": r.nodes,
+        "hours": r.hours,
+        "capacity_gpu_hours": _round(r.capacity_gpu_hours),
+        "served_gpu_hours": _round(r.served_gpu_hours),
+        "rest_gpu_hours": _round(r.rest_gpu_hours),
+        "own_cost": _round(own_cost, 2),
+        "unused_node_hours": _round(r.unused_node_hours),
+        "on_demand_hourly": _round(r.on_demand_hourly),
+        "idle_cost": _round(r.idle_cost, 2),
+    }
+
+
+def _reserved_work_lines(works: list[PoolWork]) -> list[str]:
+    """Per pool with a reserved tier: what it serves at $0 marginal, what the rest costs; then the idle cost of the
+    reservations' unused hours, on a line of its own."""
+    lines = []
+    for p in works:
+        r = p.reserved
+        if r is None:
+            continue
+        rest = (
+            f"the other {r.rest_gpu_hours:,g} wait for it (reservations only)"
+            if p.reserved_alone
+            else f"the other {r.rest_gpu_hours:,g} on {'spot' if p.spot else 'on-demand'}"
+        )
+        lines.append(
+            f"  Reserved: {p.pool} serves the first {r.served_gpu_hours:,g} GPU-hours on its reserved tier "
+            f"({', '.join(r.groups)}: {r.nodes} nodes x {r.gpus_per_node} GPUs x {r.hours:g} h, a month, the period "
+            f"of the monthly figures = {r.capacity_gpu_hours:,g} GPU-hours) at $0 marginal (the reservation is paid "
+            f"whether used or not); {rest}: {money(p.own_cost, 2)} on its own capacity."
+        )
+    idle = work_total(works).idle_reserved_cost
+    if idle is not None:
+        unused = "; ".join(
+            f"{p.pool} {p.reserved.unused_node_hours:,g} node-hours x {hourly(p.reserved.on_demand_hourly)} $/h"
+            for p in works
+            if p.reserved is not None
+        )
+        lines.append(
+            f"  Idle reserved capacity: {money(idle, 2)} (the reservations' hours not used, at on-demand prices: "
+            f"{unused}); paid whether used or not, not in the total."
+        )
+    return lines
 
 
 def render_work(stack: str, gpu_hours: float, works: list[PoolWork]) -> str:
@@ -480,6 +577,7 @@ def render_work(stack: str, gpu_hours: float, works: list[PoolWork]) -> str:
         )
         line += f" (excludes {gaps})" if gaps else ""
     lines.append(line)
+    lines += _reserved_work_lines(works)
     lines.append(
         "  Spot run hours = node-hours x (1 + eviction rate): evicted work is re-run. Eviction rate: the price row's, "
         f"else --eviction-rate, else assumed {DEFAULT_EVICTION_RATE:.0%}."

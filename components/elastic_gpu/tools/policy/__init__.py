@@ -20,6 +20,7 @@ from elastic_gpu.tools.policy.fallback_rules import (
 )
 from elastic_gpu.tools.policy.karpenter_rules import karpenter_fallback_ordered, karpenter_gpu_node_pool
 from elastic_gpu.tools.policy.preflight_rules import account_preflight
+from elastic_gpu.tools.policy.reservation_rules import gpu_pool_uses_its_reservations, reservation_used
 from elastic_gpu.tools.policy.scaling_rules import (
     autoscaler_owned_size_ignored,
     gpu_pool_max_size_cap,
@@ -65,6 +66,8 @@ NEUTRAL_POLICIES: list[Policy] = [
     spot_gpu_pool_fallback_promise_advisory,  # 15 where the figure is documentation or a proxy
     karpenter_gpu_node_pool,  # a GPU NodePool has limits, the GPU taint, consolidation
     karpenter_fallback_ordered,  # spot NodePool weighs more than its on-demand fallback
+    gpu_pool_uses_its_reservations,  # a pool does not skip a reservation meant for it (advisory)
+    reservation_used,  # every reservation named is used, and before spot (advisory)
     account_preflight,  # the account has what the stack needs (advisory)
 ]
 

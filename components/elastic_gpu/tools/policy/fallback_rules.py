@@ -26,6 +26,7 @@ from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
+from elastic_gpu.tools.cost import RESERVED
 from elastic_gpu.tools.node_group_view import strict_props
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 from elastic_gpu.tools.simulation.backoff import GPU_NODE_READY, Group, Machine
@@ -130,11 +131,14 @@ MEASURE = (
 
 def on_demand_before_spot(outcome: PoolOutcome) -> list[str]:
     """The on-demand groups the autoscaler may ask before (or with: one tier is a draw) a spot group of the pool,
-    by the cloud's names; empty when every spot group ranks first."""
+    by the cloud's names; empty when every spot group ranks first. A reserved group before spot is the pool's
+    reserved tier, as meant (reservation_rules judges its rank)."""
     spot_tiers = [i for i, tier in enumerate(outcome.tiers) if any(g.capacity == "spot" for g in tier)]
     if not spot_tiers:
         return []
-    return [g.name for tier in outcome.tiers[: spot_tiers[-1] + 1] for g in tier if g.capacity != "spot"]
+    return [
+        g.name for tier in outcome.tiers[: spot_tiers[-1] + 1] for g in tier if g.capacity not in ("spot", RESERVED)
+    ]
 
 
 def _evidence_note(o: PoolOutcome, enforced: bool) -> str:

@@ -48,6 +48,8 @@ import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from elastic_gpu.tools.cost import RESERVED
+
 SECOND = 1
 MINUTE = 60
 
@@ -147,6 +149,15 @@ CONSTANTS: tuple[Constant, ...] = (
     POD_WAIT,
 )
 
+#: A group at its max size is skipped in the same filter as a group in backoff, before the expander: a reserved
+#: tier's group whose reservation is full (its max size is the tier's nodes) passes the pod to the next tier at once,
+#: with no attempt and no backoff.
+MAX_SIZE_SKIP = (
+    "kubernetes/autoscaler cluster-autoscaler-1.33.6 core/scaleup/orchestrator/orchestrator.go:408-423 "
+    "filterValidScaleUpNodeGroups: IsNodeGroupReadyToScaleUp (backoff), then "
+    '"Skipping node group %s - max size reached" (MaxLimitReachedReason)'
+)
+
 #: Scenario "spot comes back after T": the T, a scenario parameter (not an upstream figure).
 SPOT_RETURNS_AFTER = 60 * MINUTE
 
@@ -178,12 +189,19 @@ class Machine:
 
 @dataclass(frozen=True)
 class Group:
-    """A node group as the machine sees it: its expander tier (0 best) and whether it is spot."""
+    """A node group as the machine sees it: its expander tier (0 best), whether it is spot, its capacity type
+    ("spot", "on-demand" or RESERVED) and whether it is at its max size (never asked: MAX_SIZE_SKIP)."""
 
     name: str
     tier: int
     spot: bool
     zones: tuple[str, ...] = ()
+    capacity: str = ""
+    at_max: bool = False
+
+    @property
+    def reserved(self) -> bool:
+        return self.capacity == RESERVED
 
 
 @dataclass(frozen=True)
@@ -218,6 +236,17 @@ def _fail(state: _State, i: int, attempt: int, machine: Machine) -> _State:
     return tuple(later)
 
 
+def _free(groups: Sequence[Group], state: _State) -> list[int]:
+    """The groups the orchestrator may ask: not in backoff, not at their max size (orchestrator.go:408-423)."""
+    return [i for i, (_, left) in enumerate(state) if left < 0 and not groups[i].at_max]
+
+
+def _next_free(groups: Sequence[Group], state: _State) -> int | None:
+    """Seconds until the earliest backoff ends (None: every group is at its max size, none will ever be free)."""
+    lefts = [left for i, (_, left) in enumerate(state) if not groups[i].at_max]
+    return min(lefts) if lefts else None
+
+
 def _chained(state: _State, machine: Machine) -> bool:
     """Is this decision in the loop that saw a group fail? Its backoff was set in this loop (`_fail`); any
     time that passes since leaves every record below it."""
@@ -239,7 +268,7 @@ class _Graph:
         self.groups, self.delivers, self.machine, self.attempt, self.step = groups, delivers, machine, attempt, step
         self.chained = attempt if chained is None else chained
         # Groups that behave alike (same tier, spot, fate) are interchangeable: states are kept sorted within a class.
-        keys = [(g.tier, g.spot, delivers(g)) for g in groups]
+        keys = [(g.tier, g.spot, g.at_max, delivers(g)) for g in groups]
         self.classes = [[i for i, k in enumerate(keys) if k == key] for key in dict.fromkeys(keys)]
 
     def canonical(self, state: _State) -> _State:
@@ -251,10 +280,13 @@ class _Graph:
 
     def edges(self, state: _State) -> list[tuple[int, _State | None]]:
         """(seconds, next decision) per choice; next None when the choice delivers."""
-        free = [i for i, (_, left) in enumerate(state) if left < 0]
+        free = _free(self.groups, state)
         if not free:
-            # Nothing to ask: the first loop after the earliest backoff ends.
-            wait = min(left for _, left in state) + self.step
+            # Nothing to ask: the first loop after the earliest backoff ends (never, when all are at max size).
+            left = _next_free(self.groups, state)
+            if left is None:
+                return []
+            wait = left + self.step
             return [(wait, self.canonical(_advance(state, wait)))]
         best = min(self.groups[i].tier for i in free)
         out: list[tuple[int, _State | None]] = []
@@ -382,7 +414,7 @@ def first_node_after_return(groups: Sequence[Group], machine: Machine, returns_a
             if node in children:
                 continue
             t, state = node
-            if t >= returns_after and any(left < 0 for _, left in state):
+            if t >= returns_after and _free(groups, state):
                 children[node] = [(0, None)]  # the best free tier delivers now: spot is back, on-demand always
                 continue
             children[node] = [(seconds, None if n is None else (t + seconds, n)) for seconds, n in graph.edges(state)]
@@ -407,9 +439,12 @@ def timeline(
     state: _State = tuple(_NONE for _ in groups)
     t, out = 0, []
     for _ in range(limit):
-        free = [i for i, (_, left) in enumerate(state) if left < 0]
+        free = _free(groups, state)
         if not free:
-            wait = min(left for _, left in state) + step
+            left = _next_free(groups, state)
+            if left is None:
+                break
+            wait = left + step
             out.append((t, "-"))
             t, state = t + wait, _advance(state, wait)
             continue

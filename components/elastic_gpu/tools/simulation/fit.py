@@ -29,7 +29,7 @@ class NodeTemplate:
     resource: str  #: the Pulumi resource name that declares it
     autoscaler_name: str  #: the name the autoscaler (and the priority expander) knows it by
     pool: str  #: our pool label (or the group name)
-    capacity: str  #: "spot" | "on-demand"
+    capacity: str  #: "spot" | "on-demand" | "reserved" (a reserved tier's group: backoff.RESERVED)
     instance_type: str
     labels: dict[str, str]
     taints: list[Taint]

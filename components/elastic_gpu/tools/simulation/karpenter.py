@@ -19,7 +19,7 @@ from elastic_gpu.gpu_catalog import GpuInstanceType
 from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, duration_seconds
 from elastic_gpu.prices import HOURS_PER_MONTH
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE
-from elastic_gpu.tools.cost import Overrides, node_price
+from elastic_gpu.tools.cost import RESERVED, Overrides, node_price
 from elastic_gpu.tools.node_group_view import KARPENTER_GROUP, NodeGroupView
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.backoff import Constant
@@ -41,6 +41,21 @@ EMPTINESS_VALIDATION = Constant(
     f"{CORE} pkg/controllers/disruption/consolidation.go:45 (waited by emptiness.go:101 before deleting)",
 )
 CONSTANTS: tuple[Constant, ...] = (BATCH_IDLE, BATCH_MAX, POD_REQUEUE, DISRUPTION_POLL, EMPTINESS_VALIDATION)
+
+#: How a NodePool that allows `reserved` uses it (aws/karpenter-provider-aws v1.14.1, the one provider at this tag whose
+#: NodePools may allow the `reserved` capacity type): a launch is reserved while a reserved offering is available
+#: (pkg/providers/instance/instance.go:743-759 getCapacityType: "Prioritization is as follows: reserved, spot,
+#: on-demand"), and a reserved offering is priced as its on-demand price / 10,000,000, "free" to the scheduler's
+#: cheapest-first choice (pkg/providers/instancetype/offering/reserved_capacity_resolver.go:73-79). A full
+#: reservation is no available offering (:88, :98 `reservationCapacity != 0`): spot is chosen at once, with no
+#: failed launch. A reserved launch that fails for capacity marks the reservation unavailable (instance.go:653-675),
+#: so the next loop launches spot.
+RESERVED_FIRST = (
+    "aws/karpenter-provider-aws v1.14.1 pkg/providers/instance/instance.go:743-759 getCapacityType (reserved, then "
+    "spot, then on-demand); pkg/providers/instancetype/offering/reserved_capacity_resolver.go:73-79 (price = "
+    "on-demand / 10,000,000), :98 (a full reservation is no available offering); instance.go:653-675 (a failed "
+    "reserved launch marks the reservation unavailable)"
+)
 
 #: A loop: from its first trigger, the window closes after [idle, max] seconds.
 FIRST_LOOP = (BATCH_IDLE.seconds, BATCH_MAX.seconds)
@@ -140,7 +155,7 @@ def node_pool_templates(
             resource=view.resource,
             autoscaler_name=view.name,
             pool=view.pool,
-            capacity="spot" if capacity == "spot" else "on-demand",
+            capacity=capacity if capacity in ("spot", RESERVED) else "on-demand",
             instance_type=rows[0].name if rows else "?",
             labels=view.labels | {CAPACITY_TYPE_KEY: capacity},
             taints=sorted(view.taints),
@@ -260,21 +275,48 @@ def simulate_pod(
             monthly,
             notes,
         )
-    first = fits[0]
+    # A reserved offering first (RESERVED_FIRST); the spot and on-demand figures are where the reservation is full.
+    reserved = next((t for t in fits if t.capacity == RESERVED), None)
+    after = [t for t in fits if t.capacity != RESERVED] or fits
+    first = after[0]
     spot = first.capacity == "spot"
-    fallback = next((t for t in fits if t.capacity != "spot"), None) if spot else None
+    fallback = next((t for t in after if t.capacity != "spot"), None) if spot else None
     spot_types = len(eligible_types(preview, [first.resource], model)) if spot else 0
     one_node_pool = fallback is not None and fallback.resource == first.resource
     scenarios = {
         k: _minutes(v) for k, v in model.first_node(spot, fallback is not None, spot_types, one_node_pool).items()
     }
+    path = []
+    if reserved is not None:
+        from elastic_gpu.tools.simulation.run import (
+            SCENARIO_ALL_OUT,
+            SCENARIO_ONE_ZONE,
+            SCENARIO_RESERVED_FAILS,
+            SCENARIO_RESERVED_ROOM,
+            PathStep,
+        )
+
+        # Room: the first loop launches it; cannot launch: one failed launch, then spot at the next loop.
+        room, fails = _minutes(after_failures(0)), _minutes(after_failures(1))
+        scenarios = {SCENARIO_RESERVED_ROOM: room, SCENARIO_RESERVED_FAILS: fails, **scenarios}
+        evidence = str(model.evidence)
+        path.append(PathStep(RESERVED, reserved.name, SCENARIO_RESERVED_ROOM, room, evidence, RESERVED_FIRST))
+        if spot:
+            # A full reservation is no offering: spot in the first loop where a zone has capacity.
+            has = scenarios.get(SCENARIO_ONE_ZONE) or room
+            scenario = f"the reservation is full; {SCENARIO_ONE_ZONE}"
+            path.append(PathStep("spot", first.name, scenario, has, evidence, RESERVED_FIRST))
+        if fallback is not None:
+            to_od = _minutes(model.to_fallback(spot_types, one_node_pool))
+            scenario = f"the reservation is full; {SCENARIO_ALL_OUT}"
+            path.append(PathStep(fallback.capacity, fallback.name, scenario, to_od, evidence, RESERVED_FIRST))
     return PoolOutcome(
         pool=reached_pool,
         pod=pod.name,
         reaches=True,
         reason=None,
         tiers=[[t] for t in fits],  # one NodePool (capacity type) per try: no ties to draw
-        first_choice=first.resource,
+        first_choice=fits[0].resource,
         fallback=fallback.resource if fallback else None,
         minutes_to_fallback=_minutes(model.to_fallback(spot_types, one_node_pool)) if fallback else None,
         minutes_to_zero=zero,
@@ -287,7 +329,8 @@ def simulate_pod(
         timing_source=model.source,
         instance_types=eligible_types(preview, [t.resource for t in fits], model),
         evidence=model.evidence,
-        first_choice_group=first.name,
+        first_choice_group=fits[0].name,
         fallback_group=fallback.name if fallback else None,
         fit_notes=[n for t in fits if (n := near_fit(pod, t))],
+        path=path,
     )

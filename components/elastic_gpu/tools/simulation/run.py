@@ -13,11 +13,12 @@ from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.tools.clouds import GroupOrder, OwnProvisioner, QueueAdmission, get_cloud
-from elastic_gpu.tools.cost import Overrides, node_price, smallest_fit
+from elastic_gpu.tools.cost import RESERVED, Overrides, node_price, smallest_fit
 from elastic_gpu.tools.offline.price_overrides import price_overrides
 from elastic_gpu.tools.offline.runner import Preview, reads_preview
 from elastic_gpu.tools.simulation.backoff import (
     CONSTANTS,
+    MAX_SIZE_SKIP,
     POD_WAIT,
     SPOT_RETURNS_AFTER,
     Group,
@@ -41,6 +42,16 @@ SCENARIO_ZONAL_SHORTAGE = "one zone has spot capacity (not zone-aware)"
 SCENARIO_RETURNS = f"spot comes back after {SPOT_RETURNS_AFTER // 60} min"
 #: where no spot group is in a zone (regional pools): the spot groups have capacity
 SCENARIO_SPOT_HAS_CAPACITY = "spot has capacity"
+#: A pool with a reserved tier: its reservation has room, so its reserved group is asked and delivers (a reserved
+#: node in its window is provisioned like an on-demand node of its type: no spot exhaustion, no backoff). Every
+#: other scenario of such a pool is "the reservation is full": its reserved groups are at their max size, which
+#: the autoscaler skips as it skips a group in backoff (backoff.MAX_SIZE_SKIP), and the spot and on-demand
+#: figures are those of the pool without them.
+SCENARIO_RESERVED_ROOM = "the reservation has room"
+#: The unkind case: the reserved group is asked but its launch fails (a Capacity Block outside its window, a
+#: reservation taken by other instances): it fails and is backed off like a spot group without capacity, then
+#: spot (with capacity) is asked.
+SCENARIO_RESERVED_FAILS = "reserved launch fails, spot has capacity"
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,34 @@ def _figure_text(f: Figure) -> str:
 def worst_minutes(f: Figure) -> float | None:
     """The figure's worst case in minutes; None for never (or no figure)."""
     return f.max if isinstance(f, Minutes) else None
+
+
+@dataclass(frozen=True)
+class PathStep:
+    """One tier of a pool's path (reserved, spot, on-demand): the first group of that capacity the pod reaches,
+    the minutes until it is asked in the scenario that takes the pod there, and what the figure rests on."""
+
+    capacity: str
+    group: str  #: the cloud's name of the group (as `preview` shows it)
+    scenario: str  #: the scenario in which this tier is where the pod's node comes from
+    minutes: Figure
+    evidence: str  #: the class and reference of the timing model (the pool's `evidence`)
+    #: the upstream rule the step rests on besides the timing model (a full reservation skipped; Karpenter's
+    #: reserved-first choice), file and line at the tag; "" when none
+    rule: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "capacity": self.capacity,
+            "group": self.group,
+            "scenario": self.scenario,
+            "minutes": _figure_json(self.minutes),
+            "evidence": self.evidence,
+            "rule": self.rule,
+        }
+
+    def __str__(self) -> str:
+        return f"{self.capacity:<10} {self.group}: {_figure_text(self.minutes)} ({self.scenario})"
 
 
 @dataclass
@@ -124,6 +163,9 @@ class PoolOutcome:
     #: that sizes nodes per pod, GKE node pool auto-creation, launches); the worst case prices the largest
     expected_monthly_usd: float | None = None
     expected_instance_types: list[str] = field(default_factory=list)
+    #: a pool with a reserved tier: its path reserved -> spot -> on-demand, a `PathStep` per capacity type it
+    #: reaches, each with its time and what the time rests on; empty for a pool without reserved groups
+    path: list[PathStep] = field(default_factory=list)
 
     @property
     def breaks_promise(self) -> bool:
@@ -178,6 +220,8 @@ class PoolOutcome:
             "expected_monthly_usd": None if self.expected_monthly_usd is None else round(self.expected_monthly_usd, 2),
             "expected_instance_types": self.expected_instance_types,
             "price_notes": self.price_notes,
+            # only for a pool with a reserved tier, so every other pool's JSON reads as before
+            **({"path": [step.to_json() for step in self.path]} if self.path else {}),
         }
 
 
@@ -306,7 +350,9 @@ def simulate_pod(
             expected_instance_types=sorted(set(expected_types.values())),
         )
     first = order[0]
-    fallback = next((g for g in order if g.capacity != "spot"), None) if first.capacity == "spot" else None
+    # The fallback is judged where the reservation is full (its groups at max size are skipped): spot, then on-demand.
+    after = [g for g in order if g.capacity != RESERVED] or order
+    fallback = next((g for g in after if g.capacity != "spot"), None) if after[0].capacity == "spot" else None
     groups = machine_groups(tiers)
     # A pod that requests no GPU is scaled up for after 2 s, not 30 s (static_autoscaler.go:66, :70).
     gpu = pod.requests.get(GPU_RESOURCE, 0.0) > 0
@@ -347,7 +393,40 @@ def simulate_pod(
         fallback_group=fallback.name if fallback else None,
         fit_notes=[n for g in order if (n := near_fit(pod, g))],
         queued=queued,
+        path=[] if queued else reserved_path(order, figures, settings.evidence, fallback),
     )
+
+
+def reserved_path(
+    order: list[NodeTemplate], figures: dict[str, Figure], evidence: Evidence | None, fallback: NodeTemplate | None
+) -> list[PathStep]:
+    """A pool with a reserved tier: reserved (the reservation has room), spot (full: its groups at max size are
+    skipped), on-demand (full, and all spot out of capacity), each the first group of that capacity in the order
+    the autoscaler tries them; [] for a pool without reserved groups."""
+    reserved = next((g for g in order if g.capacity == RESERVED), None)
+    if reserved is None:
+        return []
+    model = str(evidence) if evidence else "the autoscaler's model"
+    full = f"a full reservation's group is at its max size and skipped: {MAX_SIZE_SKIP}"
+    steps = [PathStep(RESERVED, reserved.name, SCENARIO_RESERVED_ROOM, figures.get(SCENARIO_RESERVED_ROOM), model)]
+    spot = next((g for g in order if g.capacity == "spot"), None)
+    if spot is not None:
+        zonal = next(
+            k for k in (SCENARIO_SPOT_HAS_CAPACITY, SCENARIO_ONE_ZONE, SCENARIO_ZONAL_SHORTAGE) if k in figures
+        )
+        steps.append(PathStep("spot", spot.name, f"the reservation is full; {zonal}", figures[zonal], model, full))
+    if fallback is not None:
+        steps.append(
+            PathStep(
+                fallback.capacity,
+                fallback.name,
+                f"the reservation is full; {SCENARIO_ALL_OUT}",
+                figures.get(SCENARIO_ALL_OUT),
+                model,
+                full,
+            )
+        )
+    return steps
 
 
 def _queued(preview: Preview, pod: PodShape, settings: AutoscalerTiming) -> str:
@@ -363,12 +442,22 @@ def _no_gpu_wait(machine: Machine) -> Machine:
 
 def machine_groups(tiers: list[Tier]) -> list[Group]:
     """The ranked node groups as the backoff machine sees them."""
-    return [Group(g.resource, i, g.capacity == "spot", tuple(g.zones)) for i, tier in enumerate(tiers) for g in tier]
+    return [
+        Group(g.resource, i, g.capacity == "spot", tuple(g.zones), g.capacity)
+        for i, tier in enumerate(tiers)
+        for g in tier
+    ]
+
+
+def reservation_full(groups: list[Group]) -> list[Group]:
+    """The groups when the reservations are full: each reserved group at its max size (the tier's nodes)."""
+    return [replace(g, at_max=True) if g.reserved else g for g in groups]
 
 
 def to_fallback(groups: list[Group], machine: Machine) -> Figure:
-    """Scenario "all spot groups out of capacity": minutes until the on-demand fallback is asked."""
-    s = span(groups, lambda g: not g.spot, machine)
+    """Scenario "all spot groups out of capacity" (and any reservation full): minutes until the on-demand fallback
+    is asked."""
+    s = span(reservation_full(groups), lambda g: not g.spot and not g.reserved, machine)
     return "never" if s is None else Minutes.of(s)
 
 
@@ -389,7 +478,16 @@ def _scenarios(groups: list[Group], settings: AutoscalerTiming, machine: Machine
     def figure(s: Span | None) -> Figure:
         return "never" if s is None else Minutes.of(s)
 
-    out: dict[str, Figure] = {SCENARIO_ALL_OUT: to_fallback(groups, machine)}
+    reserved = any(g.reserved for g in groups)
+    out: dict[str, Figure] = {}
+    if reserved:
+        # The reservation has room: its group delivers when asked (spot, if ranked before it, out of capacity).
+        out[SCENARIO_RESERVED_ROOM] = figure(span(groups, lambda g: not g.spot, machine))
+        # Its launch fails like a spot group without capacity; spot delivers.
+        out[SCENARIO_RESERVED_FAILS] = figure(span(groups, lambda g: not g.reserved, machine))
+    # Every other scenario: the reservation is full (its groups at max size, skipped).
+    groups = reservation_full(groups)
+    out[SCENARIO_ALL_OUT] = to_fallback(groups, machine)
     # Each zone in turn is the one with capacity (a single-zone pool: its zone); a group without
     # zones spans them all.
     zones = sorted({z for g in groups if g.spot for z in g.zones}) or [""]
@@ -411,6 +509,9 @@ def _scenarios(groups: list[Group], settings: AutoscalerTiming, machine: Machine
         out[SCENARIO_ZONAL_SHORTAGE] = _combine(
             [figure(span(groups, f(z), machine)) for z in zones for f in (has, only)]
         )
+    if all(g.at_max for g in groups):  # a reserved-only pool whose reservation is full: nothing else to ask
+        out[SCENARIO_RETURNS] = "never"
+        return out
     best, worst = first_node_after_return(groups, machine, SPOT_RETURNS_AFTER)
     out[SCENARIO_RETURNS] = Minutes(round(best / 60, 2), round(worst / 60, 2))
     return out
@@ -535,6 +636,10 @@ def render_text(stack: str, outcomes: list[PoolOutcome]) -> str:
                         lines += [f"      {name + ':':<45}{_figure_text(f)}" for name, f in figures.items()]
                 else:
                     lines += [f"    {name + ':':<47}{_figure_text(f)}" for name, f in o.scenarios.items()]
+                if o.path:
+                    lines.append(f"  path:              {' -> '.join(step.capacity for step in o.path)}")
+                    lines += [f"    {step}" for step in o.path]
+                    lines += [f"    rests on: {r}" for r in dict.fromkeys(step.rule for step in o.path if step.rule)]
             lines.append(f"  instance types:    {len(o.instance_types)}: {', '.join(o.instance_types)}")
             lines += [f"  fit: {n}" for n in o.fit_notes]
             lines.append(f"  timing:            {o.timing_source}")

@@ -18,6 +18,7 @@ from dataclasses import replace
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type
 from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.tools.clouds import all_clouds
+from elastic_gpu.tools.cost import RESERVED, reserved_only
 from elastic_gpu.tools.node_group_view import NodeGroupView
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.offline.stack_resources import node_groups as preview_node_groups
@@ -88,6 +89,17 @@ def node_templates(preview: Preview) -> list[NodeTemplate]:
         for cloud in all_clouds()
         for t in cloud.reader().node_templates(preview, [v for v in views if v.cloud == cloud.name])
     ]
+    mark_reserved(out, views)
     for t in out:
         t.daemon_requests = daemon_requests(preview, t)
     return out
+
+
+def mark_reserved(templates: list[NodeTemplate], views: list[NodeGroupView]) -> None:
+    """Each template of a reserved-only group gets capacity "reserved", whatever its cloud's template builder set
+    ("on-demand": a reserved node is an on-demand node of its type, launched into the reservation), so that the
+    expander and the backoff machine see the tier."""
+    reserved = {(v.resource, v.name) for v in views if reserved_only(v)}
+    for t in templates:
+        if (t.resource, t.name) in reserved:
+            t.capacity = RESERVED
