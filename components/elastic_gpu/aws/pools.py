@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pulumi
+import pulumi_aws as aws
 
 from elastic_gpu.aws.node_groups import (
     AMI_FAMILIES_WITH_DEVICE_PLUGIN,
@@ -17,21 +19,17 @@ from elastic_gpu.aws.node_groups import (
     asg_name_regex,
     build_node_group,
 )
+from elastic_gpu.aws.node_spec import general_node_spec, gpu_node_spec, gpu_taints
+from elastic_gpu.aws.options import OWNED_NODE_GROUP_ARGS
 from elastic_gpu.aws.user_data import launch_template_user_data, user_data_problems
-from elastic_gpu.gpu_catalog import gpu_spec_labels
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_overrides import NodeOverrides
 from elastic_gpu.pool_types import BuiltPool, NodeGroupRef
 from elastic_gpu.scheduling import (
-    AWS_ACCELERATOR_LABEL,
     EPHEMERAL_STORAGE,
     GPU_RESOURCE,
-    GPU_TAINT,
-    NODE_CLASS_GENERAL,
-    NODE_CLASS_GPU,
     POOL_LABEL,
     Taint,
-    node_labels,
     split_total,
 )
 from elastic_gpu.validation import said
@@ -100,33 +98,26 @@ def _ref(spec: NodeGroupSpec, group: BuiltNodeGroup) -> NodeGroupRef:
 
 def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
-    labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
+    node = general_node_spec(name, args)
     spec = NodeGroupSpec(
         base_name=_group_name(cluster, name),
+        node=node,
         capacity_type=CAPACITY_SPOT if args.spot else CAPACITY_ON_DEMAND,
-        instance_types=list(args.instance_types),
         zones=cluster.zones,
         min_size=args.min_size,
         max_size=args.max_size,
-        labels=labels,
-        taints=[],
-        ami_family="al2023",
-        gpu=False,
-        disk_size_gib=args.disk_size_gib,
-        template_resources={EPHEMERAL_STORAGE: f"{allocatable_ephemeral_gib(args.disk_size_gib)}Gi"},
-        **node_settings(args, "al2023"),
     )
     group = build_node_group(f"{name}-ng", spec, cluster=cluster, tags=args.tags, parent=parent)
-    return _built([_ref(spec, group)], [group], cluster, args, taints=[], labels=labels)
+    return _built([_ref(spec, group)], [group], cluster, args, taints=[], labels=spec.labels)
 
 
 def node_settings(args: NodeOverrides, ami_family: str) -> dict[str, Any]:
-    """The pool's own node settings as NodeGroupSpec fields."""
+    """The pool's own node settings as AwsNodeSpec fields."""
     subnets = args.subnet_ids
     return {
         "node_role_arn": args.node_identity,
         "subnet_ids": dict(subnets) if isinstance(subnets, Mapping) else {},
-        "security_group_ids": list(args.security_group_ids) if args.security_group_ids else None,
+        "security_group_ids": tuple(args.security_group_ids) if args.security_group_ids else None,
         "image_id": args.image,
         "user_data": launch_template_user_data(args, ami_family),
     }
@@ -149,7 +140,7 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """EKS rules for a GPU pool beyond the cloud-neutral ones."""
-    problems = []
+    problems = node_group_args_problems(where, args.node_group_args)
     if args.gpu_sharing_replicas > 1 and args.ami_family in AMI_FAMILIES_WITH_DEVICE_PLUGIN:
         # Bottlerocket runs its own device plugin, which our time-slicing ConfigMap does not
         # configure: nodes would advertise the physical GPUs while the ASG tag (what the
@@ -162,6 +153,29 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     return problems
 
 
+def node_group_args_problems(where: str, own: object) -> list[str]:
+    """The program's `node_group_args`: keyword arguments of pulumi_aws.eks.NodeGroupArgs (its __init__'s
+    parameters, the SDK's own list), none of them one the library declares itself (OWNED_NODE_GROUP_ARGS)."""
+    if own is None:
+        return []
+    if not isinstance(own, dict) or not all(isinstance(k, str) for k in own):
+        return [f"{where}node_group_args: must map pulumi_aws.eks.NodeGroupArgs keywords to values, got {said(own)}"]
+    allowed = sorted(p for p in inspect.signature(aws.eks.NodeGroupArgs.__init__).parameters if p != "__self__")
+    problems = []
+    if unknown := sorted(set(own) - set(allowed)):
+        problems.append(
+            f"{where}node_group_args: {unknown} are not arguments of pulumi_aws.eks.NodeGroupArgs; allowed: "
+            f"{sorted(set(allowed) - OWNED_NODE_GROUP_ARGS)}"
+        )
+    if owned := sorted(set(own) & OWNED_NODE_GROUP_ARGS):
+        problems.append(
+            f"{where}node_group_args: {owned} are declared by the pool itself (from its settings: name, sizes, "
+            "capacity, instance types, labels, taints, launch template, subnets, node role, version); set them "
+            "through the pool's own settings"
+        )
+    return problems
+
+
 def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
     """(primary groups, fallback groups): per zone when `per_zone`; the fallback always per zone."""
     zones = len(args.pool_zones)
@@ -169,7 +183,7 @@ def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
 
 
 def _taints(args: SpotGpuPoolArgs) -> list[Taint]:
-    return sorted({GPU_TAINT, *args.extra_taints})
+    return list(gpu_taints(args))
 
 
 def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
@@ -195,30 +209,20 @@ def template_resources(args: SpotGpuPoolArgs) -> dict[str, str]:
 
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
-    taints = _taints(args)
-    accelerator = {AWS_ACCELERATOR_LABEL: args.accelerator} if args.accelerator else {}
-    gpu_extra = accelerator | gpu_spec_labels(args.gpu_spec) | args.extra_labels
-    resources = template_resources(args)
+    node = gpu_node_spec(name, args)
+    taints = list(node.taints)
 
     def spec(
         ng_name: pulumi.Input[str], capacity: str, zones: list[str], min_size: int, max_size: int, tail: str = ""
     ) -> NodeGroupSpec:
-        labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=capacity == CAPACITY_SPOT) | gpu_extra
         return NodeGroupSpec(
             base_name=ng_name,
+            node=node,
             capacity_type=capacity,
-            instance_types=list(args.instance_types),
             zones=zones,
             min_size=min_size,
             max_size=max_size,
-            labels=labels,
-            taints=taints,
-            ami_family=args.ami_family,
-            gpu=True,
-            disk_size_gib=args.disk_size_gib,
-            template_resources=resources,
             name_tail=tail,
-            **node_settings(args, args.ami_family),
         )
 
     zones = args.pool_zones

@@ -20,7 +20,8 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.aws.karpenter.release import NODE_CLASS_API, NODE_CLASS_GROUP
 from elastic_gpu.aws.node_groups import DATA_DEVICE, IMDS_HOP_LIMIT
-from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_instance_types, gpu_spec_labels
+from elastic_gpu.aws.node_spec import AwsNodeSpec, gpu_node_spec, gpu_taints
+from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_instance_types
 from elastic_gpu.karpenter_core import (
     CAPACITY_TYPE_KEY,
     CONSOLIDATION_POLICY,
@@ -36,13 +37,7 @@ from elastic_gpu.karpenter_core import (
 )
 from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import (
-    AWS_ACCELERATOR_LABEL,
-    CAPACITY_LABEL,
     GPU_RESOURCE,
-    GPU_TAINT,
-    NODE_CLASS_GPU,
-    Taint,
-    node_labels,
 )
 from elastic_gpu.validation import said
 
@@ -86,6 +81,11 @@ class KarpenterNodes:
                 f"{where}ami_family: Karpenter's EC2NodeClass runs {AMI_ALIAS}; allowed: 'al2023' "
                 f"(got {said(args.ami_family)})"
             )
+        if args.node_group_args is not None:
+            problems.append(
+                f"{where}node_group_args: Karpenter makes this pool's nodes (no EKS node group is declared); "
+                "set EC2NodeClass/NodePool fields through the pool's settings, or leave node_group_args unset"
+            )
         if args.gpu_sharing_replicas > 1:
             problems.append(time_slicing_problem(f"{where}gpu_sharing_replicas", args.gpu_sharing_replicas))
         return problems
@@ -116,9 +116,10 @@ def node_pool_name(pool: str, suffix: str) -> str:
     return f"{pool}-{suffix}"
 
 
-def node_class_spec(args: SpotGpuPoolArgs, nodes: KarpenterNodes) -> dict[str, Any]:
+def node_class_spec(node: AwsNodeSpec, nodes: KarpenterNodes) -> dict[str, Any]:
     """EC2NodeClass: AL2023, IMDSv2 only with one hop (pods use IRSA, not the node's role), an encrypted gp3
-    root volume of the pool's disk, the cluster's private subnets and node security group."""
+    root volume of the pool's disk (the pool's node spec), the cluster's private subnets and node security
+    group."""
     return {
         "role": nodes.node_role_name,
         "amiSelectorTerms": [{"alias": AMI_ALIAS}],
@@ -135,19 +136,15 @@ def node_class_spec(args: SpotGpuPoolArgs, nodes: KarpenterNodes) -> dict[str, A
                 "deviceName": DATA_DEVICE["al2023"],
                 "rootVolume": True,
                 "ebs": {
-                    "volumeSize": f"{args.disk_size_gib}Gi",
-                    "volumeType": "gp3",
+                    "volumeSize": f"{node.disk_size_gib}Gi",
+                    "volumeType": node.disk_type,
                     "encrypted": True,
                     "deleteOnTermination": True,
                 },
             }
         ],
-        "tags": dict(args.tags),
+        "tags": dict(node.tags),
     }
-
-
-def taints(args: SpotGpuPoolArgs) -> list[Taint]:
-    return sorted({GPU_TAINT, *args.extra_taints})
 
 
 def node_pool_spec(pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, plan: NodePoolPlan) -> dict[str, Any]:
@@ -160,11 +157,8 @@ def node_pool_spec(pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, plan
     not time-sliced replicas). No cpu or memory limit: `nodes` already bounds them, and a cpu cap sized for
     the smallest type would refuse the larger ones Karpenter may pick.
     """
-    accelerator = {AWS_ACCELERATOR_LABEL: args.accelerator} if args.accelerator else {}
-    labels = node_labels(pool=pool, node_class=NODE_CLASS_GPU, spot="spot" in plan.capacity_types) | accelerator
-    labels |= gpu_spec_labels(args.gpu_spec)
-    if plan.spot_first:
-        del labels[CAPACITY_LABEL]
+    node = gpu_node_spec(pool, args)
+    labels = node.labels(None if plan.spot_first else "spot" in plan.capacity_types)
     return {
         "weight": plan.weight,
         "limits": {"nodes": str(plan.max_nodes), GPU_RESOURCE: str(plan.max_nodes * args.gpus_per_node)},
@@ -174,10 +168,10 @@ def node_pool_spec(pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, plan
             "budgets": [DEFAULT_BUDGET, DRIFT_BUDGET],
         },
         "template": {
-            "metadata": {"labels": labels | args.extra_labels},
+            "metadata": {"labels": labels},
             "spec": {
                 "nodeClassRef": {"group": NODE_CLASS_GROUP, "kind": "EC2NodeClass", "name": node_class_name(pool)},
-                "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints(args)],
+                "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in node.taints],
                 "requirements": [
                     {"key": CAPACITY_TYPE_KEY, "operator": "In", "values": list(plan.capacity_types)},
                     {"key": INSTANCE_TYPE_KEY, "operator": "In", "values": eligible_instance_types(args)},
@@ -206,7 +200,7 @@ def build_karpenter_pool(name: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes
         api_version=NODE_CLASS_API,
         kind="EC2NodeClass",
         metadata=k8s.meta.v1.ObjectMetaArgs(name=node_class_name(name)),
-        spec=node_class_spec(args, nodes),
+        spec=node_class_spec(gpu_node_spec(name, args), nodes),
         opts=opts,
     )
     resources: list[pulumi.Resource] = [node_class]
@@ -225,7 +219,7 @@ def build_karpenter_pool(name: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes
     first = node_pool_spec(name, args, nodes, plans[0])
     return BuiltPool(
         node_groups=[],
-        taints=taints(args),
+        taints=list(gpu_taints(args)),
         labels=first["template"]["metadata"]["labels"],
         resources=resources,
         node_group_ids=[],
