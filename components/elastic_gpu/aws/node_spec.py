@@ -72,6 +72,11 @@ class AwsNodeSpec:
     security_group_ids: tuple[pulumi.Input[str], ...] | None = field(
         default=None, metadata={ROLLING: "launchTemplate.version"}
     )
+    #: the reserved tier's reservations (settings.Reservations): EC2 ids, and under Karpenter the tags that
+    #: select more; the nodes it may take from them
+    reservation_ids: tuple[str, ...] = ()
+    reservation_tags: Mapping[str, str] = field(default_factory=dict)
+    reserved_nodes: int = 0
     #: node-template resources for scale-from-zero, e.g. {"nvidia.com/gpu": "1"}
     template_resources: Mapping[str, str] = field(default_factory=dict)
     #: the program's own pulumi_aws.eks.NodeGroupArgs inputs (aws/options.py AwsPoolArgsOptions.node_group_args),
@@ -108,8 +113,9 @@ def gpu_node_spec(name: str, args: SpotGpuPoolArgs) -> AwsNodeSpec:
     capacity = ("spot",) if args.spot else ("on-demand",)
     if args.on_demand_fallback and args.spot:
         capacity += ("on-demand",)
-    if args.reservations is not None:
-        capacity = ("reserved",) + (() if args.reservations.only else capacity)
+    reservations = args.reservations
+    if reservations is not None:
+        capacity = ("reserved",) + (() if reservations.only else capacity)
     return AwsNodeSpec(
         instance_types=tuple(args.instance_types),
         capacity_types=capacity,
@@ -123,6 +129,9 @@ def gpu_node_spec(name: str, args: SpotGpuPoolArgs) -> AwsNodeSpec:
         tags=dict(args.tags),
         template_resources=template_resources(args),
         node_group_args=dict(args.node_group_args or {}),
+        reservation_ids=tuple(reservations.ids) if reservations else (),
+        reservation_tags=dict(reservations.tags) if reservations else {},
+        reserved_nodes=reservations.nodes if reservations else 0,
         **node_settings(args, args.ami_family),
     )
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pulumi
 import pulumi_aws as aws
 
+from elastic_gpu.aws.config_rules import KARPENTER
 from elastic_gpu.aws.node_groups import (
     AMI_FAMILIES_WITH_DEVICE_PLUGIN,
+    CAPACITY_BLOCK,
     CAPACITY_ON_DEMAND,
     CAPACITY_SPOT,
     BuiltNodeGroup,
@@ -19,12 +23,15 @@ from elastic_gpu.aws.node_groups import (
     asg_name_regex,
     build_node_group,
 )
-from elastic_gpu.aws.node_spec import general_node_spec, gpu_node_spec, gpu_taints
+from elastic_gpu.aws.node_spec import AwsNodeSpec, general_node_spec, gpu_node_spec, gpu_taints
 from elastic_gpu.aws.options import OWNED_NODE_GROUP_ARGS
+from elastic_gpu.aws.reservations import ReadReservation, describe_command, read_reservation, reservation_problems
 from elastic_gpu.aws.user_data import launch_template_user_data, user_data_problems
+from elastic_gpu.errors import ConfigError
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_overrides import NodeOverrides
-from elastic_gpu.pool_types import BuiltPool, NodeGroupRef
+from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
+from elastic_gpu.program_preflight import plain_region
 from elastic_gpu.scheduling import (
     EPHEMERAL_STORAGE,
     GPU_RESOURCE,
@@ -32,6 +39,7 @@ from elastic_gpu.scheduling import (
     Taint,
     split_total,
 )
+from elastic_gpu.settings import Spelling
 from elastic_gpu.validation import said
 from elastic_gpu.workload import WorkloadContract
 
@@ -86,9 +94,10 @@ def _built(
 
 
 def _ref(spec: NodeGroupSpec, group: BuiltNodeGroup) -> NodeGroupRef:
+    capacity: Capacity = "spot" if spec.capacity_type == CAPACITY_SPOT else "on-demand"
     return NodeGroupRef(
         group.name,
-        "spot" if spec.capacity_type == CAPACITY_SPOT else "on-demand",
+        "reserved" if spec.capacity_reservation_id is not None else capacity,
         group.name.apply(asg_name_regex),
         autoscaler_group=group.asg_name,
         min_size=spec.min_size,
@@ -139,8 +148,22 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
-    """EKS rules for a GPU pool beyond the cloud-neutral ones."""
+    """EKS rules for a GPU pool beyond the cloud-neutral ones; under the cluster-autoscaler, its reservations as
+    the account describes them (each one's node group needs its zone and instance type)."""
     problems = node_group_args_problems(where, args.node_group_args)
+    # A provisioner given, or the stack's (a stack file's pools are checked over the cluster as planned)
+    karpenter = args.provisioner is not None or getattr(args.cluster, "provisioner", None) == KARPENTER
+    problems += reservation_problems(
+        Spelling(where, stack_file=False),
+        args.reservations,
+        karpenter=karpenter,
+        max_size=args.max_size,
+        on_demand_fallback=args.on_demand_fallback,
+    )
+    if not problems and not karpenter and args.reservations is not None:
+        problems += [
+            f"{where}reservations.ids: {p}" for p in reserved_groups(args, args.reservations.ids) if isinstance(p, str)
+        ]
     if args.gpu_sharing_replicas > 1 and args.ami_family in AMI_FAMILIES_WITH_DEVICE_PLUGIN:
         # Bottlerocket runs its own device plugin, which our time-slicing ConfigMap does not
         # configure: nodes would advertise the physical GPUs while the ASG tag (what the
@@ -176,8 +199,84 @@ def node_group_args_problems(where: str, own: object) -> list[str]:
     return problems
 
 
+@dataclass(frozen=True)
+class ReservedGroup:
+    """A node group of the reserved tier under the cluster-autoscaler: one reservation, in its zone, of its type."""
+
+    reservation: ReadReservation
+    max_size: int
+
+
+def reserved_groups(args: SpotGpuPoolArgs, ids: list[str]) -> list[ReservedGroup | str]:
+    """Each reservation read at preview (aws/reservations.py read_reservation) as its node group: its zone (the
+    reservation's alone: a launch in another zone's subnet is refused, aws-ia terraform-aws-eks-blueprints
+    patterns/ml-capacity-block), its instance type (the pool's), and a max of its share of `reservations.nodes`,
+    at most its instance count; or why it cannot be one (unread, another zone or type)."""
+    assert args.reservations is not None
+    region = plain_region(args.cluster) or ""
+    shares = split_total(args.reservations.nodes, len(ids))
+    out: list[ReservedGroup | str] = []
+    for rid, share in zip(ids, shares, strict=True):
+        read = read_reservation(rid, region)
+        if isinstance(read, str):
+            out.append(
+                f"{rid} cannot be read ({read}); under the cluster-autoscaler its node group needs its zone and "
+                f"instance type: check it with `{describe_command([rid], region)}` and allow "
+                "ec2:DescribeCapacityReservations, or use provisioner karpenter, which reads it itself"
+            )
+        elif read.availability_zone not in args.pool_zones:
+            out.append(f"{rid} is in {read.availability_zone}, not a zone of the pool ({args.pool_zones})")
+        elif read.instance_type not in args.instance_types:
+            out.append(
+                f"{rid} reserves {read.instance_type}, not one of the pool's instance_types ({args.instance_types})"
+            )
+        else:
+            out.append(ReservedGroup(read, min(share, read.instance_count)))
+    return out
+
+
+def _reserved_specs(
+    name: str, args: SpotGpuPoolArgs, node: AwsNodeSpec, cluster: EksClusterHandle
+) -> list[tuple[str, NodeGroupSpec]]:
+    """The reserved tier's node groups, `<pool>-reserved-<zone>` (a second reservation in a zone adds its index):
+    an ODCR's ON_DEMAND, a Capacity Block's CAPACITY_BLOCK, each launch template targeting its reservation."""
+    if args.reservations is None:
+        return []
+    groups = reserved_groups(args, args.reservations.ids)
+    if problems := [g for g in groups if isinstance(g, str)]:
+        raise ConfigError([f"gpuPools '{name}' reservations.ids: {p}" for p in problems], source="preview")
+    specs: list[tuple[str, NodeGroupSpec]] = []
+    seen: dict[str, int] = {}
+    for group in groups:
+        assert isinstance(group, ReservedGroup)
+        r = group.reservation
+        seen[r.availability_zone] = seen.get(r.availability_zone, 0) + 1
+        tail = f"-reserved-{r.availability_zone}" + (
+            f"-{seen[r.availability_zone]}" if seen[r.availability_zone] > 1 else ""
+        )
+        res = f"{name}{tail}"
+        specs.append(
+            (
+                res,
+                NodeGroupSpec(
+                    base_name=_group_name(cluster, res),
+                    node=dataclasses.replace(node, instance_types=(r.instance_type,)),
+                    capacity_type=CAPACITY_BLOCK if r.capacity_block else CAPACITY_ON_DEMAND,
+                    zones=[r.availability_zone],
+                    min_size=0,
+                    max_size=group.max_size,
+                    name_tail=tail,
+                    capacity_reservation_id=r.id,
+                ),
+            )
+        )
+    return specs
+
+
 def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
     """(primary groups, fallback groups): per zone when `per_zone`; the fallback always per zone."""
+    if args.reservations is not None and args.reservations.only:
+        return 0, 0  # the reserved tier's groups alone (their maxima are the reservations', not max_size)
     zones = len(args.pool_zones)
     return (zones if args.pool_per_zone else 1), (zones if args.on_demand_fallback else 0)
 
@@ -228,8 +327,12 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     zones = args.pool_zones
     primary = CAPACITY_SPOT if args.spot else CAPACITY_ON_DEMAND
     kind = "spot" if args.spot else "od"
-    specs: list[tuple[str, NodeGroupSpec]] = []
-    if args.pool_per_zone:
+    # The reserved tier first (ranked first by the priority expander: NodeGroupRef capacity "reserved"); with
+    # `reservations.only` it is the pool's only tier.
+    specs: list[tuple[str, NodeGroupSpec]] = _reserved_specs(name, args, node, cluster)
+    if args.reservations is not None and args.reservations.only:
+        pass
+    elif args.pool_per_zone:
         mins, maxes = split_total(args.min_size, len(zones)), split_total(args.max_size, len(zones))
         for zone, lo, hi in zip(zones, mins, maxes, strict=True):
             specs.append(

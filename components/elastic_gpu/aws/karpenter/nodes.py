@@ -11,6 +11,7 @@ No EKS node group is declared for the pool.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ from elastic_gpu.karpenter_core import (
     EXPIRE_AFTER,
     INSTANCE_TYPE_KEY,
     NODE_POOL_API,
+    SPOT_WEIGHT,
     ZONE_KEY,
     NodePoolPlan,
     node_pool_plans,
@@ -144,7 +146,19 @@ def node_class_spec(node: AwsNodeSpec, nodes: KarpenterNodes) -> dict[str, Any]:
             }
         ],
         "tags": dict(node.tags),
+        **reservation_selector(node),
     }
+
+
+def reservation_selector(node: AwsNodeSpec) -> dict[str, Any]:
+    """The EC2NodeClass's `capacityReservationSelectorTerms`: one term per reservation id (an id term takes no
+    other field) and one for the tags (every tag must match), terms ORed (aws/karpenter-provider-aws v1.14.1
+    pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml). None without a reserved tier: the key is left out, so a
+    pool without one declares the node class it always did."""
+    terms: list[dict[str, Any]] = [{"id": rid} for rid in node.reservation_ids]
+    if node.reservation_tags:
+        terms.append({"tags": dict(node.reservation_tags)})
+    return {"capacityReservationSelectorTerms": terms} if terms else {}
 
 
 def node_pool_spec(pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, plan: NodePoolPlan) -> dict[str, Any]:
@@ -183,14 +197,34 @@ def node_pool_spec(pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, plan
     }
 
 
+#: The NodePool of a pool's reserved tier: capacity type `reserved` only, at the highest weight a NodePool takes
+#: (karpenter.sh_nodepools.yaml: weight 1..100). Karpenter orders NodePools by weight and, between equal weights,
+#: the name later in the alphabet first (kubernetes-sigs/karpenter v1.14.1 pkg/utils/nodepool/nodepool.go
+#: OrderByWeight), so the pool's other NodePools step one below theirs (100 -> 99, 10 -> 9) rather than rely on
+#: names. Within one NodePool allowing several capacity types a reserved offering also wins (priced at the
+#: on-demand price / 10,000,000: karpenter-provider-aws v1.14.1 pkg/providers/instancetype/offering/
+#: reserved_capacity_resolver.go), but a NodePool of its own caps the tier at `reservations.nodes` apart from
+#: `maxSize`.
+RESERVED_SUFFIX = "reserved"
+RESERVED_WEIGHT = SPOT_WEIGHT
+
+
 def node_pools(args: SpotGpuPoolArgs) -> list[NodePoolPlan]:
-    """The pool's NodePools, highest weight first."""
-    return node_pool_plans(
+    """The pool's NodePools, highest weight first: the reserved tier's (with `reservations`), then the spot and
+    on-demand ones (none with `reservations.only`)."""
+    plans = node_pool_plans(
         spot=args.spot,
         on_demand_fallback=args.on_demand_fallback,
         max_size=args.max_size,
         fallback_max_size=args.fallback_max_size,
     )
+    reservations = args.reservations
+    if reservations is None:
+        return plans
+    reserved = NodePoolPlan(RESERVED_SUFFIX, ("reserved",), reservations.nodes, RESERVED_WEIGHT)
+    if reservations.only:
+        return [reserved]
+    return [reserved, *(dataclasses.replace(p, weight=p.weight - 1) for p in plans)]
 
 
 def build_karpenter_pool(name: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, parent: pulumi.Resource) -> BuiltPool:
