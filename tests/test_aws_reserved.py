@@ -21,7 +21,7 @@ from elastic_gpu.settings import Reservations
 from elastic_gpu.tools.offline.account import described_account
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.tools.offline.stack_resources import node_groups
-from tests.conftest import stack_values
+from tests.conftest import stack_preview, stack_values
 from tests.crd_schemas import validate
 from tests.test_karpenter_eks import NODES, pool_args
 
@@ -316,3 +316,15 @@ def test_preflight_reads_each_reservation(monkeypatch: pytest.MonkeyPatch) -> No
         "warning",
         f"the account has no capacity reservation {ODCR} in us-east-1: the pool's reserved tier launches nothing",
     )
+
+
+def test_the_shipped_stack_previews_reserved_node_pools_first() -> None:
+    preview = stack_preview("aws-reserved")
+    views = {v.declared_name: v for v in node_groups(preview)}
+    reserved, spot = views["inference-reserved"], views["inference-spot"]
+    assert reserved.capacity_types == ["reserved"] and reserved.reservations == (ODCR,)
+    assert not reserved.spot and reserved.max_size == 2 and reserved.weight == 100
+    assert spot.capacity_types == ["spot"] and spot.reservations == () and spot.weight == 99
+    assert views["training-reserved"].reservations == (BLOCK,)
+    node_class = preview.one("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "training-nodeclass").inputs["spec"]
+    assert node_class["capacityReservationSelectorTerms"] == [{"id": BLOCK}]
