@@ -11,16 +11,19 @@ the launch template is marked `rolling`: a new template version is a rolling upd
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from elastic_gpu.scheduling import GPU_TAINT, Taint
+from elastic_gpu.aws.user_data import launch_template_user_data
+from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE, GPU_TAINT, Taint
 
 if TYPE_CHECKING:
     import pulumi
 
     from elastic_gpu.general_pool import GeneralPoolArgs
+    from elastic_gpu.pool_overrides import NodeOverrides
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 #: terraform-provider-aws internal/service/eks/node_group.go: the schema's ForceNew attributes (pulumi-aws
@@ -94,6 +97,43 @@ class AwsNodeSpec:
         return labels | dict(self.extra_labels)
 
 
+#: What an EKS AL2023 node keeps of its root volume from pods: kube-reserved ephemeral-storage and the kubelet's
+#: nodefs.available hard eviction share (aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go:525,
+#: :556: the figures Karpenter sizes EKS nodes by; its simulation reads them from here).
+KUBE_RESERVED_STORAGE_GIB = 1
+EVICTION_NODEFS_PERCENT = 10
+
+
+def allocatable_ephemeral_gib(disk_size_gib: int) -> int:
+    """The ephemeral storage a node with this root volume offers pods: the volume, less kube-reserved and the
+    eviction share. The autoscaler's node template must not claim more, or it scales up an empty group for a pod
+    whose disk request the new node cannot hold (the template's resources are its allocatable: cloudprovider/aws
+    aws_manager.go buildNodeFromTemplate)."""
+    return disk_size_gib - KUBE_RESERVED_STORAGE_GIB - math.ceil(disk_size_gib * EVICTION_NODEFS_PERCENT / 100)
+
+
+def node_settings(args: NodeOverrides, ami_family: str) -> dict[str, Any]:
+    """The pool's own node settings as AwsNodeSpec fields."""
+    subnets = args.subnet_ids
+    return {
+        "node_role_arn": args.node_identity,
+        "subnet_ids": dict(subnets) if isinstance(subnets, Mapping) else {},
+        "security_group_ids": tuple(args.security_group_ids) if args.security_group_ids else None,
+        "image_id": args.image,
+        "user_data": launch_template_user_data(args, ami_family),
+    }
+
+
+def template_resources(args: SpotGpuPoolArgs) -> dict[str, str]:
+    """What an empty group's node template needs beyond the first type's vCPU and memory: the GPUs
+    as the device plugin advertises them, and the disk pods may use (allocatable_ephemeral_gib), without which a
+    pod that requests ephemeral-storage never scales an empty group (kubernetes/autoscaler#1650)."""
+    return {
+        GPU_RESOURCE: str(args.advertised_gpus_per_node),
+        EPHEMERAL_STORAGE: f"{allocatable_ephemeral_gib(args.disk_size_gib)}Gi",
+    }
+
+
 def force_new_inputs() -> tuple[str, ...]:
     """The EKS node group inputs the spec's fields feed that force a replacement, in declaration order."""
     return tuple(f.metadata[FORCE_NEW] for f in dataclasses.fields(AwsNodeSpec) if FORCE_NEW in f.metadata)
@@ -105,7 +145,6 @@ def gpu_taints(args: SpotGpuPoolArgs) -> tuple[Taint, ...]:
 
 def gpu_node_spec(name: str, args: SpotGpuPoolArgs) -> AwsNodeSpec:
     """A GPU pool's spec (the capacity label is each group's: `labels` has none)."""
-    from elastic_gpu.aws.pools import node_settings, template_resources
     from elastic_gpu.gpu_catalog import gpu_spec_labels
     from elastic_gpu.scheduling import AWS_ACCELERATOR_LABEL, NODE_CLASS_GPU
 
@@ -137,8 +176,7 @@ def gpu_node_spec(name: str, args: SpotGpuPoolArgs) -> AwsNodeSpec:
 
 
 def general_node_spec(name: str, args: GeneralPoolArgs) -> AwsNodeSpec:
-    from elastic_gpu.aws.pools import allocatable_ephemeral_gib, node_settings
-    from elastic_gpu.scheduling import EPHEMERAL_STORAGE, NODE_CLASS_GENERAL
+    from elastic_gpu.scheduling import NODE_CLASS_GENERAL
 
     return AwsNodeSpec(
         instance_types=tuple(args.instance_types),

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pulumi
 import pulumi_aws as aws
@@ -26,15 +25,13 @@ from elastic_gpu.aws.node_groups import (
 from elastic_gpu.aws.node_spec import AwsNodeSpec, general_node_spec, gpu_node_spec, gpu_taints
 from elastic_gpu.aws.options import OWNED_NODE_GROUP_ARGS
 from elastic_gpu.aws.reservations import ReadReservation, describe_command, read_reservation, reservation_problems
-from elastic_gpu.aws.user_data import launch_template_user_data, user_data_problems
+from elastic_gpu.aws.user_data import user_data_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_overrides import NodeOverrides
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.program_preflight import plain_region
 from elastic_gpu.scheduling import (
-    EPHEMERAL_STORAGE,
-    GPU_RESOURCE,
     POOL_LABEL,
     Taint,
     split_total,
@@ -46,20 +43,6 @@ from elastic_gpu.workload import WorkloadContract
 #: A pool's default maxMinutesToFallback: the autoscaler sees a failed spot launch within about a
 #: minute per node group (simulation/backoff.py), so ten minutes covers several zones.
 DEFAULT_MAX_MINUTES_TO_FALLBACK = 10.0
-#: What an EKS AL2023 node keeps of its root volume from pods: kube-reserved ephemeral-storage and the kubelet's
-#: nodefs.available hard eviction share (aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go:525,
-#: :556: the figures Karpenter sizes EKS nodes by; its simulation reads them from here).
-KUBE_RESERVED_STORAGE_GIB = 1
-EVICTION_NODEFS_PERCENT = 10
-
-
-def allocatable_ephemeral_gib(disk_size_gib: int) -> int:
-    """The ephemeral storage a node with this root volume offers pods: the volume, less kube-reserved and the
-    eviction share. The autoscaler's node template must not claim more, or it scales up an empty group for a pod
-    whose disk request the new node cannot hold (the template's resources are its allocatable: cloudprovider/aws
-    aws_manager.go buildNodeFromTemplate)."""
-    return disk_size_gib - KUBE_RESERVED_STORAGE_GIB - math.ceil(disk_size_gib * EVICTION_NODEFS_PERCENT / 100)
-
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import EksClusterHandle
@@ -118,18 +101,6 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
     )
     group = build_node_group(f"{name}-ng", spec, cluster=cluster, tags=args.tags, parent=parent)
     return _built([_ref(spec, group)], [group], cluster, args, taints=[], labels=spec.labels)
-
-
-def node_settings(args: NodeOverrides, ami_family: str) -> dict[str, Any]:
-    """The pool's own node settings as AwsNodeSpec fields."""
-    subnets = args.subnet_ids
-    return {
-        "node_role_arn": args.node_identity,
-        "subnet_ids": dict(subnets) if isinstance(subnets, Mapping) else {},
-        "security_group_ids": tuple(args.security_group_ids) if args.security_group_ids else None,
-        "image_id": args.image,
-        "user_data": launch_template_user_data(args, ami_family),
-    }
 
 
 def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
@@ -244,7 +215,8 @@ def _reserved_specs(
         return []
     groups = reserved_groups(args, args.reservations.ids)
     if problems := [g for g in groups if isinstance(g, str)]:
-        raise ConfigError([f"gpuPools '{name}' reservations.ids: {p}" for p in problems], source="preview")
+        # Checked before any resource by pool_problems; here when the account changed in between.
+        raise ConfigError([f"SpotGpuPool '{name}': reservations.ids: {p}" for p in problems], source="preview")
     specs: list[tuple[str, NodeGroupSpec]] = []
     seen: dict[str, int] = {}
     for group in groups:
@@ -294,16 +266,6 @@ def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
         node_selector={POOL_LABEL: name},
         pod_annotations=dict(DO_NOT_DISRUPT) if args.provisioner is not None else {},
     )
-
-
-def template_resources(args: SpotGpuPoolArgs) -> dict[str, str]:
-    """What an empty group's node template needs beyond the first type's vCPU and memory: the GPUs
-    as the device plugin advertises them, and the disk pods may use (allocatable_ephemeral_gib), without which a
-    pod that requests ephemeral-storage never scales an empty group (kubernetes/autoscaler#1650)."""
-    return {
-        GPU_RESOURCE: str(args.advertised_gpus_per_node),
-        EPHEMERAL_STORAGE: f"{allocatable_ephemeral_gib(args.disk_size_gib)}Gi",
-    }
 
 
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:

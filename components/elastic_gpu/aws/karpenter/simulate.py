@@ -9,8 +9,8 @@ import math
 
 from elastic_gpu.aws.karpenter import model
 from elastic_gpu.aws.karpenter.release import NODE_CLASS_API
+from elastic_gpu.aws.node_spec import EVICTION_NODEFS_PERCENT, KUBE_RESERVED_STORAGE_GIB
 from elastic_gpu.aws.node_templates import ENI_MAX_PODS, eks_kube_reserved
-from elastic_gpu.aws.pools import EVICTION_NODEFS_PERCENT, KUBE_RESERVED_STORAGE_GIB
 from elastic_gpu.gpu_catalog import GpuInstanceType
 from elastic_gpu.karpenter_core import INSTANCE_TYPE_KEY
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
