@@ -4,7 +4,7 @@ what it refuses."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ RESERVATIONS: dict[str, dict[str, Any]] = {
     },
 }
 #: A day inside the Capacity Block's window.
-INSIDE = datetime(2026, 12, 1, tzinfo=UTC)
+INSIDE = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
 PROGRAM = """
 import pulumi
@@ -283,13 +283,13 @@ def test_preflight_reads_each_reservation(monkeypatch: pytest.MonkeyPatch) -> No
     # the account holds both, each of the pool's type, in a cluster zone, in its window: nothing to say
     assert found(RESERVATIONS) == []
     # the Capacity Block's window is over: an error
-    [(pool, level, message)] = found(RESERVATIONS, datetime(2027, 2, 1, tzinfo=UTC))
+    [(pool, level, message)] = found(RESERVATIONS, datetime(2027, 2, 1, tzinfo=timezone.utc))
     assert (pool, level) == ("training", "error")
     assert message == (
         f"Capacity Block {BLOCK} (2 x p5.48xlarge in us-east-1b) ended 2027-01-01T11:30:00Z (state active)"
     )
     # not started yet: a warning, the pool's pods go to spot meanwhile
-    [(pool, level, message)] = found(RESERVATIONS, datetime(2026, 10, 1, tzinfo=UTC))
+    [(pool, level, message)] = found(RESERVATIONS, datetime(2026, 10, 1, tzinfo=timezone.utc))
     assert (pool, level) == ("training", "warning") and "until 2026-11-01T11:30:00Z" in message
     # another zone and another type: one error naming both
     wrong = {

@@ -160,7 +160,8 @@ def build_node_group(
         image_id=node.image_id,
         user_data=node.user_data,
         vpc_security_group_ids=list(node.security_group_ids or ()) or _handle_security_groups(cluster),
-        **_reservation_launch(spec),
+        capacity_reservation_specification=_reservation_target(spec),
+        instance_market_options=_market_options(spec),
         metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
             http_endpoint="enabled",
             http_tokens="required",
@@ -245,25 +246,24 @@ def build_node_group(
     return BuiltNodeGroup(node_group_name, node_group, launch_template, asg_name)
 
 
-def _reservation_launch(spec: NodeGroupSpec) -> dict[str, object]:
-    """The launch template's inputs that put the group's nodes in its capacity reservation: the reservation as
-    the target (EC2 LaunchTemplateCapacityReservationSpecificationRequest.CapacityReservationTarget), and for a
-    Capacity Block the market type `capacity-block`, which EKS requires of a CAPACITY_BLOCK group's template
-    (EKS user guide capacity-blocks-mng.md)."""
+def _reservation_target(spec: NodeGroupSpec) -> aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None:
+    """The group's reservation as its launch template's target (EC2 LaunchTemplateCapacityReservationSpecification
+    Request.CapacityReservationTarget): its nodes launch into it; None: open capacity."""
     if spec.capacity_reservation_id is None:
-        return {}
-    launch: dict[str, object] = {
-        "capacity_reservation_specification": aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
-            capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
-                capacity_reservation_id=spec.capacity_reservation_id
-            )
+        return None
+    return aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
+        capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
+            capacity_reservation_id=spec.capacity_reservation_id
         )
-    }
-    if spec.capacity_type == CAPACITY_BLOCK:
-        launch["instance_market_options"] = aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(
-            market_type=MARKET_CAPACITY_BLOCK
-        )
-    return launch
+    )
+
+
+def _market_options(spec: NodeGroupSpec) -> aws.ec2.LaunchTemplateInstanceMarketOptionsArgs | None:
+    """A Capacity Block's market type `capacity-block`, which EKS requires of a CAPACITY_BLOCK group's launch
+    template (EKS user guide capacity-blocks-mng.md); None for every other group."""
+    if spec.capacity_type != CAPACITY_BLOCK:
+        return None
+    return aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type=MARKET_CAPACITY_BLOCK)
 
 
 def _slug(tag_key: str) -> str:

@@ -149,7 +149,7 @@ def gpu_node_spec(name: str, args: SpotGpuPoolArgs) -> AwsNodeSpec:
     from elastic_gpu.scheduling import AWS_ACCELERATOR_LABEL, NODE_CLASS_GPU
 
     accelerator = {AWS_ACCELERATOR_LABEL: args.accelerator} if args.accelerator else {}
-    capacity = ("spot",) if args.spot else ("on-demand",)
+    capacity: tuple[str, ...] = ("spot",) if args.spot else ("on-demand",)
     if args.on_demand_fallback and args.spot:
         capacity += ("on-demand",)
     reservations = args.reservations

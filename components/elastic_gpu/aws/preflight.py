@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 import pulumi_aws as aws
@@ -178,7 +178,7 @@ def reservation_findings(cfg: StackConfig, now: datetime | None = None) -> list[
     active or past its end (a Capacity Block outside its window) is an error; one not started yet, or holding fewer
     instances than `reservations.nodes`, a warning; one that cannot be read, or selected by tags only, a warning
     with the command that shows it."""
-    region, now = cfg.cluster.region, now or datetime.now(UTC)
+    region, now = cfg.cluster.region, now or datetime.now(timezone.utc)
     found: list[Finding] = []
     for pool in cfg.gpu_pools:
         reservations = pool.reservations
@@ -252,7 +252,7 @@ def _instant(text: str) -> datetime | None:
     if not text:
         return None
     instant = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return instant if instant.tzinfo else instant.replace(tzinfo=UTC)
+    return instant if instant.tzinfo else instant.replace(tzinfo=timezone.utc)
 
 
 def findings(cfg: StackConfig) -> list[Finding]:
