@@ -17,6 +17,7 @@ from elastic_gpu.aws.karpenter.nodes import (
     node_pool_spec,
     node_pools,
 )
+from elastic_gpu.aws.node_spec import gpu_node_spec
 from elastic_gpu.compose import PlannedCluster
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
@@ -76,7 +77,7 @@ def node_class(**changes: object) -> dict:
         "apiVersion": "karpenter.k8s.aws/v1",
         "kind": "EC2NodeClass",
         "metadata": {"name": "inference"},
-        "spec": node_class_spec(pool_args(**changes), NODES),
+        "spec": node_class_spec(gpu_node_spec("inference", pool_args(**changes)), NODES),
     }
 
 

@@ -36,6 +36,10 @@ PRIORITY_CONFIGMAP = "cluster-autoscaler-priority-expander"
 #: Priority-expander ranks: the highest that can fit the pending pods wins.
 SPOT_PRIORITY = 50
 ON_DEMAND_PRIORITY = 10
+#: A reserved tier's groups (capacity the team already holds) rank above every spot group.
+RESERVED_PRIORITY = 90
+#: Each capacity's base rank (a group's `rank` steps below it).
+CAPACITY_PRIORITY = {"reserved": RESERVED_PRIORITY, "spot": SPOT_PRIORITY, "on-demand": ON_DEMAND_PRIORITY}
 #: The lowest rank we give. There is no catch-all (`.*`): a group no regex matches is used only when no
 #: ranked group can take the pod ("no priorities info found for any of the expansion options. No options
 #: filtered", kubernetes/autoscaler cluster-autoscaler/expander/priority/priority.go BestOptions).
@@ -79,7 +83,7 @@ class ClusterAutoscalerArgs(ArgsModel, AutoscalerSettings):
 
 
 def priorities(node_groups: list[NodeGroupRef], lowest: Sequence[str] = ()) -> dict[int, list[str]]:
-    """Priority-expander ranks: spot groups above on-demand ones, cheaper above dearer within each
+    """Priority-expander ranks: reserved groups above spot ones above on-demand ones, cheaper above dearer within each
     (a group's `rank`). Groups of one priority are drawn at random ("one group ... is selected each
     time at random", priority expander readme), so only equals share one. Only the given groups are
     ranked: no catch-all puts groups the library did not declare into the order (see LOWEST_PRIORITY).
@@ -88,7 +92,7 @@ def priorities(node_groups: list[NodeGroupRef], lowest: Sequence[str] = ()) -> d
     loop it is an option (kubernetes/autoscaler cluster-autoscaler/expander/priority/priority.go BestOptions)."""
     ranks: dict[int, list[str]] = {}
     for g in node_groups:
-        base = SPOT_PRIORITY if g.capacity == "spot" else ON_DEMAND_PRIORITY
+        base = CAPACITY_PRIORITY[g.capacity]
         # plain names: priority_expander_data resolves the Outputs first
         ranks.setdefault(max(base - g.rank, LOWEST_PRIORITY), []).append(cast(str, g.name_regex))
     if lowest:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.provider import CloudFacts
 
 if TYPE_CHECKING:
     from elastic_gpu.config import StackConfig
@@ -54,12 +55,12 @@ def _stack_of(handle: Any) -> ProgramStack:
         return ProgramStack()
 
 
-def plain_region(handle: Any, cloud: CloudProvider) -> str | None:
+def plain_region(handle: Any, cloud: CloudProvider | CloudFacts) -> str | None:
     """The handle's region (AWS region, Azure location, GCP region) when known before deployment: its own plain
     value (a zonal GKE location read as its region), else the provider's config (the cloud's `region_config`:
     `aws:region`, `azure-native:location`, `gcp:region`), else the region its first zone names. `cloud`: the
-    handle's cloud provider."""
-    facts = cloud.facts
+    handle's cloud provider (or its facts)."""
+    facts = cloud if isinstance(cloud, CloudFacts) else cloud.facts
 
     def region(value: str) -> str:
         found = re.fullmatch(facts.region_of_zone, value) if facts.region_of_zone else None

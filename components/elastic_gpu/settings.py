@@ -17,7 +17,7 @@ from pydantic import Field
 
 # The one cloud-neutral module that imports the clouds' folders (their SDK-free `options` alone): a typed
 # merge, so that the type checker and an editor know every setting of a pool.
-from elastic_gpu.aws.options import AwsClusterOptions, AwsGpuPoolOptions
+from elastic_gpu.aws.options import AwsClusterOptions, AwsGpuPoolArgsOptions, AwsGpuPoolOptions
 from elastic_gpu.azure.options import AzureClusterOptions, AzureGpuPoolOptions
 from elastic_gpu.durations import DURATION_PATTERN
 from elastic_gpu.gcp.options import GcpClusterOptions, GcpGpuPoolArgsOptions, GcpGpuPoolOptions
@@ -141,7 +141,7 @@ class GpuPoolSettings(GcpGpuPoolOptions, AzureGpuPoolOptions, AwsGpuPoolOptions,
     """A GPU pool's settings: every cloud's, then each cloud's own (aws, azure, gcp, in that order)."""
 
 
-class GpuPoolArgsSettings(GpuPoolSettings, GcpGpuPoolArgsOptions):
+class GpuPoolArgsSettings(GpuPoolSettings, GcpGpuPoolArgsOptions, AwsGpuPoolArgsOptions):
     """A GPU pool's settings as a program gives them (SpotGpuPoolArgs): a stack file's, and the clouds' own
     settings that a stack file derives (GCP's `gpu_count`, from `gpusPerNode`)."""
 

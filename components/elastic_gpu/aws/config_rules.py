@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING
 
 from elastic_gpu.aws.network import MAX_ZONES
 from elastic_gpu.aws.partitions import partition_problems
+from elastic_gpu.aws.reservations import reservation_problems
 from elastic_gpu.durations import parse_duration
 from elastic_gpu.provider import ConfigRules
+from elastic_gpu.settings_base import Spelling
 from elastic_gpu.validation import (
     PODS_PER_NODE,
     Bounds,
@@ -165,6 +167,14 @@ def validate(cfg: StackConfig) -> list[str]:
     if partition_refused := partition_problems("cluster.region", region):
         return partition_refused
     problems += tag_problems("tags", cfg.tags, TAG_RULES)
+    for i, pool in enumerate(cfg.gpu_pools):
+        problems += reservation_problems(
+            Spelling(f"gpuPools[{i}].", stack_file=True),
+            pool.reservations,
+            karpenter=cfg.provisioner == KARPENTER,
+            max_size=pool.max_size,
+            on_demand_fallback=pool.on_demand_fallback,
+        )
     problems += zone_problems(lambda i, _: f"cluster.zones[{i}]", region, cfg.cluster.zones)
     if len(cfg.cluster.zones) > MAX_ZONES:
         problems.append(f"cluster.zones: at most {MAX_ZONES} zones (got {len(cfg.cluster.zones)})")

@@ -7,8 +7,8 @@ so general, spot and fallback groups differ only in the arguments they pass.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pulumi
@@ -16,10 +16,11 @@ import pulumi_aws as aws
 
 from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.aws.asg_tags import managed_node_group_asg_tags, managed_node_group_resource_tags
+from elastic_gpu.aws.node_spec import AwsNodeSpec
 from elastic_gpu.aws.replacement import POOL_NAME_FIELD, POOL_REPLACE_FIELDS
 from elastic_gpu.cluster_handle import EksNodeSecurityGroups
 from elastic_gpu.pool_names import pool_name
-from elastic_gpu.scheduling import API_TAINT_EFFECT, Taint
+from elastic_gpu.scheduling import API_TAINT_EFFECT
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import EksClusterHandle
@@ -39,6 +40,12 @@ AMI_FAMILIES_WITH_DEVICE_PLUGIN = frozenset({"bottlerocket"})
 
 CAPACITY_SPOT = "SPOT"
 CAPACITY_ON_DEMAND = "ON_DEMAND"
+#: A managed node group of a Capacity Block for ML (EKS CreateNodegroup capacityType; its launch template
+#: must ask for market type `capacity-block` and target the block: EKS user guide capacity-blocks-mng.md).
+CAPACITY_BLOCK = "CAPACITY_BLOCK"
+#: LaunchTemplate instance_market_options.market_type of a Capacity Block (EC2 RequestLaunchTemplateData
+#: InstanceMarketOptions.MarketType: spot | capacity-block).
+MARKET_CAPACITY_BLOCK = "capacity-block"
 #: IMDSv2 only, one hop: pods (IRSA) cannot borrow the node role through the metadata service.
 IMDS_HOP_LIMIT = 1
 #: EKS node group names: at most 63 characters (CreateNodegroup; pulumi-aws eks.NodeGroup docs).
@@ -68,37 +75,32 @@ def asg_name_regex(node_group_name: str) -> str:
 
 @dataclass(frozen=True)
 class NodeGroupSpec:
-    """Everything one managed node group needs, all of it known before deployment."""
+    """One managed node group: the pool's node spec (aws/node_spec.py) and what is this group's own, all of it
+    known before deployment."""
 
     #: readable stem `<cluster>-<pool>-<kind>[-<zone>]` (an Output, as the cluster's name may be);
     #: the EKS name adds a digest (`node_group_name`)
     base_name: pulumi.Input[str]
+    node: AwsNodeSpec
+    #: the group's capacityType (CAPACITY_SPOT, CAPACITY_ON_DEMAND, CAPACITY_BLOCK)
     capacity_type: str
-    instance_types: list[str]
     zones: list[str]
     min_size: int
     max_size: int
-    labels: dict[str, str]
-    taints: list[Taint]
-    ami_family: str
-    gpu: bool
-    disk_size_gib: int
-    #: extra node-template resources for scale-from-zero, e.g. {"nvidia.com/gpu": "1"}
-    template_resources: dict[str, str]
-    #: the pool's own settings (elastic_gpu.pool_overrides); None / empty: the cluster's
-    node_role_arn: pulumi.Input[str] | None = None
-    subnet_ids: Mapping[str, pulumi.Input[str]] = field(default_factory=dict)
-    security_group_ids: list[pulumi.Input[str]] | None = None
-    image_id: pulumi.Input[str] | None = None
-    #: the launch template's user data, base64 (aws/user_data.py)
-    user_data: pulumi.Input[str] | None = None
     #: the end of `base_name` a too long name is cut before (`-<kind>-<zone>` of a per-zone group)
     name_tail: str = ""
+    #: the EC2 capacity reservation its launch template targets (an ODCR, or the Capacity Block of a
+    #: CAPACITY_BLOCK group); None: open capacity
+    capacity_reservation_id: str | None = None
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.node.labels(self.capacity_type == CAPACITY_SPOT)
 
     @property
     def ami_type(self) -> str:
         # What EKS reports for a custom AMI (DescribeNodegroup amiType); it adds no bootstrap then.
-        return AMI_TYPE_CUSTOM if self.image_id is not None else AMI_TYPES[(self.ami_family, self.gpu)]
+        return AMI_TYPE_CUSTOM if self.node.image_id is not None else AMI_TYPES[(self.node.ami_family, self.node.gpu)]
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,7 @@ def build_node_group(
     again would strip EKS's own tags when a pool is removed, so only the node-template tags are ours.
     """
     opts = pulumi.ResourceOptions(parent=parent)
+    node = spec.node
     # The launch template's id is part of the node group's name (its digest), so the template names the
     # group's stem, not its full name.
     instance_tags = {**tags, "Name": spec.base_name}
@@ -145,18 +148,20 @@ def build_node_group(
         description=pulumi.Output.from_input(spec.base_name).apply(lambda base: f"elastic-gpu node group {base}"),
         block_device_mappings=[
             aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
-                device_name=DATA_DEVICE[spec.ami_family],
+                device_name=DATA_DEVICE[node.ami_family],
                 ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
-                    volume_size=spec.disk_size_gib,
-                    volume_type="gp3",
+                    volume_size=node.disk_size_gib,
+                    volume_type=node.disk_type,
                     encrypted="true",
                     delete_on_termination="true",
                 ),
             )
         ],
-        image_id=spec.image_id,
-        user_data=spec.user_data,
-        vpc_security_group_ids=spec.security_group_ids or _handle_security_groups(cluster),
+        image_id=node.image_id,
+        user_data=node.user_data,
+        vpc_security_group_ids=list(node.security_group_ids or ()) or _handle_security_groups(cluster),
+        capacity_reservation_specification=_reservation_target(spec),
+        instance_market_options=_market_options(spec),
         metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
             http_endpoint="enabled",
             http_tokens="required",
@@ -169,8 +174,8 @@ def build_node_group(
         tags=tags,
         opts=opts,
     )
-    subnet_ids = [spec.subnet_ids.get(z, cluster.subnet_ids[z]) for z in spec.zones]
-    node_role_arn = cluster.node_role_arn if spec.node_role_arn is None else spec.node_role_arn
+    subnet_ids = [node.subnet_ids.get(z, cluster.subnet_ids[z]) for z in spec.zones]
+    node_role_arn = cluster.node_role_arn if node.node_role_arn is None else node.node_role_arn
     node_group_name = pulumi.Output.all(
         spec.base_name, cluster.cluster_name, node_role_arn, launch_template.id, *subnet_ids
     ).apply(
@@ -180,7 +185,7 @@ def build_node_group(
                 "clusterName": a[1],
                 "nodeRoleArn": a[2],
                 "subnetIds": list(a[4:]),
-                "instanceTypes": list(spec.instance_types),
+                "instanceTypes": list(node.instance_types),
                 "capacityType": spec.capacity_type,
                 "amiType": spec.ami_type,
                 "launchTemplate.id": a[3],
@@ -188,30 +193,36 @@ def build_node_group(
             keep=spec.name_tail,
         )
     )
+    # The program's own inputs (node_group_args, checked in pools.node_group_args_problems), under the pool's:
+    # its tags join the pool's, its update_config replaces the default one.
+    own = dict(node.node_group_args)
+    own_tags = own.pop("tags", None) or {}
+    update_config = own.pop("update_config", None) or aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1)
     node_group = aws.eks.NodeGroup(
         name,
+        **own,
         cluster_name=cluster.cluster_name,
         node_group_name=node_group_name,
         node_role_arn=node_role_arn,
         # With a custom AMI, CreateNodegroup takes neither amiType nor version ("or the node group deployment
         # will fail", EKS API reference): the AMI decides both.
-        version=cluster.kubernetes_version if spec.image_id is None else None,
+        version=cluster.kubernetes_version if node.image_id is None else None,
         subnet_ids=subnet_ids,
-        instance_types=spec.instance_types,
+        instance_types=list(node.instance_types),
         capacity_type=spec.capacity_type,
-        ami_type=spec.ami_type if spec.image_id is None else None,
+        ami_type=spec.ami_type if node.image_id is None else None,
         scaling_config=aws.eks.NodeGroupScalingConfigArgs(
             desired_size=spec.min_size, min_size=spec.min_size, max_size=spec.max_size
         ),
         labels=spec.labels,
         taints=[
-            aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=API_TAINT_EFFECT[t.effect]) for t in spec.taints
+            aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=API_TAINT_EFFECT[t.effect]) for t in node.taints
         ],
         launch_template=aws.eks.NodeGroupLaunchTemplateArgs(
             id=launch_template.id, version=launch_template.latest_version.apply(str)
         ),
-        update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
-        tags={**tags, **managed_node_group_resource_tags(spec.template_resources)},
+        update_config=update_config,
+        tags={**tags, **own_tags, **managed_node_group_resource_tags(dict(node.template_resources))},
         opts=pulumi.ResourceOptions(
             parent=parent,
             # The autoscaler owns the current size; `pulumi up` must never reset it.
@@ -224,7 +235,7 @@ def build_node_group(
         ),
     )
     asg_name = node_group.resources.apply(_asg_name)
-    asg_tags = managed_node_group_asg_tags(taints=spec.taints)
+    asg_tags = managed_node_group_asg_tags(taints=list(node.taints))
     for key, value in asg_tags.items():
         aws.autoscaling.Tag(
             f"{name}-{_slug(key)}",
@@ -233,6 +244,26 @@ def build_node_group(
             opts=opts,
         )
     return BuiltNodeGroup(node_group_name, node_group, launch_template, asg_name)
+
+
+def _reservation_target(spec: NodeGroupSpec) -> aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None:
+    """The group's reservation as its launch template's target (EC2 LaunchTemplateCapacityReservationSpecification
+    Request.CapacityReservationTarget): its nodes launch into it; None: open capacity."""
+    if spec.capacity_reservation_id is None:
+        return None
+    return aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
+        capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
+            capacity_reservation_id=spec.capacity_reservation_id
+        )
+    )
+
+
+def _market_options(spec: NodeGroupSpec) -> aws.ec2.LaunchTemplateInstanceMarketOptionsArgs | None:
+    """A Capacity Block's market type `capacity-block`, which EKS requires of a CAPACITY_BLOCK group's launch
+    template (EKS user guide capacity-blocks-mng.md); None for every other group."""
+    if spec.capacity_type != CAPACITY_BLOCK:
+        return None
+    return aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type=MARKET_CAPACITY_BLOCK)
 
 
 def _slug(tag_key: str) -> str:

@@ -3,7 +3,7 @@ other clouds)."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from elastic_gpu.settings_base import CloudOptions
 
@@ -42,3 +42,38 @@ class AwsGpuPoolOptions(CloudOptions):
     ami_family: AmiFamily = DEFAULT_AMI_FAMILY
     """AWS only: the EKS-optimised AMI family of the nodes, "al2023" (default) or "bottlerocket" (ships its own
     device plugin)."""
+
+
+#: The inputs of an EKS managed node group the library declares itself: a program's `node_group_args` may not
+#: set them (its name digest, sizes, capacity, taints and labels are the pool's; pulumi-eks's
+#: ManagedNodeGroupOptions likewise omits cluster and the node role's wiring).
+OWNED_NODE_GROUP_ARGS = frozenset(
+    {
+        "cluster_name",
+        "node_group_name",
+        "node_group_name_prefix",
+        "node_role_arn",
+        "subnet_ids",
+        "instance_types",
+        "capacity_type",
+        "ami_type",
+        "scaling_config",
+        "labels",
+        "taints",
+        "launch_template",
+        "version",
+        "release_version",
+    }
+)
+
+
+class AwsGpuPoolArgsOptions(CloudOptions):
+    """What a program sets beyond the stack file's AWS settings: provider inputs the library has no setting for."""
+
+    cloud: ClassVar[str] = "aws"
+
+    node_group_args: dict[str, Any] | None = None
+    """AWS with the cluster-autoscaler only: keyword arguments of `pulumi_aws.eks.NodeGroupArgs` merged over
+    what the pool's node groups declare (e.g. `{"tags": {...}, "update_config": {"max_unavailable_percentage":
+    50}, "node_repair_config": {"enabled": True}}`); `tags` are added to the pool's. The inputs the library owns
+    (name, sizes, capacity, instance types, taints, labels, launch template, subnets, role) are refused."""

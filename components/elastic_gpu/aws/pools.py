@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-import math
+import dataclasses
+import inspect
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pulumi
+import pulumi_aws as aws
 
+from elastic_gpu.aws.config_rules import KARPENTER
+from elastic_gpu.aws.facts import FACTS
 from elastic_gpu.aws.node_groups import (
     AMI_FAMILIES_WITH_DEVICE_PLUGIN,
+    CAPACITY_BLOCK,
     CAPACITY_ON_DEMAND,
     CAPACITY_SPOT,
     BuiltNodeGroup,
@@ -17,44 +23,28 @@ from elastic_gpu.aws.node_groups import (
     asg_name_regex,
     build_node_group,
 )
-from elastic_gpu.aws.user_data import launch_template_user_data, user_data_problems
-from elastic_gpu.gpu_catalog import gpu_spec_labels
+from elastic_gpu.aws.node_spec import AwsNodeSpec, general_node_spec, gpu_node_spec, gpu_taints
+from elastic_gpu.aws.options import OWNED_NODE_GROUP_ARGS
+from elastic_gpu.aws.reservations import ReadReservation, describe_command, read_reservation, reservation_problems
+from elastic_gpu.aws.user_data import user_data_problems
+from elastic_gpu.errors import ConfigError
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_overrides import NodeOverrides
-from elastic_gpu.pool_types import BuiltPool, NodeGroupRef
+from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
+from elastic_gpu.program_preflight import plain_region
 from elastic_gpu.provider import PoolBuilder
 from elastic_gpu.scheduling import (
-    AWS_ACCELERATOR_LABEL,
-    EPHEMERAL_STORAGE,
-    GPU_RESOURCE,
-    GPU_TAINT,
-    NODE_CLASS_GENERAL,
-    NODE_CLASS_GPU,
     POOL_LABEL,
     Taint,
-    node_labels,
     split_total,
 )
+from elastic_gpu.settings import Spelling
 from elastic_gpu.validation import said
 from elastic_gpu.workload import WorkloadContract
 
 #: A pool's default maxMinutesToFallback: the autoscaler sees a failed spot launch within about a
 #: minute per node group (simulation/backoff.py), so ten minutes covers several zones.
 DEFAULT_MAX_MINUTES_TO_FALLBACK = 10.0
-#: What an EKS AL2023 node keeps of its root volume from pods: kube-reserved ephemeral-storage and the kubelet's
-#: nodefs.available hard eviction share (aws/karpenter-provider-aws v1.14.1 pkg/providers/instancetype/types.go:525,
-#: :556: the figures Karpenter sizes EKS nodes by; its simulation reads them from here).
-KUBE_RESERVED_STORAGE_GIB = 1
-EVICTION_NODEFS_PERCENT = 10
-
-
-def allocatable_ephemeral_gib(disk_size_gib: int) -> int:
-    """The ephemeral storage a node with this root volume offers pods: the volume, less kube-reserved and the
-    eviction share. The autoscaler's node template must not claim more, or it scales up an empty group for a pod
-    whose disk request the new node cannot hold (the template's resources are its allocatable: cloudprovider/aws
-    aws_manager.go buildNodeFromTemplate)."""
-    return disk_size_gib - KUBE_RESERVED_STORAGE_GIB - math.ceil(disk_size_gib * EVICTION_NODEFS_PERCENT / 100)
-
 
 if TYPE_CHECKING:
     from elastic_gpu.cluster_handle import EksClusterHandle
@@ -89,9 +79,10 @@ def _built(
 
 
 def _ref(spec: NodeGroupSpec, group: BuiltNodeGroup) -> NodeGroupRef:
+    capacity: Capacity = "spot" if spec.capacity_type == CAPACITY_SPOT else "on-demand"
     return NodeGroupRef(
         group.name,
-        "spot" if spec.capacity_type == CAPACITY_SPOT else "on-demand",
+        "reserved" if spec.capacity_reservation_id is not None else capacity,
         group.name.apply(asg_name_regex),
         autoscaler_group=group.asg_name,
         min_size=spec.min_size,
@@ -101,36 +92,17 @@ def _ref(spec: NodeGroupSpec, group: BuiltNodeGroup) -> NodeGroupRef:
 
 def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
-    labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
+    node = general_node_spec(name, args)
     spec = NodeGroupSpec(
         base_name=_group_name(cluster, name),
+        node=node,
         capacity_type=CAPACITY_SPOT if args.spot else CAPACITY_ON_DEMAND,
-        instance_types=list(args.instance_types),
         zones=cluster.zones,
         min_size=args.min_size,
         max_size=args.max_size,
-        labels=labels,
-        taints=[],
-        ami_family="al2023",
-        gpu=False,
-        disk_size_gib=args.disk_size_gib,
-        template_resources={EPHEMERAL_STORAGE: f"{allocatable_ephemeral_gib(args.disk_size_gib)}Gi"},
-        **node_settings(args, "al2023"),
     )
     group = build_node_group(f"{name}-ng", spec, cluster=cluster, tags=args.tags, parent=parent)
-    return _built([_ref(spec, group)], [group], cluster, args, taints=[], labels=labels)
-
-
-def node_settings(args: NodeOverrides, ami_family: str) -> dict[str, Any]:
-    """The pool's own node settings as NodeGroupSpec fields."""
-    subnets = args.subnet_ids
-    return {
-        "node_role_arn": args.node_identity,
-        "subnet_ids": dict(subnets) if isinstance(subnets, Mapping) else {},
-        "security_group_ids": list(args.security_group_ids) if args.security_group_ids else None,
-        "image_id": args.image,
-        "user_data": launch_template_user_data(args, ami_family),
-    }
+    return _built([_ref(spec, group)], [group], cluster, args, taints=[], labels=spec.labels)
 
 
 def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
@@ -149,8 +121,22 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
 
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
-    """EKS rules for a GPU pool beyond the cloud-neutral ones."""
-    problems = []
+    """EKS rules for a GPU pool beyond the cloud-neutral ones; under the cluster-autoscaler, its reservations as
+    the account describes them (each one's node group needs its zone and instance type)."""
+    problems = node_group_args_problems(where, args.node_group_args)
+    # A provisioner given, or the stack's (a stack file's pools are checked over the cluster as planned)
+    karpenter = args.provisioner is not None or getattr(args.cluster, "provisioner", None) == KARPENTER
+    problems += reservation_problems(
+        Spelling(where, stack_file=False),
+        args.reservations,
+        karpenter=karpenter,
+        max_size=args.max_size,
+        on_demand_fallback=args.on_demand_fallback,
+    )
+    if not problems and not karpenter and args.reservations is not None:
+        problems += [
+            f"{where}reservations.ids: {p}" for p in reserved_groups(args, args.reservations.ids) if isinstance(p, str)
+        ]
     if args.gpu_sharing_replicas > 1 and args.ami_family in AMI_FAMILIES_WITH_DEVICE_PLUGIN:
         # Bottlerocket runs its own device plugin, which our time-slicing ConfigMap does not
         # configure: nodes would advertise the physical GPUs while the ASG tag (what the
@@ -163,14 +149,114 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     return problems
 
 
+def node_group_args_problems(where: str, own: object) -> list[str]:
+    """The program's `node_group_args`: keyword arguments of pulumi_aws.eks.NodeGroupArgs (its __init__'s
+    parameters, the SDK's own list), none of them one the library declares itself (OWNED_NODE_GROUP_ARGS)."""
+    if own is None:
+        return []
+    if not isinstance(own, dict) or not all(isinstance(k, str) for k in own):
+        return [f"{where}node_group_args: must map pulumi_aws.eks.NodeGroupArgs keywords to values, got {said(own)}"]
+    allowed = sorted(p for p in inspect.signature(aws.eks.NodeGroupArgs.__init__).parameters if p != "__self__")
+    problems = []
+    if unknown := sorted(set(own) - set(allowed)):
+        problems.append(
+            f"{where}node_group_args: {unknown} are not arguments of pulumi_aws.eks.NodeGroupArgs; allowed: "
+            f"{sorted(set(allowed) - OWNED_NODE_GROUP_ARGS)}"
+        )
+    if owned := sorted(set(own) & OWNED_NODE_GROUP_ARGS):
+        problems.append(
+            f"{where}node_group_args: {owned} are declared by the pool itself (from its settings: name, sizes, "
+            "capacity, instance types, labels, taints, launch template, subnets, node role, version); set them "
+            "through the pool's own settings"
+        )
+    return problems
+
+
+@dataclass(frozen=True)
+class ReservedGroup:
+    """A node group of the reserved tier under the cluster-autoscaler: one reservation, in its zone, of its type."""
+
+    reservation: ReadReservation
+    max_size: int
+
+
+def reserved_groups(args: SpotGpuPoolArgs, ids: list[str]) -> list[ReservedGroup | str]:
+    """Each reservation read at preview (aws/reservations.py read_reservation) as its node group: its zone (the
+    reservation's alone: a launch in another zone's subnet is refused, aws-ia terraform-aws-eks-blueprints
+    patterns/ml-capacity-block), its instance type (the pool's), and a max of its share of `reservations.nodes`,
+    at most its instance count; or why it cannot be one (unread, another zone or type)."""
+    assert args.reservations is not None
+    region = plain_region(args.cluster, FACTS) or ""
+    shares = split_total(args.reservations.nodes, len(ids))
+    out: list[ReservedGroup | str] = []
+    for rid, share in zip(ids, shares, strict=True):
+        read = read_reservation(rid, region)
+        if isinstance(read, str):
+            out.append(
+                f"{rid} cannot be read ({read}); under the cluster-autoscaler its node group needs its zone and "
+                f"instance type: check it with `{describe_command([rid], region)}` and allow "
+                "ec2:DescribeCapacityReservations, or use provisioner karpenter, which reads it itself"
+            )
+        elif read.availability_zone not in args.pool_zones:
+            out.append(f"{rid} is in {read.availability_zone}, not a zone of the pool ({args.pool_zones})")
+        elif read.instance_type not in args.instance_types:
+            out.append(
+                f"{rid} reserves {read.instance_type}, not one of the pool's instance_types ({args.instance_types})"
+            )
+        else:
+            out.append(ReservedGroup(read, min(share, read.instance_count)))
+    return out
+
+
+def _reserved_specs(
+    name: str, args: SpotGpuPoolArgs, node: AwsNodeSpec, cluster: EksClusterHandle
+) -> list[tuple[str, NodeGroupSpec]]:
+    """The reserved tier's node groups, `<pool>-reserved-<zone>` (a second reservation in a zone adds its index):
+    an ODCR's ON_DEMAND, a Capacity Block's CAPACITY_BLOCK, each launch template targeting its reservation."""
+    if args.reservations is None:
+        return []
+    groups = reserved_groups(args, args.reservations.ids)
+    if problems := [g for g in groups if isinstance(g, str)]:
+        # Checked before any resource by pool_problems; here when the account changed in between.
+        raise ConfigError([f"SpotGpuPool '{name}': reservations.ids: {p}" for p in problems], source="preview")
+    specs: list[tuple[str, NodeGroupSpec]] = []
+    seen: dict[str, int] = {}
+    for group in groups:
+        assert isinstance(group, ReservedGroup)
+        r = group.reservation
+        seen[r.availability_zone] = seen.get(r.availability_zone, 0) + 1
+        tail = f"-reserved-{r.availability_zone}" + (
+            f"-{seen[r.availability_zone]}" if seen[r.availability_zone] > 1 else ""
+        )
+        res = f"{name}{tail}"
+        specs.append(
+            (
+                res,
+                NodeGroupSpec(
+                    base_name=_group_name(cluster, res),
+                    node=dataclasses.replace(node, instance_types=(r.instance_type,)),
+                    capacity_type=CAPACITY_BLOCK if r.capacity_block else CAPACITY_ON_DEMAND,
+                    zones=[r.availability_zone],
+                    min_size=0,
+                    max_size=group.max_size,
+                    name_tail=tail,
+                    capacity_reservation_id=r.id,
+                ),
+            )
+        )
+    return specs
+
+
 def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
     """(primary groups, fallback groups): per zone when `per_zone`; the fallback always per zone."""
+    if args.reservations is not None and args.reservations.only:
+        return 0, 0  # the reserved tier's groups alone (their maxima are the reservations', not max_size)
     zones = len(args.pool_zones)
     return (zones if args.pool_per_zone else 1), (zones if args.on_demand_fallback else 0)
 
 
 def _taints(args: SpotGpuPoolArgs) -> list[Taint]:
-    return sorted({GPU_TAINT, *args.extra_taints})
+    return list(gpu_taints(args))
 
 
 def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
@@ -184,49 +270,33 @@ def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
     )
 
 
-def template_resources(args: SpotGpuPoolArgs) -> dict[str, str]:
-    """What an empty group's node template needs beyond the first type's vCPU and memory: the GPUs
-    as the device plugin advertises them, and the disk pods may use (allocatable_ephemeral_gib), without which a
-    pod that requests ephemeral-storage never scales an empty group (kubernetes/autoscaler#1650)."""
-    return {
-        GPU_RESOURCE: str(args.advertised_gpus_per_node),
-        EPHEMERAL_STORAGE: f"{allocatable_ephemeral_gib(args.disk_size_gib)}Gi",
-    }
-
-
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     cluster: EksClusterHandle = args.cluster  # type: ignore[assignment]
-    taints = _taints(args)
-    accelerator = {AWS_ACCELERATOR_LABEL: args.accelerator} if args.accelerator else {}
-    gpu_extra = accelerator | gpu_spec_labels(args.gpu_spec) | args.extra_labels
-    resources = template_resources(args)
+    node = gpu_node_spec(name, args)
+    taints = list(node.taints)
 
     def spec(
         ng_name: pulumi.Input[str], capacity: str, zones: list[str], min_size: int, max_size: int, tail: str = ""
     ) -> NodeGroupSpec:
-        labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=capacity == CAPACITY_SPOT) | gpu_extra
         return NodeGroupSpec(
             base_name=ng_name,
+            node=node,
             capacity_type=capacity,
-            instance_types=list(args.instance_types),
             zones=zones,
             min_size=min_size,
             max_size=max_size,
-            labels=labels,
-            taints=taints,
-            ami_family=args.ami_family,
-            gpu=True,
-            disk_size_gib=args.disk_size_gib,
-            template_resources=resources,
             name_tail=tail,
-            **node_settings(args, args.ami_family),
         )
 
     zones = args.pool_zones
     primary = CAPACITY_SPOT if args.spot else CAPACITY_ON_DEMAND
     kind = "spot" if args.spot else "od"
-    specs: list[tuple[str, NodeGroupSpec]] = []
-    if args.pool_per_zone:
+    # The reserved tier first (ranked first by the priority expander: NodeGroupRef capacity "reserved"); with
+    # `reservations.only` it is the pool's only tier.
+    specs: list[tuple[str, NodeGroupSpec]] = _reserved_specs(name, args, node, cluster)
+    if args.reservations is not None and args.reservations.only:
+        pass
+    elif args.pool_per_zone:
         mins, maxes = split_total(args.min_size, len(zones)), split_total(args.max_size, len(zones))
         for zone, lo, hi in zip(zones, mins, maxes, strict=True):
             specs.append(

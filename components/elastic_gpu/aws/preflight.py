@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 import pulumi_aws as aws
@@ -14,6 +15,7 @@ import pulumi_aws as aws
 from elastic_gpu.aws.config_rules import KARPENTER, node_groups
 from elastic_gpu.aws.karpenter.nodes import eligible_types
 from elastic_gpu.aws.quotas import STANDARD_QUOTA, ec2_quota
+from elastic_gpu.aws.reservations import UPCOMING_STATES, USABLE_STATES, describe_command, read_reservation
 from elastic_gpu.preflight import Finding, QuotaNeed, add_need, attempt, capacities, quota_findings, unread
 
 if TYPE_CHECKING:
@@ -170,5 +172,94 @@ def offering_findings(cfg: StackConfig) -> list[Finding]:
     return found
 
 
+def reservation_findings(cfg: StackConfig, now: datetime | None = None) -> list[Finding]:
+    """Each pool's reservations as the account describes them (aws/reservations.py read_reservation): one the
+    account lacks, of another instance type than the pool may launch, in another zone than the cluster's, no longer
+    active or past its end (a Capacity Block outside its window) is an error; one not started yet, or holding fewer
+    instances than `reservations.nodes`, a warning; one that cannot be read, or selected by tags only, a warning
+    with the command that shows it."""
+    region, now = cfg.cluster.region, now or datetime.now(timezone.utc)
+    found: list[Finding] = []
+    for pool in cfg.gpu_pools:
+        reservations = pool.reservations
+        if reservations is None:
+            continue
+        types = list(cfg.instance_types(pool))
+        if cfg.provisioner == KARPENTER:
+            types = eligible_types(types)
+        held = 0
+        for rid in reservations.ids:
+            read = read_reservation(rid, region)
+            command = describe_command([rid], region)
+            if isinstance(read, str):
+                if "couldn't find resource" in read:
+                    # A warning: Karpenter then launches nothing from it and the pool's pods go to its spot and
+                    # on-demand NodePools (under the cluster-autoscaler the pool refuses to build: aws/pools.py).
+                    found.append(
+                        Finding(pool.name, "reservation", "warning", f"the account has no capacity reservation {rid} "
+                                f"in {region}: the pool's reserved tier launches nothing",
+                                f"name a reservation of the account ({command}) or buy one")
+                    )  # fmt: skip
+                else:
+                    found.append(unread([pool.name], f"capacity reservation {rid}", read,
+                                        f"allow ec2:DescribeCapacityReservations, or read it: {command}"))  # fmt: skip
+                continue
+            kind = "Capacity Block" if read.capacity_block else "On-Demand Capacity Reservation"
+            what = f"{kind} {rid} ({read.instance_count} x {read.instance_type} in {read.availability_zone})"
+            problems = []
+            if read.instance_type not in types:
+                problems.append(f"reserves {read.instance_type}, which the pool never launches ({', '.join(types)})")
+            if read.availability_zone not in cfg.cluster.zones:
+                problems.append(f"is in {read.availability_zone}, not one of cluster.zones ({cfg.cluster.zones})")
+            end, start = _instant(read.end_date), _instant(read.start_date)
+            if end is not None and end <= now:
+                problems.append(f"ended {read.end_date} (state {read.state})")
+            elif read.state not in USABLE_STATES + UPCOMING_STATES:
+                problems.append(f"is {read.state}: it launches no instance")
+            if problems:
+                found.append(
+                    Finding(pool.name, "reservation", "error", f"{what} " + "; ".join(problems),
+                            f"name a reservation that matches the pool, or change the pool ({command})")
+                )  # fmt: skip
+                continue
+            held += read.instance_count
+            if read.state in UPCOMING_STATES or (start is not None and start > now):
+                found.append(
+                    Finding(pool.name, "reservation", "warning",
+                            f"{what} is {read.state} until {read.start_date or 'its start'}: until then the pool's "
+                            "reserved tier launches nothing and its pods go to spot or on-demand",
+                            f"nothing, if that is planned ({command})")
+                )  # fmt: skip
+        if reservations.ids and 0 < held < reservations.nodes:
+            found.append(
+                Finding(pool.name, "reservation", "warning",
+                        f"its reservations hold {held} instances, fewer than reservations.nodes "
+                        f"({reservations.nodes}): the reserved tier never reaches its nodes",
+                        f"set reservations.nodes to at most {held}")
+            )  # fmt: skip
+        if reservations.tags:
+            tags = " ".join(f"Name=tag:{k},Values={v}" for k, v in reservations.tags.items())
+            found.append(
+                unread([pool.name], f"the reservations selected by tags {reservations.tags}",
+                       "Karpenter resolves tag selectors itself; no invoke lists reservations by tag",
+                       f"aws ec2 describe-capacity-reservations --filters {tags} --region {region}")
+            )  # fmt: skip
+    return found
+
+
+def _instant(text: str) -> datetime | None:
+    """An RFC 3339 time as the EC2 API gives it (`2026-12-01T11:30:00Z`), or None for none."""
+    if not text:
+        return None
+    instant = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return instant if instant.tzinfo else instant.replace(tzinfo=timezone.utc)
+
+
 def findings(cfg: StackConfig) -> list[Finding]:
-    return offering_findings(cfg) + vcpu_findings(cfg) + general_vcpu_findings(cfg) + node_group_findings(cfg)
+    return (
+        offering_findings(cfg)
+        + vcpu_findings(cfg)
+        + general_vcpu_findings(cfg)
+        + node_group_findings(cfg)
+        + reservation_findings(cfg)
+    )

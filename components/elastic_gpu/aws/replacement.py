@@ -3,25 +3,25 @@
 from __future__ import annotations
 
 from elastic_gpu.aws import EKS_NODE_GROUP
+from elastic_gpu.aws.node_spec import NODE_GROUP_SOURCE, force_new_inputs
 from elastic_gpu.clouds import InlinePoolRule, ReplacementRows, ReplaceRule
 
-#: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md).
+#: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md): the group's
+#: name and cluster, the node spec's marked inputs (aws/node_spec.py AwsNodeSpec, `force_new`), and the ForceNew
+#: inputs no spec field feeds (diskSize and remoteAccess: the launch template holds the disk and no SSH key is
+#: set; the launch template's id and name: a new template, e.g. for a new capacity reservation target).
 POOL_REPLACE_FIELDS = {
     EKS_NODE_GROUP: ReplaceRule(
         fields=(
             "nodeGroupName",
             "clusterName",
-            "nodeRoleArn",
-            "subnetIds",
-            "instanceTypes",
-            "capacityType",
-            "amiType",
+            *force_new_inputs(),
             "diskSize",
             "remoteAccess",
             "launchTemplate.id",
             "launchTemplate.name",
         ),
-        source="pulumi-aws eks.NodeGroup = terraform-provider-aws internal/service/eks/node_group.go, ForceNew "
+        source=f"pulumi-aws eks.NodeGroup = {NODE_GROUP_SOURCE}, ForceNew "
         "fields (version, labels, taints, scalingConfig, launchTemplate.version update in place)",
     ),
 }

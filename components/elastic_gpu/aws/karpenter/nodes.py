@@ -11,6 +11,7 @@ No EKS node group is declared for the pool.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,8 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.aws.karpenter.release import NODE_CLASS_API, NODE_CLASS_GROUP
 from elastic_gpu.aws.node_groups import DATA_DEVICE, IMDS_HOP_LIMIT
-from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_instance_types, gpu_spec_labels
+from elastic_gpu.aws.node_spec import AwsNodeSpec, gpu_node_spec, gpu_taints
+from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_instance_types
 from elastic_gpu.karpenter_core import (
     CAPACITY_TYPE_KEY,
     CONSOLIDATION_POLICY,
@@ -29,6 +31,7 @@ from elastic_gpu.karpenter_core import (
     EXPIRE_AFTER,
     INSTANCE_TYPE_KEY,
     NODE_POOL_API,
+    SPOT_WEIGHT,
     ZONE_KEY,
     NodePoolPlan,
     node_pool_plans,
@@ -36,13 +39,7 @@ from elastic_gpu.karpenter_core import (
 )
 from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import (
-    AWS_ACCELERATOR_LABEL,
-    CAPACITY_LABEL,
     GPU_RESOURCE,
-    GPU_TAINT,
-    NODE_CLASS_GPU,
-    Taint,
-    node_labels,
 )
 from elastic_gpu.validation import said
 
@@ -86,6 +83,11 @@ class KarpenterNodes:
                 f"{where}ami_family: Karpenter's EC2NodeClass runs {AMI_ALIAS}; allowed: 'al2023' "
                 f"(got {said(args.ami_family)})"
             )
+        if args.node_group_args is not None:
+            problems.append(
+                f"{where}node_group_args: Karpenter makes this pool's nodes (no EKS node group is declared); "
+                "set EC2NodeClass/NodePool fields through the pool's settings, or leave node_group_args unset"
+            )
         if args.gpu_sharing_replicas > 1:
             problems.append(time_slicing_problem(f"{where}gpu_sharing_replicas", args.gpu_sharing_replicas))
         return problems
@@ -116,9 +118,10 @@ def node_pool_name(pool: str, suffix: str) -> str:
     return f"{pool}-{suffix}"
 
 
-def node_class_spec(args: SpotGpuPoolArgs, nodes: KarpenterNodes) -> dict[str, Any]:
+def node_class_spec(node: AwsNodeSpec, nodes: KarpenterNodes) -> dict[str, Any]:
     """EC2NodeClass: AL2023, IMDSv2 only with one hop (pods use IRSA, not the node's role), an encrypted gp3
-    root volume of the pool's disk, the cluster's private subnets and node security group."""
+    root volume of the pool's disk (the pool's node spec), the cluster's private subnets and node security
+    group."""
     return {
         "role": nodes.node_role_name,
         "amiSelectorTerms": [{"alias": AMI_ALIAS}],
@@ -135,19 +138,27 @@ def node_class_spec(args: SpotGpuPoolArgs, nodes: KarpenterNodes) -> dict[str, A
                 "deviceName": DATA_DEVICE["al2023"],
                 "rootVolume": True,
                 "ebs": {
-                    "volumeSize": f"{args.disk_size_gib}Gi",
-                    "volumeType": "gp3",
+                    "volumeSize": f"{node.disk_size_gib}Gi",
+                    "volumeType": node.disk_type,
                     "encrypted": True,
                     "deleteOnTermination": True,
                 },
             }
         ],
-        "tags": dict(args.tags),
+        "tags": dict(node.tags),
+        **reservation_selector(node),
     }
 
 
-def taints(args: SpotGpuPoolArgs) -> list[Taint]:
-    return sorted({GPU_TAINT, *args.extra_taints})
+def reservation_selector(node: AwsNodeSpec) -> dict[str, Any]:
+    """The EC2NodeClass's `capacityReservationSelectorTerms`: one term per reservation id (an id term takes no
+    other field) and one for the tags (every tag must match), terms ORed (aws/karpenter-provider-aws v1.14.1
+    pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml). None without a reserved tier: the key is left out, so a
+    pool without one declares the node class it always did."""
+    terms: list[dict[str, Any]] = [{"id": rid} for rid in node.reservation_ids]
+    if node.reservation_tags:
+        terms.append({"tags": dict(node.reservation_tags)})
+    return {"capacityReservationSelectorTerms": terms} if terms else {}
 
 
 def node_pool_spec(pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, plan: NodePoolPlan) -> dict[str, Any]:
@@ -160,11 +171,8 @@ def node_pool_spec(pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, plan
     not time-sliced replicas). No cpu or memory limit: `nodes` already bounds them, and a cpu cap sized for
     the smallest type would refuse the larger ones Karpenter may pick.
     """
-    accelerator = {AWS_ACCELERATOR_LABEL: args.accelerator} if args.accelerator else {}
-    labels = node_labels(pool=pool, node_class=NODE_CLASS_GPU, spot="spot" in plan.capacity_types) | accelerator
-    labels |= gpu_spec_labels(args.gpu_spec)
-    if plan.spot_first:
-        del labels[CAPACITY_LABEL]
+    node = gpu_node_spec(pool, args)
+    labels = node.labels(None if plan.spot_first else "spot" in plan.capacity_types)
     return {
         "weight": plan.weight,
         "limits": {"nodes": str(plan.max_nodes), GPU_RESOURCE: str(plan.max_nodes * args.gpus_per_node)},
@@ -174,10 +182,10 @@ def node_pool_spec(pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, plan
             "budgets": [DEFAULT_BUDGET, DRIFT_BUDGET],
         },
         "template": {
-            "metadata": {"labels": labels | args.extra_labels},
+            "metadata": {"labels": labels},
             "spec": {
                 "nodeClassRef": {"group": NODE_CLASS_GROUP, "kind": "EC2NodeClass", "name": node_class_name(pool)},
-                "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints(args)],
+                "taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in node.taints],
                 "requirements": [
                     {"key": CAPACITY_TYPE_KEY, "operator": "In", "values": list(plan.capacity_types)},
                     {"key": INSTANCE_TYPE_KEY, "operator": "In", "values": eligible_instance_types(args)},
@@ -189,14 +197,34 @@ def node_pool_spec(pool: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, plan
     }
 
 
+#: The NodePool of a pool's reserved tier: capacity type `reserved` only, at the highest weight a NodePool takes
+#: (karpenter.sh_nodepools.yaml: weight 1..100). Karpenter orders NodePools by weight and, between equal weights,
+#: the name later in the alphabet first (kubernetes-sigs/karpenter v1.14.1 pkg/utils/nodepool/nodepool.go
+#: OrderByWeight), so the pool's other NodePools step one below theirs (100 -> 99, 10 -> 9) rather than rely on
+#: names. Within one NodePool allowing several capacity types a reserved offering also wins (priced at the
+#: on-demand price / 10,000,000: karpenter-provider-aws v1.14.1 pkg/providers/instancetype/offering/
+#: reserved_capacity_resolver.go), but a NodePool of its own caps the tier at `reservations.nodes` apart from
+#: `maxSize`.
+RESERVED_SUFFIX = "reserved"
+RESERVED_WEIGHT = SPOT_WEIGHT
+
+
 def node_pools(args: SpotGpuPoolArgs) -> list[NodePoolPlan]:
-    """The pool's NodePools, highest weight first."""
-    return node_pool_plans(
+    """The pool's NodePools, highest weight first: the reserved tier's (with `reservations`), then the spot and
+    on-demand ones (none with `reservations.only`)."""
+    plans = node_pool_plans(
         spot=args.spot,
         on_demand_fallback=args.on_demand_fallback,
         max_size=args.max_size,
         fallback_max_size=args.fallback_max_size,
     )
+    reservations = args.reservations
+    if reservations is None:
+        return plans
+    reserved = NodePoolPlan(RESERVED_SUFFIX, ("reserved",), reservations.nodes, RESERVED_WEIGHT)
+    if reservations.only:
+        return [reserved]
+    return [reserved, *(dataclasses.replace(p, weight=p.weight - 1) for p in plans)]
 
 
 def build_karpenter_pool(name: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes, parent: pulumi.Resource) -> BuiltPool:
@@ -206,7 +234,7 @@ def build_karpenter_pool(name: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes
         api_version=NODE_CLASS_API,
         kind="EC2NodeClass",
         metadata=k8s.meta.v1.ObjectMetaArgs(name=node_class_name(name)),
-        spec=node_class_spec(args, nodes),
+        spec=node_class_spec(gpu_node_spec(name, args), nodes),
         opts=opts,
     )
     resources: list[pulumi.Resource] = [node_class]
@@ -225,7 +253,7 @@ def build_karpenter_pool(name: str, args: SpotGpuPoolArgs, nodes: KarpenterNodes
     first = node_pool_spec(name, args, nodes, plans[0])
     return BuiltPool(
         node_groups=[],
-        taints=taints(args),
+        taints=list(gpu_taints(args)),
         labels=first["template"]["metadata"]["labels"],
         resources=resources,
         node_group_ids=[],

@@ -216,6 +216,10 @@ NEW_ACCOUNT: dict[str, Any] = {
     "spotServiceLinkedRole": False,
     "offerings": {},
     "publicSubnets": [],
+    # capacity reservation id -> what DescribeCapacityReservations gives (the EC2 API's CapacityReservation fields,
+    # camelCase): reservationType (default | capacity-block), instanceType, availabilityZone, instanceCount,
+    # availableInstanceCount, state, startDate, endDate. A new account holds none.
+    "reservations": {},
 }
 
 
@@ -242,6 +246,34 @@ def _role(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
         path = "/aws-service-role/spot.amazonaws.com/"
         return {"name": name, "path": path, "arn": f"arn:aws:iam::{ACCOUNT}:role{path}{name}", "tags": {}}
     raise InvokeFailed(f"reading IAM Role ({name}): couldn't find resource")
+
+
+def _capacity_reservation(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """aws.ec2.getCapacityBlockReservation by id: the described reservation, ODCR or Capacity Block alike (the data
+    source describes by id with no reservation-type filter: terraform-provider-aws internal/service/ec2/
+    ec2_capacity_block_reservation_data_source.go Read), its count as `instanceCount` (the source's
+    TotalInstanceCount tfsdk:"instance_count"). One the account lacks: EC2's InvalidCapacityReservationId.NotFound,
+    which findCapacityReservations turns into retry.NotFoundError, "couldn't find resource" (internal/retry)."""
+    rid = args.get("id")
+    described = account["reservations"].get(rid)
+    if described is None:
+        raise InvokeFailed(f"reading EC2 Capacity Block Reservation ({rid}): couldn't find resource")
+    region = args.get("region") or MOCK_AWS_REGION
+    return {
+        "id": rid,
+        "arn": f"arn:aws:ec2:{region}:{ACCOUNT}:capacity-reservation/{rid}",
+        "ownerId": ACCOUNT,
+        "region": region,
+        "reservationType": described.get("reservationType", "default"),
+        "instanceType": described["instanceType"],
+        "availabilityZone": described["availabilityZone"],
+        "instanceCount": described["instanceCount"],
+        "availableInstanceCount": described.get("availableInstanceCount", described["instanceCount"]),
+        "state": described.get("state", "active"),
+        "startDate": described.get("startDate", ""),
+        "endDate": described.get("endDate", ""),
+        "tags": described.get("tags", {}),
+    }
 
 
 def _offerings(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
@@ -336,6 +368,7 @@ ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, 
     "aws:ec2/getSubnets:getSubnets": _ec2_get_subnets,
     "aws:ec2/getRouteTable:getRouteTable": _route_table,
     "aws:ec2/getRouteTables:getRouteTables": _route_tables,
+    "aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation": _capacity_reservation,
 }
 
 

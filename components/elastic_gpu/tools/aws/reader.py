@@ -12,6 +12,7 @@ from typing import Any
 
 from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.aws.asg_tags import NODE_TEMPLATE_PREFIX
+from elastic_gpu.aws.karpenter.release import NODE_CLASS_API
 from elastic_gpu.cluster_handle import SUBNET_IDS_INPUT
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
 from elastic_gpu.scheduling import POOL_LABEL
@@ -38,6 +39,8 @@ SUBNET = "aws:ec2/subnet:Subnet"
 #: its Cluster's default node group, nodejs/eks/nodes/nodegroup.ts createNodeGroupV2Internal).
 AUTOSCALING_GROUP = "aws:autoscaling/group:Group"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+#: The Pulumi type of Karpenter's EC2NodeClass (aws/karpenter/release.py NODE_CLASS_API).
+KARPENTER_NODE_CLASS = f"kubernetes:{NODE_CLASS_API}:EC2NodeClass"
 #: The tag the cluster-autoscaler's auto-discovery looks for (cluster-autoscaler cloudprovider/aws README,
 #: "Auto-Discovery Setup"): a group without it is sized by nobody but its own desired capacity.
 AUTOSCALER_ENABLED_TAG = "k8s.io/cluster-autoscaler/enabled"
@@ -112,13 +115,55 @@ def _node_group(resource: StackResource, stack: Sequence[StackResource] | None) 
         zones=[] if stack is None else _zones(p, stack),
         # The EKS API's own spelling (NO_SCHEDULE), as the program wrote it.
         shown_taints=[f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in declared_taints],
-        capacity_types=["spot" if p.get("capacityType") == "SPOT" else "on-demand"],
+        **_reserved_node_group(p, stack),
         template_resources={
             k.removeprefix(_TEMPLATE_RESOURCES): str(v)
             for k, v in (tags if isinstance(tags, dict) else {}).items()
             if k.startswith(_TEMPLATE_RESOURCES)
         },
     )
+
+
+def _reserved_node_group(p: Mapping[str, Any], stack: Sequence[StackResource] | None) -> dict[str, Any]:
+    """A managed node group's capacity types, and the reservation its launch template targets (the reserved tier:
+    aws/pools.py): capacityType CAPACITY_BLOCK, or an ON_DEMAND group whose launch template names a
+    capacityReservationTarget id, is "reserved"."""
+    capacity = p.get("capacityType")
+    plain = {"capacity_types": ["spot" if capacity == "SPOT" else "on-demand"]}
+    ref = read_known(p, "launchTemplate", {})
+    if stack is None or not isinstance(ref, dict):
+        return {**plain, "capacity_types": ["reserved"]} if capacity == "CAPACITY_BLOCK" else plain
+    template = next(
+        (r for r in stack if r.resource_type == LAUNCH_TEMPLATE and ref.get("id") in {getattr(r, "id", None), r.name}),
+        None,
+    )
+    spec = read_known(template.props, "capacityReservationSpecification", {}) if template is not None else {}
+    target = read_known(spec if isinstance(spec, dict) else {}, "capacityReservationTarget", {})
+    rid = read_known(target if isinstance(target, dict) else {}, "capacityReservationId")
+    if isinstance(rid, str) or capacity == "CAPACITY_BLOCK":
+        return {"capacity_types": ["reserved"], "reservations": (rid,) if isinstance(rid, str) else ()}
+    return plain
+
+
+def reserved_node_pool(view: NodeGroupView, stack: Sequence[StackResource]) -> NodeGroupView:
+    """A Karpenter NodePool that allows capacity type `reserved`: the reservations its EC2NodeClass selects (`cr-...`
+    ids, `tag:k=v` for a tag term), which the NodePool's nodes come from."""
+    if "reserved" not in view.capacity_types:
+        return view
+    for r in stack:
+        if r.resource_type != KARPENTER_NODE_CLASS:
+            continue
+        if read_known(read_known(r.props, "metadata", {}), "name") != view.node_class:
+            continue
+        terms = read_known(read_known(r.props, "spec", {}), "capacityReservationSelectorTerms", [])
+        names: list[str] = []
+        for term in terms if isinstance(terms, list) else []:
+            if isinstance(term, dict) and isinstance(term.get("id"), str):
+                names.append(term["id"])
+            elif isinstance(term, dict) and isinstance(term.get("tags"), dict):
+                names += [f"tag:{k}={v}" for k, v in term["tags"].items()]
+        return replace(view, reservations=tuple(names))
+    return view
 
 
 def _launch_template(resource: StackResource, stack: Sequence[StackResource] | None) -> StackResource | None:
@@ -218,5 +263,7 @@ def read_node_groups(resource: StackResource, stack: Sequence[StackResource] | N
         view = karpenter_node_pool(resource, "aws")
         if view is None:
             return []
-        return [view if stack is None else replace(view, region=stack_derived(stack, _karpenter_region))]
+        if stack is None:
+            return [view]
+        return [reserved_node_pool(replace(view, region=stack_derived(stack, _karpenter_region)), stack)]
     return []

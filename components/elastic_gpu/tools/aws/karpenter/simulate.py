@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from elastic_gpu.aws.karpenter.release import NODE_CLASS_API
-from elastic_gpu.aws.pools import EVICTION_NODEFS_PERCENT, KUBE_RESERVED_STORAGE_GIB
+from elastic_gpu.aws.node_spec import EVICTION_NODEFS_PERCENT, KUBE_RESERVED_STORAGE_GIB
 from elastic_gpu.gpu_catalog import GpuInstanceType
 from elastic_gpu.karpenter_core import INSTANCE_TYPE_KEY
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
