@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from elastic_gpu.tools.cost import RESERVED
+from elastic_gpu.karpenter_core import RESERVED
 from elastic_gpu.tools.node_group_view import NodeGroupView
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.backoff import MAX_SIZE_SKIP, Group, span, timeline

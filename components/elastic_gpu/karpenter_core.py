@@ -34,6 +34,9 @@ CAPACITY_TYPES = {"spot": "spot", "on-demand": "on-demand"}
 #: (karpenter-provider-azure v1.14.2 pkg/providers/allocationstrategy/stages/offering_rank.go compareOfferings):
 #: spot first wherever a spot VM costs less than the on-demand sizes, which it does in the price table.
 SPOT_FIRST = ("spot", "on-demand")
+#: The capacity type of nodes that come from a reservation (Karpenter's `karpenter.sh/capacity-type: reserved`, and
+#: a reserved group's `NodeGroupView.capacity_types`), which Karpenter takes before the two above (same sources).
+RESERVED = "reserved"
 
 #: NodePool weights (1..100, pkg/apis/v1/nodepool.go:64-65): the scheduler tries NodePools by weight,
 #: highest first (pkg/utils/nodepool/nodepool.go:161 OrderByWeight; provisioner.go:293), so spot first.

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from elastic_gpu.config import PriceOverride
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.karpenter_core import RESERVED
 from elastic_gpu.prices import (
     HOURS_PER_MONTH,
     SOURCE_SEPARATOR,
@@ -51,10 +52,6 @@ DEFAULT_EVICTION_RATE = 0.05
 OVERRIDE_SOURCE = "override"
 
 Overrides = Mapping[str, PriceOverride]
-
-#: The capacity type of nodes that come from a reservation (NodeGroupView.capacity_types; Karpenter's
-#: `karpenter.sh/capacity-type: reserved`), read by the cost model, the simulation and the policy rules.
-RESERVED = "reserved"
 
 
 def reserved_only(pool: NodeGroupView) -> bool:

@@ -19,7 +19,14 @@ from typing import Any, Protocol, TypeVar, cast
 from pulumi_policy.proxy import UnknownValueError
 
 from elastic_gpu.gpu_catalog import GpuInstanceType, GpuSpec, gpu_instance_type, gpu_spec_of
-from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, INSTANCE_TYPE_KEY, NODE_POOL_KEY, SPOT_FIRST, ZONE_KEY
+from elastic_gpu.karpenter_core import (
+    CAPACITY_TYPE_KEY,
+    INSTANCE_TYPE_KEY,
+    NODE_POOL_KEY,
+    RESERVED,
+    SPOT_FIRST,
+    ZONE_KEY,
+)
 from elastic_gpu.scheduling import (
     CAPACITY_LABEL,
     CAPACITY_SPOT,
@@ -225,7 +232,9 @@ def karpenter_node_pool(resource: StackResource, cloud: str, type_key: str = INS
         declared_name=label,
         zones=list(read_known(reqs.get(ZONE_KEY) or {}, "values", [])),
         shown_taints=[str(t) for t in taints],
-        capacity_types=[c for c in SPOT_FIRST if c in allowed] or allowed[:1],
+        # reserved before spot before on-demand: Karpenter's own order (karpenter-provider-aws v1.14.1
+        # pkg/providers/instance/instance.go getCapacityType: "Prioritization is as follows: reserved, spot, on-demand")
+        capacity_types=[c for c in (RESERVED, *SPOT_FIRST) if c in allowed] or allowed[:1],
         node_class=read_known(ref, "name"),
         weight=int(read_known(spec, "weight", 0)),
         consolidate_after=read_known(read_known(spec, "disruption", {}), "consolidateAfter"),

@@ -48,7 +48,7 @@ import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from elastic_gpu.tools.cost import RESERVED
+from elastic_gpu.karpenter_core import RESERVED
 
 SECOND = 1
 MINUTE = 60

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from elastic_gpu.gpu_catalog import GpuInstanceType
-from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, duration_seconds
+from elastic_gpu.karpenter_core import CAPACITY_TYPE_KEY, CORE, RESERVED, duration_seconds
 from elastic_gpu.prices import HOURS_PER_MONTH
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE
-from elastic_gpu.tools.cost import RESERVED, Overrides, node_price
+from elastic_gpu.tools.cost import Overrides, node_price
 from elastic_gpu.tools.node_group_view import KARPENTER_GROUP, NodeGroupView
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.backoff import Constant

@@ -8,12 +8,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.karpenter_core import RESERVED
 from elastic_gpu.prices import HOURS_PER_MONTH
 from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.tools.clouds import GroupOrder, OwnProvisioner, QueueAdmission, get_cloud
-from elastic_gpu.tools.cost import RESERVED, Overrides, node_price, smallest_fit
+from elastic_gpu.tools.cost import Overrides, node_price, smallest_fit
 from elastic_gpu.tools.offline.price_overrides import price_overrides
 from elastic_gpu.tools.offline.runner import Preview, reads_preview
 from elastic_gpu.tools.simulation.backoff import (

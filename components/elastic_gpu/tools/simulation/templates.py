@@ -16,9 +16,10 @@ import math
 from dataclasses import replace
 
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type
+from elastic_gpu.karpenter_core import RESERVED
 from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.tools.clouds import all_clouds
-from elastic_gpu.tools.cost import RESERVED, reserved_only
+from elastic_gpu.tools.cost import reserved_only
 from elastic_gpu.tools.node_group_view import NodeGroupView
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.offline.stack_resources import node_groups as preview_node_groups
