@@ -21,6 +21,7 @@ in tests/data/crds (validated there, strict):
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -28,8 +29,9 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_gpu
 from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
-from elastic_gpu.gcp.config_rules import boot_disk_type, machine_family
-from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE, node_service_account
+from elastic_gpu.gcp.config_rules import machine_family
+from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE
+from elastic_gpu.gcp.node_spec import GkeNodeSpec, gpu_accelerator, node_spec
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_spec_labels
 from elastic_gpu.pool_overrides import unsupported
 from elastic_gpu.pool_types import BuiltPool
@@ -82,16 +84,12 @@ def instance_types_eligible(instance_types: list[str], gpus: int, spec: GpuSpec 
     return out
 
 
-def _gpu(args: SpotGpuPoolArgs) -> dict[str, Any]:
-    row = gpu_instance_type("gcp", args.instance_types[0], args.gpu_spec)
-    assert row is not None and row.accelerator, "validated before use"
-    gpu: dict[str, Any] = {
-        "type": row.accelerator,
-        "count": args.gpus_per_node,
-        "driverVersion": DRIVER_VERSIONS[args.gpu_driver_version],
-    }
-    if args.gpu_sharing_replicas > 1:
-        gpu["gpuSharing"] = {"sharingStrategy": TIME_SHARING, "maxSharedClientsPerGPU": args.gpu_sharing_replicas}
+def _gpu(node: GkeNodeSpec) -> dict[str, Any]:
+    acc = node.accelerator
+    assert acc is not None, "a GPU pool's spec"
+    gpu: dict[str, Any] = {"type": acc.type, "count": acc.count, "driverVersion": DRIVER_VERSIONS[acc.driver_version]}
+    if acc.sharing_clients > 1:
+        gpu["gpuSharing"] = {"sharingStrategy": TIME_SHARING, "maxSharedClientsPerGPU": acc.sharing_clients}
     return gpu
 
 
@@ -112,31 +110,37 @@ def class_node_labels(name: str, args: SpotGpuPoolArgs) -> dict[str, str]:
 def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
     """The ComputeClass of a pool under auto-provisioning (see the module docstring for each field)."""
     capacities = [True, False] if args.on_demand_fallback else [args.spot]
+    # One node spec (gcp/node_spec.py) as the node pools read it; the class-wide labels, the pool's own taints.
+    node = node_spec(
+        args,
+        spot=capacities[0],
+        labels=class_node_labels(name, args),
+        taints=_taints(name, args),
+        accelerator=gpu_accelerator(args),
+    )
     priorities = []
     for spot in capacities:
         for selector in machine_selectors(list(args.instance_types), args.gpus_per_node, args.gpu_spec):
+            machine = replace(node, machine_type=selector.get("machineType", node.machine_type), spot=spot)
             priority: dict[str, Any] = {
                 **selector,
-                "spot": spot,
-                "gpu": _gpu(args),
+                "spot": machine.spot,
+                "gpu": _gpu(machine),
                 # the node pools' disk type for the priority's machines (one table: gcp/config_rules.py)
-                "storage": {
-                    "bootDiskSize": args.disk_size_gib,
-                    "bootDiskType": boot_disk_type(selector.get("machineType", args.instance_types[0])),
-                },
+                "storage": {"bootDiskSize": machine.disk_size_gib, "bootDiskType": machine.disk_type},
             }
-            if taints := _taints(name, args):
-                priority["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints]
+            if machine.taints:
+                priority["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in machine.taints]
             priorities.append(priority)
     node_pool_config: dict[str, Any] = {
         "autoRepair": True,
         "autoUpgrade": True,
-        "nodeLabels": class_node_labels(name, args),
+        "nodeLabels": node.labels,
     }
-    if account := node_service_account(args):
+    if account := node.service_account:
         node_pool_config["serviceAccount"] = account
-    if isinstance(args.image, str):
-        node_pool_config["imageType"] = args.image.lower()
+    if isinstance(node.image_type, str):
+        node_pool_config["imageType"] = node.image_type.lower()
     return {
         "priorities": priorities,
         "nodePoolAutoCreation": {"enabled": True},
@@ -169,6 +173,11 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
         problems.append(
             f"{where}max_run_hours: bounds how long a queued-provisioning (flex-start) node runs; set "
             f"queued_provisioning: true or remove it (got {args.max_run_hours})"
+        )
+    if args.node_config is not None:
+        problems.append(
+            f"{where}node_config: a node pool's inputs; under provisioner auto-provisioning GKE creates the pools "
+            f"from the ComputeClass, which has no place for them; allowed: None"
         )
     if args.kubelet_config:
         problems.append(
