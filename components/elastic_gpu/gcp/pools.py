@@ -7,7 +7,8 @@ GKE pick whichever zone has capacity, so `per_zone` needs no pool per zone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
 import pulumi
@@ -24,12 +25,15 @@ from elastic_gpu.gcp.node_spec import (
     GPU_SHARING_TIME_SHARING,
     KUBELET_KEYS,
     RESERVATION_NAME_KEY,
+    SPECIFIC_RESERVATION,
     GkeNodeSpec,
+    GkeReservationAffinity,
     gpu_accelerator,
     node_config_problems,
     node_spec,
     override_kwargs,
 )
+from elastic_gpu.gcp.reservations import reservation_problems, reservations_of
 from elastic_gpu.gpu_catalog import gpu_spec_labels
 from elastic_gpu.pool_overrides import kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
@@ -113,6 +117,8 @@ class _PoolSpec:
     node: GkeNodeSpec
     #: the capacity the reports read (a reserved pool is on-demand VMs in a reservation)
     capacity: Capacity = "on-demand"
+    #: the reservations its nodes consume (reservationAffinity.values)
+    reservations: tuple[str, ...] = ()
 
     @property
     def gke_name(self) -> str:
@@ -242,10 +248,12 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
     return BuiltPool(node_groups=[ref], taints=[], labels=labels, resources=[pool])
 
 
-def compute_class_spec(spot_pool: str, fallback_pool: str) -> dict[str, object]:
-    """A GKE ComputeClass: the spot pool first, then the on-demand one; no auto-created pools."""
+def compute_class_spec(*node_pools: str) -> dict[str, object]:
+    """A GKE ComputeClass over the pool's node pools in their order: the reserved one (if any), the spot one, then
+    the on-demand fallback; no auto-created pools. GKE's autoscaler has no priority expander: the class's
+    priorities are what ranks the tiers (GKE "About custom compute classes", priorities[].nodepools)."""
     return {
-        "priorities": [{"nodepools": [spot_pool]}, {"nodepools": [fallback_pool]}],
+        "priorities": [{"nodepools": [pool]} for pool in node_pools],
         # Move pods back to spot nodes once spot capacity returns.
         "activeMigration": {"optimizeRulePriority": True},
         "nodePoolAutoCreation": {"enabled": False},
@@ -298,6 +306,13 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
         min_size=args.min_size,
         spot=args.spot,
         max_run_hours=args.max_run_hours,
+    ) + reservation_problems(
+        lambda key: f"{where}{key}",
+        args.reservations,
+        pool_zones=args.pool_zones,
+        max_size=args.max_size,
+        on_demand_fallback=args.on_demand_fallback,
+        queued=args.queued_provisioning,
     )
 
 
@@ -310,7 +325,8 @@ def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
 
 
 def _compute_class(name: str, args: SpotGpuPoolArgs) -> str | None:
-    return compute_class_name(name) if args.on_demand_fallback else None
+    """A pool with more than one tier (a fallback, or a reserved tier) ranks its node pools by a ComputeClass."""
+    return compute_class_name(name) if args.on_demand_fallback or args.reservations else None
 
 
 def _taints(name: str, args: SpotGpuPoolArgs) -> list[Taint]:
@@ -340,6 +356,23 @@ def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
         node_selector=selector,
         job_labels=labels,
         suspend=args.queued_provisioning,
+    )
+
+
+def _reserved_spec(name: str, args: SpotGpuPoolArgs, spec: Callable[..., _PoolSpec]) -> _PoolSpec:
+    """The reserved tier: an on-demand node pool (spot VMs consume no reservation: GKE "Consuming reserved zonal
+    resources") with SPECIFIC_RESERVATION affinity to the pool's reservations, in their zone only, from 0 to
+    `reservations.nodes`, with the pool's machine type and GPU (a reservation serves only VMs that match it)."""
+    assert args.reservations is not None
+    reservations, zone = reservations_of(args.reservations, args.pool_zones)
+    affinity = GkeReservationAffinity(SPECIFIC_RESERVATION, tuple(r.affinity_value for r in reservations))
+    base = spec(f"{name}-reserved", False, 0, args.reservations.nodes)
+    return replace(
+        base,
+        zones=[zone],
+        node=replace(base.node, reservation=affinity),
+        capacity="on-demand",
+        reservations=affinity.values,
     )
 
 
@@ -381,11 +414,14 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
             capacity="spot" if spot else "on-demand",
         )
 
+    specs: list[tuple[str, _PoolSpec]] = []
+    if args.reservations is not None:
+        specs.append((f"{name}-reserved", _reserved_spec(name, args, spec)))
     if args.queued_provisioning:
-        specs = [(f"{name}-dws", spec(f"{name}-dws", spot=False, min_size=0, max_size=args.max_size, queued=True))]
-    else:
+        specs += [(f"{name}-dws", spec(f"{name}-dws", spot=False, min_size=0, max_size=args.max_size, queued=True))]
+    elif args.max_size > 0 or args.reservations is None:  # reservations `only`: no spot tier
         kind = "spot" if args.spot else "od"
-        specs = [(f"{name}-{kind}", spec(f"{name}-{kind}", args.spot, args.min_size, args.max_size))]
+        specs += [(f"{name}-{kind}", spec(f"{name}-{kind}", args.spot, args.min_size, args.max_size))]
     if args.on_demand_fallback:
         specs.append((f"{name}-fallback", spec(f"{name}-fallback", False, 0, args.fallback_total)))
     pools = [_node_pool(res_name, s, cluster, args.tags, parent) for res_name, s in specs]
@@ -397,7 +433,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
                 api_version=COMPUTE_CLASS_API,
                 kind="ComputeClass",
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=class_name),
-                spec=compute_class_spec(specs[0][1].gke_name, specs[1][1].gke_name),
+                spec=compute_class_spec(*(s.gke_name for _, s in specs)),
                 opts=pulumi.ResourceOptions(parent=parent, provider=cluster.provider, depends_on=pools),
             )
         )

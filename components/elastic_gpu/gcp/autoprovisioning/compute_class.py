@@ -32,6 +32,7 @@ from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIA
 from elastic_gpu.gcp.config_rules import machine_family
 from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE
 from elastic_gpu.gcp.node_spec import GkeNodeSpec, gpu_accelerator, node_spec
+from elastic_gpu.gcp.reservations import reservation_problems, reservations_of
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_spec_labels
 from elastic_gpu.pool_overrides import unsupported
 from elastic_gpu.pool_types import BuiltPool
@@ -132,6 +133,10 @@ def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
             if machine.taints:
                 priority["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in machine.taints]
             priorities.append(priority)
+    if args.reservations is not None:
+        priorities = _reserved_priorities(args, node) + (
+            priorities if args.max_size > 0 or args.on_demand_fallback else []
+        )
     node_pool_config: dict[str, Any] = {
         "autoRepair": True,
         "autoUpgrade": True,
@@ -149,6 +154,32 @@ def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
         "activeMigration": {"optimizeRulePriority": True},
         "autoscalingPolicy": {"consolidationDelayMinutes": CONSOLIDATION_DELAY_MINUTES},
     }
+
+
+def _reserved_priorities(args: SpotGpuPoolArgs, node: GkeNodeSpec) -> list[dict[str, Any]]:
+    """The reserved tier first: the pool's machine type and GPU on on-demand VMs (spot VMs consume no
+    reservation) with `reservations: {affinity: Specific, specific: [{name, project, zones}]}` (GKE "About custom
+    compute classes", priorities[].reservations; field names as the CRD in tests/data/crds)."""
+    assert args.reservations is not None
+    reservations, zone = reservations_of(args.reservations, args.pool_zones)
+    specific = [
+        {"name": r.name, **({"project": r.project} if r.project else {}), "zones": [r.zone or zone]}
+        for r in reservations
+    ]
+    machine = replace(node, spot=False)
+    return [
+        {
+            "machineType": machine.machine_type,
+            "gpu": _gpu(machine),
+            "storage": {"bootDiskSize": machine.disk_size_gib, "bootDiskType": machine.disk_type},
+            "reservations": {"affinity": "Specific", "specific": specific},
+            **(
+                {"taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in machine.taints]}
+                if machine.taints
+                else {}
+            ),
+        }
+    ]
 
 
 def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
@@ -190,6 +221,14 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
         )
     if args.image is not None and (not isinstance(args.image, str) or args.image.lower() not in IMAGE_TYPES):
         problems.append(f"{where}image: a ComputeClass takes {', '.join(IMAGE_TYPES)} (got {said(args.image)})")
+    problems += reservation_problems(
+        lambda key: f"{where}{key}",
+        args.reservations,
+        pool_zones=args.pool_zones,
+        max_size=args.max_size,
+        on_demand_fallback=args.on_demand_fallback,
+        queued=False,
+    )
     rows = [gpu_instance_type("gcp", t, args.gpu_spec) for t in args.instance_types]
     families = sorted({machine_family(r.name) for r in rows if r is not None})
     if len(families) > 1:
