@@ -49,7 +49,7 @@ def class_reservations(priority: dict[str, Any]) -> tuple[str, ...]:
     return tuple(
         f"projects/{r['project']}/reservations/{r['name']}" if r.get("project") else r["name"]
         for r in res.get("specific") or []
-        if isinstance(r, dict) and r.get("name")
+        if r.get("name")
     )
 
 
