@@ -26,8 +26,6 @@ from elastic_gpu.pool_overrides import kubelet_args
 from elastic_gpu.scheduling import Taint
 
 if TYPE_CHECKING:
-    import pulumi_gcp as gcp
-
     from elastic_gpu.general_pool import GeneralPoolArgs
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
@@ -149,7 +147,9 @@ class GkeNodeSpec:
     #: KubeletConfiguration keys mapped to the SDK's keyword arguments (pools.KUBELET_KEYS)
     kubelet_config: dict[str, Any] = field(metadata=_mark("nodeConfig.kubeletConfig"))
     #: a program's own nodeConfig inputs (SpotGpuPoolArgs.node_config), merged over the spec's
-    overrides: gcp.container.NodePoolNodeConfigArgs | None = field(metadata=_mark("nodeConfig"))
+    #: (a pulumi_gcp.container.NodePoolNodeConfigArgs: node_config_problems checks it; not spelled here so that
+    #: type-checking the library reads no cloud SDK, tests/test_packaging.py)
+    overrides: object | None = field(metadata=_mark("nodeConfig"))
 
     @property
     def disk_type(self) -> str:

@@ -3,7 +3,7 @@ other clouds)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from elastic_gpu.settings_base import CloudOptions
 
@@ -17,12 +17,10 @@ DEFAULT_REGIONAL = False
 #: GKE control plane range for private clusters (a /28 outside the VPC's ranges; GKE docs' example).
 DEFAULT_GKE_CONTROL_PLANE_CIDR = "172.16.0.0/28"
 
-if TYPE_CHECKING:
-    from pulumi_gcp.container import NodePoolNodeConfigArgs
-
-    NodeConfigInput = NodePoolNodeConfigArgs | None
-else:  # the settings load without pulumi_gcp (an AWS-only install); the component checks the type
-    NodeConfigInput = Any
+#: A pulumi_gcp.container.NodePoolNodeConfigArgs, checked when the pool is declared (gcp/node_spec.py
+#: node_config_problems). Not spelled as that class here: the settings load, and `from elastic_gpu import ...` is
+#: type-checked, without pulumi_gcp (an AWS-only install; tests/test_packaging.py).
+NodeConfigInput = Any
 
 GpuDriverVersion = Literal["DEFAULT", "LATEST"]
 #: GKE installs the "Default" NVIDIA driver of the node's GKE version ("LATEST" for the newest).

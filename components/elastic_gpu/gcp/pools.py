@@ -360,9 +360,10 @@ def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
 
 
 def _reserved_spec(name: str, args: SpotGpuPoolArgs, spec: Callable[..., _PoolSpec]) -> _PoolSpec:
-    """The reserved tier: an on-demand node pool (spot VMs consume no reservation: GKE "Consuming reserved zonal
-    resources") with SPECIFIC_RESERVATION affinity to the pool's reservations, in their zone only, from 0 to
-    `reservations.nodes`, with the pool's machine type and GPU (a reservation serves only VMs that match it)."""
+    """The reserved tier: an on-demand node pool (Spot VMs cannot consume a reservation: Compute Engine "Consume
+    reservations", Limitations) with SPECIFIC_RESERVATION affinity to the pool's reservations, in their zone
+    only, from 0 to `reservations.nodes`, with the pool's machine type and GPU (a reservation serves only VMs
+    that match it)."""
     assert args.reservations is not None
     reservations, zone = reservations_of(args.reservations, args.pool_zones)
     affinity = GkeReservationAffinity(SPECIFIC_RESERVATION, tuple(r.affinity_value for r in reservations))

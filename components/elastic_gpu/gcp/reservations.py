@@ -1,9 +1,10 @@
 """A GPU pool's reserved tier on GKE: which Compute Engine reservations it names, in which zone, and the rules on
 `reservations` (settings.Reservations) for the stack file and SpotGpuPoolArgs alike.
 
-A Compute Engine reservation is zonal and holds on-demand VMs of one machine type and GPU (spot VMs do not consume
-reservations: GKE "Consuming reserved zonal resources", "Spot VMs ... don't consume reservations"; Compute Engine
-"Reservations overview"). A node pool consumes one with `reservationAffinity: SPECIFIC_RESERVATION`, key
+A Compute Engine reservation is zonal and holds on-demand VMs of one machine type and GPU: Spot VMs and preemptible
+instances cannot consume one (Compute Engine "Consume reservations", Limitations,
+cloud.google.com/compute/docs/instances/reservations-consume), so the reserved tier is on-demand. A node pool
+consumes one with `reservationAffinity: SPECIFIC_RESERVATION`, key
 `compute.googleapis.com/reservation-name` and the names (a reservation shared from another project as
 `projects/<project>/reservations/<name>`), in the reservation's zone. A ComputeClass priority consumes one with
 `reservations: {affinity: Specific, specific: [{name, project, zones}]}` (GKE "About custom compute classes",
