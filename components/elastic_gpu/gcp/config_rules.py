@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu.facts import ReviewedRow
+from elastic_gpu.gcp.reservations import reservation_problems
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
 from elastic_gpu.provider import ConfigRules
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, cidr_problems, tag_problems
@@ -334,6 +335,14 @@ def _pool_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig) -> list[st
         min_size=pool.min_size,
         spot=pool.spot,
         max_run_hours=pool.max_run_hours,
+    )
+    problems += reservation_problems(
+        lambda key: f"{where}.{to_camel(key)}",
+        pool.reservations,
+        pool_zones=list(cfg.cluster.zones),
+        max_size=pool.max_size,
+        on_demand_fallback=pool.on_demand_fallback,
+        queued=pool.queued_provisioning,
     )
     return problems
 

@@ -3,7 +3,7 @@ other clouds)."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from elastic_gpu.settings_base import CloudOptions
 
@@ -16,6 +16,11 @@ DEFAULT_PRIVATE_NODES = False
 DEFAULT_REGIONAL = False
 #: GKE control plane range for private clusters (a /28 outside the VPC's ranges; GKE docs' example).
 DEFAULT_GKE_CONTROL_PLANE_CIDR = "172.16.0.0/28"
+
+#: A pulumi_gcp.container.NodePoolNodeConfigArgs, checked when the pool is declared (gcp/node_spec.py
+#: node_config_problems). Not spelled as that class here: the settings load, and `from elastic_gpu import ...` is
+#: type-checked, without pulumi_gcp (an AWS-only install; tests/test_packaging.py).
+NodeConfigInput = Any
 
 GpuDriverVersion = Literal["DEFAULT", "LATEST"]
 #: GKE installs the "Default" NVIDIA driver of the node's GKE version ("LATEST" for the newest).
@@ -78,3 +83,10 @@ class GcpGpuPoolArgsOptions(GcpGpuPoolOptions):
     gpu_count: int | None = None
     """GCP N1 only: GPUs attached per node (1, 2, 4 or 8 by the catalog's `gpu_counts`); default None: the
     catalog's count for the machine type."""
+    node_config: NodeConfigInput = None
+    """GCP only, node pools: the node pool's own `nodeConfig` inputs this library has no setting for
+    (pulumi_gcp.container.NodePoolNodeConfigArgs, e.g. metadata, min_cpu_platform, shielded_instance_config,
+    local_ssd_count), merged over what the pool declares. The inputs the pool sets itself (machine type, spot,
+    disk, image, labels, taints, accelerators, service account, kubelet, reservation affinity, ...) are
+    refused; one that forces a new node pool is part of the pool's name, so a change of it replaces the pool
+    (create first). Not under auto-provisioning (GKE creates those pools from the ComputeClass)."""

@@ -7,8 +7,9 @@ GKE pick whichever zone has capacity, so `per_zone` needs no pool per zone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, cast
 
 import pulumi
 import pulumi_gcp as gcp
@@ -16,13 +17,26 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.gcp.autoprovisioning import PROVISIONER, compute_class
 from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
-from elastic_gpu.gcp.config_rules import DEFAULT_DWS_MAX_RUN_HOURS, boot_disk_type, node_pool_problems
+from elastic_gpu.gcp.config_rules import DEFAULT_DWS_MAX_RUN_HOURS, node_pool_problems
 from elastic_gpu.gcp.kueue import LOCAL_QUEUE
 from elastic_gpu.gcp.kueue_api import QUEUE_NAME_LABEL
-from elastic_gpu.gcp.node_config import ACCOUNT_OF_THE_CLUSTER, NO_PLACE_ON_GKE, OAUTH_SCOPES, node_service_account
-from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_labels
+from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE
+from elastic_gpu.gcp.node_spec import (
+    GPU_SHARING_TIME_SHARING,
+    KUBELET_KEYS,
+    RESERVATION_NAME_KEY,
+    SPECIFIC_RESERVATION,
+    GkeNodeSpec,
+    GkeReservationAffinity,
+    gpu_accelerator,
+    node_config_problems,
+    node_spec,
+    override_kwargs,
+)
+from elastic_gpu.gcp.reservations import reservation_problems, reservations_of
+from elastic_gpu.gpu_catalog import gpu_spec_labels
 from elastic_gpu.pool_names import pool_name
-from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
+from elastic_gpu.pool_overrides import kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.provider import PoolBuilder
 from elastic_gpu.scheduling import (
@@ -54,30 +68,12 @@ LOCATION_POLICY = "ANY"
 #: pool (container/v1 WorkloadMetadataConfig.Mode GKE_METADATA: "can only be enabled if Workload Identity is
 #: enabled at the cluster level"), so a node pool asks for it only there (`workload_metadata`).
 WORKLOAD_METADATA_MODE = "GKE_METADATA"
-#: Queued provisioning (DWS) pools must not consume reservations (GKE DWS docs: --reservation-affinity=none).
-QUEUED_RESERVATION_AFFINITY = "NO_RESERVATION"
 #: The autoscaler owns the node count; `pulumi up` never resets it.
 IGNORED = ["nodeCount", "initialNodeCount"]
 
 #: GKE node-pool names: at most 40 characters (terraform-provider-google resource_container_node_pool.go:
 #: "name is limited to 40").
 MAX_NODE_POOL_NAME = 40
-#: GKE GPUSharingConfig.GPUSharingStrategy (container/v1): time-sliced GPUs.
-GPU_SHARING_TIME_SHARING = "TIME_SHARING"
-
-#: KubeletConfiguration key -> the GKE SDK argument that sets it.
-KUBELET_KEYS: dict[str, str] = {
-    "cpuManagerPolicy": "cpu_manager_policy",
-    "cpuCFSQuota": "cpu_cfs_quota",
-    "cpuCFSQuotaPeriod": "cpu_cfs_quota_period",
-    "podPidsLimit": "pod_pids_limit",
-    "imageGCHighThresholdPercent": "image_gc_high_threshold_percent",
-    "imageGCLowThresholdPercent": "image_gc_low_threshold_percent",
-    "containerLogMaxFiles": "container_log_max_files",
-    "containerLogMaxSize": "container_log_max_size",
-    "allowedUnsafeSysctls": "allowed_unsafe_sysctls",
-}
-
 
 #: GCE network tags: lowercase letters, digits and hyphens, 1-63 characters (GKE cluster names: at most 40).
 NODE_TAG_PREFIX = "elastic-gpu-"
@@ -104,35 +100,10 @@ def _ref(cluster: GkeClusterHandle, gke_name: str, capacity: Capacity) -> NodeGr
     return NodeGroupRef(gke_name, capacity, regex)
 
 
-def _accelerator_fields(acc: gcp.container.NodePoolNodeConfigGuestAcceleratorArgs | None) -> object:
-    """The guest accelerator as plain values (the whole block forces a replacement on GKE)."""
-    if acc is None:
-        return None
-    # build_spot_gpu_pool sets both blocks as Args (never an Output), or leaves the sharing one out.
-    driver = acc.gpu_driver_installation_config
-    sharing = acc.gpu_sharing_config
-    driver_args = gcp.container.NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs
-    sharing_args = gcp.container.NodePoolNodeConfigGuestAcceleratorGpuSharingConfigArgs
-    return {
-        "type": acc.type,
-        "count": acc.count,
-        "gpuDriverVersion": driver.gpu_driver_version if isinstance(driver, driver_args) else None,
-        "gpuSharing": [sharing.gpu_sharing_strategy, sharing.max_shared_clients_per_gpu]
-        if isinstance(sharing, sharing_args)
-        else None,
-    }
-
-
-def _account_in_name(account: pulumi.Input[str | None]) -> str:
-    """The service account as the node-pool name's digest holds it: the email, or a mark for one known only
-    after deployment (an Output: the digest cannot follow it)."""
-    return account if isinstance(account, str) else ACCOUNT_OF_THE_CLUSTER
-
-
 def gke_node_pool_name(base: str, forcing: dict[str, object]) -> str:
     """`<base>-<digest>` (<= 40 characters): the digest covers every field of ours that forces a
-    replacement, so such a change renames the pool and GKE gets the new pool before the old one is
-    deleted. The ComputeClass and the node-group regex use this name too."""
+    replacement (GkeNodeSpec.forcing), so such a change renames the pool and GKE gets the new pool before
+    the old one is deleted. The ComputeClass and the node-group regex use this name too."""
     return pool_name(base, forcing, max_len=MAX_NODE_POOL_NAME)
 
 
@@ -140,42 +111,19 @@ def gke_node_pool_name(base: str, forcing: dict[str, object]) -> str:
 class _PoolSpec:
     #: readable stem (`<pool>-<kind>`); the GKE name adds a digest
     base_name: str
-    machine_type: str
-    spot: bool
     min_size: int
     max_size: int
     zones: list[str]
-    labels: dict[str, str]
-    taints: list[Taint]
-    disk_size_gib: int
-    accelerator: gcp.container.NodePoolNodeConfigGuestAcceleratorArgs | None = None
-    queued: bool = False
-    #: a queued-provisioning node's run time, "<seconds>s" (nodeConfig.maxRunDuration)
-    max_run_duration: str | None = None
-    #: the pool's own service account, image type and kubelet settings (NodePoolNodeConfigKubeletConfigArgs)
-    service_account: pulumi.Input[str | None] | None = None
-    image_type: pulumi.Input[str] | None = None
-    #: KubeletConfiguration keys mapped by KUBELET_KEYS to the SDK's keyword arguments (values as validated)
-    kubelet_config: dict[str, Any] = field(default_factory=dict)
+    #: what its nodes run with (one spec for every GKE builder)
+    node: GkeNodeSpec
+    #: the capacity the reports read (a reserved pool is on-demand VMs in a reservation)
+    capacity: Capacity = "on-demand"
+    #: the reservations its nodes consume (reservationAffinity.values)
+    reservations: tuple[str, ...] = ()
 
     @property
     def gke_name(self) -> str:
-        acc = self.accelerator
-        return gke_node_pool_name(
-            self.base_name,
-            {
-                "spot": self.spot,
-                # nodeConfig.flexStart (ForceNew) is set exactly when queuedProvisioning is, so this covers it.
-                "queuedProvisioning": self.queued,
-                "guestAccelerators": _accelerator_fields(acc),
-                "oauthScopes": OAUTH_SCOPES,
-                "reservationAffinity": QUEUED_RESERVATION_AFFINITY if self.queued else None,
-                # Only when set (queued pools), so the names of the other pools do not change.
-                **({"maxRunDuration": self.max_run_duration} if self.max_run_duration else {}),
-                # Only when set, so the names of pools without one do not change.
-                **({"serviceAccount": _account_in_name(self.service_account)} if self.service_account else {}),
-            },
-        )
+        return gke_node_pool_name(self.base_name, self.node.forcing())
 
 
 def _network_config(cluster: GkeClusterHandle) -> gcp.container.NodePoolNetworkConfigArgs | None:
@@ -201,6 +149,63 @@ def workload_metadata(
     )
 
 
+def node_config_args(
+    node: GkeNodeSpec, cluster: GkeClusterHandle, tags: dict[str, str]
+) -> gcp.container.NodePoolNodeConfigArgs:
+    """The node pool's nodeConfig: the spec's fields, then the program's own node_config inputs (those the spec
+    sets are refused before this: node_config_problems)."""
+    acc = node.accelerator
+    accelerator = (
+        gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
+            type=acc.type,
+            count=acc.count,
+            gpu_driver_installation_config=gcp.container.NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs(
+                gpu_driver_version=acc.driver_version
+            ),
+            gpu_sharing_config=gcp.container.NodePoolNodeConfigGuestAcceleratorGpuSharingConfigArgs(
+                gpu_sharing_strategy=GPU_SHARING_TIME_SHARING, max_shared_clients_per_gpu=acc.sharing_clients
+            )
+            if acc.sharing_clients > 1
+            else None,
+        )
+        if acc
+        else None
+    )
+    reservation = node.reservation
+    declared: dict[str, Any] = dict(
+        machine_type=node.machine_type,
+        spot=node.spot,
+        disk_size_gb=node.disk_size_gib,
+        disk_type=node.disk_type,
+        oauth_scopes=list(node.oauth_scopes),
+        service_account=node.service_account,
+        image_type=node.image_type,
+        kubelet_config=gcp.container.NodePoolNodeConfigKubeletConfigArgs(**node.kubelet_config)
+        if node.kubelet_config
+        else None,
+        workload_metadata_config=workload_metadata(cluster),
+        guest_accelerators=[accelerator] if accelerator else None,
+        # Queued provisioning takes flex-start capacity: GKE's DWS docs set both
+        # --enable-queued-provisioning and --flex-start on such a pool.
+        flex_start=True if node.queued else None,
+        max_run_duration=node.max_run_duration,
+        reservation_affinity=gcp.container.NodePoolNodeConfigReservationAffinityArgs(
+            consume_reservation_type=reservation.consume_type,
+            key=RESERVATION_NAME_KEY if reservation.values else None,
+            values=list(reservation.values) if reservation.values else None,
+        )
+        if reservation
+        else None,
+        labels=node.labels,
+        taints=_taint_args(list(node.taints)),
+        tags=[node_network_tag(cluster.cluster_name)],
+        resource_labels=tags,
+    )
+    if node.overrides is not None:
+        declared |= override_kwargs(node.overrides)
+    return gcp.container.NodePoolNodeConfigArgs(**declared)
+
+
 def _node_pool(
     res_name: str, spec: _PoolSpec, cluster: GkeClusterHandle, tags: dict[str, str], parent: pulumi.Resource
 ) -> gcp.container.NodePool:
@@ -219,36 +224,10 @@ def _node_pool(
             location_policy=LOCATION_POLICY,
         ),
         # Queued-provisioning nodes are removed, not repaired (GKE DWS docs: --no-enable-autorepair).
-        management=gcp.container.NodePoolManagementArgs(auto_repair=not spec.queued, auto_upgrade=True),
-        queued_provisioning=gcp.container.NodePoolQueuedProvisioningArgs(enabled=True) if spec.queued else None,
+        management=gcp.container.NodePoolManagementArgs(auto_repair=not spec.node.queued, auto_upgrade=True),
+        queued_provisioning=gcp.container.NodePoolQueuedProvisioningArgs(enabled=True) if spec.node.queued else None,
         network_config=_network_config(cluster),
-        node_config=gcp.container.NodePoolNodeConfigArgs(
-            machine_type=spec.machine_type,
-            spot=spec.spot,
-            disk_size_gb=spec.disk_size_gib,
-            disk_type=boot_disk_type(spec.machine_type),
-            oauth_scopes=OAUTH_SCOPES,
-            service_account=spec.service_account,
-            image_type=spec.image_type,
-            kubelet_config=gcp.container.NodePoolNodeConfigKubeletConfigArgs(**spec.kubelet_config)
-            if spec.kubelet_config
-            else None,
-            workload_metadata_config=workload_metadata(cluster),
-            guest_accelerators=[spec.accelerator] if spec.accelerator else None,
-            # Queued provisioning takes flex-start capacity: GKE's DWS docs set both
-            # --enable-queued-provisioning and --flex-start on such a pool.
-            flex_start=True if spec.queued else None,
-            max_run_duration=spec.max_run_duration,
-            reservation_affinity=gcp.container.NodePoolNodeConfigReservationAffinityArgs(
-                consume_reservation_type=QUEUED_RESERVATION_AFFINITY
-            )
-            if spec.queued
-            else None,
-            labels=spec.labels,
-            taints=_taint_args(spec.taints),
-            tags=[node_network_tag(cluster.cluster_name)],
-            resource_labels=tags,
-        ),
+        node_config=node_config_args(spec.node, cluster, tags),
         # A change that forces a replacement also renames the pool: create first, then delete.
         opts=pulumi.ResourceOptions(parent=parent, ignore_changes=IGNORED, delete_before_replace=False),
     )
@@ -260,25 +239,22 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
     labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=args.spot) | args.extra_labels
     spec = _PoolSpec(
         base_name=name,
-        machine_type=args.instance_types[0],
-        spot=args.spot,
         min_size=args.min_size,
         max_size=args.max_size,
         zones=cluster.zones,
-        labels=labels,
-        taints=[],
-        disk_size_gib=args.disk_size_gib,
-        **_node_settings(args),
+        node=node_spec(args, spot=args.spot, labels=labels, taints=[]),
     )
     pool = _node_pool(f"{name}-np", spec, cluster, args.tags, parent)
     ref = _ref(cluster, spec.gke_name, "spot" if args.spot else "on-demand")
     return BuiltPool(node_groups=[ref], taints=[], labels=labels, resources=[pool])
 
 
-def compute_class_spec(spot_pool: str, fallback_pool: str) -> dict[str, object]:
-    """A GKE ComputeClass: the spot pool first, then the on-demand one; no auto-created pools."""
+def compute_class_spec(*node_pools: str) -> dict[str, object]:
+    """A GKE ComputeClass over the pool's node pools in their order: the reserved one (if any), the spot one, then
+    the on-demand fallback; no auto-created pools. GKE's autoscaler has no priority expander: the class's
+    priorities are what ranks the tiers (GKE "About custom compute classes", priorities[].nodepools)."""
     return {
-        "priorities": [{"nodepools": [spot_pool]}, {"nodepools": [fallback_pool]}],
+        "priorities": [{"nodepools": [pool]} for pool in node_pools],
         # Move pods back to spot nodes once spot capacity returns.
         "activeMigration": {"optimizeRulePriority": True},
         "nodePoolAutoCreation": {"enabled": False},
@@ -306,23 +282,8 @@ def _override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> l
             f"{where}node_identity: on GKE a plain service account email, as it is part of the node-pool name "
             f"(a change replaces the pool) (got {type(args.node_identity).__name__})"
         )
+    problems += node_config_problems(where, getattr(args, "node_config", None))
     return problems + kubelet_problems(where, args, "gcp", KUBELET_KEYS)
-
-
-class _NodeSettings(TypedDict):
-    """The pool's own node settings, as _PoolSpec's fields."""
-
-    service_account: pulumi.Input[str | None] | None
-    image_type: pulumi.Input[str] | None
-    kubelet_config: dict[str, Any]
-
-
-def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> _NodeSettings:
-    return {
-        "service_account": node_service_account(args),
-        "image_type": args.image,
-        "kubelet_config": kubelet_args(args, KUBELET_KEYS),
-    }
 
 
 def max_run_duration(args: SpotGpuPoolArgs) -> str:
@@ -346,6 +307,13 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
         min_size=args.min_size,
         spot=args.spot,
         max_run_hours=args.max_run_hours,
+    ) + reservation_problems(
+        lambda key: f"{where}{key}",
+        args.reservations,
+        pool_zones=args.pool_zones,
+        max_size=args.max_size,
+        on_demand_fallback=args.on_demand_fallback,
+        queued=args.queued_provisioning,
     )
 
 
@@ -358,7 +326,8 @@ def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
 
 
 def _compute_class(name: str, args: SpotGpuPoolArgs) -> str | None:
-    return compute_class_name(name) if args.on_demand_fallback else None
+    """A pool with more than one tier (a fallback, or a reserved tier) ranks its node pools by a ComputeClass."""
+    return compute_class_name(name) if args.on_demand_fallback or args.reservations else None
 
 
 def _taints(name: str, args: SpotGpuPoolArgs) -> list[Taint]:
@@ -391,6 +360,24 @@ def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
     )
 
 
+def _reserved_spec(name: str, args: SpotGpuPoolArgs, spec: Callable[..., _PoolSpec]) -> _PoolSpec:
+    """The reserved tier: an on-demand node pool (Spot VMs cannot consume a reservation: Compute Engine "Consume
+    reservations", Limitations) with SPECIFIC_RESERVATION affinity to the pool's reservations, in their zone
+    only, from 0 to `reservations.nodes`, with the pool's machine type and GPU (a reservation serves only VMs
+    that match it)."""
+    assert args.reservations is not None
+    reservations, zone = reservations_of(args.reservations, args.pool_zones)
+    affinity = GkeReservationAffinity(SPECIFIC_RESERVATION, tuple(r.affinity_value for r in reservations))
+    base = spec(f"{name}-reserved", False, 0, args.reservations.nodes)
+    return replace(
+        base,
+        zones=[zone],
+        node=replace(base.node, reservation=affinity),
+        capacity="on-demand",
+        reservations=affinity.values,
+    )
+
+
 def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resource) -> BuiltPool:
     """A GPU node pool (spot, or queued provisioning), plus an on-demand fallback and its ComputeClass.
 
@@ -404,23 +391,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     if auto_provisioned(args):
         return compute_class.build_spot_gpu_pool(name, args, parent)
     cluster: GkeClusterHandle = args.cluster  # type: ignore[assignment]
-    row = gpu_instance_type(cluster.cloud, args.instance_types[0], args.gpu_spec)
-    assert row is not None, "validated before use"
-    sharing = (
-        gcp.container.NodePoolNodeConfigGuestAcceleratorGpuSharingConfigArgs(
-            gpu_sharing_strategy=GPU_SHARING_TIME_SHARING, max_shared_clients_per_gpu=args.gpu_sharing_replicas
-        )
-        if args.gpu_sharing_replicas > 1
-        else None
-    )
-    accelerator = gcp.container.NodePoolNodeConfigGuestAcceleratorArgs(
-        type=row.accelerator or row.model.accelerator_label,
-        count=args.gpus_per_node,
-        gpu_driver_installation_config=gcp.container.NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs(
-            gpu_driver_version=args.gpu_driver_version
-        ),
-        gpu_sharing_config=sharing,
-    )
+    accelerator = gpu_accelerator(args)
     class_name = _compute_class(name, args)
     taints = _taints(name, args)
     extra = gpu_spec_labels(args.gpu_spec) | args.extra_labels
@@ -430,25 +401,29 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     def spec(base_name: str, spot: bool, min_size: int, max_size: int, queued: bool = False) -> _PoolSpec:
         return _PoolSpec(
             base_name=base_name,
-            machine_type=args.instance_types[0],
-            spot=spot,
             min_size=min_size,
             max_size=max_size,
             zones=args.pool_zones,
-            labels=node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | extra,
-            taints=taints,
-            disk_size_gib=args.disk_size_gib,
-            accelerator=accelerator,
-            queued=queued,
-            max_run_duration=max_run_duration(args) if queued else None,
-            **_node_settings(args),
+            node=node_spec(
+                args,
+                spot=spot,
+                labels=node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | extra,
+                taints=taints,
+                accelerator=accelerator,
+                queued=queued,
+                max_run_duration=max_run_duration(args) if queued else None,
+            ),
+            capacity="spot" if spot else "on-demand",
         )
 
+    specs: list[tuple[str, _PoolSpec]] = []
+    if args.reservations is not None:
+        specs.append((f"{name}-reserved", _reserved_spec(name, args, spec)))
     if args.queued_provisioning:
-        specs = [(f"{name}-dws", spec(f"{name}-dws", spot=False, min_size=0, max_size=args.max_size, queued=True))]
-    else:
+        specs += [(f"{name}-dws", spec(f"{name}-dws", spot=False, min_size=0, max_size=args.max_size, queued=True))]
+    elif args.max_size > 0 or args.reservations is None:  # reservations `only`: no spot tier
         kind = "spot" if args.spot else "od"
-        specs = [(f"{name}-{kind}", spec(f"{name}-{kind}", args.spot, args.min_size, args.max_size))]
+        specs += [(f"{name}-{kind}", spec(f"{name}-{kind}", args.spot, args.min_size, args.max_size))]
     if args.on_demand_fallback:
         specs.append((f"{name}-fallback", spec(f"{name}-fallback", False, 0, args.fallback_total)))
     pools = [_node_pool(res_name, s, cluster, args.tags, parent) for res_name, s in specs]
@@ -460,15 +435,15 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
                 api_version=COMPUTE_CLASS_API,
                 kind="ComputeClass",
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=class_name),
-                spec=compute_class_spec(specs[0][1].gke_name, specs[1][1].gke_name),
+                spec=compute_class_spec(*(s.gke_name for _, s in specs)),
                 opts=pulumi.ResourceOptions(parent=parent, provider=cluster.provider, depends_on=pools),
             )
         )
-    refs = [_ref(cluster, s.gke_name, "spot" if s.spot else "on-demand") for _, s in specs]
+    refs = [_ref(cluster, s.gke_name, s.capacity) for _, s in specs]
     return BuiltPool(
         node_groups=refs,
         taints=taints,
-        labels=specs[0][1].labels,
+        labels=specs[0][1].node.labels,
         resources=resources,
         nodes=list(pools),
         node_group_ids=[p.id for p in pools],

@@ -342,6 +342,142 @@ def machine_type_findings(cfg: StackConfig, project: str) -> list[Finding]:
     return found
 
 
+#: A reservation ready to be consumed (compute/v1 Reservation.status: CREATING, READY, DELETING, INVALID, UPDATING).
+RESERVATION_READY = "READY"
+
+
+def _describe(name: str, zone: str, project: str) -> str:
+    return f"gcloud compute reservations describe {name} --zone={zone} --project={project}"
+
+
+def _future(name: str, zone: str, project: str) -> str:
+    """A future reservation in calendar mode becomes a reservation only at its start time, and pulumi-gcp has no
+    invoke that reads one (10.2.0: compute.FutureReservation is a resource only, no getFutureReservation)."""
+    return (
+        f"if it is a future reservation (calendar mode), it is a reservation only from its start time and cannot "
+        f"be read here: gcloud compute future-reservations describe {name} --zone={zone} --project={project}"
+    )
+
+
+def reservation_findings(cfg: StackConfig, project: str) -> list[Finding]:
+    """Each GPU pool's reservations read through compute.getReservation (by name, zone and project): one the
+    project does not have in that zone, one not READY, one for another machine type or GPU, and reservations
+    holding fewer VMs than the pool's reserved tier (`reservations.nodes`)."""
+    from elastic_gpu.gcp.reservations import reservations_of
+
+    found: list[Finding] = []
+    for pool in cfg.gpu_pools:
+        if pool.reservations is None or pool.queued_provisioning:
+            continue
+        reservations, _ = reservations_of(pool.reservations, list(cfg.cluster.zones))
+        machine = cfg.instance_types(pool)[0] if cfg.instance_types(pool) else None
+        _, gpus = gpus_per_node(cfg, pool)
+        row = gpu_instance_type("gcp", machine) if machine else None
+        accelerator = row.accelerator if row is not None else None
+        # Counted only when every reservation was read (an unread or missing one has its own finding).
+        held = free = 0
+        complete = True
+        for r in reservations:
+            owner, zone = r.project or project, r.zone or cfg.cluster.zones[0]
+            got = attempt(partial(gcp.compute.get_reservation, name=r.name, zone=zone, project=owner))
+            if isinstance(got, str):
+                found.append(
+                    unread([pool.name], f"reservation {r.name} in {zone}", got, _describe(r.name, zone, owner))
+                )
+                complete = False
+                continue
+            # A reservation the project does not have in the zone reads back empty, not as an error: the data
+            # source's read clears a 404 (terraform-provider-google google/services/compute/
+            # data_source_google_compute_reservation.go -> resourceComputeReservationRead, HandleNotFoundError).
+            specific = list(got.specific_reservations or [])
+            if not got.status and not specific:
+                found.append(
+                    Finding(
+                        pool.name,
+                        "reservation",
+                        # A warning: the pool deploys (its reserved node pool starts at 0) and its ComputeClass
+                        # goes on to spot; a future reservation is missing until its start time.
+                        "warning",
+                        f"reservation {r.name} not found in {zone} of project {owner} (a reservation is zonal): "
+                        "the reserved tier gets no nodes and pods go on to the next tier",
+                        f"gcloud compute reservations list --filter='name={r.name}' --project={owner}; "
+                        + _future(r.name, zone, owner),
+                    )
+                )
+                complete = False
+                continue
+            if got.status != RESERVATION_READY:
+                found.append(
+                    Finding(
+                        pool.name,
+                        "reservation",
+                        "warning",
+                        f"reservation {r.name} in {zone} is {got.status}, not {RESERVATION_READY}",
+                        _describe(r.name, zone, owner),
+                    )
+                )
+            for sr in specific:
+                props = list(sr.instance_properties or [])[:1]
+                kind = props[0].machine_type if props else None
+                if machine and kind and kind != machine:
+                    found.append(
+                        Finding(
+                            pool.name,
+                            "reservation",
+                            "error",
+                            f"reservation {r.name} holds {kind} VMs, the pool asks for {machine}: its nodes do not "
+                            "match it and GKE creates none",
+                            f"give the pool instanceTypes [{kind}] or name a reservation of {machine}",
+                        )
+                    )
+                accs = (
+                    [(a.accelerator_type, a.accelerator_count) for a in (props[0].guest_accelerators or [])]
+                    if props
+                    else []
+                )
+                # Machine types with built-in GPUs (G2, A2, A3) list none; an N1 reservation lists what it attaches.
+                if accs and accelerator and (accelerator, gpus) not in accs:
+                    found.append(
+                        Finding(
+                            pool.name,
+                            "reservation",
+                            "error",
+                            f"reservation {r.name} holds VMs with {', '.join(f'{n} x {t}' for t, n in accs)}, the "
+                            f"pool's nodes carry {gpus} x {accelerator}",
+                            f"attach {', '.join(f'{n} x {t}' for t, n in accs)} (gpusPerNode) or name a "
+                            "reservation of the pool's GPU",
+                        )
+                    )
+                held += int(sr.count or 0)
+                free += int(sr.count or 0) - int(sr.in_use_count or 0)
+        nodes = pool.reservations.nodes
+        if complete and held < nodes:
+            found.append(
+                Finding(
+                    pool.name,
+                    "reservation",
+                    "error",
+                    f"its reservations hold {held} VM(s), the reserved tier asks for {nodes} (reservations.nodes)",
+                    f"set reservations.nodes to {held}, or grow the reservation: gcloud compute reservations "
+                    f"update {reservations[0].name} --vm-count={nodes} --zone={reservations[0].zone} "
+                    f"--project={reservations[0].project or project}",
+                )
+            )
+        elif complete and free < nodes:
+            found.append(
+                Finding(
+                    pool.name,
+                    "reservation",
+                    "warning",
+                    f"its reservations hold {held} VM(s) but {held - free} are in use by other VMs: {free} free "
+                    f"for the reserved tier's {nodes}",
+                    "see specificReservation.inUseCount: "
+                    + _describe(reservations[0].name, reservations[0].zone or "", reservations[0].project or project),
+                )
+            )
+    return found
+
+
 def findings(cfg: StackConfig) -> list[Finding]:
     project = cfg.cluster.project
     if project is None:  # refused by the config rules before the preflight runs
@@ -352,4 +488,5 @@ def findings(cfg: StackConfig) -> list[Finding]:
         + gpu_quota_findings(cfg, project)
         + cpu_quota_findings(cfg, project)
         + node_account_findings(cfg, project)
+        + reservation_findings(cfg, project)
     )

@@ -4,31 +4,13 @@ from __future__ import annotations
 
 from elastic_gpu.clouds import InlinePoolRule, ReplacementRows, ReplaceRule
 from elastic_gpu.gcp import GKE_NODE_POOL
+from elastic_gpu.gcp.node_spec import NODE_CONFIG_FORCE_NEW, POOL_FORCE_NEW
 
 #: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md).
 POOL_REPLACE_FIELDS = {
     GKE_NODE_POOL: ReplaceRule(
-        fields=(
-            "name",
-            "cluster",
-            "location",
-            "project",
-            "initialNodeCount",
-            "queuedProvisioning",
-            "maxPodsPerNode",
-            "placementPolicy",
-            "nodeConfig.guestAccelerators",
-            "nodeConfig.spot",
-            "nodeConfig.preemptible",
-            "nodeConfig.oauthScopes",
-            "nodeConfig.serviceAccount",
-            "nodeConfig.reservationAffinity",
-            "nodeConfig.metadata",
-            "nodeConfig.minCpuPlatform",
-            "nodeConfig.shieldedInstanceConfig",
-            "nodeConfig.flexStart",
-            "nodeConfig.maxRunDuration",
-        ),
+        # The node spec's tables (gcp/node_spec.py): its force_new marks are checked to be among them.
+        fields=(*POOL_FORCE_NEW, *(f"nodeConfig.{f}" for f in NODE_CONFIG_FORCE_NEW)),
         source="pulumi-gcp container.NodePool = terraform-provider-google google/services/container/"
         "resource_container_node_pool.go and node_config.go, ForceNew fields (flex_start and max_run_duration "
         "ForceNew in schemaNodeConfig; machineType, diskSizeGb, diskType, labels, taints, nodeLocations, "

@@ -104,6 +104,7 @@ class Component:
 #: The node settings a pool takes as Python objects: a Karpenter provisioner is built in Python.
 _POOL_PYTHON_ONLY = {
     "provisioner": "a Python object (Karpenter(...).nodes); other languages get the cloud's node groups",
+    "node_config": "a pulumi_gcp NodePoolNodeConfigArgs object (GKE's own node-pool inputs)",
 }
 
 #: A handle's Kubernetes provider object: without it the handle builds one from the cluster's credentials.

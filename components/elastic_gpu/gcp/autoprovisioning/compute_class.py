@@ -21,6 +21,7 @@ in tests/data/crds (validated there, strict):
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pulumi
@@ -28,8 +29,10 @@ import pulumi_kubernetes as k8s
 
 from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_gpu
 from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
-from elastic_gpu.gcp.config_rules import boot_disk_type, machine_family
-from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE, node_service_account
+from elastic_gpu.gcp.config_rules import machine_family
+from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE
+from elastic_gpu.gcp.node_spec import GkeNodeSpec, gpu_accelerator, node_spec
+from elastic_gpu.gcp.reservations import reservation_problems, reservations_of
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_spec_labels
 from elastic_gpu.pool_overrides import unsupported
 from elastic_gpu.pool_types import BuiltPool
@@ -82,16 +85,12 @@ def instance_types_eligible(instance_types: list[str], gpus: int, spec: GpuSpec 
     return out
 
 
-def _gpu(args: SpotGpuPoolArgs) -> dict[str, Any]:
-    row = gpu_instance_type("gcp", args.instance_types[0], args.gpu_spec)
-    assert row is not None and row.accelerator, "validated before use"
-    gpu: dict[str, Any] = {
-        "type": row.accelerator,
-        "count": args.gpus_per_node,
-        "driverVersion": DRIVER_VERSIONS[args.gpu_driver_version],
-    }
-    if args.gpu_sharing_replicas > 1:
-        gpu["gpuSharing"] = {"sharingStrategy": TIME_SHARING, "maxSharedClientsPerGPU": args.gpu_sharing_replicas}
+def _gpu(node: GkeNodeSpec) -> dict[str, Any]:
+    acc = node.accelerator
+    assert acc is not None, "a GPU pool's spec"
+    gpu: dict[str, Any] = {"type": acc.type, "count": acc.count, "driverVersion": DRIVER_VERSIONS[acc.driver_version]}
+    if acc.sharing_clients > 1:
+        gpu["gpuSharing"] = {"sharingStrategy": TIME_SHARING, "maxSharedClientsPerGPU": acc.sharing_clients}
     return gpu
 
 
@@ -112,31 +111,41 @@ def class_node_labels(name: str, args: SpotGpuPoolArgs) -> dict[str, str]:
 def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
     """The ComputeClass of a pool under auto-provisioning (see the module docstring for each field)."""
     capacities = [True, False] if args.on_demand_fallback else [args.spot]
+    # One node spec (gcp/node_spec.py) as the node pools read it; the class-wide labels, the pool's own taints.
+    node = node_spec(
+        args,
+        spot=capacities[0],
+        labels=class_node_labels(name, args),
+        taints=_taints(name, args),
+        accelerator=gpu_accelerator(args),
+    )
     priorities = []
     for spot in capacities:
         for selector in machine_selectors(list(args.instance_types), args.gpus_per_node, args.gpu_spec):
+            machine = replace(node, machine_type=selector.get("machineType", node.machine_type), spot=spot)
             priority: dict[str, Any] = {
                 **selector,
-                "spot": spot,
-                "gpu": _gpu(args),
+                "spot": machine.spot,
+                "gpu": _gpu(machine),
                 # the node pools' disk type for the priority's machines (one table: gcp/config_rules.py)
-                "storage": {
-                    "bootDiskSize": args.disk_size_gib,
-                    "bootDiskType": boot_disk_type(selector.get("machineType", args.instance_types[0])),
-                },
+                "storage": {"bootDiskSize": machine.disk_size_gib, "bootDiskType": machine.disk_type},
             }
-            if taints := _taints(name, args):
-                priority["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in taints]
+            if machine.taints:
+                priority["taints"] = [{"key": t.key, "value": t.value, "effect": t.effect} for t in machine.taints]
             priorities.append(priority)
+    if args.reservations is not None:
+        priorities = _reserved_priorities(args, node) + (
+            priorities if args.max_size > 0 or args.on_demand_fallback else []
+        )
     node_pool_config: dict[str, Any] = {
         "autoRepair": True,
         "autoUpgrade": True,
-        "nodeLabels": class_node_labels(name, args),
+        "nodeLabels": node.labels,
     }
-    if account := node_service_account(args):
+    if account := node.service_account:
         node_pool_config["serviceAccount"] = account
-    if isinstance(args.image, str):
-        node_pool_config["imageType"] = args.image.lower()
+    if isinstance(node.image_type, str):
+        node_pool_config["imageType"] = node.image_type.lower()
     return {
         "priorities": priorities,
         "nodePoolAutoCreation": {"enabled": True},
@@ -145,6 +154,32 @@ def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
         "activeMigration": {"optimizeRulePriority": True},
         "autoscalingPolicy": {"consolidationDelayMinutes": CONSOLIDATION_DELAY_MINUTES},
     }
+
+
+def _reserved_priorities(args: SpotGpuPoolArgs, node: GkeNodeSpec) -> list[dict[str, Any]]:
+    """The reserved tier first: the pool's machine type and GPU on on-demand VMs (spot VMs consume no
+    reservation) with `reservations: {affinity: Specific, specific: [{name, project, zones}]}` (GKE "About custom
+    compute classes", priorities[].reservations; field names as the CRD in tests/data/crds)."""
+    assert args.reservations is not None
+    reservations, zone = reservations_of(args.reservations, args.pool_zones)
+    specific = [
+        {"name": r.name, **({"project": r.project} if r.project else {}), "zones": [r.zone or zone]}
+        for r in reservations
+    ]
+    machine = replace(node, spot=False)
+    return [
+        {
+            "machineType": machine.machine_type,
+            "gpu": _gpu(machine),
+            "storage": {"bootDiskSize": machine.disk_size_gib, "bootDiskType": machine.disk_type},
+            "reservations": {"affinity": "Specific", "specific": specific},
+            **(
+                {"taints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in machine.taints]}
+                if machine.taints
+                else {}
+            ),
+        }
+    ]
 
 
 def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
@@ -170,6 +205,11 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
             f"{where}max_run_hours: bounds how long a queued-provisioning (flex-start) node runs; set "
             f"queued_provisioning: true or remove it (got {args.max_run_hours})"
         )
+    if args.node_config is not None:
+        problems.append(
+            f"{where}node_config: a node pool's inputs; under provisioner auto-provisioning GKE creates the pools "
+            f"from the ComputeClass, which has no place for them; allowed: None"
+        )
     if args.kubelet_config:
         problems.append(
             f"{where}kubelet_config: not mapped to a ComputeClass (priorities[].nodeSystemConfig) yet under "
@@ -181,6 +221,14 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
         )
     if args.image is not None and (not isinstance(args.image, str) or args.image.lower() not in IMAGE_TYPES):
         problems.append(f"{where}image: a ComputeClass takes {', '.join(IMAGE_TYPES)} (got {said(args.image)})")
+    problems += reservation_problems(
+        lambda key: f"{where}{key}",
+        args.reservations,
+        pool_zones=args.pool_zones,
+        max_size=args.max_size,
+        on_demand_fallback=args.on_demand_fallback,
+        queued=False,
+    )
     rows = [gpu_instance_type("gcp", t, args.gpu_spec) for t in args.instance_types]
     families = sorted({machine_family(r.name) for r in rows if r is not None})
     if len(families) > 1:

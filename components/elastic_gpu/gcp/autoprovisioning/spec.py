@@ -40,6 +40,19 @@ def class_labels(spec: dict[str, Any], priority: dict[str, Any]) -> dict[str, st
     return dict((spec.get("nodePoolConfig") or {}).get("nodeLabels") or {}) | dict(priority.get("nodeLabels") or {})
 
 
+def class_reservations(priority: dict[str, Any]) -> tuple[str, ...]:
+    """The reservations a priority's nodes consume (`reservations.affinity: Specific`), as a node pool's
+    reservationAffinity names them (`projects/<project>/reservations/<name>` for one of another project)."""
+    res = priority.get("reservations") or {}
+    if res.get("affinity") != "Specific":
+        return ()
+    return tuple(
+        f"projects/{r['project']}/reservations/{r['name']}" if r.get("project") else r["name"]
+        for r in res.get("specific") or []
+        if r.get("name")
+    )
+
+
 def priority_machine_types(priority: dict[str, Any]) -> list[str]:
     """The catalog machine types a priority lets GKE create: its machineType, or its family's that carry its GPU."""
     if priority.get("machineType"):

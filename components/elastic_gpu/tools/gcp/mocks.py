@@ -85,6 +85,7 @@ NEW_ACCOUNT: dict[str, Any] = {
     },
     "machineTypes": {},
     "iamBindings": {},
+    "reservations": {},
 }
 
 
@@ -138,10 +139,47 @@ def _iam_policy(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]
     return {"id": project, "project": project, "etag": "BwY=", "policyData": json.dumps({"bindings": bindings})}
 
 
+def _reservation(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """compute.getReservation from the described account's `reservations` (name -> zone, project (default: any),
+    machineType, accelerators [{type, count}], count, inUseCount, status (default READY),
+    specificReservationRequired (default true)), with the result's field names (pulumi_gcp GetReservationResult).
+    One the account does not have in that zone and project reads back empty, without an error: the data source's
+    read clears a 404 (terraform-provider-google google/services/compute/data_source_google_compute_reservation.go
+    -> resourceComputeReservationRead, transport_tpg.HandleNotFoundError) and then sets the id all the same."""
+    name, zone, project = args.get("name"), args.get("zone"), args.get("project")
+    ident = {
+        "id": f"projects/{project}/zones/{zone}/reservations/{name}",
+        "name": name,
+        "zone": zone,
+        "project": project,
+    }
+    held = (account.get("reservations") or {}).get(name)
+    if held is None or held.get("zone") != zone or held.get("project", project) != project:
+        return ident
+    accelerators = [
+        {"acceleratorType": a["type"], "acceleratorCount": int(a.get("count", 1))}
+        for a in held.get("accelerators") or []
+    ]
+    return {
+        **ident,
+        "status": held.get("status", "READY"),
+        "specificReservationRequired": held.get("specificReservationRequired", True),
+        "specificReservations": [
+            {
+                "count": int(held["count"]),
+                "inUseCount": int(held.get("inUseCount", 0)),
+                "assuredCount": int(held["count"]),
+                "instanceProperties": [{"machineType": held["machineType"], "guestAccelerators": accelerators}],
+            }
+        ],
+    }
+
+
 #: Invoke token -> its answer from the described account's `gcp` section.
 ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
     "gcp:projects/getProjectService:getProjectService": _project_service,
     "gcp:cloudquota/getSQuotaInfo:getSQuotaInfo": _quota_info,
     "gcp:compute/getMachineTypes:getMachineTypes": _machine_types,
     "gcp:projects/getIamPolicy:getIamPolicy": _iam_policy,
+    "gcp:compute/getReservation:getReservation": _reservation,
 }

@@ -14,7 +14,14 @@ import re
 from collections.abc import Iterable, Sequence
 
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
-from elastic_gpu.gcp.autoprovisioning.spec import auto_creates, class_labels, priority_group, priority_machine_types
+from elastic_gpu.gcp.autoprovisioning.spec import (
+    auto_creates,
+    class_labels,
+    class_reservations,
+    priority_group,
+    priority_machine_types,
+)
+from elastic_gpu.gcp.node_spec import SPECIFIC_RESERVATION
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
 from elastic_gpu.scheduling import GKE_COMPUTE_CLASS_KEY, GKE_GPU_TAINT, POOL_LABEL, Taint
 from elastic_gpu.tools.node_group_view import (
@@ -60,6 +67,12 @@ def _node_pool(resource: StackResource, stack: Sequence[StackResource] | None) -
     declared_taints = node.get("taints") or []
     sharing = read_known(node, "guestAccelerators", [{}])[:1] or [{}]
     disk = read_known(node, "diskSizeGb")
+    affinity = read_known(node, "reservationAffinity", {}) or {}
+    reserved = (
+        tuple(read_known(affinity, "values", []) or [])
+        if affinity.get("consumeReservationType") == SPECIFIC_RESERVATION
+        else ()
+    )
     return NodeGroupView(
         cloud="gcp",
         name=label,
@@ -84,7 +97,9 @@ def _node_pool(resource: StackResource, stack: Sequence[StackResource] | None) -
         zones=list(read_known(p, "nodeLocations", [])),
         # The GKE API's own spelling (NO_SCHEDULE), as the program wrote it.
         shown_taints=[f"{t['key']}={t.get('value', '')}:{t['effect']}" for t in declared_taints],
-        capacity_types=["spot" if node.get("spot") else "on-demand"],
+        # A node pool with SPECIFIC_RESERVATION affinity runs on its reservations only (gcp/reservations.py).
+        capacity_types=["reserved"] if reserved else ["spot" if node.get("spot") else "on-demand"],
+        reservations=reserved,
         queued=bool((read_known(p, "queuedProvisioning", {})).get("enabled")),
         compute_class=labels.get(GKE_COMPUTE_CLASS_KEY),
         disk_bytes=float(disk) * 1e9 if isinstance(disk, int | float) and disk else None,
@@ -158,6 +173,7 @@ def _compute_class(resource: StackResource, stack: Sequence[StackResource] | Non
             [GKE_GPU_TAINT] if gpu else []
         )
         disk = read_known(read_known(priority, "storage", {}), "bootDiskSize")
+        reserved = class_reservations(priority)
         max_size = None
         if limits is not None and accelerator is not None and accelerators:
             # Its GPU type's cluster limit over its GPUs per node (0 without a limit).
@@ -187,7 +203,8 @@ def _compute_class(resource: StackResource, stack: Sequence[StackResource] | Non
                 declared_name=class_name,
                 zones=zones,
                 shown_taints=[str(t) for t in taints],
-                capacity_types=["spot" if priority.get("spot") else "on-demand"],
+                capacity_types=["reserved"] if reserved else ["spot" if priority.get("spot") else "on-demand"],
+                reservations=reserved,
                 compute_class=class_name,
                 disk_bytes=float(disk) * 1e9 if disk else None,
                 gpu_sharing=int(read_known(read_known(gpu, "gpuSharing", {}), "maxSharedClientsPerGPU", 1)),
