@@ -31,7 +31,9 @@ DEFAULT_NAMESPACE = "kube-system"
 DEFAULT_WORKLOAD_NAME = "cluster-autoscaler"
 #: The priority expander reads exactly this ConfigMap, in the autoscaler's namespace.
 PRIORITY_CONFIGMAP = "cluster-autoscaler-priority-expander"
-#: Priority-expander ranks: the highest that can fit the pending pods wins.
+#: Priority-expander ranks: the highest that can fit the pending pods wins. A reserved group (capacity the team
+#: already pays for) comes first, then spot, then on-demand.
+RESERVED_PRIORITY = 90
 SPOT_PRIORITY = 50
 ON_DEMAND_PRIORITY = 10
 #: The lowest rank we give. There is no catch-all (`.*`): a group no regex matches is used only when no
@@ -77,7 +79,7 @@ class ClusterAutoscalerArgs(ArgsModel, AutoscalerSettings):
 
 
 def priorities(node_groups: list[NodeGroupRef], lowest: Sequence[str] = ()) -> dict[int, list[str]]:
-    """Priority-expander ranks: spot groups above on-demand ones, cheaper above dearer within each
+    """Priority-expander ranks: reserved groups, then spot, then on-demand; cheaper above dearer within each
     (a group's `rank`). Groups of one priority are drawn at random ("one group ... is selected each
     time at random", priority expander readme), so only equals share one. Only the given groups are
     ranked: no catch-all puts groups the library did not declare into the order (see LOWEST_PRIORITY).
@@ -86,7 +88,7 @@ def priorities(node_groups: list[NodeGroupRef], lowest: Sequence[str] = ()) -> d
     loop it is an option (kubernetes/autoscaler cluster-autoscaler/expander/priority/priority.go BestOptions)."""
     ranks: dict[int, list[str]] = {}
     for g in node_groups:
-        base = SPOT_PRIORITY if g.capacity == "spot" else ON_DEMAND_PRIORITY
+        base = {"reserved": RESERVED_PRIORITY, "spot": SPOT_PRIORITY}.get(g.capacity, ON_DEMAND_PRIORITY)
         # plain names: priority_expander_data resolves the Outputs first
         ranks.setdefault(max(base - g.rank, LOWEST_PRIORITY), []).append(cast(str, g.name_regex))
     if lowest:

@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 from elastic_gpu.cluster_handle import ClusterHandle
 from elastic_gpu.scheduling import Taint
 
-Capacity = Literal["spot", "on-demand"]
+Capacity = Literal["reserved", "spot", "on-demand"]
 
 
 @dataclass(frozen=True)

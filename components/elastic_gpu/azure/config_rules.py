@@ -9,8 +9,10 @@ from elastic_gpu.azure.cluster import AKS_DURATION_PATTERN, AKS_EXPANDERS, AZURE
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig
 from elastic_gpu.azure.pools import agent_pool_name_problems, agent_pool_stem
+from elastic_gpu.azure.reservations import reservation_problems
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.settings import Spelling
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, said, tag_problems
 
 if TYPE_CHECKING:
@@ -211,6 +213,9 @@ def validate(cfg: StackConfig) -> list[str]:
             )
         # Configured VM sizes, or the ones picked from `gpu` (then the message names `gpu`).
         sizes = list(pool.instance_types or (cfg.instance_types(pool) if pool.gpu else []))
+        problems += reservation_problems(
+            Spelling(f"{where}.", stack_file=True), pool, nap=cfg.provisioner == NAP, sizes=len(sizes)
+        )
         for j, vm_size in enumerate(sizes):
             row = gpu_instance_type("azure", vm_size)
             if row is not None and row.regions is not None and c.region not in row.regions:

@@ -23,7 +23,16 @@ from elastic_gpu.azure.network import pool_subnet
 from elastic_gpu.gpu_catalog import gpu_spec_labels
 from elastic_gpu.pool_overrides import kubelet_args
 from elastic_gpu.pool_types import Capacity
-from elastic_gpu.scheduling import AKS_SPOT_LABEL, AKS_SPOT_TAINT, GPU_TAINT, NODE_CLASS_GPU, Taint, node_labels
+from elastic_gpu.scheduling import (
+    AKS_SPOT_LABEL,
+    AKS_SPOT_TAINT,
+    CAPACITY_LABEL,
+    CAPACITY_RESERVED,
+    GPU_TAINT,
+    NODE_CLASS_GPU,
+    Taint,
+    node_labels,
+)
 
 if TYPE_CHECKING:
     from elastic_gpu.general_pool import GeneralPoolArgs
@@ -73,6 +82,10 @@ class PoolNodes:
         """A GPU node's labels: pool, node class, capacity, the GPU spec's and the program's."""
         return node_labels(pool=self.pool, node_class=NODE_CLASS_GPU, spot=spot) | self.extra_labels
 
+    def reserved_labels(self) -> dict[str, str]:
+        """A reserved agent pool's labels: an on-demand GPU node's, its capacity label saying "reserved"."""
+        return self.gpu_labels(spot=False) | {CAPACITY_LABEL: CAPACITY_RESERVED}
+
     def agent_pool_labels(self, spot: bool) -> dict[str, str]:
         """A GPU agent pool's labels; a spot one declares AKS's own spot label too, so the spec matches the
         nodes (the azurerm provider documents declaring it on spot pools: node_labels)."""
@@ -84,15 +97,19 @@ def pool_nodes(name: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> PoolNodes:
     """The pool's node settings, read from its Args once."""
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
-    gpu = isinstance(args, SpotGpuPoolArgs)
+    gpu_taints: tuple[Taint, ...] = ()
+    extra_labels = dict(args.extra_labels)
+    if isinstance(args, SpotGpuPoolArgs):
+        gpu_taints = tuple(sorted({GPU_TAINT, *args.extra_taints}))
+        extra_labels = gpu_spec_labels(args.gpu_spec) | args.extra_labels
     return PoolNodes(
         pool=name,
         disk_size_gib=args.disk_size_gib,
         vnet_subnet_id=pool_subnet(args),
         kubelet_config=kubelet_args(args, KUBELET_KEYS),
         tags=dict(args.tags),
-        gpu_taints=tuple(sorted({GPU_TAINT, *args.extra_taints})) if gpu else (),
-        extra_labels=(gpu_spec_labels(args.gpu_spec) | args.extra_labels) if gpu else dict(args.extra_labels),
+        gpu_taints=gpu_taints,
+        extra_labels=extra_labels,
     )
 
 
@@ -121,6 +138,8 @@ class AksNodeSpec:
     node_template_tags: dict[str, str] = field(default_factory=dict)
     #: False: a fixed count of min_count nodes (under node auto-provisioning no agent pool autoscales)
     autoscaled: bool = True
+    #: the reserved tier's capacity reservation group (capacity "reserved": Regular VMs drawn from the group)
+    capacity_reservation_group_id: str | None = None
 
     @property
     def os_type(self) -> str:
@@ -172,6 +191,9 @@ FORCE_NEW: tuple[ForceNew, ...] = (
     ForceNew("gpu_instance_profile", "gpuInstanceProfile", _AZURERM_FORCE_NEW, when_set=True),
     ForceNew("vnet_subnet_id", "vnetSubnetID", _AZURERM_ROTATES, when_set=True),
     ForceNew("kubelet_config", "kubeletConfig", _AZURERM_ROTATES, when_set=True),
+    # AKS associates a group only when it creates a Virtual Machine Scale Sets pool (Azure/AKS#5943 asks for
+    # more; azurerm capacity_reservation_group_id is ForceNew).
+    ForceNew("capacity_reservation_group_id", "capacityReservationGroupID", _AZURERM_FORCE_NEW, when_set=True),
 )
 #: The agent pool's URL parameters (azure-native replaces a resource on its path's parameters).
 URL_PARAMETERS = ("agentPoolName", "resourceName", "resourceGroupName")

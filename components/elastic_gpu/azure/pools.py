@@ -18,8 +18,9 @@ from pulumi_azure_native import containerservice as cs
 from elastic_gpu.azure.network import vnet_of
 from elastic_gpu.azure.node_provisioning import uses_node_provisioning
 from elastic_gpu.azure.node_provisioning.pools import build_nap_gpu_pool, nap_pool_problems
-from elastic_gpu.azure.node_spec import KUBELET_KEYS, AksNodeSpec, forcing, pool_nodes
+from elastic_gpu.azure.node_spec import KUBELET_KEYS, AksNodeSpec, PoolNodes, forcing, pool_nodes
 from elastic_gpu.azure.node_template import resources_tag
+from elastic_gpu.azure.reservations import cluster_grant_problems, existing_cluster_warning, reservation_problems
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
@@ -35,6 +36,7 @@ from elastic_gpu.scheduling import (
     node_labels,
     split_total,
 )
+from elastic_gpu.settings import Spelling
 from elastic_gpu.validation import said
 from elastic_gpu.workload import WorkloadContract
 
@@ -48,8 +50,8 @@ AGENT_POOL_NAME_PATTERN = r"^[a-z][a-z0-9]{0,11}$"
 #: Agent-pool name: up to STEM_CHARS of the pool name, a kind letter, and a digest of the fields
 #: that force a replacement (elastic_gpu.replacement): 5 + 1 + 6 = 12.
 STEM_CHARS = MAX_AGENT_POOL_NAME - 1 - DIGEST_LEN
-#: Kind letters: general (on-demand), spot, on-demand (GPU).
-KIND_GENERAL, KIND_SPOT, KIND_ON_DEMAND = "g", "s", "o"
+#: Kind letters: general (on-demand), spot, on-demand (GPU), reserved (GPU, in a capacity reservation group).
+KIND_GENERAL, KIND_SPOT, KIND_ON_DEMAND, KIND_RESERVED = "g", "s", "o", "r"
 #: VM sizes per GPU pool (the resource names keep a one-digit size index).
 MAX_VM_SIZES = 9
 #: Spot max price -1: pay up to the on-demand price; evicted for capacity only, never for price.
@@ -143,6 +145,7 @@ def build_agent_pool(
         node_taints=[str(t) for t in spec.taints] or None,
         os_disk_size_gb=spec.disk_size_gib,
         vnet_subnet_id=spec.vnet_subnet_id,
+        capacity_reservation_group_id=spec.capacity_reservation_group_id,
         kubelet_config=cs.KubeletConfigArgs(**spec.kubelet_config) if spec.kubelet_config else None,
         tags={**tags, **spec.node_template_tags},
         opts=pulumi.ResourceOptions(
@@ -243,9 +246,14 @@ def own_vnet_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
 
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """AKS rules for a GPU pool beyond the cloud-neutral ones."""
-    if uses_node_provisioning(args.cluster):
-        return nap_pool_problems(where, args)
-    problems = []
+    nap = uses_node_provisioning(args.cluster)
+    spell = Spelling(where, stack_file=False)
+    problems = reservation_problems(spell, args, nap=nap, sizes=len(args.instance_types))
+    if nap:
+        return problems + nap_pool_problems(where, args)
+    granted = getattr(args.cluster, "capacity_reservation_group_ids", None)  # an AksCluster this library creates
+    if args.reservations is not None and granted is not None:
+        problems += cluster_grant_problems(where, args.reservations.ids, granted)
     if len(args.instance_types) > MAX_VM_SIZES:
         problems.append(
             f"{where}instance_types: at most {MAX_VM_SIZES} VM sizes on AKS (got {len(args.instance_types)})"
@@ -257,6 +265,8 @@ def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
     """(primary agent pools, fallback agent pools): one per VM size (and zone when `per_zone`);
     the fallback one per VM size across the zones."""
     sizes = len(args.instance_types)
+    if args.reservations is not None and args.reservations.only:
+        return 0, 0  # the reserved agent pools alone (reservations.nodes is checked against them)
     primary = sizes * (len(args.pool_zones) if _per_zone(args) else 1)
     return primary, (sizes if args.on_demand_fallback else 0)
 
@@ -354,17 +364,19 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         gpus = row.gpus if row is not None else args.gpus_per_node
         return {resources_tag(GPU_RESOURCE): str(gpus * args.gpu_sharing_replicas)}
 
-    def spec(cap: Capacity, vm: str, pool_zones: list[str], lo: int, hi: int, rank: int) -> AksNodeSpec:
+    def spec(
+        cap: Capacity, vm: str, pool_zones: list[str], lo: int, hi: int, rank: int, group: str | None = None
+    ) -> AksNodeSpec:
         spot = cap == "spot"
         return AksNodeSpec(
             stem=stem,
-            kind=KIND_SPOT if spot else KIND_ON_DEMAND,
+            kind={"spot": KIND_SPOT, "reserved": KIND_RESERVED}.get(cap, KIND_ON_DEMAND),
             capacity=cap,
             vm_size=vm,
             zones=pool_zones,
             min_count=lo,
             max_count=hi,
-            labels=nodes.agent_pool_labels(spot),
+            labels=nodes.reserved_labels() if group else nodes.agent_pool_labels(spot),
             taints=spot_taints if spot else gpu_taints,
             disk_size_gib=nodes.disk_size_gib,
             spot_max_price=spot_max_price if spot else None,
@@ -372,9 +384,26 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
             vnet_subnet_id=nodes.vnet_subnet_id,
             kubelet_config=nodes.kubelet_config,
             node_template_tags=template_tags(vm),
+            capacity_reservation_group_id=group,
         )
 
     zones = args.pool_zones
+    region = getattr(cluster, "plain_location", None)  # the location, when the handle knows it before deployment
+    specs: list[tuple[str, AksNodeSpec]] = []
+    reserved = args.reservations
+    if reserved is not None:
+        # The reserved tier first: a Regular agent pool per group and VM size, across the pool's zones, min 0, its
+        # share of reservations.nodes as max (the preflight checks the groups' sizes, zones and counts).
+        tier = [(group, i, vm) for group in reserved.ids for i, vm in enumerate(args.instance_types)]
+        reserved_ranks = price_ranks(list(args.instance_types), spot=False, region=region)
+        for k, ((group, i, vm), hi) in enumerate(zip(tier, split_total(reserved.nodes, len(tier)), strict=True)):
+            specs.append(
+                (f"{name}-{stem}{KIND_RESERVED}{k}", spec("reserved", vm, zones, 0, hi, reserved_ranks[i], group))
+            )
+        if granted_ids(cluster) is None:
+            pulumi.log.warn(f"SpotGpuPool '{name}': {existing_cluster_warning(reserved.ids)}", resource=parent)
+    if reserved is not None and reserved.only:
+        return _built(specs, cluster, nodes, spot=False, parent=parent)
     per_zone = _per_zone(args)
     capacity: Capacity = "spot" if args.spot else "on-demand"
     kind = "s" if args.spot else "o"
@@ -387,9 +416,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     ]
     mins = split_total(args.min_size, len(placements))
     maxes = split_total(args.max_size, len(placements))
-    region = getattr(cluster, "plain_location", None)  # the location, when the handle knows it before deployment
     ranks = price_ranks(list(args.instance_types), spot=args.spot, region=region)
-    specs: list[tuple[str, AksNodeSpec]] = []
     for (i, vm, pool_zones, zone), lo, hi in zip(placements, mins, maxes, strict=True):
         # Resource names keep the readable `<stem><kind><size index><zone>`; the AKS name carries the digest.
         specs.append((f"{name}-{stem}{kind}{i}{zone}", spec(capacity, vm, pool_zones, lo, hi, ranks[i])))
@@ -400,14 +427,34 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         for i, (vm, hi) in enumerate(zip(args.instance_types, fallback_maxes, strict=True)):
             specs.append((f"{name}-{stem}{KIND_ON_DEMAND}{i}", spec("on-demand", vm, zones, 0, hi, fallback_ranks[i])))
 
+    return _built(specs, cluster, nodes, spot=args.spot, parent=parent)
+
+
+def granted_ids(cluster: object) -> list[str] | None:
+    """The capacity reservation groups an AksCluster this library created granted its identity; None for a
+    cluster made elsewhere (the library cannot see its identity)."""
+    return getattr(cluster, "capacity_reservation_group_ids", None)
+
+
+def _built(
+    specs: list[tuple[str, AksNodeSpec]],
+    cluster: AksClusterHandle,
+    nodes: PoolNodes,
+    *,
+    spot: bool,
+    parent: pulumi.Resource,
+) -> BuiltPool:
+    """The pool's agent pools, declared in the order of `specs` (reserved, then its own capacity, then the
+    fallback)."""
     pools: list[pulumi.Resource] = [
         build_agent_pool(res, s, cluster=cluster, tags=nodes.tags, parent=parent) for res, s in specs
     ]
     return BuiltPool(
         node_groups=[node_group_ref(s) for _, s in specs],
         # Every taint any of the pool's nodes carries: the device plugin tolerates them all.
-        taints=spot_taints if args.spot else gpu_taints,
-        labels=specs[0][1].labels,
+        taints=list(nodes.spot_taints if spot else nodes.gpu_taints),
+        # The labels of the pool's own capacity (its reserved tier's say "reserved"), as without a reserved tier.
+        labels=next((s.labels for _, s in specs if s.capacity != "reserved"), specs[0][1].labels),
         resources=pools,
         cloud_outputs=_identity(cluster),
     )
