@@ -191,8 +191,9 @@ FORCE_NEW: tuple[ForceNew, ...] = (
     ForceNew("gpu_instance_profile", "gpuInstanceProfile", _AZURERM_FORCE_NEW, when_set=True),
     ForceNew("vnet_subnet_id", "vnetSubnetID", _AZURERM_ROTATES, when_set=True),
     ForceNew("kubelet_config", "kubeletConfig", _AZURERM_ROTATES, when_set=True),
-    # AKS associates a group only when it creates a Virtual Machine Scale Sets pool (Azure/AKS#5943 asks for
-    # more; azurerm capacity_reservation_group_id is ForceNew).
+    # AKS takes a pool's group when it creates the pool (`az aks nodepool add --crg-id`; Azure/AKS#5943 asks to
+    # change it on an existing pool); azurerm's capacity_reservation_group_id is ForceNew (terraform-provider-azurerm
+    # #17395).
     ForceNew("capacity_reservation_group_id", "capacityReservationGroupID", _AZURERM_FORCE_NEW, when_set=True),
 )
 #: The agent pool's URL parameters (azure-native replaces a resource on its path's parameters).
