@@ -33,11 +33,11 @@ DEFAULT_NAMESPACE = "kube-system"
 DEFAULT_WORKLOAD_NAME = "cluster-autoscaler"
 #: The priority expander reads exactly this ConfigMap, in the autoscaler's namespace.
 PRIORITY_CONFIGMAP = "cluster-autoscaler-priority-expander"
-#: Priority-expander ranks: the highest that can fit the pending pods wins.
+#: Priority-expander ranks: the highest that can fit the pending pods wins. A reserved group (capacity the team
+#: already pays for) comes first, then spot, then on-demand.
+RESERVED_PRIORITY = 90
 SPOT_PRIORITY = 50
 ON_DEMAND_PRIORITY = 10
-#: A reserved tier's groups (capacity the team already holds) rank above every spot group.
-RESERVED_PRIORITY = 90
 #: Each capacity's base rank (a group's `rank` steps below it).
 CAPACITY_PRIORITY = {"reserved": RESERVED_PRIORITY, "spot": SPOT_PRIORITY, "on-demand": ON_DEMAND_PRIORITY}
 #: The lowest rank we give. There is no catch-all (`.*`): a group no regex matches is used only when no

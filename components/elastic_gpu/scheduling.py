@@ -41,12 +41,14 @@ GPU_NODE_LABEL_VALUE = "true"
 LABEL_PREFIX = "elastic-gpu.io"
 NODE_CLASS_LABEL = f"{LABEL_PREFIX}/node-class"  # "general" | "gpu"
 POOL_LABEL = f"{LABEL_PREFIX}/pool"
-CAPACITY_LABEL = f"{LABEL_PREFIX}/capacity"  # "spot" | "on-demand"
+CAPACITY_LABEL = f"{LABEL_PREFIX}/capacity"  # "reserved" | "spot" | "on-demand"
 
 NODE_CLASS_GENERAL = "general"
 NODE_CLASS_GPU = "gpu"
 CAPACITY_SPOT = "spot"
 CAPACITY_ON_DEMAND = "on-demand"
+#: Nodes of a reservation the team holds (an Azure capacity reservation group, ...): the reserved tier.
+CAPACITY_RESERVED = "reserved"
 
 #: AWS: with this label the cluster-autoscaler treats a node as a GPU node and
 #: waits for the GPU to be advertised instead of scaling up twice (CA >= 1.15).

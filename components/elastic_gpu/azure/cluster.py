@@ -44,6 +44,7 @@ from elastic_gpu.azure.options import (
     MaintenanceWindowConfig,
 )
 from elastic_gpu.azure.pools import vmss_name_regex
+from elastic_gpu.azure.reservations import CONTRIBUTOR_ROLE, GROUP_ID_SHAPE, parse_group_id
 from elastic_gpu.azure.system_pool import system_pool_size_warning
 from elastic_gpu.cluster_handle import (
     AksClusterHandle,
@@ -204,6 +205,11 @@ class AksClusterArgs:
     auto-provisioning (`nodeProvisioningProfile` mode Auto, no default NodePools): each SpotGpuPool becomes
     an AKSNodeClass and NodePools, no agent pool; the System pool (and a GeneralPool) keep a fixed count of
     their min size, as AKS creates no autoscaling agent pool under NAP, and no autoScalerProfile is set."""
+    capacity_reservation_group_ids: list[str] = field(default_factory=list)
+    """Default none. The capacity reservation groups the cluster's GPU pools reserve from (their
+    `reservations.ids`; a stack file's are gathered from its pools). AKS uses a group only through a user-assigned
+    control-plane identity with Contributor on the group's resource group (use-capacity-reservation-groups.md):
+    with any, `<cluster_name>-identity` is created and granted that role before the cluster."""
     maintenance_window: MaintenanceWindowConfig = field(default_factory=MaintenanceWindowConfig)
     """Default Saturdays 02:00 UTC for 4 hours: the only time AKS reimages nodes with a new node image and node
     auto-provisioning picks one up and replaces its GPU nodes (the `aksManagedNodeOSUpgradeSchedule`
@@ -224,6 +230,12 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
         )
     if bad := [z for z in args.zones if z not in AZURE_ZONES]:
         problems.append(f"{where}zones: {bad} are not Azure zones; allowed: {', '.join(AZURE_ZONES)}")
+    for i, group in enumerate(args.capacity_reservation_group_ids):
+        if parse_group_id(group) is None:
+            problems.append(
+                f"{where}capacity_reservation_group_ids[{i}]: {said(group)} is not a capacity reservation group id; "
+                f"allowed: {GROUP_ID_SHAPE}"
+            )
     problems += zoneless_region_problems(f"{where}AksClusterArgs.", args.location, args.zones)
     if args.network_plugin not in NETWORK_PLUGINS:
         problems.append(
@@ -343,7 +355,7 @@ def network_identity(
     identity needs Network Contributor on it (use-managed-identity.md: outside the node resource group the
     role must be granted; az does so, ARM templates and Pulumi must); a system-assigned identity exists only
     with the cluster, so a user-assigned one is declared first, granted the role, then the cluster."""
-    if args.subnet_id is None:
+    if args.subnet_id is None and not args.capacity_reservation_group_ids:
         return cs.ManagedClusterIdentityArgs(type=cs.ResourceIdentityType.SYSTEM_ASSIGNED), []
     opts = pulumi.ResourceOptions(parent=parent, protect=args.protect)
     identity = azure_native.managedidentity.UserAssignedIdentity(
@@ -356,14 +368,17 @@ def network_identity(
     )
     # Node auto-provisioning's Karpenter also reads the VNet: the role on the VNet (node-auto-provisioning-
     # custom-vnet.md; Azure/karpenter-provider-azure#332), else on each subnet (use-managed-identity.md).
-    scopes = (
-        [("vnet", args.subnet_id.rsplit("/subnets/", 1)[0])]
-        if args.provisioner == NAP
-        else [("subnet", args.subnet_id), ("apiserver-subnet", args.api_server_subnet_id)]
-    )
+    scopes: list[tuple[str, str | None]] = []
+    if args.subnet_id is not None:
+        scopes = (
+            [("vnet", args.subnet_id.rsplit("/subnets/", 1)[0])]
+            if args.provisioner == NAP
+            else [("subnet", args.subnet_id), ("apiserver-subnet", args.api_server_subnet_id)]
+        )
     scopes = [(kind, scope) for kind, scope in scopes if scope is not None]
-    role = f"/subscriptions/{subscription_of(args.subnet_id)}/providers/Microsoft.Authorization/roleDefinitions/"
-    grants: list[pulumi.Resource] = [
+    subscription = subscription_of(args.subnet_id) if args.subnet_id else ""
+    role = f"/subscriptions/{subscription}/providers/Microsoft.Authorization/roleDefinitions/"
+    grants: list[pulumi.Resource] = reservation_grants(name, args, identity, parent) + [
         azure_native.authorization.RoleAssignment(
             f"{name}-{kind}-network-contributor",
             scope=subnet,
@@ -380,6 +395,29 @@ def network_identity(
         ),
         grants,
     )
+
+
+def reservation_grants(
+    name: str,
+    args: AksClusterArgs,
+    identity: azure_native.managedidentity.UserAssignedIdentity,
+    parent: pulumi.Resource,
+) -> list[pulumi.Resource]:
+    """Contributor for the control-plane identity on the resource group of each capacity reservation group the
+    pools use, as AKS use-capacity-reservation-groups.md grants it (one per resource group)."""
+    scopes = dict.fromkeys(g.resource_group_id for i in args.capacity_reservation_group_ids if (g := parse_group_id(i)))
+    return [
+        azure_native.authorization.RoleAssignment(
+            f"{name}-reservations{i}-contributor",
+            scope=scope,
+            role_definition_id=f"{scope.split('/resourceGroups/')[0]}/providers/Microsoft.Authorization/"
+            f"roleDefinitions/{CONTRIBUTOR_ROLE}",
+            principal_id=identity.principal_id,
+            principal_type=azure_native.authorization.PrincipalType.SERVICE_PRINCIPAL,
+            opts=pulumi.ResourceOptions(parent=parent),
+        )
+        for i, scope in enumerate(scopes)
+    ]
 
 
 @documented_component(AksClusterArgs, handle=AksClusterHandle)
@@ -568,6 +606,8 @@ class AksCluster(pulumi.ComponentResource):
             vnet_subnet_id=args.subnet_id,
         )
         identity, grants = network_identity(name, args, self.resource_group_name, self)
+        #: the capacity reservation groups the control-plane identity may use (its pools' reserved tiers)
+        self.capacity_reservation_group_ids: list[str] = list(args.capacity_reservation_group_ids)
         #: the VNet subnet the pools join by default (None: the VNet AKS creates, where no pool may set its own)
         self.vnet_subnet_id: str | None = args.subnet_id
         self.cluster = cs.ManagedCluster(

@@ -8,6 +8,7 @@ from elastic_gpu.azure.cluster import AKS_DURATION_PATTERN, AKS_EXPANDERS, AZURE
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig, spot_max_price_problems
 from elastic_gpu.azure.pools import MAX_VM_SIZES, agent_pool_name_problems, agent_pool_stem
+from elastic_gpu.azure.reservations import reservation_problems
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.provider import ConfigRules
@@ -193,6 +194,9 @@ def validate(cfg: StackConfig) -> list[str]:
             problems.append(f"{where}.instanceTypes: at most {MAX_VM_SIZES} VM sizes per pool on AKS (got {count})")
         # Configured VM sizes, or the ones picked from `gpu` (then the message names `gpu`).
         sizes = list(pool.instance_types or (cfg.instance_types(pool) if pool.gpu else []))
+        problems += reservation_problems(
+            Spelling(f"{where}.", stack_file=True), pool, nap=cfg.provisioner == NAP, sizes=len(sizes)
+        )
         for j, vm_size in enumerate(sizes):
             row = gpu_instance_type("azure", vm_size)
             if row is not None and row.regions is not None and c.region not in row.regions:

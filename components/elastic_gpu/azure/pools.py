@@ -10,35 +10,31 @@ from __future__ import annotations
 import math
 import re
 import weakref
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING
 
 import pulumi
 from pulumi_azure_native import containerservice as cs
 
-from elastic_gpu.azure.network import pool_subnet, vnet_of
+from elastic_gpu.azure.network import vnet_of
 from elastic_gpu.azure.node_provisioning import uses_node_provisioning
 from elastic_gpu.azure.node_provisioning.pools import build_nap_gpu_pool, nap_pool_problems
+from elastic_gpu.azure.node_spec import KUBELET_KEYS, AksNodeSpec, PoolNodes, forcing, pool_nodes
 from elastic_gpu.azure.node_template import resources_tag
 from elastic_gpu.azure.options import spot_max_price_problems
+from elastic_gpu.azure.reservations import cluster_grant_problems, existing_cluster_warning, reservation_problems
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_labels
+from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_names import DIGEST_LEN, short_digest
-from elastic_gpu.pool_overrides import kubelet_args, kubelet_problems, unsupported
+from elastic_gpu.pool_overrides import kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.prices import TABLE_PATH, price_row, price_rows
 from elastic_gpu.provider import PoolBuilder
 from elastic_gpu.scheduling import (
-    AKS_SPOT_LABEL,
-    AKS_SPOT_TAINT,
     GPU_RESOURCE,
-    GPU_TAINT,
     NODE_CLASS_GENERAL,
-    NODE_CLASS_GPU,
     POOL_LABEL,
-    Taint,
     node_labels,
     split_total,
 )
@@ -56,8 +52,8 @@ AGENT_POOL_NAME_PATTERN = r"^[a-z][a-z0-9]{0,11}$"
 #: Agent-pool name: up to STEM_CHARS of the pool name, a kind letter, and a digest of the fields
 #: that force a replacement (elastic_gpu.replacement): 5 + 1 + 6 = 12.
 STEM_CHARS = MAX_AGENT_POOL_NAME - 1 - DIGEST_LEN
-#: Kind letters: general (on-demand), spot, on-demand (GPU).
-KIND_GENERAL, KIND_SPOT, KIND_ON_DEMAND = "g", "s", "o"
+#: Kind letters: general (on-demand), spot, on-demand (GPU), reserved (GPU, in a capacity reservation group).
+KIND_GENERAL, KIND_SPOT, KIND_ON_DEMAND, KIND_RESERVED = "g", "s", "o", "r"
 #: VM sizes per GPU pool (the resource names keep a one-digit size index).
 MAX_VM_SIZES = 9
 #: Spot max price -1: pay up to the on-demand price; evicted for capacity only, never for price.
@@ -68,20 +64,6 @@ DEFAULT_SPOT_MAX_PRICE = -1.0
 #: so 20 is one spot agent pool in the slower regime plus slack.
 DEFAULT_MAX_MINUTES_TO_FALLBACK = 20.0
 #: The AKS spot label's value on spot nodes (spot-node-pool.md).
-
-#: KubeletConfiguration key -> the AKS SDK argument that sets it.
-KUBELET_KEYS: dict[str, str] = {
-    "cpuManagerPolicy": "cpu_manager_policy",
-    "cpuCFSQuota": "cpu_cfs_quota",
-    "cpuCFSQuotaPeriod": "cpu_cfs_quota_period",
-    "podPidsLimit": "pod_max_pids",
-    "imageGCHighThresholdPercent": "image_gc_high_threshold",
-    "imageGCLowThresholdPercent": "image_gc_low_threshold",
-    "containerLogMaxFiles": "container_log_max_files",
-    "topologyManagerPolicy": "topology_manager_policy",
-    "allowedUnsafeSysctls": "allowed_unsafe_sysctls",
-    "failSwapOn": "fail_swap_on",
-}
 
 
 def agent_pool_stem(pool_name: str) -> str:
@@ -120,52 +102,14 @@ def vmss_name_regex(agent_pool: str) -> str:
     return f"^aks-{re.escape(agent_pool)}-[0-9]+-vmss$"
 
 
-@dataclass(frozen=True)
-class AgentPoolSpec:
-    """One AKS agent pool, as declared."""
+def agent_pool_name(spec: AksNodeSpec) -> str:
+    """The spec's AKS agent-pool name: its stem and kind, and a digest of its ForceNew inputs (node_spec.forcing)."""
+    return aks_agent_pool_name(spec.stem, spec.kind, forcing(spec))
 
-    #: our pool's name stem (agent_pool_stem) and kind letter; the AKS name adds a digest
-    stem: str
-    kind: str
-    capacity: Capacity
-    vm_size: str
-    zones: list[str]
-    min_count: int
-    max_count: int
-    labels: dict[str, str]
-    taints: list[Taint]
-    disk_size_gib: int
-    spot_max_price: float | None = None
-    #: price rank among the pool's agent pools of this capacity (0 = cheapest)
-    rank: int = 0
-    #: the pool's own VNet subnet (vnetSubnetID) and kubelet settings (KubeletConfigArgs keywords)
-    vnet_subnet_id: str | None = None
-    kubelet_config: dict[str, Any] = field(default_factory=dict)
-    #: tags on top of the pool's own: the autoscaler's node-template resources (azure/node_template.py)
-    node_template_tags: dict[str, str] = field(default_factory=dict)
-    #: False: a fixed count of min_count nodes (under node auto-provisioning no agent pool autoscales)
-    autoscaled: bool = True
 
-    @property
-    def agent_pool_name(self) -> str:
-        spot = self.capacity == "spot"
-        return aks_agent_pool_name(
-            self.stem,
-            self.kind,
-            {
-                "vmSize": self.vm_size,
-                "availabilityZones": list(self.zones),
-                "osDiskSizeGB": self.disk_size_gib,
-                "scaleSetPriority": "Spot" if spot else "Regular",
-                "spotMaxPrice": self.spot_max_price if spot else None,
-                # Only when set, so the names of pools without them do not change.
-                **({"vnetSubnetID": self.vnet_subnet_id} if self.vnet_subnet_id else {}),
-                **({"kubeletConfig": self.kubelet_config} if self.kubelet_config else {}),
-            },
-        )
-
-    def ref(self) -> NodeGroupRef:
-        return NodeGroupRef(self.agent_pool_name, self.capacity, vmss_name_regex(self.agent_pool_name), self.rank)
+def node_group_ref(spec: AksNodeSpec) -> NodeGroupRef:
+    name = agent_pool_name(spec)
+    return NodeGroupRef(name, spec.capacity, vmss_name_regex(name), spec.rank)
 
 
 #: The agent pool each cluster got last: the next one waits for it (see build_agent_pool).
@@ -173,21 +117,20 @@ _LAST_POOL: weakref.WeakKeyDictionary[object, cs.AgentPool] = weakref.WeakKeyDic
 
 
 def build_agent_pool(
-    res_name: str, spec: AgentPoolSpec, *, cluster: AksClusterHandle, tags: dict[str, str], parent: pulumi.Resource
+    res_name: str, spec: AksNodeSpec, *, cluster: AksClusterHandle, tags: dict[str, str], parent: pulumi.Resource
 ) -> cs.AgentPool:
     """One agent pool, created after the cluster's previous one: AKS runs one operation on a cluster at a
     time and answers concurrent pool creations with "Another operation is in progress"
     (Azure/terraform-azurerm-avm-ptn-aks-production PR 25 chains its pools the same way)."""
-    spot = spec.capacity == "spot"
     previous = _LAST_POOL.get(cluster)
     pool = cs.AgentPool(
         res_name,
-        agent_pool_name=spec.agent_pool_name,
+        agent_pool_name=agent_pool_name(spec),
         resource_group_name=cluster.resource_group_name,
         resource_name_=cluster.cluster_name,
         mode=cs.AgentPoolMode.USER,
         type=cs.AgentPoolType.VIRTUAL_MACHINE_SCALE_SETS,
-        os_type=cs.OSType.LINUX,
+        os_type=spec.os_type,
         vm_size=spec.vm_size,
         # None in no zone: a regional pool (AKS refuses availabilityZones in a region without zones).
         availability_zones=list(spec.zones) or None,
@@ -197,14 +140,14 @@ def build_agent_pool(
         count=spec.min_count,
         min_count=spec.min_count if spec.autoscaled else None,
         max_count=spec.max_count if spec.autoscaled else None,
-        scale_set_priority=cs.ScaleSetPriority.SPOT if spot else cs.ScaleSetPriority.REGULAR,
-        # Delete (not Deallocate): an evicted spot VM stops costing disk and frees quota.
-        scale_set_eviction_policy=cs.ScaleSetEvictionPolicy.DELETE if spot else None,
-        spot_max_price=spec.spot_max_price if spot else None,
+        scale_set_priority=spec.scale_set_priority,
+        scale_set_eviction_policy=spec.scale_set_eviction_policy,
+        spot_max_price=spec.spot_max_price,
         node_labels=spec.labels,
         node_taints=[str(t) for t in spec.taints] or None,
         os_disk_size_gb=spec.disk_size_gib,
         vnet_subnet_id=spec.vnet_subnet_id,
+        capacity_reservation_group_id=spec.capacity_reservation_group_id,
         kubelet_config=cs.KubeletConfigArgs(**spec.kubelet_config) if spec.kubelet_config else None,
         tags={**tags, **spec.node_template_tags},
         opts=pulumi.ResourceOptions(
@@ -238,8 +181,9 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
         problems.append(f"GeneralPool '{name}': spot: the general pool must be on-demand on AKS (got True)")
     if problems:
         raise ConfigError(problems, source=f"GeneralPool '{name}'")
-    labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=False) | args.extra_labels
-    spec = AgentPoolSpec(
+    nodes = pool_nodes(name, args)
+    labels = node_labels(pool=name, node_class=NODE_CLASS_GENERAL, spot=False) | nodes.extra_labels
+    spec = AksNodeSpec(
         stem=agent_pool_stem(name),
         kind=KIND_GENERAL,
         capacity="on-demand",
@@ -249,13 +193,14 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
         max_count=args.max_size,
         labels=labels,
         taints=[],
-        disk_size_gib=args.disk_size_gib,
+        disk_size_gib=nodes.disk_size_gib,
         autoscaled=not uses_node_provisioning(cluster),
-        **_node_settings(args),
+        vnet_subnet_id=nodes.vnet_subnet_id,
+        kubelet_config=nodes.kubelet_config,
     )
-    pool = build_agent_pool(f"{name}-pool", spec, cluster=cluster, tags=args.tags, parent=parent)
+    pool = build_agent_pool(f"{name}-pool", spec, cluster=cluster, tags=nodes.tags, parent=parent)
     return BuiltPool(
-        node_groups=[spec.ref()], taints=[], labels=labels, resources=[pool], cloud_outputs=_identity(cluster)
+        node_groups=[node_group_ref(spec)], taints=[], labels=labels, resources=[pool], cloud_outputs=_identity(cluster)
     )
 
 
@@ -301,22 +246,17 @@ def own_vnet_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
     return []
 
 
-class _NodeSettings(TypedDict):
-    """The pool's own node settings, as AgentPoolSpec's fields."""
-
-    vnet_subnet_id: str | None
-    kubelet_config: dict[str, Any]
-
-
-def _node_settings(args: GeneralPoolArgs | SpotGpuPoolArgs) -> _NodeSettings:
-    return {"vnet_subnet_id": pool_subnet(args), "kubelet_config": kubelet_args(args, KUBELET_KEYS)}
-
-
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """AKS rules for a GPU pool beyond the cloud-neutral ones."""
-    if uses_node_provisioning(args.cluster):
-        return nap_pool_problems(where, args)
-    problems = spot_max_price_problems(Spelling(where, stack_file=False), args.spot_max_price)
+    nap = uses_node_provisioning(args.cluster)
+    spell = Spelling(where, stack_file=False)
+    problems = reservation_problems(spell, args, nap=nap, sizes=len(args.instance_types))
+    if nap:
+        return problems + nap_pool_problems(where, args)
+    problems += spot_max_price_problems(spell, args.spot_max_price)
+    granted = getattr(args.cluster, "capacity_reservation_group_ids", None)  # an AksCluster this library creates
+    if args.reservations is not None and granted is not None:
+        problems += cluster_grant_problems(where, args.reservations.ids, granted)
     if len(args.instance_types) > MAX_VM_SIZES:
         problems.append(
             f"{where}instance_types: at most {MAX_VM_SIZES} VM sizes on AKS (got {len(args.instance_types)})"
@@ -328,6 +268,8 @@ def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:
     """(primary agent pools, fallback agent pools): one per VM size (and zone when `per_zone`);
     the fallback one per VM size across the zones."""
     sizes = len(args.instance_types)
+    if args.reservations is not None and args.reservations.only:
+        return 0, 0  # the reserved agent pools alone (reservations.nodes is checked against them)
     primary = sizes * (len(args.pool_zones) if _per_zone(args) else 1)
     return primary, (sizes if args.on_demand_fallback else 0)
 
@@ -337,19 +279,13 @@ def _per_zone(args: SpotGpuPoolArgs) -> bool:
     return args.pool_per_zone and bool(args.pool_zones)
 
 
-def _taints(args: SpotGpuPoolArgs) -> tuple[list[Taint], list[Taint]]:
-    """(taints of on-demand nodes, taints of spot nodes): AKS adds its spot taint to every spot node."""
-    gpu_taints = sorted({GPU_TAINT, *args.extra_taints})
-    return gpu_taints, sorted({*gpu_taints, AKS_SPOT_TAINT})
-
-
 def workload_contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
     """Tolerate the GPU taint and, for a spot pool, AKS's spot taint; select the pool's label; under node
     auto-provisioning the Job's pods carry Karpenter's do-not-disrupt."""
-    on_demand, spot = _taints(args)
+    nodes = pool_nodes(name, args)
     return WorkloadContract(
         pool=name,
-        taints=tuple(spot if args.spot else on_demand),
+        taints=nodes.spot_taints if args.spot else nodes.gpu_taints,
         node_selector={POOL_LABEL: name},
         pod_annotations=dict(DO_NOT_DISRUPT) if uses_node_provisioning(args.cluster) else {},
     )
@@ -412,12 +348,8 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     spot_max_price = DEFAULT_SPOT_MAX_PRICE if args.spot_max_price is None else args.spot_max_price
     # Spot nodes carry AKS's own taint and label: declared so the spec matches the nodes,
     # as the azurerm provider documents for spot pools (node_labels / node_taints).
-    gpu_taints, spot_taints = _taints(args)
-
-    def labels_for(spot: bool) -> dict[str, str]:
-        labels = node_labels(pool=name, node_class=NODE_CLASS_GPU, spot=spot) | gpu_spec_labels(args.gpu_spec)
-        labels |= args.extra_labels
-        return labels | {AKS_SPOT_LABEL: AKS_SPOT_TAINT.value} if spot else labels
+    nodes = pool_nodes(name, args)
+    gpu_taints, spot_taints = list(nodes.gpu_taints), list(nodes.spot_taints)
 
     def template_tags(vm: str) -> dict[str, str]:
         # Time-slicing: the autoscaler reads the GPUs a node from this pool will advertise from the scale
@@ -428,26 +360,46 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         gpus = row.gpus if row is not None else args.gpus_per_node
         return {resources_tag(GPU_RESOURCE): str(gpus * args.gpu_sharing_replicas)}
 
-    def spec(cap: Capacity, vm: str, pool_zones: list[str], lo: int, hi: int, rank: int) -> AgentPoolSpec:
+    def spec(
+        cap: Capacity, vm: str, pool_zones: list[str], lo: int, hi: int, rank: int, group: str | None = None
+    ) -> AksNodeSpec:
         spot = cap == "spot"
-        return AgentPoolSpec(
+        return AksNodeSpec(
             stem=stem,
-            kind=KIND_SPOT if spot else KIND_ON_DEMAND,
+            kind={"spot": KIND_SPOT, "reserved": KIND_RESERVED}.get(cap, KIND_ON_DEMAND),
             capacity=cap,
             vm_size=vm,
             zones=pool_zones,
             min_count=lo,
             max_count=hi,
-            labels=labels_for(spot),
+            labels=nodes.reserved_labels() if group else nodes.agent_pool_labels(spot),
             taints=spot_taints if spot else gpu_taints,
-            disk_size_gib=args.disk_size_gib,
+            disk_size_gib=nodes.disk_size_gib,
             spot_max_price=spot_max_price if spot else None,
             rank=rank,
+            vnet_subnet_id=nodes.vnet_subnet_id,
+            kubelet_config=nodes.kubelet_config,
             node_template_tags=template_tags(vm),
-            **_node_settings(args),
+            capacity_reservation_group_id=group,
         )
 
     zones = args.pool_zones
+    region = getattr(cluster, "plain_location", None)  # the location, when the handle knows it before deployment
+    specs: list[tuple[str, AksNodeSpec]] = []
+    reserved = args.reservations
+    if reserved is not None:
+        # The reserved tier first: a Regular agent pool per group and VM size, across the pool's zones, min 0, its
+        # share of reservations.nodes as max (the preflight checks the groups' sizes, zones and counts).
+        tier = [(group, i, vm) for group in reserved.ids for i, vm in enumerate(args.instance_types)]
+        reserved_ranks = price_ranks(list(args.instance_types), spot=False, region=region)
+        for k, ((group, i, vm), hi) in enumerate(zip(tier, split_total(reserved.nodes, len(tier)), strict=True)):
+            specs.append(
+                (f"{name}-{stem}{KIND_RESERVED}{k}", spec("reserved", vm, zones, 0, hi, reserved_ranks[i], group))
+            )
+        if granted_ids(cluster) is None:
+            pulumi.log.warn(f"SpotGpuPool '{name}': {existing_cluster_warning(reserved.ids)}", resource=parent)
+    if reserved is not None and reserved.only:
+        return _built(specs, cluster, nodes, spot=False, parent=parent)
     per_zone = _per_zone(args)
     capacity: Capacity = "spot" if args.spot else "on-demand"
     kind = "s" if args.spot else "o"
@@ -460,9 +412,7 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
     ]
     mins = split_total(args.min_size, len(placements))
     maxes = split_total(args.max_size, len(placements))
-    region = getattr(cluster, "plain_location", None)  # the location, when the handle knows it before deployment
     ranks = price_ranks(list(args.instance_types), spot=args.spot, region=region)
-    specs: list[tuple[str, AgentPoolSpec]] = []
     for (i, vm, pool_zones, zone), lo, hi in zip(placements, mins, maxes, strict=True):
         # Resource names keep the readable `<stem><kind><size index><zone>`; the AKS name carries the digest.
         specs.append((f"{name}-{stem}{kind}{i}{zone}", spec(capacity, vm, pool_zones, lo, hi, ranks[i])))
@@ -473,14 +423,34 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         for i, (vm, hi) in enumerate(zip(args.instance_types, fallback_maxes, strict=True)):
             specs.append((f"{name}-{stem}{KIND_ON_DEMAND}{i}", spec("on-demand", vm, zones, 0, hi, fallback_ranks[i])))
 
+    return _built(specs, cluster, nodes, spot=args.spot, parent=parent)
+
+
+def granted_ids(cluster: object) -> list[str] | None:
+    """The capacity reservation groups an AksCluster this library created granted its identity; None for a
+    cluster made elsewhere (the library cannot see its identity)."""
+    return getattr(cluster, "capacity_reservation_group_ids", None)
+
+
+def _built(
+    specs: list[tuple[str, AksNodeSpec]],
+    cluster: AksClusterHandle,
+    nodes: PoolNodes,
+    *,
+    spot: bool,
+    parent: pulumi.Resource,
+) -> BuiltPool:
+    """The pool's agent pools, declared in the order of `specs` (reserved, then its own capacity, then the
+    fallback)."""
     pools: list[pulumi.Resource] = [
-        build_agent_pool(res, s, cluster=cluster, tags=args.tags, parent=parent) for res, s in specs
+        build_agent_pool(res, s, cluster=cluster, tags=nodes.tags, parent=parent) for res, s in specs
     ]
     return BuiltPool(
-        node_groups=[s.ref() for _, s in specs],
+        node_groups=[node_group_ref(s) for _, s in specs],
         # Every taint any of the pool's nodes carries: the device plugin tolerates them all.
-        taints=spot_taints if args.spot else gpu_taints,
-        labels=specs[0][1].labels,
+        taints=list(nodes.spot_taints if spot else nodes.gpu_taints),
+        # The labels of the pool's own capacity (its reserved tier's say "reserved"), as without a reserved tier.
+        labels=next((s.labels for _, s in specs if s.capacity != "reserved"), specs[0][1].labels),
         resources=pools,
         cloud_outputs=_identity(cluster),
     )

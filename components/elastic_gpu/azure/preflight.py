@@ -12,9 +12,12 @@ the finding says so and which command shows it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.quotas import LOW_PRIORITY, REGIONAL, AzureQuota, family_quota, size_vcpus
+from elastic_gpu.azure.reservations import GroupId, parse_group_id
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.http_reads import read_json
 from elastic_gpu.preflight import Finding, QuotaNeed, add_need, attempt, capacities
@@ -132,6 +135,7 @@ def findings(cfg: StackConfig) -> list[Finding]:
                 "Microsoft.Compute/locations/usages/read to let the preview read it",
             )
         )
+    found += reservation_findings(cfg)
     for size, pools in unknown.items():
         found.append(
             Finding(
@@ -149,3 +153,152 @@ def findings(cfg: StackConfig) -> list[Finding]:
 
 def _n(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
+
+
+# --- the reserved tier's capacity reservation groups ----------------------------------------------------------
+
+#: The reservation's own instance view (utilizationInfo: currentCapacity, virtualMachinesAllocated): azure-native
+#: compute.get_capacity_reservation's `expand` (CapacityReservationInstanceViewTypes "instanceView").
+INSTANCE_VIEW = "instanceView"
+#: A reservation whose capacity is reserved (ProvisioningState of azure-rest-api-specs ComputeRP capacity
+#: reservations: Creating, Updating, Failed, Succeeded, Deleting).
+SUCCEEDED = "Succeeded"
+
+
+@dataclass(frozen=True)
+class HeldReservation:
+    """One capacity reservation of a group, as azure-native's getCapacityReservation answers."""
+
+    name: str
+    vm_size: str
+    #: reserved instances: utilizationInfo.currentCapacity (what is reserved and billed), else sku.capacity
+    capacity: int
+    #: its zone (a zonal reservation serves VMs in that zone only; none: non-zonal deployments only)
+    zones: tuple[str, ...]
+    state: str
+    #: VMs already allocated against it (utilizationInfo.virtualMachinesAllocated)
+    allocated: int
+
+
+def read_group(group: GroupId) -> list[HeldReservation]:
+    """The group's reservations, read through azure-native's invokes (compute.get_capacity_reservation_group, then
+    compute.get_capacity_reservation per member, API 2024-11-01 in azure-native 3.x)."""
+    from pulumi_azure_native import compute
+
+    found = compute.get_capacity_reservation_group(
+        resource_group_name=group.resource_group, capacity_reservation_group_name=group.name
+    )
+    held = []
+    for member in found.capacity_reservations or []:
+        name = str(member.id).rsplit("/", 1)[-1]
+        r = compute.get_capacity_reservation(
+            resource_group_name=group.resource_group,
+            capacity_reservation_group_name=group.name,
+            capacity_reservation_name=name,
+            expand=INSTANCE_VIEW,
+        )
+        usage = r.instance_view.utilization_info if r.instance_view is not None else None
+        current = usage.current_capacity if usage is not None else None
+        held.append(
+            HeldReservation(
+                name=name,
+                vm_size=r.sku.name or "",
+                capacity=int(current if current is not None else r.sku.capacity or 0),
+                zones=tuple(r.zones or ()),
+                state=r.provisioning_state,
+                allocated=len(usage.virtual_machines_allocated or []) if usage is not None else 0,
+            )
+        )
+    return held
+
+
+def _serves(reservation: HeldReservation, vm_size: str, zones: list[str]) -> bool:
+    """A reservation serves an agent pool of `vm_size` in `zones`: the size matches, and a zonal reservation's
+    zone is one of the pool's ("If provided, enforces VM/VMSS using this capacity reservation to be in same zone";
+    a non-zonal one serves only non-zonal deployments: CapacityReservation.zones, azure-rest-api-specs)."""
+    if reservation.vm_size.lower() != vm_size.lower() or reservation.state != SUCCEEDED:
+        return False
+    return bool(set(reservation.zones) & set(zones)) if zones else not reservation.zones
+
+
+def reservation_findings(cfg: StackConfig) -> list[Finding]:
+    """Each pool's capacity reservation groups, read: a group the account lacks, a size of the pool the group
+    reserves nothing of in its zones, a reservation not Succeeded, and reserved capacity below `nodes`."""
+    found: list[Finding] = []
+    for pool in cfg.gpu_pools:
+        r = pool.reservations
+        if r is None or cfg.provisioner == NAP:
+            continue
+        sizes, zones = list(cfg.instance_types(pool)), list(cfg.cluster.zones)
+        usable = 0
+        for group_id in r.ids:
+            group = parse_group_id(group_id)
+            if group is None:
+                continue  # refused by the config rules
+            show = f"az capacity reservation group show -g {group.resource_group} -n {group.name} --instance-view"
+            read = attempt(lambda group=group: read_group(group))  # type: ignore[misc]
+            if isinstance(read, str):
+                missing = "ResourceNotFound" in read or "ResourceGroupNotFound" in read
+                found.append(
+                    Finding(
+                        pool.name,
+                        "reservation",
+                        "warning",
+                        f"the capacity reservation group {group_id} is not in the account"
+                        if missing
+                        else f"the capacity reservation group {group_id} could not be read ({read.splitlines()[0]})",
+                        f"create it and its reservations of {', '.join(sizes)} in zone(s) {', '.join(zones) or '-'} "
+                        f"(az capacity reservation group create / az capacity reservation create), or fix "
+                        f"reservations.ids; `{show}` shows it"
+                        if missing
+                        else f"`{show}` shows it; allow Microsoft.Compute/capacityReservationGroups/read and "
+                        ".../capacityReservations/read to let the preview read it",
+                    )
+                )
+                continue
+            for reservation in read:
+                if reservation.state != SUCCEEDED:
+                    found.append(
+                        Finding(
+                            pool.name,
+                            "reservation",
+                            "warning",
+                            f"the capacity reservation {reservation.name} in {group.name} is {reservation.state}, "
+                            "not Succeeded: it reserves nothing yet",
+                            f"`{show}` shows its state",
+                        )
+                    )
+            for size in sizes:
+                serving = [h for h in read if _serves(h, size, zones)]
+                if not serving:
+                    held = ", ".join(
+                        f"{h.name} {h.vm_size} x{h.capacity} zone {','.join(h.zones) or '-'}" for h in read
+                    )
+                    found.append(
+                        Finding(
+                            pool.name,
+                            "reservation-match",
+                            "warning",
+                            f"the capacity reservation group {group.name} reserves no {size} in the pool's zone(s) "
+                            f"{', '.join(zones) or '(regional)'} (it holds: {held or 'nothing'}): the pool's reserved "
+                            f"agent pool of {size} in it gets no reserved VM",
+                            f"add a reservation of {size} in those zones to the group (az capacity reservation "
+                            f"create -g {group.resource_group} -c {group.name} -n <name> --sku {size} --capacity "
+                            f"<n> --zone <zone>), or drop {size} from the pool",
+                        )
+                    )
+                usable += sum(h.capacity for h in serving)
+        if usable < r.nodes and not any(f.pool == pool.name and f.check == "reservation" for f in found):
+            found.append(
+                Finding(
+                    pool.name,
+                    "reservation-size",
+                    "warning",
+                    f"reservations.nodes is {r.nodes}, but its groups reserve {usable} VM(s) of its sizes in its "
+                    f"zones: the reserved agent pools may grow past what is reserved, and those VMs get no "
+                    "capacity guarantee (Azure over-allocates them as on-demand)",
+                    f"lower reservations.nodes to {usable}, or raise the reservations' capacity (az capacity "
+                    "reservation update ... --capacity <n>)",
+                )
+            )
+    return found

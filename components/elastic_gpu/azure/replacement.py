@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
+from elastic_gpu.azure.node_spec import replaced_inputs
 from elastic_gpu.azure.system_pool import system_pool_rotation_steps
 from elastic_gpu.clouds import InlinePoolRule, ReplacementRows, ReplaceRule
 
 #: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md).
 POOL_REPLACE_FIELDS = {
     AKS_AGENT_POOL: ReplaceRule(
-        fields=(
-            "agentPoolName",
-            "resourceName",
-            "resourceGroupName",
-            "vmSize",
-            "availabilityZones",
-            "osDiskSizeGB",
-            "osType",
-            "scaleSetPriority",
-            "scaleSetEvictionPolicy",
-            "spotMaxPrice",
-            "gpuInstanceProfile",
-            "vnetSubnetID",
-            "kubeletConfig",
-        ),
+        # The URL parameters and the inputs marked ForceNew on the node spec (azure/node_spec.py FORCE_NEW).
+        fields=replaced_inputs(),
         source="azure-native containerservice.AgentPool replaces on its URL parameters (agentPoolName, "
         "resourceName, resourceGroupName); AKS refuses in-place changes of the rest: terraform-provider-azurerm "
         "kubernetes_cluster_node_pool marks priority, eviction_policy, spot_max_price, os_type, gpu_instance "

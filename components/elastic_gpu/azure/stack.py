@@ -53,6 +53,10 @@ def cluster_args(cfg: StackConfig) -> AksClusterArgs:
         pod_cidr=c.pod_cidr,
         provisioner=NAP if cfg.provisioner == NAP else None,
         maintenance_window=c.maintenance_window or MaintenanceWindowConfig(),
+        # The groups the pools reserve from: the cluster's identity is granted their use (azure/reservations.py).
+        capacity_reservation_group_ids=list(
+            dict.fromkeys(g for p in cfg.gpu_pools if p.reservations is not None for g in p.reservations.ids)
+        ),
     )
 
 

@@ -16,22 +16,20 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.azure.network import pool_subnet
 from elastic_gpu.azure.node_provisioning.objects import (
     NODE_CLASS_API,
     NODE_CLASS_KIND,
     NodePoolSpec,
     azure_zone,
     node_class_spec,
-    spot_taints,
 )
 from elastic_gpu.azure.node_provisioning.skus import NAP_GPU_SKUS, eligible_skus
+from elastic_gpu.azure.node_spec import pool_nodes
 from elastic_gpu.config import DEFAULT_SCALE_DOWN_UNNEEDED
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gpu_catalog import gpu_spec_labels
 from elastic_gpu.karpenter_core import NODE_POOL_API, NODE_POOL_KIND, NodePoolPlan, node_pool_plans
 from elastic_gpu.pool_types import BuiltPool
-from elastic_gpu.scheduling import CAPACITY_LABEL, GPU_TAINT, NODE_CLASS_GPU, Taint, node_labels
+from elastic_gpu.scheduling import CAPACITY_LABEL, NODE_CLASS_GPU, node_labels
 from elastic_gpu.validation import said
 
 if TYPE_CHECKING:
@@ -68,7 +66,8 @@ def node_pool_specs(
     a spot-first NodePool's on-demand nodes carry it too, which the pool's pods tolerate already, and its
     nodes get no elastic-gpu.io/capacity label (one template serves both; NAP labels each node
     karpenter.sh/capacity-type)."""
-    gpu_taints: list[Taint] = sorted({GPU_TAINT, *args.extra_taints})
+    nodes = pool_nodes(name, args)
+    gpu_taints = list(nodes.gpu_taints)
     skus = eligible_skus(list(args.instance_types))
     zones = [azure_zone(region, z) for z in args.pool_zones]
 
@@ -82,8 +81,8 @@ def node_pool_specs(
             capacity_types=plan.capacity_types,
             skus=skus,
             zones=zones,
-            labels=labels | gpu_spec_labels(args.gpu_spec) | args.extra_labels,
-            taints=spot_taints(gpu_taints) if spot else gpu_taints,
+            labels=labels | nodes.extra_labels,
+            taints=list(nodes.spot_taints) if spot else gpu_taints,
             max_nodes=plan.max_nodes,
             gpus_per_node=args.gpus_per_node,
             weight=plan.weight,
@@ -105,14 +104,14 @@ def build_node_provisioning_pool(
 ) -> tuple[list[NodePoolSpec], list[pulumi.Resource]]:
     """The pool's AKSNodeClass and NodePools, applied through the cluster's Kubernetes provider."""
     cluster = args.cluster
-    subnet = pool_subnet(args)
+    nodes = pool_nodes(name, args)
     opts = pulumi.ResourceOptions(parent=parent, provider=cluster.provider)
     node_class = k8s.apiextensions.CustomResource(
         f"{name}-nodeclass",
         api_version=NODE_CLASS_API,
         kind=NODE_CLASS_KIND,
         metadata=k8s.meta.v1.ObjectMetaArgs(name=name),
-        spec=node_class_spec(args.disk_size_gib, args.tags, subnet),
+        spec=node_class_spec(nodes.disk_size_gib, nodes.tags, nodes.vnet_subnet_id),
         opts=opts,
     )
     specs = node_pool_specs(name, args, region=region, consolidate_after=consolidate_after, node_class=name)

@@ -202,7 +202,14 @@ INVOKE_MOCKS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 #: "vCPU quotas"), so its usage list is not described here and the preview reports each quota unread until an
 #: account file gives them under `azure.usages` (quota resource name -> [current usage, limit], as
 #: `az vm list-usage` shows them).
-NEW_ACCOUNT: dict[str, Any] = {"subscriptionId": "00000000-0000-0000-0000-000000000000", "usages": {}}
+#: A new subscription holds no capacity reservation group; an account file describes its groups under
+#: `azure.capacityReservationGroups` (group id -> {reservations: {name: {sku, capacity, zone, state, allocated}}},
+#: as `az capacity reservation list` shows them).
+NEW_ACCOUNT: dict[str, Any] = {
+    "subscriptionId": "00000000-0000-0000-0000-000000000000",
+    "usages": {},
+    "capacityReservationGroups": {},
+}
 
 
 def _client_config(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
@@ -231,10 +238,93 @@ def _usages(url: str, account: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+#: azure-native's invokes GET the resource through the Azure SDK for Go's azcore; a missing one fails with ARM's
+#: 404 ResourceNotFound in azcore's ResponseError text (pulumi/pulumi-azure-native#3796 shows the "request failed
+#: <id>: GET <url>" lead; kubernetes-sigs/cloud-provider-azure#8997 azcore's RESPONSE/ERROR CODE block; ARM's
+#: message as Azure/azure-sdk-for-js#10457 quotes it).
+_RULE = "-" * 80
+COMPUTE_API_VERSION = "2024-11-01"
+
+
+class ArmError(PermissionError):
+    """An ARM error answer: a PermissionError, the class the offline engine turns into the invoke's provider
+    error (elastic_gpu/tools/offline/mocks.py)."""
+
+
+def _not_found(path: str, kind: str, name: str, group: str) -> ArmError:
+    message = (
+        f"The Resource '{kind}/{name}' under resource group '{group}' was not found. For more details please go to "
+        "https://aka.ms/ARMResourceNotFoundFix"
+    )
+    body = f'{{\n  "error": {{\n    "code": "ResourceNotFound",\n    "message": "{message}"\n  }}\n}}'
+    return ArmError(
+        f"request failed {path}: GET https://management.azure.com{path}?api-version={COMPUTE_API_VERSION}\n{_RULE}\n"
+        f"RESPONSE 404: 404 Not Found\nERROR CODE: ResourceNotFound\n{_RULE}\n{body}\n{_RULE}\n"
+    )
+
+
+def _described_group(args: dict[str, Any], account: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(the group's ARM id, its description), or ARM's 404 for a group the account does not hold."""
+    group, name = str(args.get("resourceGroupName")), str(args.get("capacityReservationGroupName"))
+    path = (
+        f"/subscriptions/{account['subscriptionId']}/resourceGroups/{group}/providers/Microsoft.Compute/"
+        f"capacityReservationGroups/{name}"
+    )
+    described = {k.lower(): v for k, v in account["capacityReservationGroups"].items()}
+    if path.lower() not in described:
+        raise _not_found(path, "Microsoft.Compute/capacityReservationGroups", name, group)
+    return path, described[path.lower()] or {}
+
+
+def _capacity_reservation_group(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """compute.getCapacityReservationGroup: the group with its members' ids (capacityReservations[].id)."""
+    path, group = _described_group(args, account)
+    members = group.get("reservations") or {}
+    zones = sorted({str(r["zone"]) for r in members.values() if r.get("zone")})
+    return {
+        "id": path,
+        "name": args.get("capacityReservationGroupName"),
+        "type": "Microsoft.Compute/capacityReservationGroups",
+        "zones": zones,
+        "capacityReservations": [{"id": f"{path}/capacityReservations/{n}"} for n in members],
+        "azureApiVersion": COMPUTE_API_VERSION,
+    }
+
+
+def _capacity_reservation(args: dict[str, Any], account: dict[str, Any]) -> dict[str, Any]:
+    """compute.getCapacityReservation: sku (name, capacity), zones, provisioningState and, with expand
+    instanceView, instanceView.utilizationInfo (currentCapacity, virtualMachinesAllocated)."""
+    path, group = _described_group(args, account)
+    name = str(args.get("capacityReservationName"))
+    member = (group.get("reservations") or {}).get(name)
+    if member is None:
+        raise _not_found(
+            f"{path}/capacityReservations/{name}",
+            "Microsoft.Compute/capacityReservationGroups/capacityReservations",
+            f"{args.get('capacityReservationGroupName')}/{name}",
+            str(args.get("resourceGroupName")),
+        )
+    capacity = int(member.get("capacity", 0))
+    answer: dict[str, Any] = {
+        "id": f"{path}/capacityReservations/{name}",
+        "name": name,
+        "sku": {"name": member["sku"], "capacity": capacity},
+        "zones": [str(member["zone"])] if member.get("zone") else [],
+        "provisioningState": member.get("state", "Succeeded"),
+        "azureApiVersion": COMPUTE_API_VERSION,
+    }
+    if args.get("expand") == "instanceView":
+        vms = [{"id": f"{path}/vm{i}"} for i in range(int(member.get("allocated", 0)))]
+        answer["instanceView"] = {"utilizationInfo": {"currentCapacity": capacity, "virtualMachinesAllocated": vms}}
+    return answer
+
+
 #: Invoke token -> its answer from the described account's `azure` section.
 ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
     "azure-native:authorization:getClientConfig": _client_config,
     "azure-native:authorization:getClientToken": lambda args, account: {"token": "offline-token"},
+    "azure-native:compute:getCapacityReservationGroup": _capacity_reservation_group,
+    "azure-native:compute:getCapacityReservation": _capacity_reservation,
 }
 #: Reader name (elastic_gpu/http_reads.py) -> its answer from the described account's `azure` section.
 ACCOUNT_READERS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {"azure-compute-usages": _usages}

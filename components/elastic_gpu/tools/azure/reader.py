@@ -61,6 +61,8 @@ def _agent_pool(
     count = int_or_none(p.get("count"))
     taints = list(p.get("nodeTaints") or [])
     disk = read_known(p, "osDiskSizeGB")
+    # The reserved tier: Regular VMs of a capacity reservation group (azure/reservations.py).
+    group = read_known(p, "capacityReservationGroupID")
     return NodeGroupView(
         cloud="azure",
         name=label,
@@ -83,7 +85,8 @@ def _agent_pool(
         declared_name=declared_name,
         zones=list(read_known(p, "availabilityZones", [])),
         shown_taints=taints,
-        capacity_types=["spot" if spot else "on-demand"],
+        capacity_types=["reserved" if group else "spot" if spot else "on-demand"],
+        reservations=(str(group),) if group else (),
         disk_bytes=float(disk) * GIB if isinstance(disk, int | float) and disk else None,
         # The scale set's node-template resources tags (copied from the agent pool's).
         template_resources=resources_from_tags(read_known(p, "tags", {})),
