@@ -15,14 +15,14 @@ import yaml
 from conftest import ROOT, stack_preview, stack_values
 
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
-from elastic_gpu.tools.azure.mocks import NEW_ACCOUNT, ArmError, _capacity_reservation, _capacity_reservation_group
 from elastic_gpu.azure.reservations import CONTRIBUTOR_ROLE, NAP_REFUSAL
 from elastic_gpu.cluster_autoscaler import ON_DEMAND_PRIORITY, RESERVED_PRIORITY, SPOT_PRIORITY
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.tools.node_group_view import stack_pools
 from elastic_gpu.preflight import FINDINGS_INPUT, TYPE_TOKEN
 from elastic_gpu.scheduling import CAPACITY_LABEL
+from elastic_gpu.tools.azure.mocks import NEW_ACCOUNT, ArmError, _capacity_reservation, _capacity_reservation_group
+from elastic_gpu.tools.node_group_view import stack_pools
 from elastic_gpu.tools.offline.account import described_account
 from elastic_gpu.tools.offline.policy_run import stack_resources
 from elastic_gpu.tools.offline.runner import Preview, run_preview
