@@ -159,8 +159,7 @@ def test_a_stack_file_refuses_tags_under_the_cluster_autoscaler_and_only_with_ot
     problems = "\n".join(exc.value.problems)
     assert "gpuPools[0].reservations.tags: under the cluster-autoscaler each reservation is a node group" in problems
     assert (
-        "gpuPools[0].reservations.only: true uses the reservations alone; allowed with maxSize 0 and "
-        "onDemandFallback false (got maxSize 9, onDemandFallback false)"
+        "gpuPools[0].reservations.only: true uses the reservations alone, so gpuPools[0].maxSize must be 0 (got 9)"
     ) in problems
 
 

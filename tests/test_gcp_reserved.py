@@ -146,7 +146,7 @@ def test_a_shared_reservation_is_named_by_its_project_in_a_one_zone_pool(program
         (
             {"ids": ["zones/us-central1-a/reservations/r"], "nodes": 1, "only": True},
             {},
-            "gpuPools[0].reservations.only: the pool uses its reservations alone; allowed with gpuPools[0].maxSize: 0",
+            "gpuPools[0].reservations.only: true uses the reservations alone, so gpuPools[0].maxSize must be 0",
         ),
     ],
 )

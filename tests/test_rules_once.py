@@ -127,3 +127,41 @@ def test_the_planned_cluster_declares_each_clouds_handle_attributes_and_no_other
         assert all(getattr(planned, a) is None for a in cloud.facts.handle_attributes)
     with pytest.raises(AttributeError):
         PlannedCluster("azure", "c", ["1"], "1.35", {}).vnet_subnet_id  # type: ignore[attr-defined]  # noqa: B018
+
+
+# --- a pool of reservations alone: one rule on every cloud --------------------------------------------------------
+
+RESERVATION_IDS = {
+    "aws": "cr-0123456789abcdef0",
+    "azure": "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/"
+    "Microsoft.Compute/capacityReservationGroups/a100",
+    "gcp": "zones/us-central1-a/reservations/r",
+}
+
+
+@pytest.mark.parametrize("cloud", ["aws", "azure", "gcp"])
+def test_only_reservations_is_one_rule_on_every_cloud(cloud: str) -> None:
+    """`reservations.only` refuses a spot tier and a fallback with the same words on each cloud, and a pool of
+    reservations alone may have maxSize 0 (which any other GPU pool may not)."""
+    from elastic_gpu.config import load_stack_config
+    from elastic_gpu.errors import ConfigError
+    from tests.conftest import stack_values
+
+    values = stack_values(f"{cloud}-prod")
+    pool = values["elastic-gpu:gpuPools"][0]
+    pool["maxSize"] = 3
+    pool["reservations"] = {"ids": [RESERVATION_IDS[cloud]], "nodes": 2, "only": True}
+    with pytest.raises(ConfigError) as exc:
+        load_stack_config(values)
+    problems = [p for p in exc.value.problems if ".only:" in p]
+    assert (
+        problems[0]
+        == "gpuPools[0].reservations.only: true uses the reservations alone, so gpuPools[0].maxSize must be 0 (got 3)"
+    )
+    pool.update({"maxSize": 0, "onDemandFallback": False})
+    pool.pop("fallbackMaxSize", None)
+    pool.pop("maxMinutesToFallback", None)
+    try:
+        load_stack_config(values)
+    except ConfigError as error:  # other clouds' own rules may speak; the cloud-neutral ones must not
+        assert not [p for p in error.problems if ".only:" in p or "maxSize" in p], error.problems

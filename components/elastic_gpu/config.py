@@ -498,8 +498,11 @@ def validate_stack(cfg: StackConfig, unresolved: Mapping[int, Mapping[str, str]]
         problems += gpu_pool_settings_problems(
             Spelling(f"{where}.", stack_file=True), cfg.provider, pool, given=pool.model_fields_set.__contains__
         )
-        if pool.max_size < 1:
-            problems.append(f"{where}.maxSize: a GPU pool needs a max of at least 1 (got {pool.max_size})")
+        if pool.max_size < 1 and not (pool.reservations is not None and pool.reservations.only):
+            problems.append(
+                f"{where}.maxSize: a GPU pool needs a max of at least 1 (got {pool.max_size}), or "
+                f"{where}.reservations.only: true for a pool of reservations alone"
+            )
         zones = len(cfg.cluster.zones)
         if pool.per_zone and splits_per_zone and 1 <= pool.max_size < zones:
             problems.append(

@@ -212,8 +212,24 @@ def gpu_pool_settings_problems(
             f"({word('spot')} is {spell.flag(False)})"
         )
     problems += _promise_problems(spell, pool)
+    problems += _reservation_only_problems(spell, pool)
     problems += disk_problems(path("disk_size_gib"), cloud, pool.disk_size_gib)
     return problems + cloud_only_problems(path, cloud.name, owners, {key: getattr(pool, key) for key in owners}, given)
+
+
+def _reservation_only_problems(spell: Spelling, pool: GpuPoolSettings) -> list[str]:
+    """`reservations.only`: the reservations alone, so no spot tier (`max_size` 0) and no on-demand fallback."""
+    if pool.reservations is None or not pool.reservations.only:
+        return []
+    where = f"{spell.path('reservations')}.{spell.word('only')}: {spell.flag(True)} uses the reservations alone"
+    problems = []
+    if pool.max_size != 0:
+        problems.append(f"{where}, so {spell.path('max_size')} must be 0 (got {pool.max_size})")
+    if pool.on_demand_fallback:
+        problems.append(
+            f"{where}, so {spell.path('on_demand_fallback')} must be {spell.flag(False)} (got {spell.flag(True)})"
+        )
+    return problems
 
 
 def _promise_problems(spell: Spelling, pool: GpuPoolSettings) -> list[str]:

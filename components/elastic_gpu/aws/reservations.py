@@ -143,10 +143,4 @@ def reservation_problems(spell: Spelling, reservations: Reservations | None, *, 
             f"{where}.nodes: under the cluster-autoscaler each reservation is a node group of at least one node; "
             f"allowed: >= {len(reservations.ids)} (one per id; got {reservations.nodes})"
         )
-    if reservations.only and (max_size or on_demand_fallback):
-        problems.append(
-            f"{where}.only: {spell.flag(True)} uses the reservations alone; allowed with {spell.word('max_size')} 0 "
-            f"and {spell.word('on_demand_fallback')} {spell.flag(False)} (got {spell.word('max_size')} {max_size}, "
-            f"{spell.word('on_demand_fallback')} {spell.flag(on_demand_fallback)})"
-        )
     return problems

@@ -103,16 +103,6 @@ def reservation_problems(spell: Spelling, pool: GpuPoolCore, *, nap: bool, sizes
             f"{where}.tags: AWS only (Karpenter's capacityReservationSelectorTerms); on AKS an agent pool names "
             f"one capacity reservation group by its id: list them in {where}.ids (got {r.tags})"
         )
-    if r.only and pool.max_size != 0:
-        problems.append(
-            f"{where}.only: {spell.flag(True)} uses the reservations alone, so {spell.path('max_size')} must be 0 "
-            f"(got {pool.max_size})"
-        )
-    if r.only and pool.on_demand_fallback:
-        problems.append(
-            f"{where}.only: {spell.flag(True)} uses the reservations alone, so {spell.path('on_demand_fallback')} "
-            f"must be {spell.flag(False)} (got {spell.flag(True)})"
-        )
     return problems
 
 

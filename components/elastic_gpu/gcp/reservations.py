@@ -113,11 +113,6 @@ def reservation_problems(
             f"{where}.ids: a reservation is zonal and the pool spans {', '.join(pool_zones)}: name its zone "
             f"(zones/<zone>/reservations/<name>) or give the pool one zone (got {[r for r in res.ids]})"
         )
-    if res.only and (max_size > 0 or on_demand_fallback):
-        problems.append(
-            f"{where}.only: the pool uses its reservations alone; allowed with {field('max_size')}: 0 and no "
-            f"{field('on_demand_fallback')} (got max_size={max_size}, on_demand_fallback={on_demand_fallback})"
-        )
     if queued:
         problems.append(
             f"{where}: a queued-provisioning pool takes flex-start capacity and consumes no reservation (GKE "
