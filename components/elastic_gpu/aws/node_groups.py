@@ -54,7 +54,7 @@ MAX_NODE_GROUP_NAME = 63
 
 def eks_node_group_name(base: str, replacing: dict[str, object], keep: str = "") -> str:
     """`<base>-<digest>`: the digest covers the base (`<cluster>-<pool>...`) and the value of every input
-    that forces a replacement (elastic_gpu.replacement.POOL_REPLACE_FIELDS, the one table: a field we do
+    that forces a replacement (elastic_gpu.tools.replacement.POOL_REPLACE_FIELDS, the one table: a field we do
     not set counts as None), so such a change renames the group and EKS creates the new group before the
     old one is deleted; under the same name the provider would have to delete first. The priority regex
     and the autoscaler's --nodes list follow the name."""

@@ -586,7 +586,7 @@ class AksCluster(pulumi.ComponentResource):
         # rename an inline pool nor add one (pulumi-azure-native#579). Rotating it through a separate System
         # AgentPool would leave the inline one behind, and ignoring agentPoolProfiles breaks later cluster
         # updates (pulumi-azure-native#2719). So `diff` refuses such a change with the hand rotation that
-        # terraform-provider-azurerm automates (elastic_gpu.replacement.INLINE_POOL_REFUSED_FIELDS).
+        # terraform-provider-azurerm automates (elastic_gpu.tools.replacement.INLINE_POOL_REFUSED_FIELDS).
         # Under node auto-provisioning AKS creates no autoscaling agent pool: the System pool keeps its min size.
         nap = args.provisioner == NAP
         system_pool = cs.ManagedClusterAgentPoolProfileArgs(

@@ -1,6 +1,6 @@
 """The cost model: what a node pool costs per hour and per month, and what GPU work costs.
 
-Pure functions over the cloud-neutral `NodeGroupView` (elastic_gpu/node_group_view.py) and the price
+Pure functions over the cloud-neutral `NodeGroupView` (elastic_gpu/tools/node_group_view.py) and the price
 table (elastic_gpu/data/prices.csv, read by elastic_gpu/prices.py), with the stack config's
 `prices` overrides on top. The
 preview's cost table, the `cost` command and the `gpu-monthly-cost-ceiling` policy all

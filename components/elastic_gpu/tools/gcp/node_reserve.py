@@ -1,6 +1,6 @@
 """What a GKE node keeps of its machine for the system, so what its pods can have: the reserve the cluster
-autoscaler's GCE node template subtracts (the simulation's GKE node pools, gcp/node_templates.py, and the
-node pools GKE auto-creates, gcp/autoprovisioning/simulation.py)."""
+autoscaler's GCE node template subtracts (the simulation's GKE node pools, tools/gcp/node_templates.py, and the
+node pools GKE auto-creates, tools/gcp/autoprovisioning/simulation.py)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ elastic_gpu/tools/gcp/timing.py).
   gpuSharingConfig), node labels and taints plus GKE's own (node-pool and accelerator labels,
   the GPU taint, the queued-provisioning taint), ephemeral-storage from the boot disk. A
   queued-provisioning pool is marked `queued`: only a ProvisioningRequest scales it (`admission_problem`,
-  gcp/kueue_simulation.py).
+  tools/gcp/kueue_simulation.py).
 """
 
 from __future__ import annotations

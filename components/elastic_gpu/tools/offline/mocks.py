@@ -272,7 +272,7 @@ class StackMocks(pulumi.runtime.Mocks):
     def user_hook(self, hook: str, run: Callable[[], dict[str, Any]], asked: str = "") -> dict[str, Any]:
         """`run()`, a function of the program's offline_mocks.py: its failure names that file and line. A
         `grpc.RpcError` is no failure of the mock but the provider's error it answers with, as the built-in mocks
-        answer (aws/mocks.py InvokeFailed): the program's invoke raises it."""
+        answer (tools/aws/mocks.py InvokeFailed): the program's invoke raises it."""
         try:
             return dict(run())
         except (MockFailed, grpc.RpcError):

@@ -75,7 +75,7 @@ def _price_from(price: NodePrice) -> str:
 def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) -> None:
     """Upper bound (elastic_gpu/cost.py): each GPU pool's max size x its most expensive type x 730 h.
 
-    A policy sees no stack config: the region comes from the resources (elastic_gpu/node_group_view.py),
+    A policy sees no stack config: the region comes from the resources (elastic_gpu/tools/node_group_view.py),
     and the stack config's `prices` reach it through `prices` (the offline gate fills it); `pricePerHour` too.
     """
     cfg = config(args, _COST_SCHEMA)

@@ -5,7 +5,7 @@ reservation) is paid whether a node runs in it or not. A GPU pool that goes to s
 use sits idle pays twice; a reservation no group consumes, or one the autoscaler asks only after spot, is money
 spent for nothing while spot has capacity.
 
-What a group consumes is read from its node-group view (elastic_gpu/node_group_view.py): `capacity_types` holding
+What a group consumes is read from its node-group view (elastic_gpu/tools/node_group_view.py): `capacity_types` holding
 "reserved" and the `reservations` it names, as each cloud's reader gives them. What the stack means to use comes
 from the stack file's `gpuPools[].reservations`, which the offline gate puts in the rules' `reservations` config
 (tools/offline/policy_run.py `with_stack_reservations`, as it puts the stack's `prices` in the cost rule's); what

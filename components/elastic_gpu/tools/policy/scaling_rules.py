@@ -75,7 +75,7 @@ def validate_really_spot(args: ResourceValidationArgs, report: ReportViolation) 
                 f"Pool '{pool.name}' is labelled or named spot but is billed on-demand: {fix}.",
                 None,
             )
-        # Only an AKS pool has an eviction policy (elastic_gpu/azure/reader.py).
+        # Only an AKS pool has an eviction policy (elastic_gpu/tools/azure/reader.py).
         if pool.spot and pool.eviction_policy not in (None, "Delete"):
             report(
                 f"AKS spot pool '{pool.name}' has scaleSetEvictionPolicy {pool.eviction_policy}: deallocated nodes "

@@ -1,5 +1,5 @@
 """The cloud-neutral node security rule, no-public-node-ips: no public IPs on nodes, judged by each cloud's
-`policies` part (its other security rules are its own: elastic_gpu/aws/pack/security.py)."""
+`policies` part (its other security rules are its own: elastic_gpu/tools/aws/pack/security.py)."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from elastic_gpu.tools.simulation.pod import PodShape, Requirement, Toleration
 @dataclass
 class NodeTemplate:
     """One node group's node as its autoscaler imagines it when the group is empty: made from the group's
-    `NodeGroupView` (elastic_gpu/node_group_view.py) and what the simulation adds (the instance type's
+    `NodeGroupView` (elastic_gpu/tools/node_group_view.py) and what the simulation adds (the instance type's
     resources, the node's reserve, the DaemonSets a new node runs)."""
 
     name: str  #: the node group's name as the preview shows it (NodeGroupView.name)
