@@ -321,10 +321,12 @@ def test_preflight_reads_each_reservation(monkeypatch: pytest.MonkeyPatch) -> No
 def test_the_shipped_stack_previews_reserved_node_pools_first() -> None:
     preview = stack_preview("aws-reserved")
     views = {v.declared_name: v for v in node_groups(preview)}
-    reserved, spot = views["inference-reserved"], views["inference-spot"]
+    reserved, spot = views["inference-reserved"], views["inference-spot-first"]
     assert reserved.capacity_types == ["reserved"] and reserved.reservations == (ODCR,)
     assert not reserved.spot and reserved.max_size == 2 and reserved.weight == 100
-    assert spot.capacity_types == ["spot"] and spot.reservations == () and spot.weight == 99
+    # then spot, falling back to on-demand within the next NodePool
+    assert spot.capacity_types == ["spot", "on-demand"] and spot.reservations == () and spot.weight == 99
+    assert views["training-spot"].capacity_types == ["spot"] and views["training-spot"].weight == 99
     assert views["training-reserved"].reservations == (BLOCK,)
     node_class = preview.one("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "training-nodeclass").inputs["spec"]
     assert node_class["capacityReservationSelectorTerms"] == [{"id": BLOCK}]
