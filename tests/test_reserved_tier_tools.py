@@ -407,3 +407,20 @@ def test_a_reserved_group_before_spot_is_no_on_demand_group_before_spot_for_the_
     o = simulate_pod(preview, _t4_pod(), templates, settings, pool="t4")
     assert o.first_choice_group == "gpu-dev-t4-reserved-us-west-2a" and on_demand_before_spot(o) == []
     assert o.fallback_group is not None and not o.breaks_promise
+
+
+def test_the_gate_reads_the_described_accounts_reservations(tmp_path, capsys):
+    """Offline, the account file's reservations are the rules' `accountReservations` without any policy config: a
+    reservation of the pool's type in its zone that no group uses is reported; the new account holds none."""
+    from elastic_gpu.tools.cli import main
+
+    account = tmp_path / "account.yaml"
+    account.write_text(
+        "aws:\n  reservations:\n    cr-0eee:\n      {instanceType: g4dn.xlarge, availabilityZone: us-west-2a, "
+        "instanceCount: 3, state: active}\n"
+    )
+    assert main(["policy", "--stack", "aws-dev", "--account", str(account)]) == 0
+    out = capsys.readouterr().out
+    assert "GPU pool 't4' (g4dn.xlarge in us-west-2a) skips reservation cr-0eee" in out
+    assert main(["policy", "--stack", "aws-dev"]) == 0
+    assert "skips reservation" not in capsys.readouterr().out

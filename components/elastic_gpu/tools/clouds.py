@@ -86,6 +86,9 @@ class Mocks:
     #: the REST reads the preflight makes where the provider has no invoke (elastic_gpu/http_reads.py), answered
     #: from the described account: reader name -> (URL, the cloud's part of the account) -> JSON answer
     account_readers: Mapping[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = field(default_factory=dict)
+    #: the reservations the described account holds (its cloud's part -> each as {id, instanceType, zone, count}),
+    #: which the offline gate hands the reservation rules as `accountReservations`
+    account_reservations: Callable[[dict[str, Any]], list[dict[str, Any]]] = lambda part: []
 
 
 @dataclass(frozen=True)

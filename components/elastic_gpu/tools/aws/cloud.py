@@ -44,6 +44,7 @@ class AwsTools(AwsProvider):
             remote_components=mocks.REMOTE_COMPONENTS,
             new_account=mocks.NEW_ACCOUNT,
             account_invokes=mocks.ACCOUNT_INVOKES,
+            account_reservations=mocks.account_reservations,
         )
 
     def pack(self) -> PackRules:

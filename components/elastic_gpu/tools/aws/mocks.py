@@ -688,3 +688,12 @@ REMOTE_COMPONENTS: dict[str, RemoteComponentMock] = {
     "eks:index:Addon": pulumi_eks_mocks.addon,
     "awsx:ec2:Vpc": _awsx_vpc,
 }
+
+
+def account_reservations(account: dict[str, Any]) -> list[dict[str, Any]]:
+    """The described account's capacity reservations as the reservation rules read them (ODCRs and Capacity Blocks
+    alike: DescribeCapacityReservations' InstanceType, AvailabilityZone, TotalInstanceCount)."""
+    return [
+        {"id": rid, "instanceType": r["instanceType"], "zone": r["availabilityZone"], "count": r["instanceCount"]}
+        for rid, r in (account.get("reservations") or {}).items()
+    ]

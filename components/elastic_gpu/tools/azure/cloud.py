@@ -44,6 +44,7 @@ class AzureTools(AzureProvider):
             invokes=mocks.INVOKE_MOCKS,
             new_account=mocks.NEW_ACCOUNT,
             account_invokes=mocks.ACCOUNT_INVOKES,
+            account_reservations=mocks.account_reservations,
             account_readers=mocks.ACCOUNT_READERS,
         )
 

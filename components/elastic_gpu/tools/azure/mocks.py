@@ -328,3 +328,13 @@ ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, 
 }
 #: Reader name (elastic_gpu/http_reads.py) -> its answer from the described account's `azure` section.
 ACCOUNT_READERS: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {"azure-compute-usages": _usages}
+
+
+def account_reservations(account: dict[str, Any]) -> list[dict[str, Any]]:
+    """The described account's capacity reservations as the reservation rules read them: each reservation of a
+    group, named by its group's id (what a pool's `reservations.ids` names), its VM size, zone and capacity."""
+    return [
+        {"id": gid, "instanceType": r["sku"], "zone": str(r.get("zone", "")), "count": int(r.get("capacity", 0))}
+        for gid, group in (account.get("capacityReservationGroups") or {}).items()
+        for r in (group.get("reservations") or {}).values()
+    ]

@@ -43,6 +43,7 @@ class GcpTools(GcpProvider):
             invokes=mocks.INVOKE_MOCKS,
             new_account=mocks.NEW_ACCOUNT,
             account_invokes=mocks.ACCOUNT_INVOKES,
+            account_reservations=mocks.account_reservations,
         )
 
     def pack(self) -> PackRules:

@@ -183,3 +183,11 @@ ACCOUNT_INVOKES: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, 
     "gcp:projects/getIamPolicy:getIamPolicy": _iam_policy,
     "gcp:compute/getReservation:getReservation": _reservation,
 }
+
+
+def account_reservations(account: dict[str, Any]) -> list[dict[str, Any]]:
+    """The described project's reservations as the reservation rules read them: name, machine type, zone, count."""
+    return [
+        {"id": name, "instanceType": r["machineType"], "zone": r.get("zone", ""), "count": int(r.get("count", 0))}
+        for name, r in (account.get("reservations") or {}).items()
+    ]

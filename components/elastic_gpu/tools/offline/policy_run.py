@@ -290,11 +290,12 @@ RESERVATION_POLICIES = ("gpu-pool-uses-its-reservations", "reservation-used")
 
 
 def with_stack_reservations(config: dict[str, Any] | None, preview: Preview) -> dict[str, Any] | None:
-    """The gate judges the reservations the stack file names: each pool's `gpuPools[].reservations` ids and tags
-    fill the reservation rules' `reservations` (a `reservations` the user's policy config sets wins). Read from
-    the raw config, as the program's own validation already judged it."""
+    """The gate judges the reservations the stack file names and the account holds: each pool's
+    `gpuPools[].reservations` ids and tags fill the reservation rules' `reservations`, and the described account's
+    reservations (Preview.account_reservations) their `accountReservations` (what the user's policy config sets
+    wins). Read from the raw config, as the program's own validation already judged it."""
     from elastic_gpu.config import PROJECT
-    from elastic_gpu.tools.policy.reservation_rules import RESERVATIONS_KEY
+    from elastic_gpu.tools.policy.reservation_rules import ACCOUNT_KEY, RESERVATIONS_KEY
 
     pools = preview.config.get(f"{PROJECT}:gpuPools")
     named = {
@@ -302,16 +303,17 @@ def with_stack_reservations(config: dict[str, Any] | None, preview: Preview) -> 
         for p in (pools if isinstance(pools, list) else [])
         if isinstance(p, dict) and isinstance(p.get("name"), str) and isinstance(r := p.get("reservations"), dict)
     }
-    if not named:
+    given = {RESERVATIONS_KEY: named, ACCOUNT_KEY: preview.account_reservations}
+    given = {k: v for k, v in given.items() if v}
+    if not given:
         return config
     out = dict(config or {})
     for policy in RESERVATION_POLICIES:
         entry = out.get(policy)
-        if isinstance(entry, dict) and RESERVATIONS_KEY in entry:
-            continue
         if isinstance(entry, str):  # a level alone
             entry = {"enforcementLevel": entry}
-        out[policy] = {**(entry or {}), RESERVATIONS_KEY: named}
+        entry = dict(entry or {}) if isinstance(entry, dict) or entry is None else entry
+        out[policy] = {**{k: v for k, v in given.items() if k not in entry}, **entry}
     return out
 
 

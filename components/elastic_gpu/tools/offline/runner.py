@@ -35,6 +35,7 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
+from elastic_gpu.tools.clouds import all_clouds
 from elastic_gpu.tools.offline.collector import collected_at_end, without_per_call_cycles
 from elastic_gpu.tools.offline.mocks import (
     INVOKE_ORIGIN,
@@ -121,6 +122,9 @@ class Preview:
     config: dict[str, Any]
     #: what the program logged as warnings (pulumi.log.warn), as `pulumi preview` shows them
     warnings: list[str] = field(default_factory=list)
+    #: the reservations the described account holds, every cloud's ({id, instanceType, zone, count}: the
+    #: reservation rules' `accountReservations`)
+    account_reservations: list[dict[str, Any]] = field(default_factory=list)
     #: resources by type, for the resources it was built from (their ids): of_type is asked once per pool
     _by_type: tuple[tuple[int, ...], dict[str, list[CapturedResource]]] | None = field(
         default=None, repr=False, compare=False
@@ -568,6 +572,7 @@ def _run(
         loop.close()
         asyncio.set_event_loop(None)
     resources = sorted(monitor.captured, key=lambda r: r.urn)  # registration order is async; URNs are stable
+    held = [r for cloud in all_clouds() for r in cloud.mocks().account_reservations(mocks.account.get(cloud.name, {}))]
     return Preview(
         project=project,
         stack=stack,
@@ -578,6 +583,7 @@ def _run(
         # when its values do, in no fixed order: sorted, as the resources are, so two previews of one program print
         # the same.
         warnings=[*sorted(user.missing), *sorted(collect.messages)],
+        account_reservations=held,
     )
 
 
