@@ -88,7 +88,8 @@ class Reservations(SettingsModel):
     ids: list[str] = Field(default_factory=list)
     """The reservations the pool may use. AWS: EC2 capacity reservation ids (`cr-...`; an On-Demand Capacity
     Reservation or a Capacity Block for ML). Azure: capacity reservation group resource ids. GCP: reservation
-    names (`projects/<project>/reservations/<name>` for one shared from another project)."""
+    names (`projects/<project>/reservations/<name>` for one shared from another project;
+    `zones/<zone>/reservations/<name>` to name its zone in a pool across several)."""
     tags: dict[str, str] = Field(default_factory=dict)
     """AWS only, under Karpenter: the reservations carrying all of these tags (its
     `capacityReservationSelectorTerms`), besides `ids`."""
