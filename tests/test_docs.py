@@ -518,6 +518,19 @@ def test_the_readme_stack_file_previews(program_dir: Any) -> None:
     assert {_pool_label(r.inputs) for r in preview.of_type("aws:eks/nodeGroup:NodeGroup")} == {"general", "t4"}
 
 
+def test_the_reserved_capacity_stack_file_previews_its_tier_first(program_dir: Any) -> None:
+    """docs/reserved-capacity.md's stack file: Karpenter's reserved NodePool at the top weight, then spot."""
+    config = yaml.safe_load(marked("reserved stack file").text)["config"]
+    preview = run_preview("test", program_dir(config))
+    pools = {
+        r.inputs["metadata"]["name"]: r.inputs["spec"] for r in preview.of_type("kubernetes:karpenter.sh/v1:NodePool")
+    }
+    reserved, spot = pools["inference-reserved"], pools["inference-spot"]
+    assert reserved["weight"] > spot["weight"] and reserved["limits"]["nodes"] == "2"
+    node_class = preview.one("kubernetes:karpenter.k8s.aws/v1:EC2NodeClass", "inference-nodeclass").inputs["spec"]
+    assert node_class["capacityReservationSelectorTerms"] == [{"id": "cr-0a1b2c3d4e5f60001"}]
+
+
 def test_json_blocks_parse() -> None:
     for block in of_lang("json"):
         json.loads(block.text)  # the editor settings: tests/test_stack_schema.py checks what they name
