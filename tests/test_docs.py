@@ -3,7 +3,8 @@ every relative link resolves, and the README is the front page the docs promise:
 program on each cloud, then the shipped stacks, the stack file and the commands.
 
 Block kinds:
-- Python: the README's per-cloud lines are appended to Pulumi's own templates (tests/data/docs/templates) and
+- Python: the README's per-cloud lines are appended to Pulumi's own templates (tests/data/upstream's copies without
+  their GPU lines, with the published Pulumi.yaml of tests/data/docs/templates) and
   run offline through the policy gate; the other programs are run by
   tests/test_examples.py, which this file checks by comparing their text.
 - Shell: `python -m elastic_gpu ...` lines run (once each), `make` lines are checked against the Makefile and
@@ -154,14 +155,32 @@ def test_the_slug_is_githubs() -> None:
 # --- Python blocks -----------------------------------------------------------------------------------------
 
 
+#: Where the published template's program stops in its copy under tests/data/upstream, and that copy's own GPU
+#: lines begin (tests/data/upstream/SOURCE.md).
+UPSTREAM_GPU_LINES = "\n# --- elastic-gpu: the lines a user adds"
+
+
+def template_source(template: str) -> str:
+    """The template's `__main__.py` as published: the one copy, tests/data/upstream's, without its GPU lines."""
+    text = (UPSTREAM / template / "__main__.py").read_text()
+    assert UPSTREAM_GPU_LINES in text, template
+    return text[: text.index(UPSTREAM_GPU_LINES)].rstrip("\n") + "\n"
+
+
 def _template_program(tmp_path: Path, template: str, config: dict[str, Any], lines: str, mocks: str | None) -> Path:
-    """Pulumi's template as `pulumi new` writes it, the README's lines appended, and a `dev` stack file."""
+    """Pulumi's template as `pulumi new` writes it (its published Pulumi.yaml, tests/data/docs/templates; its program
+    and requirements, tests/data/upstream's copy without that copy's GPU lines), the README's lines appended, and a
+    `dev` stack file."""
     program = tmp_path / template
-    shutil.copytree(TEMPLATES / template, program)
-    project = program / "Pulumi.yaml"
-    project.write_text(project.read_text().replace("${PROJECT}", "tpl").replace("${DESCRIPTION}", "a template"))
-    main_py = program / "__main__.py"
-    main_py.write_text(main_py.read_text() + "\n# --- elastic-gpu: the lines the README shows ---\n" + lines)
+    program.mkdir(parents=True)
+    project = TEMPLATES / template / "Pulumi.yaml"
+    (program / "Pulumi.yaml").write_text(
+        project.read_text().replace("${PROJECT}", "tpl").replace("${DESCRIPTION}", "a template")
+    )
+    shutil.copy(UPSTREAM / template / "requirements.txt", program / "requirements.txt")
+    (program / "__main__.py").write_text(
+        template_source(template) + "\n# --- elastic-gpu: the lines the README shows ---\n" + lines
+    )
     (program / "Pulumi.dev.yaml").write_text(yaml.safe_dump({"config": config}))
     if mocks is not None:
         (program / "offline_mocks.py").write_text(mocks)
@@ -598,7 +617,7 @@ def _spec(text: str) -> SpecifierSet:
 def test_the_aws_template_conflicts_with_the_aws_extra_and_the_changed_line_fits() -> None:
     cell = _table()["aws"][2]
     [pinned, changed] = re.findall(r"`pulumi-eks([^`]+)`", cell)
-    template = _pins(TEMPLATES / "kubernetes-aws-python" / "requirements.txt")
+    template = _pins(UPSTREAM / "kubernetes-aws-python" / "requirements.txt")
     assert template["pulumi-eks"] == _spec(pinned)  # the line the README quotes is the template's
     assert "ResolutionImpossible" in cell
     needs = _needs("aws")
@@ -609,7 +628,7 @@ def test_the_aws_template_conflicts_with_the_aws_extra_and_the_changed_line_fits
 @pytest.mark.parametrize("cloud", ["azure", "gcp"])
 def test_the_other_templates_fit_their_extra(cloud: str) -> None:
     assert _table()[cloud][2] == f"`kubernetes-{cloud}-python` fits"
-    template = _pins(TEMPLATES / f"kubernetes-{cloud}-python" / "requirements.txt")
+    template = _pins(UPSTREAM / f"kubernetes-{cloud}-python" / "requirements.txt")
     needs = _needs(cloud)
     shared = set(template) & set(needs)
     assert shared and all(_overlap(template[n], needs[n]) for n in shared)
@@ -649,7 +668,7 @@ def test_every_template_fits_the_base_requirements() -> None:
         )
     }
     for template in TEMPLATE_CONFIG:
-        pins = _pins(TEMPLATES / template / "requirements.txt")
+        pins = _pins(UPSTREAM / template / "requirements.txt")
         assert "pulumi" in pins and all(_overlap(pins[n], base[n]) for n in set(pins) & set(base)), template
     gke = _pins(UPSTREAM / "gcp-py-gke" / "requirements.txt")
     [shown] = re.findall(r"`pulumi-kubernetes([^`]+)`", _table()["every extra"][3])
