@@ -37,15 +37,7 @@ class AwsTools(AwsProvider):
     def mocks(self) -> Mocks:
         with self.loading():
             import elastic_gpu.tools.aws.mocks as mocks
-        return Mocks(
-            resources=mocks.RESOURCE_MOCKS,
-            invokes=mocks.INVOKE_MOCKS,
-            provider_defaults=mocks.PROVIDER_DEFAULTS,
-            remote_components=mocks.REMOTE_COMPONENTS,
-            new_account=mocks.NEW_ACCOUNT,
-            account_invokes=mocks.ACCOUNT_INVOKES,
-            account_reservations=mocks.account_reservations,
-        )
+        return mocks.MOCKS
 
     def pack(self) -> PackRules:
         with self.loading():

@@ -14,6 +14,7 @@ from elastic_gpu.aws import DEFAULT_AUTHENTICATION_MODE
 from elastic_gpu.aws.gpu_types import described_instance_type
 from elastic_gpu.aws.quotas import EC2_QUOTAS
 from elastic_gpu.tools.aws import pulumi_eks_mocks
+from elastic_gpu.tools.clouds import Mocks
 from elastic_gpu.tools.offline.mocks import DECLARED, MOCK_CA, MOCK_UUID, RemoteChildren, RemoteComponentMock
 
 ACCOUNT = "123456789012"
@@ -697,3 +698,15 @@ def account_reservations(account: dict[str, Any]) -> list[dict[str, Any]]:
         {"id": rid, "instanceType": r["instanceType"], "zone": r["availabilityZone"], "count": r["instanceCount"]}
         for rid, r in (account.get("reservations") or {}).items()
     ]
+
+
+#: This cloud's part of the mock engine (tools/clouds.py `Mocks`).
+MOCKS = Mocks(
+    resources=RESOURCE_MOCKS,
+    invokes=INVOKE_MOCKS,
+    provider_defaults=PROVIDER_DEFAULTS,
+    remote_components=REMOTE_COMPONENTS,
+    new_account=NEW_ACCOUNT,
+    account_invokes=ACCOUNT_INVOKES,
+    account_reservations=account_reservations,
+)

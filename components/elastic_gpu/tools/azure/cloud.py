@@ -39,14 +39,7 @@ class AzureTools(AzureProvider):
     def mocks(self) -> Mocks:
         with self.loading():
             import elastic_gpu.tools.azure.mocks as mocks
-        return Mocks(
-            resources=mocks.RESOURCE_MOCKS,
-            invokes=mocks.INVOKE_MOCKS,
-            new_account=mocks.NEW_ACCOUNT,
-            account_invokes=mocks.ACCOUNT_INVOKES,
-            account_reservations=mocks.account_reservations,
-            account_readers=mocks.ACCOUNT_READERS,
-        )
+        return mocks.MOCKS
 
     def pack(self) -> PackRules:
         with self.loading():

@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from elastic_gpu.tools.clouds import Mocks
 from elastic_gpu.tools.offline.mocks import MOCK_CA
 
 
@@ -338,3 +339,14 @@ def account_reservations(account: dict[str, Any]) -> list[dict[str, Any]]:
         for gid, group in (account.get("capacityReservationGroups") or {}).items()
         for r in (group.get("reservations") or {}).values()
     ]
+
+
+#: This cloud's part of the mock engine (tools/clouds.py `Mocks`).
+MOCKS = Mocks(
+    resources=RESOURCE_MOCKS,
+    invokes=INVOKE_MOCKS,
+    new_account=NEW_ACCOUNT,
+    account_invokes=ACCOUNT_INVOKES,
+    account_reservations=account_reservations,
+    account_readers=ACCOUNT_READERS,
+)

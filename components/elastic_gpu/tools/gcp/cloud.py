@@ -38,13 +38,7 @@ class GcpTools(GcpProvider):
     def mocks(self) -> Mocks:
         with self.loading():
             import elastic_gpu.tools.gcp.mocks as mocks
-        return Mocks(
-            resources=mocks.RESOURCE_MOCKS,
-            invokes=mocks.INVOKE_MOCKS,
-            new_account=mocks.NEW_ACCOUNT,
-            account_invokes=mocks.ACCOUNT_INVOKES,
-            account_reservations=mocks.account_reservations,
-        )
+        return mocks.MOCKS
 
     def pack(self) -> PackRules:
         with self.loading():

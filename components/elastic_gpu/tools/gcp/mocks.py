@@ -11,6 +11,7 @@ from typing import Any
 import pulumi
 
 from elastic_gpu.gcp.quotas import GPU_QUOTAS
+from elastic_gpu.tools.clouds import Mocks
 from elastic_gpu.tools.offline.mocks import MOCK_CA
 
 
@@ -191,3 +192,13 @@ def account_reservations(account: dict[str, Any]) -> list[dict[str, Any]]:
         {"id": name, "instanceType": r["machineType"], "zone": r.get("zone", ""), "count": int(r.get("count", 0))}
         for name, r in (account.get("reservations") or {}).items()
     ]
+
+
+#: This cloud's part of the mock engine (tools/clouds.py `Mocks`).
+MOCKS = Mocks(
+    resources=RESOURCE_MOCKS,
+    invokes=INVOKE_MOCKS,
+    new_account=NEW_ACCOUNT,
+    account_invokes=ACCOUNT_INVOKES,
+    account_reservations=account_reservations,
+)
