@@ -55,12 +55,11 @@ def _stack_of(handle: Any) -> ProgramStack:
         return ProgramStack()
 
 
-def plain_region(handle: Any, cloud: CloudProvider | CloudFacts) -> str | None:
+def plain_region(handle: Any, facts: CloudFacts) -> str | None:
     """The handle's region (AWS region, Azure location, GCP region) when known before deployment: its own plain
     value (a zonal GKE location read as its region), else the provider's config (the cloud's `region_config`:
-    `aws:region`, `azure-native:location`, `gcp:region`), else the region its first zone names. `cloud`: the
-    handle's cloud provider (or its facts)."""
-    facts = cloud if isinstance(cloud, CloudFacts) else cloud.facts
+    `aws:region`, `azure-native:location`, `gcp:region`), else the region its first zone names. `facts`: the
+    handle's cloud's."""
 
     def region(value: str) -> str:
         found = re.fullmatch(facts.region_of_zone, value) if facts.region_of_zone else None
@@ -139,7 +138,7 @@ def pool_findings(name: str, handle: Any, cloud: CloudProvider, stack: ProgramSt
 
     if not isinstance(cloud, AccountPreflight) or cloud.facts.region_config is None:
         return []  # a cloud without an account preflight (a test's fake cloud)
-    region = plain_region(handle, cloud)
+    region = plain_region(handle, cloud.facts)
     if region is None:
         namespace, key = cloud.facts.region_config
         return [
