@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from elastic_gpu.preflight import attempt
+from elastic_gpu.validation import duplicate_problems
 
 if TYPE_CHECKING:
     from elastic_gpu.settings import Reservations, Spelling
@@ -114,8 +115,7 @@ def reservation_problems(spell: Spelling, reservations: Reservations | None, *, 
                 f"{where}.ids[{i}]: {rid!r} is not an EC2 capacity reservation id; allowed: cr- and lowercase letters "
                 "or digits, e.g. cr-0123456789abcdef0 (`aws ec2 describe-capacity-reservations` lists them)"
             )
-    if len(set(reservations.ids)) != len(reservations.ids):
-        problems.append(f"{where}.ids: each reservation once (got {reservations.ids})")
+    problems += duplicate_problems(f"{where}.ids", tuple(reservations.ids))
     if not reservations.ids and not reservations.tags:
         problems.append(f"{where}: name the reservations by ids (or, under Karpenter, tags); got neither")
     if reservations.tags and not karpenter:
