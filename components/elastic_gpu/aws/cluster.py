@@ -757,13 +757,13 @@ def _subnets_in_zones(
     `[...publicIds, ...privateIds]`, cluster.ts createCore), and GPU nodes in a public one get a public IP, or
     none and no way out; a zone with only public subnets is refused (known at preview once the subnets exist)."""
 
-    def private(zone: str, ids: list[str]) -> pulumi.Output[str]:
+    def private(zone: str, ids: list[str]) -> pulumi.Output[tuple[str | None, str | None]]:
         if not ids:
             raise ValueError(f"the cluster has no subnet in zone {zone}; give subnet_ids= or other zones")
         reasons = [pulumi.Output.from_input(public_reason(i, opts)) for i in sorted(ids)]
         return pulumi.Output.all(*reasons).apply(lambda why: _first_private(zone, sorted(ids), why))
 
-    def subnet_in(zone: str) -> pulumi.Output[str]:
+    def subnet_in(zone: str) -> pulumi.Output[tuple[str | None, str | None]]:
         filters = pulumi.Output.from_input(cluster_subnet_ids).apply(
             lambda ids: [
                 aws.ec2.GetSubnetsFilterArgs(name="subnet-id", values=ids),
@@ -772,7 +772,10 @@ def _subnets_in_zones(
         )
         return aws.ec2.get_subnets_output(filters=filters, opts=opts).ids.apply(lambda ids: private(zone, ids))
 
-    picked = {zone: subnet_in(zone) for zone in zones}
+    # Every zone is judged before any is refused, so the error names each zone without a private subnet, in the
+    # zones' order (one apply per zone would raise whichever the engine resolved first).
+    judged = pulumi.Output.all(*[subnet_in(zone) for zone in zones]).apply(_all_private)
+    picked = {zone: judged.apply(_nth(i)) for i, zone in enumerate(zones)}
     if picked:
         when_unknown(
             pulumi.Output.all(*picked.values()),
@@ -785,19 +788,30 @@ def _subnets_in_zones(
     return picked
 
 
-def _first_private(zone: str, ids: list[str], reasons: list[str | None]) -> str:
+def _first_private(zone: str, ids: list[str], reasons: list[str | None]) -> tuple[str | None, str | None]:
+    """(the zone's first private subnet, None), or (None, why the zone has none)."""
     picked = [i for i, why in zip(ids, reasons, strict=True) if why is None]
     if picked:
-        return picked[0]
+        return picked[0], None
     public = "; ".join(f"{i} {why}" for i, why in zip(ids, reasons, strict=True))
-    raise ConfigError(
-        [
-            f"zones: the cluster has no private subnet in {zone} ({public}): GPU nodes there would get a public IP "
-            "(or none, and no way out). Give subnet_ids= {zone: private subnet id} of subnets that reach the "
-            "internet through a NAT gateway, or leave the zone out"
-        ],
-        source="EksCluster handle",
+    return None, (
+        f"zones: the cluster has no private subnet in {zone} ({public}): GPU nodes there would get a public IP "
+        "(or none, and no way out). Give subnet_ids= {zone: private subnet id} of subnets that reach the "
+        "internet through a NAT gateway, or leave the zone out"
     )
+
+
+def _nth(i: int) -> Callable[[list[str]], str]:
+    """The i-th of the zones' subnets."""
+    return lambda ids: ids[i]
+
+
+def _all_private(judged: list[tuple[str | None, str | None]]) -> list[str]:
+    """Each zone's private subnet, or one ConfigError naming every zone that has none."""
+    problems = [why for _, why in judged if why is not None]
+    if problems:
+        raise ConfigError(problems, source="EksCluster handle")
+    return [subnet for subnet, _ in judged if subnet is not None]
 
 
 def _routes_to_internet(routes: Sequence[Any]) -> str | None:
