@@ -11,6 +11,8 @@ Without `--write` it prints what it would change; with it, it rewrites prices.cs
 
 Scope: every (cloud, region, item) tests/test_price_coverage.py checks, i.e. each region a cloud's config rules
 accept x each GPU size of elastic_gpu/gpu_catalog.py (and on GCP its accelerator type). Other rows are left alone.
+Azure's regions outside SkyPilot's US ones are scripts/prices_from_azure_tables.py's: their rows come from other
+sources and their gaps carry reasons this script keeps (run that one after this one when both are refreshed).
 
 The rules are the ones price_sources.csv states for each source:
 - skypilot-aws (vms.csv: one row per instance type and availability zone): on-demand is the row's `Price` (the

@@ -423,9 +423,11 @@ def test_cost_command_config_error_exits_2(program_dir, capsys) -> None:
     assert captured.out == ""
 
 
-def _cost_json(program_dir, capsys: pytest.CaptureFixture[str], stack: str, region: str, zones: list[str]) -> dict:
-    """`python -m elastic_gpu cost --json` on a copy of a shipped stack moved to `region`."""
-    values = stack_values(stack)
+def _cost_json(
+    program_dir, capsys: pytest.CaptureFixture[str], stack: str, region: str, zones: list[str], values=None
+) -> dict:
+    """`python -m elastic_gpu cost --json` on a copy of a shipped stack (or of `values`) moved to `region`."""
+    values = values or stack_values(stack)
     values["elastic-gpu:cluster"] = {**values["elastic-gpu:cluster"], "region": region, "zones": zones}
     d = program_dir(values, stack=stack)
     assert main(["cost", "--stack", stack, "--gpu-hours", "100", "--program", str(d), "--json"]) == 0
@@ -446,15 +448,32 @@ def test_cost_prices_gcp_dev_in_europe_west4_on_demand_and_spot(program_dir, cap
     assert pool["source"] == "skypilot-gcp" and out["hints"] == []
 
 
-def test_cost_in_westeurope_gives_azure_on_demand_and_says_how_to_give_spot(program_dir, capsys) -> None:
-    """No source we cite publishes Azure spot prices outside the US (tests/test_price_coverage.py REASONS): offline
-    `cost` prices on-demand from the table and says which setting gives the spot price; at preview the Retail
-    Prices API gives it (tests/test_live_prices.py)."""
+def test_cost_prices_azure_dev_in_westeurope_on_demand_and_spot_from_the_table(program_dir, capsys) -> None:
+    """azure-dev runs in westeurope: `cost` prices its T4 pool on both capacity types from the table's row, whose
+    on-demand figure is karpenter-azure's and spot figure coroot-azure's (price_sources.csv), and needs no hint."""
     values = stack_values("azure-dev")
     assert values["elastic-gpu:cluster"]["region"] == "westeurope"
     out = _cost_json(program_dir, capsys, "azure-dev", "westeurope", values["elastic-gpu:cluster"]["zones"])
     [pool] = out["pools"]
     row = price_row("azure", "westeurope", "Standard_NC4as_T4_v3")
+    assert row is not None and row.spot is not None
+    assert (pool["region"], pool["priced_as"]) == ("westeurope", "Standard_NC4as_T4_v3")
+    assert (pool["on_demand_hourly"], pool["spot_hourly"]) == (row.on_demand, row.spot)
+    assert pool["source"] == row.source == "karpenter-azure+coroot-azure"
+    assert out["hints"] == []
+
+
+def test_cost_in_a_region_without_an_azure_spot_price_says_how_to_give_it(program_dir, capsys) -> None:
+    """Where no source we cite has the spot price (ND H100 v5 in westeurope repeats on-demand:
+    tests/data/price_gaps.csv), offline `cost` prices on-demand from the table and names the setting that gives
+    spot; at preview the Retail Prices API gives it (tests/test_live_prices.py)."""
+    values = stack_values("azure-dev")
+    values["elastic-gpu:gpuPools"] = [
+        {**values["elastic-gpu:gpuPools"][0], "gpu": "h100", "instanceTypes": ["Standard_ND96isr_H100_v5"]}
+    ]
+    out = _cost_json(program_dir, capsys, "azure-dev", "westeurope", values["elastic-gpu:cluster"]["zones"], values)
+    [pool] = out["pools"]
+    row = price_row("azure", "westeurope", "Standard_ND96isr_H100_v5")
     assert row is not None and row.spot is None
     assert (pool["on_demand_hourly"], pool["spot_hourly"]) == (row.on_demand, None)
-    assert any("Standard_NC4as_T4_v3" in h and "spot" in h for h in out["hints"]), out["hints"]
+    assert any("Standard_ND96isr_H100_v5" in h and "spot" in h for h in out["hints"]), out["hints"]

@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import csv
 import importlib
+import importlib.util
+import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from elastic_gpu.clouds import CLOUDS
 from elastic_gpu.gpu_catalog import GPU_INSTANCE_TYPES
-from elastic_gpu.prices import price_row, price_sources
+from elastic_gpu.prices import price_row, price_rows, price_sources
 from elastic_gpu.tools.offline.policy_run import run_policies
 from elastic_gpu.tools.offline.report import to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview
@@ -83,10 +87,13 @@ def test_every_readme_program_pool_is_priced_or_says_how(tmp_path: Path, index: 
 #: The exceptions: (cloud, region, item) the table prices without both figures, one row each in
 #: tests/data/price_gaps.csv (`item` "*": every catalog size of that region), with the key of its reason here.
 GAPS_PATH = Path(__file__).parent / "data" / "price_gaps.csv"
+PRICES_PATH = Path(__file__).parent.parent / "components" / "elastic_gpu" / "data" / "prices.csv"
 #: Why a price is not in the table. The skypilot-* rows and the gaps they leave are written by
 #: scripts/prices_from_skypilot.py from the catalogs at the commits elastic_gpu/data/price_sources.csv cites; the
-#: other rows are read by hand. Every gap is a region or size no source we cite prices both ways; live prices at
-#: preview (`ELASTIC_GPU_LIVE_PRICES=1`) or `elastic-gpu:prices` give it, and `cost` says so where it is missing.
+#: Azure GPU rows and gaps outside SkyPilot's US regions by scripts/prices_from_azure_tables.py (karpenter-azure,
+#: coroot-azure); the other rows are read by hand. Every gap is a region or size no source we cite prices both
+#: ways; live prices at preview (`ELASTIC_GPU_LIVE_PRICES=1`) or `elastic-gpu:prices` give it, and `cost` says so
+#: where it is missing.
 REASONS = {
     "aws-other-partition": "GovCloud and China are the aws-us-gov and aws-cn partitions, with price lists of their "
     "own; SkyPilot's AWS catalog (skypilot-aws) covers the commercial partition only",
@@ -99,12 +106,17 @@ REASONS = {
     "on-demand price",
     "aws-no-spot-in-catalog": "SkyPilot's AWS catalog at the cited commit gives the on-demand price but no zone's "
     "spot price for this type in this region, so spot is unknown",
-    "azure-no-spot-source": "no source we cite publishes Azure spot prices outside the US: SkyPilot's published "
-    "Azure catalogs list US regions only (sky/catalog/data_fetchers/fetch_azure.py US_REGIONS is its default) and "
-    "Azure Karpenter keeps on-demand prices only (pkg/providers/pricing: spot defaults to on-demand until a live "
-    "update)",
-    "azure-spot-as-on-demand": "SkyPilot's Azure catalog repeats the on-demand price as the spot price for the H100 "
-    "sizes (NC40ads/NC80adis_H100_v5, ND96isr_H100_v5), so spot is left unknown (price_sources.csv, skypilot-azure)",
+    "azure-no-spot-source": "outside SkyPilot's US regions the one dated source we cite with Azure spot prices, "
+    "coroot-azure's 2024-08-09 snapshot of the Retail Prices API, has no spot price for this size in this region "
+    "(`*`: for none of its GPU sizes; it has no ND H200 v5 at all); karpenter-azure gives the on-demand price. "
+    "SkyPilot's published Azure catalogs list US regions only (sky/catalog/data_fetchers/fetch_azure.py US_REGIONS "
+    "is its default) and Azure Karpenter keeps on-demand prices only",
+    "azure-spot-as-on-demand": "the source repeats the on-demand price as the spot price for the H100 sizes "
+    "(NC40ads/NC80adis_H100_v5, ND96isr_H100_v5: SkyPilot's Azure catalog in the US, coroot-azure's snapshot "
+    "elsewhere), so spot is left unknown (price_sources.csv)",
+    "azure-not-in-region-table": "Azure Karpenter's generated on-demand table (karpenter-azure), which prices the "
+    "sizes Azure sells in each region, has no price for this size in this region (`*`: for none of the catalog's "
+    "GPU sizes there), and no other source we cite prices it",
     "azure-not-in-region": "SkyPilot's Azure catalog at the cited commit lists this size in other US regions but "
     "not in this one (`*`: none of the catalog's GPU sizes)",
     "azure-not-in-catalog": "SkyPilot's Azure catalog at the cited commit has no row for this size in any region",
@@ -181,11 +193,100 @@ def test_the_exceptions_list_holds_only_what_is_still_missing() -> None:
     assert not stale, f"remove from {GAPS_PATH.name}: " + ", ".join("/".join(k) for k in stale[:20])
 
 
+#: westeurope's GPU sizes the sources price both ways, and those they do not, with the reason.
+WESTEUROPE_PRICED = (
+    "Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3", "Standard_NC16as_T4_v3", "Standard_NC64as_T4_v3",
+    "Standard_NC24ads_A100_v4", "Standard_NC48ads_A100_v4", "Standard_NC96ads_A100_v4", "Standard_NV36ads_A10_v5",
+)  # fmt: skip
+WESTEUROPE_GAPS = {
+    "Standard_NC40ads_H100_v5": "azure-spot-as-on-demand",
+    "Standard_NC80adis_H100_v5": "azure-spot-as-on-demand",
+    "Standard_ND96isr_H100_v5": "azure-spot-as-on-demand",
+    "Standard_ND96isr_H200_v5": "azure-not-in-region-table",
+}
+
+
 def test_the_regions_the_issue_names_are_priced() -> None:
-    """gcp-dev's sizes in europe-west4 on both capacity types; westeurope's spot and g6.xlarge in eu-west-1 stay
-    exceptions with their reason, the live source answering at preview."""
+    """gcp-dev's sizes in europe-west4 and westeurope's GPU sizes on both capacity types, each figure from a row
+    naming its sources; the H100 and H200 sizes in westeurope and g6.xlarge in eu-west-1 stay exceptions with their
+    reason, the live source answering at preview."""
     for item in ("n1-standard-4", "nvidia-tesla-t4", "e2-standard-2", "g2-standard-8", "nvidia-l4"):
         row = price_row("gcp", "europe-west4", item)
         assert row is not None and row.spot is not None and row.source in price_sources(), item
-    assert _gaps()[("azure", "westeurope", ANY)] == "azure-no-spot-source"
-    assert _gaps()[("aws", "eu-west-1", "g6.xlarge")] == "aws-not-in-region"
+    for item in WESTEUROPE_PRICED:
+        row = price_row("azure", "westeurope", item)
+        assert row is not None and row.spot is not None and 0 < row.spot < row.on_demand, item
+        assert row.sources == ("karpenter-azure", "coroot-azure"), item
+    gaps = _gaps()
+    assert (("azure", "westeurope", ANY)) not in gaps
+    assert {i: gaps[("azure", "westeurope", i)] for i in WESTEUROPE_GAPS} == WESTEUROPE_GAPS
+    assert set(WESTEUROPE_PRICED) | set(WESTEUROPE_GAPS) == {
+        i for c, r, i in _accepted() if (c, r) == ("azure", "westeurope")
+    }
+    assert gaps[("aws", "eu-west-1", "g6.xlarge")] == "aws-not-in-region"
+
+
+# --- the Azure rows outside SkyPilot's US regions: scripts/prices_from_azure_tables.py ------------------------
+
+
+def _azure_tables() -> ModuleType:
+    """The script, imported from scripts/ (not a package) as the command line runs it."""
+    path = Path(__file__).parent.parent / "scripts" / "prices_from_azure_tables.py"
+    spec = importlib.util.spec_from_file_location("prices_from_azure_tables", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_azure_rows_outside_the_us_rebuild_from_the_copied_source_lines() -> None:
+    """Every karpenter-azure row of a GPU size outside SkyPilot's US regions, and every gap there, is what the
+    script computes from the source lines copied to tests/data/prices/: a hand edit of the table, or a copy
+    refreshed without `--write`, fails here."""
+    script = _azure_tables()
+    rows, gaps = script.build(*script.read_copies())
+    regions = {r for r, _ in script.scope()}
+    sizes = {i for _, i in script.scope()}
+    table_lines = PRICES_PATH.read_text(encoding="utf-8").splitlines()
+    mine = [
+        line
+        for line in table_lines[1:]
+        if (f := line.split(","))[0] == "azure" and f[1] in regions and f[2] in sizes and f[7].startswith("karpenter")
+    ]
+    assert mine == [",".join(rows[k]) for k in sorted(rows)]
+    assert {(r, i): why for (c, r, i), why in _gaps().items() if c == "azure" and r in regions} == gaps
+    # westeurope's T4 row, figure by figure: the copied karpenter line and coroot entry
+    karpenter = (GAPS_PATH.parent / "prices" / "karpenter-azure.zz_generated.pricing.go.lines").read_text()
+    assert '\t\t"Standard_NC4as_T4_v3":' in karpenter and "// generated at 2026-06-18T03:43:41Z" in karpenter
+    assert rows[("westeurope", "Standard_NC4as_T4_v3")] == [
+        "azure", "westeurope", "Standard_NC4as_T4_v3", "vm", "0.658", "0.079026", "", "karpenter-azure+coroot-azure",
+        "2024-08-09",
+    ]  # fmt: skip
+
+
+def test_the_spot_source_gives_skypilots_linux_spot_price_wherever_both_give_one() -> None:
+    """coroot-azure does not tell Linux from Windows (price_sources.csv): its spot figures are used because they
+    equal SkyPilot's Linux ones in every US row both give, and its on-demand figures are not, being Windows ones
+    for some sizes."""
+    script = _azure_tables()
+    copy = json.loads((GAPS_PATH.parent / "prices" / "coroot-azure.cloud-pricing.json").read_text())
+    spot = script.parse_coroot(copy)
+    linux = [r for r in price_rows() if r.source == "skypilot-azure" and r.spot is not None]
+    gpu = [r for r in linux if ("azure", r.item) in GPU_INSTANCE_TYPES]
+    assert gpu and {(r.region, r.item): spot.get(r.region, {}).get(r.item) for r in gpu} == {
+        (r.region, r.item): r.spot for r in gpu
+    }
+    westeurope_t4 = copy["azure"]["compute"]["westeurope"]["Standard_NC4as_T4_v3"]["on_demand"]
+    row = price_row("azure", "westeurope", "Standard_NC4as_T4_v3")
+    assert row is not None and westeurope_t4 != row.on_demand  # the Windows price, not used
+
+
+def test_a_spot_figure_of_the_other_os_is_refused() -> None:
+    """One spot/on-demand ratio per GPU family and region is what says coroot-azure's figures are Linux ones: a
+    refreshed copy that breaks it stops the script instead of writing rows."""
+    script = _azure_tables()
+    karpenter, spot = script.read_copies()
+    spot["westeurope"]["Standard_NC64as_T4_v3"] = 0.653344 + 64 * 0.046 * 0.1201  # a Windows licence's share
+    with pytest.raises(SystemExit, match=r"t4 sizes in westeurope have different spot/on-demand ratios"):
+        script.build(karpenter, spot)
