@@ -338,7 +338,8 @@ import pulumi_kubernetes as k8s
 gcp.container.Cluster("c1", location="us-central1", min_master_version="VERSION", CHANNEL)
 k8s.apiextensions.CustomResource(
     "l4", api_version="cloud.google.com/v1", kind="ComputeClass", metadata={"name": "l4"},
-    spec={"priorities": [{"machineFamily": "g2", "spot": True, "gpu": {"type": "nvidia-l4", "count": 1}}],
+    spec={"priorities": [{"machineFamily": "g2", "spot": True, "gpu": {"type": "nvidia-l4", "count": 1}},
+                         {"machineFamily": "g2", "spot": False, "gpu": {"type": "nvidia-l4", "count": 1}}],
           "nodePoolAutoCreation": {"enabled": True}, "whenUnsatisfiable": "DoNotScaleUp",
           "autoscalingPolicy": {"consolidationDelayMinutes": 10}},
 )
@@ -376,8 +377,9 @@ def test_without_auto_provisioning_the_gpu_limits_rule_says_what_the_version_doe
     assert says in v.message
     if "no cap" in says:
         assert (v.policy, v.level) == ("gke-auto-provisioning-gpu-cap", "advisory")
-        # What bounds them then: the regional quota their (spot) priority draws on, as gcp/quotas.py names it.
-        assert "(PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region in the cluster's region)" in v.message
+        # What bounds them then: the regional quotas their spot and on-demand priorities draw on (gcp/quotas.py).
+        quotas = "PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region, NVIDIA-L4-GPUS-per-project-region"
+        assert f"({quotas} in the cluster's region)" in v.message
     else:
         assert (v.policy, v.level) == ("gke-auto-provisioning-gpu-limits", "mandatory")
         assert "or set minMasterVersion to 1.33.3-gke.1136000 or later" in v.message

@@ -57,6 +57,10 @@ def _auto_class(resource_type: str, props: Mapping[str, Any]) -> tuple[str, list
         return None
 
 
+def _gpu_type(priority: dict[str, Any]) -> Any:
+    return (priority.get("gpu") or {}).get("type")
+
+
 # --- gke-auto-provisioning-gpu-limits ----------------------------------------------------------
 
 
@@ -80,7 +84,7 @@ def _gpu_classes(
         name, priorities = auto
         gpus: dict[Any, dict[str, Any]] = {p["gpu"].get("type"): p["gpu"] for p in priorities if p.get("gpu")}
         found += [
-            (r.urn, name, int(g.get("count") or 1), t, [bool(p.get("spot")) for p in priorities if p.get("gpu") is g])
+            (r.urn, name, int(g.get("count") or 1), t, [bool(p.get("spot")) for p in priorities if _gpu_type(p) == t])
             for t, g in gpus.items()
         ]
     return limits, version, auto_creation_needs_nap(version), found
