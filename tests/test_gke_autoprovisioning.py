@@ -338,7 +338,8 @@ import pulumi_kubernetes as k8s
 gcp.container.Cluster("c1", location="us-central1", min_master_version="VERSION", CHANNEL)
 k8s.apiextensions.CustomResource(
     "l4", api_version="cloud.google.com/v1", kind="ComputeClass", metadata={"name": "l4"},
-    spec={"priorities": [{"machineFamily": "g2", "spot": True, "gpu": {"type": "nvidia-l4", "count": 1}}],
+    spec={"priorities": [{"machineFamily": "g2", "spot": True, "gpu": {"type": "nvidia-l4", "count": 1}},
+                         {"machineFamily": "g2", "spot": False, "gpu": {"type": "nvidia-l4", "count": 1}}],
           "nodePoolAutoCreation": {"enabled": True}, "whenUnsatisfiable": "DoNotScaleUp",
           "autoscalingPolicy": {"consolidationDelayMinutes": 10}},
 )
@@ -351,14 +352,17 @@ k8s.apiextensions.CustomResource(
         (
             "1.35",
             "RAPID",
-            "has node auto-provisioning off: GKE creates them with no cap, so the pool's maxSize holds nowhere",
+            "has node auto-provisioning off: GKE creates them with no cap; without node auto-provisioning GKE caps "
+            "a ComputeClass's auto-created node pools nowhere",
         ),
         ("1.33.3-gke.1136000", "RAPID", "GKE creates them with no cap"),
-        # Off the Rapid channel GKE needs cluster-level node auto-provisioning at any version (how-to/
-        # node-auto-provisioning, Requirements), as below 1.33.3-gke.1136000.
-        ("1.35", "STABLE", "or is not on the Rapid channel (releaseChannel 'STABLE'), where a ComputeClass needs it"),
-        ("1.35", None, "(releaseChannel None)"),
-        ("1.33", "RAPID", "may run a version below 1.33.3-gke.1136000 (minMasterVersion '1.33')"),
+        # GKE needs no channel for it (concepts/node-auto-provisioning, Enablement methods, 2026-04-10): off Rapid
+        # the pools come, uncapped, as on Rapid.
+        ("1.35", "STABLE", "GKE creates them with no cap"),
+        ("1.35", None, "GKE creates them with no cap"),
+        # Below the version no channel helps: GKE creates no pool for the class at all.
+        ("1.33", "STABLE", "may run a version below 1.33.3-gke.1136000 (minMasterVersion '1.33')"),
+        ("1.33.3-gke.1135999", "RAPID", "may run a version below 1.33.3-gke.1136000"),
         ("1.32", "RAPID", "GKE creates no such node pool"),
     ],
 )
@@ -368,10 +372,62 @@ def test_without_auto_provisioning_the_gpu_limits_rule_says_what_the_version_doe
     channel_arg = f"release_channel={{'channel': {channel!r}}}" if channel else "opts=None"
     program = write_program(NAP_OFF_PROGRAM.replace("VERSION", version).replace("CHANNEL", channel_arg), tmp_path)
     report = judge(run_preview("test", program))
-    # GKE creates no pool below 1.33.3-gke.1136000 or off Rapid (mandatory); from it, uncapped pools (advisory)
+    # GKE creates no pool below 1.33.3-gke.1136000 (mandatory); from it, on any channel, uncapped pools (advisory)
     [v] = report.of("gke-auto-provisioning-gpu-limits") + report.of("gke-auto-provisioning-gpu-cap")
     assert says in v.message
-    assert v.policy == ("gke-auto-provisioning-gpu-cap" if "no cap" in says else "gke-auto-provisioning-gpu-limits")
+    if "no cap" in says:
+        assert (v.policy, v.level) == ("gke-auto-provisioning-gpu-cap", "advisory")
+        # What bounds them then: the regional quotas their spot and on-demand priorities draw on (gcp/quotas.py).
+        quotas = "PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region, NVIDIA-L4-GPUS-per-project-region"
+        assert f"({quotas} in the cluster's region)" in v.message
+    else:
+        assert (v.policy, v.level) == ("gke-auto-provisioning-gpu-limits", "mandatory")
+        assert "or set minMasterVersion to 1.33.3-gke.1136000 or later" in v.message
+
+
+@pytest.mark.parametrize(
+    ("version", "needs"),
+    [
+        ("1.33.3-gke.1135999", True),
+        ("1.33.2", True),
+        ("1.33", True),  # a minor's floor is its lowest build
+        ("1.33.3-gke.1136000", False),
+        ("1.34", False),
+        ("not-a-version", True),  # unreadable: judged as below
+        (None, False),  # a new cluster: at least the oldest minor GKE's calendar offers
+    ],
+)
+def test_auto_creation_needs_node_auto_provisioning_below_the_version_only(version, needs) -> None:
+    from elastic_gpu.gcp.autoprovisioning.spec import auto_creation_needs_nap
+
+    assert auto_creation_needs_nap(version) is needs
+
+
+def test_the_cap_finding_names_the_quotas_each_capacity_draws_on() -> None:
+    from elastic_gpu.tools.gcp.pack.auto_provisioning import quota_ids
+
+    l4 = ["PREEMPTIBLE-NVIDIA-L4-GPUS-per-project-region", "NVIDIA-L4-GPUS-per-project-region"]
+    assert quota_ids("nvidia-l4", [True, False]) == l4  # spot first, then the on-demand fallback
+    assert quota_ids("nvidia-l4", [False]) == l4[1:]
+    # A model gcp/quotas.py has no row for (H100: a per-family quota).
+    assert quota_ids("nvidia-h100-80gb", [True]) == ["GPUS-PER-GPU-FAMILY-per-project-region"]
+
+
+def test_the_autoprovision_stack_keeps_node_auto_provisioning_as_the_cap_of_its_pools() -> None:
+    # Its version allows auto-creation without node auto-provisioning, but only the cluster's limits cap the pools:
+    # the gate finds them capped (no finding) and the limits are exactly the pools' largest GPU count.
+    from elastic_gpu.gcp.autoprovisioning.spec import auto_creation_needs_nap
+
+    p = stack_preview(STACK)
+    cluster = p.one("gcp:container/cluster:Cluster", "gpu-nap-gke").inputs
+    assert not auto_creation_needs_nap(cluster["minMasterVersion"])
+    assert cluster["releaseChannel"]["channel"] == "STABLE"
+    scaling = cluster["clusterAutoscaling"]
+    assert scaling["enabled"] is True
+    limits = {lim["resourceType"]: lim["maximum"] for lim in scaling["resourceLimits"]}
+    assert limits["nvidia-l4"] == 9 + 9  # inference: maxSize 9 spot + 9 on-demand fallback, 1 L4 each
+    report = judge(p)
+    assert report.of("gke-auto-provisioning-gpu-limits") == report.of("gke-auto-provisioning-gpu-cap") == []
 
 
 def test_auto_created_nodes_get_the_node_account_and_network_tag_and_kueue_stays_on_the_general_pool() -> None:
@@ -450,9 +506,9 @@ def test_cost_gives_the_expected_figure_and_the_worst_case(capsys) -> None:
 def test_a_new_cluster_whose_version_is_unknown_is_judged_by_the_oldest_minor_gke_creates(tmp_path) -> None:
     # No minMasterVersion: GKE picks its default, at least the oldest minor its calendar offers (1.35 today),
     # above 1.33.3-gke.1136000, so the class gets uncapped pools (an advisory-worthy fact, not "none at all").
-    # On the Rapid channel, where GKE auto-creates ComputeClass pools without node auto-provisioning.
-    rapid = NAP_OFF_PROGRAM.replace("CHANNEL", "release_channel={'channel': 'RAPID'}")
-    program = write_program(rapid.replace(', min_master_version="VERSION"', ""), tmp_path)
+    # On any channel (STABLE here): GKE auto-creates ComputeClass pools without node auto-provisioning there.
+    stable = NAP_OFF_PROGRAM.replace("CHANNEL", "release_channel={'channel': 'STABLE'}")
+    program = write_program(stable.replace(', min_master_version="VERSION"', ""), tmp_path)
     report = judge(run_preview("test", program))
     assert report.of("gke-auto-provisioning-gpu-limits") == []  # nothing mandatory: GKE creates the pools
     [v] = report.of("gke-auto-provisioning-gpu-cap")

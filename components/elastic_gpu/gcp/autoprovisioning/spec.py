@@ -64,15 +64,17 @@ def priority_machine_types(priority: dict[str, Any]) -> list[str]:
     return eligible_machine_types(model, int(gpu.get("count", 1)), priority["machineFamily"])
 
 
-#: From this GKE version on, a ComputeClass with nodePoolAutoCreation gets node pools without cluster-level
-#: node auto-provisioning (GKE "About custom ComputeClasses", Node pool auto-creation and ComputeClasses:
-#: "If your cluster is running a version earlier than GKE version 1.33.3-gke.1136000, you must also enable
-#: cluster-level node auto-provisioning").
+#: From this GKE version on, a ComputeClass with nodePoolAutoCreation gets node pools without cluster-level node
+#: auto-provisioning, on any release channel: "In GKE version 1.33.3-gke.1136000 and later, use ComputeClasses to
+#: enable node pool auto-creation without using cluster-level node auto-provisioning" (GKE "About node pool
+#: auto-creation", Enablement methods, docs.cloud.google.com/kubernetes-engine/docs/concepts/node-auto-provisioning,
+#: last updated 2026-04-10); "If your cluster is running a version earlier than GKE version 1.33.3-gke.1136000, you
+#: must also enable cluster-level node auto-provisioning" (".../concepts/about-custom-compute-classes", Node pool
+#: auto-creation and ComputeClasses, last updated 2026-04-13). Neither names a release channel; the Rapid channel
+#: that copies of the how-to page ("Configure node pool auto-creation", Requirements) still list was the launch
+#: requirement, while 1.33.3 was on Rapid only: its current Chinese copy (hl=zh-CN) names the version alone, and
+#: every version GKE offers today (gcp/versions.py) is above it on every channel. (Read 2026-12-02.)
 AUTO_CREATION_WITHOUT_NAP = "1.33.3-gke.1136000"
-#: ... and only on the Rapid release channel (the same page, "Requirements" for workload-level auto-creation
-#: without node auto-provisioning: "Use GKE version 1.33.3-gke.1136000 or later. Use the Rapid release channel.",
-#: docs.cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning, read 2026-12-01).
-AUTO_CREATION_WITHOUT_NAP_CHANNEL = "RAPID"
 _GKE_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:-gke\.(\d+))?")
 
 
@@ -92,14 +94,31 @@ def version_floor(min_version: str | None) -> str:
     return min_version or min((r.minor for r in KUBERNETES_SUPPORT), key=lambda m: gke_version_key(m) or (0,))
 
 
-def auto_creation_needs_nap(min_version: str | None, channel: str | None = None) -> bool:
-    """A cluster whose version may be below AUTO_CREATION_WITHOUT_NAP (judged by its floor, the lowest it may
-    run: `version_floor`), or that is not on the Rapid channel (`channel`: its releaseChannel, None when unset,
-    which GKE enrolls in Regular), needs node auto-provisioning for a ComputeClass to get node pools. So a
-    STABLE or REGULAR cluster keeps cluster-level node auto-provisioning (gcp-autoprovision's STABLE one does),
-    and its resource limits remain the only cap on the auto-created pools."""
+def auto_creation_needs_nap(min_version: str | None) -> bool:
+    """A cluster whose version may be below AUTO_CREATION_WITHOUT_NAP (judged by its floor, the lowest it may run:
+    `version_floor`; an unreadable version counts as below) needs cluster-level node auto-provisioning for a
+    ComputeClass to get node pools at all. From it on, GKE creates them without, on any channel; then nothing in the
+    cluster caps them (see `NO_CAP_WITHOUT_NAP`)."""
     min_version = version_floor(min_version)
     key = gke_version_key(min_version) if min_version else None
     threshold = gke_version_key(AUTO_CREATION_WITHOUT_NAP)
-    too_old = key is None or threshold is None or key < threshold
-    return too_old or channel != AUTO_CREATION_WITHOUT_NAP_CHANNEL
+    return key is None or threshold is None or key < threshold
+
+
+#: Why a cluster whose version allows auto-creation without node auto-provisioning keeps it on: its resource
+#: limits are the only cap GKE applies to the node pools it creates for ComputeClasses. "These cluster-level resource
+#: limits are required only if you enable node auto-provisioning in the cluster" and "GKE doesn't create new nodes
+#: or node pools if the operation would exceed one of these resource limits" (concepts/node-auto-provisioning,
+#: Cluster-level resource limits with node auto-provisioning); a ComputeClass has no field that bounds its nodes
+#: (ComputeClass CRD, tests/data/crds and datreeio/CRDs-catalog 77e49833: autoscalingPolicy holds consolidation
+#: settings only; the reference's `buffers[].limits` bound spare capacity, not the pools); and the provider sends
+#: limits with auto-provisioning off but "resource_limits don't work when node auto-provisioning is disabled"
+#: (terraform-provider-google, resource_container_cluster.go expandClusterAutoscaling). What GKE offers instead is
+#: project-wide: "Use a different method, such as quota adjustments, to control resource usage" (same page), the
+#: region's GPU quota (gcp/quotas.py), which every cluster and VM of the project shares.
+NO_CAP_WITHOUT_NAP = (
+    "without node auto-provisioning GKE caps a ComputeClass's auto-created node pools nowhere (a ComputeClass has no "
+    "node or resource limit; the cluster's resource limits apply only with node auto-provisioning on), so the pool's "
+    "maxSize holds nowhere; GKE's own alternative is the project's regional GPU quota, shared by every cluster and VM "
+    "of the project"
+)

@@ -1,9 +1,12 @@
 """Policy rules for GKE auto-provisioning: a ComputeClass that auto-creates GPU node pools.
 
 - gke-auto-provisioning-gpu-limits: the cluster enables node auto-provisioning with a resource limit for
-  every GPU type a class names where GKE needs one to create the pools (mandatory).
-- gke-auto-provisioning-gpu-cap: where GKE creates them without it (1.33.3-gke.1136000 and later), the limit is
-  still the only cap on the pools' size (advisory).
+  every GPU type a class names where GKE needs one to create the pools (mandatory): with node auto-provisioning on
+  (GKE creates no pool of a GPU type without a limit), or on a version below 1.33.3-gke.1136000 (GKE creates no pool
+  for a ComputeClass without node auto-provisioning; gcp/autoprovisioning/spec.py AUTO_CREATION_WITHOUT_NAP).
+- gke-auto-provisioning-gpu-cap: from that version on GKE creates them without it, on any release channel, and
+  then nothing in the cluster caps them (spec.NO_CAP_WITHOUT_NAP): the finding names the regional GPU quotas, GKE's
+  own (project-wide) alternative (advisory).
 - gke-compute-class-gpu-taint: every priority of a GPU class names its GPU (type and count), so each node
   GKE creates carries the GPU and GKE's GPU taint (nvidia.com/gpu=present:NoSchedule).
 - gke-compute-class-spot-first: spot priorities come before on-demand ones (GKE tries them in order).
@@ -29,10 +32,13 @@ from pulumi_policy.proxy import UnknownValueError
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS
 from elastic_gpu.gcp.autoprovisioning.spec import (
     AUTO_CREATION_WITHOUT_NAP,
+    NO_CAP_WITHOUT_NAP,
     auto_creates,
     auto_creation_needs_nap,
     version_floor,
 )
+from elastic_gpu.gcp.quotas import gpu_quota
+from elastic_gpu.gpu_catalog import gpu_instance_types
 from elastic_gpu.tools.gcp.reader import cluster_limits
 from elastic_gpu.tools.policy._base import config, props_of, schema
 from elastic_gpu.tools.policy.scope import judged
@@ -51,23 +57,25 @@ def _auto_class(resource_type: str, props: Mapping[str, Any]) -> tuple[str, list
         return None
 
 
+def _gpu_type(priority: dict[str, Any]) -> Any:
+    return (priority.get("gpu") or {}).get("type")
+
+
 # --- gke-auto-provisioning-gpu-limits ----------------------------------------------------------
 
 
 def _gpu_classes(
     args: StackValidationArgs,
-) -> tuple[dict[str, int], str, str | None, bool, list[tuple[Any, str, int, Any]]]:
-    """The cluster's GPU limits, its version floor, its release channel, whether auto-creation needs node
-    auto-provisioning there, and
-    (urn, class, count, GPU type) of every GPU a judged auto-creating class names."""
+) -> tuple[dict[str, int], str, bool, list[tuple[Any, str, int, Any, list[bool]]]]:
+    """The cluster's GPU limits, its version floor, whether auto-creation needs node auto-provisioning there, and
+    (urn, class, count, GPU type, the `spot` of each priority naming it) of every GPU a judged auto-creating class
+    names."""
     clusters = [r for r in args.resources if r.resource_type == GKE_CLUSTER]
     limits = cluster_limits(clusters)
     props = props_of(clusters[0]) or {}
     declared = props.get("minMasterVersion")
     # Unknown at preview (a new cluster that takes GKE's default): at least the oldest minor GKE offers.
     version = version_floor(declared if isinstance(declared, str) else None)
-    channel = (props.get("releaseChannel") or {}).get("channel")
-    channel = channel if isinstance(channel, str) else None
     found = []
     for r in args.resources:
         auto = _auto_class(r.resource_type, props_of(r))
@@ -75,46 +83,61 @@ def _gpu_classes(
             continue
         name, priorities = auto
         gpus: dict[Any, dict[str, Any]] = {p["gpu"].get("type"): p["gpu"] for p in priorities if p.get("gpu")}
-        found += [(r.urn, name, int(g.get("count") or 1), g.get("type")) for g in gpus.values()]
-    return limits, version, channel, auto_creation_needs_nap(version, channel), found
+        found += [
+            (r.urn, name, int(g.get("count") or 1), t, [bool(p.get("spot")) for p in priorities if _gpu_type(p) == t])
+            for t, g in gpus.items()
+        ]
+    return limits, version, auto_creation_needs_nap(version), found
 
 
 def validate_gpu_limits(args: StackValidationArgs, report: ReportViolation) -> None:
     if not any(r.resource_type == GKE_CLUSTER for r in args.resources):
         return  # an existing cluster: its limits are not in the program (GkeCluster.existing documents them)
-    limits, version, channel, needs_nap, classes = _gpu_classes(args)
-    for urn, name, count, gpu_type in classes:
+    limits, version, needs_nap, classes = _gpu_classes(args)
+    for urn, name, count, gpu_type, _ in classes:
         have = limits.get(str(gpu_type))
         if not limits and not needs_nap:
             continue  # GKE creates the pools without node auto-provisioning (gke-auto-provisioning-gpu-cap)
         if have is None or have < count:
             what = (
                 f"has node auto-provisioning off and may run a version below {AUTO_CREATION_WITHOUT_NAP} "
-                f"(minMasterVersion {version!r}) or is not on the Rapid channel (releaseChannel {channel!r}), "
-                "where a ComputeClass needs it"
+                f"(minMasterVersion {version!r}), where a ComputeClass needs it"
                 if not limits
                 else f"has a {gpu_type} limit of {have or 0}"
             )
             report(
                 f"ComputeClass '{name}' asks GKE to auto-create nodes with {count} x {gpu_type}, but the cluster "
                 f"{what}: GKE creates no such node pool. Enable clusterAutoscaling with a resourceLimits entry "
-                f"for {gpu_type} of at least {count} (GkeClusterArgs.auto_provisioning does it).",
+                f"for {gpu_type} of at least {count} (GkeClusterArgs.auto_provisioning does it)"
+                + ("" if limits else f", or set minMasterVersion to {AUTO_CREATION_WITHOUT_NAP} or later")
+                + ".",
                 urn,
             )
+
+
+def quota_ids(gpu_type: str, spots: list[bool]) -> list[str]:
+    """The regional Compute Engine quotas the class's nodes of `gpu_type` draw on (gcp/quotas.py): on-demand
+    priorities the standard one, spot priorities the preemptible one; a model without a row, its family's."""
+    model = next((t.gpu for t in gpu_instance_types("gcp") if t.accelerator == gpu_type), None)
+    quota = gpu_quota(model) if model else None
+    if quota is None:
+        return ["GPUS-PER-GPU-FAMILY-per-project-region"]
+    return [q for q, used in ((quota.preemptible, any(spots)), (quota.standard, not all(spots))) if used]
 
 
 def validate_gpu_cap(args: StackValidationArgs, report: ReportViolation) -> None:
     if not any(r.resource_type == GKE_CLUSTER for r in args.resources):
         return
-    limits, version, _, needs_nap, classes = _gpu_classes(args)
+    limits, version, needs_nap, classes = _gpu_classes(args)
     if limits or needs_nap:
         return  # node auto-provisioning's limits cap the pools, or gke-auto-provisioning-gpu-limits judges them
-    for urn, name, count, gpu_type in classes:
+    for urn, name, count, gpu_type, spots in classes:
         report(
             f"ComputeClass '{name}' asks GKE to auto-create nodes with {count} x {gpu_type}, and the cluster "
-            f"(at least {version}) has node auto-provisioning off: GKE creates them with no cap, so the "
-            "pool's maxSize holds nowhere. Enable clusterAutoscaling with resourceLimits for cpu, memory "
-            f"and {gpu_type} (GkeClusterArgs.auto_provisioning does it).",
+            f"(at least {version}) has node auto-provisioning off: GKE creates them with no cap; {NO_CAP_WITHOUT_NAP} "
+            f"({', '.join(quota_ids(str(gpu_type), spots))} in the cluster's region). Enable clusterAutoscaling with "
+            f"resourceLimits for cpu, memory and {gpu_type} (GkeClusterArgs.auto_provisioning does it), or hold the "
+            "regional quota at what the project's GPU pools may use.",
             urn,
         )
 
@@ -124,9 +147,9 @@ gke_auto_provisioning_gpu_limits = StackValidationPolicy(
     description=(
         "Every GPU type a ComputeClass auto-creates node pools for has a node auto-provisioning resource limit "
         "on the cluster where GKE needs one: with node auto-provisioning on, GKE creates no pool of a GPU type "
-        "without one; with it off, GKE below 1.33.3-gke.1136000 creates none (a new cluster whose version is not "
-        "known yet runs at least the oldest minor GKE offers). Fix: enable clusterAutoscaling with resourceLimits "
-        "for the GPU type (GkeClusterArgs.auto_provisioning)."
+        "without one; with it off, GKE below 1.33.3-gke.1136000 creates none, on any release channel (a new cluster "
+        "whose version is not known yet runs at least the oldest minor GKE offers). Fix: enable clusterAutoscaling "
+        "with resourceLimits for the GPU type (GkeClusterArgs.auto_provisioning)."
     ),
     enforcement_level=EnforcementLevel.MANDATORY,
     validate=validate_gpu_limits,
@@ -136,8 +159,10 @@ gke_auto_provisioning_gpu_cap = StackValidationPolicy(
     name="gke-auto-provisioning-gpu-cap",
     description=(
         "A ComputeClass that auto-creates GPU node pools on a cluster without node auto-provisioning (GKE "
-        "1.33.3-gke.1136000 and later create them) gets pools with no cap: the pool's maxSize holds nowhere. Fix: "
-        "enable clusterAutoscaling with resourceLimits for the GPU type (GkeClusterArgs.auto_provisioning)."
+        "1.33.3-gke.1136000 and later create them, on any release channel) gets pools with no cap: a ComputeClass "
+        "has no node limit and the cluster's resource limits apply only with node auto-provisioning, so the pool's "
+        "maxSize holds nowhere; only the project's regional GPU quota bounds them. Fix: enable clusterAutoscaling "
+        "with resourceLimits for the GPU type (GkeClusterArgs.auto_provisioning)."
     ),
     enforcement_level=EnforcementLevel.ADVISORY,
     validate=validate_gpu_cap,
