@@ -21,7 +21,7 @@ import pulumi
 
 from elastic_gpu.gcp.config_rules import boot_disk_type
 from elastic_gpu.gcp.node_config import ACCOUNT_OF_THE_CLUSTER, OAUTH_SCOPES, node_service_account
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_labels
 from elastic_gpu.node_marks import digest_marks, marked_inputs, marks, replaces, rolls, sets
 from elastic_gpu.pool_overrides import kubelet_args
 from elastic_gpu.scheduling import Taint
@@ -222,6 +222,16 @@ def gpu_accelerator(args: SpotGpuPoolArgs) -> GkeAccelerator:
     )
 
 
+def pool_labels(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, str]:
+    """The labels a pool's Args add to the ones each builder gives its nodes (pool, node class, capacity): the
+    GPU spec's and the program's `extra_labels`. Read here, once, so that every GKE builder's nodes carry them
+    (node pools and ComputeClass alike) and a setting that labels the nodes is read in this one place."""
+    from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+
+    spec_labels = gpu_spec_labels(args.gpu_spec) if isinstance(args, SpotGpuPoolArgs) else {}
+    return spec_labels | dict(args.extra_labels)
+
+
 def node_spec(
     args: GeneralPoolArgs | SpotGpuPoolArgs,
     *,
@@ -234,13 +244,14 @@ def node_spec(
     reservation: GkeReservationAffinity | None = None,
 ) -> GkeNodeSpec:
     """The spec of a pool's nodes from its Args: the first machine type, its disk, image, service account,
-    kubelet settings and the program's own node_config; capacity, labels and taints as the builder says (they
-    differ per node pool of one pool: spot, fallback, reserved)."""
+    kubelet settings, the labels the Args add (`pool_labels`) and the program's own node_config; capacity, the
+    pool's own labels and taints as the builder says (they differ per node pool of one pool: spot, fallback,
+    reserved)."""
     return GkeNodeSpec(
         machine_type=args.instance_types[0],
         spot=spot,
         disk_size_gib=args.disk_size_gib,
-        labels=labels,
+        labels=labels | pool_labels(args),
         taints=tuple(taints),
         accelerator=accelerator,
         queued=queued,
