@@ -107,6 +107,18 @@ def test_every_owned_input_is_a_node_group_argument() -> None:
     assert set(inspect.signature(aws.eks.NodeGroupArgs.__init__).parameters) >= OWNED_NODE_GROUP_ARGS
 
 
+def test_every_input_the_spec_marks_is_refused_in_node_group_args() -> None:
+    # a program's node_group_args may not set an input the spec sets (its change would replace or roll the group
+    # behind the name digest's back): each marked input, as its NodeGroupArgs keyword, is owned
+    import re
+
+    from elastic_gpu.node_marks import marks
+
+    marked = {re.sub(r"(?<!^)([A-Z])", r"_\1", m.input.split(".")[0]).lower() for _, m in marks(AwsNodeSpec)}
+    assert marked == {"node_role_arn", "subnet_ids", "instance_types", "capacity_type", "ami_type", "launch_template"}
+    assert marked <= OWNED_NODE_GROUP_ARGS
+
+
 def test_karpenter_refuses_node_group_args() -> None:
     args = SpotGpuPoolArgs(
         cluster=FakeCluster(), instance_types=["g5.xlarge"], max_size=2, node_group_args={"tags": {"a": "b"}}
