@@ -11,10 +11,11 @@ import pytest
 from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.aws.karpenter.nodes import node_class_spec
 from elastic_gpu.aws.node_groups import eks_node_group_name
-from elastic_gpu.aws.node_spec import AwsNodeSpec, force_new_inputs, gpu_node_spec
+from elastic_gpu.aws.node_spec import AwsNodeSpec, gpu_node_spec
 from elastic_gpu.aws.options import OWNED_NODE_GROUP_ARGS
 from elastic_gpu.aws.replacement import POOL_REPLACE_FIELDS
 from elastic_gpu.errors import ConfigError
+from elastic_gpu.node_marks import marked_inputs
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
 from tests.test_components_aws import FakeCluster
 from tests.test_karpenter_eks import NODES
@@ -33,11 +34,12 @@ SpotGpuPool("a", SpotGpuPoolArgs(cluster=cluster, instance_types=["g5.xlarge"], 
 def test_the_replace_rows_are_the_spec_marks_in_the_table_order() -> None:
     # each marked field feeds one EKS node group input, and the table lists them between the group's name and
     # cluster and the inputs no spec field feeds: the docs' replace table keeps its order
-    assert force_new_inputs() == ("nodeRoleArn", "subnetIds", "instanceTypes", "capacityType", "amiType")
-    assert POOL_REPLACE_FIELDS[EKS_NODE_GROUP].fields[2:7] == force_new_inputs()
+    marked = marked_inputs(AwsNodeSpec, "replaces")
+    assert marked == ("nodeRoleArn", "subnetIds", "instanceTypes", "capacityType", "amiType")
+    assert POOL_REPLACE_FIELDS[EKS_NODE_GROUP].fields[2:7] == marked
     # a change of any marked input renames the group (create-before-delete), a rolling one does not
-    base = {f: "x" for f in force_new_inputs()}
-    for f in force_new_inputs():
+    base = {f: "x" for f in marked}
+    for f in marked:
         assert eks_node_group_name("lab-a-spot", base | {f: "y"}) != eks_node_group_name("lab-a-spot", base), f
     with pytest.raises(ValueError, match="not replacement-forcing"):
         eks_node_group_name("lab-a-spot", {"diskSizeGib": 1})
@@ -103,6 +105,18 @@ def test_node_group_args_the_pool_owns_or_the_sdk_lacks_are_refused() -> None:
 def test_every_owned_input_is_a_node_group_argument() -> None:
     # a renamed SDK argument would leave the refusal guarding nothing
     assert set(inspect.signature(aws.eks.NodeGroupArgs.__init__).parameters) >= OWNED_NODE_GROUP_ARGS
+
+
+def test_every_input_the_spec_marks_is_refused_in_node_group_args() -> None:
+    # a program's node_group_args may not set an input the spec sets (its change would replace or roll the group
+    # behind the name digest's back): each marked input, as its NodeGroupArgs keyword, is owned
+    import re
+
+    from elastic_gpu.node_marks import marks
+
+    marked = {re.sub(r"(?<!^)([A-Z])", r"_\1", m.input.split(".")[0]).lower() for _, m in marks(AwsNodeSpec)}
+    assert marked == {"node_role_arn", "subnet_ids", "instance_types", "capacity_type", "ami_type", "launch_template"}
+    assert marked <= OWNED_NODE_GROUP_ARGS
 
 
 def test_karpenter_refuses_node_group_args() -> None:

@@ -9,9 +9,10 @@ from dataclasses import replace
 import pytest
 
 from elastic_gpu.azure import AKS_AGENT_POOL
-from elastic_gpu.azure.node_spec import FORCE_NEW, URL_PARAMETERS, AksNodeSpec, forcing
+from elastic_gpu.azure.node_spec import REFUSED_IN_PLACE_UNSET, URL_PARAMETERS, AksNodeSpec, forcing
 from elastic_gpu.azure.pools import STEM_CHARS, agent_pool_name, agent_pool_stem, aks_agent_pool_name
-from elastic_gpu.azure.replacement import POOL_REPLACE_FIELDS
+from elastic_gpu.azure.replacement import INLINE_POOL_REFUSED_FIELDS, POOL_REPLACE_FIELDS
+from elastic_gpu.node_marks import is_set, marks
 from elastic_gpu.scheduling import GPU_TAINT, POOL_LABEL
 from tests.conftest import stack_preview
 
@@ -31,15 +32,34 @@ SPEC = AksNodeSpec(
 )
 
 
+MARKS = marks(AksNodeSpec, "replaces")
+
+
 def test_the_replacement_rows_are_the_url_parameters_and_the_marked_inputs() -> None:
     fields = POOL_REPLACE_FIELDS[AKS_AGENT_POOL].fields
-    assert fields == URL_PARAMETERS + tuple(m.prop for m in FORCE_NEW)
+    assert fields == URL_PARAMETERS + tuple(m.input for _, m in MARKS)
     assert {"vmSize", "availabilityZones", "osDiskSizeGB", "scaleSetPriority", "kubeletConfig"} <= set(fields)
 
 
-@pytest.mark.parametrize("mark", FORCE_NEW, ids=lambda m: m.prop)
-def test_each_mark_names_an_attribute_of_the_spec(mark) -> None:
-    getattr(SPEC, mark.attr)  # a renamed attribute would leave its mark pointing at nothing
+def test_the_inline_pool_refuses_what_aks_refuses_on_any_agent_pool() -> None:
+    """An inline pool takes the AgentPool's inputs: `diff` refuses a change of each marked input AKS refuses in
+    place (azurerm rotates the pool for it), and of the ones no spec field sets; not of the ForceNew ones that only
+    a pool of its own can change (a System pool is never spot)."""
+    refused = INLINE_POOL_REFUSED_FIELDS["azure-native:containerservice:ManagedCluster"].fields
+    in_place = [m.input for _, m in MARKS if m.refused_in_place]
+    assert in_place == ["vmSize", "availabilityZones", "osDiskSizeGB", "vnetSubnetID", "kubeletConfig"]
+    assert refused == (*in_place, *REFUSED_IN_PLACE_UNSET)
+    assert "scaleSetPriority" not in refused and "maxPods" in refused
+    # the ones no spec field sets are really not set by any agent pool the library declares
+    declared = set().union(*(p.inputs for p in stack_preview("azure-prod").of_type(AKS_AGENT_POOL)))
+    assert declared & set(REFUSED_IN_PLACE_UNSET) == set()
+
+
+def test_the_marks_and_the_inputs_of_the_spec_are_one() -> None:
+    # each marked attribute is what build_agent_pool passes as that input: the properties the spec derives too
+    assert (SPEC.os_type, SPEC.scale_set_priority, SPEC.scale_set_eviction_policy) == ("Linux", "Spot", "Delete")
+    on_demand = replace(SPEC, capacity="on-demand", spot_max_price=None)
+    assert (on_demand.scale_set_priority, on_demand.scale_set_eviction_policy) == ("Regular", None)
 
 
 @pytest.mark.parametrize(
@@ -83,7 +103,11 @@ def test_every_declared_agent_pool_is_named_from_the_marked_inputs_it_declares()
         inputs = pool.inputs
         stem = agent_pool_stem(inputs["nodeLabels"][POOL_LABEL])
         kind = inputs["agentPoolName"][len(stem[:STEM_CHARS])]
-        named = {m.prop: inputs.get(m.prop) for m in FORCE_NEW if m.named and (inputs.get(m.prop) or not m.when_set)}
+        named = {
+            m.input: inputs.get(m.input)
+            for _, m in MARKS
+            if m.digest == "always" or (m.digest == "when_set" and is_set(inputs.get(m.input)))
+        }
         if named["spotMaxPrice"] is not None:  # the engine hands -1.0 back as -1
             named["spotMaxPrice"] = float(named["spotMaxPrice"])
         assert inputs["agentPoolName"] == aks_agent_pool_name(stem, kind, named)

@@ -37,6 +37,9 @@ from elastic_gpu.__main__ import main
 from elastic_gpu.tools.offline.policy_run import run_policies
 from elastic_gpu.tools.offline.report import to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview
+from elastic_gpu.tools.reference_tables import Table, settings_table
+from elastic_gpu.tools.reference_tables import section as table_section
+from elastic_gpu.tools.reference_tables import tables as reference_tables
 from elastic_gpu.workload import README_BEGIN as WORKLOAD_BEGIN
 from elastic_gpu.workload import README_END as WORKLOAD_END
 from tests.conftest import UPSTREAM
@@ -674,3 +677,59 @@ def test_every_template_fits_the_base_requirements() -> None:
     [shown] = re.findall(r"`pulumi-kubernetes([^`]+)`", _table()["every extra"][3])
     assert SpecifierSet(shown) == gke["pulumi-kubernetes"]
     assert _overlap(gke["pulumi-kubernetes"], base["pulumi-kubernetes"])
+
+
+# --- the generated reference tables ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("table", reference_tables(), ids=lambda t: t.name)
+def test_each_reference_table_is_what_its_facts_give(table: Table) -> None:
+    """The settings, replace, inline-pool and support tables are generated: `python -m elastic_gpu tables`
+    rewrites a stale one."""
+    text = page(table.page.removeprefix("docs/"))
+    assert table_section(text, table) == table.text(), f"{table.page}: run `python -m elastic_gpu tables`"
+
+
+def _pages_copy(tmp_path: Path) -> Path:
+    for table in reference_tables():
+        (tmp_path / table.page).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / table.page, tmp_path / table.page)
+    return tmp_path
+
+
+def test_the_tables_command_finds_a_stale_table_and_writes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _pages_copy(tmp_path)
+    day_two = root / "docs" / "day-two.md"
+    shipped = day_two.read_text()
+    # a replace row edited by hand (a field dropped) is stale
+    day_two.write_text(shipped.replace("`nodeRoleArn`, ", "", 1))
+    assert main(["tables", "--check", "--root", str(root)]) == 1
+    assert "stale: docs/day-two.md: the replacements table" in capsys.readouterr().out
+    assert day_two.read_text() != shipped  # --check writes nothing
+    assert main(["tables", "--root", str(root)]) == 0
+    assert day_two.read_text() == shipped
+    assert main(["tables", "--check", "--root", str(root)]) == 0
+    # only the tables are touched: the prose around them stays as written
+    assert "written" in capsys.readouterr().out
+
+
+def test_the_tables_command_names_a_page_without_its_markers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _pages_copy(tmp_path)
+    settings = next(t for t in reference_tables() if t.name == "settings")
+    page_path = root / settings.page
+    page_path.write_text(page_path.read_text().replace(settings.end, ""))
+    assert main(["tables", "--root", str(root)]) == 2
+    assert "docs/stack-config.md: the settings table's markers are missing" in capsys.readouterr().out
+
+
+def test_the_settings_table_says_which_cloud_a_key_is_for() -> None:
+    from elastic_gpu.azure.options import AzureGpuPoolOptions
+
+    table = settings_table()
+    row = next(line for line in table.splitlines() if line.startswith("| `gpuPools[].spotMaxPrice`"))
+    assert "| azure |" in row and AzureGpuPoolOptions.model_fields["spot_max_price"].description.split()[0] in row
+    assert "| `gpuPools[].maxSize` | required | all |" in table

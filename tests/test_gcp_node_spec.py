@@ -10,15 +10,16 @@ from conftest import stem
 
 from elastic_gpu.gcp import GKE_NODE_POOL
 from elastic_gpu.gcp.node_spec import (
-    NODE_CONFIG_FORCE_NEW,
-    POOL_FORCE_NEW,
+    NODE_CONFIG_FORCE_NEW_UNSET,
+    POOL_FORCE_NEW_UNSET,
     GkeAccelerator,
     GkeNodeSpec,
     GkeReservationAffinity,
     owned_node_config_fields,
 )
 from elastic_gpu.gcp.pools import gke_node_pool_name
-from elastic_gpu.tools.replacement import replacing_paths
+from elastic_gpu.node_marks import marked_inputs
+from elastic_gpu.tools.replacement import NODE_ROLLING_FIELDS, replacing_paths
 
 BASE = GkeNodeSpec(
     machine_type="g2-standard-8",
@@ -42,16 +43,21 @@ def _name(spec: GkeNodeSpec) -> str:
     return gke_node_pool_name("l4-spot", spec.forcing())
 
 
-def test_every_force_new_mark_is_a_replace_row_and_the_rows_come_from_the_spec_tables() -> None:
-    marked = [f.metadata["input"] for f in dataclasses.fields(GkeNodeSpec) if f.metadata["force_new"]]
+def test_every_replaces_mark_is_a_replace_row_and_the_rows_come_from_the_spec() -> None:
+    marked = marked_inputs(GkeNodeSpec, "replaces")
     assert marked and all(replacing_paths(GKE_NODE_POOL, [path]) == [path] for path in marked)
-    rows = [*POOL_FORCE_NEW, *(f"nodeConfig.{f}" for f in NODE_CONFIG_FORCE_NEW)]
+    rows = [*POOL_FORCE_NEW_UNSET, *marked, *(f"nodeConfig.{f}" for f in NODE_CONFIG_FORCE_NEW_UNSET)]
     from elastic_gpu.gcp.replacement import POOL_REPLACE_FIELDS
 
     assert list(POOL_REPLACE_FIELDS[GKE_NODE_POOL].fields) == rows
-    # An input updated in place is no replace row and not marked.
-    unmarked = [f.metadata["input"] for f in dataclasses.fields(GkeNodeSpec) if not f.metadata["force_new"]]
-    assert "nodeConfig.diskSizeGb" in unmarked and replacing_paths(GKE_NODE_POOL, ["nodeConfig.diskSizeGb"]) == []
+    # An input updated in place, or whose update recreates the nodes, is no replace row: the rolling rows hold
+    # the spec's `rolls` marks.
+    rolling = marked_inputs(GkeNodeSpec, "rolls")
+    assert "nodeConfig.diskSizeGb" in rolling and replacing_paths(GKE_NODE_POOL, ["nodeConfig.diskSizeGb"]) == []
+    assert NODE_ROLLING_FIELDS[GKE_NODE_POOL].fields == ("version", *rolling)
+    assert BASE.disk_type == "pd-balanced" and dataclasses.replace(BASE, machine_type="a3-ultragpu-8g").disk_type == (
+        "hyperdisk-balanced"
+    )
 
 
 @pytest.mark.parametrize(

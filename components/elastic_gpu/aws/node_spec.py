@@ -2,21 +2,22 @@
 aws/node_groups.py; Karpenter's EC2NodeClass and NodePools, aws/karpenter/nodes.py), instead of each reading the
 Args and repeating the defaults.
 
-A field whose change replaces an EKS managed node group carries the input it feeds (`force_new`, with the
-upstream source); the replacement rows (aws/replacement.py POOL_REPLACE_FIELDS) and the node group's name
-digest (node_groups.eks_node_group_name) are derived from these marks. A field that reaches the nodes through
-the launch template is marked `rolling`: a new template version is a rolling update of the group's nodes.
+A field whose change replaces an EKS managed node group is marked with the input it feeds and the upstream
+source (`replaces`, elastic_gpu/node_marks.py); the replacement rows (aws/replacement.py POOL_REPLACE_FIELDS) and
+with them the node group's name digest (node_groups.eks_node_group_name) are derived from these marks. A field
+that reaches the nodes through the launch template is marked `rolls`: a new template version is a rolling update
+of the group's nodes.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from elastic_gpu.aws.user_data import launch_template_user_data
+from elastic_gpu.node_marks import replaces, rolls
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE, GPU_TAINT, Taint
 
 if TYPE_CHECKING:
@@ -30,19 +31,13 @@ if TYPE_CHECKING:
 #: eks.NodeGroup maps them one to one; version, labels, taints, scaling_config and launch_template.version
 #: update in place).
 NODE_GROUP_SOURCE = "terraform-provider-aws internal/service/eks/node_group.go"
-#: The metadata key of a field's replacement mark: the EKS node group input (camelCase, as the engine sees it).
-FORCE_NEW = "force_new"
-#: The metadata key of a field that reaches the nodes through the launch template (a new version: a rolling
-#: update, EKS update-managed-node-group.md "Managed node update behavior").
-ROLLING = "rolling"
+#: A field that reaches the nodes through the launch template: a new template version is a rolling update of
+#: the group's nodes (EKS update-managed-node-group.md "Managed node update behavior").
+_ROLLS = rolls("launchTemplate.version", source="EKS update-managed-node-group.md")
 #: The root/data volume every AWS builder gives a node (launch template and EC2NodeClass): gp3, encrypted.
 DISK_TYPE = "gp3"
 #: The AMI family of a general pool's nodes (GeneralPoolArgs has no ami_family).
 GENERAL_AMI_FAMILY = "al2023"
-
-
-def force_new(input_path: str) -> dict[str, str]:
-    return {FORCE_NEW: input_path}
 
 
 @dataclass(frozen=True)
@@ -50,18 +45,24 @@ class AwsNodeSpec:
     """What a pool's nodes are, whoever makes them. Fields are declared in the order of the replace table."""
 
     #: the pool's own node role (NodeOverrides.node_identity); None: the cluster's
-    node_role_arn: pulumi.Input[str] | None = field(default=None, metadata=force_new("nodeRoleArn"))
+    node_role_arn: pulumi.Input[str] | None = field(
+        default=None, metadata=replaces("nodeRoleArn", source=NODE_GROUP_SOURCE)
+    )
     #: zone -> the pool's own subnet (NodeOverrides.subnet_ids); a zone left out uses the cluster's
-    subnet_ids: Mapping[str, pulumi.Input[str]] = field(default_factory=dict, metadata=force_new("subnetIds"))
-    instance_types: tuple[str, ...] = field(default=(), metadata=force_new("instanceTypes"))
+    subnet_ids: Mapping[str, pulumi.Input[str]] = field(
+        default_factory=dict, metadata=replaces("subnetIds", source=NODE_GROUP_SOURCE)
+    )
+    instance_types: tuple[str, ...] = field(default=(), metadata=replaces("instanceTypes", source=NODE_GROUP_SOURCE))
     #: the capacity types in the order the provisioner tries them ("reserved", "spot", "on-demand"); each
     #: EKS node group takes one (capacityType)
-    capacity_types: tuple[str, ...] = field(default=("on-demand",), metadata=force_new("capacityType"))
+    capacity_types: tuple[str, ...] = field(
+        default=("on-demand",), metadata=replaces("capacityType", source=NODE_GROUP_SOURCE)
+    )
     #: with `gpu` (and a custom image: CUSTOM) it picks the node group's amiType
-    ami_family: str = field(default=GENERAL_AMI_FAMILY, metadata=force_new("amiType"))
+    ami_family: str = field(default=GENERAL_AMI_FAMILY, metadata=replaces("amiType", source=NODE_GROUP_SOURCE))
     gpu: bool = False
-    disk_size_gib: int = field(default=0, metadata={ROLLING: "launchTemplate.version"})
-    disk_type: str = field(default=DISK_TYPE, metadata={ROLLING: "launchTemplate.version"})
+    disk_size_gib: int = field(default=0, metadata=_ROLLS)
+    disk_type: str = field(default=DISK_TYPE, metadata=_ROLLS)
     #: the pool's name and node class: its labels (`labels`)
     pool: str = ""
     node_class: str = ""
@@ -69,12 +70,10 @@ class AwsNodeSpec:
     extra_labels: Mapping[str, str] = field(default_factory=dict)
     taints: tuple[Taint, ...] = ()
     tags: Mapping[str, str] = field(default_factory=dict)
-    image_id: pulumi.Input[str] | None = field(default=None, metadata={ROLLING: "launchTemplate.version"})
+    image_id: pulumi.Input[str] | None = field(default=None, metadata=_ROLLS)
     #: the launch template's user data, base64 (aws/user_data.py)
-    user_data: pulumi.Input[str] | None = field(default=None, metadata={ROLLING: "launchTemplate.version"})
-    security_group_ids: tuple[pulumi.Input[str], ...] | None = field(
-        default=None, metadata={ROLLING: "launchTemplate.version"}
-    )
+    user_data: pulumi.Input[str] | None = field(default=None, metadata=_ROLLS)
+    security_group_ids: tuple[pulumi.Input[str], ...] | None = field(default=None, metadata=_ROLLS)
     #: the reserved tier's reservations (settings.Reservations): EC2 ids, and under Karpenter the tags that
     #: select more; the nodes it may take from them
     reservation_ids: tuple[str, ...] = ()
@@ -132,11 +131,6 @@ def template_resources(args: SpotGpuPoolArgs) -> dict[str, str]:
         GPU_RESOURCE: str(args.advertised_gpus_per_node),
         EPHEMERAL_STORAGE: f"{allocatable_ephemeral_gib(args.disk_size_gib)}Gi",
     }
-
-
-def force_new_inputs() -> tuple[str, ...]:
-    """The EKS node group inputs the spec's fields feed that force a replacement, in declaration order."""
-    return tuple(f.metadata[FORCE_NEW] for f in dataclasses.fields(AwsNodeSpec) if FORCE_NEW in f.metadata)
 
 
 def gpu_taints(args: SpotGpuPoolArgs) -> tuple[Taint, ...]:

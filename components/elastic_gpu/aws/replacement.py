@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from elastic_gpu.aws import EKS_NODE_GROUP
-from elastic_gpu.aws.node_spec import NODE_GROUP_SOURCE, force_new_inputs
+from elastic_gpu.aws.node_spec import NODE_GROUP_SOURCE, AwsNodeSpec
 from elastic_gpu.clouds import InlinePoolRule, ReplacementRows, ReplaceRule
+from elastic_gpu.node_marks import marked_inputs
 
 #: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md): the group's
-#: name and cluster, the node spec's marked inputs (aws/node_spec.py AwsNodeSpec, `force_new`), and the ForceNew
+#: name and cluster, the node spec's marked inputs (aws/node_spec.py AwsNodeSpec, `replaces`), and the ForceNew
 #: inputs no spec field feeds (diskSize and remoteAccess: the launch template holds the disk and no SSH key is
 #: set; the launch template's id and name: a new template, e.g. for a new capacity reservation target).
 POOL_REPLACE_FIELDS = {
@@ -15,7 +16,7 @@ POOL_REPLACE_FIELDS = {
         fields=(
             "nodeGroupName",
             "clusterName",
-            *force_new_inputs(),
+            *marked_inputs(AwsNodeSpec, "replaces"),
             "diskSize",
             "remoteAccess",
             "launchTemplate.id",
@@ -55,10 +56,11 @@ INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {}
 #: Node-pool inputs whose in-place update replaces every node of the pool (each is cordoned and drained): a
 #: new Kubernetes version, AMI release or launch template version is a rolling update of the managed node
 #: group (EKS user guide, update-managed-node-group.md "Managed node update behavior"; terraform-provider-aws
-#: eks/node_group.go resourceNodeGroupUpdate calls UpdateNodegroupVersion for these). `diff` marks them.
+#: eks/node_group.go resourceNodeGroupUpdate calls UpdateNodegroupVersion for these): the version and release,
+#: which no spec field sets, and the spec's `rolls` marks (the launch template's version). `diff` marks them.
 NODE_ROLLING_FIELDS = {
     EKS_NODE_GROUP: ReplaceRule(
-        ("version", "releaseVersion", "launchTemplate.version"), "EKS update-managed-node-group.md"
+        ("version", "releaseVersion", *marked_inputs(AwsNodeSpec, "rolls")), "EKS update-managed-node-group.md"
     ),
 }
 

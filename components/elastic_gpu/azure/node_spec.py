@@ -4,10 +4,11 @@
 pools (azure/pools.py) and node auto-provisioning's AKSNodeClass and NodePools (azure/node_provisioning/) read it
 instead of the Args. `AksNodeSpec` is one agent pool's nodes (a VM size, zones, a capacity type) on top of it.
 
-The agent-pool inputs whose change replaces the pool are marked once, in `FORCE_NEW` (each row an attribute of
-`AksNodeSpec` and the AgentPool input it sets). From the marks come the agent-pool name digest (`forcing`: such a
-change renames the pool, so AKS gets the new pool before the old one is deleted) and the replacement rows of
-azure/replacement.py (`replaced_inputs`), hence docs/day-two.md's replace table.
+The fields of `AksNodeSpec` that set an agent-pool input whose change replaces the pool are marked once, on the
+field (`replaces`, elastic_gpu/node_marks.py). From the marks come the agent-pool name digest (`forcing`: such a
+change renames the pool, so AKS gets the new pool before the old one is deleted), the replacement rows of
+azure/replacement.py, hence docs/day-two.md's replace table, and the inline-pool fields `diff` refuses
+(`refused_in_place_inputs`).
 
 What the library does not wrap (an agent-pool input it has no setting for) a program sets with Pulumi's own
 `transforms` resource option on the SpotGpuPool/GeneralPool: it reaches the child AgentPools (tests/
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from elastic_gpu.azure.network import pool_subnet
 from elastic_gpu.gpu_catalog import gpu_spec_labels
+from elastic_gpu.node_marks import digest_marks, marked_inputs, replaces
 from elastic_gpu.pool_overrides import kubelet_args
 from elastic_gpu.pool_types import Capacity
 from elastic_gpu.scheduling import (
@@ -113,103 +115,108 @@ def pool_nodes(name: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> PoolNodes:
     )
 
 
-@dataclass(frozen=True)
+#: terraform-provider-azurerm internal/services/containers/kubernetes_cluster_node_pool_resource.go: the schema's
+#: ForceNew attributes (priority, eviction_policy, spot_max_price, os_type, gpu_instance,
+#: capacity_reservation_group_id), and the ones resourceKubernetesClusterNodePoolUpdate rotates the pool for
+#: (cycleNodePoolProperties, with temporary_name_for_rotation) because AKS refuses to change them in place.
+_AZURERM_FORCE_NEW = "azurerm kubernetes_cluster_node_pool: ForceNew"
+_AZURERM_ROTATES = "azurerm kubernetes_cluster_node_pool: rotates the pool (temporary_name_for_rotation); AKS refuses"
+
+
+@dataclass(frozen=True, kw_only=True)
 class AksNodeSpec:
-    """One AKS agent pool's nodes, as declared: a VM size in some zones, of one capacity type."""
+    """One AKS agent pool's nodes, as declared: a VM size in some zones, of one capacity type.
+
+    The fields that set an AgentPool input whose change replaces the pool are marked (`replaces`,
+    elastic_gpu/node_marks.py) and declared in the order of the replace table (docs/day-two.md); the ones AKS
+    refuses to change in place are `refused_in_place`, which is also what `diff` refuses on a pool inline in its
+    cluster (azure/replacement.py INLINE_POOL_REFUSED_FIELDS)."""
 
     #: our pool's name stem (agent_pool_stem) and kind letter; the AKS name adds a digest of `forcing`
     stem: str
     kind: str
     capacity: Capacity
-    vm_size: str
-    zones: list[str]
+    vm_size: str = field(metadata=replaces("vmSize", source=_AZURERM_ROTATES, refused_in_place=True))
+    zones: list[str] = field(metadata=replaces("availabilityZones", source=_AZURERM_ROTATES, refused_in_place=True))
+    disk_size_gib: int = field(metadata=replaces("osDiskSizeGB", source=_AZURERM_ROTATES, refused_in_place=True))
+    #: the OS of every agent pool this library declares (not in the digest: it never varies)
+    os_type: str = field(
+        default=OS_TYPE, init=False, metadata=replaces("osType", source=_AZURERM_FORCE_NEW, digest="never")
+    )
+    #: Spot for spot nodes, Regular for the rest (from `capacity`)
+    scale_set_priority: str = field(init=False, metadata=replaces("scaleSetPriority", source=_AZURERM_FORCE_NEW))
+    #: Delete (not Deallocate) for spot: an evicted spot VM stops costing disk and frees quota; None for the rest
+    #: (not in the digest: it follows scaleSetPriority)
+    scale_set_eviction_policy: str | None = field(
+        init=False, metadata=replaces("scaleSetEvictionPolicy", source=_AZURERM_FORCE_NEW, digest="never")
+    )
+    spot_max_price: float | None = field(default=None, metadata=replaces("spotMaxPrice", source=_AZURERM_FORCE_NEW))
+    #: a MIG profile: this library sets none (the GPU is whole, shared by time-slicing if at all)
+    gpu_instance_profile: str | None = field(
+        default=None,
+        init=False,
+        metadata=replaces("gpuInstanceProfile", source=_AZURERM_FORCE_NEW, digest="when_set"),
+    )
+    #: the pool's own VNet subnet (vnetSubnetID) and kubelet settings (KubeletConfigArgs keywords)
+    vnet_subnet_id: str | None = field(
+        default=None,
+        metadata=replaces("vnetSubnetID", source=_AZURERM_ROTATES, digest="when_set", refused_in_place=True),
+    )
+    kubelet_config: dict[str, Any] = field(
+        default_factory=dict,
+        metadata=replaces("kubeletConfig", source=_AZURERM_ROTATES, digest="when_set", refused_in_place=True),
+    )
+    #: the reserved tier's capacity reservation group (capacity "reserved": Regular VMs drawn from the group).
+    #: AKS takes a pool's group when it creates the pool (`az aks nodepool add --crg-id`; Azure/AKS#5943 asks to
+    #: change it on an existing pool); azurerm's capacity_reservation_group_id is ForceNew
+    #: (terraform-provider-azurerm #17395).
+    capacity_reservation_group_id: str | None = field(
+        default=None,
+        metadata=replaces("capacityReservationGroupID", source=_AZURERM_FORCE_NEW, digest="when_set"),
+    )
     min_count: int
     max_count: int
     labels: dict[str, str]
     taints: list[Taint]
-    disk_size_gib: int
-    spot_max_price: float | None = None
     #: price rank among the pool's agent pools of this capacity (0 = cheapest)
     rank: int = 0
-    #: the pool's own VNet subnet (vnetSubnetID) and kubelet settings (KubeletConfigArgs keywords)
-    vnet_subnet_id: str | None = None
-    kubelet_config: dict[str, Any] = field(default_factory=dict)
     #: tags on top of the pool's own: the autoscaler's node-template resources (azure/node_template.py)
     node_template_tags: dict[str, str] = field(default_factory=dict)
     #: False: a fixed count of min_count nodes (under node auto-provisioning no agent pool autoscales)
     autoscaled: bool = True
-    #: the reserved tier's capacity reservation group (capacity "reserved": Regular VMs drawn from the group)
-    capacity_reservation_group_id: str | None = None
 
-    @property
-    def os_type(self) -> str:
-        return OS_TYPE
-
-    @property
-    def scale_set_priority(self) -> str:
-        """AgentPool scaleSetPriority: Spot for spot nodes, Regular for the rest."""
-        return "Spot" if self.capacity == "spot" else "Regular"
-
-    @property
-    def scale_set_eviction_policy(self) -> str | None:
-        """Delete (not Deallocate) for spot: an evicted spot VM stops costing disk and frees quota."""
-        return "Delete" if self.capacity == "spot" else None
-
-    @property
-    def gpu_instance_profile(self) -> str | None:
-        """A MIG profile: this library sets none (the GPU is whole, shared by time-slicing if at all)."""
-        return None
+    def __post_init__(self) -> None:
+        spot = self.capacity == "spot"
+        object.__setattr__(self, "scale_set_priority", "Spot" if spot else "Regular")
+        object.__setattr__(self, "scale_set_eviction_policy", "Delete" if spot else None)
 
 
-@dataclass(frozen=True)
-class ForceNew:
-    """An AKS agent-pool input whose change replaces the pool, and the AksNodeSpec attribute that sets it."""
-
-    attr: str
-    #: the AgentPool input, as the engine sees it (camelCase)
-    prop: str
-    #: why it replaces (the upstream source)
-    source: str
-    #: in the agent-pool name digest; False where the value follows another marked input or never varies
-    named: bool = True
-    #: in the digest only when set, so that the names of pools without it do not change
-    when_set: bool = False
-
-
-#: terraform-provider-azurerm internal/services/containers/kubernetes_cluster_node_pool_resource.go.
-_AZURERM_FORCE_NEW = "azurerm kubernetes_cluster_node_pool: ForceNew"
-_AZURERM_ROTATES = "azurerm kubernetes_cluster_node_pool: rotates the pool (temporary_name_for_rotation); AKS refuses"
-#: The AgentPool inputs that replace it, in the order of the replace table (docs/day-two.md).
-FORCE_NEW: tuple[ForceNew, ...] = (
-    ForceNew("vm_size", "vmSize", _AZURERM_ROTATES),
-    ForceNew("zones", "availabilityZones", _AZURERM_ROTATES),
-    ForceNew("disk_size_gib", "osDiskSizeGB", _AZURERM_ROTATES),
-    ForceNew("os_type", "osType", _AZURERM_FORCE_NEW, named=False),
-    ForceNew("scale_set_priority", "scaleSetPriority", _AZURERM_FORCE_NEW),
-    ForceNew("scale_set_eviction_policy", "scaleSetEvictionPolicy", _AZURERM_FORCE_NEW, named=False),
-    ForceNew("spot_max_price", "spotMaxPrice", _AZURERM_FORCE_NEW),
-    ForceNew("gpu_instance_profile", "gpuInstanceProfile", _AZURERM_FORCE_NEW, when_set=True),
-    ForceNew("vnet_subnet_id", "vnetSubnetID", _AZURERM_ROTATES, when_set=True),
-    ForceNew("kubelet_config", "kubeletConfig", _AZURERM_ROTATES, when_set=True),
-    # AKS takes a pool's group when it creates the pool (`az aks nodepool add --crg-id`; Azure/AKS#5943 asks to
-    # change it on an existing pool); azurerm's capacity_reservation_group_id is ForceNew (terraform-provider-azurerm
-    # #17395).
-    ForceNew("capacity_reservation_group_id", "capacityReservationGroupID", _AZURERM_FORCE_NEW, when_set=True),
-)
 #: The agent pool's URL parameters (azure-native replaces a resource on its path's parameters).
 URL_PARAMETERS = ("agentPoolName", "resourceName", "resourceGroupName")
+#: The agent-pool inputs AKS refuses to change in place that no spec field sets (the library's agent pools leave
+#: them at AKS's defaults; a program's own ManagedCluster may set them on its inline pools): the rest of azurerm's
+#: cycleNodePoolProperties (kubernetes_cluster_node_pool_resource.go resourceKubernetesClusterNodePoolUpdate:
+#: os_disk_type, kubelet_disk_type, max_pods, pod_subnet_id, linux_os_config, host_encryption_enabled,
+#: node_public_ip_enabled, fips_enabled, ultra_ssd_enabled, snapshot_id), by their AgentPool names.
+REFUSED_IN_PLACE_UNSET = (
+    "osDiskType",
+    "kubeletDiskType",
+    "maxPods",
+    "podSubnetID",
+    "linuxOSConfig",
+    "enableEncryptionAtHost",
+    "enableNodePublicIP",
+    "enableFIPS",
+    "enableUltraSSD",
+    "creationData",
+)
 
 
 def forcing(spec: AksNodeSpec) -> dict[str, object]:
-    """The values of the spec's named ForceNew inputs, by input name: what the agent-pool name digests."""
-    out: dict[str, object] = {}
-    for mark in FORCE_NEW:
-        value = getattr(spec, mark.attr)
-        if mark.named and (value or not mark.when_set):
-            out[mark.prop] = list(value) if isinstance(value, tuple | list) else value
-    return out
+    """The values of the spec's replacing inputs its agent-pool name digests, by input name."""
+    return {mark.input: list(value) if isinstance(value, tuple | list) else value for mark, value in digest_marks(spec)}
 
 
-def replaced_inputs() -> tuple[str, ...]:
-    """Every AgentPool input whose change replaces it: its URL parameters and the marked ones."""
-    return URL_PARAMETERS + tuple(m.prop for m in FORCE_NEW)
+def refused_in_place_inputs() -> tuple[str, ...]:
+    """Every agent-pool input AKS refuses to change in place: the spec's marked ones, then those it never sets."""
+    return (*marked_inputs(AksNodeSpec, "replaces", refused_in_place=True), *REFUSED_IN_PLACE_UNSET)

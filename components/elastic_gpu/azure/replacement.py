@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
-from elastic_gpu.azure.node_spec import replaced_inputs
+from elastic_gpu.azure.node_spec import URL_PARAMETERS, AksNodeSpec, refused_in_place_inputs
 from elastic_gpu.azure.system_pool import system_pool_rotation_steps
 from elastic_gpu.clouds import InlinePoolRule, ReplacementRows, ReplaceRule
+from elastic_gpu.node_marks import marked_inputs
 
 #: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md).
 POOL_REPLACE_FIELDS = {
     AKS_AGENT_POOL: ReplaceRule(
-        # The URL parameters and the inputs marked ForceNew on the node spec (azure/node_spec.py FORCE_NEW).
-        fields=replaced_inputs(),
+        # The URL parameters and the inputs the node spec marks `replaces` (azure/node_spec.py AksNodeSpec).
+        fields=(*URL_PARAMETERS, *marked_inputs(AksNodeSpec, "replaces")),
         source="azure-native containerservice.AgentPool replaces on its URL parameters (agentPoolName, "
         "resourceName, resourceGroupName); AKS refuses in-place changes of the rest: terraform-provider-azurerm "
         "kubernetes_cluster_node_pool marks priority, eviction_policy, spot_max_price, os_type, gpu_instance "
@@ -27,28 +28,15 @@ POOL_NAME_FIELD = {AKS_AGENT_POOL: "agentPoolName"}
 
 #: Inline pools whose change is refused, not replaced: the cluster resource updates in place (the provider
 #: marks none of these ForceNew), the cloud refuses the change, and renaming the inline pool is no way out
-#: either. `diff` refuses such a change (exit 2) with the steps that do it (inline_pool_refusals).
+#: either. `diff` refuses such a change (exit 2) with the steps that do it (inline_pool_refusals). An inline pool
+#: (the System pool of azure/cluster.py, or a program's own) takes an AgentPool's inputs, so AKS refuses the same.
 INLINE_POOL_REFUSED_FIELDS = {
     AKS_MANAGED_CLUSTER: InlinePoolRule(
         list_field="agentPoolProfiles",
         key="name",
-        fields=(
-            "vmSize",
-            "availabilityZones",
-            "osDiskSizeGB",
-            "osDiskType",
-            "kubeletDiskType",
-            "maxPods",
-            "vnetSubnetID",
-            "podSubnetID",
-            "kubeletConfig",
-            "linuxOSConfig",
-            "enableEncryptionAtHost",
-            "enableNodePublicIP",
-            "enableFIPS",
-            "enableUltraSSD",
-            "creationData",
-        ),
+        # What AKS refuses to change in place on any agent pool: the node spec's `refused_in_place` marks and the
+        # inputs no spec field sets (azure/node_spec.py refused_in_place_inputs).
+        fields=refused_in_place_inputs(),
         source="AKS refuses these on an existing agent pool (ARM PropertyChangeNotAllowed, e.g. "
         "'Changing property agentPoolProfile.vmSize is not allowed', Azure/bicep-registry-modules#7130; "
         "manage-node-pools.md: 'You can't change the VM size of a node pool after you create it'); "

@@ -2,17 +2,17 @@
 (gcp/pools.py: general, spot, fallback, reserved, queued) and the ComputeClass GKE auto-creates pools for
 (gcp/autoprovisioning/compute_class.py).
 
-Each field says which provider input it sets (`input`) and whether a change of it forces a new node pool
-(`force_new`, terraform-provider-google google/services/container/node_config.go schemaNodeConfig and
-resource_container_node_pool.go ForceNew, which pulumi-gcp's container.NodePool wraps). From those marks
-come: the digest in a node pool's name (`forcing`: a replacing change renames the pool, so GKE gets the new
-pool before the old one is deleted), the replace rows (gcp/replacement.py, docs/day-two.md's table), and the
-inputs a program's `node_config` may not set (the ones the spec sets: `owned_node_config_fields`).
+Each field is marked with the provider input it sets and what a change of it does (elastic_gpu/node_marks.py):
+`replaces` where it forces a new node pool (terraform-provider-google google/services/container/node_config.go
+schemaNodeConfig and resource_container_node_pool.go ForceNew, which pulumi-gcp's container.NodePool wraps),
+`rolls` where GKE recreates the nodes, `sets` where it is updated in place. From those marks come: the digest in a
+node pool's name (`forcing`: a replacing change renames the pool, so GKE gets the new pool before the old one is
+deleted), the replace and rolling rows (gcp/replacement.py, docs/day-two.md's table), and the inputs a program's
+`node_config` may not set (the ones the spec sets: `owned_node_config_fields`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,7 +21,8 @@ import pulumi
 
 from elastic_gpu.gcp.config_rules import boot_disk_type
 from elastic_gpu.gcp.node_config import ACCOUNT_OF_THE_CLUSTER, OAUTH_SCOPES, node_service_account
-from elastic_gpu.gpu_catalog import gpu_instance_type
+from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_labels
+from elastic_gpu.node_marks import digest_marks, marked_inputs, marks, replaces, rolls, sets
 from elastic_gpu.pool_overrides import kubelet_args
 from elastic_gpu.scheduling import Taint
 
@@ -29,35 +30,26 @@ if TYPE_CHECKING:
     from elastic_gpu.general_pool import GeneralPoolArgs
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
-#: The node pool's own inputs (outside nodeConfig) that force a new pool (resource_container_node_pool.go
-#: ForceNew), in the replace table's order.
-POOL_FORCE_NEW = (
+#: Where a node-pool input is ForceNew: pulumi-gcp container.NodePool = terraform-provider-google.
+NODE_POOL_SOURCE = "terraform-provider-google google/services/container/resource_container_node_pool.go: ForceNew"
+NODE_CONFIG_SOURCE = "terraform-provider-google google/services/container/node_config.go schemaNodeConfig: ForceNew"
+#: Manual changes that recreate the pool's nodes with its upgrade strategy (GKE "Planning for disruptions").
+RECREATES_NODES = "GKE managing-clusters.md manual changes that recreate nodes"
+#: The node pool's own inputs (outside nodeConfig) that force a new pool and no spec field sets
+#: (resource_container_node_pool.go ForceNew; the spec sets queuedProvisioning).
+POOL_FORCE_NEW_UNSET = (
     "name",
     "cluster",
     "location",
     "project",
     "initialNodeCount",
-    "queuedProvisioning",
     "maxPodsPerNode",
     "placementPolicy",
 )
-#: nodeConfig inputs that force a new pool (node_config.go schemaNodeConfig ForceNew: guest_accelerator,
-#: spot, preemptible, oauth_scopes, service_account, reservation_affinity, metadata, min_cpu_platform,
-#: shielded_instance_config, flex_start, max_run_duration), in the replace table's order. The spec sets some of
-#: them (its `force_new` marks, each checked to be here); a program's `node_config` may set the others.
-NODE_CONFIG_FORCE_NEW = (
-    "guestAccelerators",
-    "spot",
-    "preemptible",
-    "oauthScopes",
-    "serviceAccount",
-    "reservationAffinity",
-    "metadata",
-    "minCpuPlatform",
-    "shieldedInstanceConfig",
-    "flexStart",
-    "maxRunDuration",
-)
+#: nodeConfig inputs that force a new pool and no spec field sets (node_config.go schemaNodeConfig ForceNew:
+#: preemptible, metadata, min_cpu_platform, shielded_instance_config, and flex_start, which the pool sets exactly
+#: when queuedProvisioning is, so that mark covers it); a program's `node_config` may set all but flexStart.
+NODE_CONFIG_FORCE_NEW_UNSET = ("preemptible", "metadata", "minCpuPlatform", "shieldedInstanceConfig", "flexStart")
 
 #: KubeletConfiguration key -> the GKE SDK argument that sets it (NodePoolNodeConfigKubeletConfigArgs).
 KUBELET_KEYS: dict[str, str] = {
@@ -80,13 +72,6 @@ SPECIFIC_RESERVATION = "SPECIFIC_RESERVATION"
 #: resources": --reservation-affinity=specific --reservation=NAME sets key compute.googleapis.com/reservation-name;
 #: pulumi_gcp NodePoolNodeConfigReservationAffinityArgs.key docstring).
 RESERVATION_NAME_KEY = "compute.googleapis.com/reservation-name"
-
-
-def _mark(input: str, *, force_new: bool = False, always: bool = True) -> dict[str, object]:
-    """A spec field's metadata: the provider input it sets (`nodeConfig.x` or the pool's `x`), whether a change
-    of it forces a new pool, and (for those) whether the name's digest holds it even when unset (False: only
-    when set, so the names of pools without it did not change when it was added)."""
-    return {"input": input, "force_new": force_new, "always": always}
 
 
 @dataclass(frozen=True)
@@ -126,56 +111,64 @@ class GkeReservationAffinity:
 
 @dataclass(frozen=True)
 class GkeNodeSpec:
-    """What one GKE node runs with; each field's metadata says its provider input and ForceNew mark."""
+    """What one GKE node runs with; each field is marked with the provider input it sets and what a change of it
+    does (`sets`, `rolls`, `replaces`)."""
 
-    machine_type: str = field(metadata=_mark("nodeConfig.machineType"))
-    spot: bool = field(metadata=_mark("nodeConfig.spot", force_new=True))
-    disk_size_gib: int = field(metadata=_mark("nodeConfig.diskSizeGb"))
-    labels: dict[str, str] = field(metadata=_mark("nodeConfig.labels"))
-    taints: tuple[Taint, ...] = field(metadata=_mark("nodeConfig.taints"))
-    accelerator: GkeAccelerator | None = field(metadata=_mark("nodeConfig.guestAccelerators", force_new=True))
-    #: nodeConfig.flexStart (ForceNew) is set exactly when queuedProvisioning is, so this mark covers it.
-    queued: bool = field(metadata=_mark("queuedProvisioning", force_new=True))
-    #: a queued-provisioning node's run time, "<seconds>s"
-    max_run_duration: str | None = field(metadata=_mark("nodeConfig.maxRunDuration", force_new=True, always=False))
-    oauth_scopes: tuple[str, ...] = field(metadata=_mark("nodeConfig.oauthScopes", force_new=True))
-    service_account: pulumi.Input[str | None] | None = field(
-        metadata=_mark("nodeConfig.serviceAccount", force_new=True, always=False)
+    machine_type: str = field(metadata=rolls("nodeConfig.machineType", source=RECREATES_NODES))
+    spot: bool = field(metadata=replaces("nodeConfig.spot", source=NODE_CONFIG_SOURCE))
+    disk_size_gib: int = field(metadata=rolls("nodeConfig.diskSizeGb", source=RECREATES_NODES))
+    #: the boot disk the machine series takes (gcp/config_rules.py BOOT_DISK_TYPES), from machine_type
+    disk_type: str = field(init=False, metadata=rolls("nodeConfig.diskType", source=RECREATES_NODES))
+    labels: dict[str, str] = field(metadata=sets("nodeConfig.labels"))
+    taints: tuple[Taint, ...] = field(metadata=sets("nodeConfig.taints"))
+    accelerator: GkeAccelerator | None = field(
+        metadata=replaces("nodeConfig.guestAccelerators", source=NODE_CONFIG_SOURCE)
     )
-    reservation: GkeReservationAffinity | None = field(metadata=_mark("nodeConfig.reservationAffinity", force_new=True))
-    image_type: pulumi.Input[str] | None = field(metadata=_mark("nodeConfig.imageType"))
+    #: nodeConfig.flexStart (ForceNew) is set exactly when queuedProvisioning is, so this mark covers it.
+    queued: bool = field(metadata=replaces("queuedProvisioning", source=NODE_POOL_SOURCE))
+    #: a queued-provisioning node's run time, "<seconds>s"
+    max_run_duration: str | None = field(
+        metadata=replaces("nodeConfig.maxRunDuration", source=NODE_CONFIG_SOURCE, digest="when_set")
+    )
+    oauth_scopes: tuple[str, ...] = field(metadata=replaces("nodeConfig.oauthScopes", source=NODE_CONFIG_SOURCE))
+    service_account: pulumi.Input[str | None] | None = field(
+        metadata=replaces("nodeConfig.serviceAccount", source=NODE_CONFIG_SOURCE, digest="when_set")
+    )
+    reservation: GkeReservationAffinity | None = field(
+        metadata=replaces("nodeConfig.reservationAffinity", source=NODE_CONFIG_SOURCE)
+    )
+    image_type: pulumi.Input[str] | None = field(metadata=rolls("nodeConfig.imageType", source=RECREATES_NODES))
     #: KubeletConfiguration keys mapped to the SDK's keyword arguments (pools.KUBELET_KEYS)
-    kubelet_config: dict[str, Any] = field(metadata=_mark("nodeConfig.kubeletConfig"))
+    kubelet_config: dict[str, Any] = field(metadata=sets("nodeConfig.kubeletConfig"))
     #: a program's own nodeConfig inputs (SpotGpuPoolArgs.node_config), merged over the spec's
     #: (a pulumi_gcp.container.NodePoolNodeConfigArgs: node_config_problems checks it; not spelled here so that
     #: type-checking the library reads no cloud SDK, tests/test_packaging.py)
-    overrides: object | None = field(metadata=_mark("nodeConfig"))
+    overrides: object | None
 
-    @property
-    def disk_type(self) -> str:
-        """nodeConfig.diskType: the boot disk the machine series takes (gcp/config_rules.py BOOT_DISK_TYPES)."""
-        return boot_disk_type(self.machine_type)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "disk_type", boot_disk_type(self.machine_type))
 
     def forcing(self) -> dict[str, object]:
         """The values whose change forces a new node pool, as the node-pool name's digest holds them: every
-        field marked force_new (by its input's last name), and the ForceNew inputs a program's node_config sets."""
-        out: dict[str, object] = {}
-        for f in dataclasses.fields(self):
-            if not f.metadata.get("force_new"):
-                continue
-            value = getattr(self, f.name)
-            if value is None and not f.metadata["always"]:
-                continue
-            out[f.metadata["input"].rsplit(".", 1)[-1]] = _digest_value(f.name, value)
+        field marked `replaces` (by its input's last name), and the ForceNew inputs a program's node_config sets."""
+        out = {mark.input.rsplit(".", 1)[-1]: _digest_value(mark.input, value) for mark, value in digest_marks(self)}
         if self.overrides is not None:
-            forced = {k: _plain(v) for k, v in override_values(self.overrides).items() if k in NODE_CONFIG_FORCE_NEW}
+            force_new = node_config_force_new()
+            forced = {k: _plain(v) for k, v in override_values(self.overrides).items() if k in force_new}
             if forced:
                 out["nodeConfigOverrides"] = forced
         return out
 
 
-def _digest_value(name: str, value: object) -> object:
-    if name == "service_account":
+def node_config_force_new() -> tuple[str, ...]:
+    """Every nodeConfig input that forces a new pool (by its name in nodeConfig): the spec's marked ones, then
+    those no spec field sets."""
+    marked = (i.removeprefix("nodeConfig.") for i in marked_inputs(GkeNodeSpec, "replaces") if "." in i)
+    return (*marked, *NODE_CONFIG_FORCE_NEW_UNSET)
+
+
+def _digest_value(input: str, value: object) -> object:
+    if input == "nodeConfig.serviceAccount":
         # The email, or a mark for one known only after deployment (an Output: the digest cannot follow it).
         return value if isinstance(value, str) else ACCOUNT_OF_THE_CLUSTER
     if isinstance(value, GkeAccelerator | GkeReservationAffinity):
@@ -210,14 +203,10 @@ def override_values(args: object) -> dict[str, Any]:
 
 
 def owned_node_config_fields() -> tuple[str, ...]:
-    """The nodeConfig inputs the spec sets (its fields' inputs) plus those the node pool always sets
-    (workloadMetadataConfig, tags, resourceLabels, flexStart): a program's node_config may not set them."""
-    mine = [
-        f.metadata["input"].split(".", 1)[1]
-        for f in dataclasses.fields(GkeNodeSpec)
-        if f.metadata["input"].startswith("nodeConfig.")
-    ]
-    return (*mine, "diskType", "flexStart", "workloadMetadataConfig", "tags", "resourceLabels")
+    """The nodeConfig inputs the spec sets (its marked fields' inputs) plus those the node pool always sets
+    (flexStart, workloadMetadataConfig, tags, resourceLabels): a program's node_config may not set them."""
+    mine = [m.input.removeprefix("nodeConfig.") for _, m in marks(GkeNodeSpec) if m.input.startswith("nodeConfig.")]
+    return (*mine, "flexStart", "workloadMetadataConfig", "tags", "resourceLabels")
 
 
 def gpu_accelerator(args: SpotGpuPoolArgs) -> GkeAccelerator:
@@ -233,6 +222,16 @@ def gpu_accelerator(args: SpotGpuPoolArgs) -> GkeAccelerator:
     )
 
 
+def pool_labels(args: GeneralPoolArgs | SpotGpuPoolArgs) -> dict[str, str]:
+    """The labels a pool's Args add to the ones each builder gives its nodes (pool, node class, capacity): the
+    GPU spec's and the program's `extra_labels`. Read here, once, so that every GKE builder's nodes carry them
+    (node pools and ComputeClass alike) and a setting that labels the nodes is read in this one place."""
+    from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
+
+    spec_labels = gpu_spec_labels(args.gpu_spec) if isinstance(args, SpotGpuPoolArgs) else {}
+    return spec_labels | dict(args.extra_labels)
+
+
 def node_spec(
     args: GeneralPoolArgs | SpotGpuPoolArgs,
     *,
@@ -245,13 +244,14 @@ def node_spec(
     reservation: GkeReservationAffinity | None = None,
 ) -> GkeNodeSpec:
     """The spec of a pool's nodes from its Args: the first machine type, its disk, image, service account,
-    kubelet settings and the program's own node_config; capacity, labels and taints as the builder says (they
-    differ per node pool of one pool: spot, fallback, reserved)."""
+    kubelet settings, the labels the Args add (`pool_labels`) and the program's own node_config; capacity, the
+    pool's own labels and taints as the builder says (they differ per node pool of one pool: spot, fallback,
+    reserved)."""
     return GkeNodeSpec(
         machine_type=args.instance_types[0],
         spot=spot,
         disk_size_gib=args.disk_size_gib,
-        labels=labels,
+        labels=labels | pool_labels(args),
         taints=tuple(taints),
         accelerator=accelerator,
         queued=queued,

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from elastic_gpu.clouds import InlinePoolRule, ReplacementRows, ReplaceRule
 from elastic_gpu.gcp import GKE_NODE_POOL
-from elastic_gpu.gcp.node_spec import NODE_CONFIG_FORCE_NEW, POOL_FORCE_NEW
+from elastic_gpu.gcp.node_spec import NODE_CONFIG_FORCE_NEW_UNSET, POOL_FORCE_NEW_UNSET, RECREATES_NODES, GkeNodeSpec
+from elastic_gpu.node_marks import marked_inputs
 
 #: Node-pool resources: the fields that force replacement (the replace table of docs/day-two.md).
 POOL_REPLACE_FIELDS = {
     GKE_NODE_POOL: ReplaceRule(
-        # The node spec's tables (gcp/node_spec.py): its force_new marks are checked to be among them.
-        fields=(*POOL_FORCE_NEW, *(f"nodeConfig.{f}" for f in NODE_CONFIG_FORCE_NEW)),
+        # The pool's own ForceNew inputs no spec field sets, the node spec's `replaces` marks (gcp/node_spec.py
+        # GkeNodeSpec), and the nodeConfig ForceNew inputs no spec field sets.
+        fields=(
+            *POOL_FORCE_NEW_UNSET,
+            *marked_inputs(GkeNodeSpec, "replaces"),
+            *(f"nodeConfig.{f}" for f in NODE_CONFIG_FORCE_NEW_UNSET),
+        ),
         source="pulumi-gcp container.NodePool = terraform-provider-google google/services/container/"
         "resource_container_node_pool.go and node_config.go, ForceNew fields (flex_start and max_run_duration "
         "ForceNew in schemaNodeConfig; machineType, diskSizeGb, diskType, labels, taints, nodeLocations, "
@@ -27,12 +33,10 @@ INLINE_POOL_REFUSED_FIELDS: dict[str, InlinePoolRule] = {}
 
 #: Node-pool inputs whose in-place update recreates every node of the pool with the pool's upgrade strategy
 #: (GKE "Planning for disruptions", manual changes that recreate the nodes: node version, machine type,
-#: boot disk, image type). `diff` marks them.
+#: boot disk, image type): the version, which no spec field sets, and the node spec's `rolls` marks. `diff`
+#: marks them.
 NODE_ROLLING_FIELDS = {
-    GKE_NODE_POOL: ReplaceRule(
-        ("version", "nodeConfig.machineType", "nodeConfig.diskSizeGb", "nodeConfig.diskType", "nodeConfig.imageType"),
-        "GKE managing-clusters.md manual changes that recreate nodes",
-    ),
+    GKE_NODE_POOL: ReplaceRule(("version", *marked_inputs(GkeNodeSpec, "rolls")), RECREATES_NODES),
 }
 
 

@@ -12,6 +12,8 @@ general pool stays up, the upgrade order, and the policy pack on the new side; a
 than one minor fails (exit 2).
 `python -m elastic_gpu schema stack|package [-o FILE]`: the JSON Schema of a stack file, generated from the config
 models, or the Pulumi package schema of the components.
+`python -m elastic_gpu tables [--check]`: the docs' reference tables (settings, replacements, Kubernetes support),
+written from the facts they show.
 """
 
 from __future__ import annotations
@@ -141,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         help="stack: the JSON Schema of stacks/Pulumi.<stack>.yaml; package: the Pulumi package schema",
     )
     schema.add_argument("-o", "--output", help="write it to this file (default: print it)")
+    tables = sub.add_parser("tables", help="write the docs' reference tables (settings, replacements, support)")
+    tables.add_argument("--check", action="store_true", help="write nothing; exit 1 if a table is stale")
+    tables.add_argument("--root", default=".", help="the repository whose docs/ holds the tables (default: .)")
     args = parser.parse_args(argv)
     try:
         return _dispatch(args)
@@ -174,6 +179,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             with open(args.output, "w", encoding="utf-8") as out:
                 out.write(text)
         return 0
+    if args.command == "tables":
+        from elastic_gpu.tools.reference_tables import main as write_tables
+
+        return write_tables(args.root, check=args.check)
     if args.command == "diff":
         return _diff(args)
     if args.command in ("simulate", "workload"):
