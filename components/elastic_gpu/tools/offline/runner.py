@@ -26,17 +26,15 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 import pulumi
 from google.protobuf import json_format
 from pulumi.runtime import mocks as pulumi_mocks
-from pulumi.runtime import resource as runtime_resource
 from pulumi.runtime import rpc
 from pulumi.runtime import settings as pulumi_settings
-from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
 from elastic_gpu.tools.clouds import all_clouds
-from elastic_gpu.tools.offline.collector import collected_at_end, without_per_call_cycles
+from elastic_gpu.tools.offline.collector import collected_at_end
 from elastic_gpu.tools.offline.mocks import (
     INVOKE_ORIGIN,
     USER_MOCKS_FILE,
@@ -46,6 +44,7 @@ from elastic_gpu.tools.offline.mocks import (
     missing_remote_component,
     remote_component_mock,
 )
+from elastic_gpu.tools.offline.sdk_compat import faster_sdk
 from elastic_gpu.tools.replacement import POOL_NAME_FIELD
 
 SECRET_MASK = "[secret]"
@@ -443,9 +442,9 @@ def run_preview(
     # The engine hands structured values to the program as JSON strings.
     engine_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
     main = program.main
-    # A fresh context: Pulumi keeps its settings and root stack in context variables.
-    # The SDK's per-property reference cycles freed once, and its per-call ones not made (offline/collector.py).
-    with collected_at_end(), without_per_call_cycles():
+    # A fresh context: Pulumi keeps its settings and root stack in context variables. The collector off for the
+    # run (offline/collector.py), and the SDK's two slow spots replaced (offline/sdk_compat.py).
+    with collected_at_end(), faster_sdk():
         preview = contextvars.Context().run(_run, project, stack, engine_config, main, config, account)
     preview.warnings += refresh_warnings(program.project_file, preview.resources)
     return preview
@@ -519,10 +518,6 @@ def _run(
     logger.propagate = False
     collect = _Collect()
     logger.addHandler(collect)
-    # The SDK walks and encodes the Python stack of every registration for the engine's source
-    # positions (a quarter of a large preview's time); no engine reads them here.
-    get_stack_trace = runtime_resource._get_stack_trace
-    runtime_resource._get_stack_trace = _no_stack_trace
     sdk_invokes = {name: getattr(pulumi.runtime, name) for name in INVOKE_FUNCTIONS}
     for name, function in sdk_invokes.items():
         setattr(pulumi.runtime, name, _with_origin(function))
@@ -550,7 +545,6 @@ def _run(
         raise ProgramError(main, exc) from exc
     finally:
         unretrieved.end(failed=sys.exc_info()[1] is not None)
-        runtime_resource._get_stack_trace = get_stack_trace
         for name, function in sdk_invokes.items():
             setattr(pulumi.runtime, name, function)
         sys.path.remove(str(main.parent))
@@ -689,10 +683,6 @@ def _missing_mocks(user: UserMocks, main: Path, exc: BaseException) -> None:
     if user.missing and not isinstance(exc, ConfigError):
         failed = ProgramError(main, exc).problems
         raise ConfigError([*user.missing, f"then {failed[0]}", *failed[1:]], source="offline preview") from exc
-
-
-def _no_stack_trace() -> source_pb2.StackTrace:
-    return source_pb2.StackTrace()
 
 
 async def _resolve_outputs(outputs: dict[str, Any]) -> dict[str, StackOutput]:
