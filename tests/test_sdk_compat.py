@@ -16,7 +16,7 @@ from pulumi.output import Unknown
 from pulumi.runtime import resource as runtime_resource
 from pulumi.runtime import rpc
 
-from elastic_gpu.tools.offline import sdk_compat
+from elastic_gpu.tools.offline import runner, sdk_compat
 from elastic_gpu.tools.offline.runner import run_preview
 from tests.conftest import ROOT, stack_values
 
@@ -112,3 +112,11 @@ def test_a_preview_prints_the_same_with_the_sdks_own_functions(program_dir, monk
     own = run_preview("aws-dev", directory)
     assert not calls  # the SDK's own walk ran
     assert own.to_json() == patched.to_json() and own.warnings == patched.warnings
+
+
+def test_the_runners_wire_markers_are_the_sdks() -> None:
+    """The runner reads secrets and resource references on the wire by the protocol's markers (runner.WIRE_*),
+    not by the SDK's private names; they are the ones the installed SDK writes."""
+    assert rpc._special_sig_key == runner.WIRE_SIG_KEY
+    assert rpc._special_secret_sig == runner.WIRE_SECRET_SIG
+    assert rpc._special_resource_sig == runner.WIRE_RESOURCE_SIG

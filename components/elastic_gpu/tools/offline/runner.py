@@ -52,6 +52,11 @@ SECRET_MASK = "[secret]"
 #: the engine's own marker, so the policies see an unknown as the Pulumi CLI hands it to them.
 UNKNOWN_TEXT = "[unknown]"
 UNKNOWN = rpc.UNKNOWN
+#: Pulumi's wire format marks a secret or a resource reference as a map holding WIRE_SIG_KEY: the protocol's
+#: constants, as pulumi/pulumi sdk/go/common/resource/sig/sig.go exports them (Key, Secret, ResourceReference).
+WIRE_SIG_KEY = "4dabf18193072939515e22adb298388d"
+WIRE_SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+WIRE_RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
 T = TypeVar("T")
 P = ParamSpec("P")
 
@@ -300,7 +305,7 @@ class _Children:
             )
         )
         return {
-            rpc._special_sig_key: rpc._special_resource_sig,
+            WIRE_SIG_KEY: WIRE_RESOURCE_SIG,
             "urn": child_urn,
             "id": id_ or "",
             "packageVersion": "",
@@ -308,7 +313,7 @@ class _Children:
 
     def state(self, ref: Any) -> dict[str, Any]:
         """What the referenced resource holds (its inputs and outputs); {} for no reference."""
-        if not isinstance(ref, dict) or ref.get(rpc._special_sig_key) != rpc._special_resource_sig:
+        if not isinstance(ref, dict) or ref.get(WIRE_SIG_KEY) != WIRE_RESOURCE_SIG:
             return {}
         urn = ref.get("urn", "")
         found = self.monitor.resources.get(urn)
@@ -319,10 +324,10 @@ def _wire_inputs(value: Any) -> Any:
     """A remote component's inputs as its provider gets them: secrets unwrapped, resource references kept as
     references (dicts with the resource signature), numbers that are integers as ints."""
     if isinstance(value, dict):
-        sig = value.get(rpc._special_sig_key)
-        if sig == rpc._special_secret_sig:
+        sig = value.get(WIRE_SIG_KEY)
+        if sig == WIRE_SECRET_SIG:
             return _wire_inputs(value.get("value"))
-        if sig == rpc._special_resource_sig:
+        if sig == WIRE_RESOURCE_SIG:
             return value
         return {k: _wire_inputs(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -335,10 +340,10 @@ def _wire_inputs(value: Any) -> Any:
 def _wire_to_data(value: Any) -> Any:
     """Pulumi's wire format as data: secrets masked (as `pulumi preview` shows them), refs by URN."""
     if isinstance(value, dict):
-        sig = value.get(rpc._special_sig_key)
-        if sig == rpc._special_secret_sig:
+        sig = value.get(WIRE_SIG_KEY)
+        if sig == WIRE_SECRET_SIG:
             return SECRET_MASK
-        if sig == rpc._special_resource_sig:
+        if sig == WIRE_RESOURCE_SIG:
             return f"<ref {value.get('urn')}>"
         return {k: _wire_to_data(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -353,7 +358,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, pulumi.Resource):
-        return f"<ref {value._name}>"
+        return f"<ref {value.pulumi_resource_name}>"
     if isinstance(value, float) and value.is_integer():
         return int(value)  # the wire format has only floats; sizes and ports are ints
     return value
