@@ -27,9 +27,7 @@ import pulumi
 from google.protobuf import json_format
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc
-from pulumi.runtime import settings as pulumi_settings
 from pulumi.runtime.stack import run_pulumi_func
-from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
@@ -276,9 +274,13 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         else:
             state = mock(request.name, inputs, _Children(self, urn))
         self.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, "", state)
-        # As MockMonitor.RegisterResource serializes a mock's state (pulumi/runtime/mocks.py); unannotated there.
-        _ensure_event_loop()  # type: ignore[no-untyped-call]
-        obj = _sync_await(rpc.serialize_properties(state, {}))
+        # The state serialized as MockMonitor.RegisterResource serializes a mock's (pulumi/runtime/mocks.py), on a
+        # loop of its own: this runs on one of the SDK's executor threads, whose loop is not running.
+        serializing = asyncio.new_event_loop()
+        try:
+            obj = serializing.run_until_complete(rpc.serialize_properties(state, {}))
+        finally:
+            serializing.close()
         return resource_pb2.RegisterResourceResponse(urn=urn, object=obj)
 
 
@@ -527,6 +529,10 @@ def _run(
     for name, function in sdk_invokes.items():
         setattr(pulumi.runtime, name, _with_origin(function))
     try:
+        # The run's own SDK state (the root directory, as the CLI gives it: Pulumi.yaml's). A program that fails
+        # leaves its pending Output tasks, bound to this loop, in the SDK's set of outputs to wait for: the next
+        # run starts with a set of its own.
+        pulumi.runtime.reset_options(project=project, stack=stack, root_directory=str(main.parent), preview=True)
         pulumi.runtime.set_all_config(engine_config)
         pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor, logger=logger)
 
@@ -554,11 +560,7 @@ def _run(
             setattr(pulumi.runtime, name, function)
         sys.path.remove(str(main.parent))
         _forget_modules(main.parent, modules_before)
-        # Pulumi keeps the program's pending Output tasks in a process-wide list; a program that failed
-        # leaves some, bound to this loop: drop them so the next run does not wait on a closed loop.
-        with pulumi_settings.SETTINGS.lock:
-            pulumi_settings.SETTINGS.outputs.clear()
-        # ... and the program's tasks still pending on this loop end here, quietly (no "Task was destroyed").
+        # The program's tasks still pending on this loop end here, quietly (no "Task was destroyed").
         pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
         for task in pending:
             task.cancel()
