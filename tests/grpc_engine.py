@@ -28,7 +28,7 @@ from pulumi.runtime.proto import (
 )
 
 from elastic_gpu.tools.offline.mocks import StackMocks
-from elastic_gpu.tools.offline.runner import CapturedResource, _CapturingMonitor
+from elastic_gpu.tools.offline.runner import WIRE_RESOURCE_SIG, WIRE_SIG_KEY, CapturedResource, _CapturingMonitor
 
 
 class _Monitor(_CapturingMonitor):
@@ -163,7 +163,7 @@ class Engine:
 
 def reference(urn: str) -> dict[str, Any]:
     """A resource reference as the engine sends one."""
-    return {rpc._special_sig_key: rpc._special_resource_sig, "urn": urn, "packageVersion": ""}
+    return {WIRE_SIG_KEY: WIRE_RESOURCE_SIG, "urn": urn, "packageVersion": ""}
 
 
 def wire(inputs: dict[str, Any]) -> struct_pb2.Struct:

@@ -13,13 +13,11 @@ from typing import Any
 
 import pytest
 import yaml
-from pulumi.runtime import rpc
 from pulumi_policy import StackValidationArgs
 
 import elastic_gpu.tools.aws.reader as aws_reader
 import elastic_gpu.tools.node_group_view as node_group_view
 import elastic_gpu.tools.offline.stack_resources as stack_resources_module
-from elastic_gpu.tools.offline import collector
 from elastic_gpu.tools.offline.policy_run import run_policies
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.tools.offline.stack_resources import node_groups, stack_resources
@@ -195,9 +193,8 @@ def collections() -> Iterator[Counter[int]]:
 
 
 def test_a_preview_collects_the_sdks_cycles_once_not_over_and_over(program_dir, collections) -> None:
-    """The SDK's per-property reference cycles are freed in one collection of the young generation at the
-    end of the run (tools/offline/collector.py), not by collections over the heap during it; the collector
-    is on again afterwards."""
+    """The SDK's per-property reference cycles are freed by one collection at the end of the run
+    (tools/offline/collector.py), not by collections over the heap during it; the collector is on again afterwards."""
     directory = program_dir(bench_policy.stack_config(POOLS)["config"], stack="bench")
     assert gc.isenabled()
     run_preview("bench", directory)
@@ -219,58 +216,10 @@ def test_a_paused_collector_stays_paused(program_dir, collections) -> None:
         gc.enable()
 
 
-def _unknown_values() -> list[Any]:
-    """Values as Outputs settle them: plain, nested, with an unknown at some depth, shared and cyclic."""
-    from pulumi.output import Unknown
-
-    unknown = Unknown()
-    shared: dict[str, Any] = {"a": [1, 2]}
-    cyclic: list[Any] = [1]
-    cyclic.append(cyclic)
-    return [
-        None,
-        "x",
-        rpc.UNKNOWN,  # the wire's marker is a string to this walk
-        unknown,
-        [1, [2, [3, unknown]]],
-        {"a": {"b": [{"c": unknown}]}},
-        {"a": shared, "b": shared},
-        cyclic,
-        [cyclic, unknown],
-        ("tuple", unknown),  # the SDK walks dicts and lists only
-        {"k": ("tuple", unknown)},
-    ]
-
-
-def test_the_runners_contains_unknowns_answers_as_the_sdks_does() -> None:
-    """During an offline run the SDK's `contains_unknowns` (a closure that makes a reference cycle on each call)
-    is replaced by the same walk at module level: it answers as the installed SDK's own does, on every shape."""
-    sdk = rpc.contains_unknowns
-    assert collector._sdk_walk_is_the_known_one(), "the SDK's walk changed: compare it with _any_unknown again"
-    values = _unknown_values()
-    assert [collector._contains_unknowns(v) for v in values] == [sdk(v) for v in values]
-    assert any(sdk(v) for v in values) and not all(sdk(v) for v in values)
-
-
-def test_a_preview_runs_the_cycle_free_walk_and_gives_the_sdk_its_own_back(program_dir, monkeypatch) -> None:
-    seen: list[Any] = []
-    real = collector._contains_unknowns
-
-    def spy(val: Any) -> bool:
-        seen.append(rpc.contains_unknowns)
-        return real(val)
-
-    monkeypatch.setattr(collector, "_contains_unknowns", spy)
-    sdk = rpc.contains_unknowns
-    run_preview("bench", program_dir(bench_policy.stack_config(1)["config"], stack="bench"))
-    assert seen and all(f is spy for f in seen)
-    assert rpc.contains_unknowns is sdk
-
-
 def test_a_preview_leaves_the_collector_little_per_resource(program_dir, monkeypatch) -> None:
     """What the collection at the end of a preview frees, per resource: about 160 objects (each Output's future,
-    task and coroutine). The SDK's own `contains_unknowns` would add a function, a cell, a tuple and an alias per
-    call, about 430 in all."""
+    task and coroutine). The SDK's own `contains_unknowns` (replaced during a run: tools/offline/sdk_compat.py)
+    would add a function, a cell, a tuple and an alias per call, about 430 in all."""
     freed: list[int] = []
 
     def count(phase: str, info: dict[str, int]) -> None:

@@ -14,7 +14,6 @@ import grpc
 import jsonschema
 import pytest
 from google.protobuf import empty_pb2, json_format
-from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 from pydantic.alias_generators import to_camel
 
@@ -29,7 +28,7 @@ from elastic_gpu.package.fields import argument_docs, fields_of
 from elastic_gpu.package.provider import BUILDERS, python_value
 from elastic_gpu.package.schema import COMPONENTS, SCHEMA_FILE, _Schema, in_schema_names, package_schema
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
-from elastic_gpu.tools.offline.runner import Preview, run_preview
+from elastic_gpu.tools.offline.runner import WIRE_SECRET_SIG, WIRE_SIG_KEY, Preview, run_preview
 from tests.conftest import ROOT
 
 SHIPPED = ROOT / SCHEMA_FILE
@@ -634,7 +633,7 @@ def test_construct_over_grpc_a_created_cluster_and_a_pool_on_it_declare_what_pyt
     assert state["zones"] == settings["zones"] and state["kubernetesVersion"] == settings["kubernetesVersion"]
     assert state["provider"]["urn"].endswith("pulumi:providers:kubernetes::prod-k8s")
     assert state["clusterName"] == settings["clusterName"]
-    assert state["kubeconfig"][rpc._special_sig_key] == rpc._special_secret_sig  # a secret on the wire
+    assert state["kubeconfig"][WIRE_SIG_KEY] == WIRE_SECRET_SIG  # a secret on the wire
     assert re.search(r'kind"?: "?Config', state["kubeconfig"]["value"])
     assert json_format.MessageToDict(pool.state)["poolName"] == "gpu"
 

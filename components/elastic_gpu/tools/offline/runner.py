@@ -26,17 +26,13 @@ from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 import pulumi
 from google.protobuf import json_format
 from pulumi.runtime import mocks as pulumi_mocks
-from pulumi.runtime import resource as runtime_resource
 from pulumi.runtime import rpc
-from pulumi.runtime import settings as pulumi_settings
-from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func
-from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
 from elastic_gpu.tools.clouds import all_clouds
-from elastic_gpu.tools.offline.collector import collected_at_end, without_per_call_cycles
+from elastic_gpu.tools.offline.collector import collected_at_end
 from elastic_gpu.tools.offline.mocks import (
     INVOKE_ORIGIN,
     USER_MOCKS_FILE,
@@ -46,6 +42,7 @@ from elastic_gpu.tools.offline.mocks import (
     missing_remote_component,
     remote_component_mock,
 )
+from elastic_gpu.tools.offline.sdk_compat import faster_sdk
 from elastic_gpu.tools.replacement import POOL_NAME_FIELD
 
 SECRET_MASK = "[secret]"
@@ -53,6 +50,11 @@ SECRET_MASK = "[secret]"
 #: the engine's own marker, so the policies see an unknown as the Pulumi CLI hands it to them.
 UNKNOWN_TEXT = "[unknown]"
 UNKNOWN = rpc.UNKNOWN
+#: Pulumi's wire format marks a secret or a resource reference as a map holding WIRE_SIG_KEY: the protocol's
+#: constants, as pulumi/pulumi sdk/go/common/resource/sig/sig.go exports them (Key, Secret, ResourceReference).
+WIRE_SIG_KEY = "4dabf18193072939515e22adb298388d"
+WIRE_SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+WIRE_RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
 T = TypeVar("T")
 P = ParamSpec("P")
 
@@ -272,9 +274,13 @@ class _CapturingMonitor(pulumi_mocks.MockMonitor):
         else:
             state = mock(request.name, inputs, _Children(self, urn))
         self.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(urn, "", state)
-        # As MockMonitor.RegisterResource serializes a mock's state (pulumi/runtime/mocks.py); unannotated there.
-        _ensure_event_loop()  # type: ignore[no-untyped-call]
-        obj = _sync_await(rpc.serialize_properties(state, {}))
+        # The state serialized as MockMonitor.RegisterResource serializes a mock's (pulumi/runtime/mocks.py), on a
+        # loop of its own: this runs on one of the SDK's executor threads, whose loop is not running.
+        serializing = asyncio.new_event_loop()
+        try:
+            obj = serializing.run_until_complete(rpc.serialize_properties(state, {}))
+        finally:
+            serializing.close()
         return resource_pb2.RegisterResourceResponse(urn=urn, object=obj)
 
 
@@ -301,7 +307,7 @@ class _Children:
             )
         )
         return {
-            rpc._special_sig_key: rpc._special_resource_sig,
+            WIRE_SIG_KEY: WIRE_RESOURCE_SIG,
             "urn": child_urn,
             "id": id_ or "",
             "packageVersion": "",
@@ -309,7 +315,7 @@ class _Children:
 
     def state(self, ref: Any) -> dict[str, Any]:
         """What the referenced resource holds (its inputs and outputs); {} for no reference."""
-        if not isinstance(ref, dict) or ref.get(rpc._special_sig_key) != rpc._special_resource_sig:
+        if not isinstance(ref, dict) or ref.get(WIRE_SIG_KEY) != WIRE_RESOURCE_SIG:
             return {}
         urn = ref.get("urn", "")
         found = self.monitor.resources.get(urn)
@@ -320,10 +326,10 @@ def _wire_inputs(value: Any) -> Any:
     """A remote component's inputs as its provider gets them: secrets unwrapped, resource references kept as
     references (dicts with the resource signature), numbers that are integers as ints."""
     if isinstance(value, dict):
-        sig = value.get(rpc._special_sig_key)
-        if sig == rpc._special_secret_sig:
+        sig = value.get(WIRE_SIG_KEY)
+        if sig == WIRE_SECRET_SIG:
             return _wire_inputs(value.get("value"))
-        if sig == rpc._special_resource_sig:
+        if sig == WIRE_RESOURCE_SIG:
             return value
         return {k: _wire_inputs(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -336,10 +342,10 @@ def _wire_inputs(value: Any) -> Any:
 def _wire_to_data(value: Any) -> Any:
     """Pulumi's wire format as data: secrets masked (as `pulumi preview` shows them), refs by URN."""
     if isinstance(value, dict):
-        sig = value.get(rpc._special_sig_key)
-        if sig == rpc._special_secret_sig:
+        sig = value.get(WIRE_SIG_KEY)
+        if sig == WIRE_SECRET_SIG:
             return SECRET_MASK
-        if sig == rpc._special_resource_sig:
+        if sig == WIRE_RESOURCE_SIG:
             return f"<ref {value.get('urn')}>"
         return {k: _wire_to_data(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -354,7 +360,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, pulumi.Resource):
-        return f"<ref {value._name}>"
+        return f"<ref {value.pulumi_resource_name}>"
     if isinstance(value, float) and value.is_integer():
         return int(value)  # the wire format has only floats; sizes and ports are ints
     return value
@@ -443,9 +449,9 @@ def run_preview(
     # The engine hands structured values to the program as JSON strings.
     engine_config = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
     main = program.main
-    # A fresh context: Pulumi keeps its settings and root stack in context variables.
-    # The SDK's per-property reference cycles freed once, and its per-call ones not made (offline/collector.py).
-    with collected_at_end(), without_per_call_cycles():
+    # A fresh context: Pulumi keeps its settings and root stack in context variables. The collector off for the
+    # run (offline/collector.py), and the SDK's two slow spots replaced (offline/sdk_compat.py).
+    with collected_at_end(), faster_sdk():
         preview = contextvars.Context().run(_run, project, stack, engine_config, main, config, account)
     preview.warnings += refresh_warnings(program.project_file, preview.resources)
     return preview
@@ -519,14 +525,14 @@ def _run(
     logger.propagate = False
     collect = _Collect()
     logger.addHandler(collect)
-    # The SDK walks and encodes the Python stack of every registration for the engine's source
-    # positions (a quarter of a large preview's time); no engine reads them here.
-    get_stack_trace = runtime_resource._get_stack_trace
-    runtime_resource._get_stack_trace = _no_stack_trace
     sdk_invokes = {name: getattr(pulumi.runtime, name) for name in INVOKE_FUNCTIONS}
     for name, function in sdk_invokes.items():
         setattr(pulumi.runtime, name, _with_origin(function))
     try:
+        # The run's own SDK state (the root directory, as the CLI gives it: Pulumi.yaml's). A program that fails
+        # leaves its pending Output tasks, bound to this loop, in the SDK's set of outputs to wait for: the next
+        # run starts with a set of its own.
+        pulumi.runtime.reset_options(project=project, stack=stack, root_directory=str(main.parent), preview=True)
         pulumi.runtime.set_all_config(engine_config)
         pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=True, monitor=monitor, logger=logger)
 
@@ -550,16 +556,11 @@ def _run(
         raise ProgramError(main, exc) from exc
     finally:
         unretrieved.end(failed=sys.exc_info()[1] is not None)
-        runtime_resource._get_stack_trace = get_stack_trace
         for name, function in sdk_invokes.items():
             setattr(pulumi.runtime, name, function)
         sys.path.remove(str(main.parent))
         _forget_modules(main.parent, modules_before)
-        # Pulumi keeps the program's pending Output tasks in a process-wide list; a program that failed
-        # leaves some, bound to this loop: drop them so the next run does not wait on a closed loop.
-        with pulumi_settings.SETTINGS.lock:
-            pulumi_settings.SETTINGS.outputs.clear()
-        # ... and the program's tasks still pending on this loop end here, quietly (no "Task was destroyed").
+        # The program's tasks still pending on this loop end here, quietly (no "Task was destroyed").
         pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
         for task in pending:
             task.cancel()
@@ -689,10 +690,6 @@ def _missing_mocks(user: UserMocks, main: Path, exc: BaseException) -> None:
     if user.missing and not isinstance(exc, ConfigError):
         failed = ProgramError(main, exc).problems
         raise ConfigError([*user.missing, f"then {failed[0]}", *failed[1:]], source="offline preview") from exc
-
-
-def _no_stack_trace() -> source_pb2.StackTrace:
-    return source_pb2.StackTrace()
 
 
 async def _resolve_outputs(outputs: dict[str, Any]) -> dict[str, StackOutput]:
