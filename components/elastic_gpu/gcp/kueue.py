@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
-from pydantic import Field
+from pydantic import Field, InstanceOf
 
 from elastic_gpu.args_doc import documented
 from elastic_gpu.gcp.kueue_api import KUEUE_API, PROVISIONING_CLASS, PROVISIONING_CONTROLLER
@@ -89,7 +89,9 @@ class KueueDwsArgs(ArgsModel, KueueSettings):
     `cluster_queue_quota`, which sizes it from the queued-provisioning pools."""
     namespace: str = DEFAULT_NAMESPACE
     """Default kueue-system: where the Kueue controller runs."""
-    webhook_firewall: WebhookFirewall | None = None
+    # InstanceOf: a plain dataclass of Pulumi inputs, checked by its type alone (pydantic cannot build a schema of
+    # pulumi.Input's forward references).
+    webhook_firewall: InstanceOf[WebhookFirewall] | None = None
     """For a private GKE cluster: let the control plane reach Kueue's webhook (default None: public nodes)."""
     chart_version: str = KUEUE_VERSION
     """Default: the pinned Kueue release in elastic_gpu/versions.py."""
