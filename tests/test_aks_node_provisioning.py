@@ -4,7 +4,6 @@ karpenter-provider-azure v1.14.2's CRDs, the sizes it may take, and NAP's scale-
 from __future__ import annotations
 
 import copy
-import dataclasses
 
 import pytest
 from pulumi_policy import PolicyResource, ResourceValidationArgs, StackValidationArgs
@@ -483,10 +482,11 @@ def test_an_aks_cluster_takes_only_its_provisioners() -> None:
     from elastic_gpu.azure.cluster import AksClusterArgs, aks_cluster_problems
 
     args = AksClusterArgs(cluster_name="c1", location="eastus2", zones=["1"], kubernetes_version="1.35")
-    assert aks_cluster_problems("c1", dataclasses.replace(args, provisioner="karpenter")) == []
-    assert aks_cluster_problems("c1", dataclasses.replace(args, provisioner="auto-provisioning")) == [
+    assert aks_cluster_problems("c1", args.model_copy(update={"provisioner": "karpenter"})) == []
+    assert aks_cluster_problems("c1", args.model_copy(update={"provisioner": "auto-provisioning"})) == [
         "AksCluster 'c1': provisioner: 'auto-provisioning' is not available on AKS; "
         "allowed: None, cluster-autoscaler, karpenter"
     ]
-    [kubenet] = aks_cluster_problems("c1", dataclasses.replace(args, provisioner="karpenter", network_plugin="kubenet"))
+    nap_on_kubenet = args.model_copy(update={"provisioner": "karpenter", "network_plugin": "kubenet"})
+    [kubenet] = aks_cluster_problems("c1", nap_on_kubenet)
     assert kubenet.startswith("AksCluster 'c1': network_plugin: node auto-provisioning (provisioner karpenter) needs")

@@ -440,10 +440,11 @@ AksCluster("c", AksClusterArgs(cluster_name="c", location="westeurope", zones=["
 """
     with pytest.raises(ConfigError) as exc:
         run_program(source)
+    # in the Args' field order: the settings a stack file shares (the autoscaler's expander), then the Args' own
     assert exc.value.problems == [
-        "AksCluster 'c': AksClusterArgs.system_min_size: must be an integer, got str '1'",
         "AksCluster 'c': AksClusterArgs.expander[1]: 'least-wast' is not allowed; did you mean 'least-waste'? "
         "allowed: priority, least-waste, most-pods, random, price",
+        "AksCluster 'c': AksClusterArgs.system_min_size: must be an integer, got str '1'",
     ]
 
 

@@ -51,6 +51,78 @@ def test_a_setting_is_declared_once_for_the_stack_file_and_the_args(section, sta
         assert stack_field.default == args_field.default, name
 
 
+#: The settings the clusters', Karpenter's, the device plugin's and Kueue's Args share with a stack file's section
+#: (by the stack file's name; the Args' other spellings, such as `cluster_name` for `cluster.name`, are theirs).
+SHARED_WITH_THE_ARGS = {
+    ("ClusterConfig", "EksClusterArgs"): {
+        "region", "zones", "kubernetes_version", "network_cidr", "protect", "nat_gateways", "ecr_endpoints",
+    },
+    ("ClusterConfig", "AksClusterArgs"): {
+        "zones", "kubernetes_version", "protect", "network_plugin", "subnet_id", "api_server_subnet_id",
+        "maintenance_window", "service_cidr", "dns_service_ip", "pod_cidr",
+    },
+    ("AutoscalerConfig", "AksClusterArgs"): {
+        "scale_down_unneeded_time", "scale_down_delay_after_add", "max_node_provision_time", "expander",
+    },
+    ("ClusterConfig", "GkeClusterArgs"): {
+        "project", "region", "zones", "kubernetes_version", "protect", "release_channel", "private_nodes", "regional",
+        "control_plane_cidr", "network", "subnetwork", "cloud_nat", "node_service_account", "enable_services",
+    },
+    ("ClusterConfig", "KarpenterArgs"): {"spot_service_linked_role"},
+    ("DevicePluginConfig", "NvidiaDevicePluginArgs"): {"time_slicing_replicas"},
+    ("KueueConfig", "KueueDwsArgs"): {"queue_namespaces"},
+}  # fmt: skip
+#: Declared on both: a program must give the GKE project, which a stack file's model leaves optional (its
+#: `cluster` serves every cloud; gcp/config_rules.py requires it there).
+NARROWER_IN_THE_ARGS = {("GkeClusterArgs", "project")}
+
+
+def _section_args() -> list[tuple[type, type]]:
+    from elastic_gpu.aws.cluster import EksClusterArgs
+    from elastic_gpu.aws.karpenter.controller import KarpenterArgs
+    from elastic_gpu.azure.cluster import AksClusterArgs
+    from elastic_gpu.gcp.cluster import GkeClusterArgs
+    from elastic_gpu.gcp.kueue import KueueDwsArgs
+    from elastic_gpu.nvidia_device_plugin import NvidiaDevicePluginArgs
+
+    found = {c.__name__: c for c in (EksClusterArgs, AksClusterArgs, GkeClusterArgs, KarpenterArgs, KueueDwsArgs)}
+    found["NvidiaDevicePluginArgs"] = NvidiaDevicePluginArgs
+    return [(getattr(config, stack), found[args]) for stack, args in SHARED_WITH_THE_ARGS]
+
+
+@pytest.mark.parametrize(("stack_model", "args"), _section_args(), ids=lambda c: c.__name__)
+def test_the_clusters_karpenters_device_plugins_and_kueues_settings_are_declared_once(stack_model, args) -> None:
+    shared = set(stack_model.model_fields) & set(args.model_fields)
+    assert shared == SHARED_WITH_THE_ARGS[(stack_model.__name__, args.__name__)]
+    for name in shared:
+        if (args.__name__, name) in NARROWER_IN_THE_ARGS:
+            continue
+        # one class declares it, that both build on: one type, one default, one bound, one docstring
+        [owner] = _declared_in([stack_model, args], name)
+        assert issubclass(stack_model, owner) and issubclass(args, owner), name
+        stack_field, args_field = stack_model.model_fields[name], args.model_fields[name]
+        assert stack_field.description and stack_field.description == args_field.description, name
+        assert stack_field.get_default(call_default_factory=True) == args_field.get_default(call_default_factory=True)
+
+
+def test_a_stack_file_and_a_program_name_kueues_namespaces_each_their_way() -> None:
+    from elastic_gpu.gcp.kueue import KueueDwsArgs
+
+    assert config.KueueConfig.model_validate({"namespaces": ["ml"]}).queue_namespaces == ["ml"]
+    assert KueueDwsArgs(provider=None, quota={}, queue_namespaces=["ml"]).queue_namespaces == ["ml"]  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'namespaces'"):
+        KueueDwsArgs(provider=None, quota={}, namespaces=["ml"])  # type: ignore[arg-type,call-arg]
+
+
+def test_the_cluster_args_take_keywords_and_say_what_is_missing() -> None:
+    from elastic_gpu.aws.cluster import EksClusterArgs
+
+    with pytest.raises(TypeError, match=r"EksClusterArgs\(\) takes keyword arguments only"):
+        EksClusterArgs("c", "us-east-1", ["us-east-1a"], "1.35")  # type: ignore[misc]  # what the test is about
+    with pytest.raises(TypeError, match=r"missing required keyword argument\(s\): 'kubernetes_version'"):
+        EksClusterArgs(cluster_name="c", region="us-east-1", zones=["us-east-1a"])  # type: ignore[call-arg]
+
+
 def test_each_clouds_own_pool_settings_are_declared_in_its_folder() -> None:
     assert CLOUD_ONLY_POOL_SETTINGS == {
         "ami_family": ("aws", "al2023"),

@@ -46,10 +46,17 @@ from elastic_gpu.settings import (
 )
 from elastic_gpu.settings import (
     DURATION_KEYS,
+    MAX_TIME_SLICING_REPLICAS,
     AutoscalerSettings,
     ClusterOptions,
+    ClusterSettings,
+    DevicePluginSettings,
     GeneralPoolSettings,
     GpuPoolSettings,
+    KueueSettings,
+    NetworkCidrSetting,
+    ProtectSetting,
+    RegionSetting,
     Spelling,
     general_pool_settings_problems,
     gpu_pool_settings_problems,
@@ -72,7 +79,7 @@ from elastic_gpu.validation import (
     shown_number,
     time_slicing_problems,
 )
-from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, SUPPORTED_KUBERNETES_VERSIONS, minor_support_warnings
+from elastic_gpu.versions import SUPPORTED_KUBERNETES_VERSIONS, minor_support_warnings
 
 if TYPE_CHECKING:
     from elastic_gpu.provider import CloudProvider
@@ -90,7 +97,6 @@ CIDR_PREFIXES = range(16, 25)
 #: The most GPUs one node carries in any cloud's catalog is 16 (GCE a2-megagpu-16g); sharing, disks and prices
 #: get sanity bounds here too, the clouds' own in their config_rules.py.
 MAX_GPUS_PER_NODE = 16
-MAX_TIME_SLICING_REPLICAS = 1000
 
 #: Why each sanity bound of the models is what it is (keyed by the bound), for the error message.
 BOUND_SOURCES = {
@@ -122,23 +128,19 @@ class ApiAccessConfig(_Model):
     AWS: the stack creates the VPC, so the first `up` needs `public: true` (the warning's two steps)."""
 
 
-class ClusterCore(_Model):
-    """The cluster's settings every cloud has."""
+class ClusterName(_Model):
+    """The cluster's name in a stack file (the Args call it `cluster_name`)."""
 
     name: str = Field(pattern=NAME_PATTERN)
     """Cluster name; also prefixes node-group names and the autoscaler's discovery tag."""
-    region: str = Field(min_length=1)
-    """Cloud region; one of the cloud's table in elastic_gpu/<cloud>/config_rules.py."""
-    zones: list[str]
-    """Zones the node pools span; each must be in `region`. Azure only: [] for regional pools (a region
-    without zones)."""
-    kubernetes_version: str = Field(pattern=KUBERNETES_MINOR_PATTERN)
-    """Kubernetes minor, e.g. "1.33"; picks the matching cluster-autoscaler image."""
-    network_cidr: str = "10.0.0.0/16"
-    """Address range of the network the stack creates (AWS: the VPC; GCP: the subnetwork, unless `network`
-    brings one), /16 to /24; default 10.0.0.0/16. AKS creates its own (refused on azure)."""
-    protect: bool = False
-    """Protect the cluster from `pulumi destroy` (production stacks set true)."""
+
+
+class ClusterCore(ProtectSetting, NetworkCidrSetting, ClusterSettings, RegionSetting, ClusterName):
+    """The cluster's settings every cloud has (elastic_gpu.settings' cluster models, which the clusters' Args
+    share), in the stack file's order: name, region, zones, kubernetesVersion, networkCidr, protect, apiAccess."""
+
+    model_config = _Model.model_config
+
     api_access: ApiAccessConfig = ApiAccessConfig()
     """Who reaches the API endpoint (default: public, from anywhere). Production stacks restrict it."""
 
@@ -199,9 +201,10 @@ class AutoscalerConfig(AutoscalerSettings):
     model_config = _Model.model_config
 
 
-class DevicePluginConfig(_Model):
-    time_slicing_replicas: int | None = Field(default=None, ge=2, le=MAX_TIME_SLICING_REPLICAS)
-    """Share each GPU between this many pods (NVIDIA time-slicing); unset: no sharing."""
+class DevicePluginConfig(DevicePluginSettings):
+    """`devicePlugin`: the settings of elastic_gpu.settings.DevicePluginSettings."""
+
+    model_config = _Model.model_config
 
 
 class PriceOverride(_Model):
@@ -217,11 +220,10 @@ class PriceOverride(_Model):
     """Fraction 0..1 of spot runs evicted and re-run (the `cost` command's re-run hours)."""
 
 
-class KueueConfig(_Model):
+class KueueConfig(KueueSettings):
     """GCP only, with a queuedProvisioning pool: the namespaces that get a LocalQueue."""
 
-    namespaces: list[str] = Field(default_factory=lambda: ["default"], min_length=1)
-    """Default ["default"]; other namespaces are created."""
+    model_config = _Model.model_config
 
 
 class StackConfig(_Model):
@@ -529,10 +531,10 @@ def validate_stack(cfg: StackConfig, unresolved: Mapping[int, Mapping[str, str]]
         problems += [
             f"kueue.namespaces[{i}]: {ns!r} is not a Kubernetes namespace name (lowercase letters, digits and '-', "
             "at most 63, starting and ending alphanumeric)"
-            for i, ns in enumerate(cfg.kueue.namespaces)
+            for i, ns in enumerate(cfg.kueue.queue_namespaces)
             if not re.fullmatch(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?", ns)
         ]
-        problems += duplicate_problems("kueue.namespaces", list(cfg.kueue.namespaces))
+        problems += duplicate_problems("kueue.namespaces", list(cfg.kueue.queue_namespaces))
     # The cloud's own rules (regions, zones, machine shapes, tags, API limits): elastic_gpu/<cloud>/config_rules.py.
     problems += rules.problems(cfg)
     return problems

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import pulumi
 import pulumi_kubernetes as k8s
 import yaml
+from pydantic import Field
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.scheduling import GPU_NODE_LABEL, GPU_NODE_LABEL_VALUE, GPU_RESOURCE, POOL_LABEL, tolerations_for
+from elastic_gpu.settings import DevicePluginSettings
+from elastic_gpu.settings_base import ArgsModel
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
 from elastic_gpu.validation import args_type_problems
 from elastic_gpu.versions import DEVICE_PLUGIN_IMAGE
@@ -28,9 +29,11 @@ DEFAULT_NAMESPACE = "kube-system"
 
 
 @documented
-@dataclass
-class NvidiaDevicePluginArgs:
-    """Settings of the NvidiaDevicePlugin."""
+class NvidiaDevicePluginArgs(ArgsModel, DevicePluginSettings):
+    """Settings of the NvidiaDevicePlugin: elastic_gpu.settings.DevicePluginSettings (a stack file's
+    `devicePlugin`) and what only a program gives; keyword arguments."""
+
+    model_config = ArgsModel.model_config
 
     provider: k8s.Provider
     """The cluster's Kubernetes provider (`cluster.provider`; never the ambient kubeconfig)."""
@@ -40,9 +43,7 @@ class NvidiaDevicePluginArgs:
     """Where the DaemonSet and ConfigMap go."""
     image: str = DEVICE_PLUGIN_IMAGE
     """The pinned NVIDIA image (elastic_gpu/versions.py)."""
-    time_slicing_replicas: int | None = None
-    """None: no sharing; N lets N pods share each GPU (NVIDIA time-slicing)."""
-    labels: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
     """Extra labels on the DaemonSet and ConfigMap."""
     daemonset_name: str = DAEMONSET_NAME
     """As in NVIDIA's manifest; change it when the cluster already runs a device plugin under that name."""

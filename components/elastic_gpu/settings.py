@@ -32,6 +32,7 @@ from elastic_gpu.validation import (
     said,
     size_problems,
 )
+from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN
 
 if TYPE_CHECKING:
     from elastic_gpu.provider import CloudProvider
@@ -248,3 +249,72 @@ def _promise_problems(spell: Spelling, pool: GpuPoolSettings) -> list[str]:
     if not pool.on_demand_fallback:
         return [f"{where}: set only with {spell.word('on_demand_fallback')} (got {said(value)})"]
     return []
+
+
+# --- the cluster's, the device plugin's and Kueue's settings --------------------------------------------------
+#
+# The stack file's `cluster`, `devicePlugin` and `kueue` (elastic_gpu/config.py) and the components' Args
+# (EksClusterArgs, AksClusterArgs, GkeClusterArgs, NvidiaDevicePluginArgs, KueueDwsArgs) build on these; a cloud's
+# own cluster settings are its `<cloud>/options.py` parts (AwsNetworkOptions, KarpenterOptions, AksNetworkOptions,
+# GkeClusterOptions, ...). The cluster's are small models, not one: each cluster's Args take only the settings
+# their cloud has under the stack file's name (AKS calls the region `location`, GKE the network range
+# `node_cidr`), and the stack file keeps its keys' order, which its messages list the allowed keys in.
+
+#: The network range a stack creates unless told (AWS: the VPC; GCP: the subnetwork of the nodes).
+DEFAULT_NETWORK_CIDR = "10.0.0.0/16"
+#: Pods sharing one GPU by time-slicing, at most: each replica is a pod on the node.
+MAX_TIME_SLICING_REPLICAS = 1000
+
+
+class RegionSetting(SettingsModel):
+    """The cluster's region: the stack file's `cluster`, EksClusterArgs and GkeClusterArgs (AksClusterArgs call it
+    `location`)."""
+
+    region: str = Field(min_length=1)
+    """Cloud region, e.g. "us-west-2", "westeurope", "us-central1"; one of the cloud's table in
+    elastic_gpu/<cloud>/config_rules.py (GCP: Cloud NAT and a regional control plane live there)."""
+
+
+class ClusterSettings(SettingsModel):
+    """The cluster's settings every cloud has: the stack file's `cluster` and every cluster's Args."""
+
+    zones: list[str]
+    """Zones the node pools span, each in the region (AWS: each gets a private and a public subnet of the VPC;
+    GCP: `<region>-<letter>`; Azure: "1", "2", "3", or [] for regional pools in a region without zones)."""
+    kubernetes_version: str = Field(pattern=KUBERNETES_MINOR_PATTERN)
+    """Kubernetes minor, e.g. "1.33"; picks the matching cluster-autoscaler image. AKS takes its latest GA patch;
+    on GKE it is the cluster's initial version and a floor (minMasterVersion) that the RAPID, REGULAR and STABLE
+    channels upgrade past."""
+
+
+class NetworkCidrSetting(SettingsModel):
+    """The range of the network the stack creates: the stack file's `cluster` and EksClusterArgs (GkeClusterArgs
+    call it `node_cidr`)."""
+
+    network_cidr: str = DEFAULT_NETWORK_CIDR
+    """Address range of the network the stack creates (AWS: the VPC, split into one private and one public block
+    per zone; GCP: the subnetwork, unless `network` brings one), /16 to /24; default 10.0.0.0/16. AKS creates its
+    own (refused on azure)."""
+
+
+class ProtectSetting(SettingsModel):
+    """Protection from deletion: the stack file's `cluster` and every cluster's Args."""
+
+    protect: bool = False
+    """Protect the cluster from `pulumi destroy` (production stacks set true): Pulumi's protect on the control
+    plane (AKS: and a resource group it creates; GKE: and GKE's deletion protection)."""
+
+
+class DevicePluginSettings(SettingsModel):
+    """NVIDIA's device plugin: the stack file's `devicePlugin` and NvidiaDevicePluginArgs."""
+
+    time_slicing_replicas: int | None = Field(default=None, ge=2, le=MAX_TIME_SLICING_REPLICAS)
+    """Share each GPU between this many pods (NVIDIA time-slicing), 2 or more; unset (None): no sharing."""
+
+
+class KueueSettings(SettingsModel):
+    """Kueue's queues (GCP, with a queued-provisioning pool): the stack file's `kueue` and KueueDwsArgs."""
+
+    queue_namespaces: list[str] = Field(default_factory=lambda: ["default"], min_length=1, alias="namespaces")
+    """The namespaces that get a LocalQueue named dws-local-queue (created unless built in); default
+    ["default"]."""

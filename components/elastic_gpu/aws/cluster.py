@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
+from pydantic import Field
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.aws import DEFAULT_AUTHENTICATION_MODE, EKS_EXISTING_CLUSTER, PUBLIC_SUBNET_IDS_INPUT
@@ -17,7 +17,7 @@ from elastic_gpu.aws import config_rules as aws_rules
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from elastic_gpu.aws.karpenter.release import DISCOVERY_TAG_KEY as KARPENTER_DISCOVERY_TAG_KEY
 from elastic_gpu.aws.network import Network, build_network
-from elastic_gpu.aws.options import DEFAULT_NAT_GATEWAYS, NatGateways
+from elastic_gpu.aws.options import AwsNetworkOptions
 from elastic_gpu.cluster_handle import (
     EksClusterHandle,
     ExistingCluster,
@@ -33,6 +33,8 @@ from elastic_gpu.cluster_handle import (
 from elastic_gpu.config import CIDR_PREFIXES
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.kubeconfig import exec_kubeconfig
+from elastic_gpu.settings import ClusterSettings, NetworkCidrSetting, ProtectSetting, RegionSetting
+from elastic_gpu.settings_base import ArgsModel
 from elastic_gpu.validation import args_type_problems, private_cidr_problems, shown_value
 
 if TYPE_CHECKING:
@@ -72,41 +74,33 @@ DEFAULT_LOG_TYPES = ("api", "audit", "authenticator")
 
 
 @documented
-@dataclass
-class EksClusterArgs:
+class EksClusterArgs(ArgsModel, AwsNetworkOptions, ProtectSetting, NetworkCidrSetting, ClusterSettings, RegionSetting):
+    """An EKS cluster's settings (elastic_gpu.settings' cluster models and AWS's network part, a stack file's
+    `cluster`) and what only a program gives, or gives under its own name; keyword arguments."""
+
+    model_config = ArgsModel.model_config
+
     cluster_name: str
-    """EKS cluster name (also used in the autoscaler's discovery tag)."""
-    region: str
-    """AWS region, e.g. "us-west-2"."""
-    zones: list[str]
-    """Availability zones the VPC and the pools span (each gets a private and a public subnet)."""
-    kubernetes_version: str
-    """Kubernetes minor, e.g. "1.33"."""
-    network_cidr: str = "10.0.0.0/16"
-    """VPC range; split into one private and one public block per zone."""
-    protect: bool = False
-    """Protect the control plane from deletion (production)."""
-    tags: dict[str, str] = field(default_factory=dict)
+    """EKS cluster name (also used in the autoscaler's discovery tag); a stack file's `cluster.name`."""
+    tags: dict[str, str] = Field(default_factory=dict)
     """Tags on every taggable resource (cost allocation)."""
     log_types: tuple[str, ...] = DEFAULT_LOG_TYPES
     """Control-plane log types sent to CloudWatch."""
-    nat_gateways: NatGateways = DEFAULT_NAT_GATEWAYS
-    """A NAT gateway per zone (default "perZone": a zone's failure cuts no other zone's egress) or one in all
-    ("single", for dev)."""
-    ecr_endpoints: bool = False
-    """Default false; true adds ECR interface endpoints (image pulls skip the NAT) and an EKS one (the
-    autoscaler's eks:DescribeNodegroup for scale-from-zero stays in the VPC)."""
     public_access: bool = True
-    """Default true: a public API endpoint besides the private one (nodes use the private one)."""
+    """Default true: a public API endpoint besides the private one (nodes use the private one); a stack file's
+    `cluster.apiAccess.public`."""
     public_access_cidrs: list[str] | None = None
-    """IPv4 ranges allowed on the public endpoint; default None: anywhere (EKS's 0.0.0.0/0)."""
+    """IPv4 ranges allowed on the public endpoint; default None: anywhere (EKS's 0.0.0.0/0); a stack file's
+    `cluster.apiAccess.publicCidrs`."""
     runner_in_vpc: bool = False
     """With public_access=False: default false warns that no runner can reach the private-only endpoint of a
     VPC this cluster creates (PRIVATE_ENDPOINT_WARNING, with the two-step path); true says `pulumi up` runs in
-    that VPC or a network connected to it, as it can from the second `up` on."""
+    that VPC or a network connected to it, as it can from the second `up` on; a stack file's
+    `cluster.apiAccess.runnerInVnet`."""
     karpenter_discovery: bool = False
     """Default false; true tags the private subnets and the cluster security group (the nodes') with
-    `karpenter.sh/discovery: <cluster_name>`, which Karpenter's default EC2NodeClass selectors look for."""
+    `karpenter.sh/discovery: <cluster_name>`, which Karpenter's default EC2NodeClass selectors look for (a stack
+    file's `provisioner: karpenter`)."""
 
 
 #: The warning for a private-only endpoint (EKS endpointPublicAccess false) in the VPC the cluster creates: the

@@ -20,20 +20,37 @@ SpotRoleMode = Literal["auto", "create", "exists"]
 DEFAULT_SPOT_ROLE_MODE: SpotRoleMode = "auto"
 
 
-class AwsClusterOptions(CloudOptions):
+class AwsNetworkOptions(CloudOptions):
+    """AWS's own settings of the VPC an EKS cluster creates: the stack file's `cluster` and EksClusterArgs."""
+
     cloud: ClassVar[str] = "aws"
 
     nat_gateways: NatGateways = DEFAULT_NAT_GATEWAYS
     """AWS only: `perZone` (default: each zone keeps egress when another zone fails) or `single` (dev)."""
     ecr_endpoints: bool = False
     """AWS only: ECR interface endpoints (api, dkr) so image pulls skip the NAT (pays off with heavy pulls
-    such as multi-GB CUDA images), and the EKS one (the autoscaler's eks:DescribeNodegroup); default
-    false. The S3 gateway endpoint (layers) is always there."""
+    such as multi-GB CUDA images), and the EKS one (the autoscaler's eks:DescribeNodegroup for scale-from-zero
+    stays in the VPC); default false. The S3 gateway endpoint (layers) is always there."""
+
+
+class KarpenterOptions(CloudOptions):
+    """Karpenter's settings (AWS): the stack file's `cluster` and KarpenterArgs."""
+
+    cloud: ClassVar[str] = "aws"
+
     spot_service_linked_role: SpotRoleMode = DEFAULT_SPOT_ROLE_MODE
-    """AWS with provisioner karpenter only: the account's EC2 Spot service-linked role, without which Karpenter
-    launches no spot node. `auto` (default): created unless the preview finds one this stack did not create,
-    which is then used as it is; `create`: always declared (`up` fails where the account has one); `exists`:
-    never declared. A declared role is kept on `pulumi destroy` (other stacks may use it)."""
+    """AWS with provisioner karpenter only: the account's EC2 Spot service-linked role (AWSServiceRoleForEC2Spot),
+    without which Karpenter launches no spot node. `auto` (default): created unless the preview finds one this
+    stack did not create, which is then used as it is; `create`: always declared (`up` fails where the account
+    has one); `exists`: never declared (elastic_gpu.aws.karpenter.spot_role). A declared role is kept on
+    `pulumi destroy` (other stacks may use it)."""
+
+
+class AwsClusterOptions(KarpenterOptions, AwsNetworkOptions):
+    """AWS's own `cluster` settings: its network's (EksClusterArgs take them too), then Karpenter's (KarpenterArgs
+    take them too)."""
+
+    cloud: ClassVar[str] = "aws"
 
 
 class AwsGpuPoolOptions(CloudOptions):

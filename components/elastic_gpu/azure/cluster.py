@@ -5,13 +5,14 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, get_args
 
 import pulumi
 import pulumi_azure_native as azure_native
 import pulumi_kubernetes as k8s
 from pulumi_azure_native import containerservice as cs
+from pydantic import Field
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.azure import AKS_EXISTING_CLUSTER
@@ -41,7 +42,10 @@ from elastic_gpu.azure.options import (
     DEFAULT_AKS_SYSTEM_MIN,
     DEFAULT_AKS_SYSTEM_VM_SIZE,
     NODE_OS_MAINTENANCE_CONFIG,
+    AksNetworkOptions,
+    AksNetworkPluginOptions,
     MaintenanceWindowConfig,
+    NetworkPlugin,
 )
 from elastic_gpu.azure.pools import vmss_name_regex
 from elastic_gpu.azure.reservations import CONTRIBUTOR_ROLE, GROUP_ID_SHAPE, parse_group_id
@@ -58,15 +62,10 @@ from elastic_gpu.cluster_handle import (
     version_problems,
     zones_problems,
 )
-from elastic_gpu.config import (
-    DEFAULT_EXPANDER,
-    DEFAULT_MAX_NODE_PROVISION_TIME,
-    DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD,
-    DEFAULT_SCALE_DOWN_UNNEEDED,
-    Expander,
-)
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import NODE_CLASS_GENERAL, node_labels
+from elastic_gpu.settings import AutoscalerSettings, ClusterSettings, ProtectSetting
+from elastic_gpu.settings_base import ArgsModel
 from elastic_gpu.validation import args_type_problems, said
 
 TYPE_TOKEN = "elastic-gpu:index:AksCluster"
@@ -76,7 +75,7 @@ EXISTING_TYPE_TOKEN = AKS_EXISTING_CLUSTER
 SYSTEM_POOL_NAME = "system"
 #: Expanders the AKS autoScalerProfile accepts (one value, not a chain).
 AKS_EXPANDERS = ("least-waste", "most-pods", "priority", "random")
-NETWORK_PLUGINS = ("azure", "kubenet", "none")
+NETWORK_PLUGINS: tuple[str, ...] = get_args(NetworkPlugin)
 #: AKS autoscaler durations: "Values must be an integer followed by an 'm'" (ManagedClusterAutoScalerProfile).
 #: "0m" included: the AKS docs' bursty-workload profile sets scale-down-delay-after-add=0m (cluster-autoscaler.md).
 AKS_DURATION_PATTERN = r"(0|[1-9][0-9]*)m"
@@ -137,24 +136,26 @@ PROVISIONERS = ("cluster-autoscaler", NAP)
 
 
 @documented
-@dataclass
-class AksClusterArgs:
+class AksClusterArgs(
+    ArgsModel, AksNetworkOptions, AksNetworkPluginOptions, AutoscalerSettings, ProtectSetting, ClusterSettings
+):
+    """An AKS cluster's settings (elastic_gpu.settings' cluster models, the managed autoscaler's profile of a stack
+    file's `autoscaler`, and Azure's network parts of its `cluster`) and what only a program gives, or gives under
+    its own name; keyword arguments."""
+
+    model_config = ArgsModel.model_config
+
     cluster_name: str
-    """AKS cluster name (also the DNS prefix)."""
+    """AKS cluster name (also the DNS prefix); a stack file's `cluster.name`."""
     location: str
-    """Azure region, e.g. "westeurope"."""
-    zones: list[str]
-    """Availability zones ("1", "2", "3") the pools span; [] for regional pools (a region without zones)."""
-    kubernetes_version: str
-    """Kubernetes minor, e.g. "1.33" (AKS picks the latest GA patch)."""
+    """Azure region, e.g. "westeurope"; a stack file's `cluster.region`."""
     resource_group_name: str | None = None
-    """Default: f"{cluster_name}-rg"."""
+    """Default: f"{cluster_name}-rg"; a stack file's `cluster.resourceGroup.name`."""
     create_resource_group: bool = True
     """Default true: create the group; false: use an existing group of that name."""
-    network_plugin: str = DEFAULT_AKS_NETWORK_PLUGIN
-    """Default "azure" (Azure CNI in overlay mode); or "kubenet", "none" (bring your own CNI)."""
     system_vm_size: str = DEFAULT_AKS_SYSTEM_VM_SIZE
-    """VM size of the System pool (system pods; on AKS the autoscaler is managed, not a pod)."""
+    """VM size of the System pool (system pods; on AKS the autoscaler is managed, not a pod); a stack file's
+    `cluster.systemPool.vmSize`."""
     system_min_size: int = DEFAULT_AKS_SYSTEM_MIN
     """Default 1; AKS requires >= 1 in a System pool and documents at least 2 (below that, a preview
     warning: system_pool.SYSTEM_POOL_MIN_NODES)."""
@@ -162,58 +163,38 @@ class AksClusterArgs:
     """Upper bound of the System pool's autoscaling."""
     system_critical_addons_only: bool = False
     """Default false; true keeps application pods off the System pool (CriticalAddonsOnly taint)."""
-    scale_down_unneeded_time: str = DEFAULT_SCALE_DOWN_UNNEEDED
-    """The managed autoscaler's profile: how long a node must be unneeded before removal."""
-    scale_down_delay_after_add: str = DEFAULT_SCALE_DOWN_DELAY_AFTER_ADD
-    """The managed autoscaler's profile: delay after a scale-up before scale-down resumes."""
-    max_node_provision_time: str = DEFAULT_MAX_NODE_PROVISION_TIME
-    """The managed autoscaler's profile: how long a pool may take before the next is tried."""
-    expander: list[Expander] = field(default_factory=lambda: list(DEFAULT_EXPANDER))
-    """Our expander chain; AKS takes one value: the chain's first (priority by default)."""
-    protect: bool = False
-    """Protect the cluster (and a created resource group) from deletion (production)."""
-    tags: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str] = Field(default_factory=dict)
     """Azure tags on the resource group and cluster (cost allocation)."""
     public_access: bool = True
-    """Default true: a public API server; false: a private cluster (API server in the VNet only)."""
+    """Default true: a public API server; false: a private cluster (API server in the VNet only); a stack file's
+    `cluster.apiAccess.public`."""
     authorized_ip_ranges: list[str] | None = None
-    """IPv4 ranges allowed to the public API server (AKS API server authorized IP ranges); default: anywhere."""
+    """IPv4 ranges allowed to the public API server (AKS API server authorized IP ranges); default: anywhere; a
+    stack file's `cluster.apiAccess.publicCidrs`."""
     runner_in_vnet: bool = False
     """Default false: with public_access=False, warn that `pulumi up` must run where the private API server
     is reachable (this library's Kubernetes objects go through it); true: the runner is in the cluster's
     VNet or a network connected to it, no warning. Read only with public_access=False."""
-    subnet_id: str | None = None
-    """Default None: AKS creates the VNet. The ARM id of a subnet you own: the System pool, the general pool
-    and every GPU pool join it (a pool's own `subnet_ids` must be in the same VNet), and a user-assigned
-    control-plane identity `<cluster_name>-identity` is created with Network Contributor on it before the
-    cluster. A private cluster's DNS zone is then linked to your VNet: a runner in it or peered with it works
-    on the first `pulumi up`."""
-    api_server_subnet_id: str | None = None
-    """Default None. With subnet_id: API Server VNet Integration, the API server's endpoint in this subnet of
-    the same VNet (delegated to Microsoft.ContainerService/managedClusters, /28 or larger); the identity gets
-    Network Contributor on it too."""
-    service_cidr: str | None = None
-    """Default None: AKS's 10.0.0.0/16. The range of the cluster's Service IPs; with `subnet_id`, outside your
-    VNet's address space (AKS refuses one that overlaps a subnet of it: ServiceCidrOverlapExistingSubnetsCidr)."""
-    dns_service_ip: str | None = None
-    """Default None: the `.10` of `service_cidr` (AKS's 10.0.0.10 without one). The kube-dns Service's IP."""
-    pod_cidr: str | None = None
-    """Default None: AKS's 10.244.0.0/16. The Pods' range (Azure CNI Overlay and kubenet take Pod IPs from it,
-    not from the VNet); with `subnet_id`, outside your VNet's address space."""
     provisioner: str | None = None
     """Default None: GPU pools are agent pools scaled by AKS's managed cluster-autoscaler. "karpenter": node
     auto-provisioning (`nodeProvisioningProfile` mode Auto, no default NodePools): each SpotGpuPool becomes
     an AKSNodeClass and NodePools, no agent pool; the System pool (and a GeneralPool) keep a fixed count of
     their min size, as AKS creates no autoscaling agent pool under NAP, and no autoScalerProfile is set."""
-    capacity_reservation_group_ids: list[str] = field(default_factory=list)
+    capacity_reservation_group_ids: list[str] = Field(default_factory=list)
     """Default none. The capacity reservation groups the cluster's GPU pools reserve from (their
     `reservations.ids`; a stack file's are gathered from its pools). AKS uses a group only through a user-assigned
     control-plane identity with Contributor on the group's resource group (use-capacity-reservation-groups.md):
     with any, `<cluster_name>-identity` is created and granted that role before the cluster."""
-    maintenance_window: MaintenanceWindowConfig = field(default_factory=MaintenanceWindowConfig)
-    """Default Saturdays 02:00 UTC for 4 hours: the only time AKS reimages nodes with a new node image and node
-    auto-provisioning picks one up and replaces its GPU nodes (the `aksManagedNodeOSUpgradeSchedule`
-    MaintenanceConfiguration); without one AKS does so at any hour, under running GPU jobs."""
+
+    @property
+    def network_plugin_used(self) -> NetworkPlugin:
+        """The plugin the cluster runs: `network_plugin`, or AKS's default for None."""
+        return self.network_plugin or DEFAULT_AKS_NETWORK_PLUGIN
+
+    @property
+    def maintenance_window_used(self) -> MaintenanceWindowConfig:
+        """The node-OS window the cluster gets: `maintenance_window`, or the default for None."""
+        return self.maintenance_window or MaintenanceWindowConfig()
 
 
 def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
@@ -237,10 +218,6 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
                 f"allowed: {GROUP_ID_SHAPE}"
             )
     problems += zoneless_region_problems(f"{where}AksClusterArgs.", args.location, args.zones)
-    if args.network_plugin not in NETWORK_PLUGINS:
-        problems.append(
-            f"{where}network_plugin: {args.network_plugin!r} is unknown; allowed: {', '.join(NETWORK_PLUGINS)}"
-        )
     if args.system_min_size < 1:
         problems.append(f"{where}system_min_size: a System pool needs >= 1 node (got {args.system_min_size})")
     if args.system_max_size < args.system_min_size:
@@ -263,7 +240,7 @@ def aks_cluster_problems(name: str, args: AksClusterArgs) -> list[str]:
             f"allowed: None, {', '.join(PROVISIONERS)}"
         )
     elif args.provisioner == NAP:
-        problems += nap_cluster_problems(where, args.network_plugin)
+        problems += nap_cluster_problems(where, args.network_plugin_used)
     if not args.expander or args.expander[0] not in AKS_EXPANDERS:
         first = args.expander[0] if args.expander else None
         problems.append(f"{where}expander: AKS takes one of {', '.join(AKS_EXPANDERS)} first (got {said(first)})")
@@ -621,8 +598,8 @@ class AksCluster(pulumi.ComponentResource):
             identity=identity,
             agent_pool_profiles=[system_pool],
             network_profile=cs.ContainerServiceNetworkProfileArgs(
-                network_plugin=args.network_plugin,
-                network_plugin_mode=cs.NetworkPluginMode.OVERLAY if args.network_plugin == "azure" else None,
+                network_plugin=args.network_plugin_used,
+                network_plugin_mode=cs.NetworkPluginMode.OVERLAY if args.network_plugin_used == "azure" else None,
                 load_balancer_sku=cs.LoadBalancerSku.STANDARD,
                 service_cidr=args.service_cidr,
                 dns_service_ip=args.dns_service_ip
@@ -650,7 +627,7 @@ class AksCluster(pulumi.ComponentResource):
                 f"AksCluster '{name}': ",
                 args.service_cidr,
                 args.pod_cidr,
-                args.network_plugin in ("azure", "kubenet"),  # overlay (as declared above) and kubenet
+                args.network_plugin_used in ("azure", "kubenet"),  # overlay (as declared above) and kubenet
                 subnet_prefixes(args.subnet_id, self),
                 self,
             )
@@ -707,7 +684,7 @@ def node_os_maintenance(
     parent: pulumi.Resource,
 ) -> cs.MaintenanceConfiguration:
     """The weekly window for node image upgrades and NAP's image drift (AksClusterArgs.maintenance_window)."""
-    window = args.maintenance_window
+    window = args.maintenance_window_used
     return cs.MaintenanceConfiguration(
         f"{name}-node-os-maintenance",
         config_name=NODE_OS_MAINTENANCE_CONFIG,

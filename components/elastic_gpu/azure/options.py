@@ -10,8 +10,10 @@ from pydantic import Field
 
 from elastic_gpu.settings_base import MAX_NODES, MAX_USD_PER_HOUR, CloudOptions, Spelling, StackModel
 
+#: The AKS network plugins (ContainerServiceNetworkProfile.networkPlugin): Azure CNI, kubenet, or none (your own).
+NetworkPlugin = Literal["azure", "kubenet", "none"]
 #: Azure CNI (in overlay mode): kubenet is being retired by Azure.
-DEFAULT_AKS_NETWORK_PLUGIN = "azure"
+DEFAULT_AKS_NETWORK_PLUGIN: NetworkPlugin = "azure"
 #: System-pool VM size: the AKS docs want >= 4 vCPUs for system pools and no B-series.
 DEFAULT_AKS_SYSTEM_VM_SIZE = "Standard_D4s_v5"
 #: AKS's System pool never scales below 1 (its count range is 1..1000); docs recommend 3 in production.
@@ -68,34 +70,70 @@ class MaintenanceWindowConfig(StackModel):
     """Default "+00:00" (UTC): the offset `start_time` is in, e.g. "+01:00"."""
 
 
-class AzureClusterOptions(CloudOptions):
+class AksResourceGroupOptions(CloudOptions):
+    """The stack file's resource group (AksClusterArgs spell it resource_group_name and create_resource_group)."""
+
     cloud: ClassVar[str] = "azure"
 
     resource_group: ResourceGroupConfig | None = None
     """Azure only: default: create `<name>-rg` in `region`."""
-    network_plugin: Literal["azure", "kubenet", "none"] | None = None
-    """Azure only: AKS network plugin (default DEFAULT_AKS_NETWORK_PLUGIN, Azure CNI overlay)."""
+
+
+class AksNetworkPluginOptions(CloudOptions):
+    """The AKS network plugin: the stack file's `cluster` and AksClusterArgs."""
+
+    cloud: ClassVar[str] = "azure"
+
+    network_plugin: NetworkPlugin | None = DEFAULT_AKS_NETWORK_PLUGIN
+    """Azure only: the AKS network plugin: "azure" (default: Azure CNI in overlay mode), "kubenet", or "none"
+    (bring your own CNI); None: the default."""
+
+
+class AksSystemPoolOptions(CloudOptions):
+    """The stack file's System pool (AksClusterArgs spell it system_vm_size, system_min_size, ...)."""
+
+    cloud: ClassVar[str] = "azure"
+
     system_pool: SystemPoolConfig | None = None
     """Azure only: the System-mode pool (default SystemPoolConfig())."""
+
+
+class AksNetworkOptions(CloudOptions):
+    """The AKS cluster's network and maintenance settings: the stack file's `cluster` and AksClusterArgs."""
+
+    cloud: ClassVar[str] = "azure"
+
     subnet_id: str | None = None
     """Azure only: the ARM id of a VNet subnet you own for the System pool, the general pool and every GPU
-    pool (default: AKS creates a VNet). The cluster's identity gets Network Contributor on it. A private
-    cluster's DNS zone is then linked to your VNet, so a runner in it or peered with it reaches the API."""
+    pool (default: AKS creates a VNet; a pool's own subnets must be in the same VNet). A user-assigned
+    control-plane identity `<name>-identity` is created with Network Contributor on it before the cluster. A
+    private cluster's DNS zone is then linked to your VNet, so a runner in it or peered with it reaches the API
+    on the first `pulumi up`."""
     api_server_subnet_id: str | None = None
-    """Azure only, with `subnetId`: a subnet of the same VNet delegated to Microsoft.ContainerService/
-    managedClusters (/28 or larger) for API Server VNet Integration."""
-    maintenance_window: MaintenanceWindowConfig | None = None
-    """Azure only: when AKS may update node images and NAP may replace nodes for one (default
-    MaintenanceWindowConfig(): Saturdays 02:00 UTC, 4 hours)."""
+    """Azure only, with `subnetId`: API Server VNet Integration, the API server's endpoint in this subnet of the
+    same VNet (delegated to Microsoft.ContainerService/managedClusters, /28 or larger); the identity gets Network
+    Contributor on it too."""
+    maintenance_window: MaintenanceWindowConfig | None = MaintenanceWindowConfig()
+    """Azure only: the only time AKS reimages nodes with a new node image and node auto-provisioning picks one up
+    and replaces its GPU nodes (the `aksManagedNodeOSUpgradeSchedule` MaintenanceConfiguration); without one AKS
+    does so at any hour, under running GPU jobs. Default (and None): MaintenanceWindowConfig(), Saturdays 02:00
+    UTC for 4 hours."""
     service_cidr: str | None = None
     """Azure only: the cluster's Service range (default: AKS's 10.0.0.0/16). With `subnetId`, put it outside
-    the VNet's address space: AKS refuses one that overlaps a subnet of it (the preview warns on a default
-    that overlaps your subnet)."""
+    the VNet's address space: AKS refuses one that overlaps a subnet of it (ServiceCidrOverlapExistingSubnetsCidr;
+    the preview warns on a default that overlaps your subnet)."""
     dns_service_ip: str | None = None
     """Azure only: the kube-dns Service IP, inside `serviceCidr` (default: its .10; AKS's 10.0.0.10)."""
     pod_cidr: str | None = None
-    """Azure only: the Pods' range with Azure CNI Overlay or kubenet (default: AKS's 10.244.0.0/16); with
-    `subnetId`, outside the VNet's address space."""
+    """Azure only: the Pods' range with Azure CNI Overlay or kubenet, which take Pod IPs from it, not from the
+    VNet (default: AKS's 10.244.0.0/16); with `subnetId`, outside the VNet's address space."""
+
+
+class AzureClusterOptions(AksNetworkOptions, AksSystemPoolOptions, AksNetworkPluginOptions, AksResourceGroupOptions):
+    """Azure's own `cluster` settings, in the stack file's order; AksClusterArgs take the network plugin's and the
+    network's parts too."""
+
+    cloud: ClassVar[str] = "azure"
 
 
 class AzureGpuPoolOptions(CloudOptions):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
+from pydantic import Field
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.cluster_handle import (
@@ -26,15 +27,17 @@ from elastic_gpu.gcp import GKE_EXISTING_CLUSTER
 from elastic_gpu.gcp import config_rules as gcp_rules
 from elastic_gpu.gcp.autoprovisioning import PROVISIONER
 from elastic_gpu.gcp.autoprovisioning.cluster import AutoProvisioningLimits, cluster_autoscaling_args
+from elastic_gpu.gcp.options import DEFAULT_RELEASE_CHANNEL as DEFAULT_RELEASE_CHANNEL
+from elastic_gpu.gcp.options import GkeClusterOptions
 from elastic_gpu.gcp.pools import node_network_tag
 from elastic_gpu.kubeconfig import exec_kubeconfig
+from elastic_gpu.settings import DEFAULT_NETWORK_CIDR, ClusterSettings, ProtectSetting, RegionSetting
+from elastic_gpu.settings_base import ArgsModel
 from elastic_gpu.validation import args_type_problems
 
 TYPE_TOKEN = "elastic-gpu:index:GkeCluster"
 EXISTING_TYPE_TOKEN = GKE_EXISTING_CLUSTER
 
-#: GKE release channel unless the stack says otherwise.
-DEFAULT_RELEASE_CHANNEL = "REGULAR"
 #: On GKE the cluster autoscaler is Google's: this profile scales down sooner and
 #: packs pods tighter than BALANCED, which suits GPU pools that should return to 0.
 AUTOSCALING_PROFILE = "OPTIMIZE_UTILIZATION"
@@ -42,7 +45,7 @@ AUTOSCALING_PROFILE = "OPTIMIZE_UTILIZATION"
 #: link joins that network instead.
 DEFAULT_NETWORK: str | None = None
 #: The nodes' range of the subnetwork the cluster creates (the stack's `cluster.networkCidr` default).
-DEFAULT_NODE_CIDR = "10.0.0.0/16"
+DEFAULT_NODE_CIDR = DEFAULT_NETWORK_CIDR
 #: Secondary range names on the cluster's own subnetwork (ip_allocation_policy names them).
 PODS_RANGE = "pods"
 SERVICES_RANGE = "services"
@@ -65,56 +68,28 @@ NO_NAT_WARNING = (
 
 
 @documented
-@dataclass
-class GkeClusterArgs:
+class GkeClusterArgs(ArgsModel, GkeClusterOptions, ProtectSetting, ClusterSettings, RegionSetting):
+    """A GKE cluster's settings (elastic_gpu.settings' cluster models and GCP's cluster part, a stack file's
+    `cluster`) and what only a program gives, or gives under its own name; keyword arguments."""
+
+    model_config = ArgsModel.model_config
+
     cluster_name: str
-    """GKE cluster name."""
+    """GKE cluster name; a stack file's `cluster.name`."""
     project: str
-    """GCP project of the cluster; its Workload Identity pool is `<project>.svc.id.goog`."""
-    region: str
-    """GCP region, e.g. "us-central1" (Cloud NAT and a regional control plane live there)."""
-    zones: list[str]
-    """Zones the node pools span (each `<region>-<letter>`)."""
-    kubernetes_version: str
-    """Kubernetes minor, e.g. "1.33": the cluster's initial version and a floor (minMasterVersion). On the
-    RAPID, REGULAR and STABLE channels GKE upgrades the cluster past it; only EXTENDED keeps it."""
-    regional: bool = False
-    """Default false: a zonal control plane in zones[0]; true: regional (replicated across zones)."""
-    release_channel: str = DEFAULT_RELEASE_CHANNEL
-    """Default REGULAR: GKE upgrades the cluster (minors too) as this channel moves; EXTENDED keeps the minor
-    until shortly before its end of extended support (billed past standard support)."""
-    private_nodes: bool = False
-    """Default false; true: nodes get no public IP and reach the internet through a Cloud NAT (created with the
-    cluster's own network; in a joined `network`, say whether one exists with `cloud_nat`)."""
-    protect: bool = False
-    """Default false; true sets GKE's deletion protection and Pulumi's protect (production)."""
-    network: str | None = DEFAULT_NETWORK
-    """Default None: a custom-mode VPC network `<cluster_name>-net` and a subnetwork of `node_cidr` with
-    secondary ranges for Pods and Services (VPC-native) are created; a name or self link: the cluster joins
-    that network (GKE then allocates the Pod and Service ranges itself)."""
-    subnetwork: str | None = None
-    """With `network`, required: the subnetwork of it the nodes use in the region."""
-    cloud_nat: bool = False
-    """With `network` and `private_nodes`: true when a Cloud NAT already serves the nodes' subnetwork (the cluster
-    creates none in a network it does not own); default false: a preview warning names the registries the
-    private nodes cannot pull from. Without `network` the cluster's own network gets its Router and NAT."""
+    """GCP project of the cluster; its Workload Identity pool is `<project>.svc.id.goog`. Required here; a
+    stack file's `cluster.project` (GcpProjectOptions) is optional in its model and required on gcp by its rules."""
     node_cidr: str = DEFAULT_NODE_CIDR
-    """Without `network`: the primary range of the created subnetwork (the nodes' addresses)."""
-    node_service_account: str | None = None
-    """Default None: a service account `<cluster_name>-nodes` is created with roles/container.defaultNodeServiceAccount
-    alone, and every node runs as it (node pools, and node pools GKE auto-creates), never as the Compute
-    Engine default account. An email: the nodes run as that account (grant it that role yourself)."""
-    enable_services: bool = False
-    """Default false; true enables compute.googleapis.com and container.googleapis.com (and iam.googleapis.com
-    when the node service account is created) in the project first; they stay on after `pulumi destroy`."""
-    tags: dict[str, str] = field(default_factory=dict)
+    """Without `network`: the primary range of the created subnetwork (the nodes' addresses); a stack file's
+    `cluster.networkCidr`."""
+    tags: dict[str, str] = Field(default_factory=dict)
     """GCP resource labels on the cluster."""
     public_access: bool = True
-    """Default true: a public control-plane endpoint; false: private endpoint only (needs private_nodes)."""
+    """Default true: a public control-plane endpoint; false: private endpoint only (needs private_nodes); a stack
+    file's `cluster.apiAccess.public`."""
     authorized_networks: list[str] | None = None
-    """IPv4 ranges allowed to the control plane (GKE master authorized networks); default: anywhere."""
-    control_plane_cidr: str = "172.16.0.0/28"
-    """With private_nodes: the control plane's /28; webhook firewall rules (Kueue's) allow it."""
+    """IPv4 ranges allowed to the control plane (GKE master authorized networks); default: anywhere; a stack
+    file's `cluster.apiAccess.publicCidrs`."""
     auto_provisioning: AutoProvisioningLimits | None = None
     """Default None: every pool declares its node pools. Set: node auto-provisioning on within these
     resource limits (they cap every node, auto-created or not), and each spot GPU pool on the cluster

@@ -8,18 +8,21 @@ apis/kueue/v1beta2: a ClusterQueue names its checks in admissionChecksStrategy.a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
+from pydantic import Field, InstanceOf
 
 from elastic_gpu.args_doc import documented
 from elastic_gpu.gcp.kueue_api import KUEUE_API, PROVISIONING_CLASS, PROVISIONING_CONTROLLER
 from elastic_gpu.gcp.versions import KUEUE_CHART, KUEUE_VERSION, KUEUE_VISIBILITY_PORT, KUEUE_WEBHOOK_PORT
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
+from elastic_gpu.settings import KueueSettings
+from elastic_gpu.settings_base import ArgsModel
 
 if TYPE_CHECKING:
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
@@ -73,8 +76,12 @@ class WebhookFirewall:
 
 
 @documented
-@dataclass
-class KueueDwsArgs:
+class KueueDwsArgs(ArgsModel, KueueSettings):
+    """Kueue's settings (elastic_gpu.settings.KueueSettings, a stack file's `kueue`) and what only a program gives;
+    keyword arguments."""
+
+    model_config = ArgsModel.model_config
+
     provider: k8s.Provider
     """The cluster's Kubernetes provider."""
     quota: dict[str, str]
@@ -82,15 +89,15 @@ class KueueDwsArgs:
     `cluster_queue_quota`, which sizes it from the queued-provisioning pools."""
     namespace: str = DEFAULT_NAMESPACE
     """Default kueue-system: where the Kueue controller runs."""
-    queue_namespaces: list[str] = field(default_factory=lambda: ["default"])
-    """Default ["default"]: namespaces that get a LocalQueue named dws-local-queue (created unless built in)."""
-    webhook_firewall: WebhookFirewall | None = None
+    # InstanceOf: a plain dataclass of Pulumi inputs, checked by its type alone (pydantic cannot build a schema of
+    # pulumi.Input's forward references).
+    webhook_firewall: InstanceOf[WebhookFirewall] | None = None
     """For a private GKE cluster: let the control plane reach Kueue's webhook (default None: public nodes)."""
     chart_version: str = KUEUE_VERSION
     """Default: the pinned Kueue release in elastic_gpu/versions.py."""
-    nodes: list[pulumi.Resource] = field(default_factory=list)
+    nodes: list[pulumi.Resource] = Field(default_factory=list)
     """Node groups the Kueue controller runs on (the general pool's): the release waits for them."""
-    node_selector: dict[str, str] = field(default_factory=dict)
+    node_selector: dict[str, str] = Field(default_factory=dict)
     """The labels of the nodes the Kueue controller runs on (the chart's controllerManager.nodeSelector;
     the stack gives the general pool's). Default {}: anywhere. Under node auto-provisioning a Kueue pod
     that fits no node would otherwise make GKE create a node pool for it."""

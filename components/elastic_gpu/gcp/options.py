@@ -27,14 +27,24 @@ GpuDriverVersion = Literal["DEFAULT", "LATEST"]
 DEFAULT_GPU_DRIVER_VERSION: GpuDriverVersion = "DEFAULT"
 
 
-class GcpClusterOptions(CloudOptions):
+class GcpProjectOptions(CloudOptions):
+    """The stack file's project (GkeClusterArgs require theirs: `project: str`)."""
+
     cloud: ClassVar[str] = "gcp"
 
     project: str | None = None
     """GCP only, required there: the project that holds the cluster (and its Workload Identity pool)."""
+
+
+class GkeClusterOptions(CloudOptions):
+    """GCP's own settings of a GKE cluster: the stack file's `cluster` and GkeClusterArgs."""
+
+    cloud: ClassVar[str] = "gcp"
+
     release_channel: ReleaseChannel = DEFAULT_RELEASE_CHANNEL
     """GCP only: GKE release channel (default REGULAR). On RAPID, REGULAR and STABLE `kubernetesVersion` is a
-    floor that GKE upgrades past as the channel moves; EXTENDED keeps that minor (extended support, billed)."""
+    floor that GKE upgrades the cluster (minors too) past as the channel moves; EXTENDED keeps that minor until
+    shortly before its end of extended support (billed past standard support)."""
     private_nodes: bool = DEFAULT_PRIVATE_NODES
     """GCP only: nodes without public IPs (default false), with a Cloud NAT for the cluster's own subnetwork
     (in a brought `network`, say whether one exists: `cloudNat`)."""
@@ -45,8 +55,9 @@ class GcpClusterOptions(CloudOptions):
     allows it); default 172.16.0.0/28. Changing it replaces the cluster."""
     network: str | None = None
     """GCP only: the VPC network (name or self link) the cluster joins. Default: the stack creates
-    `<name>-net` and a subnetwork of `networkCidr` with Pod and Service ranges (it never uses the project's
-    `default` network). Changing it replaces the cluster."""
+    `<name>-net` and a subnetwork of `networkCidr` (GkeClusterArgs: `node_cidr`) with Pod and Service ranges
+    (VPC-native; it never uses the project's `default` network). In a network given, GKE allocates the Pod and
+    Service ranges itself. Changing it replaces the cluster."""
     subnetwork: str | None = None
     """GCP only, required with `network`: the subnetwork of it the nodes use in the region."""
     cloud_nat: bool = False
@@ -56,10 +67,17 @@ class GcpClusterOptions(CloudOptions):
     node_service_account: str | None = None
     """GCP only: the service account email every node runs as, node pools and auto-created ones alike.
     Default: the stack creates `<name>-nodes` with roles/container.defaultNodeServiceAccount only (never
-    the Compute Engine default account). Changing it replaces the node pools."""
+    the Compute Engine default account); an email given must hold that role (grant it yourself). Changing it
+    replaces the node pools."""
     enable_services: bool = False
     """GCP only: enable the APIs the stack calls (compute, container, and iam for the node service account)
     in the project; never disabled on destroy. Default false: enable them yourself."""
+
+
+class GcpClusterOptions(GkeClusterOptions, GcpProjectOptions):
+    """GCP's own `cluster` settings: the project, then the cluster's (GkeClusterArgs take those too)."""
+
+    cloud: ClassVar[str] = "gcp"
 
 
 class GcpGpuPoolOptions(CloudOptions):

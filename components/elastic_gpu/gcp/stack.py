@@ -105,7 +105,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
                 # Kueue runs on the general pool: with node auto-provisioning on, GKE would create a node
                 # pool for a Kueue pod that fits nowhere else.
                 node_selector={POOL_LABEL: parts.general.labels[POOL_LABEL]},
-                queue_namespaces=list(cfg.kueue.namespaces) if cfg.kueue else ["default"],
+                queue_namespaces=list(cfg.kueue.queue_namespaces) if cfg.kueue else ["default"],
                 webhook_firewall=firewall,
             ),
             opts=pulumi.ResourceOptions.merge(opts, parts.k8s_opts),

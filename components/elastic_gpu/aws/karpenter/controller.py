@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pydantic import Field
 
 from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.autoscaler_workload import general_pool_selector
@@ -22,11 +22,11 @@ from elastic_gpu.aws.karpenter.release import (
     NAMESPACE,
     RELEASE_NAME,
 )
-from elastic_gpu.aws.karpenter.spot_role import DEFAULT_SPOT_ROLE_MODE, SpotRoleMode, build_spot_role
-
-if TYPE_CHECKING:
-    from elastic_gpu.cluster_handle import EksClusterHandle
-    from elastic_gpu.general_pool import GeneralPool
+from elastic_gpu.aws.karpenter.spot_role import build_spot_role
+from elastic_gpu.aws.options import KarpenterOptions
+from elastic_gpu.cluster_handle import EksClusterHandle
+from elastic_gpu.general_pool import GeneralPool
+from elastic_gpu.settings_base import ArgsModel
 
 TYPE_TOKEN = "elastic-gpu:index:Karpenter"
 #: How long a GPU node stays empty before Karpenter removes it, when not given (the autoscaler's default
@@ -42,14 +42,19 @@ def discovery_terms(cluster_name: pulumi.Input[str]) -> list[dict[str, Any]]:
 
 
 @documented
-@dataclass
-class KarpenterArgs:
+class KarpenterArgs(ArgsModel, KarpenterOptions):
+    """Karpenter's settings (elastic_gpu.aws.options.KarpenterOptions, a stack file's `cluster`) and what only a
+    program gives; keyword arguments."""
+
+    model_config = ArgsModel.model_config
+
     cluster: EksClusterHandle
     """The EKS cluster (handle) Karpenter provisions nodes for."""
     general_pool: GeneralPool
     """The pool the controller runs on (its on-demand nodes; never on nodes Karpenter made)."""
     consolidate_after: str = DEFAULT_CONSOLIDATE_AFTER
-    """How long a GPU node is empty before Karpenter removes it (NodePool disruption.consolidateAfter)."""
+    """How long a GPU node is empty before Karpenter removes it (NodePool disruption.consolidateAfter); a stack
+    file's `autoscaler.scaleDownUnneededTime`."""
     subnet_selector_terms: list[dict[str, Any]] | None = None
     """EC2NodeClass subnetSelectorTerms; default: subnets tagged `karpenter.sh/discovery: <cluster>` (an
     EksCluster with `karpenter_discovery=True` tags its private subnets; tag an existing cluster's)."""
@@ -58,12 +63,7 @@ class KarpenterArgs:
     <cluster>` (an EksCluster with `karpenter_discovery=True` tags its cluster security group)."""
     version: str = KARPENTER_VERSION
     """The Karpenter chart version."""
-    spot_service_linked_role: SpotRoleMode = DEFAULT_SPOT_ROLE_MODE
-    """The account's EC2 Spot service-linked role (AWSServiceRoleForEC2Spot), without which no spot node
-    launches: "auto" (default) creates it unless the preview finds one the stack did not create, then uses
-    that; "create" always declares it (`up` fails if the account has one); "exists" never does
-    (elastic_gpu.aws.karpenter.spot_role). A declared role is kept on `pulumi destroy`."""
-    tags: dict[str, str] = field(default_factory=dict)
+    tags: dict[str, str] = Field(default_factory=dict)
     """Tags on the IAM roles, policies, queue and rules."""
 
 
