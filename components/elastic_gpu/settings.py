@@ -315,6 +315,8 @@ class DevicePluginSettings(SettingsModel):
 class KueueSettings(SettingsModel):
     """Kueue's queues (GCP, with a queued-provisioning pool): the stack file's `kueue` and KueueDwsArgs."""
 
-    queue_namespaces: list[str] = Field(default_factory=lambda: ["default"], min_length=1, alias="namespaces")
+    queue_namespaces: list[str] = Field(
+        default_factory=lambda: ["default"], min_length=1, validation_alias="namespaces"
+    )
     """The namespaces that get a LocalQueue named dws-local-queue (created unless built in); default
     ["default"]."""
