@@ -38,9 +38,6 @@ TOOLS_REGISTRY = TOOLS / "clouds.py"
 #: The public re-exports of the cluster handles and add-ons (`elastic_gpu.eks_cluster` etc.): they name a
 #: cloud's folder by design.
 REEXPORTS = {COMPONENTS / f for f in ("eks_cluster.py", "aks_cluster.py", "gke_cluster.py", "eks_addons.py")}
-#: The module that merges each cloud's typed settings (`<cloud>/options.py`, SDK-free) into the sections' models,
-#: statically, so that the type checker knows every setting; it imports nothing else of a cloud's folder.
-OPTIONS_MERGE = COMPONENTS / "settings.py"
 #: Cloud-neutral modules that still import a cloud's folder, and why (each entry is work left; the list only shrinks).
 IMPORTS_NOT_YET: set[Path] = set()
 
@@ -171,12 +168,12 @@ def test_the_core_reaches_a_cloud_only_through_its_typed_provider() -> None:
 
 
 def test_each_cloud_only_cluster_key_is_a_cluster_field_of_one_cloud() -> None:
-    # Each is declared by one cloud's options (elastic_gpu/<cloud>/options.py), merged into ClusterConfig.
+    # Each is declared by one cloud's settings (elastic_gpu/settings/<cloud>.py), merged into ClusterConfig.
     owners = {key: owner for key, (owner, _) in CLOUD_ONLY_CLUSTER_SETTINGS.items()}
     assert set(owners) <= set(ClusterConfig.model_fields) and set(owners.values()) == set(CLOUDS)
     for key, owner in owners.items():
         [declared] = [k for k in ClusterConfig.__mro__ if key in vars(k).get("__annotations__", {})]
-        assert declared.__module__ == f"elastic_gpu.{owner}.options", key
+        assert declared.__module__ == f"elastic_gpu.settings.{owner}", key
 
 
 def _problems(stack: str, **cluster: object) -> list[str]:
@@ -257,12 +254,11 @@ from elastic_gpu.tools.node_group_view import NodeGroupView
 
 def test_no_cloud_neutral_module_imports_a_cloud_folder() -> None:
     # The core reaches a cloud through its provider (get_cloud / all_clouds).
-    neutral = [p for p in _neutral_modules() if p not in REEXPORTS | IMPORTS_NOT_YET | {OPTIONS_MERGE}]
+    # (A cloud's own settings are its part of the settings, elastic_gpu/settings/<cloud>.py, which its folder
+    # imports: the settings import no cloud's folder.)
+    neutral = [p for p in _neutral_modules() if p not in REEXPORTS | IMPORTS_NOT_YET]
     found = [f"{p.relative_to(ROOT)}:{line}: imports {m}" for p in neutral for line, m in cloud_imports(p.read_text())]
     assert found == []
-    assert sorted(m for _, m in cloud_imports(OPTIONS_MERGE.read_text())) == [
-        f"elastic_gpu.{c}.options" for c in CLOUDS
-    ]
     # An exemption that no longer imports a folder is dropped from the list.
     assert [p for p in IMPORTS_NOT_YET if not cloud_imports(p.read_text())] == []
 
@@ -481,3 +477,4 @@ def test_each_provider_hands_back_the_records_its_cloud_builds() -> None:
     assert get_cloud("azure").versions() is elastic_gpu.azure.versions.ROWS
     assert tool_clouds.get_cloud("gcp").replacement() is elastic_gpu.gcp.replacement.ROWS
     assert tool_clouds.get_cloud("aws").pack() is elastic_gpu.tools.aws.pack.RULES
+

@@ -18,7 +18,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool
 from elastic_gpu.pool_types import ClusterHandle, NodeGroupRef
 from elastic_gpu.settings import DURATION_KEYS, AutoscalerSettings
-from elastic_gpu.settings_base import ArgsModel
+from elastic_gpu.settings.base import ArgsModel
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
 from elastic_gpu.validation import args_type_problems, autoscaler_settings_problems
 from elastic_gpu.versions import cluster_autoscaler_image

@@ -57,7 +57,7 @@ from elastic_gpu.settings import (
 from elastic_gpu.settings import (
     Expander as Expander,
 )
-from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MAX_USD_PER_HOUR, StackModel, cloud_only_settings
+from elastic_gpu.settings.base import MAX_DISK_GIB, MAX_NODES, MAX_USD_PER_HOUR, StackModel, cloud_only_settings
 from elastic_gpu.validation import (
     NAME_PATTERN,
     NODE_DISK_GIB,

@@ -22,7 +22,7 @@ from elastic_gpu.settings import (
     Spelling,
     gpu_pool_settings_problems,
 )
-from elastic_gpu.settings_base import cloud_only_settings
+from elastic_gpu.settings.base import cloud_only_settings
 from elastic_gpu.validation import (
     args_type_problems,
     cloud_args_problems,

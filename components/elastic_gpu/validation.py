@@ -329,7 +329,7 @@ NODES_PER_CLUSTER = Bounds(0, 5000, "Kubernetes supports at most 5,000 nodes per
 PODS_PER_NODE = Bounds(2, 110, "Kubernetes supports at most 110 pods per node")
 #: A node disk (GiB) of any cloud: at least what the smallest node image boots from (the EKS AMIs' 20 GiB root
 #: snapshot), at most the largest any cloud's node takes (GKE's 65,536 GB boot disk); larger is a typo. The
-#: settings' field bounds (settings_base MIN_DISK_GIB, MAX_DISK_GIB); each cloud's own are its DISK_GIB.
+#: settings' field bounds (settings.base MIN_DISK_GIB, MAX_DISK_GIB); each cloud's own are its DISK_GIB.
 NODE_DISK_GIB = Bounds(20, 65536, "no cloud's node disk is larger")
 
 

@@ -20,7 +20,6 @@ from elastic_gpu.azure.node_provisioning import uses_node_provisioning
 from elastic_gpu.azure.node_provisioning.pools import build_nap_gpu_pool, nap_pool_problems
 from elastic_gpu.azure.node_spec import KUBELET_KEYS, AksNodeSpec, PoolNodes, forcing, pool_nodes
 from elastic_gpu.azure.node_template import resources_tag
-from elastic_gpu.azure.options import spot_max_price_problems
 from elastic_gpu.azure.reservations import cluster_grant_problems, existing_cluster_warning, reservation_problems
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.errors import ConfigError
@@ -38,7 +37,8 @@ from elastic_gpu.scheduling import (
     node_labels,
     split_total,
 )
-from elastic_gpu.settings_base import Spelling
+from elastic_gpu.settings.azure import spot_max_price_problems
+from elastic_gpu.settings.base import Spelling
 from elastic_gpu.validation import said
 from elastic_gpu.workload import WorkloadContract
 

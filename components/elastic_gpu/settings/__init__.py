@@ -4,8 +4,8 @@ own parts of the stack file's `cluster`).
 Each model is both the stack file's section (elastic_gpu/config.py adds what only a stack file has: a pool's
 `name`, `gpu`, ...) and the base of the component's Args (`GeneralPoolArgs`, `SpotGpuPoolArgs`,
 `ClusterAutoscalerArgs` add what only a program has: the cluster handle, a provisioner, extra taints ...).
-A GPU pool's cloud-only settings are each cloud's `<cloud>/options.py` part, merged here; a new one is
-declared there and read by that cloud's builder.
+A cloud-only setting is each cloud's part, `settings/<cloud>.py` beside this module, merged here; a new one is
+declared there and read by that cloud's builder. The clouds' folders import these modules, never the reverse.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-# The one cloud-neutral module that imports the clouds' folders (their SDK-free `options` alone): a typed
-# merge, so that the type checker and an editor know every setting of a pool.
-from elastic_gpu.aws.options import AwsClusterOptions, AwsGpuPoolArgsOptions, AwsGpuPoolOptions
-from elastic_gpu.azure.options import AzureClusterOptions, AzureGpuPoolOptions
 from elastic_gpu.durations import DURATION_PATTERN
-from elastic_gpu.gcp.options import GcpClusterOptions, GcpGpuPoolArgsOptions, GcpGpuPoolOptions
-from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MIN_DISK_GIB, SettingsModel, cloud_only_settings
-from elastic_gpu.settings_base import Spelling as Spelling
+
+# The clouds' own parts (SDK-free), merged by type, so that the type checker and an editor know every setting.
+from elastic_gpu.settings.aws import AwsClusterOptions, AwsGpuPoolArgsOptions, AwsGpuPoolOptions
+from elastic_gpu.settings.azure import AzureClusterOptions, AzureGpuPoolOptions
+from elastic_gpu.settings.base import MAX_DISK_GIB, MAX_NODES, MIN_DISK_GIB, SettingsModel, cloud_only_settings
+from elastic_gpu.settings.base import Spelling as Spelling
+from elastic_gpu.settings.gcp import GcpClusterOptions, GcpGpuPoolArgsOptions, GcpGpuPoolOptions
 from elastic_gpu.validation import (
     NODES_PER_CLUSTER,
     bounds_problems,
@@ -148,7 +148,7 @@ class GpuPoolArgsSettings(GpuPoolSettings, GcpGpuPoolArgsOptions, AwsGpuPoolArgs
 
 
 #: GPU-pool settings that mean something on one cloud only (SpotGpuPoolArgs and gpuPools[] alike): the
-#: cloud, and the value that leaves them unset (the clouds' `options.py`).
+#: cloud, and the value that leaves them unset (settings/<cloud>.py).
 CLOUD_ONLY_POOL_SETTINGS = cloud_only_settings(GpuPoolSettings)
 
 

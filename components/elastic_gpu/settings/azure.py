@@ -8,7 +8,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from elastic_gpu.settings_base import MAX_NODES, MAX_USD_PER_HOUR, CloudOptions, Spelling, StackModel
+from elastic_gpu.settings.base import MAX_NODES, MAX_USD_PER_HOUR, CloudOptions, Spelling, StackModel
 
 #: Azure CNI (in overlay mode): kubenet is being retired by Azure.
 DEFAULT_AKS_NETWORK_PLUGIN = "azure"
