@@ -28,10 +28,10 @@ from elastic_gpu.aws.reservations import ReadReservation, describe_command, read
 from elastic_gpu.aws.user_data import user_data_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
+from elastic_gpu.pool_args import PoolBuilder
 from elastic_gpu.pool_overrides import NodeOverrides
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.program_preflight import plain_region
-from elastic_gpu.provider import PoolBuilder
 from elastic_gpu.scheduling import (
     POOL_LABEL,
     Taint,

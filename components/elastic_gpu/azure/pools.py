@@ -25,11 +25,11 @@ from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
+from elastic_gpu.pool_args import PoolBuilder
 from elastic_gpu.pool_names import DIGEST_LEN, short_digest
 from elastic_gpu.pool_overrides import kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.prices import TABLE_PATH, price_row, price_rows
-from elastic_gpu.provider import PoolBuilder
 from elastic_gpu.scheduling import (
     GPU_RESOURCE,
     NODE_CLASS_GENERAL,

@@ -34,7 +34,7 @@ from elastic_gpu.validation import (
 )
 
 if TYPE_CHECKING:
-    from elastic_gpu.provider import CloudProvider
+    from elastic_gpu.cloud_facts import RuledCloud
 
 Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
 #: A cluster-autoscaler duration, a Go `time.Duration`: "90s", "14m30s", "1h30m" (elastic_gpu.durations
@@ -174,7 +174,7 @@ DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_
 # --- the rules over the settings, for the stack file and the Args alike ------------------------
 
 
-def general_pool_settings_problems(spell: Spelling, cloud: CloudProvider, pool: GeneralPoolSettings) -> list[str]:
+def general_pool_settings_problems(spell: Spelling, cloud: RuledCloud, pool: GeneralPoolSettings) -> list[str]:
     """The general pool's settings against each other and the cloud's types (values of their declared types)."""
     problems = size_problems(spell.where, spell.word("min_size"), pool.min_size, spell.word("max_size"), pool.max_size)
     if pool.min_size < 1:
@@ -190,7 +190,7 @@ def general_pool_settings_problems(spell: Spelling, cloud: CloudProvider, pool: 
 
 def gpu_pool_settings_problems(
     spell: Spelling,
-    cloud: CloudProvider,
+    cloud: RuledCloud,
     pool: GpuPoolSettings,
     owners: Mapping[str, tuple[str, object]] = CLOUD_ONLY_POOL_SETTINGS,
     given: Callable[[str], bool] = lambda _: False,
