@@ -12,10 +12,10 @@ from elastic_gpu.aws import EKS_NODE_GROUP
 from elastic_gpu.aws.karpenter.nodes import node_class_spec
 from elastic_gpu.aws.node_groups import eks_node_group_name
 from elastic_gpu.aws.node_spec import AwsNodeSpec, gpu_node_spec
-from elastic_gpu.aws.options import OWNED_NODE_GROUP_ARGS
 from elastic_gpu.aws.replacement import POOL_REPLACE_FIELDS
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.node_marks import marked_inputs
+from elastic_gpu.settings.aws import OWNED_NODE_GROUP_ARGS
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs
 from tests.test_components_aws import FakeCluster
 from tests.test_karpenter_eks import NODES

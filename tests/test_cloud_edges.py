@@ -1,24 +1,30 @@
 """One provider per cloud, chosen at the edge and handed down.
 
 A stack's `cloud` becomes its provider in one place (`StackConfig.provider`), a cluster handle's in one place
-(`cluster_handle.cloud_provider`); below them every function that works for one cloud takes that cloud's
-`CloudProvider`, not its name. Only the tables merged over every cloud iterate the registry, each in one named
-place. The offline tools (elastic_gpu/tools) are edges of their own and are not scanned.
+(`cluster_handle.cloud_provider`, which the pools and the autoscaler narrow to their own part of the provider:
+`pool_args.pool_cloud`, `cluster_autoscaler.autoscaler_cloud`); below them every function that works for one cloud
+takes that cloud's provider, typed with the small protocol of what it reads (elastic_gpu/cloud_facts.py), not its
+name. Only the tables merged over every cloud iterate the registry, each in one named place. The offline tools
+(elastic_gpu/tools) are edges of their own and are not scanned.
 """
 
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 from elastic_gpu import clouds, program_preflight
+from elastic_gpu.cluster_autoscaler import autoscaler_cloud
 from elastic_gpu.config import load_stack_config
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import default_instance_types
+from elastic_gpu.pool_args import pool_cloud
 from elastic_gpu.settings import GeneralPoolSettings, Spelling, general_pool_settings_problems
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 from elastic_gpu.tools import clouds as tool_clouds
@@ -186,6 +192,29 @@ def test_the_rules_below_the_edges_take_the_provider_they_are_handed() -> None:
     assert default_instance_types(unregistered, "t4") == []
     assert support_status(unregistered, "1.33") is None  # no support rows of its own
     assert "config_rules" in unregistered.calls
+
+
+def test_an_edge_hands_down_only_a_provider_with_its_layers_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A registered cloud whose class has the low layers' members (name, facts, owner, rules, versions) but no
+    # builders: the edges that need its pool or autoscaler part say so, naming the part, instead of failing later
+    # on a missing attribute. (The type checker refuses such a class as a folder's PROVIDER: test_fake_provider.)
+    class LowOnly:
+        name, facts, owner = "low", fake_provider.CLOUD.facts, "a low"
+        config_rules = fake_provider.CLOUD.config_rules
+        versions = fake_provider.CLOUD.versions
+
+    module = ModuleType("low_only")
+    module.PROVIDER = LowOnly()
+    monkeypatch.setitem(sys.modules, "low_only", module)
+    monkeypatch.setitem(clouds.REGISTRY, "low", "low_only")
+    handle = type("Handle", (), {"cloud": "low"})()
+    assert clouds.get_cloud("low") is module.PROVIDER
+    with pytest.raises(TypeError, match=r"lacks the members a pool asks of its cloud \(pool_args.PoolCloud\)"):
+        pool_cloud(handle)
+    with pytest.raises(TypeError, match=r"lacks the members the autoscaler asks of its cloud \(AutoscalerCloud\)"):
+        autoscaler_cloud(handle)
+    with pytest.raises(TypeError, match=r"lacks the members a stack asks of its cloud \(config.StackCloud\)"):
+        _ = load_stack_config(stack_values("gcp-dev")).model_copy(update={"cloud": "low"}).provider
 
 
 def _general() -> GeneralPoolSettings:

@@ -727,7 +727,7 @@ def test_the_tables_command_names_a_page_without_its_markers(
 
 
 def test_the_settings_table_says_which_cloud_a_key_is_for() -> None:
-    from elastic_gpu.azure.options import AzureGpuPoolOptions
+    from elastic_gpu.settings.azure import AzureGpuPoolOptions
 
     table = settings_table()
     row = next(line for line in table.splitlines() if line.startswith("| `gpuPools[].spotMaxPrice`"))

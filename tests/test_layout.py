@@ -38,9 +38,6 @@ TOOLS_REGISTRY = TOOLS / "clouds.py"
 #: The public re-exports of the cluster handles and add-ons (`elastic_gpu.eks_cluster` etc.): they name a
 #: cloud's folder by design.
 REEXPORTS = {COMPONENTS / f for f in ("eks_cluster.py", "aks_cluster.py", "gke_cluster.py", "eks_addons.py")}
-#: The module that merges each cloud's typed settings (`<cloud>/options.py`, SDK-free) into the sections' models,
-#: statically, so that the type checker knows every setting; it imports nothing else of a cloud's folder.
-OPTIONS_MERGE = COMPONENTS / "settings.py"
 #: Cloud-neutral modules that still import a cloud's folder, and why (each entry is work left; the list only shrinks).
 IMPORTS_NOT_YET: set[Path] = set()
 
@@ -171,12 +168,12 @@ def test_the_core_reaches_a_cloud_only_through_its_typed_provider() -> None:
 
 
 def test_each_cloud_only_cluster_key_is_a_cluster_field_of_one_cloud() -> None:
-    # Each is declared by one cloud's options (elastic_gpu/<cloud>/options.py), merged into ClusterConfig.
+    # Each is declared by one cloud's settings (elastic_gpu/settings/<cloud>.py), merged into ClusterConfig.
     owners = {key: owner for key, (owner, _) in CLOUD_ONLY_CLUSTER_SETTINGS.items()}
     assert set(owners) <= set(ClusterConfig.model_fields) and set(owners.values()) == set(CLOUDS)
     for key, owner in owners.items():
         [declared] = [k for k in ClusterConfig.__mro__ if key in vars(k).get("__annotations__", {})]
-        assert declared.__module__ == f"elastic_gpu.{owner}.options", key
+        assert declared.__module__ == f"elastic_gpu.settings.{owner}", key
 
 
 def _problems(stack: str, **cluster: object) -> list[str]:
@@ -257,12 +254,11 @@ from elastic_gpu.tools.node_group_view import NodeGroupView
 
 def test_no_cloud_neutral_module_imports_a_cloud_folder() -> None:
     # The core reaches a cloud through its provider (get_cloud / all_clouds).
-    neutral = [p for p in _neutral_modules() if p not in REEXPORTS | IMPORTS_NOT_YET | {OPTIONS_MERGE}]
+    # (A cloud's own settings are its part of the settings, elastic_gpu/settings/<cloud>.py, which its folder
+    # imports: the settings import no cloud's folder.)
+    neutral = [p for p in _neutral_modules() if p not in REEXPORTS | IMPORTS_NOT_YET]
     found = [f"{p.relative_to(ROOT)}:{line}: imports {m}" for p in neutral for line, m in cloud_imports(p.read_text())]
     assert found == []
-    assert sorted(m for _, m in cloud_imports(OPTIONS_MERGE.read_text())) == [
-        f"elastic_gpu.{c}.options" for c in CLOUDS
-    ]
     # An exemption that no longer imports a folder is dropped from the list.
     assert [p for p in IMPORTS_NOT_YET if not cloud_imports(p.read_text())] == []
 
@@ -481,3 +477,152 @@ def test_each_provider_hands_back_the_records_its_cloud_builds() -> None:
     assert get_cloud("azure").versions() is elastic_gpu.azure.versions.ROWS
     assert tool_clouds.get_cloud("gcp").replacement() is elastic_gpu.gcp.replacement.ROWS
     assert tool_clouds.get_cloud("aws").pack() is elastic_gpu.tools.aws.pack.RULES
+
+
+# --- the imports run one way: no circle among the library's modules, nor among its rooms ---------------------
+
+#: The folders the import drawing counts as one room each: every arrow inside a circle of rooms runs back up.
+ROOMS = ("aws", "azure", "gcp", "package", "tools")
+
+
+def _module_names(package: Path) -> dict[str, tuple[Path, bool]]:
+    """Dotted module name -> (file, is a package's __init__) of every module under `package`."""
+    modules = {}
+    for path in package.rglob("*.py"):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        modules[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return modules
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports: every import statement as written (at the top, under
+    TYPE_CHECKING or inside a function alike: each is an arrow a reader follows), relative ones resolved;
+    `from pkg import name` is the module `pkg.name` when there is one, else `pkg`."""
+    modules = _module_names(package)
+    root = package.name
+
+    def known(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for module, (path, is_package) in modules.items():
+        here = module if is_package else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parent = here.split(".")[: len(here.split(".")) - (node.level - 1)]
+                    base = ".".join(parent + ([node.module] if node.module else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            for target in targets:
+                if (target == root or target.startswith(f"{root}.")) and (found := known(target)) not in (None, module):
+                    graph[module].add(str(found))
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan's algorithm, iterative), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            for target in edges:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph[target]))))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def room_of(module: str) -> str:
+    """The room a module stands in: its folder when that is one of ROOMS (`elastic_gpu.aws/`), else itself."""
+    parts = module.split(".")
+    return f"{parts[0]}.{parts[1]}/" if len(parts) > 1 and parts[1] in ROOMS else module
+
+
+def room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    rooms: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        rooms.setdefault(room_of(module), set()).update(room_of(t) for t in targets if room_of(t) != room_of(module))
+    return rooms
+
+
+def _described(found: list[list[str]], graph: dict[str, set[str]]) -> str:
+    """Each circle, with its arrows (`a -> b`), for the failure message."""
+    lines = []
+    for members in found:
+        inside = set(members)
+        arrows = [f"{a} -> {b}" for a in members for b in sorted(graph[a] & inside)]
+        lines.append(f"{len(members)} modules: {', '.join(members)}\n    " + "\n    ".join(arrows))
+    return "\n".join(lines)
+
+
+def test_the_circle_check_finds_a_circle_through_any_kind_of_import(tmp_path: Path) -> None:
+    package = tmp_path / "elastic_gpu"
+    (package / "aws").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "aws" / "__init__.py").write_text("")
+    (package / "low.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .high import X\n")
+    (package / "high.py").write_text("def f():\n    import elastic_gpu.low\n")
+    (package / "settings.py").write_text("from elastic_gpu.aws import options\n")
+    (package / "aws" / "options.py").write_text("")
+    (package / "aws" / "pools.py").write_text("from elastic_gpu import settings\n")
+    graph = import_graph(package)
+    assert circles(graph) == [["elastic_gpu.high", "elastic_gpu.low"]]
+    # module by module settings -> aws.options and aws.pools -> settings run one way; as rooms they meet
+    assert sorted(circles(room_graph(graph))) == [
+        ["elastic_gpu.aws/", "elastic_gpu.settings"],
+        ["elastic_gpu.high", "elastic_gpu.low"],
+    ]
+
+
+def test_the_librarys_imports_run_one_way() -> None:
+    graph = import_graph(PACKAGE)
+    library = {m: {t for t in ts if room_of(t) != "elastic_gpu.tools/"} for m, ts in graph.items()}
+    library = {m: ts for m, ts in library.items() if room_of(m) != "elastic_gpu.tools/"}
+    found = circles(library)
+    assert not found, "the library's imports run in a circle (take the type from below, or hand it in):\n" + (
+        _described(found, library)
+    )
+
+
+def test_the_rooms_imports_run_one_way() -> None:
+    # aws/, azure/, gcp/, package/ and tools/ each count as one room: a module of a room that imports a module
+    # which imports back into the room closes a circle, even if no single module does.
+    rooms = room_graph(import_graph(PACKAGE))
+    found = circles(rooms)
+    assert not found, "the rooms' imports run in a circle:\n" + _described(found, rooms)

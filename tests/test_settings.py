@@ -133,7 +133,7 @@ def test_each_clouds_own_pool_settings_are_declared_in_its_folder() -> None:
     }
     for name, (cloud, _) in CLOUD_ONLY_POOL_SETTINGS.items():
         [owner] = _declared_in([GpuPoolSettings], name)
-        assert owner.__module__ == f"elastic_gpu.{cloud}.options", name
+        assert owner.__module__ == f"elastic_gpu.settings.{cloud}", name
     # a program's GCP pool also says how many GPUs an N1 node gets (a stack file: gpusPerNode)
     assert spot_gpu_pool.ARGS_CLOUD_ONLY_SETTINGS["gpu_count"] == ("gcp", None)
 

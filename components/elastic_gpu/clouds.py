@@ -2,11 +2,14 @@
 
 What a cloud must supply to a `pulumi up` is the `CloudProvider` protocol (elastic_gpu/provider.py); the offline
 tools' registry and protocol, which extend these, are elastic_gpu/tools/clouds.py. The cloud-neutral core never
-branches on a cloud's name: it asks the stack's provider (`get_cloud(name)`), or every provider in turn
-(`all_clouds()`, always in `REGISTRY` order, so merged tables keep one order). Each folder's `provider.py` exports
-its provider as `PROVIDER`; importing it loads no cloud SDK (the provider's methods import the cloud's modules
-when called). This module also holds the row types of the folders' tables, so a folder's table imports no module
-that merges it.
+branches on a cloud's name: the edges turn a name into its provider (`get_cloud(name)`: a stack's `cloud` in
+`StackConfig.provider`, a handle's in `cluster_handle.cloud_provider`) and hand it down, and the tables merged
+over every cloud read every provider in turn (`all_clouds()`, always in `REGISTRY` order, so merged tables keep
+one order). Each folder's `provider.py` exports its provider as `PROVIDER`; importing it loads no cloud SDK (the
+provider's methods import the cloud's modules when called). This module sits low (it imports only
+elastic_gpu/cloud_facts.py and errors.py), so every layer may reach the registry; it also holds the row types of
+the folders' tables, so a folder's table imports no module that merges it, and `Cloud`, the base the providers
+share.
 
 Adding a cloud is a folder with one class implementing the protocol, and a line in `REGISTRY` (and the config
 schema's `cloud`).
@@ -15,16 +18,15 @@ schema's `cloud`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from datetime import date
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+# the row type of the folders' version tables, declared with the records the low layers read
+from elastic_gpu.cloud_facts import CloudFacts, RegisteredCloud
+from elastic_gpu.cloud_facts import MinorSupport as MinorSupport
 from elastic_gpu.errors import ConfigError
-
-if TYPE_CHECKING:
-    from elastic_gpu.provider import CloudProvider
 
 #: The registry: cloud name -> the module that exports its provider as `PROVIDER` (its folder's provider.py; the
 #: folder's `__init__` holds only the names its modules share, so no module of the folder imports back into it).
@@ -87,32 +89,6 @@ def next_minor(minor: str) -> str:
 
 
 @dataclass(frozen=True)
-class MinorSupport:
-    """One Kubernetes minor on one managed service: until when it is in standard support, when it
-    reaches end of life (no support at all; the service refuses new clusters or upgrades them), and
-    the source of both dates."""
-
-    minor: str
-    end_of_standard_support: date
-    end_of_life: date
-    source: str
-    note: str = ""
-    #: the end of the service's paid long-term support, where it has one for the minor (AKS LTS, Premium tier
-    #: with supportPlan AKSLongTermSupport): a cluster on that plan is judged by it, not by `end_of_life`
-    lts_end_of_life: date | None = None
-    #: for a row whose dates are estimates (the service has not published them yet): when to read the source
-    #: again, at the latest
-    review_by: date | None = None
-
-    @property
-    def next_change(self) -> date:
-        """The row's last date (past it the service no longer lists the minor at all), or its review date when
-        that comes first (elastic_gpu/facts.py)."""
-        last = max(self.end_of_life, self.lts_end_of_life or self.end_of_life)
-        return min(last, self.review_by) if self.review_by else last
-
-
-@dataclass(frozen=True)
 class ReplaceRule:
     """The inputs of one resource type whose change replaces it (elastic_gpu/tools/replacement.py)."""
 
@@ -150,14 +126,45 @@ class ReplacementRows:
     node_rolling_fields: Mapping[str, ReplaceRule]
 
 
-def get_cloud(name: str) -> CloudProvider:
-    """The provider of a name from the registry; an unknown name is a ConfigError."""
+def get_cloud(name: str) -> RegisteredCloud:
+    """The provider of a name from the registry; an unknown name is a ConfigError. Typed as what the low layers
+    ask of it (cloud_facts.RegisteredCloud): each folder's `PROVIDER` is annotated, and so checked, as the whole
+    `CloudProvider` (elastic_gpu/provider.py), and an edge that needs more of it narrows it to its own layer's part
+    (`StackConfig.provider`, `pool_args.pool_cloud`, `cluster_autoscaler.autoscaler_cloud`)."""
     if name not in REGISTRY:
         raise ConfigError([f"cloud: {name!r} is unknown; allowed: {', '.join(REGISTRY)}"])
-    provider: CloudProvider = import_module(REGISTRY[name]).PROVIDER
+    provider: RegisteredCloud = import_module(REGISTRY[name]).PROVIDER
     return provider
 
 
-def all_clouds() -> list[CloudProvider]:
-    """Every provider, in `REGISTRY` order."""
+def all_clouds() -> list[RegisteredCloud]:
+    """Every provider, in `REGISTRY` order: for the tables merged over every cloud, which read its low part."""
     return [get_cloud(name) for name in REGISTRY]
+
+
+# --- the shape every cloud's provider shares -------------------------------------------------------------------
+
+
+class Cloud:
+    """What the clouds' provider classes share (elastic_gpu/<cloud>/provider.py subclasses it): their identity as
+    class attributes, no ignored settings unless a cloud names some, and `loading()`, the guard around each
+    method's import of its cloud's modules. Each subclass's methods only import one module of its folder and hand
+    back the record that module builds (`RULES`, `BUILDER`, `ROWS`), so the type checker sees every member."""
+
+    #: `CloudProvider.name`, `.facts`, `.owner`, set by each cloud's class
+    name: str
+    facts: CloudFacts
+    owner: str
+
+    def loading(self) -> AbstractContextManager[None]:
+        """Around an import of the cloud's modules: a missing SDK its extra brings is a ConfigError naming the
+        extra (`importing`)."""
+        guard: AbstractContextManager[None] = importing(self.name)
+        return guard
+
+    def ignored_settings(self) -> Mapping[tuple[str, str | None], str]:
+        """`CloudProvider.ignored_settings`: none unless the cloud names some."""
+        return {}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"

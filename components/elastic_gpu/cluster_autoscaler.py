@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, cast, runtime_checkable
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -13,18 +14,16 @@ import yaml
 from pydantic import Field
 
 from elastic_gpu.args_doc import documented, documented_component
+from elastic_gpu.cloud_facts import RegisteredCloud, RuledCloud
 from elastic_gpu.cluster_handle import ManagedAutoscalerHandle, cloud_provider, handle_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.general_pool import GeneralPool
 from elastic_gpu.pool_types import ClusterHandle, NodeGroupRef
 from elastic_gpu.settings import DURATION_KEYS, AutoscalerSettings
-from elastic_gpu.settings_base import ArgsModel
+from elastic_gpu.settings.base import ArgsModel
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
 from elastic_gpu.validation import args_type_problems, autoscaler_settings_problems
 from elastic_gpu.versions import cluster_autoscaler_image
-
-if TYPE_CHECKING:
-    from elastic_gpu.provider import CloudProvider
 
 TYPE_TOKEN = "elastic-gpu:index:ClusterAutoscaler"
 
@@ -82,6 +81,42 @@ class ClusterAutoscalerArgs(ArgsModel, AutoscalerSettings):
         return self.provider or self.cluster.provider
 
 
+# --- what the autoscaler component asks of a cloud (part of `CloudProvider`, elastic_gpu/provider.py) ----------
+
+
+@dataclass(frozen=True)
+class AutoscalerBuilder:
+    """The cloud's cluster autoscaler, which `ClusterAutoscaler` builds after validating."""
+
+    #: declares what the cloud's autoscaler needs (its role, Deployment, or the managed profile's checks);
+    #: returns the component's outputs by name (image, role, role_arn, service_account_name, deployment), each
+    #: typed by the ClusterAutoscaler attribute it sets
+    build_autoscaler: Callable[[str, ClusterAutoscalerArgs, pulumi.Resource], dict[str, Any]]
+    #: we run the autoscaler's pod (False: the cloud manages it, GKE and AKS)
+    runs_pod: bool = True
+    #: the autoscaler reads the priority expander's ConfigMap (False: GKE's own)
+    supports_priority_expander: bool = True
+
+
+@runtime_checkable
+class AutoscalerCloud(RegisteredCloud, Protocol):
+    """A cloud as `ClusterAutoscaler` asks for it: its rules and its autoscaler."""
+
+    def autoscaler_builder(self) -> AutoscalerBuilder:
+        """Its autoscaler: called by `ClusterAutoscaler`."""
+        ...
+
+
+def autoscaler_cloud(cluster: ClusterHandle) -> AutoscalerCloud:
+    """The provider of the handle's cloud (cluster_handle.cloud_provider, the edge) as the autoscaler reads it:
+    every registered provider is a `CloudProvider` (the type checker holds each folder's `PROVIDER` to it), hence
+    an AutoscalerCloud."""
+    cloud = cloud_provider(cluster)
+    if not isinstance(cloud, AutoscalerCloud):
+        raise TypeError(f"{cloud!r} lacks the members the autoscaler asks of its cloud (AutoscalerCloud)")
+    return cloud
+
+
 def priorities(node_groups: list[NodeGroupRef], lowest: Sequence[str] = ()) -> dict[int, list[str]]:
     """Priority-expander ranks: reserved groups above spot ones above on-demand ones, cheaper above dearer within each
     (a group's `rank`). Groups of one priority are drawn at random ("one group ... is selected each
@@ -118,7 +153,7 @@ def has_fallback(gpu_pools: list[SpotGpuPool]) -> bool:
     return any({g.capacity for g in p.node_group_refs} == {"spot", "on-demand"} for p in gpu_pools)
 
 
-def autoscaler_problems(name: str, args: ClusterAutoscalerArgs, cloud: CloudProvider, runs_pod: bool) -> list[str]:
+def autoscaler_problems(name: str, args: ClusterAutoscalerArgs, cloud: RuledCloud, runs_pod: bool) -> list[str]:
     """Every problem with `args`, each naming the argument; the settings' rules are the stack config's, those of
     `cloud` (the provider of the handle's cloud)."""
     where = f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs."
@@ -218,7 +253,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
         if problems := handle_problems(f"ClusterAutoscaler '{name}': ClusterAutoscalerArgs.", args.cluster):
             raise ConfigError(problems, source=f"ClusterAutoscaler '{name}'")
         # The handle's cloud, chosen once: its rules and its builder below are that provider's.
-        provider = cloud_provider(args.cluster)
+        provider = autoscaler_cloud(args.cluster)
         cloud = provider.autoscaler_builder()
         # A cloud whose autoscaler is managed (GKE, AKS) runs no pod of ours.
         runs_pod = cloud.runs_pod

@@ -67,7 +67,7 @@ from elastic_gpu.validation import said, shown_value
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN, minor_support_warnings
 
 if TYPE_CHECKING:
-    from elastic_gpu.provider import CloudProvider
+    from elastic_gpu.cloud_facts import RegisteredCloud
 
 
 @runtime_checkable
@@ -161,10 +161,12 @@ class GkeClusterHandle(ClusterHandle, Protocol):
 COMMON_ATTRIBUTES = ("cloud", "cluster_name", "zones", "kubernetes_version", "provider", "tags")
 
 
-def cloud_provider(cluster: ClusterHandle) -> CloudProvider:
+def cloud_provider(cluster: ClusterHandle) -> RegisteredCloud:
     """The provider of the handle's cloud: where a component turns its cluster's `cloud` (a name, so that a
     program's own handle object stays plain) into the provider it hands down to the checks and builders below
-    it. A component calls it once, after `handle_problems` found the handle usable."""
+    it. A component calls it once, after `handle_problems` found the handle usable. Typed as what the low layers
+    ask of a cloud: the pools and the autoscaler narrow it to their own part (pool_args.pool_cloud,
+    cluster_autoscaler.autoscaler_cloud)."""
     return get_cloud(cluster.cloud)
 
 

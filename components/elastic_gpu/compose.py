@@ -23,7 +23,7 @@ from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePlu
 from elastic_gpu.pool_types import ClusterHandle, PoolProvisioner
 from elastic_gpu.preflight import run_preflight
 from elastic_gpu.settings import AutoscalerSettings, GeneralPoolSettings, GpuPoolSettings
-from elastic_gpu.settings_base import ArgsModel
+from elastic_gpu.settings.base import ArgsModel
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs, spot_gpu_pool_problems
 from elastic_gpu.spot_gpu_pool import problem_prefix as gpu_prefix
 

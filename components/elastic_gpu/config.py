@@ -12,12 +12,14 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal, cast
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
 
+from elastic_gpu.cloud_facts import CloudLimits, RegisteredCloud
 from elastic_gpu.clouds import all_clouds, get_cloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import (
@@ -31,7 +33,6 @@ from elastic_gpu.gpu_catalog import (
 )
 from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.prices import TABLE_PATH, price_row
-from elastic_gpu.provider import ClusterItems
 from elastic_gpu.settings import (  # the autoscaler defaults the AKS cluster's profile reads from here
     DEFAULT_EXPANDER as DEFAULT_EXPANDER,
 )
@@ -64,7 +65,7 @@ from elastic_gpu.settings import (
 from elastic_gpu.settings import (
     Expander as Expander,
 )
-from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MAX_USD_PER_HOUR, StackModel, cloud_only_settings
+from elastic_gpu.settings.base import MAX_DISK_GIB, MAX_NODES, MAX_USD_PER_HOUR, StackModel, cloud_only_settings
 from elastic_gpu.validation import (
     NAME_PATTERN,
     NODE_DISK_GIB,
@@ -80,9 +81,6 @@ from elastic_gpu.validation import (
     time_slicing_problems,
 )
 from elastic_gpu.versions import SUPPORTED_KUBERNETES_VERSIONS, minor_support_warnings
-
-if TYPE_CHECKING:
-    from elastic_gpu.provider import CloudProvider
 
 PROJECT = "elastic-gpu"
 
@@ -146,7 +144,7 @@ class ClusterCore(ProtectSetting, NetworkCidrSetting, ClusterSettings, RegionSet
 
 
 class ClusterConfig(ClusterOptions, ClusterCore):
-    """`cluster`: the settings every cloud has, then each cloud's own (elastic_gpu/<cloud>/options.py)."""
+    """`cluster`: the settings every cloud has, then each cloud's own (elastic_gpu/settings/<cloud>.py)."""
 
     model_config = _Model.model_config
 
@@ -246,11 +244,11 @@ class StackConfig(_Model):
     the table's prices. Only the cost report, `cost` command and their figures change, no resource."""
 
     @property
-    def provider(self) -> CloudProvider:
+    def provider(self) -> StackCloud:
         """The provider of the stack's `cloud` (a name in the stack file): where a stack's cloud is chosen. The
         rules and builders below take this provider, never the name. Read from `cloud` on each use, so a copy
         with another cloud (`model_copy(update={"cloud": ...})`) answers for its own."""
-        return get_cloud(self.cloud)
+        return stack_cloud(get_cloud(self.cloud))
 
     def instance_types(self, pool: GpuPoolConfig) -> list[str]:
         """The pool's instance types: as configured, or every catalog type of its GPU."""
@@ -696,3 +694,71 @@ def _gpu_type_problems(cfg: StackConfig, where: str, pool: GpuPoolConfig, unreso
             "set instanceTypes or another gpusPerNode"
         )
     return problems
+
+
+# --- what the stack file's layer asks of a cloud (part of `CloudProvider`, elastic_gpu/provider.py) ---------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfigRules(CloudLimits):
+    """The cloud's config rules: its own checks of a stack config, and the bounds and tables the core's
+    checks apply to it (CloudLimits, elastic_gpu/cloud_facts.py: validate_stack, validation.py). Called while a
+    stack config is validated, before any resource is declared."""
+
+    #: every problem the cloud's own rules find in a stack config (regions, zones, machine shapes, API limits),
+    #: one message each naming the field; empty when valid
+    problems: Callable[[StackConfig], list[str]]
+    #: what previews but deserves a word (a quota to raise first, a setting the provisioner does not use)
+    warnings: Callable[[StackConfig], list[str]]
+    #: whether `gpusPerNode` picks from a pool's own `instanceTypes` (GKE N1 with attached GPUs) rather than
+    #: only from the catalog's types of its `gpu`
+    gpus_per_node_selects: Callable[[GpuPoolConfig], bool]
+
+
+@dataclass(frozen=True)
+class StackBuilder:
+    """The composition of a stack config into the cloud's cluster, pools and add-ons (`elastic_gpu.compose`)."""
+
+    #: the problems of the stack's cluster a component would raise, found before anything is declared
+    cluster_problems: Callable[[StackConfig], list[str]]
+    #: the cloud's own SpotGpuPoolArgs fields of a GPU pool of the stack
+    pool_args: Callable[[StackConfig, GpuPoolConfig], dict[str, Any]]
+    #: declares the stack's resources (in a Pulumi program); returns its exports
+    build_stack: Callable[[StackConfig], dict[str, Any]]
+
+
+@runtime_checkable
+class ClusterItems(Protocol):
+    """Priced items of the cluster outside its pools (AKS: the System pool's VM size): an optional capability a
+    provider implements too, checked with isinstance."""
+
+    def cluster_items(self, cfg: StackConfig) -> list[str]:
+        """The items, priced like the pools' (prices overrides, cost)."""
+        ...
+
+
+@runtime_checkable
+class StackCloud(RegisteredCloud, Protocol):
+    """A cloud as a stack config asks for it: its rules on a stack file, the settings it ignores, and the
+    composition of a stack."""
+
+    def config_rules(self) -> ConfigRules:
+        """Its config rules: called while a stack config is validated (config.py, validation.py)."""
+        ...
+
+    def ignored_settings(self) -> Mapping[tuple[str, str | None], str]:
+        """The stack settings that do nothing on this cloud: (section, model key or None for the whole
+        section) -> what to do instead. Setting one is a config error naming it; empty when all apply."""
+        ...
+
+    def stack_builder(self) -> StackBuilder:
+        """The composition of a stack on this cloud: called by `compose.build_stack` in a Pulumi program."""
+        ...
+
+
+def stack_cloud(cloud: RegisteredCloud) -> StackCloud:
+    """The registry's provider as the stack's layer reads it: every registered provider is a `CloudProvider`
+    (its folder's `PROVIDER` is annotated so, and the type checker holds it to that), hence a StackCloud."""
+    if not isinstance(cloud, StackCloud):
+        raise TypeError(f"{cloud!r} lacks the members a stack asks of its cloud (config.StackCloud)")
+    return cloud

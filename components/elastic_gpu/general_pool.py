@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import pulumi
-from pydantic import Field
 
 from elastic_gpu import program_preflight
-from elastic_gpu.args_doc import documented, documented_component
-from elastic_gpu.cluster_handle import cloud_provider, handle_problems
+from elastic_gpu.args_doc import documented_component
+from elastic_gpu.cluster_handle import handle_problems
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
-from elastic_gpu.pool_types import ClusterHandle, PoolComponent
-from elastic_gpu.settings import GeneralPoolSettings, Spelling, general_pool_settings_problems
+from elastic_gpu.pool_args import GeneralPoolArgs as GeneralPoolArgs  # declared below the builder record
+from elastic_gpu.pool_args import pool_cloud
+from elastic_gpu.pool_overrides import override_type_problems
+from elastic_gpu.pool_types import PoolComponent
+from elastic_gpu.settings import Spelling, general_pool_settings_problems
 from elastic_gpu.validation import (
     args_type_problems,
     cloud_args_problems,
@@ -19,21 +20,6 @@ from elastic_gpu.validation import (
 )
 
 TYPE_TOKEN = "elastic-gpu:index:GeneralPool"
-
-
-@documented
-class GeneralPoolArgs(NodeOverrides, GeneralPoolSettings):
-    """The general pool's settings (elastic_gpu.settings.GeneralPoolSettings, a stack file's `generalPool`),
-    the nodes' own (NodeOverrides), and what only a program gives; keyword arguments."""
-
-    model_config = NodeOverrides.model_config
-
-    cluster: ClusterHandle
-    """The cluster handle the pool joins (EksCluster, AksCluster, GkeCluster or an existing one)."""
-    extra_labels: dict[str, str] = Field(default_factory=dict)
-    """Node labels on top of the pool's own (elastic-gpu.io/pool, node-class, capacity)."""
-    tags: dict[str, str] = Field(default_factory=dict)
-    """Tags/labels on the cloud resources (cost allocation)."""
 
 
 def problem_prefix(name: str) -> str:
@@ -49,7 +35,7 @@ def general_pool_problems(name: str, args: GeneralPoolArgs, *, settings_checked:
     checked = settings_checked
     if problems := handle_problems(where, args.cluster) + ([] if checked else args_type_problems(where, args)):
         return problems
-    cloud = cloud_provider(args.cluster)
+    cloud = pool_cloud(args.cluster)
     if not checked:
         problems = general_pool_settings_problems(Spelling(where, stack_file=False), cloud, args)
     problems += cloud_args_problems(where, cloud, args.tags)
@@ -77,7 +63,7 @@ class GeneralPool(PoolComponent):
             raise ConfigError(problems, source=f"GeneralPool '{name}'")
         # What the account lacks for it, read as a stack's preflight reads it (a stack's pools: its own ran).
         # The handle's cloud, chosen once: the preflight and the builder below are that provider's.
-        cloud = cloud_provider(args.cluster)
+        cloud = pool_cloud(args.cluster)
         found = program_preflight.check_pool(name, args, cloud, general=True)
         super().__init__(TYPE_TOKEN, name, None, opts)
         program_preflight.record(name, found, self)

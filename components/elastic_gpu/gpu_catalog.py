@@ -11,14 +11,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, runtime_checkable
 
+from elastic_gpu.cloud_facts import KnownCloud
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.facts import ReviewedRow
 from elastic_gpu.scheduling import LABEL_PREFIX
-
-if TYPE_CHECKING:
-    from elastic_gpu.provider import CloudProvider
 
 
 @dataclass(frozen=True)
@@ -314,14 +312,24 @@ def gpu_spec_problems(where: str, cloud: str, names: list[str], spec: GpuSpec | 
     return problems
 
 
+@runtime_checkable
+class GpuResolver(Protocol):
+    """A reader of the GPU an instance type carries from the cloud's API through its provider's invoke (EC2's
+    DescribeInstanceTypes, GCE's machine types), for a type the catalog lacks: an optional capability a provider
+    implements too (elastic_gpu/provider.py), checked with isinstance."""
+
+    def resolve_gpu(self, instance_type: str, region: str | None, zones: Sequence[str]) -> GpuSpec | str:
+        """The type's GPU as the cloud describes it in `region` (None: the provider's) or its `zones`, or why
+        the cloud gave none."""
+        ...
+
+
 def resolve_gpu_spec(
-    resolver: CloudProvider, names: Sequence[str], region: str | None, zones: Sequence[str]
+    resolver: KnownCloud, names: Sequence[str], region: str | None, zones: Sequence[str]
 ) -> tuple[GpuSpec | None, dict[str, str]]:
     """Ask the cloud's API (its provider `resolver`'s invoke, at preview) for the GPU of the `names` the catalog
     lacks: the one spec they share, and why each type it gives none of was not resolved (empty when the cloud has
-    no such invoke: elastic_gpu.provider.GpuResolver)."""
-    from elastic_gpu.provider import GpuResolver
-
+    no such invoke: GpuResolver)."""
     cloud = resolver.name
     lacking = [n for n in names if (cloud, n) not in GPU_INSTANCE_TYPES and (cloud, n) not in RETIRED_TYPES]
     if not lacking or not isinstance(resolver, GpuResolver):
@@ -366,7 +374,7 @@ def gpu_instance_types(cloud: str) -> list[GpuInstanceType]:
     return [t for (c, _), t in GPU_INSTANCE_TYPES.items() if c == cloud]
 
 
-def default_instance_types(cloud: CloudProvider, gpu: str, gpus_per_node: int = 1) -> list[str]:
+def default_instance_types(cloud: KnownCloud, gpu: str, gpus_per_node: int = 1) -> list[str]:
     """The catalog types of ``gpu`` with ``gpus_per_node`` GPUs on ``cloud``: a diversified spot request where
     each type gets its own group (AKS), only the smallest shape where one group holds them all (EKS)."""
     rows = [t for t in gpu_instance_types(cloud.name) if t.gpu == gpu and t.gpus == gpus_per_node]

@@ -12,7 +12,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.scheduling import GPU_NODE_LABEL, GPU_NODE_LABEL_VALUE, GPU_RESOURCE, POOL_LABEL, tolerations_for
 from elastic_gpu.settings import DevicePluginSettings
-from elastic_gpu.settings_base import ArgsModel
+from elastic_gpu.settings.base import ArgsModel
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
 from elastic_gpu.validation import args_type_problems
 from elastic_gpu.versions import DEVICE_PLUGIN_IMAGE

@@ -14,7 +14,7 @@ import pulumi
 from pydantic import Field
 
 from elastic_gpu.cluster_handle import is_input_str
-from elastic_gpu.settings_base import ArgsModel
+from elastic_gpu.settings.base import ArgsModel
 from elastic_gpu.validation import said
 
 

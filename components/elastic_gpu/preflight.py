@@ -23,13 +23,13 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, runtime_checkable
 
 import pulumi
 
+from elastic_gpu.cloud_facts import KnownCloud
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type
-from elastic_gpu.provider import AccountPreflight, CloudProvider
 
 if TYPE_CHECKING:
     from elastic_gpu.config import GpuPoolConfig, StackConfig
@@ -204,7 +204,18 @@ def api_access_findings(cfg: StackConfig) -> list[Finding]:
 # --- running it ---------------------------------------------------------------------------------------
 
 
-def findings(cfg: StackConfig, cloud: CloudProvider) -> list[Finding]:
+@runtime_checkable
+class AccountPreflight(Protocol):
+    """A check of what the account lacks for the stack (quotas, roles, enabled services), read through the
+    cloud's invokes before anything is declared: an optional capability a provider implements too
+    (elastic_gpu/provider.py), checked with isinstance."""
+
+    def preflight(self, cfg: StackConfig) -> list[Finding]:
+        """Every finding for the stack's pools at their max."""
+        ...
+
+
+def findings(cfg: StackConfig, cloud: KnownCloud) -> list[Finding]:
     """Every finding for the stack on `cloud` (its cloud's provider): the cloud's `preflight` part (when it has
     one), then the API access."""
     found: list[Finding] = cloud.preflight(cfg) if isinstance(cloud, AccountPreflight) else []

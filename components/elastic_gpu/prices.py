@@ -28,14 +28,12 @@ from datetime import date, datetime, timedelta, timezone
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+from elastic_gpu.cloud_facts import KnownCloud
 from elastic_gpu.clouds import CLOUDS
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import accelerator_priced_clouds
-
-if TYPE_CHECKING:
-    from elastic_gpu.provider import CloudProvider
 
 #: Hours in an average month (8760 / 12), the usual cloud-billing convention.
 HOURS_PER_MONTH = 730
@@ -402,7 +400,7 @@ def live_quote(cloud: str, region: str, item: str) -> Quote | None:
 
 
 def read_live_prices(
-    provider: CloudProvider,
+    provider: KnownCloud,
     region: str,
     items: Sequence[str],
     source: LivePrices | None,

@@ -22,15 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
+from elastic_gpu.cloud_facts import CloudFacts, KnownCloud
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.provider import CloudFacts
 
 if TYPE_CHECKING:
     from elastic_gpu.config import StackConfig
-    from elastic_gpu.general_pool import GeneralPoolArgs
+    from elastic_gpu.pool_args import GeneralPoolArgs, SpotGpuPoolArgs
     from elastic_gpu.preflight import Finding, Preflight
-    from elastic_gpu.provider import CloudProvider
-    from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 #: The preflight's own name for the general pool (elastic_gpu/<cloud>/preflight.py).
 GENERAL = "general"
@@ -78,7 +76,7 @@ def plain_region(handle: Any, facts: CloudFacts) -> str | None:
     return first if first is not None and first != zones[0] else None
 
 
-def stack_view(handle: Any, cloud: CloudProvider, stack: ProgramStack, region: str) -> StackConfig:
+def stack_view(handle: Any, cloud: KnownCloud, stack: ProgramStack, region: str) -> StackConfig:
     """The pools on `handle` (whose cloud's provider is `cloud`) as the stack config the preflight reads (built,
     not validated: each pool's Args were checked by its component)."""
     from elastic_gpu.config import (
@@ -130,11 +128,10 @@ def stack_view(handle: Any, cloud: CloudProvider, stack: ProgramStack, region: s
     )
 
 
-def pool_findings(name: str, handle: Any, cloud: CloudProvider, stack: ProgramStack, own: str) -> list[Finding]:
+def pool_findings(name: str, handle: Any, cloud: KnownCloud, stack: ProgramStack, own: str) -> list[Finding]:
     """What the account lacks for the pools on `handle` (whose cloud's provider is `cloud`), as the findings that
     name the pool `own` (the preflight's name for it) shown under the program's `name`."""
-    from elastic_gpu.preflight import findings, unread
-    from elastic_gpu.provider import AccountPreflight
+    from elastic_gpu.preflight import AccountPreflight, findings, unread
 
     if not isinstance(cloud, AccountPreflight) or cloud.facts.region_config is None:
         return []  # a cloud without an account preflight (a test's fake cloud)
@@ -155,7 +152,7 @@ def pool_findings(name: str, handle: Any, cloud: CloudProvider, stack: ProgramSt
 
 
 def check_pool(
-    name: str, args: GeneralPoolArgs | SpotGpuPoolArgs, cloud: CloudProvider, *, general: bool
+    name: str, args: GeneralPoolArgs | SpotGpuPoolArgs, cloud: KnownCloud, *, general: bool
 ) -> list[Finding]:
     """Add the pool to its handle's pools and read what the account lacks for them (`cloud`: the provider of the
     handle's cloud, which the pool's component chose); raise ConfigError on an `error` finding (before the pool

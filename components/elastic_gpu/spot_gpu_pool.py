@@ -3,26 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pulumi
-from pydantic import Field
 
 from elastic_gpu import program_preflight
-from elastic_gpu.args_doc import documented, documented_component
+from elastic_gpu.args_doc import documented_component
 from elastic_gpu.cluster_handle import cloud_provider, handle_problems
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_spec_problems, resolve_gpu_spec
-from elastic_gpu.pool_overrides import NodeOverrides, override_type_problems
-from elastic_gpu.pool_types import BuiltPool, ClusterHandle, PoolComponent, PoolProvisioner
-from elastic_gpu.scheduling import Taint
+from elastic_gpu.gpu_catalog import gpu_spec_problems, resolve_gpu_spec
+from elastic_gpu.pool_args import PoolCloud, pool_cloud
+from elastic_gpu.pool_args import SpotGpuPoolArgs as SpotGpuPoolArgs  # declared below the builder record
+from elastic_gpu.pool_overrides import override_type_problems
+from elastic_gpu.pool_types import BuiltPool, PoolComponent, PoolProvisioner
 from elastic_gpu.settings import (
     CLOUD_ONLY_POOL_SETTINGS,
-    GpuPoolArgsSettings,
     Spelling,
     gpu_pool_settings_problems,
 )
-from elastic_gpu.settings_base import cloud_only_settings
+from elastic_gpu.settings.base import cloud_only_settings
 from elastic_gpu.validation import (
     args_type_problems,
     cloud_args_problems,
@@ -31,91 +30,9 @@ from elastic_gpu.validation import (
 )
 from elastic_gpu.workload import CONTRACT_INPUT, WorkloadContract
 
-if TYPE_CHECKING:
-    from elastic_gpu.provider import CloudProvider
-
 TYPE_TOKEN = "elastic-gpu:index:SpotGpuPool"
 #: The component input that records the pool's promise (read back by the simulator and the policy).
 PROMISE_INPUT = "maxMinutesToFallback"
-
-
-@documented
-class SpotGpuPoolArgs(NodeOverrides, GpuPoolArgsSettings):
-    """A GPU pool's settings (elastic_gpu.settings.GpuPoolSettings, a stack file's `gpuPools[]`, each cloud's
-    own among them), the nodes' own (NodeOverrides), and what only a program gives; keyword arguments."""
-
-    model_config = NodeOverrides.model_config
-
-    cluster: ClusterHandle
-    """The cluster component (EksCluster, ...) the pool joins."""
-    instance_types: list[str]
-    """GPU instance types (several diversify the spot request); all with one GPU count."""
-    zones: list[str] | None = None
-    """Default: the cluster's zones."""
-    extra_taints: list[Taint] = Field(default_factory=list)
-    """Taints on top of the GPU taint (which is always there); the device plugin tolerates them."""
-    extra_labels: dict[str, str] = Field(default_factory=dict)
-    """Node labels on top of the pool's own (GPU, pool, node class, capacity, accelerator)."""
-    gpu_spec: GpuSpec | None = None
-    """The GPU of the instance_types the catalog (elastic_gpu/gpu_catalog.py) lacks: model (a catalog GPU
-    key), count per node, vCPUs and memory GiB, as the cloud's instance-type page gives them. Default None:
-    at preview the cloud's API describes them (EKS: EC2 DescribeInstanceTypes, GKE: Compute Engine machine
-    types; AKS has no such invoke), else every type must be in the catalog. The nodes carry it as the
-    elastic-gpu.io/gpu-spec label, so every tool that reads the stack knows their GPU."""
-    provisioner: PoolProvisioner | None = None
-    """Default None: the cloud's node groups, scaled by the ClusterAutoscaler. A provisioner that makes the
-    nodes itself (EKS: `Karpenter(...).nodes`) declares the pool's objects instead (no node groups)."""
-    gpu_sharing_replicas: int = 1
-    """Pods per physical GPU when the device plugin time-slices (scales the advertised GPU count)."""
-    tags: dict[str, str] = Field(default_factory=dict)
-    """Tags/labels on the cloud resources (cost allocation)."""
-
-    @property
-    def pool_zones(self) -> list[str]:
-        return list(self.zones or self.cluster.zones)
-
-    @property
-    def pool_per_zone(self) -> bool:
-        """per_zone, or the cluster's cloud's default (ConfigRules.default_per_zone) when it is unset."""
-        if self.per_zone is not None:
-            return self.per_zone
-        return cloud_provider(self.cluster).config_rules().default_per_zone
-
-    @property
-    def fallback_total(self) -> int:
-        """The fallback's total max (0 without a fallback)."""
-        if not self.on_demand_fallback:
-            return 0
-        return self.max_size if self.fallback_max_size is None else self.fallback_max_size
-
-    @property
-    def fallback_promise(self) -> float | None:
-        """max_minutes_to_fallback, or the cloud's default; None without a fallback."""
-        if not self.on_demand_fallback:
-            return None
-        if self.max_minutes_to_fallback is not None:
-            return float(self.max_minutes_to_fallback)
-        return float(cloud_provider(self.cluster).pool_builder().default_max_minutes_to_fallback)
-
-    @property
-    def gpus_per_node(self) -> int:
-        row = gpu_instance_type(self.cluster.cloud, self.instance_types[0], self.gpu_spec)
-        assert row is not None, "validated before use"
-        return self.gpu_count or row.gpus
-
-    @property
-    def advertised_gpus_per_node(self) -> int:
-        """What the device plugin advertises as nvidia.com/gpu per node."""
-        return self.gpus_per_node * self.gpu_sharing_replicas
-
-    @property
-    def accelerator(self) -> str | None:
-        """The accelerator label's value: the one GPU model of the types; None with mixed_gpu_models
-        and types of several models (no label then: it would be wrong on some nodes)."""
-        rows = [gpu_instance_type(self.cluster.cloud, t, self.gpu_spec) for t in self.instance_types]
-        labels = {row.model.accelerator_label for row in rows if row is not None}
-        assert labels, "validated before use"
-        return labels.pop() if len(labels) == 1 else None
 
 
 #: The pool settings only one cloud has: the stack file's (CLOUD_ONLY_POOL_SETTINGS) and a program's (gpu_count).
@@ -139,7 +56,7 @@ def spot_gpu_pool_problems(
     checked = settings_checked
     if problems := handle_problems(where, args.cluster) + ([] if checked else args_type_problems(where, args)):
         return problems  # the rest reads the cluster and compares the values
-    cloud = cloud_provider(args.cluster)
+    cloud = pool_cloud(args.cluster)
     if not checked:
         spell = Spelling(where, stack_file=False)
         problems = gpu_pool_settings_problems(spell, cloud, args, ARGS_CLOUD_ONLY_SETTINGS)
@@ -204,7 +121,7 @@ def provisioner_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
 
 
 def _instance_type_problems(
-    where: str, cloud: CloudProvider, args: SpotGpuPoolArgs, unresolved: dict[str, str] | None = None
+    where: str, cloud: PoolCloud, args: SpotGpuPoolArgs, unresolved: dict[str, str] | None = None
 ) -> list[str]:
     """The pool's types: given, each once, GPU types of the catalog or of `gpu_spec`, one GPU count (and model);
     `unresolved`: why the cloud's API described no GPU for a type, asked at preview."""
@@ -260,7 +177,7 @@ class SpotGpuPool(PoolComponent):
             raise ConfigError(problems, source=f"SpotGpuPool '{name}'")
         # What the account lacks for it, read as a stack's preflight reads it (a stack's pools: its own ran).
         # The handle's cloud, chosen once: the preflight and the builders below are that provider's.
-        cloud = cloud_provider(args.cluster)
+        cloud = pool_cloud(args.cluster)
         found = program_preflight.check_pool(name, args, cloud, general=False)
         pools = cloud.pool_builder()
         #: what a pod needs to land on this pool (tolerations, node selector, Job labels)

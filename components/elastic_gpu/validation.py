@@ -11,19 +11,18 @@ import difflib
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from types import UnionType
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from elastic_gpu.cloud_facts import Bounds as Bounds
+from elastic_gpu.cloud_facts import KnownCloud, RuledCloud
+from elastic_gpu.cloud_facts import TagRules as TagRules
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN, parse_duration
-from elastic_gpu.gpu_catalog import GPU_MODELS, GpuSpec, gpu_instance_type, retired_type
+from elastic_gpu.gpu_catalog import GPU_MODELS, GpuResolver, GpuSpec, gpu_instance_type, retired_type
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN
-
-if TYPE_CHECKING:
-    from elastic_gpu.provider import CloudProvider
 
 #: A name the stack gives (the cluster, a GPU pool): it prefixes node-group names, so it is short and DNS-safe.
 NAME_PATTERN = r"^[a-z]([a-z0-9-]{0,18}[a-z0-9])?$"
@@ -50,7 +49,7 @@ def size_problems(where: str, min_name: str, min_size: int, max_name: str, max_s
 
 def gpu_instance_type_problems(
     where: str,
-    provider: CloudProvider,
+    provider: RuledCloud,
     instance_types: list[str],
     gpu: str | None = None,
     types_field: str = "instanceTypes",
@@ -112,10 +111,8 @@ def gpu_instance_type_problems(
     return problems
 
 
-def _unresolved(cloud: CloudProvider, name: str, unresolved: Mapping[str, str] | None) -> str:
+def _unresolved(cloud: KnownCloud, name: str, unresolved: Mapping[str, str] | None) -> str:
     """Why the cloud did not tell a type's GPU: its answer at preview, or that its provider cannot be asked."""
-    from elastic_gpu.provider import GpuResolver
-
     if not isinstance(cloud, GpuResolver):
         # azure-native has no invoke that describes a VM size (no Resource SKUs or VM sizes list in its
         # compute module), so an AKS pool gives the GPU of a size the catalog lacks itself.
@@ -123,25 +120,6 @@ def _unresolved(cloud: CloudProvider, name: str, unresolved: Mapping[str, str] |
     if unresolved and name in unresolved:
         return f" (the cloud, asked at preview: {unresolved[name]})"
     return ""
-
-
-@dataclass(frozen=True)
-class TagRules:
-    """One cloud's rules for the tags (labels) put on every resource; each cloud's config_rules.py holds its own."""
-
-    what: str  # "tag" or "label"
-    max_count: int
-    key_max: int
-    value_max: int
-    key_pattern: str | None = None  # full-match regex; None: any characters
-    value_pattern: str | None = None
-    pattern_help: str = ""
-    forbidden_key_chars: str = ""
-    reserved_key_prefixes: tuple[str, ...] = ()  # compared case-insensitively
-    reserved_value_prefixes: tuple[str, ...] = ()
-    reserved_keys: tuple[str, ...] = ()  # keys the components set themselves
-    #: None: any characters; else keys and values are Unicode letters, digits, white space and these
-    allowed_punctuation: str | None = None
 
 
 def tag_problems(where: str, tags: Mapping[str, str], rules: TagRules) -> list[str]:
@@ -188,15 +166,6 @@ def _tag_char_ok(char: str, punctuation: str) -> bool:
     import unicodedata
 
     return char in punctuation or unicodedata.category(char)[0] in "LZN"
-
-
-@dataclass(frozen=True)
-class Bounds:
-    """An API's inclusive bounds for one number, with where they come from."""
-
-    low: int
-    high: int
-    source: str
 
 
 def bounds_problems(where: str, value: int, bounds: Bounds, unit: str = "") -> list[str]:
@@ -249,7 +218,7 @@ def autoscaler_settings_problems(
     durations: Mapping[str, str],
     expander: Sequence[str],
     fallback: str | None,
-    cloud: CloudProvider,
+    cloud: RuledCloud,
     example: str,
 ) -> list[str]:
     """The autoscaler's rules beyond each value's type and pattern, for the stack config and the
@@ -279,7 +248,7 @@ def instance_type_cloud(name: str) -> str | None:
     return next((c.name for c in all_clouds() if re.fullmatch(c.facts.instance_type_pattern, name)), None)
 
 
-def instance_type_problems(where: str, provider: CloudProvider, names: list[str]) -> list[str]:
+def instance_type_problems(where: str, provider: RuledCloud, names: list[str]) -> list[str]:
     """Types that are not named as the cloud names its types (a CPU type of another cloud, a typo), or
     whose family the cloud's table (its ConfigRules.machine_type_pattern) does not know; and
     each type once."""
@@ -301,7 +270,7 @@ def instance_type_problems(where: str, provider: CloudProvider, names: list[str]
     return problems + duplicate_problems(where, list(names))
 
 
-def cloud_args_problems(where: str, cloud: CloudProvider, tags: Mapping[str, str]) -> list[str]:
+def cloud_args_problems(where: str, cloud: RuledCloud, tags: Mapping[str, str]) -> list[str]:
     """A pool component's tags against its cloud's rules (its provider's ConfigRules); its disk is a setting,
     checked by disk_problems with the pool's other settings."""
 
@@ -309,14 +278,14 @@ def cloud_args_problems(where: str, cloud: CloudProvider, tags: Mapping[str, str
     return tag_problems(f"{where}tags", tags, rules.tag_rules)
 
 
-def disk_bounds(cloud: CloudProvider) -> Bounds:
+def disk_bounds(cloud: RuledCloud) -> Bounds:
     """The node disk sizes a pool may have on `cloud`: the cloud's own bounds (its config_rules' DISK_GIB, with their
     source) within the ones every cloud shares (NODE_DISK_GIB, the settings' field bounds)."""
     own = cloud.config_rules().disk_gib
     return Bounds(max(own.low, NODE_DISK_GIB.low), min(own.high, NODE_DISK_GIB.high), own.source)
 
 
-def disk_problems(path: str, cloud: CloudProvider, disk_size_gib: int) -> list[str]:
+def disk_problems(path: str, cloud: RuledCloud, disk_size_gib: int) -> list[str]:
     """A pool's node disk (GiB) against disk_bounds: the one rule a stack file's `diskSizeGib` and a program's
     `disk_size_gib` run (elastic_gpu.settings); `path` names it as the caller does."""
     return bounds_problems(path, disk_size_gib, disk_bounds(cloud), " GiB")
@@ -329,7 +298,7 @@ NODES_PER_CLUSTER = Bounds(0, 5000, "Kubernetes supports at most 5,000 nodes per
 PODS_PER_NODE = Bounds(2, 110, "Kubernetes supports at most 110 pods per node")
 #: A node disk (GiB) of any cloud: at least what the smallest node image boots from (the EKS AMIs' 20 GiB root
 #: snapshot), at most the largest any cloud's node takes (GKE's 65,536 GB boot disk); larger is a typo. The
-#: settings' field bounds (settings_base MIN_DISK_GIB, MAX_DISK_GIB); each cloud's own are its DISK_GIB.
+#: settings' field bounds (settings.base MIN_DISK_GIB, MAX_DISK_GIB); each cloud's own are its DISK_GIB.
 NODE_DISK_GIB = Bounds(20, 65536, "no cloud's node disk is larger")
 
 
@@ -449,7 +418,7 @@ def duration_problems(where: str, seconds: float, text: str, bounds: Bounds) -> 
 
 
 def autoscaler_duration_problems(
-    cloud: CloudProvider, durations: Mapping[str, str], label: Mapping[str, str]
+    cloud: RuledCloud, durations: Mapping[str, str], label: Mapping[str, str]
 ) -> list[str]:
     """The autoscaler's durations (by attribute name: max_node_provision_time ...) within the cloud's bounds
     (ConfigRules.autoscaler_durations), written as the cloud takes them (duration_format, if
@@ -469,7 +438,7 @@ def autoscaler_duration_problems(
     return problems
 
 
-def time_slicing_problems(where: str, cloud: CloudProvider, replicas: int | None) -> list[str]:
+def time_slicing_problems(where: str, cloud: RuledCloud, replicas: int | None) -> list[str]:
     """GPU time-slicing replicas within the cloud's bound (ConfigRules.time_slicing_replicas)."""
     if replicas is None:
         return []
@@ -477,7 +446,7 @@ def time_slicing_problems(where: str, cloud: CloudProvider, replicas: int | None
 
 
 def general_pool_problems(
-    where: str, cloud: CloudProvider, instance_types: list[str], types_field: str = "instanceTypes"
+    where: str, cloud: RuledCloud, instance_types: list[str], types_field: str = "instanceTypes"
 ) -> list[str]:
     """The general (CPU) pool's types: the cloud's, known, each once, and as many as one pool of the cloud takes."""
     problems = instance_type_problems(f"{where}{types_field}", cloud, list(instance_types))

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from elastic_gpu.clouds import MinorSupport, all_clouds, next_minor
-from elastic_gpu.provider import CloudProvider, UpgradePath
+from elastic_gpu.cloud_facts import MinorSupport, UpgradePath, VersionedCloud
+from elastic_gpu.clouds import all_clouds, next_minor
 
-__all__ = ["MinorSupport"]  # its type is the clouds' rows' (elastic_gpu/clouds.py)
+__all__ = ["MinorSupport"]  # its type is the clouds' rows' (elastic_gpu/cloud_facts.py)
 
 #: A Kubernetes minor as every cloud and the autoscaler table take it, e.g. "1.33".
 KUBERNETES_MINOR_PATTERN = r"^1\.[0-9]+$"
@@ -75,7 +75,7 @@ class SupportStatus:
     service still lists, so an older one is past its end of life.
     """
 
-    provider: CloudProvider
+    provider: VersionedCloud
     row: MinorSupport | None
     level: str
     next_minor: str | None
@@ -153,7 +153,7 @@ def today() -> date:
     return date.today()
 
 
-def support_status(cloud: CloudProvider, kubernetes_version: str, on: date | None = None) -> SupportStatus | None:
+def support_status(cloud: VersionedCloud, kubernetes_version: str, on: date | None = None) -> SupportStatus | None:
     """The support status of ``kubernetes_version`` ("1.33" or "1.33.2") on ``cloud`` on the day ``on``
     (default: `today()`): a minor older than every row of the cloud's table is end of life; None for one newer
     than the table (not known yet) or for what is not a Kubernetes version."""
@@ -178,7 +178,7 @@ def support_status(cloud: CloudProvider, kubernetes_version: str, on: date | Non
     return SupportStatus(cloud, row, level, candidate if candidate in rows else None, minor, day)
 
 
-def minor_support_warnings(where: str, cloud: CloudProvider, kubernetes_version: str) -> list[str]:
+def minor_support_warnings(where: str, cloud: VersionedCloud, kubernetes_version: str) -> list[str]:
     """The preview warning for a minor past its end of standard support (none in standard support)."""
     status = support_status(cloud, kubernetes_version)
     return [f"{where}{status.message()}"] if status is not None and status.level != "standard" else []

@@ -17,7 +17,6 @@ from elastic_gpu.aws import config_rules as aws_rules
 from elastic_gpu.aws.iam import CLUSTER_POLICIES, NODE_POLICIES, role_with_policies, service_trust_policy
 from elastic_gpu.aws.karpenter.release import DISCOVERY_TAG_KEY as KARPENTER_DISCOVERY_TAG_KEY
 from elastic_gpu.aws.network import Network, build_network
-from elastic_gpu.aws.options import AwsNetworkOptions
 from elastic_gpu.cluster_handle import (
     EksClusterHandle,
     ExistingCluster,
@@ -34,7 +33,8 @@ from elastic_gpu.config import CIDR_PREFIXES
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.kubeconfig import exec_kubeconfig
 from elastic_gpu.settings import ClusterSettings, NetworkCidrSetting, ProtectSetting, RegionSetting
-from elastic_gpu.settings_base import ArgsModel
+from elastic_gpu.settings.aws import AwsNetworkOptions
+from elastic_gpu.settings.base import ArgsModel
 from elastic_gpu.validation import args_type_problems, private_cidr_problems, shown_value
 
 if TYPE_CHECKING:

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from elastic_gpu.aws.network import MAX_ZONES
 from elastic_gpu.aws.partitions import partition_problems
 from elastic_gpu.aws.reservations import reservation_problems
+from elastic_gpu.config import ConfigRules
 from elastic_gpu.durations import parse_duration
-from elastic_gpu.provider import ConfigRules
-from elastic_gpu.settings_base import Spelling
+from elastic_gpu.settings.base import Spelling
 from elastic_gpu.validation import (
     PODS_PER_NODE,
     Bounds,

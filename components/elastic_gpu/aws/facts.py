@@ -3,7 +3,7 @@ this folder's builders read them without importing the provider that imports the
 
 from __future__ import annotations
 
-from elastic_gpu.provider import CloudFacts
+from elastic_gpu.cloud_facts import CloudFacts
 
 FACTS = CloudFacts(
     service="EKS",

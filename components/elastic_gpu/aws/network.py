@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pulumi
 import pulumi_aws as aws
 
-from elastic_gpu.aws.options import DEFAULT_NAT_GATEWAYS, NatGateways
+from elastic_gpu.settings.aws import DEFAULT_NAT_GATEWAYS, NatGateways
 
 #: Each zone gets one /(n+3) private block and one /(n+3) public block of the VPC range.
 MAX_ZONES = 4

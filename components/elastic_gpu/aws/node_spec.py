@@ -81,7 +81,7 @@ class AwsNodeSpec:
     reserved_nodes: int = 0
     #: node-template resources for scale-from-zero, e.g. {"nvidia.com/gpu": "1"}
     template_resources: Mapping[str, str] = field(default_factory=dict)
-    #: the program's own pulumi_aws.eks.NodeGroupArgs inputs (aws/options.py AwsPoolArgsOptions.node_group_args),
+    #: the program's own pulumi_aws.eks.NodeGroupArgs inputs (settings/aws.py AwsPoolArgsOptions.node_group_args),
     #: merged over what the builder declares
     node_group_args: Mapping[str, Any] = field(default_factory=dict)
 

@@ -24,21 +24,21 @@ from elastic_gpu.aws.node_groups import (
     build_node_group,
 )
 from elastic_gpu.aws.node_spec import AwsNodeSpec, general_node_spec, gpu_node_spec, gpu_taints
-from elastic_gpu.aws.options import OWNED_NODE_GROUP_ARGS
 from elastic_gpu.aws.reservations import ReadReservation, describe_command, read_reservation, reservation_problems
 from elastic_gpu.aws.user_data import user_data_problems
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
+from elastic_gpu.pool_args import PoolBuilder
 from elastic_gpu.pool_overrides import NodeOverrides
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.program_preflight import plain_region
-from elastic_gpu.provider import PoolBuilder
 from elastic_gpu.scheduling import (
     POOL_LABEL,
     Taint,
     split_total,
 )
 from elastic_gpu.settings import Spelling
+from elastic_gpu.settings.aws import OWNED_NODE_GROUP_ARGS
 from elastic_gpu.validation import said
 from elastic_gpu.workload import WorkloadContract
 

@@ -8,20 +8,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from elastic_gpu.aws.facts import FACTS
-from elastic_gpu.provider import (
-    AutoscalerBuilder,
-    Cloud,
-    CloudProvider,
-    ConfigRules,
-    PoolBuilder,
-    StackBuilder,
-    VersionRows,
-)
+from elastic_gpu.clouds import Cloud
 
 if TYPE_CHECKING:
-    from elastic_gpu.config import StackConfig
+    from elastic_gpu.cloud_facts import VersionRows
+    from elastic_gpu.cluster_autoscaler import AutoscalerBuilder
+    from elastic_gpu.config import ConfigRules, StackBuilder, StackConfig
     from elastic_gpu.gpu_catalog import GpuSpec
+    from elastic_gpu.pool_args import PoolBuilder
     from elastic_gpu.preflight import Finding
+    from elastic_gpu.provider import CloudProvider
 
 
 class AwsProvider(Cloud):
@@ -42,6 +38,8 @@ class AwsProvider(Cloud):
     def stack_builder(self) -> StackBuilder:
         with self.loading():
             import elastic_gpu.aws.stack as stack
+        from elastic_gpu.config import StackBuilder
+
         return StackBuilder(cluster_problems=lambda _: [], pool_args=stack.pool_args, build_stack=stack.build_stack)
 
     def pool_builder(self) -> PoolBuilder:
@@ -52,6 +50,8 @@ class AwsProvider(Cloud):
     def autoscaler_builder(self) -> AutoscalerBuilder:
         with self.loading():
             import elastic_gpu.aws.autoscaler as autoscaler
+        from elastic_gpu.cluster_autoscaler import AutoscalerBuilder
+
         return AutoscalerBuilder(build_autoscaler=autoscaler.build_autoscaler)
 
     def versions(self) -> VersionRows:
@@ -59,7 +59,7 @@ class AwsProvider(Cloud):
             import elastic_gpu.aws.versions as versions
         return versions.ROWS
 
-    # deploy-side capabilities (elastic_gpu/provider.py)
+    # deploy-side capabilities (elastic_gpu/provider.py lists them)
 
     def preflight(self, cfg: StackConfig) -> list[Finding]:
         with self.loading():

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import date
 
 from elastic_gpu.aws import EKS_CLUSTER, EKS_EXISTING_CLUSTER, EKS_NODE_GROUP
+from elastic_gpu.cloud_facts import VersionRows
 from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
-from elastic_gpu.provider import VersionRows
 
 _SOURCE = (
     "EKS calendar (docs.aws.amazon.com/eks/latest/userguide/kubernetes-versions.html) as mirrored by "

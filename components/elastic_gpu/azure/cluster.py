@@ -36,17 +36,6 @@ from elastic_gpu.azure.network import (
 )
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.azure.node_provisioning.cluster import nap_cluster_problems, node_provisioning_profile
-from elastic_gpu.azure.options import (
-    DEFAULT_AKS_NETWORK_PLUGIN,
-    DEFAULT_AKS_SYSTEM_MAX,
-    DEFAULT_AKS_SYSTEM_MIN,
-    DEFAULT_AKS_SYSTEM_VM_SIZE,
-    NODE_OS_MAINTENANCE_CONFIG,
-    AksNetworkOptions,
-    AksNetworkPluginOptions,
-    MaintenanceWindowConfig,
-    NetworkPlugin,
-)
 from elastic_gpu.azure.pools import vmss_name_regex
 from elastic_gpu.azure.reservations import CONTRIBUTOR_ROLE, GROUP_ID_SHAPE, parse_group_id
 from elastic_gpu.azure.system_pool import system_pool_size_warning
@@ -65,7 +54,18 @@ from elastic_gpu.cluster_handle import (
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.scheduling import NODE_CLASS_GENERAL, node_labels
 from elastic_gpu.settings import AutoscalerSettings, ClusterSettings, ProtectSetting
-from elastic_gpu.settings_base import ArgsModel
+from elastic_gpu.settings.azure import (
+    DEFAULT_AKS_NETWORK_PLUGIN,
+    DEFAULT_AKS_SYSTEM_MAX,
+    DEFAULT_AKS_SYSTEM_MIN,
+    DEFAULT_AKS_SYSTEM_VM_SIZE,
+    NODE_OS_MAINTENANCE_CONFIG,
+    AksNetworkOptions,
+    AksNetworkPluginOptions,
+    MaintenanceWindowConfig,
+    NetworkPlugin,
+)
+from elastic_gpu.settings.base import ArgsModel
 from elastic_gpu.validation import args_type_problems, said
 
 TYPE_TOKEN = "elastic-gpu:index:AksCluster"

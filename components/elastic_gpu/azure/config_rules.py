@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING
 
 from elastic_gpu.azure.cluster import AKS_DURATION_PATTERN, AKS_EXPANDERS, AZURE_ZONES, zoneless_region_problems
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
-from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig, spot_max_price_problems
 from elastic_gpu.azure.pools import MAX_VM_SIZES, agent_pool_name_problems, agent_pool_stem
 from elastic_gpu.azure.reservations import reservation_problems
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
+from elastic_gpu.config import ConfigRules
 from elastic_gpu.gpu_catalog import gpu_instance_type
-from elastic_gpu.provider import ConfigRules
-from elastic_gpu.settings_base import Spelling
+from elastic_gpu.settings.azure import DEFAULT_AKS_NETWORK_PLUGIN, SystemPoolConfig, spot_max_price_problems
+from elastic_gpu.settings.base import Spelling
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, instance_type_problems, said, tag_problems
 
 if TYPE_CHECKING:

@@ -20,17 +20,16 @@ from elastic_gpu.azure.node_provisioning import uses_node_provisioning
 from elastic_gpu.azure.node_provisioning.pools import build_nap_gpu_pool, nap_pool_problems
 from elastic_gpu.azure.node_spec import KUBELET_KEYS, AksNodeSpec, PoolNodes, forcing, pool_nodes
 from elastic_gpu.azure.node_template import resources_tag
-from elastic_gpu.azure.options import spot_max_price_problems
 from elastic_gpu.azure.reservations import cluster_grant_problems, existing_cluster_warning, reservation_problems
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
+from elastic_gpu.pool_args import PoolBuilder
 from elastic_gpu.pool_names import DIGEST_LEN, short_digest
 from elastic_gpu.pool_overrides import kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
 from elastic_gpu.prices import TABLE_PATH, price_row, price_rows
-from elastic_gpu.provider import PoolBuilder
 from elastic_gpu.scheduling import (
     GPU_RESOURCE,
     NODE_CLASS_GENERAL,
@@ -38,7 +37,8 @@ from elastic_gpu.scheduling import (
     node_labels,
     split_total,
 )
-from elastic_gpu.settings_base import Spelling
+from elastic_gpu.settings.azure import spot_max_price_problems
+from elastic_gpu.settings.base import Spelling
 from elastic_gpu.validation import said
 from elastic_gpu.workload import WorkloadContract
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 def pool_capacities(cfg: StackConfig) -> list[tuple[str, bool, int, list[str], int]]:
     """(pool, spot, nodes at its max, its sizes, vCPUs per node) of every pool: the GPU pools and their fallback,
     the general pool and the System pool (its vCPUs from the size's name: the catalog holds GPU sizes only)."""
-    from elastic_gpu.azure.options import SystemPoolConfig
+    from elastic_gpu.settings.azure import SystemPoolConfig
 
     out = [(c.pool, c.spot, c.nodes, list(c.instance_types), c.per_node("azure", "vcpus")) for c in capacities(cfg)]
     general = cfg.general_pool

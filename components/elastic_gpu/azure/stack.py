@@ -9,10 +9,10 @@ import pulumi_azure_native as azure_native
 
 from elastic_gpu.azure.cluster import AksCluster, AksClusterArgs, aks_cluster_problems
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
-from elastic_gpu.azure.options import DEFAULT_AKS_NETWORK_PLUGIN, MaintenanceWindowConfig, SystemPoolConfig
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.pool_types import provisioner_node_pool_names
+from elastic_gpu.settings.azure import DEFAULT_AKS_NETWORK_PLUGIN, MaintenanceWindowConfig, SystemPoolConfig
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:

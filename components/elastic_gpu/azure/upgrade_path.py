@@ -17,8 +17,8 @@ from datetime import date
 from typing import Any
 
 from elastic_gpu.azure.versions import KUBERNETES_SUPPORT
+from elastic_gpu.cloud_facts import UpgradeReach
 from elastic_gpu.clouds import minor_key, next_minor
-from elastic_gpu.provider import UpgradeReach
 
 _SOURCE = "MicrosoftDocs/azure-aks-docs articles/aks/supported-kubernetes-versions.md"
 

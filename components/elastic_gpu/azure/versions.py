@@ -8,8 +8,8 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_EXISTING_CLUSTER, AKS_MANAGED_CLUSTER
+from elastic_gpu.cloud_facts import VersionRows
 from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
-from elastic_gpu.provider import VersionRows
 
 if TYPE_CHECKING:
     from elastic_gpu.versions import SupportStatus

@@ -27,12 +27,12 @@ from elastic_gpu.gcp import GKE_EXISTING_CLUSTER
 from elastic_gpu.gcp import config_rules as gcp_rules
 from elastic_gpu.gcp.autoprovisioning import PROVISIONER
 from elastic_gpu.gcp.autoprovisioning.cluster import AutoProvisioningLimits, cluster_autoscaling_args
-from elastic_gpu.gcp.options import DEFAULT_RELEASE_CHANNEL as DEFAULT_RELEASE_CHANNEL
-from elastic_gpu.gcp.options import GkeClusterOptions
 from elastic_gpu.gcp.pools import node_network_tag
 from elastic_gpu.kubeconfig import exec_kubeconfig
 from elastic_gpu.settings import DEFAULT_NETWORK_CIDR, ClusterSettings, ProtectSetting, RegionSetting
-from elastic_gpu.settings_base import ArgsModel
+from elastic_gpu.settings.base import ArgsModel
+from elastic_gpu.settings.gcp import DEFAULT_RELEASE_CHANNEL as DEFAULT_RELEASE_CHANNEL
+from elastic_gpu.settings.gcp import GkeClusterOptions
 from elastic_gpu.validation import args_type_problems
 
 TYPE_TOKEN = "elastic-gpu:index:GkeCluster"

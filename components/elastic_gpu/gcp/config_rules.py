@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 from pydantic.alias_generators import to_camel
 
+from elastic_gpu.config import ConfigRules
 from elastic_gpu.facts import ReviewedRow
 from elastic_gpu.gcp.reservations import reservation_problems
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
-from elastic_gpu.provider import ConfigRules
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, cidr_problems, tag_problems
 
 if TYPE_CHECKING:

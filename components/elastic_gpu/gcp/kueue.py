@@ -22,7 +22,7 @@ from elastic_gpu.gcp.versions import KUEUE_CHART, KUEUE_VERSION, KUEUE_VISIBILIT
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
 from elastic_gpu.settings import KueueSettings
-from elastic_gpu.settings_base import ArgsModel
+from elastic_gpu.settings.base import ArgsModel
 
 if TYPE_CHECKING:
     from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs

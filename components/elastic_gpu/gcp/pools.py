@@ -35,10 +35,10 @@ from elastic_gpu.gcp.node_spec import (
 )
 from elastic_gpu.gcp.reservations import reservation_problems, reservations_of
 from elastic_gpu.gpu_catalog import gpu_spec_labels
+from elastic_gpu.pool_args import PoolBuilder
 from elastic_gpu.pool_names import pool_name
 from elastic_gpu.pool_overrides import kubelet_problems, unsupported
 from elastic_gpu.pool_types import BuiltPool, Capacity, NodeGroupRef
-from elastic_gpu.provider import PoolBuilder
 from elastic_gpu.scheduling import (
     API_TAINT_EFFECT,
     GKE_COMPUTE_CLASS_KEY,

@@ -7,24 +7,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from elastic_gpu.provider import (
-    AutoscalerBuilder,
-    Cloud,
-    CloudFacts,
-    CloudProvider,
-    ConfigRules,
-    PoolBuilder,
-    StackBuilder,
-    UpgradeReach,
-    VersionRows,
-)
+from elastic_gpu.cloud_facts import CloudFacts
+from elastic_gpu.clouds import Cloud
 
 if TYPE_CHECKING:
     from datetime import date
 
-    from elastic_gpu.config import StackConfig
+    from elastic_gpu.cloud_facts import UpgradeReach, VersionRows
+    from elastic_gpu.cluster_autoscaler import AutoscalerBuilder
+    from elastic_gpu.config import ConfigRules, StackBuilder, StackConfig
     from elastic_gpu.gpu_catalog import GpuSpec
+    from elastic_gpu.pool_args import PoolBuilder
     from elastic_gpu.preflight import Finding
+    from elastic_gpu.provider import CloudProvider
 
 
 class GcpProvider(Cloud):
@@ -71,6 +66,8 @@ class GcpProvider(Cloud):
     def stack_builder(self) -> StackBuilder:
         with self.loading():
             import elastic_gpu.gcp.stack as stack
+        from elastic_gpu.config import StackBuilder
+
         return StackBuilder(
             cluster_problems=stack.cluster_problems, pool_args=stack.pool_args, build_stack=stack.build_stack
         )
@@ -83,6 +80,8 @@ class GcpProvider(Cloud):
     def autoscaler_builder(self) -> AutoscalerBuilder:
         with self.loading():
             import elastic_gpu.gcp.autoscaler as autoscaler
+        from elastic_gpu.cluster_autoscaler import AutoscalerBuilder
+
         return AutoscalerBuilder(
             build_autoscaler=autoscaler.build_autoscaler,
             runs_pod=autoscaler.RUNS_POD,
@@ -94,7 +93,7 @@ class GcpProvider(Cloud):
             import elastic_gpu.gcp.versions as versions
         return versions.ROWS
 
-    # deploy-side capabilities (elastic_gpu/provider.py)
+    # deploy-side capabilities (elastic_gpu/provider.py lists them)
 
     def resolve_gpu(self, instance_type: str, region: str | None, zones: Sequence[str]) -> GpuSpec | str:
         with self.loading():

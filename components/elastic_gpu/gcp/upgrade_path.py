@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
+from elastic_gpu.cloud_facts import UpgradeReach
 from elastic_gpu.clouds import minor_key, next_minor
 from elastic_gpu.gcp.versions import CHANNEL_INPUT, KEEPS_MINOR_CHANNEL, KUBERNETES_SUPPORT
-from elastic_gpu.provider import UpgradeReach
 
 _SOURCE = (
     "GKE upgrades every control plane at the end of its minor's support, on every channel but Extended "

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from elastic_gpu.cloud_facts import VersionRows
 from elastic_gpu.clouds import HANDLE_VERSION_INPUT, MinorSupport
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_EXISTING_CLUSTER, GKE_NODE_POOL
-from elastic_gpu.provider import VersionRows
 
 if TYPE_CHECKING:
     from elastic_gpu.versions import SupportStatus

@@ -62,8 +62,8 @@ def _default(field: Any) -> str:
 
 def settings_rows(section: str, model: type[BaseModel]) -> list[str]:
     """One row per key of a stack-file section: its key as the stack file spells it, default, the cloud it is
-    for (a cloud's own options, elastic_gpu/<cloud>/options.py) and its meaning (the field's docstring)."""
-    from elastic_gpu.settings_base import cloud_only_settings
+    for (a cloud's own options, elastic_gpu/settings/<cloud>.py) and its meaning (the field's docstring)."""
+    from elastic_gpu.settings.base import cloud_only_settings
 
     owners = cloud_only_settings(model)
     rows = []

@@ -23,10 +23,10 @@ from elastic_gpu.aws.karpenter.release import (
     RELEASE_NAME,
 )
 from elastic_gpu.aws.karpenter.spot_role import build_spot_role
-from elastic_gpu.aws.options import KarpenterOptions
 from elastic_gpu.cluster_handle import EksClusterHandle
 from elastic_gpu.general_pool import GeneralPool
-from elastic_gpu.settings_base import ArgsModel
+from elastic_gpu.settings.aws import KarpenterOptions
+from elastic_gpu.settings.base import ArgsModel
 
 TYPE_TOKEN = "elastic-gpu:index:Karpenter"
 #: How long a GPU node stays empty before Karpenter removes it, when not given (the autoscaler's default
@@ -43,7 +43,7 @@ def discovery_terms(cluster_name: pulumi.Input[str]) -> list[dict[str, Any]]:
 
 @documented
 class KarpenterArgs(ArgsModel, KarpenterOptions):
-    """Karpenter's settings (elastic_gpu.aws.options.KarpenterOptions, a stack file's `cluster`) and what only a
+    """Karpenter's settings (elastic_gpu.settings.aws.KarpenterOptions, a stack file's `cluster`) and what only a
     program gives; keyword arguments."""
 
     model_config = ArgsModel.model_config

@@ -23,7 +23,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_aws as aws
 
-from elastic_gpu.aws.options import DEFAULT_SPOT_ROLE_MODE, SpotRoleMode
+from elastic_gpu.settings.aws import DEFAULT_SPOT_ROLE_MODE, SpotRoleMode
 
 SPOT_SERVICE = "spot.amazonaws.com"
 SPOT_ROLE_NAME = "AWSServiceRoleForEC2Spot"

@@ -19,8 +19,9 @@ from typing import Any
 from pulumi.runtime import rpc
 
 from elastic_gpu import versions
+from elastic_gpu.cloud_facts import RegisteredCloud
 from elastic_gpu.clouds import CLOUDS, all_clouds, get_cloud
-from elastic_gpu.provider import CloudProvider, UpgradePath, UpgradeReach
+from elastic_gpu.provider import UpgradePath, UpgradeReach
 from elastic_gpu.tools.offline.runner import CapturedResource
 
 #: The stack file's cluster, the one key a side has before its program runs.
@@ -42,7 +43,7 @@ class ClusterVersion:
     #: how messages name the declaration: "<type> <name>: <input>", or the stack file's field
     where: str
     #: the cloud whose rules apply (None: not known)
-    cloud: CloudProvider | None
+    cloud: RegisteredCloud | None
     #: the version as declared ("1.33", "1.26.3", "1.33.5-gke.1000"); rpc.UNKNOWN: known only after deployment;
     #: None: not declared (the cloud picks its default when it creates the cluster)
     declared: Any
@@ -75,7 +76,7 @@ def _text(minor: tuple[int, int]) -> str:
     return f"{minor[0]}.{minor[1]}"
 
 
-def _inputs() -> tuple[dict[str, tuple[CloudProvider, str]], dict[str, str]]:
+def _inputs() -> tuple[dict[str, tuple[RegisteredCloud, str]], dict[str, str]]:
     """resource type -> (its cloud, the input carrying the control plane's version); and the nodes' inputs."""
     planes = {t: (c, f) for c in all_clouds() for t, f in c.versions().version_inputs.items()}
     nodes = {t: f for c in all_clouds() for t, f in c.versions().node_version_inputs.items()}
@@ -86,7 +87,7 @@ def cluster_versions(resources: Mapping[str, CapturedResource]) -> dict[str, Clu
     """Every cluster a side's program declares, and every handle on a cluster it does not, by URN."""
     planes, nodes = _inputs()
     declared: dict[str, ClusterVersion] = {}
-    handles: list[tuple[CapturedResource, CloudProvider, str]] = []
+    handles: list[tuple[CapturedResource, RegisteredCloud, str]] = []
     for r in resources.values():
         if r.type not in planes:
             continue

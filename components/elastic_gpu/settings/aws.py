@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from elastic_gpu.settings_base import CloudOptions
+from elastic_gpu.settings.base import CloudOptions
 
 #: The EKS-optimised AMI family of a GPU pool's nodes.
 AmiFamily = Literal["al2023", "bottlerocket"]

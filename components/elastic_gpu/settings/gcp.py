@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from elastic_gpu.settings_base import CloudOptions
+from elastic_gpu.settings.base import CloudOptions
 
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
 #: GKE's recommended release channel for production clusters.

@@ -4,8 +4,8 @@ own parts of the stack file's `cluster`).
 Each model is both the stack file's section (elastic_gpu/config.py adds what only a stack file has: a pool's
 `name`, `gpu`, ...) and the base of the component's Args (`GeneralPoolArgs`, `SpotGpuPoolArgs`,
 `ClusterAutoscalerArgs` add what only a program has: the cluster handle, a provisioner, extra taints ...).
-A GPU pool's cloud-only settings are each cloud's `<cloud>/options.py` part, merged here; a new one is
-declared there and read by that cloud's builder.
+A cloud-only setting is each cloud's part, `settings/<cloud>.py` beside this module, merged here; a new one is
+declared there and read by that cloud's builder. The clouds' folders import these modules, never the reverse.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
-# The one cloud-neutral module that imports the clouds' folders (their SDK-free `options` alone): a typed
-# merge, so that the type checker and an editor know every setting of a pool.
-from elastic_gpu.aws.options import AwsClusterOptions, AwsGpuPoolArgsOptions, AwsGpuPoolOptions
-from elastic_gpu.azure.options import AzureClusterOptions, AzureGpuPoolOptions
 from elastic_gpu.durations import DURATION_PATTERN
-from elastic_gpu.gcp.options import GcpClusterOptions, GcpGpuPoolArgsOptions, GcpGpuPoolOptions
-from elastic_gpu.settings_base import MAX_DISK_GIB, MAX_NODES, MIN_DISK_GIB, SettingsModel, cloud_only_settings
-from elastic_gpu.settings_base import Spelling as Spelling
+
+# The clouds' own parts (SDK-free), merged by type, so that the type checker and an editor know every setting.
+from elastic_gpu.settings.aws import AwsClusterOptions, AwsGpuPoolArgsOptions, AwsGpuPoolOptions
+from elastic_gpu.settings.azure import AzureClusterOptions, AzureGpuPoolOptions
+from elastic_gpu.settings.base import MAX_DISK_GIB, MAX_NODES, MIN_DISK_GIB, SettingsModel, cloud_only_settings
+from elastic_gpu.settings.base import Spelling as Spelling
+from elastic_gpu.settings.gcp import GcpClusterOptions, GcpGpuPoolArgsOptions, GcpGpuPoolOptions
 from elastic_gpu.validation import (
     NODES_PER_CLUSTER,
     bounds_problems,
@@ -35,7 +35,7 @@ from elastic_gpu.validation import (
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN
 
 if TYPE_CHECKING:
-    from elastic_gpu.provider import CloudProvider
+    from elastic_gpu.cloud_facts import RuledCloud
 
 Expander = Literal["priority", "least-waste", "most-pods", "random", "price"]
 #: A cluster-autoscaler duration, a Go `time.Duration`: "90s", "14m30s", "1h30m" (elastic_gpu.durations
@@ -149,7 +149,7 @@ class GpuPoolArgsSettings(GpuPoolSettings, GcpGpuPoolArgsOptions, AwsGpuPoolArgs
 
 
 #: GPU-pool settings that mean something on one cloud only (SpotGpuPoolArgs and gpuPools[] alike): the
-#: cloud, and the value that leaves them unset (the clouds' `options.py`).
+#: cloud, and the value that leaves them unset (settings/<cloud>.py).
 CLOUD_ONLY_POOL_SETTINGS = cloud_only_settings(GpuPoolSettings)
 
 
@@ -175,7 +175,7 @@ DURATION_KEYS = ("scale_down_unneeded_time", "scale_down_delay_after_add", "max_
 # --- the rules over the settings, for the stack file and the Args alike ------------------------
 
 
-def general_pool_settings_problems(spell: Spelling, cloud: CloudProvider, pool: GeneralPoolSettings) -> list[str]:
+def general_pool_settings_problems(spell: Spelling, cloud: RuledCloud, pool: GeneralPoolSettings) -> list[str]:
     """The general pool's settings against each other and the cloud's types (values of their declared types)."""
     problems = size_problems(spell.where, spell.word("min_size"), pool.min_size, spell.word("max_size"), pool.max_size)
     if pool.min_size < 1:
@@ -191,7 +191,7 @@ def general_pool_settings_problems(spell: Spelling, cloud: CloudProvider, pool: 
 
 def gpu_pool_settings_problems(
     spell: Spelling,
-    cloud: CloudProvider,
+    cloud: RuledCloud,
     pool: GpuPoolSettings,
     owners: Mapping[str, tuple[str, object]] = CLOUD_ONLY_POOL_SETTINGS,
     given: Callable[[str], bool] = lambda _: False,
@@ -255,7 +255,7 @@ def _promise_problems(spell: Spelling, pool: GpuPoolSettings) -> list[str]:
 #
 # The stack file's `cluster`, `devicePlugin` and `kueue` (elastic_gpu/config.py) and the components' Args
 # (EksClusterArgs, AksClusterArgs, GkeClusterArgs, NvidiaDevicePluginArgs, KueueDwsArgs) build on these; a cloud's
-# own cluster settings are its `<cloud>/options.py` parts (AwsNetworkOptions, KarpenterOptions, AksNetworkOptions,
+# own cluster settings are its `settings/<cloud>.py` parts (AwsNetworkOptions, KarpenterOptions, AksNetworkOptions,
 # GkeClusterOptions, ...). The cluster's are small models, not one: each cluster's Args take only the settings
 # their cloud has under the stack file's name (AKS calls the region `location`, GKE the network range
 # `node_cidr`), and the stack file keeps its keys' order, which its messages list the allowed keys in.

@@ -8,7 +8,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from elastic_gpu.settings_base import MAX_NODES, MAX_USD_PER_HOUR, CloudOptions, Spelling, StackModel
+from elastic_gpu.settings.base import MAX_NODES, MAX_USD_PER_HOUR, CloudOptions, Spelling, StackModel
 
 #: The AKS network plugins (ContainerServiceNetworkProfile.networkPlugin): Azure CNI, kubenet, or none (your own).
 NetworkPlugin = Literal["azure", "kubenet", "none"]

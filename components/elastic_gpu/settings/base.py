@@ -3,8 +3,8 @@
 A setting is declared once, as a field of a pydantic model: its type, its default (a named constant), its
 bounds or pattern, and its docstring (the field's description: `help()`, the JSON Schema of the stack
 file). The stack file's sections parse into models built on these classes (elastic_gpu/config.py) and the
-components' Args are the same models plus what only a program has (elastic_gpu/settings.py). A cloud's
-own settings of a section are a `CloudOptions` part declared in its folder (`elastic_gpu/<cloud>/options.py`)
+components' Args are the same models plus what only a program has (elastic_gpu/settings/__init__.py). A cloud's
+own settings of a section are a `CloudOptions` part declared in `elastic_gpu/settings/<cloud>.py`
 and merged into the section; set for another cloud, they are refused.
 
 This module imports nothing of the library but the validators' bounds, so a cloud's options import it
@@ -54,7 +54,7 @@ class StackModel(SettingsModel):
 
 
 class CloudOptions(SettingsModel):
-    """One cloud's own settings of a section, declared in that cloud's folder (`<cloud>/options.py`) and
+    """One cloud's own settings of a section, declared in `settings/<cloud>.py` and
     merged into the section's model: on every other cloud a value other than the default is refused
     (`cloud_only_settings`)."""
 
