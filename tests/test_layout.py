@@ -481,3 +481,86 @@ def test_each_provider_hands_back_the_records_its_cloud_builds() -> None:
     assert get_cloud("azure").versions() is elastic_gpu.azure.versions.ROWS
     assert tool_clouds.get_cloud("gcp").replacement() is elastic_gpu.gcp.replacement.ROWS
     assert tool_clouds.get_cloud("aws").pack() is elastic_gpu.tools.aws.pack.RULES
+
+
+# --- the workbench is layered: its imports run one way -----------------------------------------------------
+
+
+def _tools_module(path: Path) -> str:
+    parts = path.relative_to(COMPONENTS.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def tools_import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
+    """module -> the modules among `sources` it imports: every import counted (TYPE_CHECKING and function-local
+    ones too: a reader of the code, and the import drawing, follow them all); `from package import name` is the
+    submodule when `package.name` is one of `sources`, else the package."""
+    graph: dict[str, set[str]] = {m: set() for m in sources}
+
+    def owner(name: str) -> str | None:
+        while name and name not in sources:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    for module, source in sources.items():
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                targets = [owner(a.name) for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                targets = [owner(f"{node.module}.{a.name}") or owner(node.module) for a in node.names]
+            else:
+                continue
+            graph[module] |= {t for t in targets if t and t != module}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (each a circle of imports), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = [stack.pop()]
+            while component[-1] != v:
+                component.append(stack.pop())
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(cycles)
+
+
+def test_the_cycle_check_finds_a_circle_through_a_type_only_import() -> None:
+    sources = {
+        "elastic_gpu.tools.low": "from elastic_gpu.tools.registry import get\n",
+        "elastic_gpu.tools.registry": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from elastic_gpu.tools.high import Big\n",
+        "elastic_gpu.tools.high": "def f():\n    from elastic_gpu.tools import low\n",
+        "elastic_gpu.tools.apart": "import elastic_gpu.tools.low\n",
+    }
+    assert import_cycles(tools_import_graph(sources)) == [
+        ["elastic_gpu.tools.high", "elastic_gpu.tools.low", "elastic_gpu.tools.registry"]
+    ]
+
+
+def test_the_tools_import_no_cycle() -> None:
+    # Each layer of the workbench imports only the layers below it: what it asks of a cloud is its own small
+    # protocol, and the whole ToolCloud (tools/tool_cloud.py) sits on top.
+    sources = {_tools_module(p): p.read_text() for p in sorted(TOOLS.rglob("*.py"))}
+    cycles = import_cycles(tools_import_graph(sources))
+    assert cycles == [], "modules of elastic_gpu/tools importing each other in a circle: " + "; ".join(
+        " <-> ".join(c) for c in cycles
+    )

@@ -35,7 +35,7 @@ from elastic_gpu.scheduling import (
     POOL_LABEL,
     Taint,
 )
-from elastic_gpu.tools.clouds import all_clouds
+from elastic_gpu.tools.clouds import CloudTools, all_clouds
 
 #: A Karpenter NodePool (karpenter.sh/v1, the same API on every cloud that runs Karpenter): its cloud is
 #: its node class's API group (CloudFacts.karpenter_node_class_group); each such cloud's reader reads its own NodePools.
@@ -252,10 +252,37 @@ class Resource:
     dependencies: Sequence[Any] = ()
 
 
+class NodeGroupReading(Protocol):
+    """What this module reads of a cloud's reader (`NodeGroupReader`, tools/simulation/templates.py, has it)."""
+
+    @property
+    def read_node_groups(self) -> Callable[[StackResource, Sequence[StackResource] | None], list[NodeGroupView]]:
+        """The node groups a resource declares (empty for a type it does not read), from its props alone (a
+        resource policy) or placed against the stack's resources (region, zones, shared caps) when given; props
+        may be the policy engine's proxies, which raise on an unknown value."""
+        ...
+
+
+class ReaderParts(CloudTools, Protocol):
+    """A cloud as the read model asks for it: its reader of node groups."""
+
+    def reader(self) -> NodeGroupReading:
+        """How its node groups are read from captured resources (policy, cost, report, simulation, diff): the
+        one place the tools learn what a node group of this cloud is."""
+        ...
+
+
+def reader_clouds() -> list[ReaderParts]:
+    """Every registered cloud, viewed by its reader (the registry's order). Sound because each cloud's class is
+    checked against `ToolCloud` (tools/tool_cloud.py), which extends `ReaderParts`."""
+    return cast(list[ReaderParts], all_clouds())
+
+
 def read_node_groups(resource: StackResource, stack: Sequence[StackResource] | None = None) -> list[NodeGroupView]:
     """The node groups a resource declares (a ManagedCluster may declare several inline), read by the
-    reader of each cloud (its provider's `reader().read_node_groups`)."""
-    return [view for cloud in all_clouds() for view in cloud.reader().read_node_groups(resource, stack)]
+    reader of each cloud (its provider's `reader().read_node_groups`): a resource's cloud is known only by its
+    type, which one cloud's reader reads."""
+    return [view for cloud in reader_clouds() for view in cloud.reader().read_node_groups(resource, stack)]
 
 
 #: `pools_of`'s answers within a `reading_each_resource_once` block, by the identity of the props read (each

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from elastic_gpu.tools.clouds import Mocks
+from elastic_gpu.tools.offline.cloud_mocks import Mocks
 from elastic_gpu.tools.offline.mocks import MOCK_CA
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pulumi
 
 from elastic_gpu.gcp.quotas import GPU_QUOTAS
-from elastic_gpu.tools.clouds import Mocks
+from elastic_gpu.tools.offline.cloud_mocks import Mocks
 from elastic_gpu.tools.offline.mocks import MOCK_CA
 
 

@@ -35,7 +35,7 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
-from elastic_gpu.tools.clouds import all_clouds
+from elastic_gpu.tools.offline.cloud_mocks import mock_clouds as all_clouds
 from elastic_gpu.tools.offline.collector import collected_at_end, without_per_call_cycles
 from elastic_gpu.tools.offline.mocks import (
     INVOKE_ORIGIN,
