@@ -22,7 +22,8 @@ from elastic_gpu.karpenter_core import RESERVED
 from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.tools.clouds import all_clouds
 from elastic_gpu.tools.cost import reserved_only
-from elastic_gpu.tools.node_group_view import NodeGroupView, ReaderParts, StackResource
+from elastic_gpu.tools.node_group_reading import ReaderParts
+from elastic_gpu.tools.node_group_view import NodeGroupView, StackResource
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.offline.stack_resources import node_groups as preview_node_groups
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
