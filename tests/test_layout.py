@@ -121,7 +121,7 @@ def test_each_folder_exports_its_provider() -> None:
         # tools read under tools/<cloud>/.
         for part in ("replacement", "versions", "config_rules", "cluster", "pools", "stack", "autoscaler"):
             assert (COMPONENTS / cloud.name / f"{part}.py").is_file(), (cloud.name, part)
-        for part in ("reader", "node_templates", "timing", "mocks"):
+        for part in ("reader", "autoscaler_templates", "autoscaler_timing", "mocks"):
             assert (TOOLS / cloud.name / f"{part}.py").is_file(), (cloud.name, part)
 
 

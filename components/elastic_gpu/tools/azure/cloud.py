@@ -32,14 +32,16 @@ class AzureTools(AzureProvider):
         from elastic_gpu.tools.simulation.templates import NodeGroupReader
 
         with self.loading():
-            import elastic_gpu.tools.azure.node_templates as node_templates
+            import elastic_gpu.tools.azure.autoscaler_templates as autoscaler_templates
             import elastic_gpu.tools.azure.reader as reader
-        return NodeGroupReader(read_node_groups=reader.read_node_groups, node_templates=node_templates.node_templates)
+        return NodeGroupReader(
+            read_node_groups=reader.read_node_groups, node_templates=autoscaler_templates.node_templates
+        )
 
     def autoscaler_timing(self, preview: Preview) -> AutoscalerTiming | None:
         with self.loading():
-            import elastic_gpu.tools.azure.timing as timing
-        return timing.autoscaler_settings(preview)
+            import elastic_gpu.tools.azure.autoscaler_timing as autoscaler_timing
+        return autoscaler_timing.autoscaler_settings(preview)
 
     def mocks(self) -> Mocks:
         with self.loading():

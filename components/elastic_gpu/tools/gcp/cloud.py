@@ -31,14 +31,16 @@ class GcpTools(GcpProvider):
         from elastic_gpu.tools.simulation.templates import NodeGroupReader
 
         with self.loading():
-            import elastic_gpu.tools.gcp.node_templates as node_templates
+            import elastic_gpu.tools.gcp.autoscaler_templates as autoscaler_templates
             import elastic_gpu.tools.gcp.reader as reader
-        return NodeGroupReader(read_node_groups=reader.read_node_groups, node_templates=node_templates.node_templates)
+        return NodeGroupReader(
+            read_node_groups=reader.read_node_groups, node_templates=autoscaler_templates.node_templates
+        )
 
     def autoscaler_timing(self, preview: Preview) -> AutoscalerTiming | None:
         with self.loading():
-            import elastic_gpu.tools.gcp.timing as timing
-        return timing.autoscaler_settings(preview)
+            import elastic_gpu.tools.gcp.autoscaler_timing as autoscaler_timing
+        return autoscaler_timing.autoscaler_settings(preview)
 
     def mocks(self) -> Mocks:
         with self.loading():
@@ -60,8 +62,8 @@ class GcpTools(GcpProvider):
 
     def queued_evidence(self) -> Evidence:
         with self.loading():
-            import elastic_gpu.tools.gcp.timing as timing
-        return timing.QUEUED_EVIDENCE
+            import elastic_gpu.tools.gcp.autoscaler_timing as autoscaler_timing
+        return autoscaler_timing.QUEUED_EVIDENCE
 
     def admission_problem(self, preview: Preview, pod: PodShape) -> str | None:
         with self.loading():
@@ -75,8 +77,8 @@ class GcpTools(GcpProvider):
 
     def group_order(self, preview: Preview, pod: PodShape) -> list[str]:
         with self.loading():
-            import elastic_gpu.tools.gcp.node_templates as node_templates
-        return node_templates.group_order(preview, pod)
+            import elastic_gpu.tools.gcp.autoscaler_templates as autoscaler_templates
+        return autoscaler_templates.group_order(preview, pod)
 
     def running_support(self, status: SupportStatus, props: Mapping[str, Any]) -> SupportStatus:
         with self.loading():

@@ -150,7 +150,7 @@ def _compute_class(resource: StackResource, stack: Sequence[StackResource] | Non
     if not auto_creates(spec):
         return []
     class_name = (props.get("metadata") or {}).get("name") or resource.name
-    # Each derived once per stack (node_group_view.Stack), not once per ComputeClass.
+    # Each derived once per stack (node_group_reading.Stack), not once per ComputeClass.
     limits = stack_derived(stack, cluster_limits) if stack else None
     region = None if stack is None else stack_derived(stack, _compute_class_region)
     zones = list(stack_derived(stack, _auto_provisioning_zones)) if stack is not None else []

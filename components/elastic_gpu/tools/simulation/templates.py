@@ -1,7 +1,7 @@
 """Each node group's scale-from-zero node template, built the way that cloud's autoscaler builds it (never
 from the stack config): every node group is read once into its `NodeGroupView` (elastic_gpu/tools/node_group_view.py),
-and every cloud's `node_templates` (elastic_gpu/<cloud>/node_templates.py, which says how its autoscaler builds
-them) makes its templates from its views and the rest of the stack, in cloud order.
+and every cloud's `node_templates` (elastic_gpu/tools/<cloud>/autoscaler_templates.py, which says how its
+autoscaler builds them) makes its templates from its views and the rest of the stack, in cloud order.
 
 `allocatable` is the instance type's capacity. Each cloud sets `reserved` (what its node image keeps:
 kube-reserved and the eviction threshold) and whether its autoscaler's template subtracts it; every
