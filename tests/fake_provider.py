@@ -34,11 +34,14 @@ from elastic_gpu.provider import (
 )
 from elastic_gpu.scheduling import CAPACITY_LABEL, EPHEMERAL_STORAGE, GPU_RESOURCE, POOL_LABEL, Taint
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
-from elastic_gpu.tools.clouds import Mocks, NodeGroupReader, PackRules, ToolCloud
 from elastic_gpu.tools.node_group_view import NodeGroupView, StackResource, intends_spot, parse_taint_string
+from elastic_gpu.tools.offline.cloud_mocks import Mocks
 from elastic_gpu.tools.offline.runner import Preview
+from elastic_gpu.tools.policy.pack_parts import PackRules
 from elastic_gpu.tools.simulation.fit import NodeTemplate
+from elastic_gpu.tools.simulation.templates import NodeGroupReader
 from elastic_gpu.tools.simulation.timings import AutoscalerTiming, Evidence, timeout_only
+from elastic_gpu.tools.tool_cloud import ToolCloud
 from elastic_gpu.validation import Bounds, TagRules
 from elastic_gpu.workload import WorkloadContract
 

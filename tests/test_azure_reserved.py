@@ -22,7 +22,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.preflight import FINDINGS_INPUT, TYPE_TOKEN
 from elastic_gpu.scheduling import CAPACITY_LABEL
 from elastic_gpu.tools.azure.mocks import NEW_ACCOUNT, ArmError, _capacity_reservation, _capacity_reservation_group
-from elastic_gpu.tools.node_group_view import stack_pools
+from elastic_gpu.tools.node_group_reading import stack_pools
 from elastic_gpu.tools.offline.account import described_account
 from elastic_gpu.tools.offline.policy_run import stack_resources
 from elastic_gpu.tools.offline.runner import Preview, run_preview

@@ -36,7 +36,8 @@ from elastic_gpu.tools.cost import (
     work_cost,
 )
 from elastic_gpu.tools.gcp.reader import gce_region
-from elastic_gpu.tools.node_group_view import NodeGroupView, stack_pools
+from elastic_gpu.tools.node_group_reading import stack_pools
+from elastic_gpu.tools.node_group_view import NodeGroupView
 from elastic_gpu.tools.offline.policy_run import stack_resources
 from elastic_gpu.tools.offline.report import pool_rows, render_text, to_json
 from elastic_gpu.tools.offline.runner import run_preview

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from elastic_gpu.__main__ import main
-from elastic_gpu.tools.node_group_view import pools_of
+from elastic_gpu.tools.node_group_reading import pools_of
 from elastic_gpu.tools.offline.diff import Side, build_diff, is_general_pool
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.tools.replacement import POOL_NAME_FIELD, POOL_REPLACE_FIELDS

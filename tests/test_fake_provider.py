@@ -18,7 +18,7 @@ from elastic_gpu.scheduling import GPU_RESOURCE, POOL_LABEL
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
 from elastic_gpu.tools import clouds as tool_clouds
-from elastic_gpu.tools import node_group_view
+from elastic_gpu.tools import node_group_reading, node_group_view
 from elastic_gpu.tools.offline import mocks, report
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 from elastic_gpu.tools.policy.scaling_rules import validate_really_spot
@@ -127,7 +127,7 @@ def _node_group(name: str, *, spot: bool, instance_type: str = "fake/gpu1", pool
 
 def test_the_reader_feeds_the_policy_rules_and_the_report(fake: None) -> None:
     group = _node_group("gpu-spot", spot=False)
-    [view] = node_group_view.pools_of(FAKE_NODE_GROUP, group.name, group.inputs)
+    [view] = node_group_reading.pools_of(FAKE_NODE_GROUP, group.name, group.inputs)
     assert (view.cloud, view.pool, view.gpu, view.spot, view.max_size) == ("fake", "gpu", True, False, 4)
 
     # spot-pool-is-spot: named spot, billed on-demand; the fix is the fake's own words.
@@ -139,7 +139,7 @@ def test_the_reader_feeds_the_policy_rules_and_the_report(fake: None) -> None:
 
     # Where it bills, read by the fake's region reader.
     resource = node_group_view.Resource(FAKE_NODE_GROUP, group.name, group.inputs)
-    assert [p.region for p in node_group_view.resource_pools(resource, [resource])] == ["fake-north"]
+    assert [p.region for p in node_group_reading.resource_pools(resource, [resource])] == ["fake-north"]
 
     # The preview's Pools table.
     preview = Preview("p", "s", [group], {}, {})

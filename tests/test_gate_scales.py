@@ -16,7 +16,7 @@ import yaml
 from pulumi_policy import StackValidationArgs
 
 import elastic_gpu.tools.aws.reader as aws_reader
-import elastic_gpu.tools.node_group_view as node_group_view
+import elastic_gpu.tools.node_group_reading as node_group_reading
 import elastic_gpu.tools.offline.stack_resources as stack_resources_module
 from elastic_gpu.tools.offline.policy_run import run_policies
 from elastic_gpu.tools.offline.runner import Preview, run_preview
@@ -68,7 +68,7 @@ def _gate_reads(preview: Preview, monkeypatch: pytest.MonkeyPatch) -> Counter[st
     calls: Counter[str] = Counter()
     with monkeypatch.context() as m:
         m.setattr(fallback_rules, "_LAST", [])
-        _counting(m, calls, node_group_view, "read_node_groups")  # one resource's node groups, by its reader
+        _counting(m, calls, node_group_reading, "read_node_groups")  # one resource's node groups, by its reader
         _counting(m, calls, aws_reader, "subnet_zones", len)  # resources scanned for subnets
         _counting(m, calls, stack_resources_module, "_stack_resources")  # the engine's view of a preview
         _counting(m, calls, fallback_rules, "simulate")
@@ -104,16 +104,16 @@ def test_resource_rules_share_one_read_of_each_resource_within_a_policy_run(monk
     preview = stack_preview("aws-prod")
     group = next(r for r in preview.resources if r.type == "aws:eks/nodeGroup:NodeGroup")
     calls: Counter[str] = Counter()
-    _counting(monkeypatch, calls, node_group_view, "read_node_groups")
-    with node_group_view.reading_each_resource_once():
-        first = node_group_view.pools_of(group.type, group.name, group.inputs)
-        again = node_group_view.gpu_pools_of(group.type, group.name, group.inputs)
+    _counting(monkeypatch, calls, node_group_reading, "read_node_groups")
+    with node_group_reading.reading_each_resource_once():
+        first = node_group_reading.pools_of(group.type, group.name, group.inputs)
+        again = node_group_reading.gpu_pools_of(group.type, group.name, group.inputs)
         assert calls["read_node_groups"] == 1
         assert [p.name for p in again] == [p.name for p in first if p.gpu]
-        node_group_view.pools_of(group.type, group.name, dict(group.inputs))  # other props: read
+        node_group_reading.pools_of(group.type, group.name, dict(group.inputs))  # other props: read
         assert calls["read_node_groups"] == 2
-    node_group_view.pools_of(group.type, group.name, group.inputs)
-    node_group_view.pools_of(group.type, group.name, group.inputs)
+    node_group_reading.pools_of(group.type, group.name, group.inputs)
+    node_group_reading.pools_of(group.type, group.name, group.inputs)
     assert calls["read_node_groups"] == 4
 
 
@@ -126,7 +126,7 @@ def test_simulation_reads_the_stack_once_per_preview(previews, monkeypatch) -> N
     for pools in (POOLS, 2 * POOLS):
         calls: Counter[str] = Counter()
         with monkeypatch.context() as m:
-            _counting(m, calls, node_group_view, "_read_stack")
+            _counting(m, calls, node_group_reading, "_read_stack")
             _counting(m, calls, aws_reader, "subnet_zones", len)
             outcomes = simulate(copy.deepcopy(previews[pools]))
         assert len(outcomes) == pools

@@ -13,7 +13,7 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.gcp import GKE_NODE_POOL
 from elastic_gpu.preflight import FINDINGS_INPUT
 from elastic_gpu.preflight import TYPE_TOKEN as PREFLIGHT
-from elastic_gpu.tools.node_group_view import stack_pools
+from elastic_gpu.tools.node_group_reading import stack_pools
 from elastic_gpu.tools.offline.account import described_account
 from elastic_gpu.tools.offline.policy_run import stack_resources
 from elastic_gpu.tools.offline.runner import Preview, run_preview

@@ -134,7 +134,7 @@ def test_the_gpu_spec_travels_with_the_node_groups_not_the_process(program_dir) 
     knows the type after the preview."""
     from elastic_gpu.gpu_catalog import gpu_instance_type
     from elastic_gpu.tools.cost import pool_cost
-    from elastic_gpu.tools.node_group_view import gpu_pools_of
+    from elastic_gpu.tools.node_group_reading import gpu_pools_of
 
     preview = run_preview("test", program_dir(_values(gpuSpec=SPEC)))
     assert gpu_instance_type("aws", TYPE) is None  # no process-wide row left behind

@@ -10,14 +10,8 @@ from conftest import stack_preview
 
 from elastic_gpu.scheduling import AKS_SPOT_TAINT, GKE_GPU_TAINT, Taint
 from elastic_gpu.tools.clouds import all_clouds
-from elastic_gpu.tools.node_group_view import (
-    AUTO_CREATED_GROUP,
-    AUTOSCALED_GROUP,
-    KARPENTER_GROUP,
-    NodeGroupView,
-    pools_of,
-    stack_pools,
-)
+from elastic_gpu.tools.node_group_reading import pools_of, stack_pools
+from elastic_gpu.tools.node_group_view import AUTO_CREATED_GROUP, AUTOSCALED_GROUP, KARPENTER_GROUP, NodeGroupView
 from elastic_gpu.tools.offline.policy_run import stack_resources
 from elastic_gpu.tools.offline.report import pool_rows, preview_cost
 from elastic_gpu.tools.simulation.templates import node_templates
@@ -146,7 +140,8 @@ def test_a_value_only_the_reports_read_never_hides_a_node_group_from_the_policie
     from pulumi_policy.proxy import unknown_checking_proxy
 
     from elastic_gpu.aws import EKS_NODE_GROUP
-    from elastic_gpu.tools.node_group_view import Resource, read_node_groups
+    from elastic_gpu.tools.node_group_reading import read_node_groups
+    from elastic_gpu.tools.node_group_view import Resource
 
     props = {
         "nodeGroupName": "ng",
@@ -166,7 +161,8 @@ def test_a_list_with_one_unknown_element_keeps_its_known_elements() -> None:
     from pulumi_policy.proxy import unknown_checking_proxy
 
     from elastic_gpu.azure import AKS_AGENT_POOL
-    from elastic_gpu.tools.node_group_view import Resource, read_node_groups
+    from elastic_gpu.tools.node_group_reading import read_node_groups
+    from elastic_gpu.tools.node_group_view import Resource
     from elastic_gpu.tools.offline.report import pool_row
 
     props = {

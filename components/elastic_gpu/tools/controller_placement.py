@@ -19,14 +19,9 @@ from typing import Any
 
 from elastic_gpu.scheduling import Taint
 from elastic_gpu.tools.clouds import all_clouds, get_cloud
-from elastic_gpu.tools.node_group_view import (
-    NodeGroupView,
-    StackResource,
-    as_stack,
-    has_unknown,
-    plain_props,
-    stack_pools,
-)
+from elastic_gpu.tools.engine_props import has_unknown, plain_props
+from elastic_gpu.tools.node_group_reading import as_stack, stack_pools
+from elastic_gpu.tools.node_group_view import NodeGroupView, StackResource
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
 from elastic_gpu.tools.simulation.pod import PodShape, pod_shape
 

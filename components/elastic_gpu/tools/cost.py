@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from elastic_gpu.config import PriceOverride
 from elastic_gpu.gpu_catalog import gpu_instance_type
@@ -41,8 +42,11 @@ from elastic_gpu.prices import (
     price_row,
     read_live_prices,
 )
-from elastic_gpu.tools.clouds import LivePriceSource, get_cloud
+from elastic_gpu.tools.clouds import get_cloud
 from elastic_gpu.tools.node_group_view import NodeGroupView
+
+if TYPE_CHECKING:
+    from elastic_gpu.prices import LivePrices
 
 #: Spot eviction (re-run) rate when neither the price row, the stack config nor the command
 #: gives one: the 5% Azure's portal showed for D4s_v3 in UK South (price source canonical-blog-2022; an
@@ -52,6 +56,17 @@ DEFAULT_EVICTION_RATE = 0.05
 OVERRIDE_SOURCE = "override"
 
 Overrides = Mapping[str, PriceOverride]
+
+
+@runtime_checkable
+class LivePriceSource(Protocol):
+    """A reader of the cloud's own on-demand and spot prices (`elastic_gpu/<cloud>/prices.py`), asked by `cost`
+    and the prices overrides when the user wants live prices; the shipped table answers for whatever it cannot
+    (elastic_gpu/prices.py). An optional capability: a cloud's tools implement it (tools/<cloud>/cloud.py)."""
+
+    def price_source(self) -> LivePrices:
+        """The cloud's price source (built on each call: it holds no state across programs)."""
+        ...
 
 
 def reserved_only(pool: NodeGroupView) -> bool:

@@ -5,18 +5,18 @@ The policy rules, the preview's Pools and Cost tables, the `cost` command, the s
 and `diff` read node groups only through this view, so "what is a GPU pool", "is it spot", "what are its
 sizes, taints, zones and region" are answered once for EKS, AKS and GKE. Props are what the engine hands
 the analyzer (the resource's inputs); a missing key means "not set by the program".
+
+The view and what its readers share (taints, a Karpenter NodePool, a stack's resource) are here; reading a
+resource's or a stack's node groups, each once, is tools/node_group_reading.py; the engine's props and their
+values not known yet, tools/engine_props.py.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, cast
-
-from pulumi_policy.proxy import UnknownValueError
+from typing import Any, Protocol
 
 from elastic_gpu.gpu_catalog import GpuInstanceType, GpuSpec, gpu_instance_type, gpu_spec_of
 from elastic_gpu.karpenter_core import (
@@ -36,6 +36,7 @@ from elastic_gpu.scheduling import (
     Taint,
 )
 from elastic_gpu.tools.clouds import all_clouds
+from elastic_gpu.tools.engine_props import known, read_known
 
 #: A Karpenter NodePool (karpenter.sh/v1, the same API on every cloud that runs Karpenter): its cloud is
 #: its node class's API group (CloudFacts.karpenter_node_class_group); each such cloud's reader reads its own NodePools.
@@ -252,263 +253,9 @@ class Resource:
     dependencies: Sequence[Any] = ()
 
 
-def read_node_groups(resource: StackResource, stack: Sequence[StackResource] | None = None) -> list[NodeGroupView]:
-    """The node groups a resource declares (a ManagedCluster may declare several inline), read by the
-    reader of each cloud (its provider's `reader().read_node_groups`)."""
-    return [view for cloud in all_clouds() for view in cloud.reader().read_node_groups(resource, stack)]
-
-
-#: `pools_of`'s answers within a `reading_each_resource_once` block, by the identity of the props read (each
-#: entry keeps its props alive, so an id is never reused within the block).
-_POOLS_READ: ContextVar[dict[int, tuple[str, str, Mapping[str, Any], list[NodeGroupView]]] | None] = ContextVar(
-    "elastic_gpu_pools_read", default=None
-)
-
-
-@contextmanager
-def reading_each_resource_once() -> Iterator[None]:
-    """A block in which props are not edited (a policy run): each resource's node groups are read once, however
-    many resource rules ask `pools_of` for them. Outside such a block every call reads the props again."""
-    token = _POOLS_READ.set({})
-    try:
-        yield
-    finally:
-        _POOLS_READ.reset(token)
-
-
-def pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> list[NodeGroupView]:
-    """The node groups a resource declares, from its props alone (a resource policy: no region)."""
-    read = _POOLS_READ.get()
-    if read is None:
-        return read_node_groups(Resource(resource_type, name, props))
-    entry = read.get(id(props))
-    if entry is None or entry[2] is not props or entry[:2] != (resource_type, name):
-        entry = (resource_type, name, props, read_node_groups(Resource(resource_type, name, props)))
-        read[id(props)] = entry
-    return list(entry[3])
-
-
-def gpu_pools_of(resource_type: str, name: str, props: Mapping[str, Any]) -> list[NodeGroupView]:
-    return [p for p in pools_of(resource_type, name, props) if p.gpu]
-
-
-# --- reading the engine's props ---
-
-
-def known(props: Mapping[str, Any] | None, key: str) -> Any:
-    """props[key], or None when missing or not known yet (during a real preview)."""
-    try:
-        value = (props or {}).get(key)
-    except UnknownValueError:
-        return None
-    return value if isinstance(value, str) and value else None
-
-
-#: A value the engine does not know yet (a real `pulumi preview`), in `plain_props`' result.
-UNKNOWN = object()
-
-
-def _copy_props(
-    value: Any, unknown: Callable[[UnknownValueError], Any], mapping: type[dict[str, Any]], sequence: type[list[Any]]
-) -> Any:
-    """The engine's props (its Mapping and Sequence proxies, which raise UnknownValueError at a value not known
-    yet) copied into `mapping`s and `sequence`s, each unknown value replaced by `unknown(its error)`."""
-    if isinstance(value, Mapping):
-        out = mapping()
-        for key in value:
-            try:
-                out[key] = _copy_props(value[key], unknown, mapping, sequence)
-            except UnknownValueError as exc:
-                out[key] = unknown(exc)
-        return out
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        items = sequence()
-        for i in range(len(value)):
-            try:
-                items.append(_copy_props(value[i], unknown, mapping, sequence))
-            except UnknownValueError as exc:
-                items.append(unknown(exc))
-        return items
-    return value
-
-
-def plain_props(value: Any) -> Any:
-    """The engine's props as plain dicts and lists; a value not known yet becomes UNKNOWN."""
-    return _copy_props(value, lambda _: UNKNOWN, dict, list)
-
-
-class _Unknown:
-    """A value the engine does not know yet, in `strict_props`' result: the proxy's error, raised where read."""
-
-    __slots__ = ("error",)
-
-    def __init__(self, error: UnknownValueError) -> None:
-        self.error = error
-
-
-def _read(value: Any) -> Any:
-    if isinstance(value, _Unknown):
-        raise UnknownValueError(value.error.unknown_type_sentinel, value.error.props)
-    return value
-
-
-class StrictDict(dict[str, Any]):
-    """A dict of the engine's props whose values not known yet raise UnknownValueError where they are read, as
-    the engine's proxy does (so a rule fails "can't run during preview" only when it needs such a value)."""
-
-    def __getitem__(self, key: str) -> Any:
-        return _read(super().__getitem__(key))
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return _read(super().get(key, default))
-
-    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]  # a list: each value read once
-        return [(k, self[k]) for k in self]
-
-    def values(self) -> list[Any]:  # type: ignore[override]  # a list: each value read once
-        return [self[k] for k in self]
-
-    def __iter__(self) -> Iterator[str]:
-        # Defined so that dict(d) and {**d} read through __getitem__ (CPython copies an unchanged dict's values
-        # as they are stored).
-        return super().__iter__()
-
-
-class StrictList(list[Any]):
-    """A list of the engine's props whose elements not known yet raise UnknownValueError where they are read."""
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return StrictList(super().__getitem__(index))
-        return _read(super().__getitem__(index))
-
-    def __iter__(self) -> Iterator[Any]:
-        return (self[i] for i in range(len(self)))
-
-
-def strict_props(value: Any) -> Any:
-    """The engine's props as a StrictDict and StrictLists: plain containers for code that reads dicts and lists,
-    raising UnknownValueError at a value not known yet when (and only when) it is read."""
-    return _copy_props(value, _Unknown, StrictDict, StrictList)
-
-
-def has_unknown(value: Any) -> bool:
-    """Whether `plain_props`' result holds a value not known yet."""
-    if value is UNKNOWN:
-        return True
-    if isinstance(value, dict):
-        return any(has_unknown(v) for v in value.values())
-    if isinstance(value, list):
-        return any(has_unknown(v) for v in value)
-    return False
-
-
-def known_part(value: Any) -> Any:
-    """`plain_props`' result without what is not known yet: a list keeps its known elements, a dict its known
-    keys; UNKNOWN itself stays UNKNOWN."""
-    if isinstance(value, dict):
-        return {k: known_part(v) for k, v in value.items() if v is not UNKNOWN}
-    if isinstance(value, list):
-        return [known_part(v) for v in value if v is not UNKNOWN]
-    return value
-
-
-def read_known(props: Mapping[str, Any], key: str, default: Any = None, *, prune: bool = True) -> Any:
-    """props[key] as plain values (`plain_props`) without the parts not known yet (`known_part`; with `prune`
-    False they stay UNKNOWN, for a reader that shows each), or `default` when it is missing or not known at
-    all: for what only the reports and the simulation read, so an unknown there never hides a node group from
-    a policy, nor reaches a report as the engine's placeholder."""
-    try:
-        value = props.get(key)
-    except UnknownValueError:
-        return default
-    value = plain_props(value)
-    if value is None or value is UNKNOWN:
-        return default
-    return known_part(value) if prune else value
-
-
 def provider_prop(resource: StackResource, key: str) -> str | None:
     provider = resource.provider
     return known(getattr(provider, "props", None), key) if provider is not None else None
-
-
-T = TypeVar("T")
-
-
-class Stack(list[Any]):
-    """The resources of one stack (a list, as the policy engine hands them), with what the readers derive
-    from the whole stack (subnet -> zone, the cluster's region and limits ...) built once per stack by
-    `derived`, not once per node group: a stack of N node groups is read in O(N), not O(N^2).
-
-    Treat it as read-only: a derived value is kept while the list keeps its length, so a caller that edits
-    the resources makes a new Stack (`as_stack` of its own list)."""
-
-    def __init__(self, resources: Iterable[Any] = ()) -> None:
-        super().__init__(resources)
-        self._derived: dict[Callable[..., Any], tuple[int, Any]] = {}
-
-    def derived(self, build: Callable[[Sequence[Any]], T]) -> T:
-        """`build(self)`, built at the first call for this stack; an error (a value not known yet) is raised
-        again at every call, as `build` would."""
-        held = self._derived.get(build)
-        if held is not None and held[0] == len(self):
-            return cast(T, held[1])
-        value = build(self)
-        self._derived[build] = (len(self), value)
-        return value
-
-
-def as_stack(stack: Iterable[StackResource]) -> Stack:
-    """`stack` itself when it is a Stack already (one stack's derived values shared by every reader and
-    every rule that reads it), else a Stack of its resources."""
-    return stack if isinstance(stack, Stack) else Stack(stack)
-
-
-def stack_derived(stack: Sequence[StackResource], build: Callable[[Sequence[StackResource]], T]) -> T:
-    """What a reader derives from the whole stack: built once per Stack (`Stack.derived`), or at each call
-    for any other sequence."""
-    return stack.derived(build) if isinstance(stack, Stack) else build(stack)
-
-
-def resource_pools(
-    resource: StackResource, stack: Iterable[StackResource] = (), *, gpu_only: bool = False
-) -> list[NodeGroupView]:
-    """The node groups ``resource`` declares, read against ``stack`` (region, zones, shared caps).
-
-    None when a prop they need is not known yet (a real preview): in a stack policy one
-    unknown value would otherwise abort the whole policy; the resource policies check the
-    resource once its values are known. Props read by `strict_props` (for a rule whose figure needs every
-    node group, such as the simulation's) raise instead: a group left out would change the figure.
-    """
-    stack = as_stack(stack)
-    read = stack.derived(_pools_read)
-    held = read.get(id(resource))
-    if held is None or held[0] is not resource:
-        try:
-            held = (resource, read_node_groups(resource, stack))
-        except UnknownValueError:
-            if isinstance(resource.props, StrictDict):
-                raise
-            return []
-        read[id(resource)] = held
-    return [p for p in held[1] if p.gpu or not gpu_only]
-
-
-def _pools_read(stack: Sequence[StackResource]) -> dict[int, tuple[StackResource, list[NodeGroupView]]]:
-    """`resource_pools`' reads for one Stack, by the identity of the resource (each entry keeps its resource):
-    every rule that asks for a resource's node groups gets the views read at the first ask."""
-    return {}
-
-
-def stack_pools(stack: Iterable[StackResource], *, gpu_only: bool = False) -> list[NodeGroupView]:
-    """Every node group the stack's resources declare, each read against the stack: read once per Stack
-    (every rule, report and simulation step that asks gets the same views)."""
-    return [p for p in as_stack(stack).derived(_read_stack) if p.gpu or not gpu_only]
-
-
-def _read_stack(stack: Sequence[StackResource]) -> list[NodeGroupView]:
-    return [pool for r in stack for pool in resource_pools(r, stack)]
 
 
 def worst_case_nodes(pools: Iterable[NodeGroupView]) -> int:

@@ -1,4 +1,4 @@
-"""AWS as the offline tools ask for it (`ToolCloud`, elastic_gpu/tools/clouds.py): EKS's deploy provider, and its
+"""AWS as the offline tools ask for it (`ToolCloud`, elastic_gpu/tools/tool_cloud.py): EKS's deploy provider, and its
 reader of node groups, their templates, the cluster-autoscaler's timing, its mocks, its part of the policy pack,
 its replacement rows, Karpenter's simulation and the live price list, each module imported when first asked for
 (by full name: elastic_gpu/provider.py says why)."""
@@ -9,14 +9,17 @@ from typing import TYPE_CHECKING
 
 from elastic_gpu.aws.provider import AwsProvider
 from elastic_gpu.clouds import ReplacementRows
-from elastic_gpu.tools.clouds import Mocks, NodeGroupReader, PackRules, ToolCloud
 
 if TYPE_CHECKING:
     from elastic_gpu.prices import LivePrices
+    from elastic_gpu.tools.offline.cloud_mocks import Mocks
     from elastic_gpu.tools.offline.runner import Preview
+    from elastic_gpu.tools.policy.pack_parts import PackRules
     from elastic_gpu.tools.simulation.pod import PodShape
     from elastic_gpu.tools.simulation.run import PoolOutcome
+    from elastic_gpu.tools.simulation.templates import NodeGroupReader
     from elastic_gpu.tools.simulation.timings import AutoscalerTiming
+    from elastic_gpu.tools.tool_cloud import ToolCloud
 
 
 class AwsTools(AwsProvider):
@@ -24,15 +27,19 @@ class AwsTools(AwsProvider):
     price history, through the provider's invokes)."""
 
     def reader(self) -> NodeGroupReader:
+        from elastic_gpu.tools.simulation.templates import NodeGroupReader
+
         with self.loading():
-            import elastic_gpu.tools.aws.node_templates as node_templates
+            import elastic_gpu.tools.aws.autoscaler_templates as autoscaler_templates
             import elastic_gpu.tools.aws.reader as reader
-        return NodeGroupReader(read_node_groups=reader.read_node_groups, node_templates=node_templates.node_templates)
+        return NodeGroupReader(
+            read_node_groups=reader.read_node_groups, node_templates=autoscaler_templates.node_templates
+        )
 
     def autoscaler_timing(self, preview: Preview) -> AutoscalerTiming | None:
         with self.loading():
-            import elastic_gpu.tools.aws.timing as timing
-        return timing.autoscaler_settings(preview)
+            import elastic_gpu.tools.aws.autoscaler_timing as autoscaler_timing
+        return autoscaler_timing.autoscaler_settings(preview)
 
     def mocks(self) -> Mocks:
         with self.loading():
@@ -49,7 +56,8 @@ class AwsTools(AwsProvider):
             import elastic_gpu.aws.replacement as replacement
         return replacement.ROWS
 
-    # OwnProvisioner, LivePriceSource (elastic_gpu/tools/clouds.py)
+    # OwnProvisioner, LivePriceSource: each declared where it is asked for
+    # (tools/cost.py, tools/simulation/run.py, tools/policy/version_rules.py)
 
     def simulate_pod(
         self, preview: Preview, pod: PodShape, region: str | None, pool: str | None, promise: float | None

@@ -14,8 +14,8 @@ from elastic_gpu.aws import DEFAULT_AUTHENTICATION_MODE
 from elastic_gpu.aws.gpu_types import described_instance_type
 from elastic_gpu.aws.quotas import EC2_QUOTAS
 from elastic_gpu.tools.aws import pulumi_eks_mocks
-from elastic_gpu.tools.clouds import Mocks
-from elastic_gpu.tools.offline.mocks import DECLARED, MOCK_CA, MOCK_UUID, RemoteChildren, RemoteComponentMock
+from elastic_gpu.tools.offline.cloud_mocks import Mocks, RemoteChildren, RemoteComponentMock
+from elastic_gpu.tools.offline.mocks import DECLARED, MOCK_CA, MOCK_UUID
 
 ACCOUNT = "123456789012"
 
@@ -700,7 +700,7 @@ def account_reservations(account: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-#: This cloud's part of the mock engine (tools/clouds.py `Mocks`).
+#: This cloud's part of the mock engine (tools/offline/cloud_mocks.py `Mocks`).
 MOCKS = Mocks(
     resources=RESOURCE_MOCKS,
     invokes=INVOKE_MOCKS,

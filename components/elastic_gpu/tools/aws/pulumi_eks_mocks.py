@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from elastic_gpu.aws import ACCESS_ENTRY_MODES
-from elastic_gpu.tools.offline.mocks import RemoteChildren
+from elastic_gpu.tools.offline.cloud_mocks import RemoteChildren
 
 #: A managed node group with any of these gets a custom launch template, so a launch template of the user's own
 #: cannot be given with them (nodegroup.ts customLaunchTemplateArgs, with customUserDataArgs).

@@ -16,6 +16,8 @@ from elastic_gpu.aws.karpenter.release import NODE_CLASS_API
 from elastic_gpu.cluster_handle import SUBNET_IDS_INPUT
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
 from elastic_gpu.scheduling import POOL_LABEL
+from elastic_gpu.tools.engine_props import known, read_known
+from elastic_gpu.tools.node_group_reading import stack_derived
 from elastic_gpu.tools.node_group_view import (
     KARPENTER_NODE_POOL,
     NodeGroupView,
@@ -23,10 +25,7 @@ from elastic_gpu.tools.node_group_view import (
     int_or_none,
     intends_spot,
     karpenter_node_pool,
-    known,
     provider_prop,
-    read_known,
-    stack_derived,
     taint,
 )
 

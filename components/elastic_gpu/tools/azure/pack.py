@@ -9,8 +9,8 @@ from typing import Any
 from pulumi_policy import PolicyResource, ResourceValidationArgs
 
 from elastic_gpu.azure import AKS_AGENT_POOL, AKS_MANAGED_CLUSTER
-from elastic_gpu.tools.clouds import PackRules
 from elastic_gpu.tools.policy._base import is_true, props_of
+from elastic_gpu.tools.policy.pack_parts import PackRules
 
 #: (the cloud-neutral policy each follows in the pack, or None for after all of them; the policy)
 POLICIES: list[tuple[str | None, Any]] = []
@@ -48,5 +48,5 @@ COST_TAGS = {
 }
 
 
-#: The rules above as the tools protocol's record (elastic_gpu/tools/clouds.py PackRules).
+#: The rules above as the tools protocol's record (elastic_gpu/tools/policy/pack_parts.py PackRules).
 RULES = PackRules(policies=POLICIES, public_node_ips=public_node_ips, cost_tags=COST_TAGS)

@@ -14,6 +14,8 @@ from elastic_gpu.azure.node_provisioning.objects import SKU_NAME_KEY
 from elastic_gpu.azure.node_template import resources_from_tags
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
 from elastic_gpu.scheduling import AKS_SPOT_TAINT, POOL_LABEL
+from elastic_gpu.tools.engine_props import known, read_known
+from elastic_gpu.tools.node_group_reading import stack_derived
 from elastic_gpu.tools.node_group_view import (
     KARPENTER_NODE_POOL,
     NodeGroupView,
@@ -21,11 +23,8 @@ from elastic_gpu.tools.node_group_view import (
     int_or_none,
     intends_spot,
     karpenter_node_pool,
-    known,
     parse_taint_string,
     provider_prop,
-    read_known,
-    stack_derived,
 )
 
 #: Azure N-series (NC, ND, NV) are the GPU sizes.

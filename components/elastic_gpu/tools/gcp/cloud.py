@@ -1,4 +1,4 @@
-"""GCP as the offline tools ask for it (`ToolCloud`, elastic_gpu/tools/clouds.py): GKE's deploy provider, and its
+"""GCP as the offline tools ask for it (`ToolCloud`, elastic_gpu/tools/tool_cloud.py): GKE's deploy provider, and its
 reader of node pools, their templates, GKE's autoscaler's timing, its mocks, its part of the policy pack, its
 replacement rows, Kueue's admission, ComputeClass priorities, the release channel's running version and the Cloud
 Billing Catalog, each module imported when first asked for (by full name: elastic_gpu/provider.py says why)."""
@@ -10,13 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 from elastic_gpu.clouds import ReplacementRows
 from elastic_gpu.gcp.provider import GcpProvider
-from elastic_gpu.tools.clouds import Mocks, NodeGroupReader, PackRules, ToolCloud
 
 if TYPE_CHECKING:
     from elastic_gpu.prices import LivePrices
+    from elastic_gpu.tools.offline.cloud_mocks import Mocks
     from elastic_gpu.tools.offline.runner import Preview
+    from elastic_gpu.tools.policy.pack_parts import PackRules
     from elastic_gpu.tools.simulation.pod import PodShape
+    from elastic_gpu.tools.simulation.templates import NodeGroupReader
     from elastic_gpu.tools.simulation.timings import AutoscalerTiming, Evidence
+    from elastic_gpu.tools.tool_cloud import ToolCloud
     from elastic_gpu.versions import SupportStatus
 
 
@@ -25,15 +28,19 @@ class GcpTools(GcpProvider):
     `RunningVersion` (its release channel) and a `LivePriceSource` (the Cloud Billing Catalog, with an API key)."""
 
     def reader(self) -> NodeGroupReader:
+        from elastic_gpu.tools.simulation.templates import NodeGroupReader
+
         with self.loading():
-            import elastic_gpu.tools.gcp.node_templates as node_templates
+            import elastic_gpu.tools.gcp.autoscaler_templates as autoscaler_templates
             import elastic_gpu.tools.gcp.reader as reader
-        return NodeGroupReader(read_node_groups=reader.read_node_groups, node_templates=node_templates.node_templates)
+        return NodeGroupReader(
+            read_node_groups=reader.read_node_groups, node_templates=autoscaler_templates.node_templates
+        )
 
     def autoscaler_timing(self, preview: Preview) -> AutoscalerTiming | None:
         with self.loading():
-            import elastic_gpu.tools.gcp.timing as timing
-        return timing.autoscaler_settings(preview)
+            import elastic_gpu.tools.gcp.autoscaler_timing as autoscaler_timing
+        return autoscaler_timing.autoscaler_settings(preview)
 
     def mocks(self) -> Mocks:
         with self.loading():
@@ -50,12 +57,13 @@ class GcpTools(GcpProvider):
             import elastic_gpu.gcp.replacement as replacement
         return replacement.ROWS
 
-    # QueueAdmission, GroupOrder, RunningVersion, LivePriceSource (elastic_gpu/tools/clouds.py)
+    # QueueAdmission, GroupOrder, RunningVersion, LivePriceSource: each declared where it is asked for
+    # (tools/cost.py, tools/simulation/run.py, tools/policy/version_rules.py)
 
     def queued_evidence(self) -> Evidence:
         with self.loading():
-            import elastic_gpu.tools.gcp.timing as timing
-        return timing.QUEUED_EVIDENCE
+            import elastic_gpu.tools.gcp.autoscaler_timing as autoscaler_timing
+        return autoscaler_timing.QUEUED_EVIDENCE
 
     def admission_problem(self, preview: Preview, pod: PodShape) -> str | None:
         with self.loading():
@@ -69,8 +77,8 @@ class GcpTools(GcpProvider):
 
     def group_order(self, preview: Preview, pod: PodShape) -> list[str]:
         with self.loading():
-            import elastic_gpu.tools.gcp.node_templates as node_templates
-        return node_templates.group_order(preview, pod)
+            import elastic_gpu.tools.gcp.autoscaler_templates as autoscaler_templates
+        return autoscaler_templates.group_order(preview, pod)
 
     def running_support(self, status: SupportStatus, props: Mapping[str, Any]) -> SupportStatus:
         with self.loading():

@@ -11,7 +11,7 @@ from typing import Any
 import pulumi
 
 from elastic_gpu.gcp.quotas import GPU_QUOTAS
-from elastic_gpu.tools.clouds import Mocks
+from elastic_gpu.tools.offline.cloud_mocks import Mocks
 from elastic_gpu.tools.offline.mocks import MOCK_CA
 
 
@@ -194,7 +194,7 @@ def account_reservations(account: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-#: This cloud's part of the mock engine (tools/clouds.py `Mocks`).
+#: This cloud's part of the mock engine (tools/offline/cloud_mocks.py `Mocks`).
 MOCKS = Mocks(
     resources=RESOURCE_MOCKS,
     invokes=INVOKE_MOCKS,

@@ -1,5 +1,5 @@
 """What a GKE node keeps of its machine for the system, so what its pods can have: the reserve the cluster
-autoscaler's GCE node template subtracts (the simulation's GKE node pools, tools/gcp/node_templates.py, and the
+autoscaler's GCE node template subtracts (the simulation's GKE node pools, tools/gcp/autoscaler_templates.py, and the
 node pools GKE auto-creates, tools/gcp/autoprovisioning/simulation.py)."""
 
 from __future__ import annotations

@@ -24,16 +24,15 @@ from elastic_gpu.gcp.autoprovisioning.spec import (
 from elastic_gpu.gcp.node_spec import SPECIFIC_RESERVATION
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
 from elastic_gpu.scheduling import GKE_COMPUTE_CLASS_KEY, GKE_GPU_TAINT, POOL_LABEL, Taint
+from elastic_gpu.tools.engine_props import known, read_known
+from elastic_gpu.tools.node_group_reading import stack_derived
 from elastic_gpu.tools.node_group_view import (
     AUTO_CREATED_GROUP,
     NodeGroupView,
     StackResource,
     int_or_none,
     intends_spot,
-    known,
     provider_prop,
-    read_known,
-    stack_derived,
     taint,
 )
 
@@ -151,7 +150,7 @@ def _compute_class(resource: StackResource, stack: Sequence[StackResource] | Non
     if not auto_creates(spec):
         return []
     class_name = (props.get("metadata") or {}).get("name") or resource.name
-    # Each derived once per stack (node_group_view.Stack), not once per ComputeClass.
+    # Each derived once per stack (node_group_reading.Stack), not once per ComputeClass.
     limits = stack_derived(stack, cluster_limits) if stack else None
     region = None if stack is None else stack_derived(stack, _compute_class_region)
     zones = list(stack_derived(stack, _auto_provisioning_zones)) if stack is not None else []

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.tools.clouds import all_clouds
+from elastic_gpu.tools.offline.cloud_mocks import mock_clouds
 
 #: Keys whose maps are merged with the new account's rather than replacing them.
 MERGED_KEYS = ("quotas", "usages")
@@ -34,7 +34,7 @@ NULLABLE_KEYS = ("services",)
 
 def new_account() -> dict[str, dict[str, Any]]:
     """Every cloud's new account (its mocks' `new_account`)."""
-    return {c.name: dict(c.mocks().new_account) for c in all_clouds()}
+    return {c.name: dict(c.mocks().new_account) for c in mock_clouds()}
 
 
 def described_account(described: dict[str, Any] | None = None, source: str = "account") -> dict[str, dict[str, Any]]:

@@ -44,7 +44,8 @@ from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_stack_file
 from elastic_gpu.scheduling import NODE_CLASS_GENERAL, NODE_CLASS_LABEL
 from elastic_gpu.tools.clouds import all_clouds
-from elastic_gpu.tools.node_group_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL, pools_of
+from elastic_gpu.tools.node_group_reading import pools_of
+from elastic_gpu.tools.node_group_view import KARPENTER_NODE_CLASS_CLOUDS, KARPENTER_NODE_POOL
 from elastic_gpu.tools.offline.diff_policy import PolicyChanges, policy_changes, render_policy_changes
 from elastic_gpu.tools.offline.diff_versions import (
     ClusterVersion,

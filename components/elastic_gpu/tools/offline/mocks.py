@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
 import grpc
 import pulumi
@@ -24,32 +24,10 @@ from pulumi.runtime import rpc
 import elastic_gpu
 from elastic_gpu import http_reads
 from elastic_gpu.errors import ConfigError
-from elastic_gpu.tools.clouds import all_clouds
+from elastic_gpu.tools.offline.cloud_mocks import RemoteComponentMock, mock_clouds
 
 MOCK_UUID = "00000000-0000-0000-0000-000000000000"
 MOCK_CA = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCm1vY2sKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="
-
-
-#: A child a remote-component mock registers: (type, name, inputs) -> its resource reference.
-RegisterChild = Callable[[str, str, dict[str, Any]], dict[str, Any]]
-
-
-class RemoteChildren(Protocol):
-    """What a remote-component mock is given as its third argument: call it to register a child,
-    `(type, name, inputs) -> resource reference`; `state(ref)` reads what a referenced resource holds.
-
-    A remote component's inputs keep resource references as references (a dict with Pulumi's resource
-    signature, its `urn` and `id`): the mock returns them as outputs unchanged, or reads the referenced
-    resource's inputs and outputs with `state(ref)` (e.g. a role's `arn`, a cluster's `eksCluster`).
-    """
-
-    def __call__(self, type_: str, name: str, inputs: dict[str, Any]) -> dict[str, Any]: ...
-
-    def state(self, ref: Any) -> dict[str, Any]: ...
-
-
-#: A remote (multi-language) component's mock: (name, inputs, children) -> the component's outputs.
-RemoteComponentMock = Callable[[str, dict[str, Any], RemoteChildren], dict[str, Any]]
 
 
 # --- each cloud's mocks (its provider's `mocks()`), merged on first use -----------------------------------
@@ -58,32 +36,32 @@ RemoteComponentMock = Callable[[str, dict[str, Any], RemoteChildren], dict[str, 
 @cache
 def _resource_mocks() -> dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]]:
     """Resource type -> the outputs the cloud would add to its inputs (every cloud's `Mocks.resources`)."""
-    return {t: f for c in all_clouds() for t, f in c.mocks().resources.items()}
+    return {t: f for c in mock_clouds() for t, f in c.mocks().resources.items()}
 
 
 @cache
 def _invoke_mocks() -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
     """Invoke token -> the answer the cloud would give, derived only from the arguments (`Mocks.invokes`)."""
-    return {t: f for c in all_clouds() for t, f in c.mocks().invokes.items()}
+    return {t: f for c in mock_clouds() for t, f in c.mocks().invokes.items()}
 
 
 @cache
 def _account_invokes() -> dict[str, tuple[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]]]:
     """Invoke token -> (its cloud, the answer from that cloud's part of the described account)."""
-    return {t: (c.name, f) for c in all_clouds() for t, f in c.mocks().account_invokes.items()}
+    return {t: (c.name, f) for c in mock_clouds() for t, f in c.mocks().account_invokes.items()}
 
 
 @cache
 def _provider_defaults() -> dict[str, Callable[[str, str], dict[str, Any]]]:
     """Type prefix -> outputs every resource of that provider has unless its inputs give them (an AWS ARN)."""
-    return {t: f for c in all_clouds() for t, f in c.mocks().provider_defaults.items()}
+    return {t: f for c in mock_clouds() for t, f in c.mocks().provider_defaults.items()}
 
 
 @cache
 def remote_components() -> dict[str, RemoteComponentMock]:
     """Remote (multi-language) components (pulumi-eks's Cluster): their mock registers the children a real run
     would create and returns the component's outputs, resource references included (`Mocks.remote_components`)."""
-    return {t: f for c in all_clouds() for t, f in c.mocks().remote_components.items()}
+    return {t: f for c in mock_clouds() for t, f in c.mocks().remote_components.items()}
 
 
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
@@ -159,7 +137,7 @@ class StackMocks(pulumi.runtime.Mocks):
         #: mapPublicIpOnLaunch, the route table associated with it), under DECLARED in its account section
         self.declared: dict[str, tuple[str, dict[str, Any]]] = {}
         # the account's REST reads (elastic_gpu/http_reads.py): no network offline
-        for cloud in all_clouds():
+        for cloud in mock_clouds():
             for name, answer in cloud.mocks().account_readers.items():
                 http_reads.READERS[name] = self._reader(cloud.name, answer)
 

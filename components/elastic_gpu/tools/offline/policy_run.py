@@ -26,7 +26,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from elastic_gpu.tools.node_group_view import reading_each_resource_once
+from elastic_gpu.tools.node_group_reading import reading_each_resource_once
 from elastic_gpu.tools.offline.collector import collected_at_end
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.offline.stack_resources import stack_resources

@@ -9,7 +9,7 @@ from __future__ import annotations
 from elastic_gpu.config import load_price_overrides
 from elastic_gpu.prices import live_prices_requested
 from elastic_gpu.tools.cost import Overrides, read_live_prices_of
-from elastic_gpu.tools.node_group_view import stack_pools
+from elastic_gpu.tools.node_group_reading import stack_pools
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.offline.stack_resources import stack_resources
 

@@ -31,7 +31,7 @@ from pulumi.runtime.stack import run_pulumi_func
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.files import read_project_file, read_stack_file
-from elastic_gpu.tools.clouds import all_clouds
+from elastic_gpu.tools.offline.cloud_mocks import mock_clouds as all_clouds
 from elastic_gpu.tools.offline.collector import collected_at_end
 from elastic_gpu.tools.offline.mocks import (
     INVOKE_ORIGIN,

@@ -8,7 +8,9 @@ from __future__ import annotations
 from pulumi_policy import PolicyCustomTimeouts, PolicyProviderResource, PolicyResource, PolicyResourceOptions
 from pulumi_policy.proxy import unknown_checking_proxy
 
-from elastic_gpu.tools.node_group_view import NodeGroupView, Stack, StrictDict, stack_pools
+from elastic_gpu.tools.engine_props import StrictDict
+from elastic_gpu.tools.node_group_reading import Stack, stack_pools
+from elastic_gpu.tools.node_group_view import NodeGroupView
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 
 

@@ -10,15 +10,13 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
-from pulumi_policy import ResourceValidationPolicy, StackValidationPolicy
-
-from elastic_gpu.tools.clouds import all_clouds
 from elastic_gpu.tools.policy.cost_rules import cost_allocation_tags, gpu_monthly_cost_ceiling
 from elastic_gpu.tools.policy.fallback_rules import (
     spot_gpu_pool_fallback_promise,
     spot_gpu_pool_fallback_promise_advisory,
 )
 from elastic_gpu.tools.policy.karpenter_rules import karpenter_fallback_ordered, karpenter_gpu_node_pool
+from elastic_gpu.tools.policy.pack_parts import Policy, pack_clouds
 from elastic_gpu.tools.policy.preflight_rules import account_preflight
 from elastic_gpu.tools.policy.reservation_rules import gpu_pool_uses_its_reservations, reservation_used
 from elastic_gpu.tools.policy.scaling_rules import (
@@ -40,8 +38,6 @@ from elastic_gpu.tools.policy.version_rules import (
     kubernetes_version_not_end_of_life,
     kubernetes_version_standard_support,
 )
-
-Policy = ResourceValidationPolicy | StackValidationPolicy
 
 PACK_NAME = "elastic-gpu"
 
@@ -86,7 +82,7 @@ def assemble(neutral: Sequence[Policy], placed: Iterable[tuple[str | None, Polic
 @cache
 def _pack() -> tuple[list[Policy], dict[str, Policy]]:
     # Assembled on first use, not on import: a cloud's rules import policy_rules' helpers (this package).
-    placed = (pair for cloud in all_clouds() for pair in cloud.pack().policies)
+    placed = (pair for cloud in pack_clouds() for pair in cloud.pack().policies)
     policies = [scoped(p) for p in assemble(NEUTRAL_POLICIES, placed)]
     return policies, {p.name: p for p in policies}
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from pulumi_policy import PolicyConfigSchema, PolicyResource, ResourceValidationArgs, StackValidationArgs
 
-from elastic_gpu.tools.node_group_view import NodeGroupView, resource_pools
+from elastic_gpu.tools.node_group_reading import resource_pools
+from elastic_gpu.tools.node_group_view import NodeGroupView
 
 
 def schema(**properties: dict[str, Any]) -> PolicyConfigSchema:
@@ -43,5 +44,5 @@ def parent_urn(resource: PolicyResource) -> str | None:
 
 def known_gpu_pools(resource: PolicyResource, stack: Iterable[PolicyResource] = ()) -> list[NodeGroupView]:
     """A stack resource's GPU pools, with their region read against ``stack``; none when a prop
-    they need is unknown during a real preview (elastic_gpu/node_group_view.resource_pools)."""
+    they need is unknown during a real preview (elastic_gpu/tools/node_group_reading.resource_pools)."""
     return resource_pools(resource, stack, gpu_only=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -17,9 +17,9 @@ from pulumi_policy import (
 
 from elastic_gpu.config import PRICES_KEY, PriceOverride, load_price_overrides
 from elastic_gpu.prices import SOURCE_SEPARATOR, TABLE_PATH
-from elastic_gpu.tools.clouds import all_clouds
 from elastic_gpu.tools.cost import OVERRIDE_SOURCE, NodePrice, pool_cost
 from elastic_gpu.tools.policy._base import config, known_gpu_pools, schema
+from elastic_gpu.tools.policy.pack_parts import TagReader, pack_clouds
 from elastic_gpu.tools.policy.scope import judged
 
 # --- 9. gpu-monthly-cost-ceiling -------------------------------------------------------------
@@ -146,14 +146,11 @@ _TAGS_SCHEMA = schema(
     }
 )
 
-#: a cloud's reader of a taggable resource's cost-allocation keys: (property path, the keys it carries)
-TagReader = Callable[[ResourceValidationArgs], tuple[str, set[str]]]
-
 
 @cache
 def _tag_readers() -> dict[str, TagReader]:
     """Resource type -> its reader, from every cloud's pack (PackRules.cost_tags)."""
-    return {t: read for c in all_clouds() for t, read in c.pack().cost_tags.items()}
+    return {t: read for c in pack_clouds() for t, read in c.pack().cost_tags.items()}
 
 
 def validate_cost_tags(args: ResourceValidationArgs, report: ReportViolation) -> None:

@@ -27,7 +27,7 @@ from pulumi_policy.proxy import UnknownValueError
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.karpenter_core import RESERVED
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
-from elastic_gpu.tools.node_group_view import strict_props
+from elastic_gpu.tools.engine_props import strict_props
 from elastic_gpu.tools.offline.runner import CapturedResource, Preview
 from elastic_gpu.tools.simulation.backoff import GPU_NODE_READY, Group, Machine
 from elastic_gpu.tools.simulation.fit import NodeTemplate

@@ -28,7 +28,8 @@ from typing import Any
 from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
 from elastic_gpu.karpenter_core import RESERVED
-from elastic_gpu.tools.node_group_view import NodeGroupView, stack_pools
+from elastic_gpu.tools.node_group_reading import stack_pools
+from elastic_gpu.tools.node_group_view import NodeGroupView
 from elastic_gpu.tools.policy._base import config, schema
 
 #: The rules' config entries the offline gate fills from the stack file (`gpuPools[].reservations`).

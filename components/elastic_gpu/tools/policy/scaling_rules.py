@@ -14,7 +14,8 @@ from pulumi_policy import (
 )
 
 from elastic_gpu.tools.clouds import get_cloud
-from elastic_gpu.tools.node_group_view import NodeGroupView, gpu_pools_of, pools_of, worst_case_nodes
+from elastic_gpu.tools.node_group_reading import gpu_pools_of, pools_of
+from elastic_gpu.tools.node_group_view import NodeGroupView, worst_case_nodes
 from elastic_gpu.tools.policy._base import config, known_gpu_pools, schema
 from elastic_gpu.tools.policy.scope import judged
 

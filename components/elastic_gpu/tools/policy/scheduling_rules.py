@@ -26,7 +26,7 @@ from elastic_gpu.scheduling import (
     Taint,
 )
 from elastic_gpu.tools.controller_placement import NamedNodeGroup, unschedulable
-from elastic_gpu.tools.node_group_view import gpu_pools_of
+from elastic_gpu.tools.node_group_reading import gpu_pools_of
 from elastic_gpu.tools.policy._base import config, known_gpu_pools, props_of, schema
 
 # --- 1. gpu-pool-noschedule-taint ------------------------------------------------------------

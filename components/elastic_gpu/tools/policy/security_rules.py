@@ -3,20 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 
-from pulumi_policy import EnforcementLevel, PolicyResource, ReportViolation, StackValidationArgs, StackValidationPolicy
+from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs, StackValidationPolicy
 
-from elastic_gpu.tools.clouds import all_clouds
-
-#: a cloud's finder of its nodes' public IPs: (resource, message) in the stack's order
-PublicIpFinder = Callable[[Sequence[PolicyResource]], Iterator[tuple[PolicyResource, str]]]
+from elastic_gpu.tools.policy.pack_parts import PublicIpFinder, pack_clouds
 
 
 @cache
 def _finders() -> tuple[PublicIpFinder, ...]:
-    return tuple(c.pack().public_node_ips for c in all_clouds())
+    return tuple(c.pack().public_node_ips for c in pack_clouds())
 
 
 def validate_no_public_ips(args: StackValidationArgs, report: ReportViolation) -> None:

@@ -5,10 +5,25 @@ library did not create (`existing()`, `from_*`), which its pools follow."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
 from pulumi_policy import EnforcementLevel, ReportViolation, ResourceValidationArgs, ResourceValidationPolicy
 
-from elastic_gpu.tools.clouds import RunningVersion, all_clouds, get_cloud
+from elastic_gpu.tools.clouds import all_clouds, get_cloud
 from elastic_gpu.versions import SupportStatus, support_status
+
+
+@runtime_checkable
+class RunningVersion(Protocol):
+    """A cluster that runs another version than it declares (GKE: the release channel upgrades past a floor; AKS:
+    Long Term Support), as the version policy judges it. An optional capability: a cloud's tools implement it
+    (tools/<cloud>/cloud.py)."""
+
+    def running_support(self, status: SupportStatus, props: Mapping[str, Any]) -> SupportStatus:
+        """The support status of the version the cluster resource (`props`) will run, from its declared one's."""
+        ...
+
 
 #: The cluster resource of each cloud and the input that carries its Kubernetes version (its versions part).
 CLUSTER_VERSION_INPUTS: dict[str, tuple[str, str]] = {

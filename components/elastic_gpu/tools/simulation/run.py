@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.karpenter_core import RESERVED
@@ -13,7 +13,7 @@ from elastic_gpu.prices import HOURS_PER_MONTH
 from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.spot_gpu_pool import PROMISE_INPUT
 from elastic_gpu.spot_gpu_pool import TYPE_TOKEN as SPOT_GPU_POOL
-from elastic_gpu.tools.clouds import GroupOrder, OwnProvisioner, QueueAdmission, get_cloud
+from elastic_gpu.tools.clouds import CloudTools, get_cloud
 from elastic_gpu.tools.cost import Overrides, node_price, smallest_fit
 from elastic_gpu.tools.offline.price_overrides import price_overrides
 from elastic_gpu.tools.offline.runner import Preview, reads_preview
@@ -226,6 +226,50 @@ class PoolOutcome:
         }
 
 
+# --- what the simulation may ask of a cloud beyond its timing and templates: optional capabilities, which a
+# cloud's tools implement too (tools/<cloud>/cloud.py) and the simulation checks with isinstance
+
+
+@runtime_checkable
+class OwnProvisioner(Protocol):
+    """A provisioner of the cloud's own beside the cluster-autoscaler (EKS: Karpenter; AKS: node
+    auto-provisioning), which the simulation models for the pods its objects take."""
+
+    def simulate_pod(
+        self, preview: Preview, pod: PodShape, region: str | None, pool: str | None, promise: float | None
+    ) -> PoolOutcome | None:
+        """The outcome of `pod` under the provisioner's objects in the preview; None when the preview has
+        none (the autoscaler's model runs)."""
+        ...
+
+
+@runtime_checkable
+class QueueAdmission(Protocol):
+    """A queue in front of some of the cloud's groups (GKE: Kueue and queued provisioning): the simulation
+    scales a `queued` group only for what the queue admits."""
+
+    def queued_evidence(self) -> Evidence:
+        """What a queued group's figure rests on."""
+        ...
+
+    def admission_problem(self, preview: Preview, pod: PodShape) -> str | None:
+        """Why the queue would never admit the pod; None when it would."""
+        ...
+
+    def admission_path(self, preview: Preview, pod: PodShape) -> str:
+        """The way an admitted workload gets its nodes, by the objects' names."""
+        ...
+
+
+@runtime_checkable
+class GroupOrder(Protocol):
+    """A ranking of groups a pod itself selects (GKE: its ComputeClass's priorities)."""
+
+    def group_order(self, preview: Preview, pod: PodShape) -> list[str]:
+        """The groups the pod's own selector ranks, first to last; empty without one."""
+        ...
+
+
 def pool_promises(preview: Preview) -> dict[str, float]:
     """Each SpotGpuPool's maxMinutesToFallback, as the component recorded it."""
     out = {}
@@ -306,9 +350,10 @@ def simulate_pod(
     promise: float | None = None,
     candidates: Sequence[NodeTemplate] | None = None,
 ) -> PoolOutcome:
-    """`candidates`: the templates the pod's nodeSelector may select (all when None; LabelIndex)."""
-    # A queued group (GKE queued provisioning) scales only for what its cloud's queue admits (Kueue on GKE).
+    """`candidates`: the templates the pod's nodeSelector may select (all when None; LabelIndex). The cloud is the
+    one whose autoscaler `settings` times (an entry of its own: `simulate` and the fallback policy call it)."""
     cloud = get_cloud(settings.cloud)
+    # A queued group (GKE queued provisioning) scales only for what its cloud's queue admits (Kueue on GKE).
     queue = cloud if isinstance(cloud, QueueAdmission) else None
     kueue = queue.admission_problem(preview, pod) if queue and any(t.queued for t in templates) else None
 
@@ -363,8 +408,7 @@ def simulate_pod(
     }
     figures = {k: _combine([f[k] for f in per_regime.values()]) for k in next(iter(per_regime.values()))}
     fallback_time = figures[SCENARIO_ALL_OUT] if fallback else None
-    queued = _queued(preview, pod, settings) if first.queued else None
-    cloud = get_cloud(settings.cloud)
+    queued = _queued(preview, pod, cloud) if first.queued else None
     queued_evidence = cloud.queued_evidence() if isinstance(cloud, QueueAdmission) else None
     return PoolOutcome(
         pool=reached_pool,
@@ -430,9 +474,8 @@ def reserved_path(
     return steps
 
 
-def _queued(preview: Preview, pod: PodShape, settings: AutoscalerTiming) -> str:
+def _queued(preview: Preview, pod: PodShape, cloud: CloudTools) -> str:
     """A queued-provisioning group's figure: no time, the admission path its nodes come through."""
-    cloud = get_cloud(settings.cloud)
     via = cloud.admission_path(preview, pod) if isinstance(cloud, QueueAdmission) else "its cloud's queue"
     return f"queued: nodes come when {via} admits the workload; the wait has no documented bound"
 
@@ -554,7 +597,8 @@ def simulate(preview: Preview, manifest: dict[str, Any] | None = None) -> list[P
         contracts = [None] if manifest is not None else [c.pool for c in pool_contracts(preview)]
         name = pod_shape(manifest).name if manifest is not None else "-"
         return [_unreached(pool, name, stuck, settings, promises) for pool in contracts]
-    # A provisioner of the cloud's own (EKS: Karpenter) answers for the pods its objects take.
+    # A provisioner of the cloud's own (EKS: Karpenter) answers for the pods its objects take: the cloud is the
+    # one whose autoscaler the preview has (known only from what it captured).
     cloud = get_cloud(settings.cloud)
     own = cloud if isinstance(cloud, OwnProvisioner) else None
     region = next((t.region for t in templates if t.region), None)

@@ -1,7 +1,7 @@
 """Each node group's scale-from-zero node template, built the way that cloud's autoscaler builds it (never
 from the stack config): every node group is read once into its `NodeGroupView` (elastic_gpu/tools/node_group_view.py),
-and every cloud's `node_templates` (elastic_gpu/<cloud>/node_templates.py, which says how its autoscaler builds
-them) makes its templates from its views and the rest of the stack, in cloud order.
+and every cloud's `node_templates` (elastic_gpu/tools/<cloud>/autoscaler_templates.py, which says how its
+autoscaler builds them) makes its templates from its views and the rest of the stack, in cloud order.
 
 `allocatable` is the instance type's capacity. Each cloud sets `reserved` (what its node image keeps:
 kube-reserved and the eviction threshold) and whether its autoscaler's template subtracts it; every
@@ -13,14 +13,17 @@ vCPU/memory figure here, so those do not limit it (GPU pods are kept off it by t
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol, cast
 
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type
 from elastic_gpu.karpenter_core import RESERVED
 from elastic_gpu.scheduling import GPU_RESOURCE
 from elastic_gpu.tools.clouds import all_clouds
 from elastic_gpu.tools.cost import reserved_only
-from elastic_gpu.tools.node_group_view import NodeGroupView
+from elastic_gpu.tools.node_group_reading import ReaderParts
+from elastic_gpu.tools.node_group_view import NodeGroupView, StackResource
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.offline.stack_resources import node_groups as preview_node_groups
 from elastic_gpu.tools.simulation.fit import NodeTemplate, misfit
@@ -35,6 +38,37 @@ KUBE_PROXY_CPU = 0.1
 #: gce_reserved.go:48; AKS node-resource-reservations, 1.29+; EKS AL2023 nodeadm keeps the default).
 EVICTION_HARD_MEMORY = 100 * MIB
 ZONE_LABEL = "topology.kubernetes.io/zone"
+
+
+@dataclass(frozen=True)
+class NodeGroupReader:
+    """How the tools read a cloud's node groups from captured resources: the policy rules, cost, report,
+    simulation and diff read nothing of a node group but its `NodeGroupView` (elastic_gpu/tools/node_group_view.py),
+    and the simulation's templates are made from those views."""
+
+    #: the node groups a resource declares (empty for a type it does not read), from its props alone (a
+    #: resource policy) or placed against the stack's resources (region, zones, shared caps) when given;
+    #: props may be the policy engine's proxies, which raise on an unknown value
+    read_node_groups: Callable[[StackResource, Sequence[StackResource] | None], list[NodeGroupView]]
+    #: the scale-from-zero templates of the preview's node groups of this cloud, from their views: what the
+    #: view adds of the catalog's shape, the node's reserves and the autoscaler's template tags (the simulation)
+    node_templates: Callable[[Preview, list[NodeGroupView]], list[NodeTemplate]]
+
+
+class TemplateParts(ReaderParts, Protocol):
+    """A cloud as the simulation's templates ask for it: its reader, whole."""
+
+    def reader(self) -> NodeGroupReader:
+        """Its reader of node groups and of their scale-from-zero templates. Called when the tables are first
+        merged (node_group_view, the offline report) and once per simulation."""
+        ...
+
+
+def template_clouds() -> list[TemplateParts]:
+    """Every registered cloud, viewed by its templates (the registry's order): a preview may declare any cloud's
+    node groups. Sound because each cloud's class is checked against `ToolCloud` (tools/tool_cloud.py), which
+    extends `TemplateParts`."""
+    return cast(list[TemplateParts], all_clouds())
 
 
 def shape(cloud: str, instance_type: str, spec: GpuSpec | None = None) -> dict[str, float]:
@@ -87,7 +121,7 @@ def node_templates(preview: Preview) -> list[NodeTemplate]:
     views = node_groups(preview)
     out = [
         t
-        for cloud in all_clouds()
+        for cloud in template_clouds()
         for t in cloud.reader().node_templates(preview, [v for v in views if v.cloud == cloud.name])
     ]
     mark_reserved(out, views)

@@ -4,14 +4,14 @@ documented behaviour takes to move on from a group and to scale a pool back to z
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol, cast
 
 import yaml
 
 from elastic_gpu.cluster_autoscaler import PRIORITY_CONFIGMAP
 from elastic_gpu.durations import parse_duration
 from elastic_gpu.files import SAFE_LOADER
-from elastic_gpu.tools.clouds import all_clouds
+from elastic_gpu.tools.clouds import CloudTools, all_clouds
 from elastic_gpu.tools.offline.runner import UNKNOWN, Preview
 from elastic_gpu.tools.simulation.backoff import SECOND, Machine
 
@@ -178,9 +178,25 @@ def timeout_only(scan: int, provision: int, how: str) -> Machine:
     )
 
 
+class TimedCloud(CloudTools, Protocol):
+    """A cloud as the simulation's clocks ask for it: its autoscaler's timing."""
+
+    def autoscaler_timing(self, preview: Preview) -> AutoscalerTiming | None:
+        """The timing model of its autoscaler in the preview: its settings, clocks and evidence, as the
+        simulation times a pending pod; None when the preview has none of this cloud's autoscalers."""
+        ...
+
+
+def timed_clouds() -> list[TimedCloud]:
+    """Every registered cloud, viewed by its autoscaler's timing (the registry's order). Sound because each
+    cloud's class is checked against `ToolCloud` (tools/tool_cloud.py), which extends `TimedCloud`."""
+    return cast(list[TimedCloud], all_clouds())
+
+
 def autoscaler_settings(preview: Preview) -> AutoscalerTiming:
-    """The settings of the first cloud (in cloud order) whose autoscaler the preview has."""
-    for cloud in all_clouds():
+    """The settings of the first cloud (in cloud order) whose autoscaler the preview has: which cloud a preview
+    is on is known only from what it captured."""
+    for cloud in timed_clouds():
         settings = cloud.autoscaler_timing(preview)
         if settings is not None:
             return settings

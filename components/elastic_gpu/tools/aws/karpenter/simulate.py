@@ -12,8 +12,8 @@ from elastic_gpu.aws.node_spec import EVICTION_NODEFS_PERCENT, KUBE_RESERVED_STO
 from elastic_gpu.gpu_catalog import GpuInstanceType
 from elastic_gpu.karpenter_core import INSTANCE_TYPE_KEY
 from elastic_gpu.scheduling import EPHEMERAL_STORAGE, GPU_RESOURCE
+from elastic_gpu.tools.aws.autoscaler_templates import ENI_MAX_PODS, eks_kube_reserved
 from elastic_gpu.tools.aws.karpenter import model
-from elastic_gpu.tools.aws.node_templates import ENI_MAX_PODS, eks_kube_reserved
 from elastic_gpu.tools.offline.runner import Preview
 from elastic_gpu.tools.simulation.karpenter import GIB, KarpenterModel, TypeResources, after_failures
 from elastic_gpu.tools.simulation.pod import quantity

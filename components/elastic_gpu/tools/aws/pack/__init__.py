@@ -19,10 +19,10 @@ from elastic_gpu.tools.aws.pack.security import (
     node_disks_encrypted,
     public_node_ips,
 )
-from elastic_gpu.tools.clouds import PackRules
+from elastic_gpu.tools.policy.pack_parts import PackRules
 
 if TYPE_CHECKING:
-    from elastic_gpu.tools.policy import Policy
+    from elastic_gpu.tools.policy.pack_parts import Policy
 
 #: (the cloud-neutral policy each follows in the pack, or None for after all of them; the policy), in order:
 #: the Rules table of policy/README.md (elastic_gpu.tools.policy.ALL_POLICIES)
@@ -66,5 +66,5 @@ COST_TAGS = dict.fromkeys(TAGGABLE, _tags)
 __all__ = ["COST_TAGS", "POLICIES", "public_node_ips"]
 
 
-#: The rules above as the tools protocol's record (elastic_gpu/tools/clouds.py PackRules).
+#: The rules above as the tools protocol's record (elastic_gpu/tools/policy/pack_parts.py PackRules).
 RULES = PackRules(policies=POLICIES, public_node_ips=public_node_ips, cost_tags=COST_TAGS)

@@ -15,7 +15,8 @@ from pulumi_policy import EnforcementLevel, ReportViolation, StackValidationArgs
 
 from elastic_gpu.aws.karpenter.events import RULES
 from elastic_gpu.aws.karpenter.release import CHART
-from elastic_gpu.tools.node_group_view import KARPENTER_NODE_POOL, resource_pools
+from elastic_gpu.tools.node_group_reading import resource_pools
+from elastic_gpu.tools.node_group_view import KARPENTER_NODE_POOL
 
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 EVENT_RULE = "aws:cloudwatch/eventRule:EventRule"

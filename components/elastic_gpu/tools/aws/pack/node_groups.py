@@ -26,7 +26,7 @@ from elastic_gpu.aws.asg_tags import (
 )
 from elastic_gpu.gpu_catalog import gpu_instance_type, gpu_spec_of
 from elastic_gpu.scheduling import AWS_ACCELERATOR_LABEL, GPU_NODE_LABEL, GPU_RESOURCE
-from elastic_gpu.tools.node_group_view import pools_of
+from elastic_gpu.tools.node_group_reading import pools_of
 from elastic_gpu.tools.policy._base import parent_urn, props_of
 
 ASG_TAG = "aws:autoscaling/tag:Tag"

@@ -8,9 +8,9 @@ from collections.abc import Iterator, Sequence
 from pulumi_policy import PolicyResource, ResourceValidationArgs
 
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_NODE_POOL
-from elastic_gpu.tools.clouds import PackRules
 from elastic_gpu.tools.gcp.pack.auto_provisioning import POLICIES as AUTO_PROVISIONING_POLICIES
 from elastic_gpu.tools.policy._base import is_true, props_of
+from elastic_gpu.tools.policy.pack_parts import PackRules
 
 #: (the cloud-neutral policy each follows in the pack, or None for after all of them; the policy), in order
 POLICIES = [
@@ -54,5 +54,5 @@ def _cluster_labels(args: ResourceValidationArgs) -> tuple[str, set[str]]:
 COST_TAGS = {GKE_NODE_POOL: _node_pool_labels, GKE_CLUSTER: _cluster_labels}
 
 
-#: The rules above as the tools protocol's record (elastic_gpu/tools/clouds.py PackRules).
+#: The rules above as the tools protocol's record (elastic_gpu/tools/policy/pack_parts.py PackRules).
 RULES = PackRules(policies=POLICIES, public_node_ips=public_node_ips, cost_tags=COST_TAGS)

@@ -1,6 +1,6 @@
 """AKS in the simulation: each agent pool's scale-from-zero template, made from its `NodeGroupView`
 (elastic_gpu/tools/simulation merges every cloud's; the managed autoscaler's clocks are in
-elastic_gpu/tools/azure/timing.py).
+elastic_gpu/tools/azure/autoscaler_timing.py).
 
 - AKS (cloudprovider/azure, azure_template.go): the agent pool's VM size (its physical GPUs, unless
   the pool's `k8s.io_cluster-autoscaler_node-template_resources_*` tags, copied to the scale set, say

@@ -1,6 +1,6 @@
 """GKE in the simulation: each node pool's scale-from-zero template, made from its `NodeGroupView`
 (elastic_gpu/tools/simulation merges every cloud's; GKE's managed autoscaler's clocks are in
-elastic_gpu/tools/gcp/timing.py).
+elastic_gpu/tools/gcp/autoscaler_timing.py).
 
 - GKE (cloudprovider/gce templates.go): the machine type, the accelerators (x shared clients with
   gpuSharingConfig), node labels and taints plus GKE's own (node-pool and accelerator labels,

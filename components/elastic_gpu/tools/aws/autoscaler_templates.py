@@ -1,6 +1,6 @@
 """EKS in the simulation: each managed node group's scale-from-zero template, made from its `NodeGroupView`
 and the stack's ASG tags (elastic_gpu/tools/simulation merges every cloud's; the autoscaler's clocks are in
-elastic_gpu/tools/aws/timing.py).
+elastic_gpu/tools/aws/autoscaler_timing.py).
 
 - EKS (cloudprovider/aws, aws_manager.go buildNodeFromTemplate): vCPU, memory and GPUs of the
   group's FIRST instance type (buildInstanceType: instanceTypesOverrides[0]), in its first zone;
