@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN, parse_duration
+from elastic_gpu.errors import Problem, about
 from elastic_gpu.gpu_catalog import GPU_MODELS, GpuSpec, gpu_instance_type, retired_type
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN
 
@@ -306,7 +307,7 @@ def cloud_args_problems(where: str, cloud: CloudProvider, tags: Mapping[str, str
     checked by disk_problems with the pool's other settings."""
 
     rules = cloud.config_rules()
-    return tag_problems(f"{where}tags", tags, rules.tag_rules)
+    return about("tags", tag_problems(f"{where}tags", tags, rules.tag_rules))
 
 
 def disk_bounds(cloud: CloudProvider) -> Bounds:
@@ -658,6 +659,6 @@ def args_type_problems(where: str, args: Any) -> list[str]:
         for err in exc.errors():
             loc = err["loc"]
             path = str(loc[0]) + "".join(f"[{p!r}]" if isinstance(p, str) else f"[{p}]" for p in loc[1:])
-            problems.append(f"{where}{path}: {_type_message(err)}")
+            problems.append(Problem(f"{where}{path}: {_type_message(err)}", str(loc[0])))
         return list(dict.fromkeys(problems))
     return []
