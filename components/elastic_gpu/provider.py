@@ -151,8 +151,9 @@ class StackBuilder:
     cluster_problems: Callable[[StackConfig], list[str]]
     #: the cloud's own SpotGpuPoolArgs fields of a GPU pool of the stack
     pool_args: Callable[[StackConfig, GpuPoolConfig], dict[str, Any]]
-    #: declares the stack's resources (in a Pulumi program); returns its exports
-    build_stack: Callable[[StackConfig], dict[str, Any]]
+    #: declares the stack's resources (in a Pulumi program), its pools from the Args `compose.build_stack`
+    #: planned and checked (the general pool's, each GPU pool's); returns its exports
+    build_stack: Callable[[StackConfig, GeneralPoolArgs, list[SpotGpuPoolArgs]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
