@@ -21,7 +21,6 @@ from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePlu
 from elastic_gpu.pool_types import ClusterHandle, PoolProvisioner
 from elastic_gpu.preflight import run_preflight
 from elastic_gpu.settings import AutoscalerSettings, GeneralPoolSettings, GpuPoolSettings
-from elastic_gpu.settings_base import ArgsModel
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs, spot_gpu_pool_problems
 
 
@@ -177,7 +176,7 @@ class Composed:
     k8s_opts: pulumi.ResourceOptions
 
 
-ArgsT = TypeVar("ArgsT", bound=ArgsModel)
+ArgsT = TypeVar("ArgsT", GeneralPoolArgs, SpotGpuPoolArgs)
 
 
 def checked(args: ArgsT, cluster: ClusterHandle) -> ArgsT:
