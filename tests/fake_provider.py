@@ -165,7 +165,7 @@ def _contract(name: str, args: SpotGpuPoolArgs) -> WorkloadContract:
     return WorkloadContract(pool=name, taints=(GPU_TAINT,), node_selector={POOL_LABEL: name})
 
 
-def _no_stack(cfg: StackConfig) -> dict[str, Any]:
+def _no_stack(cfg: StackConfig, general: object, gpu_pools: object) -> dict[str, Any]:
     raise NotImplementedError("the fake cloud composes no stack: the tests drive its parts one by one")
 
 

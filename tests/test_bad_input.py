@@ -326,10 +326,11 @@ def test_component_problems_are_found_before_anything_is_registered(tmp_path, mo
 
 def test_args_checks_name_the_config_path() -> None:
     from elastic_gpu.aws.stack import pool_args
-    from elastic_gpu.compose import args_problems
+    from elastic_gpu.compose import args_problems, plan_pools
 
     cfg = load_stack_config(stack_values("aws-prod"))
-    problems = args_problems(cfg.model_copy(update={"tags": {"aws:x": "y"}}), lambda p: pool_args(cfg, p))
+    tagged = cfg.model_copy(update={"tags": {"aws:x": "y"}})
+    problems = args_problems(tagged, plan_pools(tagged, lambda p: pool_args(cfg, p)))
     text = "\n".join(problems)
     # the stack file's path first, then the component and the argument a library user would have written
     assert "tags (SpotGpuPool 'training': SpotGpuPoolArgs.tags.aws:x: the tag key prefix 'aws:' is reserved" in text

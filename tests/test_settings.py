@@ -14,7 +14,7 @@ from elastic_gpu import compose, config, general_pool, settings, spot_gpu_pool
 from elastic_gpu.cluster_autoscaler import ClusterAutoscalerArgs
 from elastic_gpu.compose import PlannedCluster
 from elastic_gpu.config import GeneralPoolConfig, GpuPoolConfig, StackConfig, load_stack_config
-from elastic_gpu.errors import ConfigError
+from elastic_gpu.errors import ConfigError, problem
 from elastic_gpu.general_pool import GeneralPoolArgs
 from elastic_gpu.settings import CLOUD_ONLY_POOL_SETTINGS, AutoscalerSettings, GeneralPoolSettings, GpuPoolSettings
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs, spot_gpu_pool_problems
@@ -199,18 +199,16 @@ def test_a_components_problem_is_named_by_the_config_path_of_its_field() -> None
 
     cfg = load_stack_config(stack_values("aws-prod"))
     where = spot_gpu_pool.problem_prefix("training")
-    assert compose.config_path("gpuPools[1]", GpuPoolConfig, where, f"{where}mixed_gpu_models: x") == (
-        "gpuPools[1].mixedGpuModels"
-    )
-    assert compose.config_path("gpuPools[1]", GpuPoolConfig, where, f"{where}gpu_sharing_replicas: x") == (
-        "devicePlugin.timeSlicingReplicas"
-    )
+    mixed = problem(where, "mixed_gpu_models", "x")
+    assert compose.config_path("gpuPools[1]", GpuPoolConfig, mixed) == "gpuPools[1].mixedGpuModels"
+    sharing = problem(where, "gpu_sharing_replicas", "x")
+    assert compose.config_path("gpuPools[1]", GpuPoolConfig, sharing) == "devicePlugin.timeSlicingReplicas"
     # A rule only the component has (its node groups' count), over the pool made from the stack file.
     small = cfg.gpu_pools[0].model_copy(update={"max_size": 1, "per_zone": True})
     few = cfg.model_copy(update={"gpu_pools": [small, *cfg.gpu_pools[1:]]})
     assert any(
         p.startswith(f"gpuPools[0].maxSize (SpotGpuPool '{small.name}': SpotGpuPoolArgs.max_size: it is the total")
-        for p in compose.args_problems(few, lambda p: pool_args(cfg, p))
+        for p in compose.args_problems(few, compose.plan_pools(few, lambda p: pool_args(cfg, p)))
     )
 
 

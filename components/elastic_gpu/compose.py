@@ -6,7 +6,6 @@ calls `build_pools_and_addons` for the parts every cloud shares.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -16,16 +15,13 @@ from pydantic import BaseModel
 
 from elastic_gpu.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
 from elastic_gpu.config import GeneralPoolConfig, GpuPoolConfig, StackConfig, gpu_spec
-from elastic_gpu.errors import ConfigError
+from elastic_gpu.errors import ConfigError, field_of
 from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs, general_pool_problems
-from elastic_gpu.general_pool import problem_prefix as general_prefix
 from elastic_gpu.nvidia_device_plugin import NvidiaDevicePlugin, NvidiaDevicePluginArgs
 from elastic_gpu.pool_types import ClusterHandle, PoolProvisioner
 from elastic_gpu.preflight import run_preflight
 from elastic_gpu.settings import AutoscalerSettings, GeneralPoolSettings, GpuPoolSettings
-from elastic_gpu.settings.base import ArgsModel
 from elastic_gpu.spot_gpu_pool import SpotGpuPool, SpotGpuPoolArgs, spot_gpu_pool_problems
-from elastic_gpu.spot_gpu_pool import problem_prefix as gpu_prefix
 
 
 def build_stack(cfg: StackConfig) -> dict[str, Any]:
@@ -35,13 +31,14 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
     (with its config path) before the cluster or anything else is registered.
     """
     stack = cfg.provider.stack_builder()
+    pools = plan_pools(cfg, lambda p: stack.pool_args(cfg, p))
     problems = [f"cluster ({p})" for p in stack.cluster_problems(cfg)]
-    problems += args_problems(cfg, lambda p: stack.pool_args(cfg, p))
+    problems += args_problems(cfg, pools)
     if problems:
         raise ConfigError(problems)
     # What the account lacks for it (read through the cloud's invokes), before anything is declared.
     run_preflight(cfg)
-    outputs: dict[str, Any] = stack.build_stack(cfg)
+    outputs: dict[str, Any] = stack.build_stack(cfg, pools.general, pools.gpu)
     return outputs
 
 
@@ -118,12 +115,13 @@ PROGRAM_FIELD_PATHS = {
 PROGRAM_FIELD_KEYS = {"gpu_count": "gpusPerNode"}
 
 
-def config_path(section: str, model: type[BaseModel], where: str, message: str) -> str:
-    """The stack-file path of the Args field a component's message is about: the field named right after
-    `where` (which leads every message of the component), as its section's `model` spells it
-    (`gpuPools[0].maxSize`), or where compose takes it from."""
-    rest = message[len(where) :] if message.startswith(where) else ""
-    field = "".join(itertools.takewhile(lambda c: c.isalnum() or c == "_", rest))
+def config_path(section: str, model: type[BaseModel], problem: str) -> str:
+    """The stack-file path of the Args field a component's problem is about (its `field`, data the check gave
+    it), as its section's `model` spells it (the field's alias: `gpuPools[0].maxSize`), or where compose takes
+    it from; the section itself for a problem about no one field."""
+    field = field_of(problem)
+    if field is None:
+        return section
     if field in PROGRAM_FIELD_PATHS:
         return PROGRAM_FIELD_PATHS[field]
     info = model.model_fields.get(field)
@@ -131,23 +129,38 @@ def config_path(section: str, model: type[BaseModel], where: str, message: str) 
     return section if key is None else f"{section}.{key}"
 
 
-def args_problems(cfg: StackConfig, cloud_pool_args: Callable[[GpuPoolConfig], dict[str, Any]]) -> list[str]:
-    """What the components check beyond the stack config's rules (the cloud's builders' own: tags, disk
-    bounds, node-group counts, a provisioner's limits ...), over the cluster as planned, before anything is
-    declared; each message led by the config path and naming the argument too
-    (`gpuPools[0].maxSize (SpotGpuPool 't4': SpotGpuPoolArgs.max_size: ...)`)."""
+@dataclass(frozen=True)
+class StackPools:
+    """The Args of a stack's pools, each built once (`plan_pools`) over the cluster as planned: checked before
+    anything is declared (`args_problems`), then handed to the components themselves once the cluster is
+    declared (`build_pools_and_addons` puts the declared cluster in place of the planned one)."""
+
+    general: GeneralPoolArgs
+    #: one per pool of the stack file, in its order (`cfg.gpu_pools`)
+    gpu: list[SpotGpuPoolArgs]
+
+
+def plan_pools(cfg: StackConfig, cloud_pool_args: Callable[[GpuPoolConfig], dict[str, Any]]) -> StackPools:
+    """The stack's pools' Args over the cluster as planned (`PlannedCluster`); `cloud_pool_args`: what the
+    cloud's stack derives for a GPU pool (StackBuilder.pool_args)."""
     c = cfg.cluster
     handle = PlannedCluster(cfg.cloud, c.name, list(c.zones), c.kubernetes_version, dict(cfg.tags), cfg.provisioner)
-    where = general_prefix("general")
+    gpu = [gpu_pool_args(cfg, p, handle, cloud_pool_args(p)) for p in cfg.gpu_pools]
+    return StackPools(general_pool_args(cfg, handle), gpu)
+
+
+def args_problems(cfg: StackConfig, pools: StackPools) -> list[str]:
+    """What the components check beyond the stack config's rules (the cloud's builders' own: tags, disk
+    bounds, node-group counts, a provisioner's limits ...), over the cluster as planned, before anything is
+    declared; each message led by the config path of its field and naming the argument too
+    (`gpuPools[0].maxSize (SpotGpuPool 't4': SpotGpuPoolArgs.max_size: ...)`)."""
     problems = [
-        f"{config_path('generalPool', GeneralPoolConfig, where, p)} ({p})"
-        for p in general_pool_problems("general", general_pool_args(cfg, handle), settings_checked=True)
+        f"{config_path('generalPool', GeneralPoolConfig, p)} ({p})"
+        for p in general_pool_problems("general", pools.general, settings_checked=True)
     ]
-    for i, pool in enumerate(cfg.gpu_pools):
-        args = gpu_pool_args(cfg, pool, handle, cloud_pool_args(pool))
-        where = gpu_prefix(pool.name)
+    for i, (pool, args) in enumerate(zip(cfg.gpu_pools, pools.gpu, strict=True)):
         problems += [
-            f"{config_path(f'gpuPools[{i}]', GpuPoolConfig, where, p)} ({p})"
+            f"{config_path(f'gpuPools[{i}]', GpuPoolConfig, p)} ({p})"
             for p in spot_gpu_pool_problems(pool.name, args, settings_checked=True)
         ]
     return problems
@@ -163,39 +176,42 @@ class Composed:
     k8s_opts: pulumi.ResourceOptions
 
 
-ArgsT = TypeVar("ArgsT", bound=ArgsModel)
+ArgsT = TypeVar("ArgsT", GeneralPoolArgs, SpotGpuPoolArgs)
 
 
-def checked(args: ArgsT) -> ArgsT:
-    """Args made from the stack config, whose rules and the components' own (`args_problems`) build_stack ran
-    before declaring anything: the component does not run them again."""
+def checked(args: ArgsT, cluster: ClusterHandle) -> ArgsT:
+    """Planned Args (`plan_pools`), whose stack-file rules and the components' own (`args_problems`) build_stack
+    ran before declaring anything, on the declared `cluster`: the component does not run them again."""
+    args.cluster = cluster
     args.mark_checked_by_stack()
     return args
 
 
 def build_pools_and_addons(
     cfg: StackConfig,
+    general_args: GeneralPoolArgs,
+    gpu_args: list[SpotGpuPoolArgs],
     cluster: Any,
     opts: pulumi.ResourceOptions,
-    cloud_pool_args: Callable[[GpuPoolConfig], dict[str, Any]] = lambda _: {},
     provisioner: Callable[[GeneralPool], PoolProvisioner] | None = None,
 ) -> Composed:
     """General pool, GPU pools, device plugin and autoscaler, as the config says (called by the cloud's
     `stack.build_stack`, which `build_stack` calls once the config and the components' Args are checked).
 
-    `cluster` has a `provider` (Kubernetes); `cloud_pool_args` adds a cloud's own
-    SpotGpuPoolArgs fields for a pool (e.g. Azure's spot max price); `provisioner`, given the general
+    `general_args`, `gpu_args`: the pools' Args as `build_stack` planned and checked them (StackPools), one
+    per pool of `cfg.gpu_pools`; `cluster` has a `provider` (Kubernetes); `provisioner`, given the general
     pool (where its controller runs), declares a provisioner that makes the GPU pools' nodes itself
     (EKS: Karpenter); the autoscaler then scales the general pool alone.
     """
     handle: ClusterHandle = cluster
-    general = GeneralPool("general", checked(general_pool_args(cfg, handle)), opts=opts)
+    general = GeneralPool("general", checked(general_args, handle), opts=opts)
     sharing = cfg.device_plugin.time_slicing_replicas
-    own = {} if provisioner is None else {"provisioner": provisioner(general)}
-    gpu_pools = [
-        SpotGpuPool(p.name, checked(gpu_pool_args(cfg, p, handle, cloud_pool_args(p) | own)), opts=opts)
-        for p in cfg.gpu_pools
-    ]
+    own = None if provisioner is None else provisioner(general)
+    gpu_pools = []
+    for p, args in zip(cfg.gpu_pools, gpu_args, strict=True):
+        if own is not None:
+            args.provisioner = own
+        gpu_pools.append(SpotGpuPool(p.name, checked(args, handle), opts=opts))
     # Workloads need a node first; on an upgrade they move after the node groups.
     k8s_opts = pulumi.ResourceOptions(depends_on=general.nodes)
     device_plugin = NvidiaDevicePlugin(

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast, runtime_checkable
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel, to_snake
@@ -81,6 +81,9 @@ from elastic_gpu.validation import (
     time_slicing_problems,
 )
 from elastic_gpu.versions import SUPPORTED_KUBERNETES_VERSIONS, minor_support_warnings
+
+if TYPE_CHECKING:
+    from elastic_gpu.pool_args import GeneralPoolArgs, SpotGpuPoolArgs
 
 PROJECT = "elastic-gpu"
 
@@ -723,8 +726,9 @@ class StackBuilder:
     cluster_problems: Callable[[StackConfig], list[str]]
     #: the cloud's own SpotGpuPoolArgs fields of a GPU pool of the stack
     pool_args: Callable[[StackConfig, GpuPoolConfig], dict[str, Any]]
-    #: declares the stack's resources (in a Pulumi program); returns its exports
-    build_stack: Callable[[StackConfig], dict[str, Any]]
+    #: declares the stack's resources (in a Pulumi program), its pools from the Args `compose.build_stack`
+    #: planned and checked (the general pool's, each GPU pool's); returns its exports
+    build_stack: Callable[[StackConfig, GeneralPoolArgs, list[SpotGpuPoolArgs]], dict[str, Any]]
 
 
 @runtime_checkable

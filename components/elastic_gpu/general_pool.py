@@ -7,7 +7,7 @@ import pulumi
 from elastic_gpu import program_preflight
 from elastic_gpu.args_doc import documented_component
 from elastic_gpu.cluster_handle import handle_problems
-from elastic_gpu.errors import ConfigError
+from elastic_gpu.errors import ConfigError, about
 from elastic_gpu.pool_args import GeneralPoolArgs as GeneralPoolArgs  # declared below the builder record
 from elastic_gpu.pool_args import pool_cloud
 from elastic_gpu.pool_overrides import override_type_problems
@@ -33,13 +33,15 @@ def general_pool_problems(name: str, args: GeneralPoolArgs, *, settings_checked:
     only what the program and the cloud's builder add is checked."""
     where = problem_prefix(name)
     checked = settings_checked
-    if problems := handle_problems(where, args.cluster) + ([] if checked else args_type_problems(where, args)):
+    if problems := about("cluster", handle_problems(where, args.cluster)) + (
+        [] if checked else args_type_problems(where, args)
+    ):
         return problems
     cloud = pool_cloud(args.cluster)
     if not checked:
         problems = general_pool_settings_problems(Spelling(where, stack_file=False), cloud, args)
     problems += cloud_args_problems(where, cloud, args.tags)
-    problems += label_problems(f"{where}extra_labels", args.extra_labels)
+    problems += about("extra_labels", label_problems(f"{where}extra_labels", args.extra_labels))
     problems += override_type_problems(where, args)
     if not problems:
         problems += cloud.pool_builder().override_problems(where, args)

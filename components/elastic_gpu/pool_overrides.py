@@ -14,6 +14,7 @@ import pulumi
 from pydantic import Field
 
 from elastic_gpu.cluster_handle import is_input_str
+from elastic_gpu.errors import Problem, problem
 from elastic_gpu.settings.base import ArgsModel
 from elastic_gpu.validation import said
 
@@ -53,33 +54,44 @@ class NodeOverrides(ArgsModel):
 
 def override_type_problems(where: str, args: NodeOverrides) -> list[str]:
     """Each setting has the shape its field says (before any cloud reads it)."""
-    problems = []
+    problems: list[str] = []
     subnets = args.subnet_ids
     if subnets is not None and not is_input_str(subnets):
         if not isinstance(subnets, Mapping) or not subnets:
             problems.append(
-                f"{where}subnet_ids: must map zones to subnet ids (EKS) or be one subnet id (AKS), got {said(subnets)}"
+                problem(
+                    where,
+                    "subnet_ids",
+                    f"must map zones to subnet ids (EKS) or be one subnet id (AKS), got {said(subnets)}",
+                )
             )
         else:
             problems += [
-                f"{where}subnet_ids[{z!r}]: must be a subnet id (a string or an Output), got {type(s).__name__}"
+                Problem(
+                    f"{where}subnet_ids[{z!r}]: must be a subnet id (a string or an Output), got {type(s).__name__}",
+                    "subnet_ids",
+                )
                 for z, s in subnets.items()
                 if not isinstance(z, str) or not is_input_str(s)
             ]
     for name in ("node_identity", "image", "user_data"):
         value = getattr(args, name)
         if value is not None and (not is_input_str(value) or value == ""):
-            problems.append(f"{where}{name}: must be a non-empty string or an Output, got {said(value)}")
+            problems.append(problem(where, name, f"must be a non-empty string or an Output, got {said(value)}"))
     groups = args.security_group_ids
     if groups is not None and (
         isinstance(groups, str) or not isinstance(groups, list) or not groups or not all(map(is_input_str, groups))
     ):
         problems.append(
-            f"{where}security_group_ids: must be a non-empty list of security group ids, got {said(groups)}"
+            problem(where, "security_group_ids", f"must be a non-empty list of security group ids, got {said(groups)}")
         )
     if not isinstance(args.kubelet_config, dict) or not all(isinstance(k, str) for k in args.kubelet_config):
         problems.append(
-            f"{where}kubelet_config: must be a mapping of KubeletConfiguration keys, got {said(args.kubelet_config)}"
+            problem(
+                where,
+                "kubelet_config",
+                f"must be a mapping of KubeletConfiguration keys, got {said(args.kubelet_config)}",
+            )
         )
     return problems
 
@@ -87,7 +99,7 @@ def override_type_problems(where: str, args: NodeOverrides) -> list[str]:
 def unsupported(where: str, args: NodeOverrides, cloud: str, fields: Mapping[str, str]) -> list[str]:
     """A problem for each set field the cloud cannot honour (`fields`: field -> why)."""
     return [
-        f"{where}{name}: not available on {cloud}: {why} (allowed: unset)"
+        problem(where, name, f"not available on {cloud}: {why} (allowed: unset)")
         for name, why in fields.items()
         if getattr(args, name) not in (None, {}, [])
     ]
@@ -96,7 +108,7 @@ def unsupported(where: str, args: NodeOverrides, cloud: str, fields: Mapping[str
 def kubelet_problems(where: str, args: NodeOverrides, cloud: str, keys: Mapping[str, str]) -> list[str]:
     """`keys`: KubeletConfiguration key -> the cloud SDK argument that sets it (its pools.py KUBELET_KEYS)."""
     if unknown := sorted(set(args.kubelet_config) - set(keys)):
-        return [f"{where}kubelet_config: {unknown} cannot be set on {cloud}; allowed: {', '.join(keys)}"]
+        return [problem(where, "kubelet_config", f"{unknown} cannot be set on {cloud}; allowed: {', '.join(keys)}")]
     return []
 
 

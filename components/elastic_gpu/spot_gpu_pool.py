@@ -10,7 +10,7 @@ import pulumi
 from elastic_gpu import program_preflight
 from elastic_gpu.args_doc import documented_component
 from elastic_gpu.cluster_handle import cloud_provider, handle_problems
-from elastic_gpu.errors import ConfigError
+from elastic_gpu.errors import ConfigError, about, problem
 from elastic_gpu.gpu_catalog import gpu_spec_problems, resolve_gpu_spec
 from elastic_gpu.pool_args import PoolCloud, pool_cloud
 from elastic_gpu.pool_args import SpotGpuPoolArgs as SpotGpuPoolArgs  # declared below the builder record
@@ -54,7 +54,9 @@ def spot_gpu_pool_problems(
     cloud's API described no GPU for a type the catalog lacks (resolved_gpu_spec)."""
     where = problem_prefix(name)
     checked = settings_checked
-    if problems := handle_problems(where, args.cluster) + ([] if checked else args_type_problems(where, args)):
+    if problems := about("cluster", handle_problems(where, args.cluster)) + (
+        [] if checked else args_type_problems(where, args)
+    ):
         return problems  # the rest reads the cluster and compares the values
     cloud = pool_cloud(args.cluster)
     if not checked:
@@ -62,9 +64,11 @@ def spot_gpu_pool_problems(
         problems = gpu_pool_settings_problems(spell, cloud, args, ARGS_CLOUD_ONLY_SETTINGS)
         problems += _instance_type_problems(where, cloud, args, unresolved)
     if unknown := [z for z in args.pool_zones if z not in args.cluster.zones]:
-        problems.append(f"{where}zones: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
+        problems.append(
+            problem(where, "zones", f"{unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
+        )
     problems += cloud_args_problems(where, cloud, args.tags)
-    problems += label_problems(f"{where}extra_labels", args.extra_labels)
+    problems += about("extra_labels", label_problems(f"{where}extra_labels", args.extra_labels))
     problems += override_type_problems(where, args)
     if problems:
         return problems  # the group counts below need valid types and zones
@@ -82,8 +86,12 @@ def spot_gpu_pool_problems(
     ):
         if groups and total < groups:
             problems.append(
-                f"{where}{field_name}: it is the total over the {groups} node groups it is split into, and each "
-                f"needs a max of at least 1, so it must be >= {groups} (got {total})"
+                problem(
+                    where,
+                    field_name,
+                    f"it is the total over the {groups} node groups it is split into, and each needs a max of at "
+                    f"least 1, so it must be >= {groups} (got {total})",
+                )
             )
     return problems
 
@@ -114,8 +122,12 @@ def provisioner_problems(name: str, args: SpotGpuPoolArgs) -> list[str]:
         return []
     if not isinstance(args.provisioner, PoolProvisioner):
         return [
-            f"{where}provisioner: must have build_pool(name, args, parent), such as Karpenter(...).nodes "
-            f"(got {type(args.provisioner).__name__})"
+            problem(
+                where,
+                "provisioner",
+                f"must have build_pool(name, args, parent), such as Karpenter(...).nodes "
+                f"(got {type(args.provisioner).__name__})",
+            )
         ]
     return list(getattr(args.provisioner, "pool_problems", lambda *_: [])(where, args))
 
@@ -125,24 +137,29 @@ def _instance_type_problems(
 ) -> list[str]:
     """The pool's types: given, each once, GPU types of the catalog or of `gpu_spec`, one GPU count (and model);
     `unresolved`: why the cloud's API described no GPU for a type, asked at preview."""
-    problems = []
+    problems: list[str] = []
     if not args.instance_types:
-        problems.append(f"{where}instance_types: at least one GPU instance type is required")
+        problems.append(problem(where, "instance_types", "at least one GPU instance type is required"))
     # A bad spec is the cause of its types' "no GPU we know": report it alone.
-    spec_problems = gpu_spec_problems(f"{where}gpu_spec", cloud.name, args.instance_types, args.gpu_spec)
-    problems += spec_problems or gpu_instance_type_problems(
-        where,
-        cloud,
-        args.instance_types,
-        types_field="instance_types",
-        mixed_models=args.mixed_gpu_models,
-        mixed_field="mixed_gpu_models=True",
-        spec_field="gpu_spec=GpuSpec(model, count, vcpus, memory_gib)",
-        spec=args.gpu_spec,
-        unresolved=unresolved,
+    spec_problems = about(
+        "gpu_spec", gpu_spec_problems(f"{where}gpu_spec", cloud.name, args.instance_types, args.gpu_spec)
+    )
+    problems += spec_problems or about(
+        "instance_types",
+        gpu_instance_type_problems(
+            where,
+            cloud,
+            args.instance_types,
+            types_field="instance_types",
+            mixed_models=args.mixed_gpu_models,
+            mixed_field="mixed_gpu_models=True",
+            spec_field="gpu_spec=GpuSpec(model, count, vcpus, memory_gib)",
+            spec=args.gpu_spec,
+            unresolved=unresolved,
+        ),
     )
     if len(set(args.instance_types)) != len(args.instance_types):
-        problems.append(f"{where}instance_types: each type may appear once (got {args.instance_types})")
+        problems.append(problem(where, "instance_types", f"each type may appear once (got {args.instance_types})"))
     return problems
 
 

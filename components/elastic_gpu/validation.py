@@ -21,6 +21,7 @@ from elastic_gpu.cloud_facts import KnownCloud, RuledCloud
 from elastic_gpu.cloud_facts import TagRules as TagRules
 from elastic_gpu.clouds import all_clouds
 from elastic_gpu.durations import DURATION_HELP, DURATION_PATTERN, parse_duration
+from elastic_gpu.errors import Problem, about
 from elastic_gpu.gpu_catalog import GPU_MODELS, GpuResolver, GpuSpec, gpu_instance_type, retired_type
 from elastic_gpu.versions import KUBERNETES_MINOR_PATTERN
 
@@ -275,7 +276,7 @@ def cloud_args_problems(where: str, cloud: RuledCloud, tags: Mapping[str, str]) 
     checked by disk_problems with the pool's other settings."""
 
     rules = cloud.config_rules()
-    return tag_problems(f"{where}tags", tags, rules.tag_rules)
+    return about("tags", tag_problems(f"{where}tags", tags, rules.tag_rules))
 
 
 def disk_bounds(cloud: RuledCloud) -> Bounds:
@@ -627,6 +628,6 @@ def args_type_problems(where: str, args: Any) -> list[str]:
         for err in exc.errors():
             loc = err["loc"]
             path = str(loc[0]) + "".join(f"[{p!r}]" if isinstance(p, str) else f"[{p}]" for p in loc[1:])
-            problems.append(f"{where}{path}: {_type_message(err)}")
+            problems.append(Problem(f"{where}{path}: {_type_message(err)}", str(loc[0])))
         return list(dict.fromkeys(problems))
     return []

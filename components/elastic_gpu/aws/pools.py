@@ -26,7 +26,7 @@ from elastic_gpu.aws.node_groups import (
 from elastic_gpu.aws.node_spec import AwsNodeSpec, general_node_spec, gpu_node_spec, gpu_taints
 from elastic_gpu.aws.reservations import ReadReservation, describe_command, read_reservation, reservation_problems
 from elastic_gpu.aws.user_data import user_data_problems
-from elastic_gpu.errors import ConfigError
+from elastic_gpu.errors import ConfigError, Problem, about, problem
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_args import PoolBuilder
 from elastic_gpu.pool_overrides import NodeOverrides
@@ -107,15 +107,21 @@ def build_general_pool(name: str, args: GeneralPoolArgs, parent: pulumi.Resource
 
 def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> list[str]:
     """What EKS makes of the pool's own node settings: all of them, shaped as EKS takes them."""
-    problems = []
+    problems: list[str] = []
     subnets = args.subnet_ids
     if subnets is not None and not isinstance(subnets, Mapping):
         problems.append(
-            f"{where}subnet_ids: on EKS a node group's subnet follows its zone; map each zone to a subnet id, "
-            f'e.g. {{"{args.cluster.zones[0]}": "subnet-0abc..."}} (got {said(subnets)})'
+            problem(
+                where,
+                "subnet_ids",
+                "on EKS a node group's subnet follows its zone; map each zone to a subnet id, "
+                f'e.g. {{"{args.cluster.zones[0]}": "subnet-0abc..."}} (got {said(subnets)})',
+            )
         )
     elif subnets is not None and (unknown := [z for z in subnets if z not in args.cluster.zones]):
-        problems.append(f"{where}subnet_ids: {unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
+        problems.append(
+            problem(where, "subnet_ids", f"{unknown} are not zones of the cluster; allowed: {args.cluster.zones}")
+        )
     ami_family = getattr(args, "ami_family", "al2023")  # a GeneralPool runs AL2023
     return problems + user_data_problems(where, args, ami_family)
 
@@ -123,28 +129,36 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
 def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """EKS rules for a GPU pool beyond the cloud-neutral ones; under the cluster-autoscaler, its reservations as
     the account describes them (each one's node group needs its zone and instance type)."""
-    problems = node_group_args_problems(where, args.node_group_args)
+    problems = about("node_group_args", node_group_args_problems(where, args.node_group_args))
     # A provisioner given, or the stack's (a stack file's pools are checked over the cluster as planned)
     karpenter = args.provisioner is not None or getattr(args.cluster, "provisioner", None) == KARPENTER
-    problems += reservation_problems(
-        Spelling(where, stack_file=False),
-        args.reservations,
-        karpenter=karpenter,
-        max_size=args.max_size,
-        on_demand_fallback=args.on_demand_fallback,
+    problems += about(
+        "reservations",
+        reservation_problems(
+            Spelling(where, stack_file=False),
+            args.reservations,
+            karpenter=karpenter,
+            max_size=args.max_size,
+            on_demand_fallback=args.on_demand_fallback,
+        ),
     )
     if not problems and not karpenter and args.reservations is not None:
         problems += [
-            f"{where}reservations.ids: {p}" for p in reserved_groups(args, args.reservations.ids) if isinstance(p, str)
+            Problem(f"{where}reservations.ids: {p}", "reservations")
+            for p in reserved_groups(args, args.reservations.ids)
+            if isinstance(p, str)
         ]
     if args.gpu_sharing_replicas > 1 and args.ami_family in AMI_FAMILIES_WITH_DEVICE_PLUGIN:
         # Bottlerocket runs its own device plugin, which our time-slicing ConfigMap does not
         # configure: nodes would advertise the physical GPUs while the ASG tag (what the
         # autoscaler plans with) says GPUs x replicas.
         problems.append(
-            f"{where}gpu_sharing_replicas: time-slicing ({args.gpu_sharing_replicas}) is configured through the "
-            f"NVIDIA device plugin we deploy, which {args.ami_family!r} nodes do not run; use ami_family "
-            "'al2023' or no time-slicing"
+            problem(
+                where,
+                "gpu_sharing_replicas",
+                f"time-slicing ({args.gpu_sharing_replicas}) is configured through the NVIDIA device plugin we "
+                f"deploy, which {args.ami_family!r} nodes do not run; use ami_family 'al2023' or no time-slicing",
+            )
         )
     return problems
 

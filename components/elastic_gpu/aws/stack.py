@@ -15,8 +15,9 @@ from elastic_gpu.aws.karpenter.controller import Karpenter, KarpenterArgs
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.durations import NODE_POOL_DURATION_PATTERN, duration_text, parse_duration
-from elastic_gpu.general_pool import GeneralPool
+from elastic_gpu.general_pool import GeneralPool, GeneralPoolArgs
 from elastic_gpu.pool_types import PoolProvisioner, provisioner_node_pool_names
+from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
@@ -24,7 +25,7 @@ def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
     return {}
 
 
-def build_stack(cfg: StackConfig) -> dict[str, Any]:
+def build_stack(cfg: StackConfig, general_args: GeneralPoolArgs, gpu_args: list[SpotGpuPoolArgs]) -> dict[str, Any]:
     c = cfg.cluster
     # An explicit provider: the region comes from the stack config alone, never the environment.
     provider = aws.Provider("aws", region=c.region)
@@ -65,7 +66,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         return Karpenter("karpenter", args, opts=opts).nodes
 
     provisioner = karpenter if cfg.provisioner == KARPENTER else None
-    parts = build_pools_and_addons(cfg, cluster, opts, lambda p: pool_args(cfg, p), provisioner)
+    parts = build_pools_and_addons(cfg, general_args, gpu_args, cluster, opts, provisioner)
     # After every node group: on a version bump the add-ons move after the node groups have.
     nodes = [r for pool in [parts.general, *parts.gpu_pools] for r in pool.nodes]
     addons = EksAddons("eks-addons", EksAddonsArgs(cluster=cluster, nodes=nodes, tags=cfg.tags), opts=opts)

@@ -13,6 +13,7 @@ from typing import Any
 import pulumi
 import yaml
 
+from elastic_gpu.errors import problem
 from elastic_gpu.pool_overrides import NodeOverrides
 
 BOUNDARY = "ELASTICGPU"
@@ -37,27 +38,43 @@ def mime_document(parts: list[tuple[str, str]]) -> str:
 
 
 def user_data_problems(where: str, args: NodeOverrides, ami_family: str) -> list[str]:
-    problems = []
+    problems: list[str] = []
     if args.kubelet_config and ami_family != "al2023":
         problems.append(
-            f"{where}kubelet_config: set through nodeadm on AL2023 only; on {ami_family!r} put the kubelet "
-            "settings into user_data (allowed: ami_family 'al2023', or unset)"
+            problem(
+                where,
+                "kubelet_config",
+                f"set through nodeadm on AL2023 only; on {ami_family!r} put the kubelet settings into user_data "
+                "(allowed: ami_family 'al2023', or unset)",
+            )
         )
     text = args.user_data
     if args.kubelet_config and isinstance(text, pulumi.Output):
         problems.append(
-            f"{where}user_data: an Output cannot be combined with kubelet_config (its format is known only at "
-            "deploy time); put the kubelet settings into your NodeConfig, or pass user_data as a string"
+            problem(
+                where,
+                "user_data",
+                "an Output cannot be combined with kubelet_config (its format is known only at deploy time); put "
+                "the kubelet settings into your NodeConfig, or pass user_data as a string",
+            )
         )
     if args.kubelet_config and isinstance(text, str) and text.startswith("MIME-Version"):
         problems.append(
-            f"{where}user_data: a MIME document cannot be combined with kubelet_config; add a NodeConfig part "
-            "with spec.kubelet.config to it yourself, or pass your script or NodeConfig alone"
+            problem(
+                where,
+                "user_data",
+                "a MIME document cannot be combined with kubelet_config; add a NodeConfig part with "
+                "spec.kubelet.config to it yourself, or pass your script or NodeConfig alone",
+            )
         )
     if args.image is not None and args.user_data is None:
         problems.append(
-            f"{where}image: a custom AMI gets no bootstrap from EKS; give user_data that joins the node to the "
-            "cluster (a nodeadm NodeConfig with spec.cluster), or leave image unset for EKS's GPU AMI"
+            problem(
+                where,
+                "image",
+                "a custom AMI gets no bootstrap from EKS; give user_data that joins the node to the cluster (a "
+                "nodeadm NodeConfig with spec.cluster), or leave image unset for EKS's GPU AMI",
+            )
         )
     return problems
 

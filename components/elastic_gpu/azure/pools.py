@@ -22,7 +22,7 @@ from elastic_gpu.azure.node_spec import KUBELET_KEYS, AksNodeSpec, PoolNodes, fo
 from elastic_gpu.azure.node_template import resources_tag
 from elastic_gpu.azure.reservations import cluster_grant_problems, existing_cluster_warning, reservation_problems
 from elastic_gpu.azure.system_pool import MAX_AGENT_POOL_NAME
-from elastic_gpu.errors import ConfigError
+from elastic_gpu.errors import ConfigError, about, problem
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.karpenter_core import DO_NOT_DISRUPT
 from elastic_gpu.pool_args import PoolBuilder
@@ -219,8 +219,12 @@ def override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
     )
     if args.subnet_ids is not None and not isinstance(args.subnet_ids, str):
         problems.append(
-            f"{where}subnet_ids: on AKS one VNet subnet id for all the pool's agent pools (an Azure subnet spans "
-            f"zones), a plain string as it is part of the agent-pool name (got {said(args.subnet_ids)})"
+            problem(
+                where,
+                "subnet_ids",
+                "on AKS one VNet subnet id for all the pool's agent pools (an Azure subnet spans zones), a plain "
+                f"string as it is part of the agent-pool name (got {said(args.subnet_ids)})",
+            )
         )
     return problems + own_vnet_problems(where, args) + kubelet_problems(where, args, "azure", KUBELET_KEYS)
 
@@ -234,14 +238,22 @@ def own_vnet_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> li
     cluster_subnet = args.cluster.vnet_subnet_id
     if cluster_subnet is None:
         return [
-            f"{where}subnet_ids: the cluster is in the VNet AKS creates, so a pool cannot be in a subnet of "
-            f"yours; set the cluster's subnet_id (stack config cluster.subnetId) to a subnet of that VNet "
-            f"(got subnet_ids={args.subnet_ids!r})"
+            problem(
+                where,
+                "subnet_ids",
+                "the cluster is in the VNet AKS creates, so a pool cannot be in a subnet of yours; set the "
+                "cluster's subnet_id (stack config cluster.subnetId) to a subnet of that VNet "
+                f"(got subnet_ids={args.subnet_ids!r})",
+            )
         ]
     if vnet_of(args.subnet_ids) != vnet_of(cluster_subnet):
         return [
-            f"{where}subnet_ids: every AKS pool must be in the cluster's VNet ({vnet_of(cluster_subnet)}, from its "
-            f"subnet_id); got {said(args.subnet_ids)}"
+            problem(
+                where,
+                "subnet_ids",
+                f"every AKS pool must be in the cluster's VNet ({vnet_of(cluster_subnet)}, from its subnet_id); "
+                f"got {said(args.subnet_ids)}",
+            )
         ]
     return []
 
@@ -250,16 +262,16 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """AKS rules for a GPU pool beyond the cloud-neutral ones."""
     nap = uses_node_provisioning(args.cluster)
     spell = Spelling(where, stack_file=False)
-    problems = reservation_problems(spell, args, nap=nap, sizes=len(args.instance_types))
+    problems = about("reservations", reservation_problems(spell, args, nap=nap, sizes=len(args.instance_types)))
     if nap:
         return problems + nap_pool_problems(where, args)
-    problems += spot_max_price_problems(spell, args.spot_max_price)
+    problems += about("spot_max_price", spot_max_price_problems(spell, args.spot_max_price))
     granted = getattr(args.cluster, "capacity_reservation_group_ids", None)  # an AksCluster this library creates
     if args.reservations is not None and granted is not None:
-        problems += cluster_grant_problems(where, args.reservations.ids, granted)
+        problems += about("reservations", cluster_grant_problems(where, args.reservations.ids, granted))
     if len(args.instance_types) > MAX_VM_SIZES:
         problems.append(
-            f"{where}instance_types: at most {MAX_VM_SIZES} VM sizes on AKS (got {len(args.instance_types)})"
+            problem(where, "instance_types", f"at most {MAX_VM_SIZES} VM sizes on AKS (got {len(args.instance_types)})")
         )
     return problems
 

@@ -11,8 +11,10 @@ from elastic_gpu.azure.cluster import AksCluster, AksClusterArgs, aks_cluster_pr
 from elastic_gpu.azure.node_provisioning import PROVISIONER as NAP
 from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
+from elastic_gpu.general_pool import GeneralPoolArgs
 from elastic_gpu.pool_types import provisioner_node_pool_names
 from elastic_gpu.settings.azure import DEFAULT_AKS_NETWORK_PLUGIN, MaintenanceWindowConfig, SystemPoolConfig
+from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 
 def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
@@ -65,13 +67,13 @@ def cluster_problems(cfg: StackConfig) -> list[str]:
     return aks_cluster_problems(cfg.cluster.name, cluster_args(cfg))
 
 
-def build_stack(cfg: StackConfig) -> dict[str, Any]:
+def build_stack(cfg: StackConfig, general_args: GeneralPoolArgs, gpu_args: list[SpotGpuPoolArgs]) -> dict[str, Any]:
     c = cfg.cluster
     # An explicit provider: the location comes from the stack config alone, never the environment.
     provider = azure_native.Provider("azure-native", location=c.region)
     opts = pulumi.ResourceOptions(providers=[provider])
     cluster = AksCluster(c.name, cluster_args(cfg), opts=opts)
-    parts = build_pools_and_addons(cfg, cluster, opts, lambda p: pool_args(cfg, p))
+    parts = build_pools_and_addons(cfg, general_args, gpu_args, cluster, opts)
     outputs = {
         "cloud": "azure",
         "clusterName": cluster.cluster_name,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from pydantic.alias_generators import to_camel
 
 from elastic_gpu.config import ConfigRules
+from elastic_gpu.errors import Problem, about
 from elastic_gpu.facts import ReviewedRow
 from elastic_gpu.gcp.reservations import reservation_problems
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
@@ -363,33 +364,51 @@ def node_pool_problems(
     problems: list[str] = []
     if len(instance_types) > 1:
         problems.append(
-            f"{field('instance_types')}: a GKE node pool has one machine type (got {instance_types}); "
-            "allowed: a list of one"
+            Problem(
+                f"{field('instance_types')}: a GKE node pool has one machine type (got {instance_types}); "
+                "allowed: a list of one",
+                "instance_types",
+            )
         )
     row = gpu_instance_type("gcp", instance_types[0]) if instance_types else None
     if row is not None and gpus is not None and gpus != row.gpus:
         allowed = row.gpu_counts or (row.gpus,)
         if gpus not in allowed:
             problems.append(
-                f"{field(gpus_key)}: {row.name!r} takes {', '.join(map(str, allowed))} x {row.model.name} (got {gpus})"
+                Problem(
+                    f"{field(gpus_key)}: {row.name!r} takes {', '.join(map(str, allowed))} x {row.model.name} "
+                    f"(got {gpus})",
+                    gpus_key,
+                )
             )
     if max_run_hours is not None and not queued:
         problems.append(
-            f"{field('max_run_hours')}: bounds how long a queued-provisioning (flex-start) node runs; set "
-            f"{field('queued_provisioning')}: true or remove it (got {max_run_hours})"
+            Problem(
+                f"{field('max_run_hours')}: bounds how long a queued-provisioning (flex-start) node runs; set "
+                f"{field('queued_provisioning')}: true or remove it (got {max_run_hours})",
+                "max_run_hours",
+            )
         )
     elif max_run_hours is not None:
-        problems += bounds_problems(field("max_run_hours"), max_run_hours, DWS_MAX_RUN_HOURS, " h")
+        problems += about(
+            "max_run_hours", bounds_problems(field("max_run_hours"), max_run_hours, DWS_MAX_RUN_HOURS, " h")
+        )
     if queued:
         if min_size > 0:
             problems.append(
-                f"{field('min_size')}: a queued-provisioning pool gets nodes only through ProvisioningRequests; "
-                f"allowed: 0 (got {min_size})"
+                Problem(
+                    f"{field('min_size')}: a queued-provisioning pool gets nodes only through ProvisioningRequests; "
+                    f"allowed: 0 (got {min_size})",
+                    "min_size",
+                )
             )
         if spot:
             problems.append(
-                f"{field('spot')}: a queued-provisioning pool uses flex-start capacity, not spot; "
-                "allowed: false (got true)"
+                Problem(
+                    f"{field('spot')}: a queued-provisioning pool uses flex-start capacity, not spot; "
+                    "allowed: false (got true)",
+                    "spot",
+                )
             )
     return problems
 

@@ -15,6 +15,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.errors import about, problem
 from elastic_gpu.gcp.autoprovisioning import PROVISIONER, compute_class
 from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
 from elastic_gpu.gcp.config_rules import DEFAULT_DWS_MAX_RUN_HOURS, node_pool_problems
@@ -279,10 +280,14 @@ def _override_problems(where: str, args: GeneralPoolArgs | SpotGpuPoolArgs) -> l
     problems = unsupported(where, args, "gcp", NO_PLACE_ON_GKE)
     if args.node_identity is not None and not isinstance(args.node_identity, str):
         problems.append(
-            f"{where}node_identity: on GKE a plain service account email, as it is part of the node-pool name "
-            f"(a change replaces the pool) (got {type(args.node_identity).__name__})"
+            problem(
+                where,
+                "node_identity",
+                "on GKE a plain service account email, as it is part of the node-pool name (a change replaces "
+                f"the pool) (got {type(args.node_identity).__name__})",
+            )
         )
-    problems += node_config_problems(where, getattr(args, "node_config", None))
+    problems += about("node_config", node_config_problems(where, getattr(args, "node_config", None)))
     return problems + kubelet_problems(where, args, "gcp", KUBELET_KEYS)
 
 
@@ -307,13 +312,16 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
         min_size=args.min_size,
         spot=args.spot,
         max_run_hours=args.max_run_hours,
-    ) + reservation_problems(
-        lambda key: f"{where}{key}",
-        args.reservations,
-        pool_zones=args.pool_zones,
-        max_size=args.max_size,
-        on_demand_fallback=args.on_demand_fallback,
-        queued=args.queued_provisioning,
+    ) + about(
+        "reservations",
+        reservation_problems(
+            lambda key: f"{where}{key}",
+            args.reservations,
+            pool_zones=args.pool_zones,
+            max_size=args.max_size,
+            on_demand_fallback=args.on_demand_fallback,
+            queued=args.queued_provisioning,
+        ),
     )
 
 

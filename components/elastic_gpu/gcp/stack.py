@@ -14,8 +14,10 @@ from elastic_gpu.gcp.autoprovisioning.cluster import limits_for, limits_problems
 from elastic_gpu.gcp.cluster import GkeCluster, GkeClusterArgs
 from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs, WebhookFirewall, cluster_queue_quota
 from elastic_gpu.gcp.pools import node_network_tag
+from elastic_gpu.general_pool import GeneralPoolArgs
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.scheduling import POOL_LABEL
+from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs
 
 
 def _gpu_count(cfg: StackConfig, pool: GpuPoolConfig) -> int | None:
@@ -43,7 +45,7 @@ def cluster_problems(cfg: StackConfig) -> list[str]:
     return limits_problems(cfg) if cfg.provisioner == PROVISIONER else []
 
 
-def build_stack(cfg: StackConfig) -> dict[str, Any]:
+def build_stack(cfg: StackConfig, general_args: GeneralPoolArgs, gpu_args: list[SpotGpuPoolArgs]) -> dict[str, Any]:
     c = cfg.cluster
     assert c.project, "validated by elastic_gpu/gcp/config_rules.py"
     # An explicit provider: project and region come from the stack config alone, never the environment.
@@ -75,7 +77,7 @@ def build_stack(cfg: StackConfig) -> dict[str, Any]:
         ),
         opts=opts,
     )
-    parts = build_pools_and_addons(cfg, cluster, opts, lambda p: pool_args(cfg, p))
+    parts = build_pools_and_addons(cfg, general_args, gpu_args, cluster, opts)
     outputs: dict[str, Any] = {
         "cloud": "gcp",
         "clusterName": cluster.cluster_name,

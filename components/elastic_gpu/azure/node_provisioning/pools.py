@@ -26,7 +26,7 @@ from elastic_gpu.azure.node_provisioning.objects import (
 from elastic_gpu.azure.node_provisioning.skus import NAP_GPU_SKUS, eligible_skus
 from elastic_gpu.azure.node_spec import pool_nodes
 from elastic_gpu.config import DEFAULT_SCALE_DOWN_UNNEEDED
-from elastic_gpu.errors import ConfigError
+from elastic_gpu.errors import ConfigError, problem
 from elastic_gpu.karpenter_core import NODE_POOL_API, NODE_POOL_KIND, NodePoolPlan, node_pool_plans
 from elastic_gpu.pool_types import BuiltPool
 from elastic_gpu.scheduling import CAPACITY_LABEL, NODE_CLASS_GPU, node_labels
@@ -44,15 +44,19 @@ UNSUPPORTED = {
 
 def nap_pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     """What a GPU pool cannot be under node auto-provisioning."""
-    problems = [
-        f"{where}{key}: {why}; leave it unset under provisioner karpenter (got {said(getattr(args, key))})"
+    problems: list[str] = [
+        problem(where, key, f"{why}; leave it unset under provisioner karpenter (got {said(getattr(args, key))})")
         for key, why in UNSUPPORTED.items()
         if getattr(args, key) is not None
     ]
     if unsupported := [t for t in args.instance_types if t not in NAP_GPU_SKUS]:
         problems.append(
-            f"{where}instance_types: {unsupported} get no NVIDIA driver under node auto-provisioning "
-            f"(karpenter-provider-azure supported-gpus.yaml); allowed: {', '.join(sorted(NAP_GPU_SKUS))}"
+            problem(
+                where,
+                "instance_types",
+                f"{unsupported} get no NVIDIA driver under node auto-provisioning "
+                f"(karpenter-provider-azure supported-gpus.yaml); allowed: {', '.join(sorted(NAP_GPU_SKUS))}",
+            )
         )
     return problems
 

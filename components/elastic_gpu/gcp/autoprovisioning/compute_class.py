@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from elastic_gpu.errors import about, problem
 from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_gpu
 from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
 from elastic_gpu.gcp.config_rules import machine_family
@@ -202,41 +203,58 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
     problems = unsupported(where, args, "gcp", NO_PLACE_ON_GKE)
     if args.max_run_hours is not None:
         problems.append(
-            f"{where}max_run_hours: bounds how long a queued-provisioning (flex-start) node runs; set "
-            f"queued_provisioning: true or remove it (got {args.max_run_hours})"
+            problem(
+                where,
+                "max_run_hours",
+                "bounds how long a queued-provisioning (flex-start) node runs; set "
+                f"queued_provisioning: true or remove it (got {args.max_run_hours})",
+            )
         )
     if args.node_config is not None:
         problems.append(
-            f"{where}node_config: a node pool's inputs; under provisioner auto-provisioning GKE creates the pools "
-            f"from the ComputeClass, which has no place for them; allowed: None"
+            problem(
+                where,
+                "node_config",
+                "a node pool's inputs; under provisioner auto-provisioning GKE creates the pools "
+                "from the ComputeClass, which has no place for them; allowed: None",
+            )
         )
     if args.kubelet_config:
         problems.append(
-            f"{where}kubelet_config: not mapped to a ComputeClass (priorities[].nodeSystemConfig) yet under "
-            f"provisioner auto-provisioning; allowed: {{}} (got {sorted(args.kubelet_config)})"
+            problem(
+                where,
+                "kubelet_config",
+                "not mapped to a ComputeClass (priorities[].nodeSystemConfig) yet under "
+                f"provisioner auto-provisioning; allowed: {{}} (got {sorted(args.kubelet_config)})",
+            )
         )
     if args.node_identity is not None and not isinstance(args.node_identity, str):
         problems.append(
-            f"{where}node_identity: a plain service account email (got {type(args.node_identity).__name__})"
+            problem(where, "node_identity", f"a plain service account email (got {type(args.node_identity).__name__})")
         )
     if args.image is not None and (not isinstance(args.image, str) or args.image.lower() not in IMAGE_TYPES):
-        problems.append(f"{where}image: a ComputeClass takes {', '.join(IMAGE_TYPES)} (got {said(args.image)})")
-    problems += reservation_problems(
-        lambda key: f"{where}{key}",
-        args.reservations,
-        pool_zones=args.pool_zones,
-        max_size=args.max_size,
-        on_demand_fallback=args.on_demand_fallback,
-        queued=False,
+        problems.append(
+            problem(where, "image", f"a ComputeClass takes {', '.join(IMAGE_TYPES)} (got {said(args.image)})")
+        )
+    problems += about(
+        "reservations",
+        reservation_problems(
+            lambda key: f"{where}{key}",
+            args.reservations,
+            pool_zones=args.pool_zones,
+            max_size=args.max_size,
+            on_demand_fallback=args.on_demand_fallback,
+            queued=False,
+        ),
     )
     rows = [gpu_instance_type("gcp", t, args.gpu_spec) for t in args.instance_types]
     families = sorted({machine_family(r.name) for r in rows if r is not None})
     if len(families) > 1:
-        problems.append(f"{where}instance_types: one machine family per pool (got {families})")
+        problems.append(problem(where, "instance_types", f"one machine family per pool (got {families})"))
     count = args.gpu_count or (rows[0].gpus if rows and rows[0] is not None else None)
     for r in rows:
         if r is not None and count is not None and not takes_gpu(r, r.gpu, count):
-            problems.append(f"{where}instance_types: {r.name!r} cannot carry {count} x {r.model.name}")
+            problems.append(problem(where, "instance_types", f"{r.name!r} cannot carry {count} x {r.model.name}"))
     return problems
 
 
