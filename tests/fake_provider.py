@@ -1,5 +1,5 @@
 """A cloud that does not exist, as one class implementing both protocols a cloud gives: the library's deploy
-protocol `CloudProvider` (elastic_gpu/provider.py) and the tools' `ToolCloud` (elastic_gpu/tools/clouds.py): what
+protocol `CloudProvider` (elastic_gpu/provider.py) and the tools' `ToolCloud` (elastic_gpu/tools/tool_cloud.py): what
 adding a cloud takes. Registered by tests/test_fake_provider.py (`clouds.REGISTRY` and the tools' registry), it
 drives the cloud-neutral core, config rules, builders, pool reader, policy rules, report and simulation, with no
 cloud SDK. It records every member called (`calls`) and raises a failure a test gives it (`fail`), so a test can

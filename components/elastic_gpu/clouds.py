@@ -1,15 +1,14 @@
 """The registry of clouds: each is a folder `elastic_gpu/<cloud>/` (aws, azure, gcp) exporting its provider.
 
 What a cloud must supply to a `pulumi up` is the `CloudProvider` protocol (elastic_gpu/provider.py); the offline
-tools' registry and protocol, which extend these, are elastic_gpu/tools/clouds.py. The cloud-neutral core never
-branches on a cloud's name: the edges turn a name into its provider (`get_cloud(name)`: a stack's `cloud` in
-`StackConfig.provider`, a handle's in `cluster_handle.cloud_provider`) and hand it down, and the tables merged
-over every cloud read every provider in turn (`all_clouds()`, always in `REGISTRY` order, so merged tables keep
-one order). Each folder's `provider.py` exports its provider as `PROVIDER`; importing it loads no cloud SDK (the
+tools' registry is elastic_gpu/tools/clouds.py and their protocol elastic_gpu/tools/tool_cloud.py. The cloud-neutral
+core never branches on a cloud's name: the edges turn a name into its provider (`get_cloud(name)`: a stack's `cloud`
+in `StackConfig.provider`, a handle's in `cluster_handle.cloud_provider`) and hand it down, and the tables merged
+over every cloud read every provider in turn (`all_clouds()`, always in `REGISTRY` order, so merged tables keep one
+order). Each folder's `provider.py` exports its provider as `PROVIDER`; importing it loads no cloud SDK (the
 provider's methods import the cloud's modules when called). This module sits low (it imports only
-elastic_gpu/cloud_facts.py and errors.py), so every layer may reach the registry; it also holds the row types of
-the folders' tables, so a folder's table imports no module that merges it, and `Cloud`, the base the providers
-share.
+elastic_gpu/cloud_facts.py and errors.py), so every layer may reach the registry; it also holds the row types of the
+folders' tables, so a folder's table imports no module that merges it, and `Cloud`, the base the providers share.
 
 Adding a cloud is a folder with one class implementing the protocol, and a line in `REGISTRY` (and the config
 schema's `cloud`).

@@ -34,7 +34,7 @@ elastic_gpu/cloud_facts.py). This module re-exports every record and protocol of
 test's fake one) may import them from one place.
 
 The offline tools (elastic_gpu/tools/) ask more of a cloud (its reader of node groups, mocks, timing, policy
-pack, replacement rows, simulations): that is their own protocol, `ToolCloud` in elastic_gpu/tools/clouds.py,
+pack, replacement rows, simulations): that is their own protocol, `ToolCloud` in elastic_gpu/tools/tool_cloud.py,
 which extends this one. Nothing here imports the tools, not even for types: a `pulumi up` loads none of them.
 
 Importing a provider loads no cloud SDK, and nothing above the registry: its module imports `Cloud` (the shape

@@ -34,7 +34,7 @@ from elastic_gpu.gcp.node_spec import (
     node_spec,
     override_kwargs,
 )
-from elastic_gpu.gcp.reservations import reservation_problems, reservations_of
+from elastic_gpu.gcp.reservations import pool_reservation_problems, reservations_of
 from elastic_gpu.gpu_catalog import gpu_spec_labels
 from elastic_gpu.pool_args import PoolBuilder
 from elastic_gpu.pool_names import pool_name
@@ -312,17 +312,7 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
         min_size=args.min_size,
         spot=args.spot,
         max_run_hours=args.max_run_hours,
-    ) + about(
-        "reservations",
-        reservation_problems(
-            lambda key: f"{where}{key}",
-            args.reservations,
-            pool_zones=args.pool_zones,
-            max_size=args.max_size,
-            on_demand_fallback=args.on_demand_fallback,
-            queued=args.queued_provisioning,
-        ),
-    )
+    ) + pool_reservation_problems(where, args, queued=args.queued_provisioning)
 
 
 def node_group_counts(args: SpotGpuPoolArgs) -> tuple[int, int]:

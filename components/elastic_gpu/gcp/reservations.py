@@ -16,8 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from elastic_gpu.errors import about
 from elastic_gpu.settings import Reservations
+
+if TYPE_CHECKING:
+    from elastic_gpu.pool_args import SpotGpuPoolArgs
 
 #: A Compute Engine resource name (RFC 1035: 1-63 lowercase letters, digits and hyphens, a letter first).
 _NAME = r"[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?"
@@ -119,3 +124,19 @@ def reservation_problems(
             f"DWS docs: --reservation-affinity=none); allowed: none with {field('queued_provisioning')}"
         )
     return problems
+
+
+def pool_reservation_problems(where: str, args: SpotGpuPoolArgs, *, queued: bool) -> list[str]:
+    """A pool component's reserved tier on GKE, its node pools' and its ComputeClass's alike: each problem is
+    about the Args field `reservations`."""
+    return about(
+        "reservations",
+        reservation_problems(
+            lambda key: f"{where}{key}",
+            args.reservations,
+            pool_zones=args.pool_zones,
+            max_size=args.max_size,
+            on_demand_fallback=args.on_demand_fallback,
+            queued=queued,
+        ),
+    )

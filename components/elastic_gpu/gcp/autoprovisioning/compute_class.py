@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from elastic_gpu.errors import about, problem
+from elastic_gpu.errors import problem
 from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_gpu
 from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
 from elastic_gpu.gcp.config_rules import machine_family
 from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE
 from elastic_gpu.gcp.node_spec import GkeNodeSpec, gpu_accelerator, node_spec
-from elastic_gpu.gcp.reservations import reservation_problems, reservations_of
+from elastic_gpu.gcp.reservations import pool_reservation_problems, reservations_of
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type, gpu_spec_labels
 from elastic_gpu.pool_overrides import unsupported
 from elastic_gpu.pool_types import BuiltPool
@@ -236,17 +236,7 @@ def pool_problems(where: str, args: SpotGpuPoolArgs) -> list[str]:
         problems.append(
             problem(where, "image", f"a ComputeClass takes {', '.join(IMAGE_TYPES)} (got {said(args.image)})")
         )
-    problems += about(
-        "reservations",
-        reservation_problems(
-            lambda key: f"{where}{key}",
-            args.reservations,
-            pool_zones=args.pool_zones,
-            max_size=args.max_size,
-            on_demand_fallback=args.on_demand_fallback,
-            queued=False,
-        ),
-    )
+    problems += pool_reservation_problems(where, args, queued=False)
     rows = [gpu_instance_type("gcp", t, args.gpu_spec) for t in args.instance_types]
     families = sorted({machine_family(r.name) for r in rows if r is not None})
     if len(families) > 1:
