@@ -644,3 +644,21 @@ def test_a_spot_role_the_credentials_cannot_read_is_a_warning_not_a_crash(tmp_pa
     assert preview.of_type(SPOT_ROLE) == []  # unknown: declaring could fail `up` on an account that has it
     [warning] = [w for w in preview.warnings if "could not be read" in w]
     assert "AccessDenied" in warning and "aws iam create-service-linked-role" in warning
+
+
+@pytest.mark.parametrize(("replicas", "bound"), [(1, ">= 2"), (1001, "<= 1000")])
+def test_a_programs_time_slicing_replicas_are_held_to_the_stack_files_bounds(run_program, replicas, bound) -> None:
+    # The stack file's devicePlugin.timeSlicingReplicas is 2 to 1000 (the field's bounds); a program's Args are
+    # built without validation, so the component holds them to the same bounds before declaring anything.
+    source = f"""
+from elastic_gpu import EksCluster, NvidiaDevicePlugin, NvidiaDevicePluginArgs
+c = EksCluster.existing("x", cluster_name="c", kubernetes_version="1.35", node_role_arn="r",
+    subnet_ids={{"us-east-1a": "subnet-1"}}, oidc_provider_arn="a", oidc_provider_url="u", region="us-east-1")
+NvidiaDevicePlugin("nvidia", NvidiaDevicePluginArgs(provider=c.provider, gpu_pools=[],
+                                                    time_slicing_replicas={replicas}))
+"""
+    with pytest.raises(ConfigError) as exc:
+        run_program(source)
+    assert exc.value.problems == [
+        f"NvidiaDevicePlugin 'nvidia': NvidiaDevicePluginArgs.time_slicing_replicas: must be {bound} (got {replicas})"
+    ]

@@ -11,7 +11,7 @@ from elastic_gpu.args_doc import documented, documented_component
 from elastic_gpu.errors import ConfigError
 from elastic_gpu.karpenter_core import time_slicing_problem
 from elastic_gpu.scheduling import GPU_NODE_LABEL, GPU_NODE_LABEL_VALUE, GPU_RESOURCE, POOL_LABEL, tolerations_for
-from elastic_gpu.settings import DevicePluginSettings
+from elastic_gpu.settings import DevicePluginSettings, device_plugin_settings_problems
 from elastic_gpu.settings.base import ArgsModel
 from elastic_gpu.spot_gpu_pool import SpotGpuPool
 from elastic_gpu.validation import args_type_problems
@@ -85,9 +85,9 @@ class NvidiaDevicePlugin(pulumi.ComponentResource):
     def __init__(self, name: str, args: NvidiaDevicePluginArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         where = f"NvidiaDevicePlugin '{name}': NvidiaDevicePluginArgs."
         problems = args_type_problems(where, args)
-        if not problems and args.time_slicing_replicas is not None and args.time_slicing_replicas < 2:
-            problems.append(f"{where}time_slicing_replicas: must be >= 2 (got {args.time_slicing_replicas})")
-        elif not problems and args.time_slicing_replicas is not None:
+        if not problems:
+            problems = device_plugin_settings_problems(f"{where}time_slicing_replicas", args)
+        if not problems and args.time_slicing_replicas is not None:
             # A pool whose provisioner sizes nodes by physical GPUs (Karpenter) would over-launch.
             physical = [
                 p.pool_name for p in args.gpu_pools if getattr(p.args.provisioner, "plans_physical_gpus", False)

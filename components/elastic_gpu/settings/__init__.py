@@ -312,6 +312,16 @@ class DevicePluginSettings(SettingsModel):
     """Share each GPU between this many pods (NVIDIA time-slicing), 2 or more; unset (None): no sharing."""
 
 
+def device_plugin_settings_problems(path: str, plugin: DevicePluginSettings) -> list[str]:
+    """A program's time-slicing replicas within the bounds the field declares (a stack file's are checked by the
+    model itself); `path` spells the field."""
+    replicas = plugin.time_slicing_replicas
+    if replicas is None or 2 <= replicas <= MAX_TIME_SLICING_REPLICAS:
+        return []
+    bound = ">= 2" if replicas < 2 else f"<= {MAX_TIME_SLICING_REPLICAS}"
+    return [f"{path}: must be {bound} (got {replicas})"]
+
+
 class KueueSettings(SettingsModel):
     """Kueue's queues (GCP, with a queued-provisioning pool): the stack file's `kueue` and KueueDwsArgs."""
 
