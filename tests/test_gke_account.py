@@ -90,7 +90,8 @@ def test_the_users_own_node_account_without_the_node_role_is_a_preflight_warning
 
 def test_the_users_own_node_account_replaces_the_created_one(program_dir) -> None:
     email = "gpu-nodes@elastic-gpu-prod.iam.gserviceaccount.com"
-    p = _preview(program_dir, "gcp-autoprovision", nodeServiceAccount=email)
+    # With node auto-provisioning on, the node pools it creates for any Pod run as it too.
+    p = _preview(program_dir, "gcp-autoprovision", nodeServiceAccount=email, nodeAutoProvisioning=True)
     assert p.of_type(ACCOUNT) == [] and p.of_type(IAM_MEMBER) == []
     assert {r.inputs["nodeConfig"]["serviceAccount"] for r in p.of_type(NODE_POOL)} == {email}
     [cluster] = p.of_type(CLUSTER)

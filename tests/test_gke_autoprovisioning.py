@@ -8,6 +8,7 @@ import copy
 from typing import Any
 
 import pytest
+import yaml
 from policy_programs import judge, write_program
 
 from elastic_gpu.compose import PlannedCluster
@@ -18,9 +19,9 @@ from elastic_gpu.gcp.autoprovisioning.compute_class import compute_class_spec, i
 from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types
 from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs, spot_gpu_pool_problems
-from elastic_gpu.tools.offline.runner import run_preview
+from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.tools.simulation.run import simulate
-from tests.conftest import stack_preview, stack_values
+from tests.conftest import ROOT, stack_preview, stack_values
 from tests.crd_schemas import validate
 
 NS = "elastic-gpu:"
@@ -44,7 +45,13 @@ def _errors(values: dict[str, Any]) -> str:
 
 def test_the_spot_pool_is_one_compute_class_spot_first_with_node_pool_auto_creation() -> None:
     spec = _class()["spec"]
-    assert _class()["metadata"] == {"name": "inference-spot-first"}
+    # The pool's plan (maxSize 9 + fallback 9) for the tools: GKE reads no such field.
+    assert _class()["metadata"] == {
+        "name": "inference-spot-first",
+        "annotations": {"elastic-gpu.io/planned-nodes": "18"},
+    }
+    # The pool's zones for every priority: no cluster-wide autoProvisioningLocations place them without NAP.
+    assert spec["priorityDefaults"] == {"location": {"zones": ["us-central1-a", "us-central1-b", "us-central1-c"]}}
     assert [(p["machineFamily"], p["spot"], p["gpu"]) for p in spec["priorities"]] == [
         ("g2", True, {"type": "nvidia-l4", "count": 1, "driverVersion": "default"}),
         ("g2", False, {"type": "nvidia-l4", "count": 1, "driverVersion": "default"}),
@@ -117,8 +124,21 @@ def test_the_workload_selects_the_compute_class_and_tolerates_the_taints_gke_put
 # --- the cluster --------------------------------------------------------------------------------
 
 
-def test_the_cluster_auto_provisions_within_limits_summed_from_every_pool() -> None:
-    scaling = stack_preview(STACK).one("gcp:container/cluster:Cluster", "gpu-nap-gke").inputs["clusterAutoscaling"]
+@pytest.fixture(scope="module")
+def nap_on(tmp_path_factory) -> Preview:
+    """gcp-autoprovision with `cluster.nodeAutoProvisioning: true`: cluster-wide node auto-provisioning as the cap."""
+    values = stack_values(STACK)
+    values[NS + "cluster"]["nodeAutoProvisioning"] = True
+    d = tmp_path_factory.mktemp("nap-on")
+    (d / "stacks").mkdir()
+    (d / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (d / "__main__.py").write_text((ROOT / "__main__.py").read_text())
+    (d / "stacks" / "Pulumi.test.yaml").write_text(yaml.safe_dump({"config": values}))
+    return run_preview("test", d)
+
+
+def test_the_cluster_auto_provisions_within_limits_summed_from_every_pool(nap_on: Preview) -> None:
+    scaling = nap_on.one("gcp:container/cluster:Cluster", "gpu-nap-gke").inputs["clusterAutoscaling"]
     assert scaling["enabled"] is True
     assert scaling["autoscalingProfile"] == "OPTIMIZE_UTILIZATION"
     assert scaling["autoProvisioningLocations"] == ["us-central1-a", "us-central1-b", "us-central1-c"]
@@ -413,35 +433,96 @@ def test_the_cap_finding_names_the_quotas_each_capacity_draws_on() -> None:
     assert quota_ids("nvidia-h100-80gb", [True]) == ["GPUS-PER-GPU-FAMILY-per-project-region"]
 
 
-def test_the_autoprovision_stack_keeps_node_auto_provisioning_as_the_cap_of_its_pools() -> None:
-    # Its version allows auto-creation without node auto-provisioning, but only the cluster's limits cap the pools:
-    # the gate finds them capped (no finding) and the limits are exactly the pools' largest GPU count.
+def test_the_autoprovision_stack_declares_no_cluster_wide_node_auto_provisioning_on_its_version() -> None:
+    # Its version (1.35, STABLE) is past 1.33.3-gke.1136000: GKE creates the ComputeClass's node pools without
+    # cluster-level node auto-provisioning, so the stack leaves it off (no pools for Pods that select no class, no
+    # spare cpu/memory room), and the gate says what then bounds the pools.
     from elastic_gpu.gcp.autoprovisioning.spec import auto_creation_needs_nap
 
     p = stack_preview(STACK)
     cluster = p.one("gcp:container/cluster:Cluster", "gpu-nap-gke").inputs
     assert not auto_creation_needs_nap(cluster["minMasterVersion"])
-    assert cluster["releaseChannel"]["channel"] == "STABLE"
-    scaling = cluster["clusterAutoscaling"]
+    assert cluster["clusterAutoscaling"] == {"autoscalingProfile": "OPTIMIZE_UTILIZATION"}
+    assert [c.inputs["spec"]["nodePoolAutoCreation"] for c in p.of_type(COMPUTE_CLASS)] == [{"enabled": True}]
+    report = judge(p)
+    assert report.of("gke-auto-provisioning-gpu-limits") == []
+    [v] = report.of("gke-auto-provisioning-gpu-cap")
+    assert v.level == "advisory" and "cluster.nodeAutoProvisioning: true" in v.message
+
+
+def test_node_auto_provisioning_true_keeps_it_as_the_cap_of_the_pools(nap_on: Preview) -> None:
+    scaling = nap_on.one("gcp:container/cluster:Cluster", "gpu-nap-gke").inputs["clusterAutoscaling"]
     assert scaling["enabled"] is True
     limits = {lim["resourceType"]: lim["maximum"] for lim in scaling["resourceLimits"]}
     assert limits["nvidia-l4"] == 9 + 9  # inference: maxSize 9 spot + 9 on-demand fallback, 1 L4 each
-    report = judge(p)
+    report = judge(nap_on)
     assert report.of("gke-auto-provisioning-gpu-limits") == report.of("gke-auto-provisioning-gpu-cap") == []
 
 
-def test_auto_created_nodes_get_the_node_account_and_network_tag_and_kueue_stays_on_the_general_pool() -> None:
-    p = stack_preview(STACK)
-    cluster = p.one("gcp:container/cluster:Cluster", "gpu-nap-gke").inputs
-    defaults = cluster["clusterAutoscaling"]["autoProvisioningDefaults"]
-    assert defaults["serviceAccount"] == "gpu-nap-nodes@elastic-gpu-prod.iam.gserviceaccount.com"
-    # Kueue's firewall rule targets the cluster's network tag: auto-created nodes carry it too.
-    tags = cluster["nodePoolAutoConfig"]["networkTags"]["tags"]
+@pytest.mark.parametrize(
+    ("setting", "version", "on"),
+    [
+        (None, "1.33", True),
+        (None, "1.33.3-gke.1136000", False),
+        (None, "1.35", False),
+        (True, "1.35", True),
+        (False, "1.35", False),
+    ],
+)
+def test_node_auto_provisioning_is_on_by_default_only_below_the_version(setting, version, on) -> None:
+    from elastic_gpu.gcp.autoprovisioning.spec import cluster_auto_provisioning
+
+    assert cluster_auto_provisioning(setting, version) is on
+
+
+def test_node_auto_provisioning_is_a_setting_of_the_auto_provisioning_provisioner_only() -> None:
+    values = stack_values("gcp-prod")
+    values[NS + "cluster"]["nodeAutoProvisioning"] = True
     assert (
-        tags == p.one("gcp:compute/firewall:Firewall", "kueue-webhook").inputs["targetTags"] == ["elastic-gpu-gpu-nap"]
+        "cluster.nodeAutoProvisioning: true is a setting of provisioner auto-provisioning (got provisioner "
+        "cluster-autoscaler)" in _errors(values)
     )
-    release = p.one("kubernetes:helm.sh/v3:Release", "kueue-kueue").inputs
-    assert release["values"]["controllerManager"]["nodeSelector"] == {"elastic-gpu.io/pool": "general"}
+    values = stack_values("aws-dev")
+    values[NS + "cluster"]["nodeAutoProvisioning"] = True
+    assert "nodeAutoProvisioning" in _errors(values)  # a GCP setting
+
+
+def test_a_program_below_the_version_must_give_the_limits(run_program) -> None:
+    source = """
+from elastic_gpu.gcp.cluster import GkeCluster, GkeClusterArgs
+GkeCluster("c", GkeClusterArgs(cluster_name="c", project="p", region="us-central1", zones=["us-central1-a"],
+                               kubernetes_version="VERSION", provisioner="auto-provisioning"))
+"""
+    with pytest.raises(ConfigError) as exc:
+        run_program(source.replace("VERSION", "1.33"))
+    assert "GkeClusterArgs.auto_provisioning: None, but kubernetes_version '1.33' may run below 1.33.3-gke.1136000" in (
+        str(exc.value)
+    )
+    # From the version on, no limits: node auto-provisioning off, the cluster's spot pools still ComputeClasses.
+    p = run_program(source.replace("VERSION", "1.35"))
+    cluster = p.one("gcp:container/cluster:Cluster", "c-gke").inputs
+    assert "enabled" not in cluster["clusterAutoscaling"]
+    assert cluster["nodePoolAutoConfig"]["networkTags"]["tags"] == ["elastic-gpu-c"]
+
+
+def test_auto_created_nodes_get_the_node_account_and_network_tag_and_kueue_stays_on_the_general_pool(
+    nap_on: Preview,
+) -> None:
+    account = "gpu-nap-nodes@elastic-gpu-prod.iam.gserviceaccount.com"
+    for p, nap in ((stack_preview(STACK), False), (nap_on, True)):
+        cluster = p.one("gcp:container/cluster:Cluster", "gpu-nap-gke").inputs
+        # The class's own pools run as the node account either way; with node auto-provisioning on, the pools it
+        # creates for any other Pod too.
+        [cc] = p.of_type(COMPUTE_CLASS)
+        assert cc.inputs["spec"]["nodePoolConfig"]["serviceAccount"] == account
+        if nap:
+            assert cluster["clusterAutoscaling"]["autoProvisioningDefaults"]["serviceAccount"] == account
+        # Kueue's firewall rule targets the cluster's network tag: auto-created nodes carry it too.
+        tags = cluster["nodePoolAutoConfig"]["networkTags"]["tags"]
+        assert tags == p.one("gcp:compute/firewall:Firewall", "kueue-webhook").inputs["targetTags"]
+        assert tags == ["elastic-gpu-gpu-nap"]
+        release = p.one("kubernetes:helm.sh/v3:Release", "kueue-kueue").inputs
+        assert release["values"]["controllerManager"]["nodeSelector"] == {"elastic-gpu.io/pool": "general"}
 
 
 def test_the_workloads_selector_is_met_by_the_documented_class_wide_node_labels() -> None:

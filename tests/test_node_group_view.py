@@ -79,7 +79,7 @@ def test_a_gke_node_pool_and_a_dws_pool_are_read_into_the_view() -> None:
     assert dws.queued and dws.flex_start and not dws.spot and (dws.min_size, dws.max_size) == (0, 4)
 
 
-def test_a_gke_auto_created_class_is_one_view_per_priority_sized_by_the_cluster_limit() -> None:
+def test_a_gke_auto_created_class_is_one_view_per_priority_sized_by_its_pools_plan() -> None:
     views = _views("gcp-autoprovision")
     spot, fallback = views["inference-compute-class[0]"], views["inference-compute-class[1]"]
     assert (spot.kind, spot.name, spot.spot, fallback.spot) == (
@@ -88,15 +88,33 @@ def test_a_gke_auto_created_class_is_one_view_per_priority_sized_by_the_cluster_
         True,
         False,
     )
-    # The cluster's nvidia-l4 limit (18) over 1 GPU per node, one cap both priorities share.
+    # No node auto-provisioning: the pool's plan (9 spot + 9 fallback), one cap both priorities share and that
+    # nothing in the cluster holds.
     assert (spot.max_size, fallback.max_size, spot.shared_cap, fallback.shared_cap) == (
         18,
         18,
-        "nvidia-l4",
-        "nvidia-l4",
+        "inference-spot-first",
+        "inference-spot-first",
     )
+    assert not spot.cap_held and not fallback.cap_held
     assert spot.instance_types[0] == "g2-standard-32"  # the largest first: priced as the upper bound
     assert spot.compute_class == "inference-spot-first" and spot.region == "us-central1"
+    assert spot.zones == ["us-central1-a", "us-central1-b", "us-central1-c"]  # the class's priorityDefaults
+
+
+def test_with_node_auto_provisioning_the_class_is_sized_by_the_cluster_limit(program_dir) -> None:
+    from elastic_gpu.tools.offline.runner import run_preview
+    from conftest import stack_values
+
+    values = stack_values("gcp-autoprovision")
+    values["elastic-gpu:cluster"]["nodeAutoProvisioning"] = True
+    # A plan the limit disagrees with: the limit, which GKE holds, wins.
+    for r in (preview := run_preview("test", program_dir(values))).resources:
+        if r.type.endswith(":ComputeClass"):
+            r.inputs["metadata"]["annotations"]["elastic-gpu.io/planned-nodes"] = "3"
+    views = {v.resource: v for v in stack_pools(stack_resources(preview))}
+    spot = views["inference-compute-class[0]"]
+    assert (spot.max_size, spot.shared_cap, spot.cap_held) == (18, "nvidia-l4", True)
 
 
 def test_read_from_its_props_alone_a_node_group_has_no_region_nor_cap() -> None:

@@ -234,10 +234,11 @@ def test_a_hyperdisk_only_series_gets_a_hyperdisk_boot_disk_in_its_compute_class
         {"name": "h200", "gpu": "h200", "instanceTypes": ["a3-ultragpu-8g"], "maxSize": 1, "spot": True}
     ]
     values.pop(f"{PROJECT}:kueue", None)
+    values[f"{PROJECT}:cluster"]["nodeAutoProvisioning"] = True
     p = run_preview("test", program_dir(values), described_account(None))
     [cc] = p.of_type(COMPUTE_CLASS)
     assert {pr["storage"]["bootDiskType"] for pr in cc.inputs["spec"]["priorities"]} == {"hyperdisk-balanced"}
-    # the cluster-wide default covers the general pool's e2 machines too, so it keeps their type
+    # node auto-provisioning's cluster-wide default covers the general pool's e2 machines too, so it keeps their type
     [cluster] = p.of_type(CLUSTER)
     assert cluster.inputs["clusterAutoscaling"]["autoProvisioningDefaults"]["diskType"] == "pd-balanced"
 

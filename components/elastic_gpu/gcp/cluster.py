@@ -27,6 +27,7 @@ from elastic_gpu.gcp import GKE_EXISTING_CLUSTER
 from elastic_gpu.gcp import config_rules as gcp_rules
 from elastic_gpu.gcp.autoprovisioning import PROVISIONER
 from elastic_gpu.gcp.autoprovisioning.cluster import AutoProvisioningLimits, cluster_autoscaling_args
+from elastic_gpu.gcp.autoprovisioning.spec import AUTO_CREATION_WITHOUT_NAP, auto_creation_needs_nap
 from elastic_gpu.gcp.pools import node_network_tag
 from elastic_gpu.kubeconfig import exec_kubeconfig
 from elastic_gpu.settings import DEFAULT_NETWORK_CIDR, ClusterSettings, ProtectSetting, RegionSetting
@@ -90,10 +91,22 @@ class GkeClusterArgs(ArgsModel, GkeClusterOptions, ProtectSetting, ClusterSettin
     authorized_networks: list[str] | None = None
     """IPv4 ranges allowed to the control plane (GKE master authorized networks); default: anywhere; a stack
     file's `cluster.apiAccess.publicCidrs`."""
+    provisioner: str | None = None
+    """Default None (or "cluster-autoscaler"): every pool declares its node pools. "auto-provisioning": each spot
+    GPU pool on the cluster is a ComputeClass GKE auto-creates node pools for (elastic_gpu/gcp/autoprovisioning),
+    with cluster-wide node auto-provisioning only when `auto_provisioning` gives its limits; a stack file's
+    top-level `provisioner`."""
     auto_provisioning: AutoProvisioningLimits | None = None
-    """Default None: every pool declares its node pools. Set: node auto-provisioning on within these
-    resource limits (they cap every node, auto-created or not), and each spot GPU pool on the cluster
-    is a ComputeClass GKE auto-creates node pools for (elastic_gpu/gcp/autoprovisioning)."""
+    """Default None: node auto-provisioning off. Set: on within these resource limits, which cap every node,
+    auto-created or not (and GKE may create node pools for any pending Pod within them); implies provisioner
+    "auto-provisioning". Required with it where `kubernetes_version` may be below 1.33.3-gke.1136000 (GKE creates a
+    ComputeClass's node pools without it only from there on); without it only the project's regional GPU quota
+    bounds the classes' pools. A stack file derives it from the pools (`cluster.nodeAutoProvisioning`)."""
+
+    @property
+    def auto_creates(self) -> bool:
+        """Spot GPU pools are ComputeClasses GKE auto-creates node pools for."""
+        return self.provisioner == PROVISIONER or self.auto_provisioning is not None
 
     @property
     def location(self) -> str:
@@ -125,6 +138,23 @@ def gke_cluster_problems(name: str, args: GkeClusterArgs) -> list[str]:
         node_service_account=args.node_service_account,
         ref=lambda key: "node_cidr" if key == "network_cidr" else key,
     )
+    if args.provisioner not in (None, *gcp_rules.PROVISIONERS):
+        problems.append(
+            f"{where}provisioner: {args.provisioner!r} is not available on gcp; "
+            f"allowed: None, {', '.join(gcp_rules.PROVISIONERS)}"
+        )
+    elif args.auto_provisioning is not None and args.provisioner not in (None, PROVISIONER):
+        problems.append(
+            f"{where}auto_provisioning: node auto-provisioning's limits make spot pools ComputeClasses, which "
+            f"provisioner {args.provisioner!r} does not; allowed: provisioner None or {PROVISIONER!r}, or no limits"
+        )
+    elif args.auto_creates and args.auto_provisioning is None and auto_creation_needs_nap(args.kubernetes_version):
+        problems.append(
+            f"{where}auto_provisioning: None, but kubernetes_version {args.kubernetes_version!r} may run below "
+            f"{AUTO_CREATION_WITHOUT_NAP}, where GKE creates a ComputeClass's node pools only with node "
+            "auto-provisioning on; allowed: AutoProvisioningLimits(...) (elastic_gpu.gcp.autoprovisioning.cluster), "
+            f"or kubernetes_version {AUTO_CREATION_WITHOUT_NAP} or later"
+        )
     account_id = gcp_rules.node_service_account_id(args.cluster_name)
     if args.node_service_account is None and not re.fullmatch(gcp_rules.SERVICE_ACCOUNT_ID_PATTERN, account_id):
         problems.append(
@@ -416,7 +446,7 @@ class GkeCluster(pulumi.ComponentResource):
                     tags=[node_network_tag(args.cluster_name)]
                 )
             )
-            if args.auto_provisioning
+            if args.auto_creates
             else None,
             deletion_protection=args.protect,
             resource_labels=args.tags,
@@ -464,7 +494,7 @@ class GkeCluster(pulumi.ComponentResource):
         #: None: node pools inherit the cluster's privateClusterConfig
         self.private_nodes: bool | None = None
         #: "auto-provisioning": spot pools on this cluster are ComputeClasses (the handle's `provisioner`)
-        self.provisioner: str | None = PROVISIONER if args.auto_provisioning else None
+        self.provisioner: str | None = PROVISIONER if args.auto_creates else None
         #: the cluster's Workload Identity pool: node pools ask for the GKE metadata server (the handle's
         #: optional `workload_pool`)
         self.workload_pool: str = workload_pool_of(args.project)

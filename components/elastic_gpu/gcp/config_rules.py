@@ -13,6 +13,7 @@ from pydantic.alias_generators import to_camel
 from elastic_gpu.config import ConfigRules
 from elastic_gpu.errors import Problem, about
 from elastic_gpu.facts import ReviewedRow
+from elastic_gpu.gcp.autoprovisioning import PROVISIONER as AUTO_PROVISIONING
 from elastic_gpu.gcp.reservations import reservation_problems
 from elastic_gpu.gpu_catalog import GPU_MODELS, gpu_instance_type, gpu_instance_types
 from elastic_gpu.validation import Bounds, TagRules, bounds_problems, cidr_problems, tag_problems
@@ -28,7 +29,7 @@ DEFAULT_PER_ZONE = False
 PRIORITY_EXPANDER = False
 #: The stack setting `provisioner` on gcp: node pools of ours, or GKE's node pool auto-creation
 #: (elastic_gpu/gcp/autoprovisioning).
-PROVISIONERS = ("cluster-autoscaler", "auto-provisioning")
+PROVISIONERS = ("cluster-autoscaler", AUTO_PROVISIONING)
 
 #: Compute Engine regions (cloud.google.com/compute/docs/regions-zones, 2025). A new region needs a row.
 REGIONS = (
@@ -302,6 +303,12 @@ def validate(cfg: StackConfig) -> list[str]:
     problems += zone_problems(lambda i, _: f"cluster.zones[{i}]", region, c.zones)
     if not c.project:
         problems.append("cluster.project: required on gcp (the GCP project id that holds the cluster)")
+    if c.node_auto_provisioning is not None and cfg.provisioner != AUTO_PROVISIONING:
+        problems.append(
+            f"cluster.nodeAutoProvisioning: {str(c.node_auto_provisioning).lower()} is a setting of provisioner "
+            f"{AUTO_PROVISIONING} (got provisioner {cfg.provisioner}); allowed: leave it out, or set provisioner: "
+            f"{AUTO_PROVISIONING}"
+        )
     gp = cfg.general_pool
     per_zone = -(-gp.min_size // len(c.zones))
     if per_zone * len(c.zones) > gp.max_size:

@@ -11,6 +11,7 @@ from elastic_gpu.compose import build_pools_and_addons
 from elastic_gpu.config import GpuPoolConfig, StackConfig
 from elastic_gpu.gcp.autoprovisioning import PROVISIONER
 from elastic_gpu.gcp.autoprovisioning.cluster import limits_for, limits_problems
+from elastic_gpu.gcp.autoprovisioning.spec import cluster_auto_provisioning
 from elastic_gpu.gcp.cluster import GkeCluster, GkeClusterArgs
 from elastic_gpu.gcp.kueue import KueueDws, KueueDwsArgs, WebhookFirewall, cluster_queue_quota
 from elastic_gpu.gcp.pools import node_network_tag
@@ -40,9 +41,15 @@ def pool_args(cfg: StackConfig, p: GpuPoolConfig) -> dict[str, Any]:
     }
 
 
+def node_auto_provisioning(cfg: StackConfig) -> bool:
+    """The stack's cluster turns on cluster-wide node auto-provisioning (spec.cluster_auto_provisioning)."""
+    c = cfg.cluster
+    return cfg.provisioner == PROVISIONER and cluster_auto_provisioning(c.node_auto_provisioning, c.kubernetes_version)
+
+
 def cluster_problems(cfg: StackConfig) -> list[str]:
-    """Under auto-provisioning: the cluster's limits must be summable from every pool's machine types."""
-    return limits_problems(cfg) if cfg.provisioner == PROVISIONER else []
+    """With node auto-provisioning on, the cluster's limits must be summable from every pool's machine types."""
+    return limits_problems(cfg) if node_auto_provisioning(cfg) else []
 
 
 def build_stack(cfg: StackConfig, general_args: GeneralPoolArgs, gpu_args: list[SpotGpuPoolArgs]) -> dict[str, Any]:
@@ -73,7 +80,8 @@ def build_stack(cfg: StackConfig, general_args: GeneralPoolArgs, gpu_args: list[
             node_cidr=c.network_cidr,
             node_service_account=c.node_service_account,
             enable_services=c.enable_services,
-            auto_provisioning=limits_for(cfg) if cfg.provisioner == PROVISIONER else None,
+            provisioner=PROVISIONER if cfg.provisioner == PROVISIONER else None,
+            auto_provisioning=limits_for(cfg) if node_auto_provisioning(cfg) else None,
         ),
         opts=opts,
     )
@@ -105,7 +113,7 @@ def build_stack(cfg: StackConfig, general_args: GeneralPoolArgs, gpu_args: list[
                 quota=cluster_queue_quota([p.args for p in parts.gpu_pools if p.args.queued_provisioning]),
                 nodes=parts.general.nodes,
                 # Kueue runs on the general pool: with node auto-provisioning on, GKE would create a node
-                # pool for a Kueue pod that fits nowhere else.
+                # pool for a Kueue pod that fits nowhere else (and without it the pod would stay pending).
                 node_selector={POOL_LABEL: parts.general.labels[POOL_LABEL]},
                 queue_namespaces=list(cfg.kueue.queue_namespaces) if cfg.kueue else ["default"],
                 webhook_firewall=firewall,

@@ -75,9 +75,18 @@ class GkeClusterOptions(CloudOptions):
 
 
 class GcpClusterOptions(GkeClusterOptions, GcpProjectOptions):
-    """GCP's own `cluster` settings: the project, then the cluster's (GkeClusterArgs take those too)."""
+    """GCP's own `cluster` settings: the project, then the cluster's (GkeClusterArgs take those too, but for
+    `nodeAutoProvisioning`, which a program gives as GkeClusterArgs.auto_provisioning's limits)."""
 
     cloud: ClassVar[str] = "gcp"
+
+    node_auto_provisioning: bool | None = None
+    """GCP only, with provisioner auto-provisioning: cluster-wide node auto-provisioning. Default None: on only
+    where the cluster's version needs it for a ComputeClass to get node pools (below 1.33.3-gke.1136000). True: on,
+    with resource limits summed from every pool's maxSize, which then cap the pools, but GKE may also create node
+    pools for any other pending Pod within the limits' spare room. False: off (refused below that version); GKE
+    creates node pools only for Pods that select a pool's ComputeClass, and only the project's regional GPU quota
+    bounds them."""
 
 
 class GcpGpuPoolOptions(CloudOptions):

@@ -439,14 +439,20 @@ class StackCost:
     @property
     def shared_caps(self) -> list[str]:
         """One line per cap several pools share (shared_cap), saying how the total counts it."""
-        groups: dict[str, list[str]] = {}
+        groups: dict[str, list[NodeGroupView]] = {}
         for c in self.pools:
             if c.pool.shared_cap is not None:
-                groups.setdefault(c.pool.shared_cap, []).append(c.pool.name)
+                groups.setdefault(c.pool.shared_cap, []).append(c.pool)
         return [
-            f"{', '.join(labels)} share the cluster's auto-provisioning limit of {cap}: at max size the total "
-            "counts it once, at the dearest of them (each priced as its largest machine type)"
-            for cap, labels in groups.items()
+            f"{', '.join(p.name for p in pools)} share "
+            + (
+                f"the cluster's auto-provisioning limit of {cap}"
+                if pools[0].cap_held
+                else f"their pool's plan of {pools[0].max_size} nodes, which nothing in the cluster holds them to "
+                "(no node auto-provisioning: only the project's regional GPU quota bounds them)"
+            )
+            + ": at max size the total counts it once, at the dearest of them (each priced as its largest machine type)"
+            for cap, pools in groups.items()
         ]
 
     @property

@@ -73,7 +73,8 @@ class NodeGroupView:
     #: the instance types it may launch, in the resource's order (an auto-created priority: largest first)
     instance_types: list[str]
     min_size: int | None  #: None when not set (or not known yet)
-    #: None when not set; an auto-created priority's is the cluster's limit of its GPU over its GPUs per node
+    #: None when not set; an auto-created priority's is the cluster's limit of its GPU over its GPUs per node, or
+    #: without node auto-provisioning the nodes its pool plans (see `cap_held`)
     max_size: int | None
     #: the desired/count property path, when the program sets one the autoscaler owns
     pinned_size_path: str | None
@@ -94,6 +95,10 @@ class NodeGroupView:
     #: groups with the same key share one cap, their max_size (GKE auto-provisioning: the cluster's resource
     #: limit of their GPU type): a stack's worst case counts it once
     shared_cap: str | None = None
+    #: its provisioner holds it to max_size; False for the priorities of a GKE ComputeClass on a cluster without
+    #: node auto-provisioning, whose max_size is the nodes the pool plans (its class's planned-nodes annotation)
+    #: and which only the project's regional GPU quota bounds
+    cap_held: bool = True
     #: any of its instance types may be launched (a Karpenter NodePool): priced as the most expensive, not
     #: as the first (an autoscaler's node template)
     any_type: bool = False

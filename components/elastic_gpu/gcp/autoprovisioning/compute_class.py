@@ -8,7 +8,10 @@ in tests/data/crds (validated there, strict):
   pool's machine type (`machineType`), or, when the pool takes every catalog machine type of its GPU
   and count in one family (stack config `gpu:` without `instanceTypes`), the family (`machineFamily`),
   and the GPU (`gpu: {type, count, driverVersion}`): GKE attaches exactly that GPU and count.
-- `nodePoolAutoCreation.enabled: true`: GKE creates the node pools (none is declared).
+- `nodePoolAutoCreation.enabled: true`: GKE creates the node pools (none is declared), in the pool's zones
+  (`priorityDefaults.location.zones`). The class's annotation `elastic-gpu.io/planned-nodes` records the nodes
+  the pool plans (maxSize and its fallback's) for the tools: a ComputeClass has no node limit, so GKE holds the
+  pool to it only through node auto-provisioning's limits (spec.NO_CAP_WITHOUT_NAP).
 - `whenUnsatisfiable: DoNotScaleUp`: with every priority out of capacity the pod stays pending;
   `ScaleUpAnyway` would let GKE create nodes outside the priorities ("nodes using the default
   configuration", about-custom-compute-classes), which a GPU pod cannot use and a pool's caps do not cover.
@@ -28,7 +31,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from elastic_gpu.errors import problem
-from elastic_gpu.gcp.autoprovisioning.spec import eligible_machine_types, takes_gpu
+from elastic_gpu.gcp.autoprovisioning.spec import PLANNED_NODES_ANNOTATION, eligible_machine_types, takes_gpu
 from elastic_gpu.gcp.compute_class_api import COMPUTE_CLASS_API, WHEN_UNSATISFIABLE, compute_class_name
 from elastic_gpu.gcp.config_rules import machine_family
 from elastic_gpu.gcp.node_config import NO_PLACE_ON_GKE
@@ -109,6 +112,12 @@ def class_node_labels(name: str, args: SpotGpuPoolArgs) -> dict[str, str]:
     return labels | gpu_spec_labels(args.gpu_spec) | dict(args.extra_labels)
 
 
+def planned_nodes(args: SpotGpuPoolArgs) -> int:
+    """The nodes the pool plans: maxSize and its on-demand fallback's (as node auto-provisioning's limits sum
+    them, cluster.limits_for)."""
+    return args.max_size + args.fallback_total
+
+
 def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
     """The ComputeClass of a pool under auto-provisioning (see the module docstring for each field)."""
     capacities = [True, False] if args.on_demand_fallback else [args.spot]
@@ -151,6 +160,9 @@ def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
         "priorities": priorities,
         "nodePoolAutoCreation": {"enabled": True},
         "nodePoolConfig": node_pool_config,
+        # The pool's zones, for every priority: without node auto-provisioning there are no cluster-wide
+        # autoProvisioningLocations to place the node pools GKE creates.
+        "priorityDefaults": {"location": {"zones": list(args.pool_zones)}},
         "whenUnsatisfiable": WHEN_UNSATISFIABLE,
         "activeMigration": {"optimizeRulePriority": True},
         "autoscalingPolicy": {"consolidationDelayMinutes": CONSOLIDATION_DELAY_MINUTES},
@@ -255,7 +267,9 @@ def build_spot_gpu_pool(name: str, args: SpotGpuPoolArgs, parent: pulumi.Resourc
         f"{name}-compute-class",
         api_version=COMPUTE_CLASS_API,
         kind="ComputeClass",
-        metadata=k8s.meta.v1.ObjectMetaArgs(name=compute_class_name(name)),
+        metadata=k8s.meta.v1.ObjectMetaArgs(
+            name=compute_class_name(name), annotations={PLANNED_NODES_ANNOTATION: str(planned_nodes(args))}
+        ),
         spec=compute_class_spec(name, args),
         opts=pulumi.ResourceOptions(parent=parent, provider=cluster.provider),
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 from elastic_gpu.gcp.config_rules import machine_family
 from elastic_gpu.gpu_catalog import GpuInstanceType, gpu_instance_types
+from elastic_gpu.scheduling import LABEL_PREFIX
 
 
 def takes_gpu(row: GpuInstanceType, model: str, count: int) -> bool:
@@ -105,9 +106,23 @@ def auto_creation_needs_nap(min_version: str | None) -> bool:
     return key is None or threshold is None or key < threshold
 
 
-#: Why a cluster whose version allows auto-creation without node auto-provisioning keeps it on: its resource
-#: limits are the only cap GKE applies to the node pools it creates for ComputeClasses. "These cluster-level resource
-#: limits are required only if you enable node auto-provisioning in the cluster" and "GKE doesn't create new nodes
+def cluster_auto_provisioning(setting: bool | None, min_version: str | None) -> bool:
+    """Whether a cluster under provisioner auto-provisioning turns node auto-provisioning on: as `setting` says
+    (the stack file's `cluster.nodeAutoProvisioning`), else (None) only where its version floor needs it for a
+    ComputeClass to get node pools at all (`auto_creation_needs_nap`). Off, GKE creates no node pool for a Pod
+    that selects no class, and no cluster-wide resource limit caps the classes' pools (`NO_CAP_WITHOUT_NAP`)."""
+    return setting if setting is not None else auto_creation_needs_nap(min_version)
+
+
+#: A ComputeClass's annotation with the nodes its pool plans (maxSize plus its on-demand fallback's), written by
+#: SpotGpuPool: GKE reads no such field (a ComputeClass has no node limit), so it is the plan the tools price and
+#: simulate, and a cap only where node auto-provisioning's limits hold it.
+PLANNED_NODES_ANNOTATION = f"{LABEL_PREFIX}/planned-nodes"
+
+
+#: Why node auto-provisioning is the only cap GKE applies to the node pools it creates for ComputeClasses. "These
+#: cluster-level resource limits are required only if you enable node auto-provisioning in the cluster" and "GKE
+#: doesn't create new nodes
 #: or node pools if the operation would exceed one of these resource limits" (concepts/node-auto-provisioning,
 #: Cluster-level resource limits with node auto-provisioning); a ComputeClass has no field that bounds its nodes
 #: (ComputeClass CRD, tests/data/crds and datreeio/CRDs-catalog 77e49833: autoscalingPolicy holds consolidation

@@ -5,16 +5,20 @@ simulation, diff).
 An auto-creating ComputeClass is one view per priority: its capacity, its GPU, the machine types it lets GKE
 create (the largest first, so a pool priced as its first type is priced as the upper bound), min 0, and as
 max the cluster's resource limit of its GPU type over the GPUs per node (read from the GKE cluster in the
-same stack), shared by every priority of that GPU type (`shared_cap`).
+same stack), shared by every priority of that GPU type (`shared_cap`). On a cluster without node
+auto-provisioning the max is the nodes the pool plans (the class's planned-nodes annotation), shared by the
+class's priorities and held by nothing in the cluster (`cap_held` False).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from elastic_gpu.gcp import GKE_CLUSTER, GKE_COMPUTE_CLASS, GKE_NODE_POOL
 from elastic_gpu.gcp.autoprovisioning.spec import (
+    PLANNED_NODES_ANNOTATION,
     auto_creates,
     class_labels,
     class_reservations,
@@ -128,6 +132,10 @@ def _auto_provisioning_zones(stack: Sequence[StackResource]) -> list[str]:
     return []
 
 
+def _declares_cluster(stack: Iterable[StackResource]) -> bool:
+    return any(r.resource_type == GKE_CLUSTER for r in stack)
+
+
 def cluster_limits(stack: Iterable[StackResource]) -> dict[str, int]:
     """The GKE cluster's node auto-provisioning limits per resource type; {} when off or unknown."""
     for r in stack:
@@ -143,17 +151,36 @@ def cluster_limits(stack: Iterable[StackResource]) -> dict[str, int]:
     return {}
 
 
+def _planned_nodes(metadata: dict[str, Any]) -> int | None:
+    """The nodes a ComputeClass's pool plans (its PLANNED_NODES_ANNOTATION), None when it has none."""
+    planned = read_known(metadata.get("annotations") or {}, PLANNED_NODES_ANNOTATION)
+    return int(planned) if isinstance(planned, str) and planned.isdigit() else None
+
+
 def _compute_class(resource: StackResource, stack: Sequence[StackResource] | None) -> list[NodeGroupView]:
-    """An auto-creating ComputeClass's priorities, each the node pools GKE would create for it."""
+    """An auto-creating ComputeClass's priorities, each the node pools GKE would create for it: sized by the
+    cluster's node auto-provisioning limits when it has them, else by the nodes the pool plans, which GKE does not
+    hold (`cap_held` False)."""
     props = resource.props
     spec = props.get("spec") or {}
     if not auto_creates(spec):
         return []
-    class_name = (props.get("metadata") or {}).get("name") or resource.name
+    metadata = props.get("metadata") or {}
+    class_name = metadata.get("name") or resource.name
     # Each derived once per stack (node_group_reading.Stack), not once per ComputeClass.
     limits = stack_derived(stack, cluster_limits) if stack else None
     region = None if stack is None else stack_derived(stack, _compute_class_region)
-    zones = list(stack_derived(stack, _auto_provisioning_zones)) if stack is not None else []
+    class_zones = read_known(read_known(read_known(spec, "priorityDefaults", {}), "location", {}), "zones", None)
+    zones = (
+        list(class_zones)
+        if isinstance(class_zones, list)
+        else list(stack_derived(stack, _auto_provisioning_zones))
+        if stack is not None
+        else []
+    )
+    # Without node auto-provisioning (no limits in a stack that declares the cluster) nothing caps the priorities:
+    # they share the pool's plan.
+    planned = _planned_nodes(metadata) if stack is not None and not limits and _declares_cluster(stack) else None
     out = []
     for i, priority in enumerate(spec.get("priorities") or []):
         gpu = priority.get("gpu") or {}
@@ -174,7 +201,9 @@ def _compute_class(resource: StackResource, stack: Sequence[StackResource] | Non
         disk = read_known(read_known(priority, "storage", {}), "bootDiskSize")
         reserved = class_reservations(priority)
         max_size = None
-        if limits is not None and accelerator is not None and accelerators:
+        if planned is not None:
+            max_size = planned
+        elif limits is not None and accelerator is not None and accelerators:
             # Its GPU type's cluster limit over its GPUs per node (0 without a limit).
             max_size = limits.get(accelerator, 0) // max(accelerators[0][1], 1)
         out.append(
@@ -195,7 +224,8 @@ def _compute_class(resource: StackResource, stack: Sequence[StackResource] | Non
                 accelerators=accelerators,
                 labels=labels,
                 gpu_spec=gpu_spec,
-                shared_cap=accelerator,
+                shared_cap=class_name if planned is not None else accelerator,
+                cap_held=planned is None,
                 region=region,
                 kind=AUTO_CREATED_GROUP,
                 resource=f"{resource.name}[{i}]",

@@ -114,7 +114,7 @@ def validate_cost_ceiling(args: StackValidationArgs, report: ReportViolation) ->
             )
     total += sum(shared.values())
     if shared:
-        lines.append(f"pools sharing a cluster limit ({', '.join(shared)}) count it once, at the dearest")
+        lines.append(f"pools sharing one cap ({', '.join(shared)}) count it once, at the dearest")
     if total > budget:
         report(
             f"At max size the stack's GPU pools can cost ${total:,.0f}/month, over the budget of ${budget:,.0f} "

@@ -49,6 +49,8 @@ class NodeTemplate:
     #: groups with the same key share one cap (NodeGroupView.shared_cap; a Karpenter NodePool split by
     #: capacity type shares its limits.nodes): their max_size is that cap, counted once in a worst case
     shared_cap: str | None = None
+    #: its provisioner holds it to max_size (NodeGroupView.cap_held)
+    cap_held: bool = True
     #: what the node itself keeps from `allocatable` (kube-reserved, eviction threshold, kernel), per
     #: resource, and where the figures come from
     reserved: dict[str, float] = field(default_factory=dict)

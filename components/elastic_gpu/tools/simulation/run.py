@@ -320,8 +320,14 @@ def _worst_case(
                 hourlies.append(hourly)
         if len(unit) > 1 or len(types_of(unit[0])) > 1:
             notes.append(
-                f"{', '.join(g.name for g in unit)}: {unit[0].max_size} nodes in all (the cap they share), "
-                "each priced as the dearest of their instance types and capacities"
+                f"{', '.join(g.name for g in unit)}: {unit[0].max_size} nodes in all ("
+                + (
+                    "the cap they share"
+                    if unit[0].cap_held
+                    else "their pool's plan, which nothing in the cluster holds them to: without node "
+                    "auto-provisioning only the project's regional GPU quota bounds them"
+                )
+                + "), each priced as the dearest of their instance types and capacities"
             )
         total += unit[0].max_size * max(hourlies) * HOURS_PER_MONTH
     return nodes, total, notes

@@ -80,6 +80,7 @@ def auto_created_template(view: NodeGroupView) -> NodeTemplate | None:
         # GKE picks per pod among them, the smallest that fits: smallest first.
         instance_types=[row.name for row in sorted(rows, key=lambda row: (row.vcpus, row.memory_gib))],
         shared_cap=view.shared_cap,
+        cap_held=view.cap_held,
         reserved=gke_reserve(allocatable),
         reserved_source=GKE_RESERVE_SOURCE,
         template_reserves=True,

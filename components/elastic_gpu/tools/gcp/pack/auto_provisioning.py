@@ -135,9 +135,11 @@ def validate_gpu_cap(args: StackValidationArgs, report: ReportViolation) -> None
         report(
             f"ComputeClass '{name}' asks GKE to auto-create nodes with {count} x {gpu_type}, and the cluster "
             f"(at least {version}) has node auto-provisioning off: GKE creates them with no cap; {NO_CAP_WITHOUT_NAP} "
-            f"({', '.join(quota_ids(str(gpu_type), spots))} in the cluster's region). Enable clusterAutoscaling with "
-            f"resourceLimits for cpu, memory and {gpu_type} (GkeClusterArgs.auto_provisioning does it), or hold the "
-            "regional quota at what the project's GPU pools may use.",
+            f"({', '.join(quota_ids(str(gpu_type), spots))} in the cluster's region). To have GKE hold the pools to "
+            f"their maxSize, enable clusterAutoscaling with resourceLimits for cpu, memory and {gpu_type} (stack "
+            "file: cluster.nodeAutoProvisioning: true; a program: GkeClusterArgs.auto_provisioning), at the cost of "
+            "node pools GKE may then create for any pending Pod; or hold the regional quota at what the project's GPU "
+            "pools may use.",
             urn,
         )
 
@@ -162,7 +164,8 @@ gke_auto_provisioning_gpu_cap = StackValidationPolicy(
         "1.33.3-gke.1136000 and later create them, on any release channel) gets pools with no cap: a ComputeClass "
         "has no node limit and the cluster's resource limits apply only with node auto-provisioning, so the pool's "
         "maxSize holds nowhere; only the project's regional GPU quota bounds them. Fix: enable clusterAutoscaling "
-        "with resourceLimits for the GPU type (GkeClusterArgs.auto_provisioning)."
+        "with resourceLimits for the GPU type (cluster.nodeAutoProvisioning: true; GkeClusterArgs.auto_provisioning), "
+        "or hold the regional quota at what the project's GPU pools may use."
     ),
     enforcement_level=EnforcementLevel.ADVISORY,
     validate=validate_gpu_cap,
