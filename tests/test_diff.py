@@ -232,3 +232,40 @@ def test_gke_upgrade_moves_the_control_plane_and_leaves_node_versions_to_gke(pro
     assert cluster.op == "update" and cluster.changed == ["minMasterVersion"]
     # node pools auto-upgrade after the control plane within the release channel (management.autoUpgrade)
     assert not [c for c in diff.changes if c.type == "gcp:container/nodePool:NodePool"]
+
+
+def test_turning_gke_node_auto_provisioning_off_says_enabled_false_and_what_the_provider_keeps(
+    program_dir, capsys, tmp_path
+) -> None:
+    # The provider keeps an Optional+Computed input the program drops (terraform-provider-google
+    # resource_container_cluster.go cluster_autoscaling): only `enabled: false` turns it off, and the plan says so.
+    base = stack_values("gcp-autoprovision")
+    base[P + "cluster"]["nodeAutoProvisioning"] = True
+    base_file = tmp_path / "base.yaml"
+    base_file.write_text(yaml.safe_dump({"config": base}))
+    directory = program_dir(stack_values("gcp-autoprovision"), stack="gcp-autoprovision")
+    argv = ["diff", "--stack", "gcp-autoprovision", "--program", str(directory), "--base-file", str(base_file)]
+    assert main([*argv, "--json"]) == 0
+    [cluster] = [c for c in json.loads(capsys.readouterr().out)["changes"] if c["type"].endswith("cluster:Cluster")]
+    assert cluster["op"] == "update"
+    assert cluster["values"] == [{"path": "clusterAutoscaling.enabled", "old": True, "new": False}]
+    assert cluster["keptByProvider"] == [
+        "clusterAutoscaling.autoProvisioningDefaults",
+        "clusterAutoscaling.autoProvisioningLocations",
+        "clusterAutoscaling.resourceLimits",
+    ]
+    assert main(argv) == 0
+    assert "dropped, kept by the provider as they are" in capsys.readouterr().out
+
+
+def test_an_input_given_as_the_value_the_provider_stored_at_creation_is_no_change() -> None:
+    from elastic_gpu.tools.replacement import kept_by_provider
+
+    cluster = "gcp:container/cluster:Cluster"
+    # A cluster created without node auto-provisioning holds enabled: false; saying so changes nothing.
+    assert kept_by_provider(cluster, "clusterAutoscaling.enabled", None, False)
+    # Saying true does, and so does true -> false; a path outside the rule is a change as ever.
+    assert not kept_by_provider(cluster, "clusterAutoscaling.enabled", None, True)
+    assert not kept_by_provider(cluster, "clusterAutoscaling.enabled", True, False)
+    assert not kept_by_provider(cluster, "clusterAutoscaling.autoscalingProfile", "BALANCED", None)
+    assert not kept_by_provider("gcp:container/nodePool:NodePool", "clusterAutoscaling.enabled", True, None)

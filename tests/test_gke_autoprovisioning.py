@@ -161,7 +161,8 @@ def test_the_cluster_auto_provisions_within_limits_summed_from_every_pool(nap_on
 
 def test_the_cluster_autoscaler_stacks_keep_auto_provisioning_off() -> None:
     scaling = stack_preview("gcp-prod").one("gcp:container/cluster:Cluster", "gpu-prod-gke").inputs
-    assert scaling["clusterAutoscaling"] == {"autoscalingProfile": "OPTIMIZE_UTILIZATION"}
+    # Off said, not left out: the provider keeps a dropped `enabled` (gcp/replacement.py KEPT_WHEN_DROPPED).
+    assert scaling["clusterAutoscaling"] == {"enabled": False, "autoscalingProfile": "OPTIMIZE_UTILIZATION"}
 
 
 def test_machine_shapes_for_the_limits() -> None:
@@ -442,7 +443,7 @@ def test_the_autoprovision_stack_declares_no_cluster_wide_node_auto_provisioning
     p = stack_preview(STACK)
     cluster = p.one("gcp:container/cluster:Cluster", "gpu-nap-gke").inputs
     assert not auto_creation_needs_nap(cluster["minMasterVersion"])
-    assert cluster["clusterAutoscaling"] == {"autoscalingProfile": "OPTIMIZE_UTILIZATION"}
+    assert cluster["clusterAutoscaling"] == {"enabled": False, "autoscalingProfile": "OPTIMIZE_UTILIZATION"}
     assert [c.inputs["spec"]["nodePoolAutoCreation"] for c in p.of_type(COMPUTE_CLASS)] == [{"enabled": True}]
     report = judge(p)
     assert report.of("gke-auto-provisioning-gpu-limits") == []
@@ -501,7 +502,7 @@ GkeCluster("c", GkeClusterArgs(cluster_name="c", project="p", region="us-central
     # From the version on, no limits: node auto-provisioning off, the cluster's spot pools still ComputeClasses.
     p = run_program(source.replace("VERSION", "1.35"))
     cluster = p.one("gcp:container/cluster:Cluster", "c-gke").inputs
-    assert "enabled" not in cluster["clusterAutoscaling"]
+    assert cluster["clusterAutoscaling"]["enabled"] is False
     assert cluster["nodePoolAutoConfig"]["networkTags"]["tags"] == ["elastic-gpu-c"]
 
 

@@ -103,8 +103,9 @@ def test_a_gke_auto_created_class_is_one_view_per_priority_sized_by_its_pools_pl
 
 
 def test_with_node_auto_provisioning_the_class_is_sized_by_the_cluster_limit(program_dir) -> None:
-    from elastic_gpu.tools.offline.runner import run_preview
     from conftest import stack_values
+
+    from elastic_gpu.tools.offline.runner import run_preview
 
     values = stack_values("gcp-autoprovision")
     values["elastic-gpu:cluster"]["nodeAutoProvisioning"] = True

@@ -112,6 +112,22 @@ class InlinePoolRule:
 
 
 @dataclass(frozen=True)
+class KeptRule:
+    """Inputs of one resource type that its provider keeps at their last value when the program drops them
+    (Optional and Computed in the bridged Terraform schema: the plan has no change for an input the config leaves
+    out), and the value each of them takes when a resource is created without it."""
+
+    #: input paths (camelCase, "a.b" = nested key); a path covers everything under it
+    fields: tuple[str, ...]
+    #: path -> what the provider stores when the input is never given (an absent input, then this value, is no change)
+    created_as: Mapping[str, Any]
+    source: str
+
+    def covers(self, path: str) -> bool:
+        return any(path == f or path.startswith(f"{f}.") for f in self.fields)
+
+
+@dataclass(frozen=True)
 class ReplacementRows:
     """What replaces the cloud's resources on change (`diff`, elastic_gpu/tools/replacement.py), each cloud's
     built by its `<cloud>/replacement.py` as `ROWS`; its builders read the same rows (the pool name digest)."""
@@ -123,6 +139,8 @@ class ReplacementRows:
     inline_pool_refused_fields: Mapping[str, InlinePoolRule]
     #: node-pool inputs whose in-place update replaces every node of the pool
     node_rolling_fields: Mapping[str, ReplaceRule]
+    #: inputs the provider keeps when the program drops them (no change in `pulumi preview --diff`)
+    kept_when_dropped: Mapping[str, KeptRule]
 
 
 def get_cloud(name: str) -> RegisteredCloud:

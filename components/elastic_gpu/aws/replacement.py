@@ -72,4 +72,5 @@ ROWS = ReplacementRows(
     pool_name_field=POOL_NAME_FIELD,
     inline_pool_refused_fields=INLINE_POOL_REFUSED_FIELDS,
     node_rolling_fields=NODE_ROLLING_FIELDS,
+    kept_when_dropped={},
 )

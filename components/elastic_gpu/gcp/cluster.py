@@ -439,7 +439,9 @@ class GkeCluster(pulumi.ComponentResource):
                 args.auto_provisioning, args.zones, AUTOSCALING_PROFILE, self.node_service_account
             )
             if args.auto_provisioning
-            else gcp.container.ClusterClusterAutoscalingArgs(autoscaling_profile=AUTOSCALING_PROFILE),
+            # Off said, not left out: the provider keeps `enabled` (Optional, Computed) at its last value when the
+            # program drops it (gcp/replacement.py KEPT_WHEN_DROPPED), so a cluster that had it would keep it.
+            else gcp.container.ClusterClusterAutoscalingArgs(enabled=False, autoscaling_profile=AUTOSCALING_PROFILE),
             # Node pools GKE auto-creates carry the cluster's network tag, as ours do (firewall rules target it).
             node_pool_auto_config=gcp.container.ClusterNodePoolAutoConfigArgs(
                 network_tags=gcp.container.ClusterNodePoolAutoConfigNetworkTagsArgs(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from elastic_gpu.clouds import InlinePoolRule, ReplacementRows, ReplaceRule
-from elastic_gpu.gcp import GKE_NODE_POOL
+from elastic_gpu.clouds import InlinePoolRule, KeptRule, ReplacementRows, ReplaceRule
+from elastic_gpu.gcp import GKE_CLUSTER, GKE_NODE_POOL
 from elastic_gpu.gcp.node_spec import NODE_CONFIG_FORCE_NEW_UNSET, POOL_FORCE_NEW_UNSET, RECREATES_NODES, GkeNodeSpec
 from elastic_gpu.node_marks import marked_inputs
 
@@ -39,6 +39,25 @@ NODE_ROLLING_FIELDS = {
     GKE_NODE_POOL: ReplaceRule(("version", *marked_inputs(GkeNodeSpec, "rolls")), RECREATES_NODES),
 }
 
+#: The cluster's node auto-provisioning inputs are Optional and Computed (terraform-provider-google
+#: google/services/container/resource_container_cluster.go, `cluster_autoscaling` and its `enabled`,
+#: `resource_limits`, `auto_provisioning_defaults`, `auto_provisioning_locations`): a program that drops them leaves
+#: the cluster as it was, so turning node auto-provisioning off takes `enabled: false` (gcp/cluster.py sets it), and
+#: the limits and defaults then stay in the state, unused. "We automatically set the enabled value to false if the
+#: block is not returned in API responses" (same file): a cluster created without it has `enabled: false`.
+KEPT_WHEN_DROPPED = {
+    GKE_CLUSTER: KeptRule(
+        fields=(
+            "clusterAutoscaling.enabled",
+            "clusterAutoscaling.resourceLimits",
+            "clusterAutoscaling.autoProvisioningDefaults",
+            "clusterAutoscaling.autoProvisioningLocations",
+        ),
+        created_as={"clusterAutoscaling.enabled": False},
+        source="terraform-provider-google resource_container_cluster.go cluster_autoscaling (Optional, Computed)",
+    ),
+}
+
 
 #: The rows above as one record (elastic_gpu/clouds.py ReplacementRows), for `diff` and the merged tables.
 ROWS = ReplacementRows(
@@ -47,4 +66,5 @@ ROWS = ReplacementRows(
     pool_name_field=POOL_NAME_FIELD,
     inline_pool_refused_fields=INLINE_POOL_REFUSED_FIELDS,
     node_rolling_fields=NODE_ROLLING_FIELDS,
+    kept_when_dropped=KEPT_WHEN_DROPPED,
 )

@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from elastic_gpu.clouds import InlinePoolRule, ReplaceRule
+from elastic_gpu.clouds import InlinePoolRule, KeptRule, ReplaceRule
 from elastic_gpu.pool_names import DIGEST_LEN, pool_name, short_digest
 from elastic_gpu.tools.clouds import all_clouds
 
 #: the clouds' rows' type (elastic_gpu/clouds.py), and the names the pool builders give (elastic_gpu/pool_names.py)
-__all__ = ["DIGEST_LEN", "InlinePoolRule", "ReplaceRule", "pool_name", "short_digest"]
+__all__ = ["DIGEST_LEN", "InlinePoolRule", "KeptRule", "ReplaceRule", "pool_name", "short_digest"]
 
 #: Node-pool resources: the fields that force replacement, per cloud (docs/day-two.md's table), in cloud order.
 POOL_REPLACE_FIELDS: dict[str, ReplaceRule] = {
@@ -37,6 +37,21 @@ REPLACE_FIELDS: dict[str, ReplaceRule] = POOL_REPLACE_FIELDS | OTHER_REPLACE_FIE
 NODE_ROLLING_FIELDS: dict[str, ReplaceRule] = {
     t: rule for c in all_clouds() for t, rule in c.replacement().node_rolling_fields.items()
 }
+
+#: Inputs a provider keeps at their last value when the program drops them: no change in the engine's plan.
+KEPT_WHEN_DROPPED: dict[str, KeptRule] = {
+    t: rule for c in all_clouds() for t, rule in c.replacement().kept_when_dropped.items()
+}
+
+
+def kept_by_provider(resource_type: str, path: str, old: Any, new: Any) -> bool:
+    """The engine plans no change for this input: the program dropped an input the provider keeps, or gives one
+    it never gave the value the provider stored for it at creation."""
+    rule = KEPT_WHEN_DROPPED.get(resource_type)
+    if rule is None or not rule.covers(path):
+        return False
+    return new is None or (old is None and path in rule.created_as and rule.created_as[path] == new)
+
 
 #: The input that is a pool's cloud name. Replacing a pool whose name stays the same cannot create the
 #: new pool first (the name is taken): the provider deletes first (pulumi-terraform-bridge

@@ -58,10 +58,12 @@ from elastic_gpu.tools.offline.policy_run import PolicyReport, Violation, run_po
 from elastic_gpu.tools.offline.runner import UNKNOWN_TEXT, CapturedResource, Preview, Program, run_preview, shown
 from elastic_gpu.tools.offline.terminal import paint
 from elastic_gpu.tools.replacement import (
+    KEPT_WHEN_DROPPED,
     NODE_ROLLING_FIELDS,
     POOL_NAME_FIELD,
     POOL_REPLACE_FIELDS,
     inline_pool_refusals,
+    kept_by_provider,
     replacing_paths,
 )
 
@@ -133,12 +135,16 @@ class Change:
     values: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     #: how this change interrupts running GPU nodes (a drained node group, a rolling version bump, drift)
     interrupts: list[str] = field(default_factory=list)
+    #: input paths that differ in the program but not in the engine's plan (the provider keeps them: kept_inputs)
+    kept: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"urn": self.urn, "type": self.type, "name": self.name, "op": self.op}
         if self.op in ("update", "replace"):
             out["changed"] = self.changed
             out["values"] = [{"path": p, "old": shown(old), "new": shown(new)} for p, (old, new) in self.values.items()]
+        if self.kept:
+            out["keptByProvider"] = self.kept
         if self.op == "replace":
             out["forcedBy"] = self.forced_by
             out["order"] = "delete-first" if self.delete_first else "create-first"
@@ -232,6 +238,8 @@ def compare(base: Side, head: Side) -> list[Change]:
         values = {
             p: (a, b) for p, a, b in changed_values(old.inputs, new.inputs) if not _ignored(p, new.ignore_changes)
         }
+        kept = [p for p, (a, b) in values.items() if kept_by_provider(new.type, p, a, b)]
+        values = {p: v for p, v in values.items() if p not in kept}
         if not values:
             continue
         paths = list(values)
@@ -240,7 +248,7 @@ def compare(base: Side, head: Side) -> list[Change]:
         # A pool replaced under the same cloud name must be deleted first: the name is taken.
         same_name = new.type in POOL_NAME_FIELD and POOL_NAME_FIELD[new.type] not in paths
         first = new.delete_before_replace or same_name
-        changes.append(Change(urn, new.type, new.name, op, paths, forced, first, values))
+        changes.append(Change(urn, new.type, new.name, op, paths, forced, first, values, kept=kept))
     for urn, old in base.resources.items():
         if urn not in head.resources:
             changes.append(Change(urn, old.type, old.name, "delete"))
@@ -751,6 +759,11 @@ def render_diff(stack: str, diff: Diff) -> str:
         lines.append(f"  {SYMBOL[c.op]:>2} {c.op:<8} {c.type}  {c.name}{detail}")
         for path, (old, new) in c.values.items():
             lines.append(f"        {path}: {_value(old)} -> {_value(new)}")
+        if c.kept:
+            lines.append(
+                f"        dropped, kept by the provider as they are ({KEPT_WHEN_DROPPED[c.type].source}): "
+                + ", ".join(c.kept)
+            )
         for why in c.interrupts:
             lines.append(f"        {paint('! interrupts running GPU nodes:', 'red')} {why}")
     if not diff.changes:
