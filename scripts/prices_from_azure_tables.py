@@ -39,7 +39,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from prices_from_skypilot import GAPS, PRICES, _fmt, accepted  # noqa: E402
+from price_tables import GAPS, PRICES, write_tables  # noqa: E402
+from prices_from_skypilot import _fmt, accepted  # noqa: E402
 
 COPIES = ROOT / "tests" / "data" / "prices"
 KARPENTER_COPY = COPIES / "karpenter-azure.zz_generated.pricing.go.lines"
@@ -226,17 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     both = sum(1 for r in rows.values() if r[5])
     print(f"rows: {len(rows)} ({both} with spot); changed or added: {changed}; gaps: {len(gaps)}")
     if args.write:
-        order = {c: i for i, c in enumerate(("aws", "azure", "gcp"))}
-        with PRICES.open("w", encoding="utf-8", newline="") as f:
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(header)
-            for k in sorted(table, key=lambda k: (order.get(k[0], 9), k[1], k[2])):
-                w.writerow(table[k])
-        with GAPS.open("w", encoding="utf-8", newline="") as f:
-            gw = csv.writer(f, lineterminator="\n")
-            gw.writerow(["cloud", "region", "item", "reason"])
-            for k in sorted(gap_rows, key=lambda k: (order.get(k[0], 9), k[1], k[2])):
-                gw.writerow([*k, gap_rows[k]])
+        write_tables(header, table, gap_rows)
     return 0
 
 

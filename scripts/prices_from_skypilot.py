@@ -43,10 +43,10 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from price_tables import GAPS, PRICES, write_tables
+
 ROOT = Path(__file__).resolve().parent.parent
-PRICES = ROOT / "components" / "elastic_gpu" / "data" / "prices.csv"
 SOURCES = ROOT / "components" / "elastic_gpu" / "data" / "price_sources.csv"
-GAPS = ROOT / "tests" / "data" / "price_gaps.csv"
 
 CLOUD_OF_SOURCE = {"skypilot-aws": "aws", "skypilot-gcp": "gcp", "skypilot-azure": "azure"}
 #: Two figures closer than this are the same figure (the table keeps at most 5 decimals, older rows 4).
@@ -315,17 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         counts[reason] += 1
     print("gaps: " + ", ".join(f"{r} {n}" for r, n in sorted(counts.items())))
     if args.write:
-        order = {c: i for i, c in enumerate(("aws", "azure", "gcp"))}
-        with PRICES.open("w", encoding="utf-8", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
-            w.writeheader()
-            for k in sorted(table, key=lambda k: (order.get(k[0], 9), k[1], k[2])):
-                w.writerow(table[k])
-        with GAPS.open("w", encoding="utf-8", newline="") as f:
-            gw = csv.writer(f, lineterminator="\n")
-            gw.writerow(["cloud", "region", "item", "reason"])
-            for k in sorted(gaps, key=lambda k: (order.get(k[0], 9), k[1], k[2])):
-                gw.writerow([*k, gaps[k]])
+        write_tables(header, {k: [row[h] for h in header] for k, row in table.items()}, gaps)
     return 0
 
 
