@@ -307,7 +307,7 @@ class FakeCloud:
 
     def replacement(self) -> ReplacementRows:
         self._called("replacement")
-        return ReplacementRows({}, {}, {FAKE_NODE_GROUP: "name"}, {}, {})
+        return ReplacementRows({}, {}, {FAKE_NODE_GROUP: "name"}, {}, {}, {})
 
 
 def _pool_args(cfg: StackConfig, pool: GpuPoolConfig) -> dict[str, Any]:

@@ -23,7 +23,8 @@ def test_dev_cluster_inputs() -> None:
     c = stack_preview("gcp-dev").one(CLUSTER, "gpu-dev-gke").inputs
     assert c["location"] == "us-central1-c"  # zonal: zones[0]
     assert c["removeDefaultNodePool"] is True and c["initialNodeCount"] == 1
-    assert c["clusterAutoscaling"] == {"autoscalingProfile": "OPTIMIZE_UTILIZATION"}
+    # Node auto-provisioning off, said: the provider keeps a dropped `enabled` (gcp/replacement.py KEPT_WHEN_DROPPED).
+    assert c["clusterAutoscaling"] == {"enabled": False, "autoscalingProfile": "OPTIMIZE_UTILIZATION"}
     assert c["workloadIdentityConfig"] == {"workloadPool": "elastic-gpu-dev.svc.id.goog"}
     assert c["releaseChannel"] == {"channel": "REGULAR"}
     assert c["minMasterVersion"] == "1.35"

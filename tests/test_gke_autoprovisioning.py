@@ -518,7 +518,8 @@ def test_auto_created_nodes_get_the_node_account_and_network_tag_and_kueue_stays
         assert cc.inputs["spec"]["nodePoolConfig"]["serviceAccount"] == account
         if nap:
             assert cluster["clusterAutoscaling"]["autoProvisioningDefaults"]["serviceAccount"] == account
-        # Kueue's firewall rule targets the cluster's network tag: auto-created nodes carry it too.
+        # Kueue's firewall rule targets the cluster's network tag, which nodePoolAutoConfig gives the pools node
+        # auto-provisioning creates; Kueue's controller runs on the general pool, a node pool of ours, either way.
         tags = cluster["nodePoolAutoConfig"]["networkTags"]["tags"]
         assert tags == p.one("gcp:compute/firewall:Firewall", "kueue-webhook").inputs["targetTags"]
         assert tags == ["elastic-gpu-gpu-nap"]

@@ -236,7 +236,8 @@ class StackConfig(_Model):
     provisioner: Provisioner = DEFAULT_PROVISIONER
     """What scales the GPU pools (default cluster-autoscaler); `karpenter` on aws: Karpenter's NodePools per
     pool (no GPU node groups), its controller on the general pool; `auto-provisioning` on gcp: a ComputeClass
-    per pool and node pool auto-creation within the cluster's resource limits, no GPU node pools."""
+    per pool that GKE creates the node pools for, no GPU node pools (cluster-wide node auto-provisioning as
+    `cluster.nodeAutoProvisioning` says)."""
     device_plugin: DevicePluginConfig = DevicePluginConfig()
     tags: dict[str, str] = Field(default_factory=dict)
     """Cost-allocation tags (AWS tags, Azure tags, GCP labels) on every taggable resource."""

@@ -1,7 +1,8 @@
 """`python -m elastic_gpu tables [--check]`: the docs' reference tables, written from the facts they show.
 
-Each table sits in its page between two marker lines and is never edited by hand: the settings of the pools
-(docs/stack-config.md, from the settings models), the inputs whose change replaces a node pool and the inline-pool
+Each table sits in its page between two marker lines and is never edited by hand: the settings of the cluster
+and of the pools (docs/stack-config.md, from the settings models), the policy pack's rules (policy/README.md, from
+the pack), the inputs whose change replaces a node pool and the inline-pool
 fields `diff` refuses (docs/day-two.md, from each cloud's node-spec marks, elastic_gpu/tools/replacement.py), and
 the Kubernetes support table (docs/kubernetes-versions.md, from elastic_gpu/versions.py). `tables` rewrites every
 table whose facts changed; `tables --check` writes nothing and exits 1 naming each stale one (tests/test_docs.py
@@ -84,6 +85,38 @@ def settings_table() -> str:
     return "\n".join(rows)
 
 
+def cluster_settings_table() -> str:
+    """docs/stack-config.md's table of the cluster's settings (`cluster`)."""
+    from elastic_gpu.config import ClusterConfig
+
+    rows = ["| Key | Default | Cloud | Meaning |", "| --- | --- | --- | --- |"]
+    rows += settings_rows("cluster", ClusterConfig)
+    return "\n".join(rows)
+
+
+#: Every policy's scope settings (policy/README.md describes them once, above the table).
+_SCOPE_SETTINGS = ("includeResources", "exemptResources")
+
+
+def policy_rules_table() -> str:
+    """policy/README.md's table of the pack's rules, in the pack's order: name, kind, level, its own settings
+    with their defaults, and what it checks (its description)."""
+    from pulumi_policy import ResourceValidationPolicy
+
+    from elastic_gpu.tools.policy import ALL_POLICIES
+
+    rows = ["| Policy | Kind | Level | Config (defaults) | What it checks |", "| --- | --- | --- | --- | --- |"]
+    for policy in ALL_POLICIES:
+        schema = policy.config_schema.properties if policy.config_schema else {}
+        config = ", ".join(
+            f"`{key}`=`{json.dumps(prop.get('default'))}`" for key, prop in schema.items() if key not in _SCOPE_SETTINGS
+        )
+        kind = "resource" if isinstance(policy, ResourceValidationPolicy) else "stack"
+        level = str(policy.enforcement_level.value) if policy.enforcement_level else "advisory"
+        rows.append(f"| `{policy.name}` | {kind} | {level} | {_cell(config or '-')} | {_cell(policy.description)} |")
+    return "\n".join(rows)
+
+
 def _replace_table() -> str:
     from elastic_gpu.tools.replacement import replace_table_markdown
 
@@ -107,7 +140,9 @@ def tables() -> tuple[Table, ...]:
     from elastic_gpu.versions import README_BEGIN, README_END
 
     return (
+        Table("cluster settings", "docs/stack-config.md", *_markers("cluster settings table"), cluster_settings_table),
         Table("settings", "docs/stack-config.md", *_markers("settings table"), settings_table),
+        Table("policy rules", "policy/README.md", *_markers("rules table"), policy_rules_table),
         Table("replacements", "docs/day-two.md", *_markers("replace table"), _replace_table),
         Table("inline pools", "docs/day-two.md", *_markers("inline-pool table"), _inline_pool_table),
         Table("support", "docs/kubernetes-versions.md", README_BEGIN, README_END, _support_table),

@@ -15,9 +15,10 @@ resource limit: `spec.NO_CAP_WITHOUT_NAP`), so without it only the project's reg
 the pools: each class carries the nodes its pool plans (`spec.PLANNED_NODES_ANNOTATION`), which `cost`
 and `simulate` read as its size, and the policy rule gke-auto-provisioning-gpu-cap says it is not held.
 With it on (`nodeAutoProvisioning: true`), the limits, summed from every pool's maxSize, hold the pools,
-but GKE may also create node pools for any other pending Pod within them, so auto-created nodes get
-the cluster's node service account and network tag (auto-provisioning defaults, nodePoolAutoConfig),
-and Kueue's controller selects the general pool either way (`elastic_gpu/gcp/kueue.py`). The
+but GKE may also create node pools for any other pending Pod within them, so those nodes get the
+cluster's node service account (auto-provisioning defaults) and network tag (nodePoolAutoConfig, which
+GKE documents for node auto-provisioning-enabled clusters), and Kueue's controller selects the general
+pool either way (`elastic_gpu/gcp/kueue.py`). The
 simulation reads the ComputeClasses as the groups the autoscaler would create (`simulation.py`); the
 policy pack checks them (`rules.py`).
 
