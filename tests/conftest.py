@@ -41,16 +41,21 @@ def stack_values(stack: str) -> dict[str, Any]:
     return copy.deepcopy(data["config"])
 
 
+def write_program_dir(root: Path, config: dict[str, Any], stack: str = "test") -> Path:
+    """Write into `root` a program dir (this repo's __main__.py and Pulumi.yaml) with a custom stack config."""
+    (root / "stacks").mkdir(exist_ok=True)
+    (root / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    (root / "__main__.py").write_text((ROOT / "__main__.py").read_text())
+    (root / "stacks" / f"Pulumi.{stack}.yaml").write_text(yaml.safe_dump({"config": config}))
+    return root
+
+
 @pytest.fixture
 def program_dir(tmp_path: Path):
     """Write a program dir (this repo's __main__.py and Pulumi.yaml) with a custom stack config."""
 
     def make(config: dict[str, Any], stack: str = "test") -> Path:
-        (tmp_path / "stacks").mkdir(exist_ok=True)
-        (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
-        (tmp_path / "__main__.py").write_text((ROOT / "__main__.py").read_text())
-        (tmp_path / "stacks" / f"Pulumi.{stack}.yaml").write_text(yaml.safe_dump({"config": config}))
-        return tmp_path
+        return write_program_dir(tmp_path, config, stack)
 
     return make
 

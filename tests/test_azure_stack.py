@@ -13,7 +13,7 @@ from elastic_gpu.config import load_stack_config
 from elastic_gpu.scheduling import AKS_SPOT_LABEL, CAPACITY_LABEL, GPU_NODE_LABEL, NODE_CLASS_LABEL, POOL_LABEL
 from elastic_gpu.tools.offline.report import pool_rows, to_json
 from elastic_gpu.tools.offline.runner import Preview, run_preview
-from tests.conftest import ROOT, stack_preview, stack_values
+from tests.conftest import ROOT, stack_preview, stack_values, write_program_dir
 
 P = "elastic-gpu:"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
@@ -40,12 +40,7 @@ def zonal(tmp_path_factory: pytest.TempPathFactory) -> Preview:
     values = stack_values("azure-dev")
     values[P + "gpuPools"][0]["perZone"] = True
     values[P + "gpuPools"][0]["maxMinutesToFallback"] = 95  # two zonal pools take turns in backoff
-    root = tmp_path_factory.mktemp("zonal")
-    (root / "stacks").mkdir()
-    (root / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
-    (root / "__main__.py").write_text((ROOT / "__main__.py").read_text())
-    (root / "stacks" / "Pulumi.zonal.yaml").write_text(yaml.safe_dump({"config": values}))
-    return run_preview("zonal", root)
+    return run_preview("zonal", write_program_dir(tmp_path_factory.mktemp("zonal"), values, "zonal"))
 
 
 def test_dev_declares_exactly_these_azure_resources(dev: Preview) -> None:

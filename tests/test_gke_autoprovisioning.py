@@ -21,7 +21,7 @@ from elastic_gpu.gpu_catalog import gpu_instance_type
 from elastic_gpu.spot_gpu_pool import SpotGpuPoolArgs, spot_gpu_pool_problems
 from elastic_gpu.tools.offline.runner import Preview, run_preview
 from elastic_gpu.tools.simulation.run import simulate
-from tests.conftest import ROOT, stack_preview, stack_values
+from tests.conftest import stack_preview, stack_values, write_program_dir
 from tests.crd_schemas import validate
 
 NS = "elastic-gpu:"
@@ -129,12 +129,7 @@ def nap_on(tmp_path_factory) -> Preview:
     """gcp-autoprovision with `cluster.nodeAutoProvisioning: true`: cluster-wide node auto-provisioning as the cap."""
     values = stack_values(STACK)
     values[NS + "cluster"]["nodeAutoProvisioning"] = True
-    d = tmp_path_factory.mktemp("nap-on")
-    (d / "stacks").mkdir()
-    (d / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
-    (d / "__main__.py").write_text((ROOT / "__main__.py").read_text())
-    (d / "stacks" / "Pulumi.test.yaml").write_text(yaml.safe_dump({"config": values}))
-    return run_preview("test", d)
+    return run_preview("test", write_program_dir(tmp_path_factory.mktemp("nap-on"), values))
 
 
 def test_the_cluster_auto_provisions_within_limits_summed_from_every_pool(nap_on: Preview) -> None:
@@ -528,7 +523,6 @@ def test_auto_created_nodes_get_the_node_account_and_network_tag_and_kueue_stays
 
 
 def test_the_workloads_selector_is_met_by_the_documented_class_wide_node_labels() -> None:
-    import yaml
 
     from tests.conftest import ROOT
 
