@@ -442,7 +442,8 @@ class GkeCluster(pulumi.ComponentResource):
             # Off said, not left out: the provider keeps `enabled` (Optional, Computed) at its last value when the
             # program drops it (gcp/replacement.py KEPT_WHEN_DROPPED), so a cluster that had it would keep it.
             else gcp.container.ClusterClusterAutoscalingArgs(enabled=False, autoscaling_profile=AUTOSCALING_PROFILE),
-            # Node pools GKE auto-creates carry the cluster's network tag, as ours do (firewall rules target it).
+            # Node pools GKE auto-creates carry the cluster's network tag, as ours do (firewall rules target it);
+            # GKE documents nodePoolAutoConfig for node auto-provisioning-enabled clusters.
             node_pool_auto_config=gcp.container.ClusterNodePoolAutoConfigArgs(
                 network_tags=gcp.container.ClusterNodePoolAutoConfigNetworkTagsArgs(
                     tags=[node_network_tag(args.cluster_name)]

@@ -2,11 +2,10 @@
 
 Each table sits in its page between two marker lines and is never edited by hand: the settings of the cluster
 and of the pools (docs/stack-config.md, from the settings models), the policy pack's rules (policy/README.md, from
-the pack), the inputs whose change replaces a node pool and the inline-pool
-fields `diff` refuses (docs/day-two.md, from each cloud's node-spec marks, elastic_gpu/tools/replacement.py), and
-the Kubernetes support table (docs/kubernetes-versions.md, from elastic_gpu/versions.py). `tables` rewrites every
-table whose facts changed; `tables --check` writes nothing and exits 1 naming each stale one (tests/test_docs.py
-runs the same check).
+the pack), the inputs whose change replaces a node pool and the inline-pool fields `diff` refuses (docs/day-two.md,
+from each cloud's node-spec marks, elastic_gpu/tools/replacement.py), and the Kubernetes support table
+(docs/kubernetes-versions.md, from elastic_gpu/versions.py). `tables` rewrites every table whose facts changed;
+`tables --check` writes nothing and exits 1 naming each stale one (tests/test_docs.py runs the same check).
 """
 
 from __future__ import annotations

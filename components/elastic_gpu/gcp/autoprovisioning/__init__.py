@@ -18,9 +18,9 @@ With it on (`nodeAutoProvisioning: true`), the limits, summed from every pool's 
 but GKE may also create node pools for any other pending Pod within them, so those nodes get the
 cluster's node service account (auto-provisioning defaults) and network tag (nodePoolAutoConfig, which
 GKE documents for node auto-provisioning-enabled clusters), and Kueue's controller selects the general
-pool either way (`elastic_gpu/gcp/kueue.py`). The
-simulation reads the ComputeClasses as the groups the autoscaler would create (`simulation.py`); the
-policy pack checks them (`rules.py`).
+pool either way (`elastic_gpu/gcp/kueue.py`). The simulation reads the ComputeClasses as the groups the
+autoscaler would create (elastic_gpu/tools/gcp/autoprovisioning/simulation.py); the policy pack checks
+them (elastic_gpu/tools/gcp/pack/auto_provisioning.py).
 
 A queued-provisioning (DWS) pool keeps its node pool under this provisioner: Kueue's
 ProvisioningRequests target a queued-provisioning node pool, not a ComputeClass priority.

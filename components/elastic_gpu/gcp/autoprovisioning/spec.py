@@ -122,8 +122,8 @@ PLANNED_NODES_ANNOTATION = f"{LABEL_PREFIX}/planned-nodes"
 
 #: Why node auto-provisioning is the only cap GKE applies to the node pools it creates for ComputeClasses. "These
 #: cluster-level resource limits are required only if you enable node auto-provisioning in the cluster" and "GKE
-#: doesn't create new nodes
-#: or node pools if the operation would exceed one of these resource limits" (concepts/node-auto-provisioning,
+#: doesn't create new nodes or node pools if the operation would exceed one of these resource limits"
+#: (concepts/node-auto-provisioning,
 #: Cluster-level resource limits with node auto-provisioning); a ComputeClass has no field that bounds its nodes
 #: (ComputeClass CRD, tests/data/crds and datreeio/CRDs-catalog 77e49833: autoscalingPolicy holds consolidation
 #: settings only; the reference's `buffers[].limits` bound spare capacity, not the pools); and the provider sends

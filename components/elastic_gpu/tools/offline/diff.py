@@ -135,7 +135,8 @@ class Change:
     values: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     #: how this change interrupts running GPU nodes (a drained node group, a rolling version bump, drift)
     interrupts: list[str] = field(default_factory=list)
-    #: input paths that differ in the program but not in the engine's plan (the provider keeps them: kept_inputs)
+    #: input paths that differ in the program but not in the engine's plan (the provider keeps them:
+    #: elastic_gpu.tools.replacement.kept_by_provider)
     kept: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
