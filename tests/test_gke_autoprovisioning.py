@@ -591,3 +591,25 @@ def test_a_new_cluster_whose_version_is_unknown_is_judged_by_the_oldest_minor_gk
     [v] = report.of("gke-auto-provisioning-gpu-cap")
     assert v.level == "advisory"
     assert "GKE creates them with no cap" in v.message and "(at least 1.35)" in v.message
+
+
+def test_a_programs_provisioner_and_limits_must_agree() -> None:
+    from elastic_gpu.gcp.autoprovisioning.cluster import AutoProvisioningLimits
+    from elastic_gpu.gcp.cluster import GkeClusterArgs, gke_cluster_problems
+
+    base = {"cluster_name": "c", "project": "p", "region": "us-central1", "zones": ["us-central1-a"]}
+    limits = AutoProvisioningLimits(cpu=8, memory_gb=32, gpus={"nvidia-l4": 1})
+    [problem] = gke_cluster_problems(
+        "c",
+        GkeClusterArgs(**base, kubernetes_version="1.35", provisioner="cluster-autoscaler", auto_provisioning=limits),
+    )
+    assert problem.startswith("GkeCluster 'c': GkeClusterArgs.auto_provisioning: node auto-provisioning's limits")
+    assert "provisioner 'cluster-autoscaler' does not" in problem
+    [problem] = gke_cluster_problems("c", GkeClusterArgs(**base, kubernetes_version="1.35", provisioner="karpenter"))
+    assert problem == (
+        "GkeCluster 'c': GkeClusterArgs.provisioner: 'karpenter' is not available on gcp; allowed: None, "
+        "cluster-autoscaler, auto-provisioning"
+    )
+    # Limits alone still mean auto-provisioning, on any version.
+    assert gke_cluster_problems("c", GkeClusterArgs(**base, kubernetes_version="1.33", auto_provisioning=limits)) == []
+    assert GkeClusterArgs(**base, kubernetes_version="1.33", auto_provisioning=limits).auto_creates
