@@ -613,3 +613,13 @@ def test_a_programs_provisioner_and_limits_must_agree() -> None:
     # Limits alone still mean auto-provisioning, on any version.
     assert gke_cluster_problems("c", GkeClusterArgs(**base, kubernetes_version="1.33", auto_provisioning=limits)) == []
     assert GkeClusterArgs(**base, kubernetes_version="1.33", auto_provisioning=limits).auto_creates
+
+
+def test_every_minor_the_stack_file_accepts_on_gcp_needs_no_node_auto_provisioning_for_auto_creation() -> None:
+    # So a stack file's `nodeAutoProvisioning: false`, and its default off, hold on every version it accepts (the
+    # setting's docstring says so); a calendar row below 1.33.3-gke.1136000 would fail here.
+    from elastic_gpu.config import SUPPORTED_KUBERNETES_VERSIONS
+    from elastic_gpu.gcp.autoprovisioning.spec import auto_creation_needs_nap
+
+    minors = SUPPORTED_KUBERNETES_VERSIONS["gcp"]
+    assert minors and not [m for m in minors if auto_creation_needs_nap(m)]

@@ -84,9 +84,9 @@ class GcpClusterOptions(GkeClusterOptions, GcpProjectOptions):
     """GCP only, with provisioner auto-provisioning: cluster-wide node auto-provisioning. Default None: on only
     where the cluster's version needs it for a ComputeClass to get node pools (below 1.33.3-gke.1136000). True: on,
     with resource limits summed from every pool's maxSize, which then cap the pools, but GKE may also create node
-    pools for any other pending Pod within the limits' spare room. False: off (refused below that version); GKE
-    creates node pools only for Pods that select a pool's ComputeClass, and only the project's regional GPU quota
-    bounds them."""
+    pools for any other pending Pod within the limits' spare room. False: off (every version the stack file accepts
+    is past 1.33.3-gke.1136000); GKE creates node pools only for Pods that select a pool's ComputeClass, and only the
+    project's regional GPU quota bounds them."""
 
 
 class GcpGpuPoolOptions(CloudOptions):
