@@ -83,13 +83,6 @@ class SpotGpuPoolArgs(NodeOverrides, GpuPoolArgsSettings):
         return cloud_provider(self.cluster).config_rules().default_per_zone
 
     @property
-    def fallback_total(self) -> int:
-        """The fallback's total max (0 without a fallback)."""
-        if not self.on_demand_fallback:
-            return 0
-        return self.max_size if self.fallback_max_size is None else self.fallback_max_size
-
-    @property
     def fallback_promise(self) -> float | None:
         """max_minutes_to_fallback, or the cloud's default; None without a fallback."""
         if not self.on_demand_fallback:

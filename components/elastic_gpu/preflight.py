@@ -95,8 +95,7 @@ def capacities(cfg: StackConfig) -> list[Capacity]:
         if p.max_size:
             out.append(Capacity(p.name, p.spot, p.max_size, types, spec))
         if p.on_demand_fallback:
-            fallback = p.max_size if p.fallback_max_size is None else p.fallback_max_size
-            out.append(Capacity(p.name, False, fallback, types, spec))
+            out.append(Capacity(p.name, False, p.fallback_total, types, spec))
     return out
 
 

@@ -113,8 +113,7 @@ def node_groups(cfg: StackConfig) -> list[tuple[str, int]]:
         else:
             groups.append((f"gpuPools[{i}].maxSize", p.max_size))
         if p.on_demand_fallback:  # one fallback group per zone, sharing fallbackMaxSize (default maxSize)
-            total = p.max_size if p.fallback_max_size is None else p.fallback_max_size
-            groups += [(f"gpuPools[{i}].fallbackMaxSize", -(-total // zones))] * zones
+            groups += [(f"gpuPools[{i}].fallbackMaxSize", -(-p.fallback_total // zones))] * zones
     return groups
 
 

@@ -149,7 +149,7 @@ def gpu_quota_findings(cfg: StackConfig, project: str) -> list[Finding]:
         kind = "flex-start" if p.queued_provisioning else "spot" if p.spot else "on-demand"
         sizes = [(kind, p.max_size)]
         if p.on_demand_fallback:
-            sizes.append(("on-demand", p.max_size if p.fallback_max_size is None else p.fallback_max_size))
+            sizes.append(("on-demand", p.fallback_total))
         row = gpu_quota(gpu)
         for k, nodes in sizes:
             add_need(total, ALL_REGIONS, p.name, nodes * per_node)
@@ -202,8 +202,7 @@ def cpu_quota_findings(cfg: StackConfig, project: str) -> list[Finding]:
         ("general", cfg.general_pool.max_size, list(cfg.general_pool.instance_types))
     ]
     for p in cfg.gpu_pools:
-        fallback = (p.max_size if p.fallback_max_size is None else p.fallback_max_size) if p.on_demand_fallback else 0
-        sizes.append((p.name, p.max_size + fallback, cfg.instance_types(p)))
+        sizes.append((p.name, p.max_size + p.fallback_total, cfg.instance_types(p)))
     needs: dict[str, dict[str, int]] = {}
     for pool, nodes, types in sizes:
         add_need(needs, CPUS_ALL_REGIONS, pool, nodes * max((vcpus(t) for t in types), default=0))

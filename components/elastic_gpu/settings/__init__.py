@@ -138,6 +138,13 @@ class GpuPoolCore(SettingsModel):
     """Default none. Reserved capacity (EC2 capacity reservations and Capacity Blocks, Azure capacity reservation
     groups, GCP reservations) the pool uses first, before spot and on-demand."""
 
+    @property
+    def fallback_total(self) -> int:
+        """The on-demand fallback's total max: `fallback_max_size`, else `max_size`; 0 without a fallback."""
+        if not self.on_demand_fallback:
+            return 0
+        return self.max_size if self.fallback_max_size is None else self.fallback_max_size
+
 
 class GpuPoolSettings(GcpGpuPoolOptions, AzureGpuPoolOptions, AwsGpuPoolOptions, GpuPoolCore):
     """A GPU pool's settings: every cloud's, then each cloud's own (aws, azure, gcp, in that order)."""

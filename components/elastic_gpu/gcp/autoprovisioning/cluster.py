@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import pulumi_gcp as gcp
 
-from elastic_gpu.gcp.autoprovisioning.compute_class import instance_types_eligible
+from elastic_gpu.gcp.autoprovisioning.compute_class import instance_types_eligible, planned_nodes
 from elastic_gpu.gcp.config_rules import DEFAULT_BOOT_DISK_TYPE, boot_disk_type
 from elastic_gpu.gcp.node_config import OAUTH_SCOPES
 from elastic_gpu.gpu_catalog import GpuSpec, gpu_instance_type
@@ -120,8 +120,7 @@ def limits_for(cfg: StackConfig) -> AutoProvisioningLimits:
             types, nodes = types[:1], pool.max_size
         else:
             types = instance_types_eligible(types, count, spec)
-            fallback = (pool.fallback_max_size or pool.max_size) if pool.on_demand_fallback else 0
-            nodes = pool.max_size + fallback
+            nodes = planned_nodes(pool)
         disks |= {boot_disk_type(t) for t in types}
         shapes = [s for t in types if (s := machine_shape(t, spec))]
         cpu += nodes * max(s[0] for s in shapes)

@@ -50,6 +50,7 @@ from elastic_gpu.scheduling import (
     gke_compute_class_taint,
     node_labels,
 )
+from elastic_gpu.settings import GpuPoolCore
 from elastic_gpu.validation import said
 from elastic_gpu.workload import WorkloadContract
 
@@ -112,10 +113,10 @@ def class_node_labels(name: str, args: SpotGpuPoolArgs) -> dict[str, str]:
     return labels | gpu_spec_labels(args.gpu_spec) | dict(args.extra_labels)
 
 
-def planned_nodes(args: SpotGpuPoolArgs) -> int:
-    """The nodes the pool plans: maxSize and its on-demand fallback's (as node auto-provisioning's limits sum
-    them, cluster.limits_for)."""
-    return args.max_size + args.fallback_total
+def planned_nodes(pool: GpuPoolCore) -> int:
+    """The nodes a pool plans (a stack file's or a program's): its max size and its on-demand fallback's; node
+    auto-provisioning's limits sum them too (cluster.limits_for)."""
+    return pool.max_size + pool.fallback_total
 
 
 def compute_class_spec(name: str, args: SpotGpuPoolArgs) -> dict[str, Any]:
