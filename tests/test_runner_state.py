@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from policy_programs import write_program
+
 from elastic_gpu.tools.offline.runner import run_preview
 
 GOOD = """
@@ -14,15 +16,7 @@ pulumi.export("root", pulumi.get_root_directory())
 """
 
 
-def _program(directory: Path, source: str) -> Path:
-    (directory / "stacks").mkdir(parents=True)
-    (directory / "Pulumi.yaml").write_text("name: consumer\nruntime: python\nstackConfigDir: stacks\n")
-    (directory / "stacks" / "Pulumi.test.yaml").write_text("config: {}\n")
-    (directory / "__main__.py").write_text(source)
-    return directory
-
-
 def test_a_program_reads_its_root_directory_as_under_the_cli(tmp_path: Path) -> None:
     """pulumi.get_root_directory() is the directory of the project's Pulumi.yaml, as the CLI sets it."""
-    directory = _program(tmp_path / "good", GOOD)
+    directory = write_program(GOOD, tmp_path / "good")
     assert run_preview("test", directory).outputs["root"].value == str(directory.resolve())
