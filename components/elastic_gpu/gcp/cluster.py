@@ -138,11 +138,8 @@ def gke_cluster_problems(name: str, args: GkeClusterArgs) -> list[str]:
         node_service_account=args.node_service_account,
         ref=lambda key: "node_cidr" if key == "network_cidr" else key,
     )
-    if args.provisioner not in (None, *gcp_rules.PROVISIONERS):
-        problems.append(
-            f"{where}provisioner: {args.provisioner!r} is not available on gcp; "
-            f"allowed: None, {', '.join(gcp_rules.PROVISIONERS)}"
-        )
+    if unknown := gcp_rules.provisioner_problems(where, args.provisioner):
+        problems += unknown
     elif args.auto_provisioning is not None and args.provisioner not in (None, PROVISIONER):
         problems.append(
             f"{where}auto_provisioning: node auto-provisioning's limits make spot pools ComputeClasses, which "
@@ -615,11 +612,7 @@ class ExistingGkeCluster(ExistingCluster):
         if not isinstance(kubernetes_version, pulumi.Output):  # an Output: the cluster's own (from_cluster)
             problems += version_problems(where, kubernetes_version)
         problems += k8s_provider_problems(where, k8s_provider)
-        if provisioner not in (None, *gcp_rules.PROVISIONERS):
-            problems.append(
-                f"{where}provisioner: {provisioner!r} is not available on gcp; "
-                f"allowed: None, {', '.join(gcp_rules.PROVISIONERS)}"
-            )
+        problems += gcp_rules.provisioner_problems(where, provisioner)
         if node_service_account is not None and not (
             isinstance(node_service_account, pulumi.Output)  # e.g. an Account's email: checked by IAM
             or (

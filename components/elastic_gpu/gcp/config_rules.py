@@ -31,6 +31,14 @@ PRIORITY_EXPANDER = False
 #: (elastic_gpu/gcp/autoprovisioning).
 PROVISIONERS = ("cluster-autoscaler", AUTO_PROVISIONING)
 
+
+def provisioner_problems(where: str, provisioner: str | None) -> list[str]:
+    """A program's GKE `provisioner` (GkeClusterArgs, GkeCluster.existing): None or one of PROVISIONERS."""
+    if provisioner in (None, *PROVISIONERS):
+        return []
+    return [f"{where}provisioner: {provisioner!r} is not available on gcp; allowed: None, {', '.join(PROVISIONERS)}"]
+
+
 #: Compute Engine regions (cloud.google.com/compute/docs/regions-zones, 2025). A new region needs a row.
 REGIONS = (
     "us-central1", "us-east1", "us-east4", "us-east5", "us-south1", "us-west1", "us-west2", "us-west3",
